@@ -1,0 +1,327 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
+
+/**
+ * `npm run bench`: times the real CLI (a child process, as users run it) on
+ * synthetic vaults of three years of memories, and compares the cold build
+ * with Eleventy rendering the same markdown files, a familiar yardstick for
+ * "how long should turning N markdown files into output take".
+ *
+ * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy]
+ *
+ * Vaults live in `os.tmpdir()/memvault-bench/<n>` (never in the repository, so
+ * a bench cannot dirty the work tree) and are reused while their marker file
+ * records the same generator parameters.
+ */
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
+const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
+const RESULTS_FILE = path.join(BENCH_ROOT, 'results.json');
+const MARKER_FILE = '.synthetic-vault.json';
+/** GNU time prints the child's peak RSS (KB) as the last stderr line; it measures the whole process, GC heap and native memory included. */
+const TIME_BIN = '/usr/bin/time';
+
+/** The day after the last memory, early morning: the moment an agent would build its upload package. */
+const NOW = '2026-11-21T06:00:00Z';
+const VAULT_SHAPE = { days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 } as const;
+const DEFAULT_SIZES = [1000, 4000, 20_000];
+/** Cold builds of 20k memories take long enough that one run is informative; smaller sizes get three. */
+const LARGE_VAULT = 20_000;
+const REBUILD_RUNS = 5;
+const ELEVENTY_RUNS = 3;
+const ELEVENTY_SIZE = 4000;
+
+/**
+ * Source folders of a stream: `memories/`, and `archive/` where retention
+ * moves old memories. Everything else under the stream is build output.
+ */
+const SOURCE_DIRS = new Set(['memories', 'archive']);
+
+interface BenchOptions {
+  sizes: number[];
+  /** Overrides the number of cold builds per size. */
+  coldRuns: number | undefined;
+  skipEleventy: boolean;
+}
+
+interface Sample {
+  seconds: number;
+  /** Null when /usr/bin/time is unavailable. */
+  peakRssMb: number | null;
+}
+
+interface Stats {
+  runs: number;
+  medianSeconds: number;
+  minSeconds: number;
+  maxSeconds: number;
+  medianPeakRssMb: number | null;
+  samples: Sample[];
+}
+
+type Scenario = 'cold' | 'noChange' | 'editOne';
+
+const SCENARIO_LABELS: Record<Scenario, string> = {
+  cold: 'cold full build',
+  noChange: 'no-change rebuild',
+  editOne: 'rebuild after 1 edit',
+};
+
+interface SizeResult {
+  memories: number;
+  dir: string;
+  /** Seconds spent generating the vault, null when a cached one was reused. */
+  generatedSeconds: number | null;
+  scenarios: Record<Scenario, Stats>;
+}
+
+interface EleventyResult {
+  version: string;
+  memories: number;
+  inputFiles: number;
+  stats: Stats;
+  /** memvault cold-build median divided by Eleventy's median (below 1 means memvault is faster). */
+  ratio: number;
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string' },
+      runs: { type: 'string' },
+      'skip-eleventy': { type: 'boolean', default: false },
+    },
+  });
+  const sizes = values.sizes === undefined ? DEFAULT_SIZES : values.sizes.split(',').map((s) => positiveInt(s, '--sizes'));
+  const coldRuns = values.runs === undefined ? undefined : positiveInt(values.runs, '--runs');
+  return { sizes, coldRuns, skipEleventy: values['skip-eleventy'] === true };
+}
+
+function positiveInt(text: string, flag: string): number {
+  const n = Number(text.trim());
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} expects positive integers, got \`${text}\``);
+  return n;
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Reuses the vault in `dir` when its marker matches, else regenerates it from scratch. */
+function ensureVault(dir: string, memories: number): number | null {
+  const marker = JSON.stringify({ generator: GENERATOR_VERSION, memories, ...VAULT_SHAPE });
+  const markerPath = path.join(dir, MARKER_FILE);
+  if (existsSync(markerPath) && readFileSync(markerPath, 'utf8') === marker) return null;
+  rmSync(dir, { recursive: true, force: true });
+  const start = performance.now();
+  generateSyntheticVault(dir, { memories, ...VAULT_SHAPE });
+  writeFileSync(markerPath, marker);
+  return (performance.now() - start) / 1000;
+}
+
+/** Deletes the cache and every generated file so the next build starts from the memories alone. */
+function removeBuildOutput(dir: string): void {
+  rmSync(path.join(dir, '.memvault'), { recursive: true, force: true });
+  const stream = path.join(dir, 'vault', 'main');
+  for (const entry of readdirSync(stream)) {
+    if (!SOURCE_DIRS.has(entry)) rmSync(path.join(stream, entry), { recursive: true, force: true });
+  }
+  for (const file of ['INDEX.md', 'index.json']) rmSync(path.join(dir, 'vault', file), { force: true });
+}
+
+/** Runs `node <args>` in `cwd` and measures wall time and (via GNU time) peak RSS. Throws with the stderr tail on failure. */
+function timeNode(args: string[], cwd: string): Sample {
+  const withTime = existsSync(TIME_BIN);
+  const [file, argv] = withTime ? [TIME_BIN, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
+  const start = performance.now();
+  const child = spawnSync(file, argv, { cwd, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  const seconds = (performance.now() - start) / 1000;
+  if (child.error) throw child.error;
+  if (child.status !== 0) {
+    const tail = child.stderr.trimEnd().split('\n').slice(-15).join('\n');
+    throw new Error(`\`node ${args.join(' ')}\` failed (exit ${child.status}) in ${cwd}:\n${tail}`);
+  }
+  return { seconds, peakRssMb: withTime ? lastLineKb(child.stderr) / 1024 : null };
+}
+
+function lastLineKb(stderr: string): number {
+  const last = stderr.trimEnd().split('\n').at(-1) ?? '';
+  const kb = Number(last.trim());
+  if (!Number.isFinite(kb)) throw new Error(`could not read peak RSS from ${TIME_BIN} output: \`${last}\``);
+  return kb;
+}
+
+function build(dir: string): Sample {
+  return timeNode([CLI, 'build', '--now', NOW, '--json', '--no-commit'], dir);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
+
+function stats(samples: Sample[]): Stats {
+  const seconds = samples.map((s) => s.seconds);
+  const rss = samples.map((s) => s.peakRssMb).filter((mb): mb is number => mb !== null);
+  return {
+    runs: samples.length,
+    medianSeconds: median(seconds),
+    minSeconds: Math.min(...seconds),
+    maxSeconds: Math.max(...seconds),
+    medianPeakRssMb: rss.length > 0 ? median(rss) : null,
+    samples,
+  };
+}
+
+/** Repeats `run` and logs each sample, so a long bench shows progress. */
+function repeat(label: string, runs: number, run: () => Sample): Stats {
+  const samples: Sample[] = [];
+  for (let i = 1; i <= runs; i++) {
+    const sample = run();
+    log(`  ${label} ${i}/${runs}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
+    samples.push(sample);
+  }
+  return stats(samples);
+}
+
+/** The three scenarios on one vault size. The no-change runs follow the last cold build, the edit runs follow those. */
+async function benchSize(memories: number, options: BenchOptions): Promise<SizeResult> {
+  const dir = path.join(BENCH_ROOT, String(memories));
+  log(`${memories} memories in ${dir}`);
+  const generatedSeconds = ensureVault(dir, memories);
+  log(generatedSeconds === null ? '  reusing generated vault' : `  generated in ${formatSeconds(generatedSeconds)}`);
+
+  const coldRuns = options.coldRuns ?? (memories >= LARGE_VAULT ? 1 : 3);
+  const cold = repeat('cold', coldRuns, () => {
+    removeBuildOutput(dir);
+    return build(dir);
+  });
+  const noChange = repeat('no-change', REBUILD_RUNS, () => build(dir));
+  const editSamples: Sample[] = [];
+  for (let i = 1; i <= REBUILD_RUNS; i++) {
+    await editOneMemory(dir);
+    const sample = build(dir);
+    log(`  edit-one ${i}/${REBUILD_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
+    editSamples.push(sample);
+  }
+  return { memories, dir, generatedSeconds, scenarios: { cold, noChange, editOne: stats(editSamples) } };
+}
+
+function readJson(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+/** Eleventy's CLI entry as declared by its package.json `bin`, so an upstream rename does not silently break the bench. */
+function eleventyPackage(): { bin: string; version: string } {
+  const root = path.join(REPO, 'node_modules', '@11ty', 'eleventy');
+  const pkg = readJson(path.join(root, 'package.json'));
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : (pkg.bin as Record<string, string> | undefined)?.eleventy;
+  if (bin === undefined) throw new Error('node_modules/@11ty/eleventy/package.json declares no `eleventy` bin');
+  return { bin: path.join(root, bin), version: String(pkg.version) };
+}
+
+function countMarkdown(dir: string): number {
+  return readdirSync(dir, { recursive: true }).filter((entry) => String(entry).endsWith('.md')).length;
+}
+
+/**
+ * Eleventy with no config file, markdown only, rendering the stream's
+ * memories into a fresh output folder each run (a cold build, like ours).
+ */
+function benchEleventy(size: SizeResult): EleventyResult {
+  const { bin, version } = eleventyPackage();
+  const input = path.join(size.dir, 'vault', 'main', 'memories');
+  const output = path.join(BENCH_ROOT, 'eleventy-out');
+  const inputFiles = countMarkdown(input);
+  log(`Eleventy ${version} on ${inputFiles} markdown files`);
+  const result = repeat('eleventy', ELEVENTY_RUNS, () => {
+    rmSync(output, { recursive: true, force: true });
+    return timeNode([bin, `--input=${input}`, `--output=${output}`, '--formats=md', '--quiet'], size.dir);
+  });
+  rmSync(output, { recursive: true, force: true });
+  return { version, memories: size.memories, inputFiles, stats: result, ratio: size.scenarios.cold.medianSeconds / result.medianSeconds };
+}
+
+/** The vault Eleventy is compared on: 4,000 memories, or the benchmarked size closest to it. */
+function eleventyTarget(results: SizeResult[]): SizeResult | undefined {
+  return [...results].sort((a, b) => Math.abs(a.memories - ELEVENTY_SIZE) - Math.abs(b.memories - ELEVENTY_SIZE))[0];
+}
+
+function machine(): Record<string, string | number> {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+    totalMemoryGb: Math.round(os.totalmem() / 1024 ** 3),
+  };
+}
+
+function formatSeconds(seconds: number): string {
+  return seconds < 10 ? `${seconds.toFixed(2)} s` : `${seconds.toFixed(1)} s`;
+}
+
+function formatMb(mb: number | null): string {
+  return mb === null ? 'n/a' : `${Math.round(mb)} MB`;
+}
+
+function report(info: Record<string, string | number>, results: SizeResult[], eleventy: EleventyResult | null): string {
+  const lines = [
+    '## memvault build benchmark',
+    '',
+    `Machine: ${info.cpus} × ${info.cpuModel}, ${info.totalMemoryGb} GB RAM, ${info.platform}, Node ${info.node}`,
+    `Vaults: ${VAULT_SHAPE.days} days ending ${VAULT_SHAPE.endDay}, build --now ${NOW}`,
+    '',
+    '| memories | scenario | runs | median | min | max | peak RSS (median) |',
+    '|---:|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const size of results) {
+    for (const scenario of Object.keys(SCENARIO_LABELS) as Scenario[]) {
+      const s = size.scenarios[scenario];
+      lines.push(
+        `| ${size.memories.toLocaleString('en-US')} | ${SCENARIO_LABELS[scenario]} | ${s.runs} | ${formatSeconds(s.medianSeconds)} | ${formatSeconds(s.minSeconds)} | ${formatSeconds(s.maxSeconds)} | ${formatMb(s.medianPeakRssMb)} |`,
+      );
+    }
+  }
+  if (eleventy) {
+    const s = eleventy.stats;
+    lines.push(
+      '',
+      `Eleventy ${eleventy.version} on the ${eleventy.memories.toLocaleString('en-US')}-memory vault (${eleventy.inputFiles} .md files, --formats=md, no config): ` +
+        `median ${formatSeconds(s.medianSeconds)} (min ${formatSeconds(s.minSeconds)}, max ${formatSeconds(s.maxSeconds)}, ${s.runs} runs), peak RSS ${formatMb(s.medianPeakRssMb)}`,
+      `memvault cold build / Eleventy: ${eleventy.ratio.toFixed(2)}×`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!existsSync(CLI)) {
+    throw new Error(`${path.relative(process.cwd(), CLI)} does not exist; compile first with \`npx tsc -p tsconfig.build.json\` (or use \`npm run bench\`)`);
+  }
+  mkdirSync(BENCH_ROOT, { recursive: true });
+  const info = machine();
+  const results: SizeResult[] = [];
+  for (const memories of options.sizes) results.push(await benchSize(memories, options));
+  const target = options.skipEleventy ? undefined : eleventyTarget(results);
+  const eleventy = target ? benchEleventy(target) : null;
+
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy }, null, 2)}\n`);
+  console.log(report(info, results, eleventy));
+  console.log(`\nResults: ${RESULTS_FILE}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

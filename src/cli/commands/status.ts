@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import type { Manifest } from '../../pipeline/package.js';
+import { UserError } from '../../util/errors.js';
+import { loadVault } from '../../vault/load.js';
+import { CALENDAR_TIERS, type Diagnostic, type StreamState } from '../../vault/model.js';
+import { vaultPaths } from '../../vault/paths.js';
+import { findRoot } from '../context.js';
+import { formatDiagnostic, num } from '../output.js';
+
+export interface StatusCommandOptions {
+  root?: string;
+  json?: boolean;
+}
+
+interface TierStatus {
+  count: number;
+  tokens_total: number;
+  tokens_max: number;
+  budget_tokens: number;
+  over_budget: string[];
+  edited: string[];
+}
+
+interface StreamStatus {
+  name: string;
+  memories: number;
+  archived: number;
+  pinned: number;
+  coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
+  tiers: Record<string, TierStatus>;
+  package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number; degraded: number; left_out: number } | null;
+}
+
+/** `memvault status`: a read-only look at the vault; it takes no lock and writes nothing. */
+export async function statusCommand(options: StatusCommandOptions): Promise<void> {
+  const root = findRoot(options.root ?? process.cwd());
+  const { config, errors } = await loadConfig(root);
+  if (errors.length > 0) {
+    for (const d of errors) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    throw new UserError('memory.config.yaml is invalid', 'fix the lines listed above', 'config/invalid');
+  }
+  const vaultDir = path.resolve(root, config.vault);
+  const loaded = loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const streams = [...loaded.state.streams.values()].map((stream) => streamStatus(stream, config, vaultDir));
+  const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics };
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(render(streams, loaded.state.diagnostics));
+}
+
+function streamStatus(stream: StreamState, config: Config, vaultDir: string): StreamStatus {
+  const tiers: Record<string, TierStatus> = {};
+  for (const tier of CALENDAR_TIERS) {
+    const summaries = [...stream.summaries.values()].filter((s) => s.meta.tier === tier);
+    tiers[tier] = {
+      count: summaries.length,
+      tokens_total: summaries.reduce((sum, s) => sum + s.meta.tokens, 0),
+      tokens_max: summaries.reduce((max, s) => Math.max(max, s.meta.tokens), 0),
+      budget_tokens: config.calendar[tier].target_tokens,
+      over_budget: summaries.filter((s) => s.meta.review?.includes('over-budget')).map((s) => s.path),
+      edited: summaries.filter((s) => s.bodyHash !== s.meta.output_hash).map((s) => s.path),
+    };
+  }
+  const days = [...new Set(stream.memories.map((m) => m.day))].sort();
+  let manifest: Manifest | undefined;
+  try {
+    manifest = JSON.parse(readFileSync(path.join(vaultDir, vaultPaths.manifest(stream.name)), 'utf8')) as Manifest;
+  } catch {
+    manifest = undefined;
+  }
+  return {
+    name: stream.name,
+    memories: stream.memories.length,
+    archived: stream.memories.filter((m) => m.location === 'archive').length,
+    pinned: stream.memories.filter((m) => m.importance === 'pinned').length,
+    coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
+    tiers,
+    package: manifest
+      ? {
+          path: vaultPaths.package(stream.name),
+          tokens: manifest.tokens,
+          bytes: manifest.bytes,
+          max_tokens: manifest.budget.max_tokens,
+          max_bytes: manifest.budget.max_bytes,
+          degraded: manifest.items.filter((i) => i.status === 'degraded').length,
+          left_out: manifest.items.filter((i) => i.status === 'left-out').length,
+        }
+      : null,
+  };
+}
+
+function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnostic[]): string {
+  const lines: string[] = [];
+  for (const s of streams) {
+    lines.push(`${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`);
+    lines.push('  tier       count  tokens (max / budget)  review');
+    for (const [tier, t] of Object.entries(s.tiers)) {
+      const review = [t.over_budget.length > 0 ? `${t.over_budget.length} over budget` : '', t.edited.length > 0 ? `${t.edited.length} edited` : ''].filter(Boolean).join(', ');
+      lines.push(`  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${review || '-'}`);
+    }
+    if (s.package) {
+      const p = s.package;
+      lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`);
+    } else lines.push('  package: not built yet (run `memvault build`)');
+  }
+  if (diagnostics.length > 0) {
+    lines.push(`invalid files (${diagnostics.length}):`);
+    for (const d of diagnostics) lines.push(formatDiagnostic(d, '  '));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import type { Diagnostic } from '../vault/model.js';
+import { configSchema, type Config } from './schema.js';
+
+export const CONFIG_FILE = 'memory.config.yaml';
+
+export interface ConfigResult {
+  config: Config;
+  /** Absolute directory holding the config file: vault, cache and lock paths are relative to it. */
+  root: string;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+/**
+ * Validates the text of a config file. Errors point at the YAML node's real
+ * position (line and column from the `yaml` parser), not a guess.
+ *
+ * @example
+ *   const { config, errors } = validateConfig('timezone: Europe/Berlin\n', 'memory.config.yaml');
+ */
+export function validateConfig(text: string, file: string): { config: Config; errors: Diagnostic[]; warnings: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const errors: Diagnostic[] = [];
+  for (const error of doc.errors) {
+    const pos = lineCounter.linePos(error.pos[0]);
+    errors.push({
+      path: file,
+      line: pos.line,
+      column: pos.col,
+      severity: 'error',
+      reason: `invalid YAML: ${firstLine(error.message)}`,
+      hint: 'fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote)',
+      rule: 'config/yaml',
+    });
+  }
+  if (errors.length > 0) return { config: configSchema.parse({}), errors, warnings: [] };
+
+  const raw: unknown = doc.toJS() ?? {};
+  const parsed = configSchema.safeParse(raw);
+  if (parsed.success) return { config: parsed.data, errors: [], warnings: [] };
+  for (const issue of parsed.error.issues) {
+    const place = locate(doc, lineCounter, issue.path);
+    errors.push({
+      path: file,
+      line: place.line,
+      column: place.col,
+      severity: 'error',
+      reason: `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${describeIssue(issue)}`,
+      hint: 'see schema/memory.config.schema.json or the README for the allowed keys and values',
+      rule: 'config/schema',
+    });
+  }
+  return { config: configSchema.parse({}), errors, warnings: [] };
+}
+
+/** Reads and validates `memory.config.yaml` in `root`; a missing file means every default. */
+export async function loadConfig(root: string): Promise<ConfigResult> {
+  const file = path.join(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { config: configSchema.parse({}), root, errors: [], warnings: [] };
+    }
+    throw error;
+  }
+  return { ...validateConfig(text, CONFIG_FILE), root };
+}
+
+function locate(doc: Document, counter: LineCounter, issuePath: readonly PropertyKey[]): { line: number; col: number } {
+  // Walk down as far as the document has nodes: a missing key points at its parent map.
+  for (let depth = issuePath.length; depth >= 0; depth--) {
+    const keys = issuePath.slice(0, depth).map((key) => (typeof key === 'symbol' ? String(key) : key));
+    const node = keys.length === 0 ? doc.contents : doc.getIn(keys, true);
+    if (isNode(node) && node.range) return counter.linePos(node.range[0]);
+  }
+  return { line: 1, col: 1 };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+  return issue.message;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}

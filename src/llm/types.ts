@@ -1,0 +1,63 @@
+import type { Importance, Sentence, Tier } from '../vault/model.js';
+
+/** One input of a summary: a memory (for dailies) or a finer summary (for the tiers above). */
+export interface SummarySource {
+  id: string;
+  /** What a reader should call this source: a memory's title, or a summary's period (`2026-02-13`). */
+  label: string;
+  /** First day the source covers (`YYYY-MM-DD`); for a memory, its day. */
+  day: string;
+  /** `HH:MM` for memories with a time of day; omitted for summaries and bare dates. */
+  time?: string;
+  kind: string;
+  importance: Importance;
+  /** Markdown body, frontmatter removed. */
+  body: string;
+  /** The body's sentences with role and must-keep features (see `extractSentences`). */
+  sentences: Sentence[];
+}
+
+/** What a summarizer is asked to produce. */
+export interface SummaryRequest {
+  tier: Tier;
+  stream: string;
+  period: string;
+  start: string;
+  end: string;
+  /** Sources in chronological order. */
+  sources: SummarySource[];
+  /** The output must stay within both. */
+  budget: { tokens: number; bytes: number };
+  /** 0 for the first try; each retry after an over-budget answer is one tighter. */
+  attempt: number;
+  /** Must-keep items the previous attempt left out, named so the next attempt keeps them. */
+  missing: string[];
+}
+
+export interface SummaryUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface SummaryOutput {
+  /** Markdown body of the summary: sections with bullets, no frontmatter, no top-level title. */
+  body: string;
+  usage: SummaryUsage;
+}
+
+/**
+ * A summarizer turns sources into a summary body. Implementations: the
+ * embedded `extractive` one (offline, deterministic) and `openai`.
+ */
+export interface Summarizer {
+  /** Provider and model, recorded in each summary's `generator` and hashed into its `input_hash`. */
+  readonly provider: string;
+  readonly model: string;
+  /**
+   * Names the instructions used for a tier with their content hash (e.g. `daily@9c1e2a4b`).
+   * Part of every summary's `input_hash`: changing the instructions regenerates exactly what used them.
+   */
+  promptId(tier: Tier): string;
+  summarize(request: SummaryRequest): Promise<SummaryOutput>;
+}

@@ -1,0 +1,328 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createSummarizer } from '../llm/create.js';
+import type { Summarizer } from '../llm/types.js';
+import { addDays, isValidDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
+import { sha256 } from '../util/hash.js';
+import { acquireBuildLock } from '../util/lock.js';
+import { UserError } from '../util/errors.js';
+import { loadVault, type LoadedVault } from '../vault/load.js';
+import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+import { computeBands } from './bands.js';
+import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
+import { planDailies, planLongterm, planMonthlies, planWeeklies, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
+import { runRollup, type RollupResult } from './rollup.js';
+import { buildIndex, indexInputHash, type StreamIndexInput } from './vault-index.js';
+import { applyWrites, type WriteOp } from './write.js';
+
+/**
+ * `memvault build`: load → plan → roll up → check budgets → write →
+ * assemble, one stream after the other, under the build lock. Idempotent:
+ * with unchanged inputs it makes no summarizer call and writes nothing.
+ */
+
+export interface BuildOptions {
+  /** Directory holding `memory.config.yaml`. */
+  root: string;
+  now: Date;
+  force?: boolean;
+  /** Summarize periods ending on or before this day even if `now` says they are not complete. */
+  through?: string;
+  /** Plan only: report what would be generated, write nothing. */
+  dryRun?: boolean;
+  /** Injected summarizer (tests); by default the configured profile's. */
+  summarizer?: Summarizer;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ProgressEvent {
+  stream: string;
+  tier: CalendarTier;
+  done: number;
+  total: number;
+}
+
+export interface TierStats {
+  created: number;
+  updated: number;
+  merged: number;
+  flagged: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  retries: number;
+  ms: number;
+}
+
+export interface StreamReport {
+  name: string;
+  memories: number;
+  tiers: Record<CalendarTier, TierStats>;
+  held: HeldSummary[];
+  deferred: { tier: CalendarTier; period: string; reason: string }[];
+  /** Dry run: the summaries that would be generated (upper tiers estimated from the tiers below). */
+  planned: { tier: CalendarTier; period: string; reason: string }[];
+  package: { path: string; tokens: number; bytes: number; changed: boolean; degraded: number; leftOut: number } | null;
+}
+
+export interface BuildReport {
+  now: string;
+  dryRun: boolean;
+  streams: StreamReport[];
+  written: string[];
+  historyCopies: string[];
+  diagnostics: Diagnostic[];
+  stats: { files: number; parsed: number; ms: number };
+  generator: { provider: string; model: string };
+}
+
+const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
+
+export async function build(options: BuildOptions): Promise<BuildReport> {
+  const started = performance.now();
+  const { config, errors } = await loadConfig(options.root);
+  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
+  const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
+  try {
+    return await buildLocked(options, config, started);
+  } finally {
+    await release();
+  }
+}
+
+/** Config errors, each with its place; the CLI prints them one per line. */
+export class ConfigInvalidError extends UserError {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(`memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, 'fix the lines listed above', 'config/invalid');
+  }
+}
+
+async function buildLocked(options: BuildOptions, config: Config, started: number): Promise<BuildReport> {
+  const vaultDir = path.resolve(options.root, config.vault);
+  const loaded = loadVault({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const summarizer = options.summarizer ?? createSummarizer(config);
+  const report: BuildReport = {
+    now: options.now.toISOString(),
+    dryRun: options.dryRun ?? false,
+    streams: [],
+    written: [],
+    historyCopies: [],
+    diagnostics: loaded.state.diagnostics,
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0 },
+    generator: { provider: summarizer.provider, model: summarizer.model },
+  };
+  const indexInputs: StreamIndexInput[] = [];
+  for (const stream of loaded.state.streams.values()) {
+    const streamConfig = config.streams[stream.name] ?? { calendar: true, waterfall: false };
+    if (!streamConfig.calendar) continue;
+    const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report });
+    report.streams.push(result.report);
+    indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
+  }
+  if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
+  loaded.content.flushNewContent();
+  loaded.cache.save();
+  report.stats.ms = Math.round(performance.now() - started);
+  return report;
+}
+
+interface StreamContext {
+  options: BuildOptions;
+  config: Config;
+  vaultDir: string;
+  loaded: LoadedVault;
+  summarizer: Summarizer;
+  report: BuildReport;
+}
+
+async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ report: StreamReport; manifest: Manifest | undefined }> {
+  const { options, config } = ctx;
+  const today = todayIn(options.now, config.timezone);
+  const planContext: PlanContext = {
+    stream: stream.name,
+    horizon: options.through ?? addDays(today, -1),
+    force: options.force ?? false,
+    generator: { provider: ctx.summarizer.provider, model: ctx.summarizer.model, promptId: (tier) => ctx.summarizer.promptId(tier) },
+    budgets: { daily: config.calendar.daily, weekly: config.calendar.weekly, monthly: config.calendar.monthly, longterm: config.calendar.longterm },
+  };
+  const report: StreamReport = {
+    name: stream.name,
+    memories: stream.memories.length,
+    tiers: Object.fromEntries(TIERS.map((tier) => [tier, emptyStats()])) as Record<CalendarTier, TierStats>,
+    held: [],
+    deferred: [],
+    planned: [],
+    package: null,
+  };
+  const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
+  const bands = computeBands(options.now, config.timezone, config.upload);
+
+  const planners: Record<CalendarTier, () => TierPlan> = {
+    daily: () => planDailies(stream.memories, stream.summaries, planContext),
+    weekly: () => planWeeklies(stream.memories, stream.summaries, planContext),
+    monthly: () => planMonthlies(stream.memories, stream.summaries, planContext),
+    longterm: () => planLongterm(stream.summaries, bands.longtermThrough, planContext),
+  };
+
+  for (const tier of TIERS) {
+    const plan = planners[tier]();
+    report.held.push(...plan.held);
+    report.deferred.push(...plan.deferred.map((d) => ({ tier, ...d })));
+    if (options.dryRun) {
+      report.planned.push(...plan.jobs.map((job) => ({ tier, period: job.period, reason: job.reason })));
+      if (tier === 'daily') report.planned.push(...estimateUpperTiers(plan.jobs, planContext));
+      break; // upper tiers depend on outputs a dry run does not produce
+    }
+    await runTier(tier, plan.jobs, stream, memoriesById, ctx, report);
+  }
+  if (options.dryRun) return { report, manifest: undefined };
+
+  const manifest = writePackage(stream, bands, ctx, report);
+  return { report, manifest };
+}
+
+async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: StreamContext, report: StreamReport): Promise<void> {
+  if (jobs.length === 0) return;
+  const started = performance.now();
+  const stats = report.tiers[tier];
+  const summariesById = new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary]));
+  const rollupContext = {
+    summarizer: ctx.summarizer,
+    tokenizer: ctx.config.tokenizer,
+    budgets: { daily: ctx.config.calendar.daily, weekly: ctx.config.calendar.weekly, monthly: ctx.config.calendar.monthly, longterm: ctx.config.calendar.longterm },
+    retries: ctx.config.llm.retries,
+    content: ctx.loaded.content,
+    memoriesById,
+    summariesById,
+  };
+  let done = 0;
+  const results = await mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
+    const result = await runRollup(job, rollupContext);
+    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length });
+    return result;
+  });
+  const ops: WriteOp[] = results.map((result) => ({ path: result.job.path, text: result.text, history: { stream: stream.name, tier, period: result.job.tier === 'longterm' ? 'longterm' : result.job.period } }));
+  const written = applyWrites(ctx.vaultDir, ops, ctx.options.now);
+  ctx.report.written.push(...written.written);
+  ctx.report.historyCopies.push(...written.historyCopies);
+  for (const result of results) {
+    recordWritten(result, stream, ctx);
+    addUsage(stats, result);
+  }
+  stats.ms += Math.round(performance.now() - started);
+}
+
+function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext): void {
+  const fileSha = sha256(result.text);
+  const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
+  stream.summaries.set(summary.path, summary);
+  ctx.loaded.content.rememberSummary(fileSha, result.body);
+  // Record the file in the parse cache now, so the next build does not read it again.
+  const stat = statSync(path.join(ctx.vaultDir, summary.path));
+  ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } });
+}
+
+function addUsage(stats: TierStats, result: RollupResult): void {
+  if (result.job.existing) stats.updated++;
+  else stats.created++;
+  if (result.attempts === 0) stats.merged++;
+  if (result.flagged) stats.flagged++;
+  stats.calls += result.usage.calls;
+  stats.inputTokens += result.usage.inputTokens;
+  stats.outputTokens += result.usage.outputTokens;
+  stats.retries += Math.max(0, result.attempts - 1);
+}
+
+function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands>, ctx: StreamContext, report: StreamReport): Manifest | undefined {
+  const packagePath = vaultPaths.package(stream.name);
+  const manifestPath = vaultPaths.manifest(stream.name);
+  const base = { stream: stream.name, bands, memories: stream.memories, summaries: stream.summaries, upload: ctx.config.upload, tokenizer: ctx.config.tokenizer };
+  const previous = readJson<Manifest>(path.join(ctx.vaultDir, manifestPath));
+  if (previous && previous.input_hash === packageInputHash(base) && fileExists(path.join(ctx.vaultDir, packagePath))) {
+    report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
+    return previous;
+  }
+  let assembled;
+  try {
+    assembled = assemblePackage({ ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) });
+  } catch (error) {
+    if (error instanceof CriticalOverBudgetError) {
+      const biggest = error.pinned.slice(0, 3).map((p) => `${p.path} (${p.tokens} tokens)`).join(', ');
+      throw new UserError(`${error.message} (${ctx.config.upload.max_tokens} tokens / ${ctx.config.upload.max_bytes} bytes allowed)`, `unpin some memories (set \`importance: high\`), largest first: ${biggest}`, 'package/critical-over-budget');
+    }
+    throw error;
+  }
+  const written = applyWrites(ctx.vaultDir, [
+    { path: packagePath, text: assembled.text },
+    { path: manifestPath, text: `${JSON.stringify(assembled.manifest, null, 2)}\n` },
+  ], ctx.options.now);
+  ctx.report.written.push(...written.written);
+  report.package = { path: packagePath, tokens: assembled.manifest.tokens, bytes: assembled.manifest.bytes, changed: written.written.length > 0, ...countStatuses(assembled.manifest) };
+  return assembled.manifest;
+}
+
+function countStatuses(manifest: Manifest): { degraded: number; leftOut: number } {
+  return { degraded: manifest.items.filter((i) => i.status === 'degraded').length, leftOut: manifest.items.filter((i) => i.status === 'left-out').length };
+}
+
+function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
+  const diagnostics = loaded.state.diagnostics;
+  const previous = readJson<{ input_hash?: string }>(path.join(vaultDir, vaultPaths.indexJson));
+  if (previous?.input_hash === indexInputHash(streams, diagnostics) && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
+  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary));
+  const written = applyWrites(vaultDir, [
+    { path: vaultPaths.indexMarkdown, text: index.markdown },
+    { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },
+  ], new Date(0));
+  report.written.push(...written.written);
+}
+
+/** Dry run: the weeks and months whose inputs the planned dailies change, if those periods are complete. */
+function estimateUpperTiers(dailyJobs: readonly RollupJob[], ctx: PlanContext): StreamReport['planned'] {
+  const weeks = [...new Set(dailyJobs.map((job) => weekOf(job.period)))].filter((week) => ctx.force || weekRange(week).end <= ctx.horizon);
+  const months = [...new Set(weeks.map(monthOfWeek))].filter((month) => ctx.force || monthRange(month).end <= ctx.horizon);
+  return [
+    ...weeks.map((period) => ({ tier: 'weekly' as const, period, reason: 'inputs change' })),
+    ...months.map((period) => ({ tier: 'monthly' as const, period, reason: 'inputs change' })),
+  ];
+}
+
+function emptyStats(): TierStats {
+  return { created: 0, updated: 0, merged: 0, flagged: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, ms: 0 };
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileExists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+

@@ -1,0 +1,311 @@
+import type { UploadConfig } from '../config/schema.js';
+import { eachDay } from '../time/periods.js';
+import { hashValue } from '../util/hash.js';
+import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
+import type { ParsedContent } from '../vault/cache.js';
+import type { CalendarTier, Memory, Summary } from '../vault/model.js';
+import { stringifyFrontmatter } from '../vault/frontmatter.js';
+import { rankOfDay, TIER_RANK, type Bands } from './bands.js';
+import { demoteHeadings } from './rollup.js';
+
+/**
+ * Stage 6, assemble: the bounded UPLOAD_PACKAGE.md of one stream. A pure
+ * function of the memories, the summaries, the bands (from `now`) and the
+ * config; bodies come through the two readers passed in.
+ *
+ * Selection: critical items (pinned memories) first; then every day from the
+ * first memory to today covered exactly once, by the coarsest summary whose
+ * whole period lies in bands that allow its tier, else by finer tiers, else
+ * by the raw memories.
+ *
+ * Over budget, detail is traded for coverage in this fixed order, each step
+ * oldest first, until the package fits:
+ *   1. dailies of a complete week → that week's summary
+ *   2. weeklies of a complete month → that month's summary
+ *   3. raw memories → their first sentence
+ *   4. leave out the oldest items (listed in the manifest)
+ * If the critical section alone is over budget the build fails and says what to unpin.
+ */
+
+export interface PackageInput {
+  stream: string;
+  bands: Bands;
+  memories: readonly Memory[];
+  summaries: ReadonlyMap<string, Summary>;
+  upload: UploadConfig;
+  tokenizer: TokenizerName;
+  readMemory: (memory: Memory) => ParsedContent;
+  readSummary: (summary: Summary) => ParsedContent;
+}
+
+export type ItemStatus = 'included' | 'degraded' | 'left-out';
+
+export interface ManifestItem {
+  type: 'pinned' | 'summary' | 'memory';
+  tier: CalendarTier | 'raw';
+  /** Period of a summary, or the memory id. */
+  id: string;
+  path: string;
+  start: string;
+  end: string;
+  status: ItemStatus;
+  /** Why an item is degraded, left out, or raw outside the full-detail band. */
+  reason?: string;
+}
+
+export interface Manifest {
+  memvault: 'manifest';
+  stream: string;
+  budget: { max_tokens: number; max_bytes: number };
+  tokens: number;
+  bytes: number;
+  bands: Bands;
+  coverage: { first_day: string | null; last_day: string; days_with_memories: number; days_covered: number };
+  items: ManifestItem[];
+  /** Hash of everything the package was assembled from: equal hash, equal package. */
+  input_hash: string;
+}
+
+export interface AssembledPackage {
+  text: string;
+  manifest: Manifest;
+}
+
+export class CriticalOverBudgetError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly tokens: number,
+    readonly bytes: number,
+    readonly pinned: { path: string; tokens: number }[],
+  ) {
+    super(`the critical section of stream \`${stream}\` alone is ${tokens} tokens / ${bytes} bytes, over the package budget`);
+  }
+}
+
+interface Item {
+  type: ManifestItem['type'];
+  tier: ManifestItem['tier'];
+  id: string;
+  path: string;
+  start: string;
+  end: string;
+  status: ItemStatus;
+  reason?: string;
+  /** Rendered markdown of the item (a section). */
+  render: () => string;
+  memory?: Memory;
+}
+
+/** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
+export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
+  const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
+  return hashValue({ v: 1, stream: input.stream, bands: input.bands, upload: input.upload, tokenizer: input.tokenizer, memories: input.memories.map((m) => [m.path, m.sha256]), summaries });
+}
+
+export function assemblePackage(input: PackageInput): AssembledPackage {
+  const { bands } = input;
+  const pinned = input.memories.filter((memory) => memory.importance === 'pinned');
+  const critical: Item[] = pinned.map((memory) => memoryItem(memory, 'pinned', input, 'pinned: always included'));
+  const history = selectCoverage(input);
+
+  const firstDay = input.memories[0]?.day ?? null;
+  const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
+  const render = (): string => renderPackage(input, firstDay, critical, history);
+  const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
+  const fits = (text: string): boolean => {
+    const size = measure(text);
+    return size.tokens <= input.upload.max_tokens && size.bytes <= input.upload.max_bytes;
+  };
+
+  const criticalOnly = renderPackage(input, firstDay, critical, []);
+  if (!fits(criticalOnly)) {
+    const size = measure(criticalOnly);
+    const sizes = critical.map((item) => ({ path: item.path, tokens: countTokens(item.render(), input.tokenizer) })).sort((a, b) => b.tokens - a.tokens);
+    throw new CriticalOverBudgetError(input.stream, size.tokens, size.bytes, sizes);
+  }
+
+  let text = render();
+  const steps = [() => promote(history, 'daily', 'weekly', input), () => promote(history, 'weekly', 'monthly', input), () => shortenOldestMemory(history, input), () => leaveOutOldest(history)];
+  for (const step of steps) {
+    while (!fits(text) && step()) text = render();
+  }
+
+  const size = measure(text);
+  const covered = new Set<string>();
+  for (const item of history) if (item.status !== 'left-out') for (const day of eachDay(item.start, item.end)) covered.add(day);
+  const manifest: Manifest = {
+    memvault: 'manifest',
+    stream: input.stream,
+    budget: { max_tokens: input.upload.max_tokens, max_bytes: input.upload.max_bytes },
+    tokens: size.tokens,
+    bytes: size.bytes,
+    bands,
+    coverage: {
+      first_day: firstDay,
+      last_day: bands.today,
+      days_with_memories: daysWithMemories.size,
+      days_covered: [...daysWithMemories].filter((day) => covered.has(day)).length,
+    },
+    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason }) => ({ type, tier, id, path, start, end, status, ...(reason ? { reason } : {}) })),
+    input_hash: packageInputHash(input),
+  };
+  return { text, manifest };
+}
+
+/** Chooses, oldest first, the items that cover every day with memories exactly once. */
+function selectCoverage(input: PackageInput): Item[] {
+  const { bands } = input;
+  const covered = new Set<string>();
+  const items: Item[] = [];
+  const usable = [...input.summaries.values()].filter((summary) => summary.meta.stream === input.stream && !summary.meta.review?.includes('over-budget'));
+  const tiers: CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
+  for (const tier of tiers) {
+    const rank = TIER_RANK[tier];
+    for (const summary of usable.filter((s) => s.meta.tier === tier).sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1))) {
+      const days = eachDay(summary.meta.start, summary.meta.end);
+      if (days.some((day) => rankOfDay(day, bands) < rank || covered.has(day))) continue;
+      for (const day of days) covered.add(day);
+      items.push(summaryItem(summary, input));
+    }
+  }
+  for (const memory of input.memories) {
+    if (memory.importance === 'pinned' || covered.has(memory.day)) continue;
+    const inRawBand = memory.day >= bands.rawFrom;
+    items.push(memoryItem(memory, 'memory', input, inRawBand ? undefined : 'no usable summary covers this day'));
+  }
+  return items.sort(compareItems);
+}
+
+function compareItems(a: Item, b: Item): number {
+  if (a.start !== b.start) return a.start < b.start ? -1 : 1;
+  if (a.end !== b.end) return a.end < b.end ? 1 : -1; // a coarser item before the finer ones it contains
+  const am = a.memory?.minute ?? 0;
+  const bm = b.memory?.minute ?? 0;
+  return am !== bm ? am - bm : a.path < b.path ? -1 : 1;
+}
+
+function summaryItem(summary: Summary, input: PackageInput): Item {
+  const tier = summary.meta.tier as CalendarTier;
+  return {
+    type: 'summary',
+    tier,
+    id: summary.meta.period,
+    path: summary.path,
+    start: summary.meta.start,
+    end: summary.meta.end,
+    status: 'included',
+    render: () => {
+      const body = input.readSummary(summary).body.replace(/^# [^\n]*\n+/, '');
+      return `## ${sectionTitle(summary)}\n\n${demoteHeadings(body, 2)}`;
+    },
+  };
+}
+
+function sectionTitle(summary: Summary): string {
+  const { tier, period, start, end } = summary.meta;
+  if (tier === 'longterm') return `Long-term memory (${start} to ${end})`;
+  if (tier === 'monthly') return `Month ${period} (${start} to ${end})`;
+  if (tier === 'weekly') return `Week ${period} (${start} to ${end})`;
+  return `Day ${period}`;
+}
+
+function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: PackageInput, reason?: string): Item {
+  const item: Item = {
+    type,
+    tier: 'raw',
+    id: memory.id,
+    path: memory.path,
+    start: memory.day,
+    end: memory.day,
+    status: 'included',
+    memory,
+    render: () => `### ${memoryHeading(memory)}\n\n${demoteHeadings(input.readMemory(memory).body, 3)}`,
+  };
+  if (reason) item.reason = reason;
+  return item;
+}
+
+function memoryHeading(memory: Memory): string {
+  const time = /T\d{2}:\d{2}/.test(memory.date) ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}` : '';
+  const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
+  return `${memory.day}${time} ${memory.title ?? memory.id}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
+}
+
+function renderPackage(input: PackageInput, firstDay: string | null, critical: readonly Item[], history: readonly Item[]): string {
+  const { stream, bands } = input;
+  const front = { memvault: 'package', stream, covers: firstDay ? `${firstDay} to ${bands.today}` : 'nothing yet' };
+  const parts: string[] = [`# Memory of ${stream}`];
+  if (!firstDay) {
+    parts.push(
+      `No memories yet. Add one with \`memvault add "what happened" --stream ${stream}\`, or write a markdown file with a \`date:\` in its frontmatter under \`${stream}/memories/\`, then run \`memvault build\`.`,
+    );
+    return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
+  }
+  parts.push(
+    `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest (most condensed) to newest (full detail). Each day appears once. Ask for the detail behind any period with \`memvault zoom <period>\`.`,
+  );
+  if (critical.length > 0) parts.push(`## Critical (pinned)\n\n${critical.map((item) => item.render()).join('\n\n')}`);
+  let recentHeaderDone = false;
+  for (const item of history) {
+    if (item.status === 'left-out') continue;
+    if (item.type === 'memory') {
+      if (!recentHeaderDone) {
+        parts.push('## Memories in full detail');
+        recentHeaderDone = true;
+      }
+      parts.push(item.status === 'degraded' ? shortened(item, input) : item.render());
+    } else {
+      recentHeaderDone = false;
+      parts.push(item.render());
+    }
+  }
+  const leftOut = history.filter((item) => item.status === 'left-out');
+  if (leftOut.length > 0) {
+    parts.push(`## Left out\n\n${leftOut.length} older item(s) did not fit the budget (${leftOut[0]!.start} to ${leftOut[leftOut.length - 1]!.end}); see UPLOAD_PACKAGE.manifest.json and \`memvault zoom\`.`);
+  }
+  return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
+}
+
+function shortened(item: Item, input: PackageInput): string {
+  const memory = item.memory!;
+  const first = input.readMemory(memory).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+  return `### ${memoryHeading(memory)}\n\n${first} (shortened to fit the budget)`;
+}
+
+/** Replaces the finer items of the oldest complete coarser period by its summary. */
+function promote(history: Item[], finer: CalendarTier, coarser: CalendarTier, input: PackageInput): boolean {
+  const candidates = [...input.summaries.values()]
+    .filter((s) => s.meta.stream === input.stream && s.meta.tier === coarser && !s.meta.review?.includes('over-budget') && s.meta.end < input.bands.rawFrom)
+    .sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1));
+  for (const summary of candidates) {
+    const inside = history.filter((item) => item.status !== 'left-out' && item.start >= summary.meta.start && item.end <= summary.meta.end);
+    if (inside.length === 0 || !inside.some((item) => item.tier === finer)) continue;
+    const overlapping = history.some((item) => item.status !== 'left-out' && !inside.includes(item) && item.start <= summary.meta.end && item.end >= summary.meta.start);
+    if (overlapping) continue;
+    for (const item of inside) history.splice(history.indexOf(item), 1);
+    const promoted = summaryItem(summary, input);
+    promoted.status = 'degraded';
+    promoted.reason = `replaces ${inside.length} finer item(s) to fit the budget`;
+    history.push(promoted);
+    history.sort(compareItems);
+    return true;
+  }
+  return false;
+}
+
+function shortenOldestMemory(history: Item[], _input: PackageInput): boolean {
+  const item = history.find((candidate) => candidate.type === 'memory' && candidate.status === 'included');
+  if (!item) return false;
+  item.status = 'degraded';
+  item.reason = 'shortened to its first sentence to fit the budget';
+  return true;
+}
+
+function leaveOutOldest(history: Item[]): boolean {
+  const item = history.find((candidate) => candidate.status !== 'left-out');
+  if (!item) return false;
+  item.status = 'left-out';
+  item.reason = 'over the package budget';
+  return true;
+}
+

@@ -1,0 +1,208 @@
+import type { TierBudget } from '../config/schema.js';
+import { monthOfWeek, monthRange, weekOf, weekRange } from '../time/periods.js';
+import { hashValue } from '../util/hash.js';
+import type { CalendarTier, Memory, SourceRef, Summary } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+
+/**
+ * Stage 2, plan: which summaries are missing or stale. Pure functions of the
+ * memories, the summaries on disk, the generator and the clock; one call per
+ * tier, because a tier's inputs are the outputs of the tier below.
+ */
+
+/** One summary to (re)generate. */
+export interface RollupJob {
+  tier: CalendarTier;
+  stream: string;
+  period: string;
+  start: string;
+  end: string;
+  /** Vault-relative path of the summary. */
+  path: string;
+  /** Inputs in chronological order, pinned by content hash. */
+  sources: SourceRef[];
+  /** Raw memories underneath. */
+  memories: number;
+  inputHash: string;
+  reason: 'missing' | 'stale' | 'forced';
+  existing?: Summary;
+  /** Long-term only: every monthly folded in, after this job. */
+  folded?: SourceRef[];
+}
+
+/** A summary left alone on purpose, with why. */
+export interface HeldSummary {
+  path: string;
+  status: 'edited' | 'edited, stale';
+}
+
+export interface TierPlan {
+  jobs: RollupJob[];
+  held: HeldSummary[];
+  /** Periods that could not be planned yet (an input is missing), with why. */
+  deferred: { period: string; reason: string }[];
+}
+
+export interface PlanContext {
+  stream: string;
+  /** Periods ending on or before this day are complete (default: yesterday; `--through` moves it). */
+  horizon: string;
+  /** Also summarize incomplete periods and regenerate fresh ones. */
+  force: boolean;
+  /** Identity of the summarizer, part of every input hash. */
+  generator: { provider: string; model: string; promptId: (tier: CalendarTier) => string };
+  budgets: Record<CalendarTier, TierBudget>;
+}
+
+interface Candidate {
+  period: string;
+  start: string;
+  end: string;
+  sources: SourceRef[];
+  memories: number;
+  folded?: SourceRef[];
+  /** Sources the input hash is computed from, when not `sources` (long-term). */
+  hashSources?: SourceRef[];
+}
+
+/** The input hash: equal hash, equal summary, no regeneration. */
+export function inputHashOf(tier: CalendarTier, period: string, sources: readonly SourceRef[], ctx: PlanContext): string {
+  const { provider, model } = ctx.generator;
+  return hashValue({ tier, period, sources, generator: { provider, model, prompt: ctx.generator.promptId(tier) }, budget: ctx.budgets[tier] });
+}
+
+function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  const plan: TierPlan = { jobs: [], held: [], deferred: [] };
+  for (const candidate of candidates) {
+    const isComplete = ctx.force || candidate.end <= ctx.horizon;
+    if (!isComplete) continue;
+    const path = vaultPaths.summary(ctx.stream, tier, candidate.period);
+    const inputHash = inputHashOf(tier, candidate.period, candidate.hashSources ?? candidate.sources, ctx);
+    const current = existing.get(path);
+    const { hashSources: _ignored, ...fields } = candidate;
+    const base = { tier, stream: ctx.stream, path, inputHash, ...fields };
+    if (!current) {
+      plan.jobs.push({ ...base, reason: 'missing' });
+      continue;
+    }
+    const fresh = current.meta.input_hash === inputHash;
+    if (current.bodyHash !== current.meta.output_hash) {
+      // A person edited this summary: never overwrite it silently.
+      plan.held.push({ path, status: fresh ? 'edited' : 'edited, stale' });
+      continue;
+    }
+    if (!fresh) plan.jobs.push({ ...base, reason: 'stale', existing: current });
+    else if (ctx.force) plan.jobs.push({ ...base, reason: 'forced', existing: current });
+  }
+  return plan;
+}
+
+/** Daily summaries: one per day with memories. */
+export function planDailies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  const byDay = groupBy(memories, (memory) => memory.day);
+  const candidates: Candidate[] = [...byDay].map(([day, dayMemories]) => ({
+    period: day,
+    start: day,
+    end: day,
+    sources: dayMemories.map((memory) => ({ id: memory.id, sha256: memory.sha256 })),
+    memories: dayMemories.length,
+  }));
+  return decide('daily', candidates, existing, ctx);
+}
+
+/** Weekly summaries: one per ISO week, from the dailies of its days. */
+export function planWeeklies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  const days = [...new Set(memories.map((memory) => memory.day))].sort();
+  const byWeek = groupBy(days, weekOf);
+  return decideFromFiner('weekly', byWeek, (day) => vaultPaths.summary(ctx.stream, 'daily', day), weekRange, existing, ctx);
+}
+
+/** Monthly summaries: one per month, from the weeklies whose Thursday falls in it. */
+export function planMonthlies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  const weeks = [...new Set(memories.map((memory) => weekOf(memory.day)))].sort();
+  const byMonth = groupBy(weeks, monthOfWeek);
+  return decideFromFiner('monthly', byMonth, (week) => vaultPaths.summary(ctx.stream, 'weekly', week), monthRange, existing, ctx);
+}
+
+function decideFromFiner(
+  tier: 'weekly' | 'monthly',
+  groups: ReadonlyMap<string, string[]>,
+  pathOfPart: (part: string) => string,
+  rangeOf: (period: string) => { start: string; end: string },
+  existing: ReadonlyMap<string, Summary>,
+  ctx: PlanContext,
+): TierPlan {
+  const candidates: Candidate[] = [];
+  const deferred: TierPlan['deferred'] = [];
+  for (const [period, parts] of groups) {
+    const range = rangeOf(period);
+    const inputs = parts.map((part) => existing.get(pathOfPart(part)));
+    const missing = parts.filter((_, i) => inputs[i] === undefined);
+    if (missing.length > 0) {
+      const complete = ctx.force || range.end <= ctx.horizon;
+      if (complete) deferred.push({ period, reason: `no summary yet for ${missing.join(', ')}` });
+      continue;
+    }
+    const summaries = inputs as Summary[];
+    candidates.push({
+      period,
+      ...range,
+      sources: summaries.map((summary) => sourceRefOf(summary)),
+      memories: summaries.reduce((sum, summary) => sum + summary.meta.memories, 0),
+    });
+  }
+  const plan = decide(tier, candidates, existing, ctx);
+  plan.deferred.push(...deferred);
+  return plan;
+}
+
+/**
+ * The long-term summary: previous long-term + the monthlies that left the
+ * package window (months ≤ `through`). If a folded monthly changed since, the
+ * whole history is folded again from the monthlies.
+ */
+export function planLongterm(existing: ReadonlyMap<string, Summary>, through: string, ctx: PlanContext): TierPlan {
+  const monthlies = [...existing.values()]
+    .filter((summary) => summary.meta.tier === 'monthly' && summary.meta.stream === ctx.stream && summary.meta.period <= through)
+    .sort((a, b) => (a.meta.period < b.meta.period ? -1 : 1));
+  if (monthlies.length === 0) return { jobs: [], held: [], deferred: [] };
+  const target = monthlies.map(sourceRefOf);
+  const current = existing.get(vaultPaths.summary(ctx.stream, 'longterm', 'longterm'));
+  const folded = current?.meta.folded ?? [];
+  const extendsCurrent = folded.length > 0 && folded.length < target.length && folded.every((ref, i) => ref.id === target[i]!.id && ref.sha256 === target[i]!.sha256);
+  const lastMonth = monthlies[monthlies.length - 1]!;
+  return decide(
+    'longterm',
+    [
+      {
+        period: lastMonth.meta.period,
+        start: monthlies[0]!.meta.start,
+        end: lastMonth.meta.end,
+        // Progressive squash: the previous long-term plus only the newly folded monthlies.
+        sources: extendsCurrent && current ? [sourceRefOf(current), ...target.slice(folded.length)] : target,
+        // Freshness is judged on everything folded, whichever way it was folded.
+        hashSources: target,
+        memories: monthlies.reduce((sum, summary) => sum + summary.meta.memories, 0),
+        folded: target,
+      },
+    ],
+    existing,
+    ctx,
+  );
+}
+
+/** How a summary is referenced as a source: `<tier>/<period>` and the file's hash. */
+export function sourceRefOf(summary: Summary): SourceRef {
+  return { id: summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`, sha256: summary.sha256 };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,152 @@
+import { distinctiveTerms, termCounts } from '../text/terms.js';
+import { hashValue } from '../util/hash.js';
+import type { ParsedContent } from '../vault/cache.js';
+import type { Diagnostic, Memory, Summary } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+import type { Manifest } from './package.js';
+import type { HeldSummary } from './plan.js';
+
+/**
+ * Stage 6, index: INDEX.md (for people) and index.json (for scripts) listing,
+ * per stream, every summary, the coverage, the topics one can ask about and
+ * the review queue. Pure: bodies come through `readSummary`.
+ */
+
+export interface StreamIndexInput {
+  name: string;
+  memories: readonly Memory[];
+  summaries: readonly Summary[];
+  held: readonly HeldSummary[];
+  deferred: readonly { tier: string; period: string; reason: string }[];
+  manifest: Manifest | undefined;
+}
+
+export interface ReviewItem {
+  path: string;
+  kind: 'over-budget' | 'edited' | 'edited, stale' | 'deferred' | 'invalid';
+  reason: string;
+}
+
+export interface StreamIndex {
+  name: string;
+  memories: { total: number; archived: number; pinned: number };
+  coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
+  package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number } | null;
+  summaries: { tier: string; period: string; path: string; start: string; end: string; tokens: number; bytes: number; sources: number; memories: number; generator: string; flags: string[] }[];
+  topics: { tier: string; period: string; path: string; terms: string[] }[];
+  review: ReviewItem[];
+}
+
+export interface VaultIndex {
+  memvault: 'index';
+  streams: StreamIndex[];
+  invalid: Diagnostic[];
+  input_hash: string;
+}
+
+/** Fingerprint of the index inputs: equal hash, equal index files. */
+export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[]): string {
+  return hashValue({
+    v: 1,
+    diagnostics,
+    streams: streams.map((s) => ({
+      name: s.name,
+      memories: s.memories.map((m) => [m.path, m.sha256, m.importance]),
+      summaries: s.summaries.map((x) => [x.path, x.sha256, x.bodyHash]),
+      held: s.held,
+      deferred: s.deferred,
+      manifest: s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null,
+    })),
+  });
+}
+
+const TOPIC_TERMS = 8;
+
+export function buildIndex(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent): { json: VaultIndex; markdown: string } {
+  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary)), invalid: [...diagnostics], input_hash: indexInputHash(streams, diagnostics) };
+  return { json, markdown: renderIndex(json) };
+}
+
+function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent): StreamIndex {
+  const summaries = [...stream.summaries].sort((a, b) => tierOrder(a.meta.tier) - tierOrder(b.meta.tier) || (a.meta.period < b.meta.period ? -1 : 1));
+  const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
+  // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
+  const topicSources = summaries.filter((summary) => summary.meta.tier === 'monthly' || summary.meta.tier === 'weekly');
+  const documents = new Map(topicSources.map((summary) => [summary.path, termCounts(readSummary(summary).body)]));
+  const terms = distinctiveTerms(documents, TOPIC_TERMS);
+  const review: ReviewItem[] = [];
+  for (const summary of summaries) {
+    if (summary.meta.review?.includes('over-budget')) review.push({ path: summary.path, kind: 'over-budget', reason: `${summary.meta.tokens} tokens after retries; the package uses the finer tier instead` });
+  }
+  for (const held of stream.held) review.push({ path: held.path, kind: held.status, reason: held.status === 'edited' ? 'edited by a person; kept as is' : 'edited by a person and its sources changed since; run `memvault build --regenerate PATH` to replace it' });
+  for (const deferred of stream.deferred) review.push({ path: `${stream.name}/${deferred.tier}/${deferred.period}.md`, kind: 'deferred', reason: deferred.reason });
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error') review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });
+  }
+  return {
+    name: stream.name,
+    memories: {
+      total: stream.memories.length,
+      archived: stream.memories.filter((memory) => memory.location === 'archive').length,
+      pinned: stream.memories.filter((memory) => memory.importance === 'pinned').length,
+    },
+    coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
+    package: stream.manifest
+      ? { path: vaultPaths.package(stream.name), tokens: stream.manifest.tokens, bytes: stream.manifest.bytes, max_tokens: stream.manifest.budget.max_tokens, max_bytes: stream.manifest.budget.max_bytes }
+      : null,
+    summaries: summaries.map((summary) => ({
+      tier: summary.meta.tier,
+      period: summary.meta.period,
+      path: summary.path,
+      start: summary.meta.start,
+      end: summary.meta.end,
+      tokens: summary.meta.tokens,
+      bytes: summary.meta.bytes,
+      sources: summary.meta.sources.length,
+      memories: summary.meta.memories,
+      generator: summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
+      flags: [...(summary.meta.review ?? []), ...(summary.bodyHash !== summary.meta.output_hash ? ['edited'] : [])],
+    })),
+    topics: topicSources
+      .filter((summary) => summary.meta.tier === 'monthly' || !topicSources.some((other) => other.meta.tier === 'monthly' && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end))
+      .map((summary) => ({ tier: summary.meta.tier, period: summary.meta.period, path: summary.path, terms: terms.get(summary.path) ?? [] })),
+    review,
+  };
+}
+
+function tierOrder(tier: string): number {
+  return ['longterm', 'monthly', 'weekly', 'daily', 'waterfall-longterm', 'waterfall-recent'].indexOf(tier);
+}
+
+function renderIndex(index: VaultIndex): string {
+  const lines: string[] = ['# Memory vault index', '', 'Generated by `memvault build`. Every stream, its summaries, the topics you can ask about, and what needs review.', ''];
+  for (const stream of index.streams) {
+    lines.push(`## Stream \`${stream.name}\``, '');
+    const { coverage, memories } = stream;
+    lines.push(`- Memories: ${memories.total} (${memories.archived} archived, ${memories.pinned} pinned)`);
+    lines.push(`- Coverage: ${coverage.first_day ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories` : 'no memories yet'}`);
+    if (stream.package) lines.push(`- Package: [${stream.package.path}](${stream.package.path}), ${stream.package.tokens}/${stream.package.max_tokens} tokens, ${stream.package.bytes}/${stream.package.max_bytes} bytes`);
+    lines.push('');
+    if (stream.review.length > 0) {
+      lines.push('### Review queue', '');
+      for (const item of stream.review) lines.push(`- **${item.kind}** [${item.path}](${item.path}): ${item.reason}`);
+      lines.push('');
+    }
+    if (stream.topics.length > 0) {
+      lines.push('### Topics', '');
+      for (const topic of [...stream.topics].reverse()) lines.push(`- [${topic.period}](${topic.path}): ${topic.terms.join(', ')}`);
+      lines.push('');
+    }
+    if (stream.summaries.length > 0) {
+      lines.push('### Summaries', '', '| tier | period | tokens | sources | memories | generator | flags |', '| --- | --- | ---: | ---: | ---: | --- | --- |');
+      for (const s of stream.summaries) lines.push(`| ${s.tier} | [${s.period}](${s.path}) | ${s.tokens} | ${s.sources} | ${s.memories} | ${s.generator} | ${s.flags.join(', ')} |`);
+      lines.push('');
+    }
+  }
+  if (index.invalid.length > 0) {
+    lines.push('## Files that could not be used', '');
+    for (const d of index.invalid) lines.push(`- \`${d.path}:${d.line}:${d.column}\` ${d.severity}: ${d.reason}${d.hint ? ` (${d.hint})` : ''}`);
+    lines.push('');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,128 @@
+import { DateTime } from 'luxon';
+
+/**
+ * Calendar arithmetic on ISO 8601 names: days `YYYY-MM-DD`, ISO weeks
+ * `YYYY-Www`, months `YYYY-MM`, quarters `YYYY-Qn`. Days are plain calendar
+ * dates (no zone); the zone only matters when an instant is mapped to its day
+ * (`dayOfInstant`) or when `now` is turned into today.
+ */
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const WEEK = /^(\d{4})-W(\d{2})$/;
+const MONTH = /^(\d{4})-(\d{2})$/;
+
+function utcDay(day: string): DateTime {
+  return DateTime.fromISO(day, { zone: 'utc' });
+}
+
+/** True when `text` is a real calendar date in `YYYY-MM-DD` form (2026-02-30 is not). */
+export function isValidDay(text: string): boolean {
+  return DAY.test(text) && utcDay(text).isValid;
+}
+
+/** `day` plus `n` days (n may be negative). */
+export function addDays(day: string, n: number): string {
+  return utcDay(day).plus({ days: n }).toISODate()!;
+}
+
+/** Whole days from `a` to `b` (positive when b is later). */
+export function daysBetween(a: string, b: string): number {
+  return Math.round(utcDay(b).diff(utcDay(a), 'days').days);
+}
+
+/** Every day from `start` to `end`, both included. */
+export function eachDay(start: string, end: string): string[] {
+  const days: string[] = [];
+  for (let day = start; day <= end; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+/** ISO week of a day, e.g. `2026-W07`. */
+export function weekOf(day: string): string {
+  const date = utcDay(day);
+  return `${date.weekYear}-W${String(date.weekNumber).padStart(2, '0')}`;
+}
+
+/** Monday and Sunday of an ISO week. */
+export function weekRange(week: string): { start: string; end: string } {
+  const match = WEEK.exec(week);
+  if (!match) throw new Error(`\`${week}\` is not an ISO week (YYYY-Www)`);
+  const monday = DateTime.fromObject({ weekYear: Number(match[1]), weekNumber: Number(match[2]), weekday: 1 }, { zone: 'utc' });
+  return { start: monday.toISODate()!, end: monday.plus({ days: 6 }).toISODate()! };
+}
+
+/** Calendar month of a day, e.g. `2026-02`. */
+export function monthOf(day: string): string {
+  return day.slice(0, 7);
+}
+
+/** The month a week belongs to: the month of its Thursday (so every week belongs to exactly one month). */
+export function monthOfWeek(week: string): string {
+  return monthOf(addDays(weekRange(week).start, 3));
+}
+
+/**
+ * The days a monthly summary covers: the ISO weeks whose Thursday falls in
+ * the month, Monday of the first to Sunday of the last.
+ */
+export function monthRange(month: string): { start: string; end: string } {
+  const match = MONTH.exec(month);
+  if (!match) throw new Error(`\`${month}\` is not a month (YYYY-MM)`);
+  const first = DateTime.fromObject({ year: Number(match[1]), month: Number(match[2]), day: 1 }, { zone: 'utc' });
+  const last = first.endOf('month').startOf('day');
+  const startWeek = weekOf(first.toISODate()!);
+  const firstWeek = monthOfWeek(startWeek) === month ? startWeek : weekOf(first.plus({ days: 7 }).toISODate()!);
+  const endWeek = weekOf(last.toISODate()!);
+  const lastWeek = monthOfWeek(endWeek) === month ? endWeek : weekOf(last.minus({ days: 7 }).toISODate()!);
+  return { start: weekRange(firstWeek).start, end: weekRange(lastWeek).end };
+}
+
+/** The month a day's week belongs to (not always the day's calendar month). */
+export function pyramidMonthOf(day: string): string {
+  return monthOfWeek(weekOf(day));
+}
+
+/** `month` plus `n` months. */
+export function addMonths(month: string, n: number): string {
+  return DateTime.fromISO(`${month}-01`, { zone: 'utc' }).plus({ months: n }).toFormat('yyyy-MM');
+}
+
+/** Quarter of a day, e.g. `2026-Q1`. */
+export function quarterOf(day: string): string {
+  const month = Number(day.slice(5, 7));
+  return `${day.slice(0, 4)}-Q${Math.floor((month - 1) / 3) + 1}`;
+}
+
+/** English weekday name of a day. */
+export function weekdayName(day: string): string {
+  return utcDay(day).setLocale('en').toFormat('cccc');
+}
+
+export interface DayAndMinute {
+  day: string;
+  minute: number;
+}
+
+/**
+ * Maps a frontmatter date to its calendar day in `zone`. A bare date
+ * (`2026-02-13`) is that day wherever the zone is; a datetime without an
+ * offset is read in `zone`; a datetime with an offset is converted.
+ * Returns undefined for anything that is not a real ISO date or datetime.
+ */
+export function dayOfInstant(value: string, zone: string): DayAndMinute | undefined {
+  if (DAY.test(value)) return isValidDay(value) ? { day: value, minute: 0 } : undefined;
+  const parsed = DateTime.fromISO(value, { zone, setZone: false });
+  if (!parsed.isValid) return undefined;
+  const local = parsed.setZone(zone);
+  return { day: local.toISODate()!, minute: local.hour * 60 + local.minute };
+}
+
+/** Parses `now` (an ISO datetime) and returns its day in `zone`; throws on an invalid value. */
+export function todayIn(now: Date, zone: string): string {
+  return DateTime.fromJSDate(now, { zone }).toISODate()!;
+}
+
+/** The instant at which `day` starts in `zone`. */
+export function startOfDay(day: string, zone: string): Date {
+  return DateTime.fromISO(day, { zone }).startOf('day').toJSDate();
+}

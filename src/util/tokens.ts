@@ -1,0 +1,31 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Token counting with a real tokenizer (gpt-tokenizer). The encoding tables
+ * take ~200 ms to load, so they are loaded on first use: a no-change rebuild
+ * that counts nothing never pays for them.
+ */
+export type TokenizerName = 'o200k_base' | 'cl100k_base';
+
+type Counter = (text: string) => number;
+
+const require = createRequire(import.meta.url);
+const counters = new Map<TokenizerName, Counter>();
+
+/** Number of tokens of `text` in the given encoding (default o200k_base, as for GPT-4o and later). */
+export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base'): number {
+  if (text.length === 0) return 0;
+  let counter = counters.get(tokenizer);
+  if (!counter) {
+    // createRequire keeps the load synchronous and lazy; the package ships CommonJS builds of each encoding.
+    const encoding = require(`gpt-tokenizer/cjs/encoding/${tokenizer}`) as { countTokens: Counter };
+    counter = encoding.countTokens;
+    counters.set(tokenizer, counter);
+  }
+  return counter(text);
+}
+
+/** UTF-8 byte length of `text`. */
+export function countBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { dayOfInstant } from '../time/periods.js';
+import { sha256 } from '../util/hash.js';
+import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
+import { parseMarkdown } from './markdown.js';
+import type { Diagnostic, Importance, Memory, MemoryContent, MemoryLocation } from './model.js';
+import { extractSentences } from './sentences.js';
+
+/** Where a memory file sits: the loader derives stream, location and default id from its path. */
+export interface MemoryPlace {
+  /** Vault-relative POSIX path, e.g. `main/memories/2026/02/2026-02-13-auth.md`. */
+  path: string;
+  stream: string;
+  location: MemoryLocation;
+  /** Path inside `memories/` (or inside `archive/<quarter>/`), without `.md`: the default id. */
+  relativeId: string;
+}
+
+export type MemoryParseResult = { ok: true; content: MemoryContent } | { ok: false; diagnostics: Diagnostic[] };
+
+const scalarText = z.union([z.string(), z.number()]).transform(String);
+const frontmatterSchema = z.looseObject({
+  id: scalarText.optional(),
+  date: z.unknown().optional(),
+  created: z.unknown().optional(),
+  title: scalarText.optional(),
+  kind: z.string().min(1).optional(),
+  tags: z
+    .union([z.array(scalarText), scalarText])
+    .optional()
+    .transform((tags) => (tags === undefined ? [] : Array.isArray(tags) ? tags : tags.split(',').map((t) => t.trim()).filter(Boolean))),
+  importance: z.enum(['low', 'normal', 'high', 'pinned']).optional(),
+});
+
+const FILE_NAME_DATE = /(\d{4}-\d{2}-\d{2})/;
+
+/**
+ * Reads one memory file. Never throws for bad content: a file that cannot be
+ * used yields diagnostics (`path:line:col reason`, with a hint) instead.
+ */
+export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: string): MemoryParseResult {
+  const fail = (line: number, column: number, reason: string, hint: string, rule: string): MemoryParseResult => ({
+    ok: false,
+    diagnostics: [{ path: place.path, line, column, severity: 'error', reason, hint, rule }],
+  });
+
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) return fail(...lineColAt(bytes, nul), 'binary content (a NUL byte) in a memory file', 'memories are UTF-8 markdown; move binary files out of `memories/`', 'memory/binary');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    return fail(...lineColAt(bytes, offset), 'not valid UTF-8 text', 're-save the file as UTF-8 in your editor', 'memory/encoding');
+  }
+  if (text.trim().length === 0) return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
+
+  const fm = parseFrontmatter(text);
+  if (fm.error) return fail(fm.error.line, fm.error.column, fm.error.reason, 'fix the YAML between the `---` lines (indentation, quotes, brackets)', 'memory/frontmatter');
+
+  const parsed = frontmatterSchema.safeParse(fm.data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const pos = fm.positionOf(key);
+    const allowed = key === 'importance' ? ' (one of low, normal, high, pinned)' : '';
+    return fail(pos.line, pos.column, `\`${key}\`: ${issue.message}${allowed}`, 'fix the value in the frontmatter', 'memory/schema');
+  }
+  const data = parsed.data;
+
+  const dateKey = data.date !== undefined ? 'date' : data.created !== undefined ? 'created' : undefined;
+  let dateText: string | undefined;
+  if (dateKey) {
+    const raw = fm.data[dateKey];
+    if (typeof raw !== 'string') {
+      const pos = fm.positionOf(dateKey);
+      return fail(pos.line, pos.column, `\`${dateKey}\` must be an ISO 8601 date or datetime, got \`${String(raw)}\``, 'write e.g. `date: 2026-02-13` or `date: 2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+    }
+    dateText = raw.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
+  } else {
+    const fromName = FILE_NAME_DATE.exec(place.path.split('/').pop() ?? '')?.[1];
+    if (!fromName) {
+      return fail(1, 1, 'memory has no date', 'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name', 'memory/no-date');
+    }
+    dateText = fromName;
+  }
+  const when = dayOfInstant(dateText, zone);
+  if (!when) {
+    const pos = dateKey ? fm.positionOf(dateKey) : { line: 1, column: 1 };
+    const where = dateKey ? `\`${dateKey}\`` : 'the date in the file name';
+    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, 'use an existing calendar date in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+  }
+
+  const importance: Importance = data.importance ?? 'normal';
+  const memory: Memory = {
+    id: data.id ?? place.relativeId,
+    stream: place.stream,
+    path: place.path,
+    location: place.location,
+    date: dateText,
+    day: when.day,
+    minute: when.minute,
+    title: data.title,
+    kind: data.kind ?? 'note',
+    tags: data.tags,
+    importance,
+    sha256: sha256(bytes),
+    data: fm.data,
+  };
+  const body = fm.body.trim();
+  const sentences = extractSentences(parseMarkdown(body), { pinned: importance === 'pinned' });
+  return { ok: true, content: { memory, body, sentences } };
+}
+
+/** Fields a person or tool sets when writing a memory. */
+export interface NewMemory {
+  date: string;
+  title?: string;
+  kind?: string;
+  tags?: string[];
+  importance?: Importance;
+  id?: string;
+  /** Any further frontmatter keys, written after the known ones. */
+  extra?: Record<string, unknown>;
+  body: string;
+}
+
+/**
+ * Serialises a memory to file text; `parseMemoryFile` reads it back to the
+ * same fields and body (the pair is tested together).
+ */
+export function writeMemoryFile(memory: NewMemory): string {
+  const data: Record<string, unknown> = { date: memory.date };
+  if (memory.id !== undefined) data.id = memory.id;
+  if (memory.title !== undefined) data.title = memory.title;
+  if (memory.kind !== undefined) data.kind = memory.kind;
+  if (memory.tags !== undefined && memory.tags.length > 0) data.tags = memory.tags;
+  if (memory.importance !== undefined) data.importance = memory.importance;
+  Object.assign(data, memory.extra);
+  return stringifyFrontmatter(data, `${memory.body.trim()}\n`);
+}
+
+function lineColAt(bytes: Uint8Array, offset: number): [number, number] {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < bytes.length; i++) {
+    if (bytes[i] === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return [line, offset - lineStart + 1];
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  // Binary search for the shortest prefix that fails to decode.
+  let low = 0;
+  let high = bytes.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    try {
+      // `stream` lets a prefix end inside a valid multi-byte sequence without failing.
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid + 1), { stream: true });
+      low = mid + 1;
+    } catch {
+      high = mid;
+    }
+  }
+  return low;
+}

@@ -1,0 +1,147 @@
+/**
+ * The vault's data model: what the loader produces and the pure pipeline
+ * stages consume. Every type here is plain data (JSON-serialisable) so it can
+ * live in the parse cache and be compared in tests.
+ */
+
+/** Summary tiers of the calendar pyramid (and of the waterfall). */
+export type CalendarTier = 'daily' | 'weekly' | 'monthly' | 'longterm';
+export type WaterfallTier = 'waterfall-recent' | 'waterfall-longterm';
+export type Tier = CalendarTier | WaterfallTier;
+
+export const CALENDAR_TIERS: readonly CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
+
+export type Importance = 'low' | 'normal' | 'high' | 'pinned';
+
+/** Where a memory file lives inside its stream. */
+export type MemoryLocation = 'memories' | 'archive';
+
+/**
+ * One sentence (or list item, or heading) of a source, with the features the
+ * summarizer scores it by. Produced once per file content by the parser.
+ */
+export interface Sentence {
+  /** Markdown text of the sentence, inline code kept in backticks. */
+  text: string;
+  /** Heading path above the sentence inside its file (e.g. `Decisions`). */
+  section: string;
+  /** Index of the block (paragraph, list item) the sentence belongs to. */
+  block: number;
+  /** Role hints detected from wording and position. */
+  role: SentenceRole;
+  /** Why this sentence must survive summarization, if it must. */
+  mustKeep: MustKeepReason[];
+}
+
+export type SentenceRole = 'done' | 'decision' | 'state' | 'context' | 'heading';
+
+export type MustKeepReason = 'pinned' | 'decision' | 'critical' | 'code' | 'date';
+
+/** A raw memory, as loaded from `memories/` or `archive/`. */
+export interface Memory {
+  /** Stable id: frontmatter `id`, else the path inside `memories/` (or inside `archive/<quarter>/`) without `.md`. */
+  id: string;
+  stream: string;
+  /** Vault-relative POSIX path of the file. */
+  path: string;
+  location: MemoryLocation;
+  /** The instant of the memory as an ISO string with its original offset (or a bare date). */
+  date: string;
+  /** Calendar day of the memory in the configured time zone (`YYYY-MM-DD`). */
+  day: string;
+  /** Minutes since midnight of `day` (orders memories within a day; 0 for bare dates). */
+  minute: number;
+  title: string | undefined;
+  kind: string;
+  tags: string[];
+  importance: Importance;
+  /** SHA-256 of the whole file content. */
+  sha256: string;
+  /** Every frontmatter key, unknown ones included (passed through untouched). */
+  data: Record<string, unknown>;
+}
+
+/** A memory together with its parsed body, loaded only when a stage needs the text. */
+export interface MemoryContent {
+  memory: Memory;
+  /** Markdown body (frontmatter removed, trimmed). */
+  body: string;
+  sentences: Sentence[];
+}
+
+/** One input a summary was built from, pinned by content hash. */
+export interface SourceRef {
+  id: string;
+  sha256: string;
+}
+
+export interface GeneratorInfo {
+  /** `extractive`, `openai`, or `merge` (inputs fit the budget and were concatenated). */
+  provider: string;
+  model: string;
+  /** Prompt name and hash, e.g. `daily@9c1e…`. */
+  prompt: string;
+}
+
+/** Review flags a summary can carry. */
+export type ReviewFlag = 'over-budget';
+
+/** Frontmatter of a generated summary (spec 2.2). */
+export interface SummaryMeta {
+  memvault: 'summary';
+  tier: Tier;
+  stream: string;
+  period: string;
+  start: string;
+  end: string;
+  sources: SourceRef[];
+  memories: number;
+  tokens: number;
+  bytes: number;
+  generator: GeneratorInfo;
+  input_hash: string;
+  output_hash: string;
+  /** Present when the summary could not meet its budget; such a summary is not used by the package. */
+  review?: ReviewFlag[];
+  /** Long-term only: every monthly folded in so far, with the hash it had when folded. */
+  folded?: SourceRef[];
+}
+
+/** A generated summary as found on disk. */
+export interface Summary {
+  meta: SummaryMeta;
+  /** Vault-relative POSIX path. */
+  path: string;
+  /** SHA-256 of the whole file. */
+  sha256: string;
+  /** SHA-256 of the body as it is now; differs from `meta.output_hash` when a person edited it. */
+  bodyHash: string;
+}
+
+export type Severity = 'error' | 'warning';
+
+/** A problem with a place, printed as `path:line:col severity reason rule`. */
+export interface Diagnostic {
+  path: string;
+  line: number;
+  column: number;
+  severity: Severity;
+  reason: string;
+  hint?: string;
+  /** Stable rule id, e.g. `memory/no-date`. */
+  rule: string;
+}
+
+/** Everything the loader found in one stream. */
+export interface StreamState {
+  name: string;
+  memories: Memory[];
+  /** Generated summaries keyed by vault-relative path. */
+  summaries: Map<string, Summary>;
+}
+
+/** Everything the loader found in the vault. */
+export interface VaultState {
+  streams: Map<string, StreamState>;
+  diagnostics: Diagnostic[];
+}

@@ -1,0 +1,59 @@
+import type { CalendarTier, Tier } from './model.js';
+
+/**
+ * The vault layout (spec section 2), as vault-relative POSIX paths. One place
+ * decides every generated file's name so the loader, the planner and the
+ * writer agree.
+ */
+export const vaultPaths = {
+  memoriesDir: (stream: string) => `${stream}/memories`,
+  archiveDir: (stream: string) => `${stream}/archive`,
+  summary(stream: string, tier: CalendarTier, period: string): string {
+    return tier === 'longterm' ? `${stream}/longterm.md` : `${stream}/${tier}/${period}.md`;
+  },
+  /** `history/<tier>/<period>-YYYYMMDD-HHMMSS.md`, stamped with the build's `now` (UTC). */
+  history(stream: string, tier: Tier, period: string, now: Date): string {
+    return `${stream}/history/${tier}/${period}-${stamp(now)}.md`;
+  },
+  package: (stream: string) => `${stream}/UPLOAD_PACKAGE.md`,
+  manifest: (stream: string) => `${stream}/UPLOAD_PACKAGE.manifest.json`,
+  indexMarkdown: 'INDEX.md',
+  indexJson: 'index.json',
+} as const;
+
+/** `YYYYMMDD-HHMMSS` in UTC. */
+export function stamp(now: Date): string {
+  const iso = now.toISOString(); // 2026-02-13T14:05:00.000Z
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+export type FileRole =
+  | { role: 'memory'; stream: string; location: 'memories' | 'archive'; relativeId: string }
+  | { role: 'summary'; stream: string; tier: CalendarTier; period: string }
+  | { role: 'ignored' };
+
+const TIER_DIRS: Record<string, CalendarTier> = { daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
+
+/** What a vault-relative `.md` path is, judged from where it sits. */
+export function classifyPath(path: string): FileRole {
+  const parts = path.split('/');
+  const stream = parts[0];
+  if (!stream || parts.length < 2) return { role: 'ignored' };
+  const folder = parts[1]!;
+  const rest = parts.slice(2);
+  if (folder === 'memories' && rest.length > 0) {
+    return { role: 'memory', stream, location: 'memories', relativeId: stripMd(rest.join('/')) };
+  }
+  if (folder === 'archive' && rest.length > 1) {
+    // archive/<YYYY-Qn>/<path inside memories>: the id survives archiving.
+    return { role: 'memory', stream, location: 'archive', relativeId: stripMd(rest.slice(1).join('/')) };
+  }
+  const tier = TIER_DIRS[folder];
+  if (tier && rest.length === 1) return { role: 'summary', stream, tier, period: stripMd(rest[0]!) };
+  if (folder === 'longterm.md' && parts.length === 2) return { role: 'summary', stream, tier: 'longterm', period: 'longterm' };
+  return { role: 'ignored' };
+}
+
+function stripMd(name: string): string {
+  return name.replace(/\.md$/i, '');
+}

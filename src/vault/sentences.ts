@@ -1,0 +1,136 @@
+import type { Nodes, PhrasingContent, Root, RootContent } from 'mdast';
+import type { MustKeepReason, Sentence, SentenceRole } from './model.js';
+
+/**
+ * Turns a markdown syntax tree into the sentences the summarizer works with.
+ * Each paragraph and list item is one block; blocks are cut into sentences
+ * with `Intl.Segmenter`. Inline code survives in backticks (identifiers are
+ * must-keep items), links keep their text, fenced code blocks are left out.
+ */
+export function extractSentences(tree: Root, options: { pinned: boolean }): Sentence[] {
+  const sentences: Sentence[] = [];
+  const headings: string[] = [];
+  let block = 0;
+
+  const visitBlock = (node: RootContent, sectionDepth: number): void => {
+    switch (node.type) {
+      case 'heading': {
+        const text = phrasingText(node.children).trim();
+        headings.length = Math.max(0, Math.min(headings.length, node.depth - 1));
+        headings[node.depth - 1] = text;
+        return;
+      }
+      case 'paragraph': {
+        const text = phrasingText(node.children);
+        pushBlock(text);
+        return;
+      }
+      case 'list':
+        for (const item of node.children) {
+          // A list item is one block: its first paragraph, nested lists become their own blocks.
+          for (const child of item.children) visitBlock(child, sectionDepth + 1);
+        }
+        return;
+      case 'blockquote':
+        for (const child of node.children) visitBlock(child, sectionDepth);
+        return;
+      case 'table':
+        for (const row of node.children) {
+          pushBlock(row.children.map((cell) => phrasingText(cell.children).trim()).join(' | '));
+        }
+        return;
+      default:
+        return; // code blocks, html, thematic breaks, definitions: not prose
+    }
+  };
+
+  const pushBlock = (text: string): void => {
+    const section = headings.filter(Boolean).join(' / ');
+    for (const piece of splitSentences(text)) {
+      const role = detectRole(piece, section);
+      sentences.push({ text: piece, section, block, role, mustKeep: mustKeepReasons(piece, role, options.pinned) });
+    }
+    block++;
+  };
+
+  for (const node of tree.children) visitBlock(node, 0);
+  return sentences;
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+const CODE_SPAN = /`[^`]+`/g;
+
+/** Splits prose into sentences; code spans are protected so `a.b()` is never cut. */
+export function splitSentences(text: string): string[] {
+  const normalized = text.replace(/\s+/g, ' ').trim();
+  if (normalized.length === 0) return [];
+  const spans: string[] = [];
+  const masked = normalized.replace(CODE_SPAN, (span) => {
+    spans.push(span);
+    return `\u0000${spans.length - 1}\u0000`;
+  });
+  const out: string[] = [];
+  for (const { segment } of segmenter.segment(masked)) {
+    const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
+    if (restored.length === 0) continue;
+    // Very short fragments ("Ok.", "e.g.") read better attached to the previous sentence.
+    const previous = out[out.length - 1];
+    if (previous !== undefined && restored.length < 12) out[out.length - 1] = `${previous} ${restored}`;
+    else out.push(restored);
+  }
+  return out;
+}
+
+/** Plain markdown text of inline content: code spans keep backticks, links keep their text. */
+export function phrasingText(nodes: readonly PhrasingContent[]): string {
+  let text = '';
+  for (const node of nodes) text += inlineText(node);
+  return text;
+}
+
+function inlineText(node: Nodes): string {
+  switch (node.type) {
+    case 'text':
+      return node.value;
+    case 'inlineCode':
+      return `\`${node.value}\``;
+    case 'break':
+      return ' ';
+    case 'image':
+      return node.alt ?? '';
+    case 'html':
+      return '';
+    default:
+      return 'children' in node ? (node.children as Nodes[]).map(inlineText).join('') : '';
+  }
+}
+
+const DECISION = /^\s*(?:\*\*)?decision\b|\b(?:decided|we chose|i chose|agreed to|agreed on|going with|we will|we'll go with|settled on|opted for)\b/i;
+const STATE = /\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b/i;
+const DONE = /\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b/i;
+
+function detectRole(sentence: string, section: string): SentenceRole {
+  // Only the nearest heading speaks for the sentence (a title above it says nothing about its role).
+  const heading = (section.split(' / ').pop() ?? '').toLowerCase();
+  if (/decision|architecture|direction/.test(heading)) return 'decision';
+  if (/open|blocker|state|thread|debt|todo|next/.test(heading)) return 'state';
+  if (/done|accomplish|milestone|shipped/.test(heading)) return 'done';
+  if (/context|learning|keep|fact/.test(heading)) return 'context';
+  if (DECISION.test(sentence)) return 'decision';
+  if (STATE.test(sentence)) return 'state';
+  if (DONE.test(sentence)) return 'done';
+  return 'context';
+}
+
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
+const NAMED_DATE = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+
+function mustKeepReasons(sentence: string, role: SentenceRole, pinned: boolean): MustKeepReason[] {
+  const reasons: MustKeepReason[] = [];
+  if (pinned) reasons.push('pinned');
+  if (role === 'decision') reasons.push('decision');
+  if (/#critical\b/i.test(sentence)) reasons.push('critical');
+  if (/`[^`]+`/.test(sentence)) reasons.push('code');
+  if (ISO_DATE.test(sentence) || NAMED_DATE.test(sentence)) reasons.push('date');
+  return reasons;
+}
