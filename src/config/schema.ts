@@ -49,10 +49,10 @@ export const configSchema = z.strictObject({
     .default({ main: { calendar: true, waterfall: false } }),
   calendar: z
     .strictObject({
-      daily: budget(400, 4096),
-      weekly: budget(800, 6144),
-      monthly: budget(1200, 8192),
-      longterm: budget(1600, 10240),
+      daily: budget(300, 1400),
+      weekly: budget(500, 2400),
+      monthly: budget(800, 3600),
+      longterm: budget(1200, 5200),
       retention: z
         .strictObject({
           memories_days: z.number().int().positive().default(30),
@@ -62,10 +62,10 @@ export const configSchema = z.strictObject({
         .default({ memories_days: 30, daily_days: 90, weekly_weeks: 12 }),
     })
     .default({
-      daily: { target_tokens: 400, max_bytes: 4096 },
-      weekly: { target_tokens: 800, max_bytes: 6144 },
-      monthly: { target_tokens: 1200, max_bytes: 8192 },
-      longterm: { target_tokens: 1600, max_bytes: 10240 },
+      daily: { target_tokens: 300, max_bytes: 1400 },
+      weekly: { target_tokens: 500, max_bytes: 2400 },
+      monthly: { target_tokens: 800, max_bytes: 3600 },
+      longterm: { target_tokens: 1200, max_bytes: 5200 },
       retention: { memories_days: 30, daily_days: 90, weekly_weeks: 12 },
     }),
   waterfall: z
@@ -81,9 +81,9 @@ export const configSchema = z.strictObject({
       full_detail_hours: z.number().int().min(0).default(24),
       daily_days: z.number().int().min(0).default(7),
       weekly_days: z.number().int().min(0).default(30),
-      monthly_window: z.number().int().min(0).default(3),
+      monthly_window: z.number().int().min(0).default(2),
     })
-    .default({ max_tokens: 8750, max_bytes: 35840, full_detail_hours: 24, daily_days: 7, weekly_days: 30, monthly_window: 3 }),
+    .default({ max_tokens: 8750, max_bytes: 35840, full_detail_hours: 24, daily_days: 7, weekly_days: 30, monthly_window: 2 }),
   llm: z
     .strictObject({
       profile: z.string().default('summarizer'),

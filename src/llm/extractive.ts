@@ -164,7 +164,8 @@ function buildCandidates(request: SummaryRequest, layout: Layout): Candidate[] {
         // The prefix is layout, not content: the sentence keeps its date reason only if its text has a date.
         if (reasons.includes('date') && !ISO_DATE.test(text) && !NAMED_DATE.test(text)) reasons = reasons.filter((r) => r !== 'date');
       }
-      let pinned = source.importance === 'pinned' || reasons.includes('pinned');
+      // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
+      let pinned = reasons.includes('pinned');
       if (PINNED_PREFIX.test(text)) {
         text = text.replace(PINNED_PREFIX, '');
         pinned = true;

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
-import { addDays, isValidDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
+import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { UserError } from '../util/errors.js';
@@ -60,6 +60,8 @@ export interface TierStats {
 export interface StreamReport {
   name: string;
   memories: number;
+  /** Memories dated after `now`, left for a later build. */
+  future: number;
   tiers: Record<CalendarTier, TierStats>;
   held: HeldSummary[];
   deferred: { tier: CalendarTier; period: string; reason: string }[];
@@ -116,10 +118,16 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];
-  for (const stream of loaded.state.streams.values()) {
-    const streamConfig = config.streams[stream.name] ?? { calendar: true, waterfall: false };
+  const nowDay = todayIn(options.now, config.timezone);
+  const nowMinute = minuteOfDay(options.now, config.timezone);
+  for (const loadedStream of loaded.state.streams.values()) {
+    const streamConfig = config.streams[loadedStream.name] ?? { calendar: true, waterfall: false };
     if (!streamConfig.calendar) continue;
+    // Memories dated after `now` wait for a later build: a build as of a past moment sees the vault as it was then.
+    const isPast = (m: Memory): boolean => m.day < nowDay || (m.day === nowDay && m.minute <= nowMinute);
+    const stream: StreamState = { ...loadedStream, memories: loadedStream.memories.filter(isPast) };
     const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report });
+    result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
   }
@@ -152,6 +160,7 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
   const report: StreamReport = {
     name: stream.name,
     memories: stream.memories.length,
+    future: 0,
     tiers: Object.fromEntries(TIERS.map((tier) => [tier, emptyStats()])) as Record<CalendarTier, TierStats>,
     held: [],
     deferred: [],

@@ -47,8 +47,10 @@ export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<Rol
   const title = titleOf(job);
   const fits = (body: string): boolean => countTokens(body, ctx.tokenizer) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
 
-  const merged = compose(title, mergeSources(job.tier, sources));
-  if (fits(merged)) return finish(job, merged, { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, ctx);
+  // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
+  const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
+  const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
+  if (merged !== undefined && fits(merged)) return finish(job, merged, { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, ctx);
 
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
   const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0 };

@@ -122,6 +122,12 @@ export function todayIn(now: Date, zone: string): string {
   return DateTime.fromJSDate(now, { zone }).toISODate()!;
 }
 
+/** Minutes since midnight of `now` in `zone`. */
+export function minuteOfDay(now: Date, zone: string): number {
+  const local = DateTime.fromJSDate(now, { zone });
+  return local.hour * 60 + local.minute;
+}
+
 /** The instant at which `day` starts in `zone`. */
 export function startOfDay(day: string, zone: string): Date {
   return DateTime.fromISO(day, { zone }).startOf('day').toJSDate();

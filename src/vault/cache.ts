@@ -14,7 +14,7 @@ import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
  */
 
 /** Bump when the shape of cached data or the parser's output changes. */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 
 export type CachedResult =
   | { type: 'memory'; memory: Memory }

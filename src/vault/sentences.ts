@@ -48,7 +48,9 @@ export function extractSentences(tree: Root, options: { pinned: boolean }): Sent
     const section = headings.filter(Boolean).join(' / ');
     for (const piece of splitSentences(text)) {
       const role = detectRole(piece, section);
-      sentences.push({ text: piece, section, block, role, mustKeep: mustKeepReasons(piece, role, options.pinned) });
+      // A pinned memory is always in the package's critical section; summaries only need to mention it once.
+      const pinnedLead = options.pinned && sentences.length === 0;
+      sentences.push({ text: piece, section, block, role, mustKeep: mustKeepReasons(piece, role, pinnedLead) });
     }
     block++;
   };

@@ -54,7 +54,8 @@ function renderReport(report: BuildReport): string {
       .filter(([, s]) => s.created + s.updated > 0)
       .map(([tier, s]) => `${tier} ${s.created > 0 ? `+${s.created}` : ''}${s.updated > 0 ? ` ~${s.updated}` : ''}${s.flagged > 0 ? ` (${s.flagged} over budget)` : ''}`.replace('  ', ' '));
     const calls = Object.values(stream.tiers).reduce((sum, s) => sum + s.calls, 0);
-    lines.push(`  ${stream.name}: ${num(stream.memories)} memories; ${tiers.length > 0 ? tiers.join(', ') : 'all summaries up to date'}; ${calls} LLM calls`);
+    const future = stream.future > 0 ? ` (+${num(stream.future)} dated after now, left for later)` : '';
+    lines.push(`  ${stream.name}: ${num(stream.memories)} memories${future}; ${tiers.length > 0 ? tiers.join(', ') : 'all summaries up to date'}; ${calls} LLM calls`);
     if (stream.package) {
       const p = stream.package;
       const notes = [p.degraded > 0 ? `${p.degraded} degraded` : '', p.leftOut > 0 ? `${p.leftOut} left out` : ''].filter(Boolean).join(', ');

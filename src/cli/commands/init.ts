@@ -20,17 +20,17 @@ tokenizer: o200k_base
 streams:
   ${stream}: { calendar: true, waterfall: false }
 calendar:
-  daily: { target_tokens: 400, max_bytes: 4096 }
-  weekly: { target_tokens: 800, max_bytes: 6144 }
-  monthly: { target_tokens: 1200, max_bytes: 8192 }
-  longterm: { target_tokens: 1600, max_bytes: 10240 }
+  daily: { target_tokens: 300, max_bytes: 1400 }
+  weekly: { target_tokens: 500, max_bytes: 2400 }
+  monthly: { target_tokens: 800, max_bytes: 3600 }
+  longterm: { target_tokens: 1200, max_bytes: 5200 }
 upload:
   max_tokens: 8750
   max_bytes: 35840
   full_detail_hours: 24
   daily_days: 7
   weekly_days: 30
-  monthly_window: 3
+  monthly_window: 2
 llm:
   profile: summarizer
   profiles:
