@@ -72,6 +72,8 @@ export interface StreamReport {
 
 export interface BuildReport {
   now: string;
+  /** The vault folder, relative to the project root (paths in the report are relative to it). */
+  vault: string;
   dryRun: boolean;
   streams: StreamReport[];
   written: string[];
@@ -109,6 +111,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const summarizer = options.summarizer ?? createSummarizer(config);
   const report: BuildReport = {
     now: options.now.toISOString(),
+    vault: config.vault,
     dryRun: options.dryRun ?? false,
     streams: [],
     written: [],

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { build, ConfigInvalidError, type BuildReport, type ProgressEvent } from '../../pipeline/build.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic, num } from '../output.js';
@@ -59,7 +60,7 @@ function renderReport(report: BuildReport): string {
     if (stream.package) {
       const p = stream.package;
       const notes = [p.degraded > 0 ? `${p.degraded} degraded` : '', p.leftOut > 0 ? `${p.leftOut} left out` : ''].filter(Boolean).join(', ');
-      lines.push(`  ${stream.name}: ${p.path} ${num(p.tokens)} tokens, ${num(p.bytes)} bytes${p.changed ? '' : ' (unchanged)'}${notes ? ` (${notes})` : ''}`);
+      lines.push(`  ${stream.name}: ${path.join(report.vault, p.path)} ${num(p.tokens)} tokens, ${num(p.bytes)} bytes${p.changed ? '' : ' (unchanged)'}${notes ? ` (${notes})` : ''}`);
     }
     for (const held of stream.held) lines.push(`  ${stream.name}: kept ${held.path} (${held.status})`);
     for (const deferred of stream.deferred) lines.push(`  ${stream.name}: deferred ${deferred.tier} ${deferred.period}: ${deferred.reason}`);
