@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { Diagnostic } from '../vault/model.js';
 import { configSchema, type Config } from './schema.js';
@@ -44,14 +44,16 @@ export function validateConfig(text: string, file: string): { config: Config; er
   const parsed = configSchema.safeParse(raw);
   if (parsed.success) return { config: parsed.data, errors: [], warnings: [] };
   for (const issue of parsed.error.issues) {
-    const place = locate(doc, lineCounter, issue.path);
+    // An unknown key is reported on its parent's path: point at the key itself.
+    const keyPath = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
+    const place = locate(doc, lineCounter, keyPath, issue.code === 'unrecognized_keys');
     errors.push({
       path: file,
       line: place.line,
       column: place.col,
       severity: 'error',
       reason: `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${describeIssue(issue)}`,
-      hint: 'see schema/memory.config.schema.json or the README for the allowed keys and values',
+      hint: 'see memory.config.schema.json or the README for the allowed keys and values',
       rule: 'config/schema',
     });
   }
@@ -73,11 +75,18 @@ export async function loadConfig(root: string): Promise<ConfigResult> {
   return { ...validateConfig(text, CONFIG_FILE), root };
 }
 
-function locate(doc: Document, counter: LineCounter, issuePath: readonly PropertyKey[]): { line: number; col: number } {
+function locate(doc: Document, counter: LineCounter, issuePath: readonly PropertyKey[], atKey = false): { line: number; col: number } {
+  const keys = issuePath.map((key) => (typeof key === 'symbol' ? String(key) : key));
+  if (atKey && keys.length > 0) {
+    const parent = keys.length === 1 ? doc.contents : doc.getIn(keys.slice(0, -1), true);
+    if (isMap(parent)) {
+      const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === keys[keys.length - 1]);
+      if (pair && isNode(pair.key) && pair.key.range) return counter.linePos(pair.key.range[0]);
+    }
+  }
   // Walk down as far as the document has nodes: a missing key points at its parent map.
-  for (let depth = issuePath.length; depth >= 0; depth--) {
-    const keys = issuePath.slice(0, depth).map((key) => (typeof key === 'symbol' ? String(key) : key));
-    const node = keys.length === 0 ? doc.contents : doc.getIn(keys, true);
+  for (let depth = keys.length; depth >= 0; depth--) {
+    const node = depth === 0 ? doc.contents : doc.getIn(keys.slice(0, depth), true);
     if (isNode(node) && node.range) return counter.linePos(node.range[0]);
   }
   return { line: 1, col: 1 };

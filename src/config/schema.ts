@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The schema of `memory.config.yaml`. Every key has a default, so an empty
  * file (or none) is a valid configuration. The JSON Schema editors use is
- * generated from this (`npm run schema` writes `schema/memory.config.schema.json`).
+ * generated from this (`npm run schema` writes `memory.config.schema.json`).
  */
 
 const budget = (targetTokens: number, maxBytes: number) =>

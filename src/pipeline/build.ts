@@ -79,7 +79,8 @@ export interface BuildReport {
   written: string[];
   historyCopies: string[];
   diagnostics: Diagnostic[];
-  stats: { files: number; parsed: number; ms: number };
+  /** Timings in ms: `load` (find and parse files), `package` and `index` (assembly and writing), `ms` the whole build. */
+  stats: { files: number; parsed: number; ms: number; load: number; package: number; index: number };
   generator: { provider: string; model: string };
 }
 
@@ -107,7 +108,7 @@ export class ConfigInvalidError extends UserError {
 
 async function buildLocked(options: BuildOptions, config: Config, started: number): Promise<BuildReport> {
   const vaultDir = path.resolve(options.root, config.vault);
-  const loaded = loadVault({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const loaded = await loadVault({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
   const summarizer = options.summarizer ?? createSummarizer(config);
   const report: BuildReport = {
     now: options.now.toISOString(),
@@ -117,7 +118,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     written: [],
     historyCopies: [],
     diagnostics: loaded.state.diagnostics,
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];
@@ -134,8 +135,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
   }
+  const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
-  loaded.content.flushNewContent();
+  report.stats.index = Math.round(performance.now() - indexStarted);
   loaded.cache.save();
   report.stats.ms = Math.round(performance.now() - started);
   return report;
@@ -193,7 +195,9 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
   }
   if (options.dryRun) return { report, manifest: undefined };
 
+  const packageStarted = performance.now();
   const manifest = writePackage(stream, bands, ctx, report);
+  ctx.report.stats.package += Math.round(performance.now() - packageStarted);
   return { report, manifest };
 }
 
@@ -232,10 +236,10 @@ function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamCon
   const fileSha = sha256(result.text);
   const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
   stream.summaries.set(summary.path, summary);
-  ctx.loaded.content.rememberSummary(fileSha, result.body);
+  const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body);
   // Record the file in the parse cache now, so the next build does not read it again.
   const stat = statSync(path.join(ctx.vaultDir, summary.path));
-  ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } });
+  ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);
 }
 
 function addUsage(stats: TierStats, result: RollupResult): void {

@@ -52,7 +52,7 @@ export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics
     streams: streams.map((s) => ({
       name: s.name,
       memories: s.memories.map((m) => [m.path, m.sha256, m.importance]),
-      summaries: s.summaries.map((x) => [x.path, x.sha256, x.bodyHash]),
+      summaries: s.summaries.map((x) => [x.path, x.sha256, x.bodyHash]).sort(),
       held: s.held,
       deferred: s.deferred,
       manifest: s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null,

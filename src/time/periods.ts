@@ -48,6 +48,7 @@ export function weekRange(week: string): { start: string; end: string } {
   const match = WEEK.exec(week);
   if (!match) throw new Error(`\`${week}\` is not an ISO week (YYYY-Www)`);
   const monday = DateTime.fromObject({ weekYear: Number(match[1]), weekNumber: Number(match[2]), weekday: 1 }, { zone: 'utc' });
+  if (!monday.isValid || monday.weekNumber !== Number(match[2])) throw new Error(`\`${week}\` is not an existing ISO week`);
   return { start: monday.toISODate()!, end: monday.plus({ days: 6 }).toISODate()! };
 }
 
@@ -69,6 +70,7 @@ export function monthRange(month: string): { start: string; end: string } {
   const match = MONTH.exec(month);
   if (!match) throw new Error(`\`${month}\` is not a month (YYYY-MM)`);
   const first = DateTime.fromObject({ year: Number(match[1]), month: Number(match[2]), day: 1 }, { zone: 'utc' });
+  if (!first.isValid) throw new Error(`\`${month}\` is not an existing month`);
   const last = first.endOf('month').startOf('day');
   const startWeek = weekOf(first.toISODate()!);
   const firstWeek = monthOfWeek(startWeek) === month ? startWeek : weekOf(first.plus({ days: 7 }).toISODate()!);

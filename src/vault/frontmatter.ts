@@ -26,7 +26,9 @@ export interface ParsedFrontmatter {
 }
 
 /** Splits and parses the frontmatter of a markdown file. */
-export function parseFrontmatter(text: string): ParsedFrontmatter {
+export function parseFrontmatter(raw: string): ParsedFrontmatter {
+  // Files saved on Windows: CRLF would leave `\r` in the last frontmatter value. Line numbers are unchanged.
+  const text = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
   const file = matter(text, splitOnly as never);
   const hasFrontmatter = file.matter.length > 0 || /^\uFEFF?---\r?\n/.test(text);
   const lineCounter = new LineCounter();

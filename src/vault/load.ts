@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../util/hash.js';
-import { ParseCache, type CacheEntry, type CachedResult, type ParsedContent } from './cache.js';
+import { UserError } from '../util/errors.js';
+import { ParseCache, type CacheEntry, type ParsedContent } from './cache.js';
 import { parseFrontmatter } from './frontmatter.js';
 import { parseMarkdown } from './markdown.js';
 import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
 import { extractSentences } from './sentences.js';
-import { parseSummaryFile } from './summary-file.js';
+import { parseFiles, type FileToParse } from './parse-pool.js';
 
 export interface LoadOptions {
   /** Absolute path of the vault folder. */
@@ -41,15 +42,14 @@ const SKIPPED_FOLDERS = new Set(['history', 'waterfall']);
  * file whose size and mtime match the parse cache is not read; a file whose
  * content hash matches is not re-parsed. Bad files become diagnostics and
  * the rest of the vault still loads. The caller saves the cache
- * (`cache.save()`, `content.flushNewContent()`) once its writes are recorded.
+ * (`cache.save()`) once its own writes are recorded in it.
  */
-export function loadVault(options: LoadOptions): LoadedVault {
+export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const cache = ParseCache.open(options.cacheDir, options.timezone);
   const content = new ContentStore(options.vaultDir, cache, options.timezone);
   const streams = new Map<string, StreamState>();
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
-  let parsed = 0;
 
   const streamNames = new Set(options.configuredStreams);
   if (existsSync(options.vaultDir)) {
@@ -58,6 +58,9 @@ export function loadVault(options: LoadOptions): LoadedVault {
     }
   }
 
+  // Pass 1: find files; trust the cache where size and mtime (or else the content hash) are unchanged.
+  const found: { vaultPath: string; stream: StreamState }[] = [];
+  const toParse: (FileToParse & { size: number; mtimeMs: number; sha256: string })[] = [];
   for (const name of [...streamNames].sort()) {
     const stream: StreamState = { name, memories: [], summaries: new Map() };
     streams.set(name, stream);
@@ -68,43 +71,33 @@ export function loadVault(options: LoadOptions): LoadedVault {
       const role = classifyPath(vaultPath);
       if (role.role === 'ignored') continue;
       seen.add(vaultPath);
-      const absolute = path.join(options.vaultDir, vaultPath);
-      const stat = statSync(absolute);
-      let entry = cache.get(vaultPath);
-      if (!entry || entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs) {
-        const bytes = readFileSync(absolute);
-        const hash = sha256(bytes);
-        if (entry?.sha256 !== hash) {
-          parsed++;
-          entry = { size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash, result: parseFile(bytes, vaultPath, role, options.timezone, content) };
-        } else {
-          entry = { ...entry, size: stat.size, mtimeMs: stat.mtimeMs };
-        }
-        cache.set(vaultPath, entry);
-      }
-      collect(entry, stream, diagnostics);
+      found.push({ vaultPath, stream });
+      const stat = statSync(path.join(options.vaultDir, vaultPath));
+      const entry = cache.get(vaultPath);
+      if (entry && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) continue;
+      const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
+      const hash = sha256(bytes);
+      if (entry?.sha256 === hash) cache.set(vaultPath, { ...entry, size: stat.size, mtimeMs: stat.mtimeMs });
+      else toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash });
     }
+  }
+
+  // Pass 2: parse what changed, on all cores when there is a lot of it.
+  const parsed = await parseFiles(toParse, options.timezone);
+  toParse.forEach((file, i) => {
+    const { result, content: body } = parsed[i]!;
+    cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
+    if (body) content.remember(file.sha256, body);
+  });
+
+  for (const { vaultPath, stream } of found) collect(cache.get(vaultPath)!, stream, diagnostics);
+  for (const stream of streams.values()) {
     stream.memories.sort(compareMemories);
     diagnostics.push(...duplicateIds(stream.memories));
   }
   cache.retain(seen);
   diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
-  return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed } };
-}
-
-function parseFile(bytes: Buffer, vaultPath: string, role: ReturnType<typeof classifyPath>, timezone: string, content: ContentStore): CachedResult {
-  if (role.role === 'memory') {
-    const result = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
-    if (!result.ok) return { type: 'invalid', diagnostics: result.diagnostics };
-    content.remember(result.content.memory.sha256, { body: result.content.body, sentences: result.content.sentences });
-    return { type: 'memory', memory: result.content.memory };
-  }
-  if (role.role === 'summary') {
-    const result = parseSummaryFile(bytes.toString('utf8'), vaultPath);
-    if (!result.ok) return { type: 'invalid', diagnostics: result.diagnostics };
-    return { type: 'summary', summary: result.summary };
-  }
-  return { type: 'invalid', diagnostics: [] };
+  return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed: toParse.length } };
 }
 
 function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[]): void {
@@ -151,11 +144,10 @@ function listMarkdownFiles(dir: string): string[] {
 
 /**
  * Parsed bodies (text and sentences) by content hash: from this run's parses,
- * then the on-disk cache, then by reading the file again.
+ * then the cache's content pack, then by reading the file again.
  */
 export class ContentStore {
   private readonly fresh = new Map<string, ParsedContent>();
-  private readonly pending = new Map<string, ParsedContent>();
 
   constructor(
     private readonly vaultDir: string,
@@ -165,41 +157,36 @@ export class ContentStore {
 
   remember(sha: string, content: ParsedContent): void {
     this.fresh.set(sha, content);
-    this.pending.set(sha, content);
-  }
-
-  /** Persists parsed bodies of this run to the content cache. */
-  flushNewContent(): void {
-    for (const [sha, content] of this.pending) this.cache.writeContent(sha, content);
-    this.pending.clear();
   }
 
   memory(memory: Memory): ParsedContent {
-    const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.sha256);
+    const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
     if (known) return known;
     const bytes = readFileSync(path.join(this.vaultDir, memory.path));
     const result = parseMemoryFile(bytes, { path: memory.path, stream: memory.stream, location: memory.location, relativeId: memory.id }, this.timezone);
-    if (!result.ok) throw new Error(`memory \`${memory.path}\` changed while the build was running; run the build again`);
+    if (!result.ok || result.content.memory.sha256 !== memory.sha256) {
+      throw new UserError(`memory \`${memory.path}\` changed while the build was running`, 'run the build again', 'vault/changed');
+    }
     const parsed = { body: result.content.body, sentences: result.content.sentences };
     this.fresh.set(memory.sha256, parsed);
     return parsed;
   }
 
   summary(summary: Summary): ParsedContent {
-    const known = this.fresh.get(summary.sha256) ?? this.cache.readContent(summary.sha256);
+    const known = this.fresh.get(summary.sha256) ?? this.cache.readContent(summary.path, summary.sha256);
     if (known) return known;
     const text = readFileSync(path.join(this.vaultDir, summary.path), 'utf8');
-    const body = parseFrontmatter(text).body.trim();
-    const parsed = { body, sentences: extractSentences(parseMarkdown(body), { pinned: false }) };
-    this.remember(summary.sha256, parsed);
-    this.flushNewContent();
+    const parsed = this.rememberSummary(summary.sha256, parseFrontmatter(text).body);
+    // Keep it in the content pack: the index reads every weekly and monthly body when it is rebuilt.
+    const entry = this.cache.get(summary.path);
+    if (entry?.sha256 === summary.sha256) this.cache.set(summary.path, entry, parsed);
     return parsed;
   }
 
-  /** Records the parsed body of a summary this build just wrote, so the tiers above need not re-read it. */
+  /** Parses a summary body (one this build wrote, or one read back) and keeps it for the tiers above. */
   rememberSummary(sha: string, body: string): ParsedContent {
     const parsed = { body: body.trim(), sentences: extractSentences(parseMarkdown(body.trim()), { pinned: false }) };
-    this.remember(sha, parsed);
+    this.fresh.set(sha, parsed);
     return parsed;
   }
 }

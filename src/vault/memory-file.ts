@@ -140,6 +140,7 @@ export function writeMemoryFile(memory: NewMemory): string {
   return stringifyFrontmatter(data, `${memory.body.trim()}\n`);
 }
 
+/** 1-based line and column (in characters, as an editor shows them) of a byte offset. */
 function lineColAt(bytes: Uint8Array, offset: number): [number, number] {
   let line = 1;
   let lineStart = 0;
@@ -149,9 +150,11 @@ function lineColAt(bytes: Uint8Array, offset: number): [number, number] {
       lineStart = i + 1;
     }
   }
-  return [line, offset - lineStart + 1];
+  const prefix = new TextDecoder('utf-8').decode(bytes.subarray(lineStart, offset));
+  return [line, [...prefix].length + 1];
 }
 
+/** Offset of the first byte that makes the content invalid UTF-8 (the start of a broken sequence). */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   // Binary search for the shortest prefix that fails to decode.
   let low = 0;
@@ -165,6 +168,15 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
     } catch {
       high = mid;
     }
+  }
+  // A sequence cut short fails only at the byte after it: report its lead byte.
+  let lead = low;
+  while (lead > 0 && lead > low - 3 && (bytes[lead - 1]! & 0xc0) === 0x80) lead--;
+  if (lead > 0 && bytes[lead - 1]! >= 0xc0) {
+    const start = lead - 1;
+    const first = bytes[start]!;
+    const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : 2;
+    if (start + length > low) return start;
   }
   return low;
 }

@@ -111,14 +111,18 @@ const DECISION = /^\s*(?:\*\*)?decision\b|\b(?:decided|we chose|i chose|agreed t
 const STATE = /\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b/i;
 const DONE = /\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b/i;
 
+const DONE_LEAD = new RegExp(`^\\s*(?:${DONE.source})`, 'i');
+
 function detectRole(sentence: string, section: string): SentenceRole {
   // Only the nearest heading speaks for the sentence (a title above it says nothing about its role).
   const heading = (section.split(' / ').pop() ?? '').toLowerCase();
-  if (/decision|architecture|direction/.test(heading)) return 'decision';
-  if (/open|blocker|state|thread|debt|todo|next/.test(heading)) return 'state';
-  if (/done|accomplish|milestone|shipped/.test(heading)) return 'done';
-  if (/context|learning|keep|fact/.test(heading)) return 'context';
+  if (/\b(?:decisions?|architecture|direction)\b/.test(heading)) return 'decision';
+  if (/\b(?:open|blockers?|state|threads?|debt|todos?|next steps?|next)\b/.test(heading)) return 'state';
+  if (/\b(?:done|accomplishments?|milestones?|shipped)\b/.test(heading)) return 'done';
+  if (/\b(?:context|learnings?|keep|facts?)\b/.test(heading)) return 'context';
   if (DECISION.test(sentence)) return 'decision';
+  // "Fixed the failing test." reports an outcome: a sentence that opens with a done verb is done.
+  if (DONE_LEAD.test(sentence)) return 'done';
   if (STATE.test(sentence)) return 'state';
   if (DONE.test(sentence)) return 'done';
   return 'context';

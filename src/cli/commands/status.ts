@@ -43,7 +43,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
     throw new UserError('memory.config.yaml is invalid', 'fix the lines listed above', 'config/invalid');
   }
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const loaded = await loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
   const streams = [...loaded.state.streams.values()].map((stream) => streamStatus(stream, config, vaultDir));
   const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics };
   if (options.json) {

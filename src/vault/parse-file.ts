@@ -1,0 +1,25 @@
+import type { CachedResult, ParsedContent } from './cache.js';
+import { parseMemoryFile } from './memory-file.js';
+import type { FileRole } from './paths.js';
+import { parseSummaryFile } from './summary-file.js';
+
+export interface ParsedFile {
+  result: CachedResult;
+  /** The parsed body of a memory, for the content cache. */
+  content?: ParsedContent;
+}
+
+/** Parses one vault file according to its role. Pure: bytes in, data out; used in-process and by parse workers. */
+export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileRole, timezone: string): ParsedFile {
+  if (role.role === 'memory') {
+    const parsed = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
+    if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
+    return { result: { type: 'memory', memory: parsed.content.memory }, content: { body: parsed.content.body, sentences: parsed.content.sentences } };
+  }
+  if (role.role === 'summary') {
+    const parsed = parseSummaryFile(Buffer.from(bytes).toString('utf8'), vaultPath);
+    if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
+    return { result: { type: 'summary', summary: parsed.summary } };
+  }
+  return { result: { type: 'invalid', diagnostics: [] } };
+}
