@@ -47,7 +47,8 @@ export interface VaultIndex {
 /** Fingerprint of the index inputs: equal hash, equal index files. */
 export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[]): string {
   return hashValue({
-    v: 1,
+    // Bump when the index's content or layout changes for the same inputs.
+    v: 3,
     diagnostics,
     streams: streams.map((s) => ({
       name: s.name,

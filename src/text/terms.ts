@@ -1,6 +1,6 @@
 import { eng } from 'stopword';
 
-const STOP = new Set<string>([...eng, 'also', 'just', 'like', 'really', 'today', 'yesterday', 'tomorrow', 'got', 'get', 'make', 'made', 'still', 'will', 'would', 'could', 'should', 'one', 'two', 'day', 'week', 'month', 'done', 'context', 'keep', 'state', 'decisions']);
+const STOP = new Set<string>([...eng, 'also', 'just', 'like', 'really', 'today', 'yesterday', 'tomorrow', 'got', 'get', 'make', 'made', 'still', 'will', 'would', 'could', 'should', 'one', 'two', 'day', 'week', 'month', 'done', 'context', 'keep', 'state', 'decisions', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'pinned']);
 
 /**
  * Content words of a text: lowercased words of three or more letters or
@@ -9,7 +9,8 @@ const STOP = new Set<string>([...eng, 'also', 'just', 'like', 'really', 'today',
  */
 export function contentWords(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? [];
-  return words.filter((word) => word.length >= 3 && !STOP.has(word) && !/^\d+$/.test(word));
+  // Digits and dashes only (dates, ranges, counts) say nothing about a topic.
+  return words.filter((word) => word.length >= 3 && !STOP.has(word) && !/^[\d-]+$/.test(word));
 }
 
 /** Term frequencies of a text's content words. */

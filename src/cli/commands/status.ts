@@ -44,7 +44,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   }
   const vaultDir = path.resolve(root, config.vault);
   const loaded = await loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
-  const streams = [...loaded.state.streams.values()].map((stream) => streamStatus(stream, config, vaultDir));
+  const streams = [...loaded.state.streams.values()].map((stream) => streamStatus(stream, config, vaultDir, root));
   const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
@@ -53,7 +53,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   process.stdout.write(render(streams, loaded.state.diagnostics));
 }
 
-function streamStatus(stream: StreamState, config: Config, vaultDir: string): StreamStatus {
+function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
   const tiers: Record<string, TierStatus> = {};
   for (const tier of CALENDAR_TIERS) {
     const summaries = [...stream.summaries.values()].filter((s) => s.meta.tier === tier);
@@ -82,7 +82,7 @@ function streamStatus(stream: StreamState, config: Config, vaultDir: string): St
     tiers,
     package: manifest
       ? {
-          path: vaultPaths.package(stream.name),
+          path: path.relative(root, path.join(vaultDir, vaultPaths.package(stream.name))),
           tokens: manifest.tokens,
           bytes: manifest.bytes,
           max_tokens: manifest.budget.max_tokens,
