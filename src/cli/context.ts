@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load.js';
+import { isValidDay } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 
 /** The project root: the nearest folder upwards holding `memory.config.yaml`, else the current folder. */
@@ -17,9 +18,10 @@ export function findRoot(start: string): string {
 /** `--now` / `MEMVAULT_NOW`, else the clock. Tests and CI pin it so builds are reproducible. */
 export function resolveNow(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Date {
   const value = flag ?? env.MEMVAULT_NOW;
-  if (value === undefined || value === '') return new Date();
+  if (value === undefined || (flag === undefined && value === '')) return new Date();
   const date = new Date(value);
-  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+  // `new Date` rolls 2026-02-30 over to March: check the calendar date itself.
+  if (Number.isNaN(date.getTime()) || !isValidDay(value.slice(0, 10))) {
     throw new UserError(`\`${value}\` is not an ISO 8601 datetime`, 'use e.g. --now 2026-02-13T18:00:00Z or --now 2026-02-13', 'cli/now');
   }
   return date;

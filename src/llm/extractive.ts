@@ -1,4 +1,5 @@
 import type { MustKeepReason, SentenceRole, Tier } from '../vault/model.js';
+import { weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Summarizer, SummaryRequest, SummarySource } from './types.js';
@@ -145,6 +146,24 @@ const PINNED_PREFIX = /^Pinned:\s+/;
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
 const NAMED_DATE = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 
+/**
+ * The day a merged summary's heading gives a sentence (`### 2026-02-10`, or a
+ * week `#### 2026-W07` → its Monday): merges keep sources under such headings.
+ */
+function dayFromSection(section: string): string | undefined {
+  const days = section.match(/\b\d{4}-\d{2}-\d{2}\b/g);
+  if (days) return days[days.length - 1];
+  const weeks = section.match(/\b\d{4}-W\d{2}\b/g);
+  if (weeks) {
+    try {
+      return weekRange(weeks[weeks.length - 1]!).start;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 function buildCandidates(request: SummaryRequest, layout: Layout): Candidate[] {
   const candidates: Candidate[] = [];
   request.sources.forEach((source, sourceIndex) => {
@@ -153,7 +172,7 @@ function buildCandidates(request: SummaryRequest, layout: Layout): Candidate[] {
     source.sentences.forEach((sentence, sentenceIndex) => {
       if (sentence.role === 'heading') return;
       let text = sentence.text.trim();
-      let day = blockDay?.block === sentence.block ? blockDay.day : source.day;
+      let day = blockDay?.block === sentence.block ? blockDay.day : (dayFromSection(sentence.section) ?? source.day);
       let reasons = sentence.mustKeep;
 
       const dated = parseDayPrefix(text, source.day);

@@ -256,7 +256,7 @@ function addUsage(stats: TierStats, result: RollupResult): void {
 function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands>, ctx: StreamContext, report: StreamReport): Manifest | undefined {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
-  const base = { stream: stream.name, bands, memories: stream.memories, summaries: stream.summaries, upload: ctx.config.upload, tokenizer: ctx.config.tokenizer };
+  const base = { stream: stream.name, vaultLabel: ctx.config.vault, bands, memories: stream.memories, summaries: stream.summaries, upload: ctx.config.upload, tokenizer: ctx.config.tokenizer };
   const previous = readJson<Manifest>(path.join(ctx.vaultDir, manifestPath));
   if (previous && previous.input_hash === packageInputHash(base) && fileExists(path.join(ctx.vaultDir, packagePath))) {
     report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };

@@ -29,6 +29,8 @@ import { demoteHeadings } from './rollup.js';
 
 export interface PackageInput {
   stream: string;
+  /** The vault folder as the user knows it (e.g. `vault`), for the hints in an empty package. */
+  vaultLabel: string;
   bands: Bands;
   memories: readonly Memory[];
   summaries: ReadonlyMap<string, Summary>;
@@ -237,7 +239,7 @@ function renderPackage(input: PackageInput, firstDay: string | null, critical: r
   const parts: string[] = [`# Memory of ${stream}`];
   if (!firstDay) {
     parts.push(
-      `No memories yet. Add one with \`memvault add "what happened" --stream ${stream}\`, or write a markdown file with a \`date:\` in its frontmatter under \`${stream}/memories/\`, then run \`memvault build\`.`,
+      `No memories yet. Add one with \`memvault add "what happened" --stream ${stream}\`, or write a markdown file with a \`date:\` in its frontmatter under \`${input.vaultLabel}/${stream}/memories/\`, then run \`memvault build\`.`,
     );
     return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
   }

@@ -144,7 +144,12 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
 export function mergeSources(tier: CalendarTier, sources: readonly SummarySource[]): string {
   return sources
     .map((source) => {
-      const heading = tier === 'daily' ? `### ${source.time ? `${source.time} ` : ''}${source.label}${source.importance === 'pinned' ? ' (pinned)' : ''}` : `### ${source.label}`;
+      if (tier === 'daily' && source.importance === 'pinned') {
+        // The package always carries pinned memories in full: here a mention is enough.
+        const lead = source.sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+        return `### ${source.time ? `${source.time} ` : ''}${source.label} (pinned)\n\n${lead}`.trim();
+      }
+      const heading = tier === 'daily' ? `### ${source.time ? `${source.time} ` : ''}${source.label}` : `### ${source.label}`;
       return `${heading}\n\n${demoteHeadings(source.body, 3)}`.trim();
     })
     .join('\n\n');

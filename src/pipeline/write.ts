@@ -32,11 +32,10 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
     if (previous === op.text) continue;
     mkdirSync(path.dirname(target), { recursive: true });
     if (previous !== undefined && op.history) {
-      const historyPath = vaultPaths.history(op.history.stream, op.history.tier, op.history.period, now);
-      const historyTarget = path.join(vaultDir, historyPath);
-      if (!existsSync(historyTarget)) {
-        mkdirSync(path.dirname(historyTarget), { recursive: true });
-        copyFileSync(target, historyTarget);
+      const historyPath = freeHistoryPath(vaultDir, vaultPaths.history(op.history.stream, op.history.tier, op.history.period, now), previous);
+      if (historyPath) {
+        mkdirSync(path.dirname(path.join(vaultDir, historyPath)), { recursive: true });
+        copyFileSync(target, path.join(vaultDir, historyPath));
         result.historyCopies.push(historyPath);
       }
     }
@@ -44,4 +43,18 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
     result.written.push(op.path);
   }
   return result;
+}
+
+/**
+ * Where to keep a replaced version: the stamped name, or `-2`, `-3`… when two
+ * builds share a `now` (watch mode, repeated `--now`). Undefined when an equal
+ * copy is already there.
+ */
+function freeHistoryPath(vaultDir: string, stamped: string, content: string): string | undefined {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? stamped : stamped.replace(/\.md$/, `-${n}.md`);
+    const file = path.join(vaultDir, candidate);
+    if (!existsSync(file)) return candidate;
+    if (readFileSync(file, 'utf8') === content) return undefined;
+  }
 }

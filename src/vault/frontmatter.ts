@@ -70,7 +70,8 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
  * the frontmatter stays readable.
  */
 export function stringifyFrontmatter(data: Record<string, unknown>, body: string): string {
-  const doc = new Document(data);
+  // No anchors/aliases: a generated file must read the same in any YAML tool.
+  const doc = new Document(data, { aliasDuplicateObjects: false });
   visit(doc, {
     Collection(_, node, path) {
       // Nested collections of scalars (`tags`, `generator`, each source) read best on one line.
