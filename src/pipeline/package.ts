@@ -84,15 +84,7 @@ export class CriticalOverBudgetError extends Error {
   }
 }
 
-interface Item {
-  type: ManifestItem['type'];
-  tier: ManifestItem['tier'];
-  id: string;
-  path: string;
-  start: string;
-  end: string;
-  status: ItemStatus;
-  reason?: string;
+interface Item extends ManifestItem {
   /** Rendered markdown of the item (a section). */
   render: () => string;
   memory?: Memory;

@@ -1,4 +1,5 @@
 import { memory } from './project.js';
+import { mulberry32 } from '../../scripts/fixtures/synthetic-vault.js';
 
 /**
  * A deterministic, plausible engineering history for end-to-end tests: 1–3
@@ -32,17 +33,7 @@ const METRICS = ['p99 latency', 'error rate', 'queue depth', 'memory usage', 'bu
 const FOLLOWUPS = ['the flaky integration test', 'alerts on queue depth', 'the failover runbook', 'removing the old feature flag', 'a load test of the new endpoint', 'the dashboard for cache hits'];
 const DECISIONS = ['pin the dependency to the last good version', 'move retries into the queue', 'shard the table by tenant', 'ship behind a feature flag first', 'cap uploads at 25 MB', 'use cursor pagination everywhere'];
 
-/** mulberry32: tiny seeded PRNG. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** Every day from `from` to `to`, both included. */
 export function daysBetween(from: string, to: string): string[] {
