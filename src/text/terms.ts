@@ -1,6 +1,7 @@
-import { eng } from 'stopword';
+import { lazy, requireLazy } from '../util/lazy.js';
 
-const STOP = new Set<string>([...eng, 'also', 'just', 'like', 'really', 'today', 'yesterday', 'tomorrow', 'got', 'get', 'make', 'made', 'still', 'will', 'would', 'could', 'should', 'one', 'two', 'day', 'week', 'month', 'done', 'context', 'keep', 'state', 'decisions', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'pinned']);
+// The stop-word list is loaded on first use: only index topics and metrics need it.
+const stopWords = lazy(() => new Set<string>([...(requireLazy('stopword') as { eng: string[] }).eng, 'also', 'just', 'like', 'really', 'today', 'yesterday', 'tomorrow', 'got', 'get', 'make', 'made', 'still', 'will', 'would', 'could', 'should', 'one', 'two', 'day', 'week', 'month', 'done', 'context', 'keep', 'state', 'decisions', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'pinned']));
 
 /**
  * Content words of a text: lowercased words of three or more letters or
@@ -8,9 +9,10 @@ const STOP = new Set<string>([...eng, 'also', 'just', 'like', 'really', 'today',
  * and recall metrics.
  */
 export function contentWords(text: string): string[] {
+  const stop = stopWords();
   const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? [];
   // Digits and dashes only (dates, ranges, counts) say nothing about a topic.
-  return words.filter((word) => word.length >= 3 && !STOP.has(word) && !/^[\d-]+$/.test(word));
+  return words.filter((word) => word.length >= 3 && !stop.has(word) && !/^[\d-]+$/.test(word));
 }
 
 /** Term frequencies of a text's content words. */

@@ -5,17 +5,64 @@ export function sha256(content: string | Uint8Array): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
-/** Hex SHA-256 of a JSON-serialisable value with sorted keys, so equal values hash equally. */
+/**
+ * Hex SHA-256 of a JSON-serialisable value in canonical form (object keys
+ * sorted, undefined members left out), so equal values hash equally. Equal to
+ * `sha256(stableStringify(value))`, but streamed into the hash: no giant
+ * string is built for a value holding 20,000 memories.
+ */
 export function hashValue(value: unknown): string {
-  return sha256(stableStringify(value));
+  const hash = createHash('sha256');
+  let buffer = '';
+  const write = (piece: string): void => {
+    buffer += piece;
+    if (buffer.length > 65536) {
+      hash.update(buffer);
+      buffer = '';
+    }
+  };
+  writeCanonical(value, write);
+  hash.update(buffer);
+  return hash.digest('hex');
 }
 
 /** JSON with object keys sorted: a canonical form for hashing. */
 export function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  let out = '';
+  writeCanonical(value, (piece) => {
+    out += piece;
+  });
+  return out;
 }
+
+function writeCanonical(value: unknown, write: (piece: string) => void): void {
+  if (typeof value === 'string') {
+    write(JSON.stringify(value));
+    return;
+  }
+  if (value === null || typeof value !== 'object') {
+    write(JSON.stringify(value) ?? 'null');
+    return;
+  }
+  if (Array.isArray(value)) {
+    write('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) write(',');
+      writeCanonical(value[i], write);
+    }
+    write(']');
+    return;
+  }
+  const keys = Object.keys(value as Record<string, unknown>)
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .sort();
+  write('{');
+  keys.forEach((key, i) => {
+    if (i > 0) write(',');
+    write(JSON.stringify(key));
+    write(':');
+    writeCanonical((value as Record<string, unknown>)[key], write);
+  });
+  write('}');
+}
+

@@ -1,4 +1,5 @@
-import matter from 'gray-matter';
+import type matterType from 'gray-matter';
+import { lazy, requireLazy } from '../util/lazy.js';
 import { Document, isMap, isNode, isPair, isScalar, LineCounter, parseDocument, visit } from 'yaml';
 
 /**
@@ -8,7 +9,8 @@ import { Document, isMap, isNode, isPair, isScalar, LineCounter, parseDocument, 
  * never lost to a JavaScript Date.
  */
 
-// gray-matter only splits here; parsing is ours so we keep positions.
+// gray-matter only splits here (loaded on first use); parsing is ours so we keep positions.
+const matter = lazy(() => requireLazy('gray-matter') as typeof matterType);
 const splitOnly = { engines: { yaml: { parse: () => ({}), stringify: () => '' } } } as const;
 
 export interface ParsedFrontmatter {
@@ -29,7 +31,7 @@ export interface ParsedFrontmatter {
 export function parseFrontmatter(raw: string): ParsedFrontmatter {
   // Files saved on Windows: CRLF would leave `\r` in the last frontmatter value. Line numbers are unchanged.
   const text = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
-  const file = matter(text, splitOnly as never);
+  const file = matter()(text, splitOnly as never);
   const hasFrontmatter = file.matter.length > 0 || /^\uFEFF?---\r?\n/.test(text);
   const lineCounter = new LineCounter();
   // `file.matter` starts right after the opening `---`, so its line N is the file's line N.

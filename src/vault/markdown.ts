@@ -1,18 +1,17 @@
 import type { Root } from 'mdast';
-import remarkParse from 'remark-parse';
-import remarkStringify from 'remark-stringify';
-import { unified } from 'unified';
+import type remarkParseType from 'remark-parse';
+import type { unified as unifiedType } from 'unified';
+import { lazy, requireLazy } from '../util/lazy.js';
 
-// Frozen once: a processor per call would re-run plugin attachment for every file.
-const parser = unified().use(remarkParse).freeze();
-const stringifier = unified().use(remarkStringify, { bullet: '-', emphasis: '_', rule: '-' }).freeze();
+// Built once, on first use: a processor per call would re-run plugin attachment for every file,
+// and a build that parses nothing should not load remark at all.
+const parser = lazy(() => {
+  const { unified } = requireLazy('unified') as { unified: typeof unifiedType };
+  const remarkParse = (requireLazy('remark-parse') as { default: typeof remarkParseType }).default;
+  return unified().use(remarkParse).freeze();
+});
 
 /** Parses a markdown body into an mdast syntax tree (CommonMark, via unified + remark-parse). */
 export function parseMarkdown(text: string): Root {
-  return parser.parse(text);
-}
-
-/** Serialises an mdast tree back to markdown (remark-stringify, `-` bullets). */
-export function stringifyMarkdown(tree: Root): string {
-  return stringifier.stringify(tree);
+  return parser().parse(text);
 }
