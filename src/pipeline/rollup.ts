@@ -5,7 +5,7 @@ import { weekdayName } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ContentStore } from '../vault/load.js';
-import { parseMarkdown, stringifyMarkdown } from '../vault/markdown.js';
+import { parseMarkdown } from '../vault/markdown.js';
 import type { CalendarTier, Memory, Summary, SummaryMeta } from '../vault/model.js';
 import { writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
@@ -157,13 +157,25 @@ export function mergeSources(tier: CalendarTier, sources: readonly SummarySource
 
 /** Pushes every heading of a markdown body below `level`, so merged sources nest under their own heading. */
 export function demoteHeadings(body: string, level: number): string {
-  if (!/^#{1,6}\s/m.test(body)) return body.trim();
-  const tree = parseMarkdown(body);
-  const shallowest = Math.min(...tree.children.filter((node): node is Heading => node.type === 'heading').map((node) => node.depth));
-  for (const node of tree.children) {
-    if (node.type === 'heading') node.depth = Math.min(6, node.depth - shallowest + level + 1) as Heading['depth'];
+  if (!/^#{1,6}\s|^ {0,3}(?:=+|-+)\s*$/m.test(body)) return body.trim();
+  // Edit the source at the headings' positions instead of re-serialising the tree:
+  // the rest of the markdown stays byte for byte as written.
+  const headings = parseMarkdown(body).children.filter((node): node is Heading => node.type === 'heading');
+  if (headings.length === 0) return body.trim();
+  const shallowest = Math.min(...headings.map((node) => node.depth));
+  let out = '';
+  let cursor = 0;
+  for (const heading of headings) {
+    const start = heading.position?.start.offset;
+    const end = heading.position?.end.offset;
+    if (start === undefined || end === undefined) continue;
+    const first = heading.children[0]?.position?.start.offset;
+    const last = heading.children[heading.children.length - 1]?.position?.end.offset;
+    const text = first !== undefined && last !== undefined ? body.slice(first, last).replace(/\s*\n\s*/g, ' ') : '';
+    out += `${body.slice(cursor, start)}${'#'.repeat(Math.min(6, heading.depth - shallowest + level + 1))}${text ? ` ${text}` : ''}`;
+    cursor = end;
   }
-  return stringifyMarkdown(tree).trim();
+  return `${out}${body.slice(cursor)}`.trim();
 }
 
 function bodyWithoutTitle(body: string): string {
