@@ -45,6 +45,11 @@ function writeCanonical(value: unknown, write: (piece: string) => void): void {
     return;
   }
   if (Array.isArray(value)) {
+    // Arrays of strings and numbers (paths, hashes) are already canonical: one JSON.stringify call.
+    if (value.every((item) => typeof item === 'string' || typeof item === 'number')) {
+      write(JSON.stringify(value));
+      return;
+    }
     write('[');
     for (let i = 0; i < value.length; i++) {
       if (i > 0) write(',');
