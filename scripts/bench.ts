@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,11 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  * with Eleventy rendering the same markdown files, a familiar yardstick for
  * "how long should turning N markdown files into output take".
  *
- * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy]
+ * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--watch-runs N] [--skip-watch] [--watch-only]
+ *
+ * The watch scenario runs `memvault watch` on the largest vault, saves its
+ * newest memory and times how long until UPLOAD_PACKAGE.md on disk holds the
+ * edit (what a person waiting on the package feels): median of `--watch-runs`.
  *
  * Vaults live in `os.tmpdir()/memvault-bench/<n>` (never in the repository, so
  * a bench cannot dirty the work tree) and are reused while their marker file
@@ -36,6 +40,9 @@ const LARGE_VAULT = 20_000;
 const REBUILD_RUNS = 5;
 const ELEVENTY_RUNS = 3;
 const ELEVENTY_SIZE = 4000;
+const WATCH_RUNS = 7;
+/** A save that has not reached the package after this long counts as a failure of the bench. */
+const WATCH_TIMEOUT_MS = 30_000;
 
 /**
  * Source folders of a stream: `memories/`, and `archive/` where retention
@@ -48,6 +55,10 @@ interface BenchOptions {
   /** Overrides the number of cold builds per size. */
   coldRuns: number | undefined;
   skipEleventy: boolean;
+  watchRuns: number;
+  skipWatch: boolean;
+  /** Only the watch scenario (on an already built vault, or one build first). */
+  watchOnly: boolean;
 }
 
 interface Sample {
@@ -97,11 +108,15 @@ function parseOptions(argv: string[]): BenchOptions {
       sizes: { type: 'string' },
       runs: { type: 'string' },
       'skip-eleventy': { type: 'boolean', default: false },
+      'watch-runs': { type: 'string' },
+      'skip-watch': { type: 'boolean', default: false },
+      'watch-only': { type: 'boolean', default: false },
     },
   });
   const sizes = values.sizes === undefined ? DEFAULT_SIZES : values.sizes.split(',').map((s) => positiveInt(s, '--sizes'));
   const coldRuns = values.runs === undefined ? undefined : positiveInt(values.runs, '--runs');
-  return { sizes, coldRuns, skipEleventy: values['skip-eleventy'] === true };
+  const watchRuns = values['watch-runs'] === undefined ? WATCH_RUNS : positiveInt(values['watch-runs'], '--watch-runs');
+  return { sizes, coldRuns, skipEleventy: values['skip-eleventy'] === true, watchRuns, skipWatch: values['skip-watch'] === true, watchOnly: values['watch-only'] === true };
 }
 
 function positiveInt(text: string, flag: string): number {
@@ -215,6 +230,115 @@ async function benchSize(memories: number, options: BenchOptions): Promise<SizeR
   return { memories, dir, generatedSeconds, scenarios: { cold, noChange, editOne: stats(editSamples) } };
 }
 
+interface WatchResult {
+  memories: number;
+  /** Seconds from starting `memvault watch` to its ready line (first build included). */
+  startupSeconds: number;
+  runs: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  /** Save → UPLOAD_PACKAGE.md holds the edit, per run. */
+  samplesMs: number[];
+  /** The watcher's own timing of each rebuild (load → index written). */
+  rebuildMs: number[];
+}
+
+/** The newest memory of the stream: the last day's files (names start with the date), latest `date:` first. */
+function newestMemory(dir: string): string {
+  const root = path.join(dir, 'vault', 'main', 'memories');
+  const files = readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.md')).sort();
+  const lastDay = path.basename(files.at(-1) ?? '').slice(0, 10);
+  const dated = files
+    .filter((f) => path.basename(f).startsWith(lastDay))
+    .map((f) => ({ file: path.join(root, f), date: /^date: *(\S+)/m.exec(readFileSync(path.join(root, f), 'utf8'))?.[1] ?? '' }))
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const newest = dated.at(-1);
+  if (!newest) throw new Error(`no memory files under ${root}`);
+  return newest.file;
+}
+
+/**
+ * `memvault watch` in a child process on the vault; each run rewrites the
+ * newest memory with a new line and polls UPLOAD_PACKAGE.md until it holds
+ * that line. The newest memory is in the package's full-detail band, so every
+ * edit must show up there. The memory is restored at the end.
+ */
+async function benchWatch(dir: string, memories: number, runs: number): Promise<WatchResult> {
+  const target = newestMemory(dir);
+  const packagePath = path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md');
+  const original = readFileSync(target, 'utf8');
+  log(`watch on ${memories} memories, editing ${path.relative(dir, target)}`);
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, 'watch', '--now', NOW, '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Record<string, unknown>[] = [];
+  let stderr = '';
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (test: () => boolean, what: string): Promise<void> => {
+    const deadline = performance.now() + WATCH_TIMEOUT_MS * 10;
+    while (!test()) {
+      if (child.exitCode !== null) throw new Error(`memvault watch exited (${child.exitCode}) while waiting for ${what}:\n${stderr}`);
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${stderr}`);
+      await sleep(5);
+    }
+  };
+  const rebuilds = (): Record<string, unknown>[] => events.filter((e) => e.type === 'rebuild');
+  try {
+    await waitFor(() => events.some((e) => e.type === 'ready'), 'the watcher to be ready');
+    const startupSeconds = (performance.now() - started) / 1000;
+    log(`  ready in ${formatSeconds(startupSeconds)}`);
+    const samplesMs: number[] = [];
+    const rebuildMs: number[] = [];
+    for (let i = 1; i <= runs; i++) {
+      const marker = `Watch bench edit ${i}-${Date.now()}: the p99 latency stayed under 250ms.`;
+      const before = rebuilds().length;
+      const t0 = performance.now();
+      writeFileSync(target, `${original.trimEnd()}\n\n${marker}\n`);
+      for (;;) {
+        let text = '';
+        try {
+          text = readFileSync(packagePath, 'utf8');
+        } catch {
+          // Between unlink and rename on some file systems: try again.
+        }
+        if (text.includes(marker)) break;
+        if (performance.now() - t0 > WATCH_TIMEOUT_MS) throw new Error(`UPLOAD_PACKAGE.md did not show edit ${i} within ${WATCH_TIMEOUT_MS} ms:\n${stderr}`);
+        await sleep(2);
+      }
+      const ms = performance.now() - t0;
+      samplesMs.push(ms);
+      // Let the rebuild finish (the index is written after the package) and the echoes of its writes pass.
+      await waitFor(() => rebuilds().length > before, `rebuild ${i}`);
+      const event = rebuilds().at(-1)!;
+      rebuildMs.push(Number(event.ms));
+      log(`  save → package ${i}/${runs}: ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`);
+      await sleep(400);
+    }
+    const before = rebuilds().length;
+    writeFileSync(target, original);
+    await waitFor(() => rebuilds().length > before, 'the restoring rebuild');
+    child.kill('SIGINT');
+    const code = await exited;
+    if (code !== 0) throw new Error(`memvault watch exited ${code} after SIGINT:\n${stderr}`);
+    return { memories, startupSeconds, runs, medianMs: median(samplesMs), minMs: Math.min(...samplesMs), maxMs: Math.max(...samplesMs), samplesMs, rebuildMs };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    if (readFileSync(target, 'utf8') !== original) writeFileSync(target, original);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 function readJson(file: string): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
@@ -274,7 +398,7 @@ function formatMb(mb: number | null): string {
   return mb === null ? 'n/a' : `${Math.round(mb)} MB`;
 }
 
-function report(info: Record<string, string | number>, results: SizeResult[], eleventy: EleventyResult | null): string {
+function report(info: Record<string, string | number>, results: SizeResult[], eleventy: EleventyResult | null, watch: WatchResult | null): string {
   const lines = [
     '## memvault build benchmark',
     '',
@@ -291,6 +415,13 @@ function report(info: Record<string, string | number>, results: SizeResult[], el
         `| ${size.memories.toLocaleString('en-US')} | ${SCENARIO_LABELS[scenario]} | ${s.runs} | ${formatSeconds(s.medianSeconds)} | ${formatSeconds(s.minSeconds)} | ${formatSeconds(s.maxSeconds)} | ${formatMb(s.medianPeakRssMb)} |`,
       );
     }
+  }
+  if (watch) {
+    lines.push(
+      '',
+      `memvault watch on ${watch.memories.toLocaleString('en-US')} memories, save → UPLOAD_PACKAGE.md updated on disk: median ${Math.round(watch.medianMs)} ms ` +
+        `(min ${Math.round(watch.minMs)}, max ${Math.round(watch.maxMs)}, ${watch.runs} runs; rebuild median ${Math.round(median(watch.rebuildMs))} ms; watcher ready after ${formatSeconds(watch.startupSeconds)})`,
+    );
   }
   if (eleventy) {
     const s = eleventy.stats;
@@ -312,12 +443,26 @@ async function main(): Promise<void> {
   mkdirSync(BENCH_ROOT, { recursive: true });
   const info = machine();
   const results: SizeResult[] = [];
-  for (const memories of options.sizes) results.push(await benchSize(memories, options));
-  const target = options.skipEleventy ? undefined : eleventyTarget(results);
+  if (!options.watchOnly) for (const memories of options.sizes) results.push(await benchSize(memories, options));
+  const target = options.skipEleventy || options.watchOnly ? undefined : eleventyTarget(results);
   const eleventy = target ? benchEleventy(target) : null;
+  let watch: WatchResult | null = null;
+  if (!options.skipWatch) {
+    const largest = Math.max(...options.sizes);
+    const dir = path.join(BENCH_ROOT, String(largest));
+    if (options.watchOnly) {
+      ensureVault(dir, largest);
+      // The watcher starts from a built vault, as it would in use.
+      if (!existsSync(path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md'))) build(dir);
+    }
+    watch = await benchWatch(dir, largest, options.watchRuns);
+  }
 
-  writeFileSync(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy }, null, 2)}\n`);
-  console.log(report(info, results, eleventy));
+  // --watch-only adds its numbers to the last full run's results instead of replacing them.
+  const previous = options.watchOnly && existsSync(RESULTS_FILE) ? readJson(RESULTS_FILE) : {};
+  const data = options.watchOnly ? { ...previous, watch, watchDate: new Date().toISOString() } : { date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy, watch };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(data, null, 2)}\n`);
+  console.log(report(info, results, eleventy, watch));
   console.log(`\nResults: ${RESULTS_FILE}`);
 }
 

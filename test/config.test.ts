@@ -40,7 +40,7 @@ describe('defaults', () => {
     expect(config.upload.max_tokens).toBe(8750);
     expect(config.upload.max_bytes).toBe(35840);
     expect(config.upload.full_detail_hours).toBe(24);
-    expect(config.waterfall).toEqual({ immediate_window: 64, recent_window: 64 });
+    expect(config.waterfall).toEqual({ immediate_window: 64, recent_window: 64, recent: { target_tokens: 800, max_bytes: 4000 }, longterm: { target_tokens: 1200, max_bytes: 6000 }, context_max_tokens: 10000 });
     expect(config.llm.profile).toBe('summarizer');
     expect(config.llm.profiles.summarizer?.provider).toBe('extractive');
     expect(config.git.commit).toBe(true);

@@ -22,9 +22,11 @@ program
   .option('--now <datetime>', 'fix the clock (ISO 8601); also MEMVAULT_NOW')
   .option('--force', 'also summarize incomplete periods and regenerate fresh summaries (hand edits are still kept)')
   .option('--through <date>', 'treat periods ending on or before this day (YYYY-MM-DD) as complete')
-  .option('--dry-run', 'print the plan and write nothing')
-  .option('--no-commit', 'do not commit the result (commits come with git support; builds only write files for now)')
+  .option('--dry-run', 'print the plan with estimated LLM calls and tokens per tier; write nothing, call nothing')
+  .option('--regenerate <path>', 'generate this hand-edited summary again (repeatable); the edited version is kept in history/', (value: string, previous: string[] = []) => [...previous, value])
+  .option('--no-commit', 'write the files but do not commit them (default: one git commit per build, see git.commit)')
   .option('--json', 'print the build report as JSON')
+  .option('--strict', 'exit 1 when a rollup failed or was flagged over budget (default: report it, build the rest, exit 0)')
   .addHelpText(
     'after',
     `
@@ -33,7 +35,11 @@ Examples:
   memvault build --now 2026-02-16T06:00:00Z    reproducible build as of a moment
   memvault build --dry-run                     what would be summarized, nothing written
   memvault build --through 2026-02-15          close the week of 2026-02-15 early
-  memvault build --json | jq .streams`,
+  memvault build --regenerate vault/main/daily/2026-02-13.md   replace a hand-edited summary
+  memvault build --no-commit                   write files only; commit them yourself
+  memvault build --json | jq .streams
+  MEMVAULT_PROFILE=local memvault build        use the \`local\` LLM profile of memory.config.yaml
+  memvault build --strict                      CI: fail when a summary could not be made`,
   )
   .action(async (options) => (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }));
 
@@ -52,6 +58,29 @@ Examples:
   .action(async (options) => (await import('./commands/status.js')).statusCommand({ ...program.opts(), ...options }));
 
 program
+  .command('compact')
+  .description('Run the waterfall of agent streams (`waterfall: true`) now: fold the recent summary into the long-term one, summarize what left the verbatim window, rewrite CONTEXT.md.')
+  .option('--stream <name>', 'only this stream (default: every waterfall stream)')
+  .option('--force', 'compact even if the next trigger count is not reached')
+  .option('--rebuild', 'replay every compaction from the first memory (after memories were edited, deleted or added with old dates); old files are kept')
+  .option('--now <datetime>', 'fix the clock (ISO 8601); also MEMVAULT_NOW')
+  .option('--dry-run', 'print the compactions that would run and write nothing')
+  .option('--json', 'print the report as JSON')
+  .addHelpText(
+    'after',
+    `
+Without --force it runs only the compactions the count calls for (129, 193, 257, … memories by default),
+as \`memvault build\` does. It does not roll up calendar tiers nor rewrite INDEX.md (the next build does).
+
+Examples:
+  memvault compact                          compactions due, every waterfall stream
+  memvault compact --stream agent --force   compact now (the seed's @compact-memories)
+  memvault compact --rebuild                when \`memvault status\` reports an integrity problem
+  memvault compact --dry-run --json`,
+  )
+  .action(async (options) => (await import('./commands/compact.js')).compactCommand({ ...program.opts(), ...options }));
+
+program
   .command('init')
   .description('Create memory.config.yaml, its JSON Schema and an empty vault in the current folder.')
   .option('--stream <name>', 'name of the first stream', 'main')
@@ -64,6 +93,132 @@ Examples:
   memvault init --stream agent-alpha`,
   )
   .action(async (options) => (await import('./commands/init.js')).initCommand({ ...program.opts(), ...options }));
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+program
+  .command('watch')
+  .description('Rebuild the affected outputs on every change to the vault or memory.config.yaml, until Ctrl-C. One line per rebuild.')
+  .option('--now <datetime>', 'fix the clock for every rebuild (ISO 8601); also MEMVAULT_NOW (default: the time of each rebuild)')
+  .option('--force', 'also summarize incomplete periods (today, this week) on every rebuild')
+  .option('--through <date>', 'treat periods ending on or before this day (YYYY-MM-DD) as complete')
+  .option('--debounce <ms>', 'quiet time after the last change before rebuilding (default 75)')
+  .option('--commit-every <duration>', 'batch commits, e.g. 10m, 1h (default: no commits while watching)')
+  .option('--json', 'one JSON object per rebuild, one per line')
+  .addHelpText(
+    'after',
+    `
+Edits settle before a rebuild (editors that save by rename or through temp files are handled);
+the build's own writes never trigger one. An invalid edit is reported as path:line:col and the
+last good version is used until it is fixed. Ctrl-C stops after the rebuild in progress.
+
+Examples:
+  memvault watch                              rebuild as you edit, with the wall clock
+  memvault watch --force                      also keep today's daily summary up to date
+  memvault watch --json | jq -c '{trigger, outputs, ms}'`,
+  )
+  .action(async (options) => (await import('./commands/watch.js')).watchCommand({ ...program.opts(), ...options }));
+
+program
+  .command('add')
+  .argument('[text]', 'the memory (markdown); read from stdin when missing or `-`')
+  .description('Write a memory file: vault/<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>.md, secrets redacted. Prints its path.')
+  .option('--title <title>', 'title (also names the file; default: the first words of the text)')
+  .option('--tag <tag>', 'tag (repeatable, or comma-separated)', collect)
+  .option('--kind <kind>', 'note, decision, error, fact, session, … (default: note)')
+  .option('--importance <level>', 'low, normal, high or pinned (pinned: always in the package)')
+  .option('--stream <name>', 'stream to write to (default: the first stream of the config)')
+  .option('--date <date>', 'ISO date or datetime of the memory (default: now; also MEMVAULT_NOW)')
+  .option('--no-redact', 'write secrets as they are (warns; they would end up in git history)')
+  .option('--json', 'print the path and id as JSON')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  memvault add "Replaced JWT with server sessions: tokens grew past the cookie limit." --tag auth
+  memvault add "Deploys need a green staging run." --importance pinned --kind decision
+  git log -1 --format=%B | memvault add --title "Release notes" --tag release
+  memvault add "Call with Farah about invoicing" --date 2026-02-13T14:05:00+01:00 --json`,
+  )
+  .action(async (text: string | undefined, options) => (await import('./commands/add.js')).addCommand(text, { ...program.opts(), ...options }));
+
+program
+  .command('ingest')
+  .argument('<files...>', 'transcripts: Claude Code .jsonl, OpenAI messages .json, ChatGPT conversations.json, .md/.txt')
+  .description('Import session transcripts as session memories, one per session and day, secrets redacted. Importing a file again changes nothing.')
+  .option('--stream <name>', 'stream to write to (default: the first stream of the config)')
+  .option('--tag <tag>', 'tag every memory (repeatable)', collect)
+  .option('--format <format>', 'claude-code, openai, chatgpt or markdown (default: from the extension and content)')
+  .option('--primer', 'write a session primer (summary of what the next session needs) instead of the transcript')
+  .option('--date <date>', 'date of messages without timestamps (OpenAI messages, undated notes; default: the file time)')
+  .option('--no-redact', 'write secrets as they are (warns; they would end up in git history)')
+  .option('--dry-run', 'show what would be written, write nothing')
+  .option('--json', 'print the report as JSON')
+  .addHelpText(
+    'after',
+    `
+Formats: see docs/ingest.md. A session spanning several days gives one memory per day.
+A file that cannot be read is reported as path:line:col with what was expected (exit 1);
+the other files are imported all the same.
+
+Examples:
+  memvault ingest ~/.claude/projects/-home-ana-ledgerly/*.jsonl
+  memvault ingest conversations.json --tag chatgpt --stream research
+  memvault ingest chat.json --format openai --date 2026-02-13T14:00:00Z
+  memvault ingest session.jsonl --primer        one summary instead of the transcript
+  memvault ingest notes/*.md --dry-run`,
+  )
+  .action(async (files: string[], options) => (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }));
+
+program
+  .command('log')
+  .description('The commits that changed a file (a summary, the package, a memory), newest first, with the generator of each version.')
+  .argument('<path>', 'file path, relative to the current folder or to the vault')
+  .option('--limit <n>', 'show at most this many versions')
+  .option('--json', 'print the versions as JSON')
+  .addHelpText(
+    'after',
+    `
+Archived files are followed back to where they were before the archive moved them.
+
+Examples:
+  memvault log vault/main/weekly/2026-W07.md
+  memvault log main/UPLOAD_PACKAGE.md --limit 5
+  memvault log vault/main/daily/2026-02-13.md --json | jq '.versions[].generator'`,
+  )
+  .action(async (file: string, options) => (await import('./commands/log.js')).logCommand(file, { ...program.opts(), ...options }));
+
+program
+  .command('diff')
+  .description('A unified diff of a file between two committed versions (default: its last two versions).')
+  .argument('<path>', 'file path, relative to the current folder or to the vault')
+  .option('--from <rev>', 'older side: a commit id, HEAD~N, a branch or tag, or a date (YYYY-MM-DD = end of that day, or an ISO datetime)')
+  .option('--to <rev>', 'newer side (default: the newest committed version)')
+  .option('--context <n>', 'lines of context around each change', '3')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  memvault diff vault/main/weekly/2026-W07.md                     what the last rebuild changed
+  memvault diff vault/main/UPLOAD_PACKAGE.md --from 2026-02-13    the package then vs now
+  memvault diff main/monthly/2026-02.md --from HEAD~3 --to HEAD~1`,
+  )
+  .action(async (file: string, options) => (await import('./commands/diff.js')).diffCommand(file, { ...program.opts(), ...options }));
+
+program
+  .command('show')
+  .description('A file as it was committed at a date or revision, e.g. the UPLOAD_PACKAGE.md an agent saw on a given day.')
+  .argument('<path>', 'file path, relative to the current folder or to the vault')
+  .option('--at <date|rev>', 'a date (YYYY-MM-DD = the end of that day in the configured time zone, or an ISO datetime) or a revision (default: HEAD)')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  memvault show vault/main/UPLOAD_PACKAGE.md --at 2026-02-13
+  memvault show main/daily/2026-02-10.md --at 3f2a9c1
+  memvault show vault/main/memories/2026/01/standup.md --at 2026-01-31T18:00:00Z   (archived since)`,
+  )
+  .action(async (file: string, options) => (await import('./commands/show.js')).showCommand(file, { ...program.opts(), ...options }));
 
 async function main(): Promise<void> {
   try {

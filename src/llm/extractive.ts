@@ -1,23 +1,40 @@
-import type { MustKeepReason, SentenceRole, Tier } from '../vault/model.js';
+import { itemKey, itemsOfSentence, normalizeForMatch, type MustKeepItem, type MustKeepKind } from '../retention/items.js';
 import { weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
+import type { SentenceRole, Tier } from '../vault/model.js';
 import type { Summarizer, SummaryRequest, SummarySource } from './types.js';
 
 /**
- * The embedded summarizer: offline, deterministic, no model. It scores every
- * sentence of the sources for information density, keeps must-keep items
- * first, drops near-duplicates, and lays the survivors out in the tier's
- * sections in chronological order, within the token and byte budget.
+ * The embedded summarizer: offline, deterministic, no model. It picks the
+ * sentences of the sources that add the most information not said yet, per
+ * token (a greedy budgeted-coverage selection):
+ *
+ * - information is the sum of the weights of a sentence's content words not
+ *   yet covered, plus its must-keep items not yet covered (see
+ *   `src/retention/items.ts`); a word's weight is its inverse frequency among
+ *   the period's sentences, so the distinctive terms of the period count most
+ *   and a fact said on three days of a week is said once;
+ * - chit-chat (greetings, thanks, compliments, questions) is worth less, and
+ *   opening interjections ("Wow, ", "Hey Mel! ") are cut;
+ * - every section of the tier gets a minimum share of the budget, and the
+ *   decisions section a maximum, so must-keep decisions cannot crowd out
+ *   accomplishments;
+ * - items the caller names in `missing` (the retention check of the previous
+ *   attempt) are forced in first.
+ *
+ * The survivors are laid out in the tier's sections, in the order things
+ * happened; in tiers above the daily one, bullets are grouped by day, and a
+ * speaker (`Caroline: …`) is named whenever the speaker changes.
  */
 
 /** Bump when the selection or the layout changes: it is hashed into every `promptId`, so old summaries regenerate. */
-const ALGORITHM_VERSION = 'memvault-extractive/1';
+const ALGORITHM_VERSION = 'memvault-extractive/2';
 
 interface Layout {
   /** Section titles indexed by role: done, decision, state, context (one title: everything goes there). */
   sections: readonly string[];
-  /** Bold day before each bullet: none, `Tue 02-10`, or `Tue 2026-02-10` (long-term spans years). */
+  /** Day label of each group of bullets: none, `Tue 02-10`, or `Tue 2026-02-10` (long-term spans years). */
   dayPrefix: 'none' | 'short' | 'long';
   /** Rewrite subject-less past-tense openings as `I …` (waterfall summaries are the agent's own memory). */
   firstPerson: boolean;
@@ -35,13 +52,21 @@ const LAYOUTS: Record<Tier, Layout> = {
 };
 
 const ROLE_INDEX: Record<Exclude<SentenceRole, 'heading'>, number> = { done: 0, decision: 1, state: 2, context: 3 };
+const DECISION_SECTION = ROLE_INDEX.decision;
 
-/** Must-keep items are taken in this order; a sentence ranks by its most important reason. */
-const MUST_KEEP_ORDER: readonly MustKeepReason[] = ['pinned', 'critical', 'decision', 'code', 'date'];
-const NO_MUST_KEEP = MUST_KEEP_ORDER.length;
+/** Worth of a must-keep item not yet said, in the same unit as a word's weight (a rare word is worth ~4–6). */
+const ITEM_WEIGHT: Record<MustKeepKind, number> = { pinned: 1000, critical: 500, decision: 12, code: 8, issue: 8, date: 6, number: 5, name: 3 };
 
+/** Each section with something to say gets at least this share of the budget before the rest is shared out by worth. */
+const SECTION_MIN_SHARE = 0.12;
+/** The decisions section takes at most this share, unless the caller forces items in. */
+const DECISION_MAX_SHARE = 0.5;
 /** Near-duplicates: content-word sets at least this similar (Jaccard) are said once. */
 const DUPLICATE_JACCARD = 0.6;
+/** Worth per token is worth / tokens^COST_EXPONENT: below 1, longer sentences that say more are not punished for their length alone. */
+const COST_EXPONENT = 0.85;
+/** A sentence adding less than this much is not worth a line, whatever the room left. */
+const MIN_GAIN = 2;
 
 /**
  * Creates the embedded summarizer (`provider: extractive`, `model: memvault-extractive-1`).
@@ -77,21 +102,26 @@ export function createExtractiveSummarizer(options: { tokenizer?: TokenizerName 
   };
 }
 
-/** One sentence that could become a bullet. */
-interface Candidate {
+/** One sentence that could be said. */
+interface Unit {
   sourceIndex: number;
   sentenceIndex: number;
-  /** Day the sentence is about (`YYYY-MM-DD`): orders bullets and names them. */
+  /** Block (paragraph, list item, turn) of its source: consecutive sentences of one block share a bullet. */
+  block: number;
+  /** Day the sentence is about (`YYYY-MM-DD`): orders bullets and groups them. */
   day: string;
   section: number;
-  /** Bold prefixes (`**Tue 02-10** **Pinned:** `) and the sentence text, kept apart so truncation spares the prefix. */
-  prefix: string;
+  /** Who said it (`Caroline`), when the source is a conversation. */
+  speaker: string | undefined;
+  pinned: boolean;
+  /** The sentence without day, speaker or `Pinned:` labels. */
   text: string;
-  /** Content words as a set: tf-idf and near-duplicate detection. */
   words: Set<string>;
-  rank: number;
-  score: number;
-  /** Cost in the body, measured once (the final body is counted again as a safety check). */
+  items: MustKeepItem[];
+  itemKeys: string[];
+  /** Chit-chat, questions, fragments are worth less: a factor on the gain. */
+  quality: number;
+  /** Measured once, on first use. */
   tokens: number | undefined;
   bytes: number;
 }
@@ -104,47 +134,55 @@ interface Budget {
 /** Pure core of the extractive summarizer: the summary body for a request. */
 function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName): string {
   const layout = LAYOUTS[request.tier];
-  let candidates = buildCandidates(request, layout);
+  let units = cachedUnits(request, layout);
   let sections = layout.sections;
   let dedupe = true;
-  if (candidates.length === 0) {
-    candidates = labelCandidates(request, layout);
+  if (units.length === 0) {
+    units = labelUnits(request);
     sections = [layout.fallbackSection];
     dedupe = false;
   }
-  if (candidates.length === 0) return '';
-  scoreCandidates(candidates, request.sources.length);
+  if (units.length === 0) return '';
 
   const hard: Budget = { tokens: Math.max(0, request.budget.tokens), bytes: Math.max(0, request.budget.bytes) };
-  // Each retry aims lower (100 %, 85 %, 70 %, … 40 %) so rounding and a caller's extra lines leave room.
-  const factor = Math.max(0.4, 1 - 0.15 * Math.max(0, request.attempt));
+  // A retry for lost items uses the whole budget; a retry for any other reason aims lower (85 %, 70 %, … 40 %).
+  const factor = request.missing.length > 0 ? 1 : Math.max(0.4, 1 - 0.15 * Math.max(0, request.attempt));
   const target: Budget = { tokens: Math.floor(hard.tokens * factor), bytes: Math.floor(hard.bytes * factor) };
 
-  const forced = forcedCandidates(candidates, request.missing);
-  const priority = priorityOrder(candidates);
-  const selected = select(priority, forced, sections, { hard, target, dedupe, tokenizer });
+  const weights = termWeights(units);
+  const forced = forcedUnits(units, request.missing, weights);
+  const selection = new Selection(units, weights, sections, layout, tokenizer, dedupe);
+  // Pinned leads and #critical lines first, then what the previous attempt lost: why this attempt exists.
+  for (const unit of units) if (isVital(unit)) selection.add(unit, hard, { force: true });
+  for (const unit of forced) selection.add(unit, hard, { force: true });
+  selection.fill(target);
 
-  // Safety check on the real body: piecewise counts are close to, not exactly, the whole.
-  let body = render(selected, sections);
+  // Safety check on the real body: the estimates are close to, not exactly, the whole.
+  const selected = selection.selected;
+  let body = render(selected, sections, layout);
   while (selected.length > 1 && !fits(body, hard, tokenizer)) {
-    selected.pop(); // the last one taken is the least important
-    body = render(selected, sections);
+    selected.pop(); // the last one taken is the least worth
+    body = render(selected, sections, layout);
   }
   if (selected.length > 0 && fits(body, hard, tokenizer)) return body;
   // Nothing fits whole: the single most important sentence, cut at a word boundary.
-  const best = selected[0] ?? forced[0] ?? priority[0];
-  return best ? truncateToFit(best, sections, hard, tokenizer) : '';
+  const best = selected[0] ?? forced[0] ?? [...units].sort((a, b) => b.quality * gainAlone(b, weights) - a.quality * gainAlone(a, weights))[0];
+  return best ? truncateToFit(best, sections, layout, hard, tokenizer) : '';
 }
 
 // ---------------------------------------------------------------------------
-// Candidates
+// Units
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
-/** A day prefix written by this summarizer one tier below (bold markers are gone once parsed). */
-const DAY_PREFIX = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:(\d{4})-)?(\d{2})-(\d{2})\s+/;
+/** A day label written by this summarizer one tier below (bold markers are gone once parsed). */
+const DAY_PREFIX = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:(\d{4})-)?(\d{2})-(\d{2})(?:\s+|$)/;
 const PINNED_PREFIX = /^Pinned:\s+/;
-const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
-const NAMED_DATE = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+/** `Caroline: …`, `Dr Amy Ellis: …`, `user: …`: a label of one to three words opening a sentence. */
+const SPEAKER = /^((?:[\p{Lu}][\p{L}\p{N}'’.-]*)(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
+/** Labels that open a sentence without naming who speaks. */
+const NOT_SPEAKERS = new Set(
+  'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status next summary question answer idea risk warning important critical action blocker blockers done learned lesson pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner deadline'.split(' '),
+);
 
 /**
  * The day a merged summary's heading gives a sentence (`### 2026-02-10`, or a
@@ -164,82 +202,118 @@ function dayFromSection(section: string): string | undefined {
   return undefined;
 }
 
-function buildCandidates(request: SummaryRequest, layout: Layout): Candidate[] {
-  const candidates: Candidate[] = [];
+/** Labels opening at least two sentences across the request: a conversation's speakers. */
+function speakersOf(request: SummaryRequest): Set<string> {
+  const counts = new Map<string, number>();
+  for (const source of request.sources) {
+    for (const sentence of source.sentences) {
+      const text = sentence.text.trim().replace(DAY_PREFIX, '').replace(PINNED_PREFIX, '');
+      const label = SPEAKER.exec(text)?.[1];
+      if (label && !NOT_SPEAKERS.has(label.toLowerCase())) counts.set(label, (counts.get(label) ?? 0) + 1);
+    }
+  }
+  return new Set([...counts].filter(([, n]) => n >= 2).map(([label]) => label));
+}
+
+/** Units by sources array and tier: a retry gets the same sources, and need not cut and measure them again. */
+const unitCache = new WeakMap<readonly SummarySource[], Map<Tier, Unit[]>>();
+
+function cachedUnits(request: SummaryRequest, layout: Layout): Unit[] {
+  let byTier = unitCache.get(request.sources);
+  if (!byTier) unitCache.set(request.sources, (byTier = new Map()));
+  let units = byTier.get(request.tier);
+  if (!units) byTier.set(request.tier, (units = buildUnits(request, layout)));
+  return units;
+}
+
+function buildUnits(request: SummaryRequest, layout: Layout): Unit[] {
+  const units: Unit[] = [];
+  const speakers = speakersOf(request);
   request.sources.forEach((source, sourceIndex) => {
-    // A bullet of a finer summary may carry on over several sentences; they share its day.
+    // A bullet of a finer summary may carry on over several sentences, or be a day label over nested bullets.
     let blockDay: { block: number; day: string } | undefined;
+    let labelDay: { section: string; day: string } | undefined;
+    let blockSpeaker: { block: number; speaker: string } | undefined;
     source.sentences.forEach((sentence, sentenceIndex) => {
       if (sentence.role === 'heading') return;
       let text = sentence.text.trim();
-      let day = blockDay?.block === sentence.block ? blockDay.day : (dayFromSection(sentence.section) ?? source.day);
-      let reasons = sentence.mustKeep;
+      let day = blockDay?.block === sentence.block ? blockDay.day : labelDay?.section === sentence.section ? labelDay.day : (dayFromSection(sentence.section) ?? source.day);
 
       const dated = parseDayPrefix(text, source.day);
       if (dated) {
-        text = text.slice(dated.length);
+        text = text.slice(dated.length).trim();
         day = dated.day;
+        if (text.length === 0) {
+          // `- **Mon 05-08**` over nested bullets: the day of what follows in this section.
+          labelDay = { section: sentence.section, day };
+          return;
+        }
         blockDay = { block: sentence.block, day };
-        // The prefix is layout, not content: the sentence keeps its date reason only if its text has a date.
-        if (reasons.includes('date') && !ISO_DATE.test(text) && !NAMED_DATE.test(text)) reasons = reasons.filter((r) => r !== 'date');
       }
       // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
-      let pinned = reasons.includes('pinned');
+      let pinned = sentence.mustKeep.includes('pinned');
       if (PINNED_PREFIX.test(text)) {
         text = text.replace(PINNED_PREFIX, '');
         pinned = true;
       }
-      if (pinned && !reasons.includes('pinned')) reasons = ['pinned', ...reasons];
+      let speaker: string | undefined;
+      const label = SPEAKER.exec(text);
+      if (label && speakers.has(label[1]!)) {
+        speaker = label[1]!;
+        text = text.slice(label[0].length);
+        blockSpeaker = { block: sentence.block, speaker };
+      } else if (blockSpeaker?.block === sentence.block) speaker = blockSpeaker.speaker;
+      text = trimOpening(text);
       if (text.length === 0) return;
       if (layout.firstPerson) text = toFirstPerson(text);
 
-      let prefix = '';
-      if (layout.dayPrefix !== 'none') prefix += `**${formatDay(day, layout.dayPrefix)}** `;
-      if (pinned) prefix += '**Pinned:** ';
-      candidates.push({
+      const mustKeep = pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
+      const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
+      units.push({
         sourceIndex,
         sentenceIndex,
+        block: sentence.block,
         day,
         section: layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role],
-        prefix,
+        speaker,
+        pinned,
         text,
         words: new Set(contentWords(text)),
-        rank: mustKeepRank(reasons),
-        score: 0,
+        items,
+        itemKeys: items.map(itemKey),
+        quality: qualityOf(text, sentence.role),
         tokens: undefined,
         bytes: 0,
       });
     });
   });
-  return candidates;
+  return units;
 }
 
 /** Sources without a single sentence (bodies of code blocks only) are still named, so a period is never blank. */
-function labelCandidates(request: SummaryRequest, layout: Layout): Candidate[] {
+function labelUnits(request: SummaryRequest): Unit[] {
   return request.sources.map((source: SummarySource, sourceIndex) => {
     const time = request.tier === 'daily' && source.time ? `${source.time} ` : '';
     const kind = request.tier === 'daily' && source.kind ? ` (${source.kind})` : '';
     const text = `${time}${source.label}${kind}`;
+    const pinned = source.importance === 'pinned';
     return {
       sourceIndex,
       sentenceIndex: 0,
+      block: 0,
       day: source.day,
       section: 0,
-      prefix: layout.dayPrefix === 'none' ? '' : `**${formatDay(source.day, layout.dayPrefix)}** `,
+      speaker: undefined,
+      pinned: false,
       text,
       words: new Set(contentWords(text)),
-      rank: source.importance === 'pinned' ? 0 : NO_MUST_KEEP,
-      score: 0,
+      items: pinned ? [{ kind: 'pinned' as const, text }] : [],
+      itemKeys: pinned ? [`pinned:${text}`] : [],
+      quality: 1,
       tokens: undefined,
       bytes: 0,
     };
   });
-}
-
-function mustKeepRank(reasons: readonly MustKeepReason[]): number {
-  let rank = NO_MUST_KEEP;
-  for (const reason of reasons) rank = Math.min(rank, MUST_KEEP_ORDER.indexOf(reason));
-  return rank;
 }
 
 function parseDayPrefix(text: string, sourceDay: string): { day: string; length: number } | undefined {
@@ -270,6 +344,19 @@ function formatDay(day: string, form: 'short' | 'long'): string {
   return `${weekday} ${form === 'long' ? day : day.slice(5)}`;
 }
 
+/**
+ * Cuts what opens a sentence without saying anything: interjections and a
+ * name called out (`Wow, Mel, I'm …` → `I'm …`, `Hey Caroline! Since …`).
+ * Only when enough is left to stand alone.
+ */
+function trimOpening(text: string): string {
+  const match = /^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?/iu.exec(text);
+  if (!match || match[0].length === 0) return text;
+  const rest = text.slice(match[0].length);
+  if (rest.split(/\s+/).length < 4) return text;
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
+}
+
 const FIRST_PERSON_VERBS = new Set(
   'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'.split(' '),
 );
@@ -283,18 +370,22 @@ function toFirstPerson(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// Scoring
+// Worth
 
 const STOPWORDS = new Set(
-  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got had has have having he her here hers him his how i if in into is it its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you your yours ok okay today yesterday tomorrow".split(' '),
+  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(' '),
 );
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
+/** Words that praise, thank or react: frequent in conversations, never the fact a later question asks about. */
+const GENERIC = new Set(
+  'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful inspiring inspired keep going time way something anything everything someone people life'.split(' '),
+);
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./']*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
 /** Lower-cased words that carry content, with a light plural fold so `session` and `sessions` match. */
 function contentWords(text: string): string[] {
   const words: string[] = [];
-  for (const match of text.toLowerCase().matchAll(WORD)) {
-    let word = match[0];
+  for (const match of text.toLowerCase().replace(/’/g, "'").matchAll(WORD)) {
+    let word = match[0].replace(/'s$/, '');
     if (STOPWORDS.has(word)) continue;
     if (word.length < 2 && !/\d/.test(word)) continue;
     if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) word = word.slice(0, -1);
@@ -303,150 +394,233 @@ function contentWords(text: string): string[] {
   return words;
 }
 
-const MUST_KEEP_BONUS = [3, 3, 2, 1.5, 1, 0] as const;
-const NUMBER_WITH_UNIT = /(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:%|ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|k|m|x|tokens?|users?|requests?|req\/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?|errors?|rows?)\b)/gi;
-const BARE_NUMBER = /\b\d[\d,.]*\b/g;
-const ISSUE_REF = /(?:^|[^\w&])(?:[\w.-]+\/[\w.-]+)?#\d+\b|\b(?:GH|PR)-\d+\b/g;
-const OUTCOME = /\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|cut|migrated|implemented|launched|completed|landed|closed|removed|replaced|sped up|dropped|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked)\b/i;
-const CHIT_CHAT = /\b(?:thanks|thank you|thx|lunch|coffee|not much|hello|hey|hi|good morning|good night|good evening|cheers|lol|haha|bye|see you|how are you|have a nice|weekend plans)\b/i;
-
-function scoreCandidates(candidates: Candidate[], sourceCount: number): void {
-  // Document frequency over sources: a word said on every day of the week says little about any one of them.
+/** Inverse frequency of each word among the period's sentences; praise and reactions count for little. */
+function termWeights(units: readonly Unit[]): Map<string, number> {
   const df = new Map<string, number>();
-  const seen = new Map<string, number>();
-  for (const candidate of candidates) {
-    for (const word of candidate.words) {
-      if (seen.get(word) === candidate.sourceIndex) continue;
-      seen.set(word, candidate.sourceIndex);
-      df.set(word, (df.get(word) ?? 0) + 1);
-    }
+  for (const unit of units) for (const word of unit.words) df.set(word, (df.get(word) ?? 0) + 1);
+  const n = Math.max(1, units.length);
+  const weights = new Map<string, number>();
+  for (const [word, count] of df) {
+    let weight = Math.log(1 + n / count);
+    if (GENERIC.has(word)) weight *= 0.2;
+    weights.set(word, weight);
   }
-  const n = Math.max(1, sourceCount);
-  for (const candidate of candidates) {
-    const text = candidate.text;
-    const wordCount = text.split(/\s+/).filter(Boolean).length;
-    let distinctiveness = 0;
-    for (const word of candidate.words) distinctiveness += Math.log((1 + n) / (1 + (df.get(word) ?? 0))) + 1;
-    // Per square root of length: rewards dense sentences without letting one-word lines win.
-    let score = distinctiveness / Math.sqrt(Math.max(wordCount, 1));
-
-    score += MUST_KEEP_BONUS[candidate.rank] ?? 0;
-    const withUnit = text.match(NUMBER_WITH_UNIT)?.length ?? 0;
-    const bare = Math.max(0, (text.match(BARE_NUMBER)?.length ?? 0) - withUnit);
-    score += Math.min(2.5, withUnit * 1 + bare * 0.4);
-    score += Math.min(1.5, properNames(text) * 0.5);
-    score += Math.min(2, (text.match(ISSUE_REF)?.length ?? 0) * 1);
-    if (OUTCOME.test(text)) score += 1;
-    if (wordCount < 5) score -= 2;
-    if (wordCount > 60) score -= 2;
-    if (CHIT_CHAT.test(text)) score -= 4;
-    // The latest word on an open thread is its current state.
-    if (candidate.section === ROLE_INDEX.state) score += 0.25 * (candidate.sourceIndex / n);
-    candidate.score = score;
-  }
+  return weights;
 }
 
-/** Capitalised words that do not start a sentence: names of people, products, systems (`Postgres`, `JWT`). */
-function properNames(text: string): number {
-  const words = text.split(/\s+/);
-  const names = new Set<string>();
-  for (let i = 1; i < words.length; i++) {
-    const previous = words[i - 1] ?? '';
-    if (/[.:!?]$/.test(previous)) continue;
-    const word = (words[i] ?? '').replace(/^[("'`*_[]+|[)"'`*_\],.;:!?]+$/g, '');
-    if (word.length >= 2 && /^[A-Z][A-Za-z0-9]/.test(word)) names.add(word);
-  }
-  return names.size;
+const CHIT_CHAT = /\b(?:thanks|thank you|thx|hello|hey|hi there|good morning|good night|good evening|cheers|lol|haha|bye|see you|talk (?:to you )?(?:soon|later)|take care|how are you|how have you been|good to see you|nice to (?:see|hear|meet)|have a (?:nice|good|great)|good luck|no problem|you too|same here|me too)\b/i;
+const REACTION = /^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are|you'?ve|you have|sounds|what a|how|so|such|glad|congrats|congratulations|wow|omg|aww|i'?m so (?:happy|glad|proud)|i love (?:that|it|this)|i bet|i can imagine|i hear you|i agree|totally|exactly|absolutely|definitely|keep (?:it up|going|up))\b/i;
+const OUTCOME = /\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|migrated|implemented|launched|completed|landed|closed|removed|replaced|sped up|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked|won|bought|moved|started|joined|finished|adopted|married|graduated|signed up|applied|got)\b/i;
+
+function qualityOf(text: string, role: SentenceRole): number {
+  const wordCount = text.split(/\s+/).filter(Boolean).length;
+  let quality = 1;
+  if (/\?\s*$/.test(text)) quality *= 0.45;
+  if (CHIT_CHAT.test(text)) quality *= 0.3;
+  if (REACTION.test(text)) quality *= 0.55;
+  if (OUTCOME.test(text) || role === 'done' || role === 'decision') quality *= 1.15;
+  if (wordCount < 4) quality *= 0.5;
+  return quality;
+}
+
+function gainAlone(unit: Unit, weights: ReadonlyMap<string, number>): number {
+  let gain = 0;
+  for (const word of unit.words) gain += weights.get(word) ?? 0;
+  for (const item of unit.items) gain += ITEM_WEIGHT[item.kind];
+  return gain;
 }
 
 // ---------------------------------------------------------------------------
 // Selection
 
-function byScore(a: Candidate, b: Candidate): number {
-  return b.score - a.score || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex;
-}
-
-/** Must-keep items by reason (pinned, critical, decision, code, date), then everything else by score. */
-function priorityOrder(candidates: readonly Candidate[]): Candidate[] {
-  return [...candidates].sort((a, b) => a.rank - b.rank || byScore(a, b));
-}
-
-const normalize = (text: string): string => text.replace(/`/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
-
-/** For each item the previous attempt lost, the best sentence that names it. */
-function forcedCandidates(candidates: readonly Candidate[], missing: readonly string[]): Candidate[] {
-  const forced: Candidate[] = [];
+/**
+ * For each item the previous attempt lost, the sentence that names it and says
+ * the most besides. A proper name is forced only by a sentence that is not
+ * small talk ("Thanks, Mel!" is not worth a line for the name in it); a lost
+ * name that stays out is listed as dropped.
+ */
+function forcedUnits(units: readonly Unit[], missing: readonly string[], weights: ReadonlyMap<string, number>): Unit[] {
+  const forced: Unit[] = [];
   if (missing.length === 0) return forced;
-  const texts = candidates.map((c) => normalize(c.text));
+  const texts = units.map((unit) => ` ${normalizeForMatch(unit.text)} `);
+  const nameKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind === 'name').map((item) => normalizeForMatch(item.text))));
+  const otherKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))));
   for (const item of missing) {
-    const needle = normalize(item);
+    const needle = normalizeForMatch(item);
     if (needle.length === 0) continue;
-    if (forced.some((c) => normalize(c.text).includes(needle))) continue;
-    let best: Candidate | undefined;
-    candidates.forEach((candidate, index) => {
-      const text = texts[index] ?? '';
+    const nameOnly = nameKeys.has(needle) && !otherKeys.has(needle);
+    const needleWords = new Set(contentWords(item));
+    if (forced.some((unit) => texts[units.indexOf(unit)]!.includes(needle))) continue;
+    let best: Unit | undefined;
+    let bestWorth = -Infinity;
+    units.forEach((unit, index) => {
+      const text = texts[index]!;
       // The item may be an identifier inside a sentence, or a whole sentence the caller quoted.
-      const hit = text.includes(needle) || (candidate.words.size >= 3 && needle.includes(text));
-      if (hit && (!best || candidate.rank - best.rank < 0 || (candidate.rank === best.rank && byScore(candidate, best) < 0))) best = candidate;
+      let hit = text.includes(needle);
+      if (!hit && needleWords.size >= 3) {
+        let shared = 0;
+        for (const word of needleWords) if (unit.words.has(word)) shared++;
+        hit = shared / needleWords.size >= 0.8;
+      }
+      if (!hit || (nameOnly && unit.quality < 0.5)) return;
+      const worth = unit.quality * gainAlone(unit, weights);
+      if (worth > bestWorth) {
+        best = unit;
+        bestWorth = worth;
+      }
     });
     if (best && !forced.includes(best)) forced.push(best);
   }
   return forced;
 }
 
-function select(
-  priority: readonly Candidate[],
-  forced: readonly Candidate[],
-  sections: readonly string[],
-  options: { hard: Budget; target: Budget; dedupe: boolean; tokenizer: TokenizerName },
-): Candidate[] {
-  const { hard, target, dedupe, tokenizer } = options;
-  const selected: Candidate[] = [];
-  const chosen = new Set<Candidate>();
-  const open = new Array<boolean>(sections.length).fill(false);
-  const headingTokens = sections.map((name) => countTokens(`## ${name}`, tokenizer) + 2);
-  const headingBytes = sections.map((name) => countBytes(`## ${name}`) + 4);
-  const lines = new Set<string>();
-  let tokens = 0;
-  let bytes = 0;
+/** The growing selection: what is said so far, what it covers, and what it costs. */
+class Selection {
+  readonly selected: Unit[] = [];
+  private readonly chosen = new Set<Unit>();
+  /** Near-duplicates and units longer than their estimate: not tried again. */
+  private readonly setAside = new Set<Unit>();
+  private readonly coveredWords = new Set<string>();
+  private readonly coveredItems = new Set<string>();
+  private readonly sectionTokens: number[];
+  private readonly openSections = new Set<number>();
+  private readonly openGroups = new Set<string>();
+  private readonly headingTokens: number[];
+  private readonly headingBytes: number[];
+  private tokens = 0;
+  private bytes = 0;
 
-  const measure = (candidate: Candidate): void => {
-    if (candidate.tokens !== undefined) return;
-    const line = bulletLine(candidate);
-    candidate.tokens = countTokens(line, tokenizer) + 1;
-    candidate.bytes = countBytes(line) + 1;
-  };
-  const isDuplicate = (candidate: Candidate): boolean => {
-    if (!dedupe) return lines.has(bulletLine(candidate));
-    for (const other of selected) if (jaccard(candidate.words, other.words) >= DUPLICATE_JACCARD) return true;
-    return false;
-  };
-  const tryAdd = (candidate: Candidate, limit: Budget, skipDedupe: boolean): void => {
-    if (chosen.has(candidate)) return;
-    if (!skipDedupe && isDuplicate(candidate)) return;
-    measure(candidate);
-    const isOpen = open[candidate.section] ?? false;
-    const costTokens = (candidate.tokens ?? 0) + (isOpen ? 0 : headingTokens[candidate.section] ?? 0);
-    const costBytes = candidate.bytes + (isOpen ? 0 : headingBytes[candidate.section] ?? 0);
-    if (tokens + costTokens > limit.tokens || bytes + costBytes > limit.bytes) return;
-    tokens += costTokens;
-    bytes += costBytes;
-    open[candidate.section] = true;
-    chosen.add(candidate);
-    lines.add(bulletLine(candidate));
-    selected.push(candidate);
-  };
-
-  // Items the caller says were lost come first, against the hard budget: they are why this attempt exists.
-  for (const candidate of forced) tryAdd(candidate, hard, true);
-  // The smallest bullet costs a few tokens; once the room left is below that, no later candidate can fit.
-  for (const candidate of priority) {
-    if (target.tokens - tokens < 4 || target.bytes - bytes < 8) break;
-    // Room left over is not a reason to say something worthless (greetings, thanks, lunch).
-    if (candidate.rank === NO_MUST_KEEP && candidate.score < 0 && selected.length > 0) continue;
-    tryAdd(candidate, target, false);
+  constructor(
+    private readonly units: readonly Unit[],
+    private readonly weights: ReadonlyMap<string, number>,
+    private readonly sections: readonly string[],
+    private readonly layout: Layout,
+    private readonly tokenizer: TokenizerName,
+    private readonly dedupe: boolean,
+  ) {
+    this.sectionTokens = sections.map(() => 0);
+    this.headingTokens = sections.map((name) => countTokens(`## ${name}`, tokenizer) + 2);
+    this.headingBytes = sections.map((name) => countBytes(`## ${name}`) + 4);
   }
-  return selected;
+
+  /** Worth of `unit` given what is already said: new words and new items, times its quality. */
+  gain(unit: Unit): number {
+    let gain = 0;
+    for (const word of unit.words) if (!this.coveredWords.has(word)) gain += this.weights.get(word) ?? 0;
+    unit.items.forEach((item, i) => {
+      if (!this.coveredItems.has(unit.itemKeys[i]!)) gain += ITEM_WEIGHT[item.kind];
+    });
+    return gain * unit.quality;
+  }
+
+  /**
+   * Tokens and bytes `unit` would add, its day label and section heading
+   * included when it opens them. `estimate` ranks by a byte-based guess
+   * instead of running the tokenizer on every sentence of the period.
+   */
+  cost(unit: Unit, estimate = false): Budget {
+    let tokens: number;
+    let bytes: number;
+    if (estimate && unit.tokens === undefined) {
+      bytes = countBytes(unit.text) + (unit.speaker?.length ?? 0) + 6;
+      tokens = Math.ceil(bytes / 4);
+    } else {
+      this.measure(unit);
+      tokens = unit.tokens ?? 0;
+      bytes = unit.bytes;
+    }
+    if (!this.openSections.has(unit.section)) {
+      tokens += this.headingTokens[unit.section] ?? 0;
+      bytes += this.headingBytes[unit.section] ?? 0;
+    }
+    if (this.layout.dayPrefix !== 'none' && !this.openGroups.has(groupKey(unit))) {
+      const label = `- **${formatDay(unit.day, this.layout.dayPrefix)}**`;
+      tokens += countTokens(label, this.tokenizer) + 1;
+      bytes += countBytes(label) + 1;
+    }
+    return { tokens, bytes };
+  }
+
+  private measure(unit: Unit): void {
+    if (unit.tokens !== undefined) return;
+    const line = `  - ${unit.speaker ? `${unit.speaker}: ` : ''}${unit.pinned ? '**Pinned:** ' : ''}${unit.text}`;
+    unit.tokens = countTokens(line, this.tokenizer) + 1;
+    unit.bytes = countBytes(line) + 1;
+  }
+
+  private isDuplicate(unit: Unit): boolean {
+    if (!this.dedupe) return this.selected.some((other) => other.text === unit.text);
+    for (const other of this.selected) if (jaccard(unit.words, other.words) >= DUPLICATE_JACCARD) return true;
+    return false;
+  }
+
+  /** Adds `unit` if it fits `limit`; forced units skip the duplicate check. */
+  add(unit: Unit, limit: Budget, options: { force?: boolean } = {}): boolean {
+    if (this.chosen.has(unit)) return false;
+    if (!options.force && this.isDuplicate(unit)) return false;
+    const cost = this.cost(unit);
+    if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) return false;
+    this.tokens += cost.tokens;
+    this.bytes += cost.bytes;
+    this.sectionTokens[unit.section] = (this.sectionTokens[unit.section] ?? 0) + cost.tokens;
+    this.openSections.add(unit.section);
+    if (this.layout.dayPrefix !== 'none') this.openGroups.add(groupKey(unit));
+    this.chosen.add(unit);
+    this.selected.push(unit);
+    for (const word of unit.words) this.coveredWords.add(word);
+    for (const key of unit.itemKeys) this.coveredItems.add(key);
+    return true;
+  }
+
+  /**
+   * Greedy by worth per token. First each section's best units up to its
+   * minimum share, then everything by worth, the decisions section capped.
+   */
+  fill(target: Budget): void {
+    const sectionsWithUnits = new Set(this.units.map((unit) => unit.section));
+    if (sectionsWithUnits.size > 1) {
+      for (const section of [...sectionsWithUnits].sort((a, b) => a - b)) {
+        const share = Math.floor(target.tokens * SECTION_MIN_SHARE);
+        this.greedy(target, (unit) => unit.section === section && (this.sectionTokens[section] ?? 0) < share);
+      }
+    }
+    const cap = Math.floor(target.tokens * DECISION_MAX_SHARE);
+    this.greedy(target, (unit) => sectionsWithUnits.size === 1 || unit.section !== DECISION_SECTION || (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap);
+  }
+
+  private greedy(limit: Budget, allowed: (unit: Unit) => boolean): void {
+    for (;;) {
+      if (limit.tokens - this.tokens < 4 || limit.bytes - this.bytes < 8) return;
+      let best: Unit | undefined;
+      let bestRatio = 0;
+      for (const unit of this.units) {
+        if (this.chosen.has(unit) || this.setAside.has(unit) || !allowed(unit)) continue;
+        const gain = this.gain(unit);
+        if (gain < MIN_GAIN) continue;
+        const cost = this.cost(unit, true);
+        if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) continue;
+        const ratio = gain / Math.pow(Math.max(1, cost.tokens), COST_EXPONENT);
+        if (ratio > bestRatio) {
+          best = unit;
+          bestRatio = ratio;
+        }
+      }
+      if (!best) return;
+      if (!this.add(best, limit)) {
+        // A near-duplicate, or longer than its estimate and over the limit: set aside so the loop moves on.
+        this.setAside.add(best);
+      }
+    }
+  }
+}
+
+/** A pinned memory's lead or a `#critical` line: taken before anything else. */
+function isVital(unit: Unit): boolean {
+  return unit.pinned || unit.items.some((item) => item.kind === 'pinned' || item.kind === 'critical');
+}
+
+function groupKey(unit: Unit): string {
+  return `${unit.section}|${unit.day}`;
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -460,23 +634,54 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 // ---------------------------------------------------------------------------
 // Layout
 
-function bulletLine(candidate: Candidate): string {
-  return `- ${candidate.prefix}${candidate.text}`;
-}
-
-/** Sections in the tier's order, bullets in the order things happened (not in score order). */
-function render(selected: readonly Candidate[], sections: readonly string[]): string {
-  const groups = sections.map(() => [] as Candidate[]);
-  for (const candidate of selected) groups[candidate.section]?.push(candidate);
+/**
+ * Sections in the tier's order, bullets in the order things happened (not in
+ * worth order). Consecutive sentences of one block (a turn, a paragraph) share
+ * a bullet; a speaker is named when the bullet starts or the speaker changes.
+ * Above the daily tier, a day with one bullet in a section gets it inline
+ * (`- **Tue 02-10** …`), a day with several gets them nested under its label.
+ */
+function render(selected: readonly Unit[], sections: readonly string[], layout: Layout): string {
+  const groups = sections.map(() => [] as Unit[]);
+  for (const unit of selected) groups[unit.section]?.push(unit);
   const parts: string[] = [];
   groups.forEach((group, index) => {
     if (group.length === 0) return;
-    group.sort(
-      (a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex,
-    );
-    parts.push(`## ${sections[index] ?? ''}\n\n${group.map(bulletLine).join('\n')}`);
+    group.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex);
+    const lines: string[] = [];
+    if (layout.dayPrefix === 'none') {
+      for (const bullet of bullets(group)) lines.push(`- ${bullet}`);
+    } else {
+      for (const day of [...new Set(group.map((unit) => unit.day))]) {
+        const label = `**${formatDay(day, layout.dayPrefix)}**`;
+        const dayBullets = bullets(group.filter((unit) => unit.day === day));
+        if (dayBullets.length === 1) lines.push(`- ${label} ${dayBullets[0]}`);
+        else lines.push(`- ${label}`, ...dayBullets.map((bullet) => `  - ${bullet}`));
+      }
+    }
+    parts.push(`## ${sections[index] ?? ''}\n\n${lines.join('\n')}`);
   });
   return parts.join('\n\n');
+}
+
+/** Bullet texts of units in order: one per run of sentences from the same block. */
+function bullets(units: readonly Unit[]): string[] {
+  const out: string[] = [];
+  let previous: Unit | undefined;
+  let speaker: string | undefined;
+  for (const unit of units) {
+    const sameRun = previous !== undefined && previous.sourceIndex === unit.sourceIndex && previous.block === unit.block && previous.day === unit.day && !unit.pinned && !previous.pinned;
+    const pinned = unit.pinned ? '**Pinned:** ' : '';
+    if (sameRun) {
+      const label = unit.speaker && unit.speaker !== speaker ? `${unit.speaker}: ` : '';
+      out[out.length - 1] += ` ${label}${unit.text}`;
+    } else {
+      out.push(`${unit.speaker ? `${unit.speaker}: ` : ''}${pinned}${unit.text}`);
+    }
+    speaker = unit.speaker;
+    previous = unit;
+  }
+  return out;
 }
 
 function fits(body: string, budget: Budget, tokenizer: TokenizerName): boolean {
@@ -488,14 +693,15 @@ function fits(body: string, budget: Budget, tokenizer: TokenizerName): boolean {
  * the real body). A budget too small for even one word and the ellipsis yields
  * an empty body: the budget is never exceeded.
  */
-function truncateToFit(candidate: Candidate, sections: readonly string[], budget: Budget, tokenizer: TokenizerName): string {
-  const whole = render([candidate], sections);
+function truncateToFit(unit: Unit, sections: readonly string[], layout: Layout, budget: Budget, tokenizer: TokenizerName): string {
+  const one = (candidate: Unit): string => render([{ ...candidate, section: Math.min(candidate.section, sections.length - 1) }], sections, layout);
+  const whole = one(unit);
   if (fits(whole, budget, tokenizer)) return whole;
-  const words = candidate.text.split(' ');
+  const words = unit.text.split(' ');
   const cut = (count: number): string => {
     let text = words.slice(0, count).join(' ').replace(/[\s,;:.!?-]+$/, '');
     if ((text.match(/`/g)?.length ?? 0) % 2 === 1) text += '`';
-    return render([{ ...candidate, text: `${text}…` }], sections);
+    return one({ ...unit, text: `${text}…` });
   };
   let low = 0;
   let high = words.length - 1;
@@ -505,4 +711,9 @@ function truncateToFit(candidate: Candidate, sections: readonly string[], budget
     else high = middle - 1;
   }
   return low > 0 ? cut(low) : '';
+}
+
+/** Exposed for tests: the sentences a request offers, as the summarizer sees them (text, speaker, day). */
+export function unitsForTest(request: SummaryRequest): { text: string; speaker: string | undefined; day: string; section: number }[] {
+  return buildUnits(request, LAYOUTS[request.tier]).map(({ text, speaker, day, section }) => ({ text, speaker, day, section }));
 }

@@ -1,4 +1,4 @@
-import type { Importance, Sentence, Tier } from '../vault/model.js';
+import type { Diagnostic, Importance, Sentence, Tier } from '../vault/model.js';
 
 /** One input of a summary: a memory (for dailies) or a finer summary (for the tiers above). */
 export interface SummarySource {
@@ -32,18 +32,28 @@ export interface SummaryRequest {
   attempt: number;
   /** Must-keep items the previous attempt left out, named so the next attempt keeps them. */
   missing: string[];
+  /** Retries: tokens of the previous, over-budget answer (an LLM is told how far off it was). */
+  previousTokens?: number;
 }
 
 export interface SummaryUsage {
+  /** Requests sent to a model (0 for the extractive summarizer), failed ones included. */
   calls: number;
+  /** From the API's `usage` when it reports it, else counted with the configured tokenizer. */
   inputTokens: number;
   outputTokens: number;
+  /** Requests repeated after a fault (timeout, 429, 5xx, empty answer); budget retries are counted by the caller. */
+  retries?: number;
 }
 
 export interface SummaryOutput {
   /** Markdown body of the summary: sections with bullets, no frontmatter, no top-level title. */
   body: string;
   usage: SummaryUsage;
+  /** `length`: the model was cut off by its `max_tokens` (a runaway answer); the body is incomplete. */
+  finish?: 'stop' | 'length';
+  /** What was cleaned out of the answer (`opening meta-commentary`, `frontmatter`, …). */
+  notes?: string[];
 }
 
 /**
@@ -60,4 +70,11 @@ export interface Summarizer {
    */
   promptId(tier: Tier): string;
   summarize(request: SummaryRequest): Promise<SummaryOutput>;
+  /**
+   * Input tokens one call for `request` would send (prompt included), for
+   * `build --dry-run`. Absent for summarizers that make no calls.
+   */
+  estimateInputTokens?(request: SummaryRequest): number;
+  /** Warnings found while setting up (e.g. a prompt file with an unknown name); the build reports them. */
+  readonly diagnostics?: readonly Diagnostic[];
 }

@@ -8,15 +8,20 @@ import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, wee
 import { sha256 } from '../util/hash.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { UserError } from '../util/errors.js';
-import { loadVault, type LoadedVault } from '../vault/load.js';
+import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import { commitBuild } from '../git/build-commit.js';
+import { openCommitSession, type CommitOutcome } from '../git/commit.js';
+import { archiveStream, type ArchiveMove } from './archive.js';
 import { computeBands } from './bands.js';
 import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
-import { planDailies, planLongterm, planMonthlies, planWeeklies, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
-import { runRollup, type RollupResult } from './rollup.js';
+import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenerate, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
+import { estimateCost, type TierEstimate } from './estimate.js';
+import { RollupError, runRollup, type RollupContext, type RollupResult } from './rollup.js';
 import { buildIndex, indexInputHash, type StreamIndexInput } from './vault-index.js';
 import { applyWrites, type WriteOp } from './write.js';
+import { runWaterfall, type WaterfallReport } from './waterfall-build.js';
 
 /**
  * `memvault build`: load → plan → roll up → check budgets → write →
@@ -33,16 +38,29 @@ export interface BuildOptions {
   through?: string;
   /** Plan only: report what would be generated, write nothing. */
   dryRun?: boolean;
+  /** Commit the result (default: `git.commit` of the config); `--no-commit` passes false. */
+  commit?: boolean;
+  /** `--regenerate`: absolute paths of summaries to generate again even though a person edited them (the edit is kept in `history/`). */
+  regenerate?: string[];
   /** Injected summarizer (tests); by default the configured profile's. */
   summarizer?: Summarizer;
+  /** Loads the vault (default `loadVault`); `memvault watch` passes a `LoadSession` that keeps parsed state between builds. */
+  loader?: (options: LoadOptions) => Promise<LoadedVault>;
+  /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
+  saveCache?: boolean;
   onProgress?: (event: ProgressEvent) => void;
 }
 
+/** Emitted when a tier starts (`done: 0`) and after each of its rollups; counts are for the tier so far. */
 export interface ProgressEvent {
   stream: string;
   tier: CalendarTier;
   done: number;
   total: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  failed: number;
 }
 
 export interface TierStats {
@@ -53,8 +71,25 @@ export interface TierStats {
   calls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Repeated requests: tighter retries after over-budget answers, and retries after faults. */
   retries: number;
+  /** Rollups that produced nothing usable (listed in `StreamReport.failed`). */
+  failed: number;
+  /** Answers cleaned before use (meta-commentary, frontmatter, fences removed). */
+  sanitized: number;
   ms: number;
+}
+
+/** A rollup that failed: nothing was written for it, a previous version stays, the tiers above wait. */
+export interface FailedRollup {
+  tier: CalendarTier;
+  period: string;
+  path: string;
+  /** `timeout`, `connection`, `rate-limit`, `server`, `empty`, `auth`, `not-found`, `bad-request`, `truncated`, `over-budget`… */
+  kind: string;
+  reason: string;
+  /** A previous version exists and was kept. */
+  kept: boolean;
 }
 
 export interface StreamReport {
@@ -67,6 +102,9 @@ export interface StreamReport {
   deferred: { tier: CalendarTier; period: string; reason: string }[];
   /** Dry run: the summaries that would be generated (upper tiers estimated from the tiers below). */
   planned: { tier: CalendarTier; period: string; reason: string }[];
+  /** Dry run: estimated summaries, merges, calls and tokens per tier (output tokens are upper bounds; retries not included). */
+  estimate?: Record<CalendarTier, TierEstimate>;
+  failed: FailedRollup[];
   package: { path: string; tokens: number; bytes: number; changed: boolean; degraded: number; leftOut: number } | null;
 }
 
@@ -76,8 +114,14 @@ export interface BuildReport {
   vault: string;
   dryRun: boolean;
   streams: StreamReport[];
+  /** Streams with `waterfall: true`: compactions run and CONTEXT.md (spec section 5). */
+  waterfall: WaterfallReport[];
   written: string[];
   historyCopies: string[];
+  /** Files moved to `archive/` (a dry run lists the moves it would make). */
+  archived: ArchiveMove[];
+  /** What the commit step did; null for a dry run. */
+  commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
   /** Timings in ms: `load` (find and parse files), `package` and `index` (assembly and writing), `ms` the whole build. */
   stats: { files: number; parsed: number; ms: number; load: number; package: number; index: number };
@@ -108,16 +152,22 @@ export class ConfigInvalidError extends UserError {
 
 async function buildLocked(options: BuildOptions, config: Config, started: number): Promise<BuildReport> {
   const vaultDir = path.resolve(options.root, config.vault);
-  const loaded = await loadVault({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
-  const summarizer = options.summarizer ?? createSummarizer(config);
+  // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
+  const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
+  const session = options.dryRun ? undefined : await openCommitSession({ vaultDir, stateDir: path.join(options.root, '.memvault'), enabled: options.commit ?? config.git.commit, author: config.git.author });
   const report: BuildReport = {
     now: options.now.toISOString(),
     vault: config.vault,
     dryRun: options.dryRun ?? false,
     streams: [],
+    waterfall: [],
     written: [],
     historyCopies: [],
-    diagnostics: loaded.state.diagnostics,
+    archived: [],
+    commit: null,
+    diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
     stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
@@ -126,11 +176,22 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const nowMinute = minuteOfDay(options.now, config.timezone);
   for (const loadedStream of loaded.state.streams.values()) {
     const streamConfig = config.streams[loadedStream.name] ?? { calendar: true, waterfall: false };
-    if (!streamConfig.calendar) continue;
+    if (!streamConfig.calendar && !streamConfig.waterfall) continue;
     // Memories dated after `now` wait for a later build: a build as of a past moment sees the vault as it was then.
     const isPast = (m: Memory): boolean => m.day < nowDay || (m.day === nowDay && m.minute <= nowMinute);
     const stream: StreamState = { ...loadedStream, memories: loadedStream.memories.filter(isPast) };
-    const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report });
+    if (streamConfig.waterfall) {
+      // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.
+      const waterfall = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: report.dryRun });
+      report.waterfall.push(waterfall);
+      report.written.push(...waterfall.written);
+      report.historyCopies.push(...waterfall.historyCopies);
+      if (!streamConfig.calendar) {
+        indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: [], deferred: [], manifest: undefined });
+        continue;
+      }
+    }
+    const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report, regenerate });
     result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
@@ -138,7 +199,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
-  loaded.cache.save();
+  if (options.saveCache !== false) loaded.cache.save();
+  if (session) report.commit = await commitBuild(session, report, indexInputs, options.now);
   report.stats.ms = Math.round(performance.now() - started);
   return report;
 }
@@ -150,6 +212,8 @@ interface StreamContext {
   loaded: LoadedVault;
   summarizer: Summarizer;
   report: BuildReport;
+  /** `--regenerate`, as vault-relative paths. */
+  regenerate: ReadonlySet<string>;
 }
 
 async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ report: StreamReport; manifest: Manifest | undefined }> {
@@ -159,6 +223,7 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     stream: stream.name,
     horizon: options.through ?? addDays(today, -1),
     force: options.force ?? false,
+    regenerate: ctx.regenerate,
     generator: { provider: ctx.summarizer.provider, model: ctx.summarizer.model, promptId: (tier) => ctx.summarizer.promptId(tier) },
     budgets: { daily: config.calendar.daily, weekly: config.calendar.weekly, monthly: config.calendar.monthly, longterm: config.calendar.longterm },
   };
@@ -170,6 +235,7 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     held: [],
     deferred: [],
     planned: [],
+    failed: [],
     package: null,
   };
   const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
@@ -182,18 +248,43 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     longterm: () => planLongterm(stream.summaries, bands.longtermThrough, planContext),
   };
 
+  let dailyJobs: RollupJob[] = [];
   for (const tier of TIERS) {
     const plan = planners[tier]();
     report.held.push(...plan.held);
+    if (options.dryRun && tier !== 'daily') {
+      // Upper tiers: what is stale already (a changed prompt, say), plus what the planned dailies change (listed with them).
+      const listed = new Set(report.planned.map((p) => (p.tier === 'longterm' ? 'longterm' : `${p.tier}/${p.period}`)));
+      report.planned.push(...plan.jobs.filter((job) => !listed.has(tier === 'longterm' ? 'longterm' : `${tier}/${job.period}`)).map((job) => ({ tier, period: job.period, reason: job.reason })));
+      continue;
+    }
     report.deferred.push(...plan.deferred.map((d) => ({ tier, ...d })));
     if (options.dryRun) {
+      dailyJobs = plan.jobs;
       report.planned.push(...plan.jobs.map((job) => ({ tier, period: job.period, reason: job.reason })));
-      if (tier === 'daily') report.planned.push(...estimateUpperTiers(plan.jobs, planContext));
-      break; // upper tiers depend on outputs a dry run does not produce
+      report.planned.push(...estimateUpperTiers(plan.jobs, planContext));
+      // A changed monthly that is folded into the long-term summary changes it too.
+      const folded = report.planned.filter((p) => p.tier === 'monthly' && p.period <= bands.longtermThrough).map((p) => p.period).sort();
+      if (folded.length > 0) report.planned.push({ tier: 'longterm', period: folded[folded.length - 1]!, reason: 'inputs change' });
+      continue;
     }
     await runTier(tier, plan.jobs, stream, memoriesById, ctx, report);
   }
-  if (options.dryRun) return { report, manifest: undefined };
+  // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
+  ctx.report.archived.push(...archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: options.dryRun ?? false, cache: ctx.loaded.cache }));
+  if (options.dryRun) {
+    report.estimate = estimateCost({
+      stream,
+      planned: report.planned,
+      dailyJobs,
+      rollup: rollupContextOf(stream, memoriesById, ctx),
+      summarizer: ctx.summarizer,
+      budgets: planContext.budgets,
+      tokenizer: config.tokenizer,
+      longtermThrough: bands.longtermThrough,
+    });
+    return { report, manifest: undefined };
+  }
 
   const packageStarted = performance.now();
   const manifest = writePackage(stream, bands, ctx, report);
@@ -205,22 +296,32 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
   if (jobs.length === 0) return;
   const started = performance.now();
   const stats = report.tiers[tier];
-  const summariesById = new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary]));
-  const rollupContext = {
-    summarizer: ctx.summarizer,
-    tokenizer: ctx.config.tokenizer,
-    budgets: { daily: ctx.config.calendar.daily, weekly: ctx.config.calendar.weekly, monthly: ctx.config.calendar.monthly, longterm: ctx.config.calendar.longterm },
-    retries: ctx.config.llm.retries,
-    content: ctx.loaded.content,
-    memoriesById,
-    summariesById,
-  };
+  const rollupContext = rollupContextOf(stream, memoriesById, ctx);
   let done = 0;
-  const results = await mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
-    const result = await runRollup(job, rollupContext);
-    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length });
-    return result;
+  const progress = { calls: 0, inputTokens: 0, outputTokens: 0, failed: 0 };
+  ctx.options.onProgress?.({ stream: stream.name, tier, done, total: jobs.length, ...progress });
+  const outcomes = await mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
+    let outcome: RollupResult | RollupError;
+    try {
+      outcome = await runRollup(job, rollupContext);
+    } catch (error) {
+      // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
+      if (!(error instanceof RollupError)) throw error;
+      outcome = error;
+      progress.failed++;
+    }
+    progress.calls += outcome.usage.calls;
+    progress.inputTokens += outcome.usage.inputTokens;
+    progress.outputTokens += outcome.usage.outputTokens;
+    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length, ...progress });
+    return outcome;
   });
+  const results = outcomes.filter((outcome): outcome is RollupResult => !(outcome instanceof RollupError));
+  for (const failure of outcomes) {
+    if (!(failure instanceof RollupError)) continue;
+    report.failed.push({ tier, period: failure.job.period, path: failure.job.path, kind: failure.kind, reason: failure.message, kept: failure.job.existing !== undefined });
+    addFailure(stats, failure);
+  }
   const ops: WriteOp[] = results.map((result) => ({ path: result.job.path, text: result.text, history: { stream: stream.name, tier, period: result.job.tier === 'longterm' ? 'longterm' : result.job.period } }));
   const written = applyWrites(ctx.vaultDir, ops, ctx.options.now);
   ctx.report.written.push(...written.written);
@@ -247,10 +348,31 @@ function addUsage(stats: TierStats, result: RollupResult): void {
   else stats.created++;
   if (result.attempts === 0) stats.merged++;
   if (result.flagged) stats.flagged++;
+  if (result.notes && result.notes.length > 0) stats.sanitized++;
   stats.calls += result.usage.calls;
   stats.inputTokens += result.usage.inputTokens;
   stats.outputTokens += result.usage.outputTokens;
-  stats.retries += Math.max(0, result.attempts - 1);
+  stats.retries += Math.max(0, result.attempts - 1) + (result.usage.retries ?? 0);
+}
+
+function addFailure(stats: TierStats, failure: RollupError): void {
+  stats.failed++;
+  stats.calls += failure.usage.calls;
+  stats.inputTokens += failure.usage.inputTokens;
+  stats.outputTokens += failure.usage.outputTokens;
+  stats.retries += Math.max(0, failure.attempts - 1) + (failure.usage.retries ?? 0);
+}
+
+function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: StreamContext): RollupContext {
+  return {
+    summarizer: ctx.summarizer,
+    tokenizer: ctx.config.tokenizer,
+    budgets: { daily: ctx.config.calendar.daily, weekly: ctx.config.calendar.weekly, monthly: ctx.config.calendar.monthly, longterm: ctx.config.calendar.longterm },
+    retries: ctx.config.llm.retries,
+    content: ctx.loaded.content,
+    memoriesById,
+    summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),
+  };
 }
 
 function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands>, ctx: StreamContext, report: StreamReport): Manifest | undefined {
@@ -308,7 +430,7 @@ function estimateUpperTiers(dailyJobs: readonly RollupJob[], ctx: PlanContext): 
 }
 
 function emptyStats(): TierStats {
-  return { created: 0, updated: 0, merged: 0, flagged: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, ms: 0 };
+  return { created: 0, updated: 0, merged: 0, flagged: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, failed: 0, sanitized: 0, ms: 0 };
 }
 
 function readJson<T>(file: string): T | undefined {

@@ -25,6 +25,14 @@ import { demoteHeadings } from './rollup.js';
  *   3. raw memories → their first sentence
  *   4. leave out the oldest items (listed in the manifest)
  * If the critical section alone is over budget the build fails and says what to unpin.
+ *
+ * Under budget, spare room buys detail back (`refine`): the coarsest summary
+ * (long-term, then monthlies, weeklies, dailies; the newest first within a
+ * tier) is replaced by the finer items it was built from, whenever they all
+ * exist and the package still fits. A sparse history (sessions days or weeks
+ * apart) then fills its budget with monthlies and weeklies instead of one
+ * long-term summary; a steady history, whose pyramid already fills the
+ * budget, stays as it is.
  */
 
 export interface PackageInput {
@@ -53,6 +61,8 @@ export interface ManifestItem {
   status: ItemStatus;
   /** Why an item is degraded, left out, or raw outside the full-detail band. */
   reason?: string;
+  /** Summaries only: must-keep items of its sources the summary lost (its frontmatter `dropped:`), so nothing is lost silently. */
+  dropped?: string[];
 }
 
 export interface Manifest {
@@ -88,6 +98,7 @@ interface Item extends ManifestItem {
   /** Rendered markdown of the item (a section). */
   render: () => string;
   memory?: Memory;
+  summary?: Summary;
 }
 
 /** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
@@ -107,8 +118,22 @@ export function assemblePackage(input: PackageInput): AssembledPackage {
   const render = (): string => renderPackage(input, firstDay, critical, history);
   const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
   const fits = (text: string): boolean => {
-    const size = measure(text);
-    return size.tokens <= input.upload.max_tokens && size.bytes <= input.upload.max_bytes;
+    if (countBytes(text) > input.upload.max_bytes) return false;
+    // Counting the whole package after every degradation step was most of the assembly time. A sum of
+    // memoized paragraph counts is within a few tokens of the real count: a clear miss skips the exact count.
+    if (estimateTokens(text) > input.upload.max_tokens * 1.02) return false;
+    return countTokens(text, input.tokenizer) <= input.upload.max_tokens;
+  };
+  const paragraphTokens = new Map<string, number>();
+  const estimateTokens = (text: string): number => {
+    const paragraphs = text.split('\n\n');
+    let sum = paragraphs.length - 1; // each `\n\n` is one token
+    for (const paragraph of paragraphs) {
+      let tokens = paragraphTokens.get(paragraph);
+      if (tokens === undefined) paragraphTokens.set(paragraph, (tokens = countTokens(paragraph, input.tokenizer)));
+      sum += tokens;
+    }
+    return sum;
   };
 
   const criticalOnly = renderPackage(input, firstDay, critical, []);
@@ -123,6 +148,8 @@ export function assemblePackage(input: PackageInput): AssembledPackage {
   for (const step of steps) {
     while (!fits(text) && step()) text = render();
   }
+  // Spare room buys detail back; never once something had to be degraded or left out.
+  if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
 
   const size = measure(text);
   const covered = new Set<string>();
@@ -140,7 +167,7 @@ export function assemblePackage(input: PackageInput): AssembledPackage {
       days_with_memories: daysWithMemories.size,
       days_covered: [...daysWithMemories].filter((day) => covered.has(day)).length,
     },
-    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason }) => ({ type, tier, id, path, start, end, status, ...(reason ? { reason } : {}) })),
+    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason, summary }) => ({ type, tier, id, path, start, end, status, ...(reason ? { reason } : {}), ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}) })),
     input_hash: packageInputHash(input),
   };
   return { text, manifest };
@@ -182,6 +209,7 @@ function summaryItem(summary: Summary, input: PackageInput): Item {
   const tier = summary.meta.tier as CalendarTier;
   return {
     type: 'summary',
+    summary,
     tier,
     id: summary.meta.period,
     path: summary.path,
@@ -303,3 +331,61 @@ function leaveOutOldest(history: Item[]): boolean {
   return true;
 }
 
+
+const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = { longterm: 'monthly', monthly: 'weekly', weekly: 'daily', daily: 'raw' };
+const REFINE_ORDER: readonly CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
+
+/**
+ * Replaces, while the package fits, the coarsest included summary by the
+ * finer items it was built from (long-term → its monthlies → their weeklies →
+ * their dailies → the day's memories), the newest first within a tier. Each
+ * summary is tried once; a replacement that does not fit is undone. Returns
+ * the rendered package.
+ */
+function refine(history: Item[], input: PackageInput, text: string, render: () => string, fits: (text: string) => boolean): string {
+  const tried = new Set<Item>();
+  const usable = [...input.summaries.values()].filter((s) => s.meta.stream === input.stream && !s.meta.review?.includes('over-budget'));
+  const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
+  for (;;) {
+    const candidate = REFINE_ORDER.flatMap((tier) =>
+      history.filter((item) => item.type === 'summary' && item.tier === tier && !tried.has(item)).sort((a, b) => (a.start < b.start ? 1 : -1)),
+    )[0];
+    if (!candidate) return text;
+    tried.add(candidate);
+    const parts = finerParts(candidate, usable, daysWithMemories, input);
+    if (!parts) continue;
+    const at = history.indexOf(candidate);
+    history.splice(at, 1, ...parts);
+    history.sort(compareItems);
+    const next = render();
+    if (fits(next)) {
+      text = next;
+      continue;
+    }
+    for (const part of parts) history.splice(history.indexOf(part), 1);
+    history.push(candidate);
+    history.sort(compareItems);
+  }
+}
+
+/** The finer items that cover exactly the days with memories of `item`, or undefined when one is missing. */
+function finerParts(item: Item, usable: readonly Summary[], daysWithMemories: ReadonlySet<string>, input: PackageInput): Item[] | undefined {
+  const finer = FINER[item.tier as CalendarTier];
+  if (!finer) return undefined;
+  const reason = `finer than its band: the package had room (instead of ${item.tier} ${item.id})`;
+  if (finer === 'raw') {
+    const memories = input.memories.filter((memory) => memory.day >= item.start && memory.day <= item.end);
+    // A pinned memory is in the critical section already; its day stays with the summary that mentions it.
+    if (memories.length === 0 || memories.some((memory) => memory.importance === 'pinned')) return undefined;
+    return memories.map((memory) => memoryItem(memory, 'memory', input, reason));
+  }
+  const parts = usable.filter((s) => s.meta.tier === finer && s.meta.start >= item.start && s.meta.end <= item.end).sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1));
+  const covered = new Set<string>();
+  for (const part of parts) for (const day of eachDay(part.meta.start, part.meta.end)) {
+    if (covered.has(day)) return undefined; // overlapping parts: not a partition
+    covered.add(day);
+  }
+  for (const day of eachDay(item.start, item.end)) if (daysWithMemories.has(day) && !covered.has(day)) return undefined;
+  if (parts.length === 0) return undefined;
+  return parts.map((summary) => ({ ...summaryItem(summary, input), reason }));
+}

@@ -1,7 +1,9 @@
+import nodePath from 'node:path';
 import type { TierBudget } from '../config/schema.js';
 import { monthOfWeek, monthRange, weekOf, weekRange } from '../time/periods.js';
 import { hashValue } from '../util/hash.js';
-import type { CalendarTier, Memory, SourceRef, Summary } from '../vault/model.js';
+import { UserError } from '../util/errors.js';
+import type { CalendarTier, Memory, SourceRef, Summary, Tier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 
 /**
@@ -12,7 +14,8 @@ import { vaultPaths } from '../vault/paths.js';
 
 /** One summary to (re)generate. */
 export interface RollupJob {
-  tier: CalendarTier;
+  /** A calendar tier here; the waterfall (waterfall.ts) builds its jobs through the same `runRollup`. */
+  tier: Tier;
   stream: string;
   period: string;
   start: string;
@@ -24,7 +27,7 @@ export interface RollupJob {
   /** Raw memories underneath. */
   memories: number;
   inputHash: string;
-  reason: 'missing' | 'stale' | 'forced';
+  reason: 'missing' | 'stale' | 'forced' | 'regenerate';
   existing?: Summary;
   /** Long-term only: every monthly folded in, after this job. */
   folded?: SourceRef[];
@@ -49,6 +52,8 @@ export interface PlanContext {
   horizon: string;
   /** Also summarize incomplete periods and regenerate fresh ones. */
   force: boolean;
+  /** `--regenerate`: summaries (vault-relative paths) to generate again even if a person edited them; the edit goes to `history/`. */
+  regenerate?: ReadonlySet<string>;
   /** Identity of the summarizer, part of every input hash. */
   generator: { provider: string; model: string; promptId: (tier: CalendarTier) => string };
   budgets: Record<CalendarTier, TierBudget>;
@@ -79,16 +84,22 @@ function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: 
     const path = vaultPaths.summary(ctx.stream, tier, candidate.period);
     const inputHash = inputHashOf(tier, candidate.period, candidate.hashSources ?? candidate.sources, ctx);
     const current = existing.get(path);
+    // An archived summary is regenerated where it lies.
+    const regenerate = ctx.regenerate?.has(path) === true || (current !== undefined && ctx.regenerate?.has(current.path) === true);
     const { hashSources: _ignored, ...fields } = candidate;
-    const base = { tier, stream: ctx.stream, path, inputHash, ...fields };
+    const base = { tier, stream: ctx.stream, path: current?.path ?? path, inputHash, ...fields };
     if (!current) {
       plan.jobs.push({ ...base, reason: 'missing' });
       continue;
     }
     const fresh = current.meta.input_hash === inputHash;
+    if (regenerate) {
+      plan.jobs.push({ ...base, reason: 'regenerate', existing: current });
+      continue;
+    }
     if (current.bodyHash !== current.meta.output_hash) {
       // A person edited this summary: never overwrite it silently.
-      plan.held.push({ path, status: fresh ? 'edited' : 'edited, stale' });
+      plan.held.push({ path: current.path, status: fresh ? 'edited' : 'edited, stale' });
       continue;
     }
     if (!fresh) plan.jobs.push({ ...base, reason: 'stale', existing: current });
@@ -99,6 +110,7 @@ function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: 
 
 /** Daily summaries: one per day with memories. */
 export function planDailies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  existing = summariesAtHome(existing, ctx.stream);
   const byDay = groupBy(memories, (memory) => memory.day);
   const candidates: Candidate[] = [...byDay].map(([day, dayMemories]) => ({
     period: day,
@@ -112,6 +124,7 @@ export function planDailies(memories: readonly Memory[], existing: ReadonlyMap<s
 
 /** Weekly summaries: one per ISO week, from the dailies of its days. */
 export function planWeeklies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  existing = summariesAtHome(existing, ctx.stream);
   const days = [...new Set(memories.map((memory) => memory.day))].sort();
   const byWeek = groupBy(days, weekOf);
   return decideFromFiner('weekly', byWeek, (day) => vaultPaths.summary(ctx.stream, 'daily', day), weekRange, existing, ctx);
@@ -119,6 +132,7 @@ export function planWeeklies(memories: readonly Memory[], existing: ReadonlyMap<
 
 /** Monthly summaries: one per month, from the weeklies whose Thursday falls in it. */
 export function planMonthlies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+  existing = summariesAtHome(existing, ctx.stream);
   const weeks = [...new Set(memories.map((memory) => weekOf(memory.day)))].sort();
   const byMonth = groupBy(weeks, monthOfWeek);
   return decideFromFiner('monthly', byMonth, (week) => vaultPaths.summary(ctx.stream, 'weekly', week), monthRange, existing, ctx);
@@ -191,6 +205,27 @@ export function planLongterm(existing: ReadonlyMap<string, Summary>, through: st
   );
 }
 
+/**
+ * Summaries keyed by where they belong (`main/daily/2026-02-13.md`), archived
+ * ones (`main/archive/2026-Q1/daily/2026-02-13.md`) included unless a live
+ * one is there: an archived summary is still the summary of its period, fresh
+ * or stale like any other, so archiving never causes a regeneration.
+ */
+export function summariesAtHome(existing: ReadonlyMap<string, Summary>, stream: string): ReadonlyMap<string, Summary> {
+  let archived: [string, Summary][] | undefined;
+  for (const [key, summary] of existing) if (summary.path.startsWith(`${stream}/archive/`)) (archived ??= []).push([key, summary]);
+  if (!archived) return existing;
+  const out = new Map(existing);
+  for (const [key, summary] of archived) {
+    const { tier, period } = summary.meta;
+    if (tier !== 'daily' && tier !== 'weekly' && tier !== 'monthly') continue;
+    out.delete(key);
+    const home = vaultPaths.summary(stream, tier, period);
+    if (!out.has(home)) out.set(home, summary);
+  }
+  return out;
+}
+
 /** How a summary is referenced as a source: `<tier>/<period>` and the file's hash. */
 export function sourceRefOf(summary: Summary): SourceRef {
   return { id: summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`, sha256: summary.sha256 };
@@ -205,4 +240,33 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     else groups.set(k, [item]);
   }
   return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * `--regenerate PATH…`: absolute paths → the vault-relative paths of the
+ * generated summaries they name. Throws a UserError for anything that is not
+ * a loaded summary, before the build changes anything.
+ */
+export function resolveRegenerate(paths: readonly string[], vaultDir: string, streams: Iterable<{ summaries: ReadonlyMap<string, Summary> }>): Set<string> {
+  const known = new Set<string>();
+  for (const stream of streams) for (const summary of stream.summaries.values()) known.add(summary.path);
+  const out = new Set<string>();
+  for (const absolute of paths) {
+    const relative = relativePosix(vaultDir, absolute);
+    if (relative === undefined || !known.has(relative)) {
+      throw new UserError(
+        `--regenerate \`${absolute}\` is not a generated summary of the vault`,
+        'name a daily, weekly, monthly or long-term summary file, e.g. --regenerate vault/main/daily/2026-02-13.md (see `memvault status` for edited ones)',
+        'cli/regenerate',
+      );
+    }
+    out.add(relative);
+  }
+  return out;
+}
+
+function relativePosix(dir: string, file: string): string | undefined {
+  const relative = nodePath.relative(dir, file);
+  if (relative.startsWith('..') || nodePath.isAbsolute(relative)) return undefined;
+  return relative.split(nodePath.sep).join('/');
 }

@@ -1,12 +1,14 @@
 import type { Heading } from 'mdast';
 import type { TierBudget } from '../config/schema.js';
+import { SummarizerError } from '../llm/faults.js';
 import type { Summarizer, SummarySource, SummaryUsage } from '../llm/types.js';
+import { checkRetention, collectMustKeep, compareMissing, droppedText, MAX_NAMED_MISSING, resolveRelativeDates, type MustKeepItem } from '../retention/index.js';
 import { weekdayName } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ContentStore } from '../vault/load.js';
 import { parseMarkdown } from '../vault/markdown.js';
-import type { CalendarTier, Memory, Summary, SummaryMeta } from '../vault/model.js';
+import type { Memory, Summary, SummaryMeta, Tier } from '../vault/model.js';
 import { writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
 
@@ -14,13 +16,17 @@ import type { RollupJob } from './plan.js';
  * Stage 3 and 4, roll up and check budgets: builds one planned summary from
  * the tier below. Inputs that already fit the budget are merged as they are
  * (no summarizer call); otherwise the summarizer runs, and an answer over
- * budget is retried tighter, then flagged for review.
+ * budget (or cut off by max_tokens) is retried tighter, then flagged for
+ * review. A rollup that cannot produce a usable summary throws `RollupError`
+ * and writes nothing: a summarizer fault, answers that are all cut off, or
+ * an over-budget answer that would replace a previous version (which is kept).
  */
 
 export interface RollupContext {
   summarizer: Summarizer;
   tokenizer: TokenizerName;
-  budgets: Record<CalendarTier, TierBudget>;
+  /** Budget of each tier a job may have (the calendar tiers, or the waterfall tiers). */
+  budgets: Partial<Record<Tier, TierBudget>>;
   /** Tighter retries after an over-budget answer. */
   retries: number;
   content: ContentStore;
@@ -39,47 +45,149 @@ export interface RollupResult {
   /** Summarizer calls made (0 for a merge). */
   attempts: number;
   flagged: boolean;
+  /** What was cleaned out of the model's answers (`opening meta-commentary`, `frontmatter`, …). */
+  notes?: string[];
 }
 
 export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<RollupResult> {
   const sources = job.sources.map((ref) => toSummarySource(ref.id, ctx));
   const budget = ctx.budgets[job.tier];
+  if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
   const title = titleOf(job);
   const fits = (body: string): boolean => countTokens(body, ctx.tokenizer) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
+  // Retention check (src/retention): the must-keep items of the sources, looked for in every answer.
+  const mustKeep = collectMustKeep(sources);
 
   // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
   const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
   const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
-  if (merged !== undefined && fits(merged)) return finish(job, merged, { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, ctx);
+  if (merged !== undefined && fits(merged)) return finish(job, merged, { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, ctx, retentionOf(mustKeep, merged));
 
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
-  const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0 };
+  const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
+  const notes = new Set<string>();
   let body = '';
   let attempts = 0;
+  let truncated = false;
+  let previousTokens: number | undefined;
+  let missing: MustKeepItem[] = [];
+  // The answer that fits and lost the fewest must-keep items (by priority); the first one on a tie.
+  let best: { body: string; missing: MustKeepItem[] } | undefined;
   for (let attempt = 0; attempt <= ctx.retries; attempt++) {
     attempts++;
-    const output = await ctx.summarizer.summarize({
-      tier: job.tier,
-      stream: job.stream,
-      period: job.period,
-      start: job.start,
-      end: job.end,
-      sources,
-      budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
-      attempt,
-      missing: [],
-    });
-    usage.calls += output.usage.calls;
-    usage.inputTokens += output.usage.inputTokens;
-    usage.outputTokens += output.usage.outputTokens;
+    let output;
+    try {
+      output = await ctx.summarizer.summarize({
+        tier: job.tier,
+        stream: job.stream,
+        period: job.period,
+        start: job.start,
+        end: job.end,
+        sources,
+        budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
+        attempt,
+        missing: missing.slice(0, MAX_NAMED_MISSING).map((item) => item.text),
+        ...(previousTokens !== undefined ? { previousTokens } : {}),
+      });
+    } catch (error) {
+      // A fault the summarizer gave up on: nothing is written, the previous version (if any) stays.
+      if (error instanceof SummarizerError) throw new RollupError(job, error.kind, error.message, addUsage(usage, error.usage), attempts);
+      throw error;
+    }
+    addUsage(usage, output.usage);
+    for (const note of output.notes ?? []) notes.add(note);
     body = compose(title, output.body);
-    if (fits(body)) break;
+    // An answer cut off by max_tokens is incomplete even when it fits: retry tighter.
+    truncated = output.finish === 'length';
+    const lost = truncated ? [] : checkRetention(mustKeep, output.body).missing;
+    const usable = !truncated && fits(body);
+    if (usable && (!best || compareMissing(lost, best.missing) < 0)) best = { body, missing: lost };
+    if (usable && !worthRetrying(lost, output.usage)) break;
+    missing = lost;
+    previousTokens = usable ? undefined : output.usage.outputTokens > 0 ? output.usage.outputTokens : countTokens(output.body, ctx.tokenizer);
+  }
+  if (best) {
+    // A retry for lost items may come back worse (or cut off): the best answer is the one kept.
+    body = best.body;
+    truncated = false;
+  }
+  if (truncated) {
+    throw new RollupError(job, 'truncated', `every answer was cut off by max_tokens (a runaway output) after ${attempts} attempt${attempts > 1 ? 's' : ''}`, usage, attempts);
+  }
+  if (!fits(body) && job.existing) {
+    // Keep the previous version rather than replace it with one the package could not use.
+    throw new RollupError(job, 'over-budget', `still ${countTokens(body, ctx.tokenizer)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`, usage, attempts);
   }
   const generator = { provider: ctx.summarizer.provider, model: ctx.summarizer.model, prompt: ctx.summarizer.promptId(job.tier) };
-  return finish(job, body, generator, usage, attempts, !fits(body), ctx);
+  const result = finish(job, body, generator, usage, attempts, !fits(body), ctx, best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body));
+  return notes.size > 0 ? { ...result, notes: [...notes] } : result;
 }
 
-function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, ctx: RollupContext): RollupResult {
+/**
+ * Dry run: whether `job` would be a merge (no call), else what its one
+ * summarizer call would send (`estimateInputTokens`) and at most get back
+ * (the tier's budget). Retries are not included.
+ */
+export function estimateRollup(job: RollupJob, ctx: RollupContext): { merge: boolean; inputTokens: number; outputTokens: number } {
+  const sources = job.sources.map((ref) => toSummarySource(ref.id, ctx));
+  const budget = ctx.budgets[job.tier];
+  if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
+  const title = titleOf(job);
+  const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
+  const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
+  if (merged !== undefined && countTokens(merged, ctx.tokenizer) <= budget.target_tokens && countBytes(merged) <= budget.max_bytes) {
+    return { merge: true, inputTokens: 0, outputTokens: countTokens(merged, ctx.tokenizer) };
+  }
+  const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
+  const request = { tier: job.tier, stream: job.stream, period: job.period, start: job.start, end: job.end, sources, budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes }, attempt: 0, missing: [] };
+  return { merge: false, inputTokens: ctx.summarizer.estimateInputTokens?.(request) ?? 0, outputTokens: budget.target_tokens };
+}
+
+/**
+ * A rollup that produced nothing usable (the summarizer failed, every answer
+ * was cut off, or an over-budget answer would replace a good previous
+ * version). Nothing is written for it; the build reports it and goes on.
+ */
+export class RollupError extends Error {
+  constructor(
+    readonly job: RollupJob,
+    /** A fault kind (`timeout`, `rate-limit`, `server`, `empty`, `auth`…), `truncated` or `over-budget`. */
+    readonly kind: string,
+    message: string,
+    readonly usage: SummaryUsage,
+    /** Summarizer calls made for it (budget attempts). */
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = 'RollupError';
+  }
+}
+
+function addUsage(total: SummaryUsage, more: SummaryUsage): SummaryUsage {
+  total.calls += more.calls;
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+  total.retries = (total.retries ?? 0) + (more.retries ?? 0);
+  return total;
+}
+
+/**
+ * Whether an answer that fits is worth another attempt for the items it lost:
+ * always when it lost a pinned, critical or decision line, an identifier or an
+ * issue ref; for anything else (a date, a number, a name) only when the
+ * attempt is free (no model call, as with the extractive summarizer). A lost
+ * name never costs a call; what stays lost is listed as dropped.
+ */
+function worthRetrying(lost: readonly MustKeepItem[], usage: SummaryUsage): boolean {
+  if (lost.some((item) => item.kind === 'pinned' || item.kind === 'critical' || item.kind === 'decision' || item.kind === 'code' || item.kind === 'issue')) return true;
+  return usage.calls === 0 && lost.length > 0;
+}
+
+function retentionOf(mustKeep: readonly MustKeepItem[], body: string): { items: number; dropped: MustKeepItem[] } {
+  return { items: mustKeep.length, dropped: checkRetention(mustKeep, body).missing };
+}
+
+function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, ctx: RollupContext, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
   const meta: SummaryMeta = {
     memvault: 'summary',
     tier: job.tier,
@@ -95,6 +203,8 @@ function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'
     input_hash: job.inputHash,
     output_hash: sha256(body),
     ...(flagged ? { review: ['over-budget' as const] } : {}),
+    ...(retention ? { must_keep: retention.items } : {}),
+    ...(retention && retention.dropped.length > 0 ? { dropped: [...new Set(retention.dropped.map(droppedText))] } : {}),
     ...(job.folded ? { folded: job.folded } : {}),
   };
   return { job, text: writeSummaryFile(meta, body), body, meta, usage, attempts, flagged };
@@ -115,6 +225,10 @@ export function titleOf(job: Pick<RollupJob, 'tier' | 'stream' | 'period' | 'sta
       return `# ${job.stream}: month ${job.period} (${job.start} to ${job.end})`;
     case 'longterm':
       return `# ${job.stream}: long-term memory (${job.start} to ${job.end})`;
+    case 'waterfall-longterm':
+      return `# ${job.stream}: older memories, ${job.period} (${job.start} to ${job.end})`;
+    case 'waterfall-recent':
+      return `# ${job.stream}: recent past, ${job.period} (${job.start} to ${job.end})`;
   }
 }
 
@@ -123,6 +237,8 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
   if (memory) {
     const parsed = ctx.content.memory(memory);
     const time = /T\d{2}:\d{2}/.test(memory.date) ? `${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}` : undefined;
+    // "yesterday" in a memory means the day before the memory: say which day, for every tier above it.
+    const resolve = (text: string): string => resolveRelativeDates(text, memory.day);
     return {
       id,
       label: memory.title ?? parsed.sentences[0]?.text.slice(0, 80) ?? memory.id,
@@ -130,8 +246,8 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
       ...(time ? { time } : {}),
       kind: memory.kind,
       importance: memory.importance,
-      body: parsed.body,
-      sentences: parsed.sentences,
+      body: resolve(parsed.body),
+      sentences: parsed.sentences.map((sentence) => ({ ...sentence, text: resolve(sentence.text) })),
     };
   }
   const summary = ctx.summariesById.get(id);
@@ -141,7 +257,7 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
 }
 
 /** Concatenates sources under their own headings: lossless, used when it fits the budget. */
-export function mergeSources(tier: CalendarTier, sources: readonly SummarySource[]): string {
+export function mergeSources(tier: Tier, sources: readonly SummarySource[]): string {
   return sources
     .map((source) => {
       if (tier === 'daily' && source.importance === 'pinned') {
@@ -155,9 +271,23 @@ export function mergeSources(tier: CalendarTier, sources: readonly SummarySource
     .join('\n\n');
 }
 
+/** Bodies already demoted (`level` + body → result): the package renders the same summaries on every rebuild, and watch mode rebuilds often. */
+const demoted = new Map<string, string>();
+const DEMOTED_MAX = 4096;
+
 /** Pushes every heading of a markdown body below `level`, so merged sources nest under their own heading. */
 export function demoteHeadings(body: string, level: number): string {
   if (!/^#{1,6}\s|^ {0,3}(?:=+|-+)\s*$/m.test(body)) return body.trim();
+  const key = `${level}\n${body}`;
+  const known = demoted.get(key);
+  if (known !== undefined) return known;
+  if (demoted.size >= DEMOTED_MAX) demoted.clear();
+  const result = demoteHeadingsUncached(body, level);
+  demoted.set(key, result);
+  return result;
+}
+
+function demoteHeadingsUncached(body: string, level: number): string {
   // Edit the source at the headings' positions instead of re-serialising the tree:
   // the rest of the markdown stays byte for byte as written.
   const headings = parseMarkdown(body).children.filter((node): node is Heading => node.type === 'heading');

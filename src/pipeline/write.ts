@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { crashPoint } from '../git/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { Tier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -40,6 +41,7 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
       }
     }
     writeFileAtomic(target, op.text);
+    crashPoint('write'); // test-only fault injection (MEMVAULT_TEST_CRASH_AFTER)
     result.written.push(op.path);
   }
   return result;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
@@ -35,7 +35,8 @@ export interface LoadedVault {
   stats: LoadStats;
 }
 
-const SKIPPED_FOLDERS = new Set(['history', 'waterfall']);
+/** Folders of a stream (paths inside it) that hold copies, never inputs: not walked. */
+const SKIPPED_FOLDERS = new Set(['history', 'waterfall/history']);
 
 /**
  * Stage 1, load: finds every memory and generated summary in the vault. A
@@ -133,7 +134,7 @@ function listMarkdownFiles(dir: string): string[] {
       if (entry.name.startsWith('.')) continue;
       const child = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (relative === '' && SKIPPED_FOLDERS.has(entry.name)) continue;
+        if (SKIPPED_FOLDERS.has(child)) continue;
         walk(child);
       } else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(child);
     }
@@ -189,4 +190,225 @@ export class ContentStore {
     this.fresh.set(sha, parsed);
     return parsed;
   }
+}
+
+/**
+ * A loader that keeps its state between builds, for `memvault watch`. The
+ * first load scans the vault like `loadVault`; after that the file list, the
+ * parse cache and parsed bodies stay in memory and a load stats and reads only
+ * the paths named with `invalidate` (what the file watcher reported and what
+ * the last build wrote), so a rebuild costs what changed, not the size of the
+ * vault. Changing the load options (a new time zone, vault or streams) starts
+ * over with a full scan.
+ *
+ * With `keepLastGood`, a memory or summary that parsed before and is now
+ * invalid (a half-typed edit) keeps its last good parse, so the outputs do not
+ * change, and its problem is still reported until the file is fixed.
+ *
+ * @example
+ *   const session = new LoadSession({ keepLastGood: true });
+ *   await build({ root, now, loader: (options) => session.load(options) });
+ *   session.invalidate(['main/memories/2026-02-13-auth.md']);
+ */
+export class LoadSession {
+  private cache: ParseCache | undefined;
+  private content: ContentStore | undefined;
+  private vaultDir = '';
+  private key = '';
+  /** Every vault path the last load found, sorted. */
+  private files: string[] = [];
+  private readonly pending = new Set<string>();
+  /** Files kept at their last good parse, with the problem of their current content. */
+  private readonly held = new Map<string, Diagnostic[]>();
+
+  constructor(private readonly settings: { keepLastGood?: boolean } = {}) {}
+
+  /** Vault-relative paths whose files may have been created, changed or deleted since the last load. */
+  invalidate(paths: Iterable<string>): void {
+    for (const vaultPath of paths) this.pending.add(vaultPath);
+  }
+
+  /** Files under a folder (vault-relative): those the last load found there and those on disk now, for a folder renamed, deleted or created. */
+  filesUnder(vaultPath: string): string[] {
+    const prefix = `${vaultPath.replace(/\/+$/, '')}/`;
+    const out = new Set<string>();
+    for (let i = lowerBound(this.files, prefix); i < this.files.length && this.files[i]!.startsWith(prefix); i++) out.add(this.files[i]!);
+    const absolute = path.join(this.vaultDir, vaultPath);
+    if (this.vaultDir && existsSync(absolute)) {
+      const walk = (relative: string): void => {
+        for (const entry of readdirSync(path.join(absolute, relative), { withFileTypes: true })) {
+          const child = relative ? `${relative}/${entry.name}` : entry.name;
+          if (entry.isDirectory()) walk(child);
+          else if (isLoadablePath(`${prefix}${child}`)) out.add(`${prefix}${child}`);
+        }
+      };
+      walk('');
+    }
+    return [...out].sort();
+  }
+
+  /** Writes the parse cache to disk (`.memvault/cache`), so the next process starts warm. */
+  save(): void {
+    this.cache?.save();
+  }
+
+  /** Forgets everything: the next load scans the whole vault again. */
+  reset(): void {
+    this.cache?.close();
+    this.cache = undefined;
+    this.content = undefined;
+    this.key = '';
+    this.files = [];
+    this.pending.clear();
+    this.held.clear();
+  }
+
+  async load(options: LoadOptions): Promise<LoadedVault> {
+    const key = JSON.stringify([options.vaultDir, options.cacheDir, options.timezone, [...options.configuredStreams].sort()]);
+    if (key !== this.key || !this.cache || !this.content) return this.scan(options, key);
+    const cache = this.cache;
+    const content = this.content;
+    const toParse: (FileToParse & { size: number; mtimeMs: number; sha256: string })[] = [];
+    for (const vaultPath of [...this.pending].sort()) {
+      const role = isLoadablePath(vaultPath) ? classifyPath(vaultPath) : ({ role: 'ignored' } as const);
+      const stat = role.role === 'ignored' ? undefined : lstatOrUndefined(path.join(options.vaultDir, vaultPath));
+      if (!stat?.isFile()) {
+        this.forget(vaultPath);
+        continue;
+      }
+      this.remember(vaultPath);
+      const entry = cache.get(vaultPath);
+      if (entry && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs && !this.held.has(vaultPath)) continue;
+      const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
+      const hash = sha256(bytes);
+      if (entry?.sha256 === hash) {
+        cache.set(vaultPath, { ...entry, size: stat.size, mtimeMs: stat.mtimeMs });
+        this.held.delete(vaultPath);
+      } else toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash });
+    }
+    this.pending.clear();
+    const parsed = await parseFiles(toParse, options.timezone);
+    toParse.forEach((file, i) => {
+      const { result, content: body } = parsed[i]!;
+      const previous = cache.get(file.vaultPath);
+      if (this.settings.keepLastGood && result.type === 'invalid' && previous && previous.result.type !== 'invalid') {
+        this.held.set(file.vaultPath, result.diagnostics.map((d) => ({ ...d, reason: `${d.reason}; the last good version is used until this is fixed` })));
+        return;
+      }
+      this.held.delete(file.vaultPath);
+      cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
+      if (body) content.remember(file.sha256, body);
+    });
+    return { state: this.assemble(options, cache), content, cache, stats: { files: this.files.length, parsed: toParse.length } };
+  }
+
+  /**
+   * True when the file at `vaultPath` holds what this session last loaded or
+   * what the last build wrote there (or is absent and was never loaded): an
+   * event for it is an echo of our own write, or an editor touching a file
+   * without changing it.
+   */
+  isUnchanged(vaultPath: string): boolean {
+    if (!this.cache) return false;
+    const entry = this.cache.get(vaultPath);
+    const stat = lstatOrUndefined(path.join(this.vaultDir, vaultPath));
+    if (!stat?.isFile()) return entry === undefined && !this.knows(vaultPath);
+    if (!entry || this.held.has(vaultPath)) return false;
+    if (entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) return true;
+    try {
+      return sha256(readFileSync(path.join(this.vaultDir, vaultPath))) === entry.sha256;
+    } catch {
+      return false;
+    }
+  }
+
+  private async scan(options: LoadOptions, key: string): Promise<LoadedVault> {
+    this.reset();
+    const loaded = await loadVault(options);
+    const files = new Set<string>();
+    for (const stream of loaded.state.streams.values()) {
+      for (const memory of stream.memories) files.add(memory.path);
+      for (const summaryPath of stream.summaries.keys()) files.add(summaryPath);
+    }
+    for (const d of loaded.state.diagnostics) if (loaded.cache.get(d.path)) files.add(d.path);
+    this.files = [...files].sort();
+    this.cache = loaded.cache;
+    this.content = loaded.content;
+    this.vaultDir = options.vaultDir;
+    this.key = key;
+    return loaded;
+  }
+
+  private assemble(options: LoadOptions, cache: ParseCache): VaultState {
+    const streams = new Map<string, StreamState>();
+    const names = new Set(options.configuredStreams);
+    if (existsSync(options.vaultDir)) {
+      for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
+    }
+    for (const name of [...names].sort()) streams.set(name, { name, memories: [], summaries: new Map() });
+    const diagnostics: Diagnostic[] = [];
+    for (const vaultPath of this.files) {
+      const entry = cache.get(vaultPath);
+      const stream = streams.get(vaultPath.slice(0, vaultPath.indexOf('/')));
+      if (entry && stream) collect(entry, stream, diagnostics);
+    }
+    for (const held of this.held.values()) diagnostics.push(...held);
+    for (const stream of streams.values()) {
+      stream.memories.sort(compareMemories);
+      diagnostics.push(...duplicateIds(stream.memories));
+    }
+    cache.retain(new Set(this.files));
+    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    return { streams, diagnostics };
+  }
+
+  /** Files the last load found. */
+  get fileCount(): number {
+    return this.files.length;
+  }
+
+  /** True when the last load found a file at `vaultPath`. */
+  knows(vaultPath: string): boolean {
+    const i = lowerBound(this.files, vaultPath);
+    return this.files[i] === vaultPath;
+  }
+
+  private remember(vaultPath: string): void {
+    const i = lowerBound(this.files, vaultPath);
+    if (this.files[i] !== vaultPath) this.files.splice(i, 0, vaultPath);
+  }
+
+  private forget(vaultPath: string): void {
+    const i = lowerBound(this.files, vaultPath);
+    if (this.files[i] === vaultPath) this.files.splice(i, 1);
+    this.held.delete(vaultPath);
+  }
+}
+
+/** What `loadVault` would list: `.md` files of a stream, outside dot folders and the stream's `SKIPPED_FOLDERS`. */
+function isLoadablePath(vaultPath: string): boolean {
+  const parts = vaultPath.split('/');
+  if (parts.length < 2 || parts.some((part) => part.startsWith('.') || part === '')) return false;
+  for (let i = 2; i < parts.length; i++) if (SKIPPED_FOLDERS.has(parts.slice(1, i).join('/'))) return false;
+  return parts[parts.length - 1]!.toLowerCase().endsWith('.md');
+}
+
+function lstatOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** First index of `sorted` whose value is ≥ `value`. */
+function lowerBound(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -103,8 +103,33 @@ export interface SummaryMeta {
   output_hash: string;
   /** Present when the summary could not meet its budget; such a summary is not used by the package. */
   review?: ReviewFlag[];
-  /** Long-term only: every monthly folded in so far, with the hash it had when folded. */
+  /** Must-keep items of the sources (see `src/retention/`): how many the retention check looked for. */
+  must_keep?: number;
+  /** Must-keep items of the sources this summary lost even after the retries: nothing is lost silently. */
+  dropped?: string[];
+  /**
+   * Long-term only: every monthly folded in so far, with the hash it had when folded.
+   * Waterfall long-term: every recent summary folded in so far (its history copy).
+   */
   folded?: SourceRef[];
+  /** Waterfall summaries only: where the count-based compaction stands (see `WaterfallMeta`). */
+  waterfall?: WaterfallMeta;
+}
+
+/**
+ * Frontmatter block of a waterfall summary: the state that decides the next
+ * compaction, so that it survives restarts (a new process reads it back).
+ */
+export interface WaterfallMeta {
+  /** 1 for the first compaction, then 2, 3, … */
+  compaction: number;
+  /** Memories in the stream when this compaction ran (129, 193, … by default). */
+  compacted_at_count: number;
+  /** Ids of the first and last memory the summary covers, in memory order (by date, then path). */
+  covers_from: string;
+  covers_through: string;
+  /** Recent summary only: its copy in `waterfall/history/` (vault-relative). */
+  history?: string;
 }
 
 /** A generated summary as found on disk. */

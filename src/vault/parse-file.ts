@@ -11,6 +11,8 @@ export interface ParsedFile {
 
 /** Parses one vault file according to its role. Pure: bytes in, data out; used in-process and by parse workers. */
 export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileRole, timezone: string): ParsedFile {
+  // `archive/<quarter>/` holds archived memories and archived dailies/weeklies: a generated summary says so in its frontmatter.
+  if (role.role === 'memory' && role.location === 'archive' && isGeneratedSummary(bytes)) return parseVaultFile(bytes, vaultPath, { role: 'summary', stream: role.stream, tier: 'daily', period: '' }, timezone);
   if (role.role === 'memory') {
     const parsed = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
     if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
@@ -22,4 +24,10 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
     return { result: { type: 'summary', summary: parsed.summary } };
   }
   return { result: { type: 'invalid', diagnostics: [] } };
+}
+
+/** True when the frontmatter has `memvault: summary` (every generated summary starts with it). */
+function isGeneratedSummary(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 64)).toString('utf8');
+  return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(head);
 }

@@ -15,6 +15,16 @@ export const vaultPaths = {
   history(stream: string, tier: Tier, period: string, now: Date): string {
     return `${stream}/history/${tier}/${period}-${stamp(now)}.md`;
   },
+  /** Waterfall streams (spec section 5): the count-based short-term and long-term summaries. */
+  waterfallRecent: (stream: string) => `${stream}/waterfall/recent.md`,
+  waterfallLongterm: (stream: string) => `${stream}/waterfall/longterm.md`,
+  waterfallHistoryDir: (stream: string) => `${stream}/waterfall/history`,
+  /** `waterfall/history/recent-YYYYMMDD-HHMMSS.md`, stamped with the build's `now` (UTC); `-2`, `-3`… when taken. */
+  waterfallHistory(stream: string, now: Date, n = 1): string {
+    return `${stream}/waterfall/history/recent-${stamp(now)}${n > 1 ? `-${n}` : ''}.md`;
+  },
+  /** The agent prompt block of a waterfall stream. */
+  context: (stream: string) => `${stream}/CONTEXT.md`,
   package: (stream: string) => `${stream}/UPLOAD_PACKAGE.md`,
   manifest: (stream: string) => `${stream}/UPLOAD_PACKAGE.manifest.json`,
   indexMarkdown: 'INDEX.md',
@@ -29,7 +39,7 @@ export function stamp(now: Date): string {
 
 export type FileRole =
   | { role: 'memory'; stream: string; location: 'memories' | 'archive'; relativeId: string }
-  | { role: 'summary'; stream: string; tier: CalendarTier; period: string }
+  | { role: 'summary'; stream: string; tier: Tier; period: string }
   | { role: 'ignored' };
 
 const TIER_DIRS: Record<string, CalendarTier> = { daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
@@ -51,6 +61,9 @@ export function classifyPath(path: string): FileRole {
   const tier = TIER_DIRS[folder];
   if (tier && rest.length === 1) return { role: 'summary', stream, tier, period: stripMd(rest[0]!) };
   if (folder === 'longterm.md' && parts.length === 2) return { role: 'summary', stream, tier: 'longterm', period: 'longterm' };
+  // waterfall/history/ holds copies: provenance, not inputs.
+  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'recent.md') return { role: 'summary', stream, tier: 'waterfall-recent', period: 'recent' };
+  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'longterm.md') return { role: 'summary', stream, tier: 'waterfall-longterm', period: 'longterm' };
   return { role: 'ignored' };
 }
 

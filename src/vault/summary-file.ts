@@ -20,7 +20,18 @@ const summaryMetaSchema = z.looseObject({
   input_hash: z.string(),
   output_hash: z.string(),
   review: z.array(z.enum(['over-budget'])).optional(),
+  must_keep: z.number().int().min(0).optional(),
+  dropped: z.array(z.string()).optional(),
   folded: z.array(sourceRef).optional(),
+  waterfall: z
+    .strictObject({
+      compaction: z.number().int().min(1),
+      compacted_at_count: z.number().int().min(1),
+      covers_from: z.string(),
+      covers_through: z.string(),
+      history: z.string().optional(),
+    })
+    .optional(),
 });
 
 export type SummaryParseResult = { ok: true; summary: Summary; body: string } | { ok: false; diagnostics: Diagnostic[] };
@@ -60,6 +71,9 @@ export function writeSummaryFile(meta: SummaryMeta, body: string): string {
     output_hash: meta.output_hash,
   };
   if (meta.review && meta.review.length > 0) ordered.review = meta.review;
+  if (meta.must_keep !== undefined) ordered.must_keep = meta.must_keep;
+  if (meta.dropped && meta.dropped.length > 0) ordered.dropped = meta.dropped;
   if (meta.folded) ordered.folded = meta.folded;
+  if (meta.waterfall) ordered.waterfall = meta.waterfall;
   return stringifyFrontmatter(ordered, body);
 }

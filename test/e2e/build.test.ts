@@ -43,6 +43,7 @@ calendar:
   weekly: { target_tokens: ${BUDGETS.weekly.tokens}, max_bytes: ${BUDGETS.weekly.bytes} }
   monthly: { target_tokens: ${BUDGETS.monthly.tokens}, max_bytes: ${BUDGETS.monthly.bytes} }
   longterm: { target_tokens: ${BUDGETS.longterm.tokens}, max_bytes: ${BUDGETS.longterm.bytes} }
+  retention: { memories_days: 3650, daily_days: 3650, weekly_weeks: 520 }   # no archiving here: test/git/archive.test.ts covers it
 upload: { max_tokens: 8750, max_bytes: 35840, monthly_window: 3 }
 `;
 

@@ -3,15 +3,18 @@ import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import type { Manifest } from '../../pipeline/package.js';
+import { memoriesUpTo, renderWaterfallStatus, waterfallStatus, type WaterfallStatus } from '../../pipeline/waterfall-build.js';
 import { UserError } from '../../util/errors.js';
 import { loadVault } from '../../vault/load.js';
-import { CALENDAR_TIERS, type Diagnostic, type StreamState } from '../../vault/model.js';
+import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
-import { findRoot } from '../context.js';
+import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic, num } from '../output.js';
 
 export interface StatusCommandOptions {
   root?: string;
+  /** Waterfall streams: memories dated after it are not counted yet, as in a build (default: the clock). */
+  now?: string;
   json?: boolean;
 }
 
@@ -22,6 +25,8 @@ interface TierStatus {
   budget_tokens: number;
   over_budget: string[];
   edited: string[];
+  /** Must-keep items of the sources, summed over the tier's summaries that record them, and how many were dropped. */
+  retention: { items: number; dropped: number; rate: number | null };
 }
 
 interface StreamStatus {
@@ -32,6 +37,8 @@ interface StreamStatus {
   coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
   tiers: Record<string, TierStatus>;
   package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number; degraded: number; left_out: number } | null;
+  /** Streams with `waterfall: true`: position, sizes and the integrity report. */
+  waterfall?: WaterfallStatus;
 }
 
 /** `memvault status`: a read-only look at the vault; it takes no lock and writes nothing. */
@@ -44,13 +51,18 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   }
   const vaultDir = path.resolve(root, config.vault);
   const loaded = await loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
-  const streams = [...loaded.state.streams.values()].map((stream) => streamStatus(stream, config, vaultDir, root));
+  const now = resolveNow(options.now);
+  const streams = [...loaded.state.streams.values()].map((stream): StreamStatus => {
+    const status = streamStatus(stream, config, vaultDir, root);
+    if (!config.streams[stream.name]?.waterfall) return status;
+    return { ...status, waterfall: waterfallStatus({ ...stream, memories: memoriesUpTo(stream.memories, now, config.timezone) }, config, vaultDir) };
+  });
   const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return;
   }
-  process.stdout.write(render(streams, loaded.state.diagnostics));
+  process.stdout.write(render(streams, loaded.state.diagnostics, config));
 }
 
 function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
@@ -64,6 +76,7 @@ function streamStatus(stream: StreamState, config: Config, vaultDir: string, roo
       budget_tokens: config.calendar[tier].target_tokens,
       over_budget: summaries.filter((s) => s.meta.review?.includes('over-budget')).map((s) => s.path),
       edited: summaries.filter((s) => s.bodyHash !== s.meta.output_hash).map((s) => s.path),
+      retention: retentionOf(summaries),
     };
   }
   const days = [...new Set(stream.memories.map((m) => m.day))].sort();
@@ -94,14 +107,31 @@ function streamStatus(stream: StreamState, config: Config, vaultDir: string, roo
   };
 }
 
-function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnostic[]): string {
+/** Retention of a tier: must-keep items kept over items looked for, over the summaries that recorded a check. */
+function retentionOf(summaries: readonly Summary[]): TierStatus['retention'] {
+  let items = 0;
+  let dropped = 0;
+  for (const summary of summaries) {
+    if (summary.meta.must_keep === undefined) continue;
+    items += summary.meta.must_keep;
+    dropped += summary.meta.dropped?.length ?? 0;
+  }
+  return { items, dropped, rate: items > 0 ? (items - dropped) / items : null };
+}
+
+function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnostic[], config: Config): string {
   const lines: string[] = [];
   for (const s of streams) {
     lines.push(`${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`);
-    lines.push('  tier       count  tokens (max / budget)  review');
+    if (s.waterfall) lines.push(...renderWaterfallStatus(s.waterfall));
+    // A waterfall-only stream (`calendar: false`) has no calendar tiers nor package to show.
+    if (config.streams[s.name]?.calendar === false) continue;
+    lines.push('  tier       count  tokens (max / budget)  retention (kept / must-keep)  review');
     for (const [tier, t] of Object.entries(s.tiers)) {
       const review = [t.over_budget.length > 0 ? `${t.over_budget.length} over budget` : '', t.edited.length > 0 ? `${t.edited.length} edited` : ''].filter(Boolean).join(', ');
-      lines.push(`  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${review || '-'}`);
+      const r = t.retention;
+      const retention = r.rate === null ? '-' : `${(r.rate * 100).toFixed(1)}% (${num(r.items - r.dropped)} / ${num(r.items)})`;
+      lines.push(`  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`);
     }
     if (s.package) {
       const p = s.package;

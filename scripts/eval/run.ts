@@ -1,0 +1,248 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { countTokens } from '../../src/util/tokens.js';
+import { conversationText, convertSample, type ConvertedConversation, type LocomoSample } from './locomo.js';
+import { addTally, answerRetention, emptyTally, evidenceRecall, evidenceTokens, rates, type Tally } from './metrics.js';
+import { formatRate, lastTokens, renderTables, SOURCES, type Source, type Totals } from './report.js';
+
+/**
+ * `npm run eval -- --dataset locomo data/locomo10.json`: converts each LoCoMo
+ * conversation into a stream of a temporary project, runs the real CLI build
+ * (`dist/src/cli/main.js build --now <just after the last session>`) in a
+ * child process, and measures what `UPLOAD_PACKAGE.md` and each tier kept,
+ * against two baselines: the whole conversation (the ceiling) and its last N
+ * tokens (N = the package budget). Prints a markdown table and writes JSON to
+ * `data/eval-results.json`.
+ *
+ * Options: `--config FILE` appends YAML to the default config (to measure a
+ * different setting), `--only 1,3` picks conversations, `--jobs N` runs builds
+ * in parallel (timings are per build either way), `--keep` keeps the projects,
+ * `--out FILE` moves the JSON.
+ */
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The package budget of the default config; the last-N baseline gets the same. */
+const DEFAULT_MAX_TOKENS = 8750;
+const TIERS = ['daily', 'weekly', 'monthly', 'longterm'] as const;
+
+interface Options {
+  dataset: string;
+  file: string;
+  config?: string;
+  only?: number[];
+  jobs: number;
+  keep: boolean;
+  out: string;
+}
+
+interface ConversationResult {
+  stream: string;
+  sample_id: string;
+  sessions: number;
+  first_day: string;
+  now: string;
+  conversation_tokens: number;
+  package_tokens: number;
+  package_bytes: number;
+  package_within_budget: boolean;
+  build_ms: number;
+  llm_calls: number;
+  tier_tokens: Record<string, number>;
+  answer: Record<Source, Tally>;
+  evidence: Record<Source, Tally>;
+  project?: string;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Partial<Options> & { jobs: number; keep: boolean } = { jobs: 1, keep: false };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--dataset') options.dataset = value();
+    else if (arg === '--config') options.config = value();
+    else if (arg === '--only') options.only = value().split(',').map(Number);
+    else if (arg === '--jobs') options.jobs = Math.max(1, Number(value()));
+    else if (arg === '--keep') options.keep = true;
+    else if (arg === '--out') options.out = value();
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: npm run eval -- --dataset locomo data/locomo10.json [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out data/eval-results.json]\n');
+      process.exit(0);
+    } else rest.push(arg);
+  }
+  if (options.dataset !== 'locomo') throw new Error('only `--dataset locomo` is supported');
+  const file = rest[0] ?? path.join(ROOT, 'data', 'locomo10.json');
+  return { dataset: 'locomo', file, jobs: options.jobs, keep: options.keep, out: options.out ?? path.join(ROOT, 'data', 'eval-results.json'), ...(options.config ? { config: options.config } : {}), ...(options.only ? { only: options.only } : {}) };
+}
+
+/** The project config: the defaults, in UTC (LoCoMo has no zones), plus the stream and any `--config` additions. */
+function projectConfig(stream: string, extra: string): string {
+  return `timezone: UTC\nstreams:\n  ${stream}: { calendar: true, waterfall: false }\n${extra}`;
+}
+
+function runBuild(root: string, now: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    for (const key of Object.keys(env)) if (key.startsWith('MEMVAULT_')) delete env[key];
+    const child = spawn(process.execPath, [CLI, 'build', '--now', now, '--no-commit', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: performance.now() - started }));
+  });
+}
+
+/** Bodies of every summary of a tier (archived ones included), frontmatter removed, in period order. */
+function tierText(streamDir: string, tier: 'daily' | 'weekly' | 'monthly' | 'longterm'): string {
+  const files: string[] = [];
+  if (tier === 'longterm') files.push('longterm.md');
+  else {
+    const folders: string[] = [tier];
+    // Dailies and weeklies past retention are moved to archive/<quarter>/<tier>/: still part of the tier.
+    const archive = path.join(streamDir, 'archive');
+    if (existsSync(archive)) for (const quarter of readdirSync(archive).sort()) folders.push(path.join('archive', quarter, tier));
+    for (const folder of folders) {
+      if (!existsSync(path.join(streamDir, folder))) continue;
+      for (const file of readdirSync(path.join(streamDir, folder))) if (file.endsWith('.md')) files.push(path.join(folder, file));
+    }
+  }
+  return files
+    .sort((a, b) => (path.basename(a) < path.basename(b) ? -1 : 1))
+    .map((file) => path.join(streamDir, file))
+    .filter((file) => existsSync(file))
+    .map((file) => stripFrontmatter(readFileSync(file, 'utf8')))
+    .join('\n\n');
+}
+
+function stripFrontmatter(text: string): string {
+  return text.replace(/^---\n[\s\S]*?\n---\n/, '');
+}
+
+async function evaluate(conversation: ConvertedConversation, options: Options, extraConfig: string, maxTokens: number): Promise<ConversationResult> {
+  const root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`));
+  try {
+    writeFileSync(path.join(root, 'memory.config.yaml'), projectConfig(conversation.stream, extraConfig));
+    for (const session of conversation.sessions) {
+      const file = path.join(root, ...session.path.split('/'));
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, session.file);
+    }
+    const build = await runBuild(root, conversation.now);
+    if (build.code !== 0) throw new Error(`build of ${conversation.stream} failed (exit ${build.code}): ${build.stderr.trim()}`);
+    const report = JSON.parse(build.stdout) as { streams: { name: string; tiers: Record<string, { calls: number }>; package: { tokens: number; bytes: number } | null }[] };
+    const streamReport = report.streams.find((s) => s.name === conversation.stream);
+    const streamDir = path.join(root, 'vault', conversation.stream);
+    const whole = conversationText(conversation);
+    const texts: Record<Source, string> = {
+      package: readFileSync(path.join(streamDir, 'UPLOAD_PACKAGE.md'), 'utf8'),
+      'last-n': lastTokens(whole, maxTokens),
+      whole,
+      daily: tierText(streamDir, 'daily'),
+      weekly: tierText(streamDir, 'weekly'),
+      monthly: tierText(streamDir, 'monthly'),
+      longterm: tierText(streamDir, 'longterm'),
+    };
+    const questions = evidenceTokens(conversation);
+    const answer = {} as Record<Source, Tally>;
+    const evidence = {} as Record<Source, Tally>;
+    for (const source of SOURCES) {
+      answer[source] = answerRetention(texts[source], conversation.qa);
+      evidence[source] = evidenceRecall(texts[source], questions);
+    }
+    const packageTokens = streamReport?.package?.tokens ?? countTokens(texts.package);
+    const packageBytes = streamReport?.package?.bytes ?? Buffer.byteLength(texts.package);
+    return {
+      stream: conversation.stream,
+      sample_id: conversation.sampleId,
+      sessions: conversation.sessions.length,
+      first_day: conversation.sessions[0]?.day ?? '',
+      now: conversation.now,
+      conversation_tokens: countTokens(whole),
+      package_tokens: packageTokens,
+      package_bytes: packageBytes,
+      package_within_budget: packageTokens <= maxTokens,
+      build_ms: Math.round(build.ms),
+      llm_calls: Object.values(streamReport?.tiers ?? {}).reduce((sum, tier) => sum + tier.calls, 0),
+      tier_tokens: Object.fromEntries(TIERS.map((t) => [t, countTokens(texts[t])])),
+      answer,
+      evidence,
+      ...(options.keep ? { project: root } : {}),
+    };
+  } finally {
+    if (!options.keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await fn(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
+  if (!existsSync(options.file)) throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
+  const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];
+  const extraConfig = options.config ? `${readFileSync(options.config, 'utf8').trim()}\n` : '';
+  const extra = (parseYaml(extraConfig || '{}') ?? {}) as { upload?: { max_tokens?: number } };
+  const maxTokens = extra.upload?.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const conversations = samples.map((sample, i) => convertSample(sample, i + 1)).filter((_, i) => !options.only || options.only.includes(i + 1));
+  const started = performance.now();
+  const results = await mapLimit(conversations, options.jobs, async (conversation) => {
+    const result = await evaluate(conversation, options, extraConfig, maxTokens);
+    const a = rates(result.answer.package).overall;
+    const e = rates(result.evidence.package).overall;
+    process.stderr.write(`${result.stream} (${result.sample_id}): ${result.sessions} sessions, package ${result.package_tokens} tokens, answer ${formatRate(a)}, evidence ${formatRate(e)}, ${result.build_ms} ms\n`);
+    return result;
+  });
+  const total: Totals = { answer: {} as Record<Source, Tally>, evidence: {} as Record<Source, Tally> };
+  for (const source of SOURCES) {
+    total.answer[source] = emptyTally();
+    total.evidence[source] = emptyTally();
+    for (const result of results) {
+      addTally(total.answer[source], result.answer[source]);
+      addTally(total.evidence[source], result.evidence[source]);
+    }
+  }
+  const tables = renderTables(total, maxTokens);
+  const maxPackage = Math.max(...results.map((r) => r.package_tokens));
+  const buildMs = results.map((r) => r.build_ms);
+  const calls = results.reduce((sum, r) => sum + r.llm_calls, 0);
+  const footer = [
+    '',
+    `${results.length} conversations, ${results.reduce((s, r) => s + r.sessions, 0)} sessions; package ${Math.min(...results.map((r) => r.package_tokens))}–${maxPackage} tokens (budget ${maxTokens}, ${results.every((r) => r.package_within_budget) ? 'all within' : 'OVER BUDGET'}); build ${Math.min(...buildMs)}–${Math.max(...buildMs)} ms per conversation; ${calls} LLM calls; eval ${Math.round((performance.now() - started) / 1000)} s.`,
+  ].join('\n');
+  process.stdout.write(`${tables}\n${footer}\n`);
+  const summary = Object.fromEntries(
+    (['answer', 'evidence'] as const).map((which) => [which, Object.fromEntries(SOURCES.map((source) => [source, rates(total[which][source])]))]),
+  );
+  mkdirSync(path.dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, summary, totals: total, conversations: results }, null, 2)}\n`);
+  process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`eval: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { addMemory } from '../../ingest/add.js';
+import { ConfigInvalidError } from '../../pipeline/build.js';
+import { describeRedactions } from '../../redact/redact.js';
+import { UserError } from '../../util/errors.js';
+import type { Importance } from '../../vault/model.js';
+import { findRoot, resolveNow } from '../context.js';
+import { formatDiagnostic } from '../output.js';
+
+export interface AddCommandOptions {
+  root?: string;
+  title?: string;
+  tag?: string[];
+  kind?: string;
+  importance?: string;
+  stream?: string;
+  date?: string;
+  /** Commander's `--no-redact` sets this to false. */
+  redact?: boolean;
+  json?: boolean;
+}
+
+const IMPORTANCE = ['low', 'normal', 'high', 'pinned'];
+
+/** `memvault add "text"`: writes one memory (text from the argument, or stdin when there is none or it is `-`) and prints its path. */
+export async function addCommand(text: string | undefined, options: AddCommandOptions): Promise<void> {
+  if (options.importance !== undefined && !IMPORTANCE.includes(options.importance)) {
+    throw new UserError(`--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`, 'e.g. --importance high', 'cli/importance');
+  }
+  let body = text;
+  if (body === undefined || body === '-') {
+    if (process.stdin.isTTY) throw new UserError('no memory text', 'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)', 'add/empty');
+    body = await readStdin();
+  }
+  const redact = options.redact !== false;
+  if (!redact) process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
+  const root = findRoot(options.root ?? process.cwd());
+  let result;
+  try {
+    result = await addMemory({
+      root,
+      text: body,
+      ...(options.title !== undefined ? { title: options.title } : {}),
+      tags: options.tag ?? [],
+      ...(options.kind !== undefined ? { kind: options.kind } : {}),
+      ...(options.importance !== undefined ? { importance: options.importance as Importance } : {}),
+      ...(options.stream !== undefined ? { stream: options.stream } : {}),
+      ...(options.date !== undefined ? { date: options.date } : {}),
+      // The default date is now: MEMVAULT_NOW fixes it (tests), else the wall clock.
+      now: resolveNow(undefined),
+      redact,
+    });
+  } catch (error) {
+    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    throw error;
+  }
+  const shown = path.relative(process.cwd(), result.file) || result.file;
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${shown}\n`);
+  const redacted = describeRedactions(result.redactions);
+  if (redacted) process.stderr.write(`${redacted}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

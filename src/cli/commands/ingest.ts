@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { ingest, type FileReport, type IngestReport } from '../../ingest/ingest.js';
+import { INGEST_FORMATS, type IngestFormat } from '../../ingest/session.js';
+import { ConfigInvalidError } from '../../pipeline/build.js';
+import { describeRedactions } from '../../redact/redact.js';
+import { UserError } from '../../util/errors.js';
+import { findRoot } from '../context.js';
+import { formatDiagnostic } from '../output.js';
+
+export interface IngestCommandOptions {
+  root?: string;
+  stream?: string;
+  tag?: string[];
+  format?: string;
+  primer?: boolean;
+  /** Commander's `--no-redact` sets this to false. */
+  redact?: boolean;
+  date?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `memvault ingest FILE…`: imports transcripts as session memories and
+ * prints, per file, what was written. Exits 1 when a file could not be
+ * ingested (the others are imported all the same).
+ */
+export async function ingestCommand(files: string[], options: IngestCommandOptions): Promise<void> {
+  if (files.length === 0) throw new UserError('no files to ingest', 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md', 'cli/ingest');
+  if (options.format !== undefined && !INGEST_FORMATS.includes(options.format as IngestFormat)) {
+    throw new UserError(`unknown format \`${options.format}\``, `use one of: ${INGEST_FORMATS.join(', ')}`, 'cli/format');
+  }
+  const cwd = process.cwd();
+  const root = findRoot(options.root ?? cwd);
+  const redact = options.redact !== false;
+  if (!redact) process.stderr.write('warning: --no-redact: secrets in these transcripts are written as they are, and a commit keeps them in git history for good\n');
+  let report: IngestReport;
+  try {
+    report = await ingest({
+      root,
+      cwd,
+      files,
+      ...(options.stream ? { stream: options.stream } : {}),
+      tags: options.tag ?? [],
+      ...(options.format ? { format: options.format as IngestFormat } : {}),
+      primer: options.primer ?? false,
+      redact,
+      ...(options.date ? { date: options.date } : {}),
+      dryRun: options.dryRun ?? false,
+    });
+  } catch (error) {
+    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    throw error;
+  }
+  for (const file of report.files) for (const d of file.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(render(report, root, cwd));
+  const failed = report.files.filter((file) => file.status === 'failed').length;
+  if (failed > 0) {
+    throw new UserError(`${failed} of ${report.files.length} file(s) could not be ingested (listed above)`, failed < report.files.length ? 'fix them and run ingest again; the other files were imported, and importing them again changes nothing' : 'fix the places listed above and run ingest again', 'ingest/failed');
+  }
+}
+
+const MARK: Record<string, string> = { new: '+', updated: '~', unchanged: '=', 'kept-edited': '!' };
+
+function render(report: IngestReport, root: string, cwd: string): string {
+  const show = (vaultPath: string): string => path.relative(cwd, path.join(root, report.vault, vaultPath)) || vaultPath;
+  const lines: string[] = [];
+  if (report.dryRun) lines.push('ingest --dry-run: nothing written');
+  for (const file of report.files) {
+    lines.push(`${file.file}${file.format ? ` (${file.format}${file.sessions > 1 ? `, ${file.sessions} sessions` : ''})` : ''}: ${summary(file)}`);
+    if (file.status === 'failed') continue;
+    const listed = file.status === 'already-ingested' ? file.memories.slice(0, 3) : file.memories;
+    for (const memory of listed) lines.push(`  ${MARK[memory.status]} ${show(memory.path)}${memory.status === 'new' ? '' : ` (${memory.status})`}`);
+    if (listed.length < file.memories.length) lines.push(`  … ${file.memories.length - listed.length} more`);
+    const redacted = describeRedactions(file.redactions);
+    if (redacted) lines.push(`  ${redacted}`);
+  }
+  if (!report.redact) lines.push('secrets were NOT redacted (--no-redact)');
+  return `${lines.join('\n')}\n`;
+}
+
+function summary(file: FileReport): string {
+  if (file.status === 'failed') return 'not ingested (see the error above)';
+  if (file.status === 'already-ingested') return 'already ingested, nothing to do';
+  const counts = new Map<string, number>();
+  for (const memory of file.memories) counts.set(memory.status, (counts.get(memory.status) ?? 0) + 1);
+  const parts = ['new', 'updated', 'unchanged', 'kept-edited'].filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s === 'kept-edited' ? 'kept (edited by hand)' : s}`);
+  return `${file.memories.length} memor${file.memories.length === 1 ? 'y' : 'ies'}: ${parts.join(', ')}`;
+}

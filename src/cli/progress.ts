@@ -1,0 +1,102 @@
+import cliProgress from 'cli-progress';
+import type { ProgressEvent } from '../pipeline/build.js';
+import { num } from './output.js';
+
+/**
+ * Build progress: a bar per tier (done/total, tokens, ETA) on a terminal,
+ * plain lines elsewhere (CI logs, pipes). Plain lines appear only once a tier
+ * has called a model, so offline builds with the extractive summarizer stay
+ * quiet; they are throttled to one every `intervalMs` (default 2 s) plus the
+ * line that ends each tier. Colour only on a terminal without NO_COLOR.
+ */
+
+export interface ProgressDisplay {
+  update(event: ProgressEvent): void;
+  /** Removes the bar; call it before printing anything else. */
+  done(): void;
+}
+
+export interface ProgressOptions {
+  stream: NodeJS.WriteStream;
+  color: boolean;
+  /** Plain mode: least time between two lines (default 2000 ms). */
+  intervalMs?: number;
+  clock?: () => number;
+}
+
+/** A terminal bar when `stream` is a TTY, else plain lines. */
+export function createProgress(options: ProgressOptions): ProgressDisplay {
+  return options.stream.isTTY ? barProgress(options) : plainProgress(options);
+}
+
+function barProgress(options: ProgressOptions): ProgressDisplay {
+  const label = options.color ? '\x1b[36m{stream} {tier}\x1b[0m' : '{stream} {tier}';
+  let bar: cliProgress.SingleBar | undefined;
+  let key = '';
+  const stop = (): void => {
+    bar?.stop();
+    bar = undefined;
+  };
+  return {
+    update(event) {
+      const payload = { stream: event.stream, tier: event.tier.padEnd(8), tokens: num(event.inputTokens + event.outputTokens), calls: num(event.calls), failed: event.failed > 0 ? ` | ${event.failed} failed` : '' };
+      const current = `${event.stream}/${event.tier}`;
+      if (current !== key || !bar) {
+        stop();
+        key = current;
+        bar = new cliProgress.SingleBar(
+          {
+            stream: options.stream,
+            format: `  ${label} [{bar}] {value}/{total} | {calls} calls | {tokens} tokens{failed} | ETA {eta_formatted}`,
+            barsize: 24,
+            hideCursor: true,
+            clearOnComplete: true,
+            etaBuffer: 20,
+            fps: 8,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(event.total, event.done, payload);
+        return;
+      }
+      bar.update(event.done, payload);
+    },
+    done: stop,
+  };
+}
+
+function plainProgress(options: ProgressOptions): ProgressDisplay {
+  const clock = options.clock ?? (() => Date.now());
+  const interval = options.intervalMs ?? 2000;
+  let key = '';
+  let started = 0;
+  let last = -Infinity;
+  return {
+    update(event) {
+      const current = `${event.stream}/${event.tier}`;
+      const now = clock();
+      if (current !== key) {
+        key = current;
+        started = now;
+        last = -Infinity;
+      }
+      const finished = event.done === event.total;
+      if (event.calls === 0 && event.failed === 0) return;
+      if (!finished && now - last < interval) return;
+      last = now;
+      const elapsed = now - started;
+      const eta = finished ? `${(elapsed / 1000).toFixed(1)} s` : event.done > 0 ? `ETA ${formatDuration((elapsed / event.done) * (event.total - event.done))}` : 'ETA …';
+      const failed = event.failed > 0 ? `, ${event.failed} failed` : '';
+      const calls = `${num(event.calls)} call${event.calls === 1 ? '' : 's'}`;
+      options.stream.write(`memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} (${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`);
+    },
+    done() {},
+  };
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../config/load.js';
+import { DEFAULT_TIMEZONE } from '../config/schema.js';
+import { UserError } from '../util/errors.js';
+import { FileHistory } from './history.js';
+import { findRepo, headState, repoRelative, type Repo } from './repo.js';
+
+/**
+ * The file a history command (`memvault log|diff|show`) is about: the
+ * repository, HEAD, and the path inside the repository. A path is taken
+ * relative to the current folder, like git does; a path relative to the
+ * vault (`main/daily/2026-02-13.md`, as build reports print them) works too.
+ */
+export interface HistoryTarget {
+  repo: Repo;
+  history: FileHistory;
+  head: string;
+  /** Repository-relative path. */
+  repoPath: string;
+  /** Time zone for dates (`timezone` of memory.config.yaml). */
+  zone: string;
+}
+
+export async function openHistoryTarget(file: string, options: { root: string; cwd: string }): Promise<HistoryTarget> {
+  const { config, errors } = await loadConfig(options.root);
+  const zone = errors.length === 0 ? config.timezone : DEFAULT_TIMEZONE;
+  const vaultDir = path.resolve(options.root, errors.length === 0 ? config.vault : 'vault');
+  const repo = findRepo(vaultDir) ?? findRepo(options.root);
+  if (!repo) throw new UserError(`${options.root} is not in a git repository, so there is no history`, 'run `git init`, then `memvault build` commits each build', 'git/not-a-repo');
+  const state = await headState(repo);
+  const head = 'detached' in state ? state.detached : state.oid;
+  if (!head) throw new UserError(`the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`, 'run `memvault build` (it commits), or commit the vault yourself', 'git/no-commits');
+  const history = new FileHistory(repo, repoRelative(repo, vaultDir));
+
+  const candidates = [path.resolve(options.cwd, file), path.resolve(vaultDir, file)];
+  const inRepo = candidates.map((absolute) => repoRelative(repo, absolute)).filter((p): p is string => p !== undefined);
+  if (inRepo.length === 0) throw new UserError(`\`${file}\` is outside the repository ${repo.dir}`, 'name a file inside it, e.g. vault/main/UPLOAD_PACKAGE.md', 'git/outside');
+  for (const repoPath of inRepo) {
+    if ((await history.locate(head, repoPath)) || (await history.versions(head, repoPath)).length > 0) return { repo, history, head, repoPath, zone };
+  }
+  const onDisk = candidates.some((absolute) => existsSync(absolute));
+  throw new UserError(
+    `\`${file}\` has no committed version`,
+    onDisk ? 'it exists but was never committed: `memvault build` commits what it writes (or commit it yourself)' : 'check the path: relative to the current folder (vault/main/daily/2026-02-13.md) or to the vault (main/daily/2026-02-13.md)',
+    'git/unknown-path',
+  );
+}

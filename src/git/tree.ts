@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import git, { type TreeEntry } from 'isomorphic-git';
+import type { Repo } from './repo.js';
+
+/**
+ * Edits a commit's tree along a few paths: only the trees on the way to a
+ * changed path are read and written again, so the cost grows with what
+ * changed, not with the size of the repository. Committing from HEAD's tree
+ * (not from the index) is what keeps a person's staged work out of
+ * memvault's commits.
+ */
+
+/** A file to put at a path (`mode` as git writes it, e.g. `100644`), or `null` to remove the path. */
+export type TreeChange = { oid: string; mode: string } | null;
+
+/** The blob id and mode at `filepath` in `treeOid`, if there is a file there. */
+export async function blobAt(repo: Repo, treeOid: string | undefined, filepath: string): Promise<{ oid: string; mode: string } | undefined> {
+  if (!treeOid) return undefined;
+  const parts = filepath.split('/');
+  let oid = treeOid;
+  for (let i = 0; i < parts.length; i++) {
+    const entries = await readEntries(repo, oid);
+    const entry = entries.find((e) => e.path === parts[i]);
+    if (!entry) return undefined;
+    if (i === parts.length - 1) return entry.type === 'blob' ? { oid: entry.oid, mode: entry.mode } : undefined;
+    if (entry.type !== 'tree') return undefined;
+    oid = entry.oid;
+  }
+  return undefined;
+}
+
+/** Every file path under `prefix` (a folder) in the tree, with its blob id. */
+export async function listTree(repo: Repo, treeOid: string | undefined, prefix: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!treeOid) return out;
+  let oid: string | undefined = treeOid;
+  for (const part of prefix.split('/').filter(Boolean)) {
+    const entry: TreeEntry | undefined = (await readEntries(repo, oid)).find((e) => e.path === part);
+    if (!entry || entry.type !== 'tree') return out;
+    oid = entry.oid;
+  }
+  const walk = async (treeOid: string, base: string): Promise<void> => {
+    for (const entry of await readEntries(repo, treeOid)) {
+      const child = base ? `${base}/${entry.path}` : entry.path;
+      if (entry.type === 'tree') await walk(entry.oid, child);
+      else if (entry.type === 'blob') out.set(child, entry.oid);
+    }
+  };
+  await walk(oid, prefix.replace(/\/$/, ''));
+  return out;
+}
+
+/**
+ * Applies `changes` (repository-relative POSIX paths) to `treeOid` (undefined
+ * for an empty tree) and returns the new root tree id, writing only the
+ * trees that changed. Folders left empty disappear, as in git.
+ */
+export async function editTree(repo: Repo, treeOid: string | undefined, changes: ReadonlyMap<string, TreeChange>): Promise<string> {
+  const nested = nest(changes);
+  return (await editLevel(repo, treeOid, nested)) ?? (await git.writeTree({ fs, gitdir: repo.gitdir, tree: [] }));
+}
+
+interface Level {
+  files: Map<string, TreeChange>;
+  folders: Map<string, Level>;
+}
+
+function nest(changes: ReadonlyMap<string, TreeChange>): Level {
+  const root: Level = { files: new Map(), folders: new Map() };
+  for (const [filepath, change] of changes) {
+    const parts = filepath.split('/');
+    let level = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = level.folders.get(part);
+      if (!next) {
+        next = { files: new Map(), folders: new Map() };
+        level.folders.set(part, next);
+      }
+      level = next;
+    }
+    level.files.set(parts[parts.length - 1]!, change);
+  }
+  return root;
+}
+
+/** Returns the new tree id, or undefined when the tree ends up empty. */
+async function editLevel(repo: Repo, treeOid: string | undefined, level: Level): Promise<string | undefined> {
+  const entries = new Map<string, TreeEntry>((treeOid ? await readEntries(repo, treeOid) : []).map((e) => [e.path, e]));
+  let changed = false;
+  for (const [name, change] of level.files) {
+    const current = entries.get(name);
+    if (change === null) {
+      if (current && current.type !== 'tree') {
+        entries.delete(name);
+        changed = true;
+      }
+    } else if (!current || current.oid !== change.oid || current.mode !== change.mode) {
+      entries.set(name, { mode: change.mode, path: name, oid: change.oid, type: 'blob' });
+      changed = true;
+    }
+  }
+  for (const [name, sub] of level.folders) {
+    const current = entries.get(name);
+    const currentTree = current?.type === 'tree' ? current.oid : undefined;
+    const next = await editLevel(repo, currentTree, sub);
+    if (next === currentTree && (current === undefined || current.type === 'tree')) continue;
+    if (next === undefined) {
+      if (currentTree !== undefined) {
+        entries.delete(name);
+        changed = true;
+      }
+      continue;
+    }
+    entries.set(name, { mode: '040000', path: name, oid: next, type: 'tree' });
+    changed = true;
+  }
+  if (!changed) return treeOid;
+  if (entries.size === 0) return undefined;
+  return git.writeTree({ fs, gitdir: repo.gitdir, tree: [...entries.values()] });
+}
+
+async function readEntries(repo: Repo, oid: string): Promise<TreeEntry[]> {
+  const { tree } = await git.readTree({ fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+  return tree;
+}

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { loadConfig } from '../config/load.js';
+import { ConfigInvalidError } from '../pipeline/build.js';
+import { redactSecrets, type RedactionCount } from '../redact/redact.js';
+import { dayOfInstant } from '../time/periods.js';
+import { UserError } from '../util/errors.js';
+import { parseMemoryFile, writeMemoryFile } from '../vault/memory-file.js';
+import type { Importance } from '../vault/model.js';
+import { isoInZone } from './render.js';
+import { slugify, writeNewMemory } from './writer.js';
+
+/**
+ * `memvault add`, the use case: one memory file from a text, redacted, at
+ * `<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>.md` under a name no other
+ * memory has (the slug comes from the title, else the first words).
+ */
+
+export interface AddOptions {
+  /** Directory holding `memory.config.yaml`. */
+  root: string;
+  text: string;
+  title?: string;
+  tags?: readonly string[];
+  kind?: string;
+  importance?: Importance;
+  /** Default: the first stream of the config. */
+  stream?: string;
+  /** ISO date or datetime; default `now` in the configured zone. */
+  date?: string;
+  /** The clock (`MEMVAULT_NOW` or the wall clock). */
+  now: Date;
+  /** Default true. */
+  redact?: boolean;
+}
+
+export interface AddResult {
+  /** Vault-relative path of the new memory. */
+  path: string;
+  /** Absolute path. */
+  file: string;
+  id: string;
+  stream: string;
+  date: string;
+  redactions: RedactionCount[];
+}
+
+const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+export async function addMemory(options: AddOptions): Promise<AddResult> {
+  const { config, errors } = await loadConfig(options.root);
+  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
+  if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+  if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim())) throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');
+
+  const redact = options.redact ?? true;
+  const counts = new Map<string, number>();
+  const clean = (text: string): string => {
+    if (!redact) return text;
+    const result = redactSecrets(text);
+    for (const { kind, count } of result.redactions) counts.set(kind, (counts.get(kind) ?? 0) + count);
+    return result.text;
+  };
+  const body = clean(options.text.replace(/\r\n?/g, '\n')).trim();
+  if (body.length === 0) throw new UserError('the memory text is empty', 'pass the text as an argument (memvault add "what happened") or on stdin', 'add/empty');
+  const title = options.title?.trim() ? clean(options.title.trim()) : undefined;
+  const tags = [...new Set((options.tags ?? []).flatMap((tag) => tag.split(',')).map((tag) => clean(tag.trim())).filter(Boolean))];
+
+  let date: string;
+  if (options.date !== undefined) {
+    date = options.date.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
+    if (!/^\d{4}-\d{2}-\d{2}/.test(date) || !dayOfInstant(date, config.timezone)) throw new UserError(`--date \`${options.date}\` is not an ISO 8601 date or datetime`, 'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00', 'cli/date');
+  } else date = isoInZone(options.now, config.timezone);
+  const day = dayOfInstant(date, config.timezone)!.day;
+
+  const text = writeMemoryFile({
+    date,
+    ...(title ? { title } : {}),
+    ...(options.kind ? { kind: options.kind.trim() } : {}),
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(options.importance ? { importance: options.importance } : {}),
+    body,
+  });
+  const vaultDir = path.resolve(options.root, config.vault);
+  const slug = slugify(title ?? body.split('\n').find((line) => line.trim() && !/^#+\s*$/.test(line)) ?? body);
+  const check = parseMemoryFile(Buffer.from(text, 'utf8'), { path: `${stream}/memories/${day}-${slug}.md`, stream, location: 'memories', relativeId: 'check' }, config.timezone);
+  if (!check.ok) throw new Error(`add produced an unreadable memory: ${check.diagnostics[0]?.reason}`);
+  const vaultPath = writeNewMemory(vaultDir, stream, day, slug, text);
+  const redactions = [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
+  return { path: vaultPath, file: path.join(vaultDir, vaultPath), id: vaultPath.slice(`${stream}/memories/`.length).replace(/\.md$/, ''), stream, date, redactions };
+}

@@ -1,0 +1,160 @@
+import type { Diagnostic } from '../vault/model.js';
+import { jsonSyntaxError } from './json-position.js';
+import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session, type ToolCall, type Turn } from './session.js';
+
+/**
+ * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`):
+ * one JSON object per line. `user` and `assistant` lines carry an Anthropic
+ * `message` (`content` is a string or a list of `text`, `tool_use`,
+ * `tool_result`, `thinking`, `image` blocks) and an ISO `timestamp`; a
+ * `summary` line names the session. Tool results come back in the next
+ * `user` line and are attached to their call. Left out: `thinking` blocks,
+ * meta lines (`isMeta`), sub-agent side chains (`isSidechain`), `system` and
+ * bookkeeping lines (`file-history-snapshot`, …) and unknown line types, so a
+ * newer Claude Code still imports.
+ */
+
+const RULE = 'ingest/claude-code';
+
+export function parseClaudeCode(text: string, file: string): ParsedTranscript {
+  const warnings: Diagnostic[] = [];
+  const turns: Turn[] = [];
+  const calls = new Map<string, ToolCall>();
+  let sessionId: string | undefined;
+  let title: string | undefined;
+  const meta: Session['meta'] = {};
+  let lastMessageId: string | undefined;
+  let messages = 0;
+
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const raw = lines[index]!.replace(/\r$/, '');
+    if (raw.trim() === '') continue;
+    const lineNo = index + 1;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(raw);
+    } catch (error) {
+      const isLast = lines.slice(index + 1).every((l) => l.trim() === '');
+      const where = jsonSyntaxError(raw, error);
+      if (isLast && !text.endsWith('\n')) {
+        // Claude Code appends as it goes: a cut-off last line is a session that was still being written.
+        warnings.push({ path: file, line: lineNo, column: where.column, severity: 'warning', reason: 'incomplete last line ignored (the session was still being written?)', hint: 'ingest the file again once the session has ended', rule: RULE });
+        continue;
+      }
+      fail(file, lineNo, where.column, `not valid JSON: ${where.reason}`, 'each line of a Claude Code session log is one JSON object; is this the right file?', RULE);
+    }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      fail(file, lineNo, 1, 'expected a JSON object with a `type` field', 'each line of a Claude Code session log is one JSON object', RULE);
+    }
+    const record = entry as Record<string, unknown>;
+    const type = record.type;
+    if (typeof type !== 'string') fail(file, lineNo, 1, 'expected a `type` field (`user`, `assistant`, `summary`, …)', 'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)?', RULE);
+    if (type === 'summary') {
+      if (typeof record.summary === 'string' && title === undefined) title = record.summary.trim();
+      continue;
+    }
+    if (type !== 'user' && type !== 'assistant') continue;
+    if (record.isSidechain === true || record.isMeta === true) continue;
+    const message = record.message;
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      fail(file, lineNo, columnOf(raw, '"message"'), `expected a \`message\` object in a \`${type}\` line`, 'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`', RULE);
+    }
+    const { role, content, id, model } = message as Record<string, unknown>;
+    if (content === undefined || (typeof content !== 'string' && !Array.isArray(content))) {
+      fail(file, lineNo, columnOf(raw, '"content"'), 'expected `message.content` to be a string or a list of content blocks', 'Claude Code writes `"content": "text"` or `"content": [{"type":"text","text":…}]`', RULE);
+    }
+    let time: Date | undefined;
+    if (record.timestamp !== undefined) {
+      time = timeOf(record.timestamp);
+      if (!time) fail(file, lineNo, columnOf(raw, '"timestamp"'), `expected \`timestamp\` to be an ISO 8601 datetime, got \`${String(record.timestamp)}\``, 'e.g. "2026-02-13T14:05:00.000Z"', RULE);
+    }
+    if (typeof record.sessionId === 'string') sessionId ??= record.sessionId;
+    if (typeof record.cwd === 'string') meta.cwd ??= record.cwd;
+    if (typeof record.gitBranch === 'string' && record.gitBranch) meta.branch ??= record.gitBranch;
+    if (typeof model === 'string' && !model.startsWith('<')) meta.model ??= model;
+    messages++;
+
+    const speaker = type === 'assistant' || role === 'assistant' ? 'assistant' : 'user';
+    const texts: string[] = [];
+    const tools: ToolCall[] = [];
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[]);
+    blocks.forEach((block, b) => {
+      if (typeof block !== 'object' || block === null) fail(file, lineNo, columnOf(raw, '"content"'), `expected content block ${b + 1} to be an object with a \`type\``, 'see the Claude Code message format', RULE);
+      const { type: blockType, text: blockText, name, input, id: callId, tool_use_id: resultFor, content: resultContent, is_error: isError } = block as Record<string, unknown>;
+      if (blockType === 'text' && typeof blockText === 'string') texts.push(speaker === 'user' ? cleanUserText(blockText) : blockText);
+      else if (blockType === 'tool_use') {
+        const call: ToolCall = { name: typeof name === 'string' ? name : 'tool', input, ...(typeof callId === 'string' ? { id: callId } : {}) };
+        if (call.id) calls.set(call.id, call);
+        tools.push(call);
+      } else if (blockType === 'tool_result') {
+        const call = typeof resultFor === 'string' ? calls.get(resultFor) : undefined;
+        const result = resultText(resultContent);
+        if (call) {
+          call.result = result;
+          if (isError === true) call.error = true;
+        } else tools.push({ name: 'tool result', input: undefined, result, ...(isError === true ? { error: true } : {}) });
+      } else if (blockType === 'image') texts.push('[image]');
+      // thinking, redacted_thinking and unknown blocks are left out.
+    });
+    const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
+    if (joined.length === 0 && tools.length === 0) continue;
+    const previous = turns[turns.length - 1];
+    // Claude Code writes one line per content block of the same API message: put them back together.
+    if (speaker === 'assistant' && previous?.role === 'assistant' && typeof id === 'string' && id === lastMessageId) {
+      previous.text = [previous.text, joined].filter(Boolean).join('\n\n');
+      previous.tools.push(...tools);
+      continue;
+    }
+    // A user line holding only tool results belongs to the assistant turn before it.
+    if (speaker === 'user' && joined.length === 0 && tools.every((t) => t.name === 'tool result') && previous) {
+      previous.tools.push(...tools);
+      continue;
+    }
+    lastMessageId = typeof id === 'string' ? id : undefined;
+    turns.push({ role: speaker, ...(time ? { time } : {}), text: joined, tools });
+  }
+  if (messages === 0) {
+    fail(file, 1, 1, 'no `user` or `assistant` lines found', 'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)? Use --format to choose another format', RULE);
+  }
+  const session: Session = { format: 'claude-code', id: sessionId ?? file, turns, meta };
+  const name = title ?? titleFromTurns(turns);
+  if (name) session.title = name;
+  return { format: 'claude-code', sessions: [session], warnings };
+}
+
+/** Slash commands arrive wrapped in tags (`<command-name>/model</command-name>…`): keep the command, drop local output. */
+function cleanUserText(text: string): string {
+  const command = /<command-name>([^<]*)<\/command-name>/.exec(text)?.[1];
+  if (command) {
+    const args = /<command-args>([^<]*)<\/command-args>/.exec(text)?.[1]?.trim();
+    return `${command.trim()}${args ? ` ${args}` : ''}`;
+  }
+  if (/^<local-command-stdout>/.test(text.trim())) return '';
+  return text;
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => {
+        if (typeof part === 'string') return part;
+        if (typeof part === 'object' && part !== null) {
+          const { type, text } = part as Record<string, unknown>;
+          if (type === 'text' && typeof text === 'string') return text;
+          if (type === 'image') return '[image]';
+        }
+        return '';
+      })
+      .filter(Boolean)
+      .join('\n');
+  }
+  return content === undefined || content === null ? '' : JSON.stringify(content);
+}
+
+/** 1-based column of `needle` in a line (1 when absent). */
+function columnOf(line: string, needle: string): number {
+  const at = line.indexOf(needle);
+  return at === -1 ? 1 : [...line.slice(0, at)].length + 1;
+}

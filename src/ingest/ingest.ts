@@ -1,0 +1,201 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { loadConfig } from '../config/load.js';
+import { createSummarizer } from '../llm/create.js';
+import type { Summarizer } from '../llm/types.js';
+import { ConfigInvalidError } from '../pipeline/build.js';
+import type { RedactionCount } from '../redact/redact.js';
+import { UserError } from '../util/errors.js';
+import { sha256 } from '../util/hash.js';
+import { parseMemoryFile } from '../vault/memory-file.js';
+import type { Diagnostic } from '../vault/model.js';
+import { parseTranscript } from './detect.js';
+import { renderPrimer } from './primer.js';
+import { renderSession, type MemoryDraft, type RenderContext } from './render.js';
+import { IngestError, type IngestFormat } from './session.js';
+import { draftText, IngestedIndex, memoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
+
+/**
+ * `memvault ingest`, the use case: each input file is read, parsed by its
+ * format, rendered (or summarized into a primer) and redacted, then written as
+ * session memories, checked against what earlier ingests wrote:
+ * - the same file (same SHA-256) again: nothing to do;
+ * - the same session and day from another file (a re-export, a log that
+ *   grew): unchanged when the text is equal, replaced when the memory was not
+ *   edited since, kept and reported when a person edited it;
+ * - otherwise a new memory file.
+ * A file that cannot be parsed is reported with its place and skipped; the
+ * others still import.
+ */
+
+export interface IngestOptions {
+  /** Directory holding `memory.config.yaml`. */
+  root: string;
+  /** Input files as given; relative ones are resolved against `cwd`. */
+  files: readonly string[];
+  cwd: string;
+  /** Stream to write to (default: the first stream of the config). */
+  stream?: string;
+  tags?: readonly string[];
+  format?: IngestFormat;
+  primer?: boolean;
+  /** Default true; `false` writes secrets as they are. */
+  redact?: boolean;
+  /** `--date`: ISO date or datetime (read in the configured zone) of messages without timestamps (OpenAI messages, undated notes); default: the file's modification time. */
+  date?: string;
+  dryRun?: boolean;
+  /** Injected summarizer for `--primer` (tests); by default the configured profile's. */
+  summarizer?: Summarizer;
+}
+
+export type MemoryStatus = 'new' | 'updated' | 'unchanged' | 'kept-edited';
+
+export interface FileReport {
+  /** The file as given. */
+  file: string;
+  format?: IngestFormat;
+  status: 'imported' | 'already-ingested' | 'unchanged' | 'failed';
+  sessions: number;
+  /** Vault-relative paths. */
+  memories: { path: string; status: MemoryStatus }[];
+  redactions: RedactionCount[];
+  /** The reason a file failed, and warnings (an incomplete last line, an edited memory kept). */
+  diagnostics: Diagnostic[];
+}
+
+export interface IngestReport {
+  stream: string;
+  /** The vault folder, relative to the project root. */
+  vault: string;
+  dryRun: boolean;
+  redact: boolean;
+  files: FileReport[];
+}
+
+const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+export async function ingest(options: IngestOptions): Promise<IngestReport> {
+  const { config, errors } = await loadConfig(options.root);
+  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
+  if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+  const vaultDir = path.resolve(options.root, config.vault);
+  const redact = options.redact ?? true;
+  const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);
+  const index = IngestedIndex.scan(vaultDir, stream);
+  let summarizer = options.summarizer;
+  if (options.primer && !summarizer) summarizer = createSummarizer(config, process.env, { root: options.root });
+  const report: IngestReport = { stream, vault: config.vault, dryRun: options.dryRun ?? false, redact, files: [] };
+
+  for (const file of options.files) {
+    const absolute = path.resolve(options.cwd, file);
+    const fileReport: FileReport = { file, status: 'failed', sessions: 0, memories: [], redactions: [], diagnostics: [] };
+    report.files.push(fileReport);
+    let bytes: Buffer;
+    let mtime: Date;
+    try {
+      bytes = readFileSync(absolute);
+      mtime = statSync(absolute).mtime;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(error)})`;
+      fileReport.diagnostics.push({ path: file, line: 1, column: 1, severity: 'error', reason, hint: 'pass transcript files (a folder: `memvault ingest folder/*.jsonl`)', rule: 'ingest/read' });
+      continue;
+    }
+    const fileSha = sha256(bytes);
+    const mode = options.primer ? ('primer' as const) : undefined;
+    const earlier = index.fromFile(fileSha, mode);
+    if (earlier.length > 0) {
+      fileReport.status = 'already-ingested';
+      fileReport.memories = earlier.map((memory) => ({ path: memory.path, status: 'unchanged' as const }));
+      continue;
+    }
+    let drafts: MemoryDraft[];
+    const redactions = new Map<string, number>();
+    try {
+      const parsed = parseTranscript(bytes, file, options.format);
+      fileReport.format = parsed.format;
+      fileReport.sessions = parsed.sessions.length;
+      fileReport.diagnostics.push(...parsed.warnings);
+      const context: RenderContext = {
+        timezone: config.timezone,
+        tags: options.tags ?? [],
+        redact,
+        fallback: date ?? mtime,
+        source: { file: recordedPath(options.root, absolute), sha256: fileSha },
+        redactions,
+      };
+      drafts = [];
+      for (const session of parsed.sessions) {
+        if (options.primer && session.turns.length > 0) {
+          drafts.push(
+            await renderPrimer(session, { ...context, summarizer: summarizer!, budget: config.calendar.daily, tokenizer: config.tokenizer, retries: config.llm.retries, stream }),
+          );
+        } else drafts.push(...renderSession(session, context));
+      }
+    } catch (error) {
+      if (!(error instanceof IngestError)) throw error;
+      fileReport.diagnostics.push(error.diagnostic);
+      continue;
+    }
+    fileReport.redactions = [...redactions].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
+
+    for (const draft of drafts) {
+      const text = draftText(draft);
+      assertReadable(text, draft, stream, config.timezone);
+      const existing = index.part(draft.source);
+      if (existing) {
+        if (existing.bodySha256 === draft.source.body_sha256) {
+          fileReport.memories.push({ path: existing.path, status: 'unchanged' });
+        } else if (existing.bodySha256 === existing.source.body_sha256) {
+          if (!report.dryRun) replaceMemory(vaultDir, existing.path, text);
+          index.add({ path: existing.path, source: draft.source, bodySha256: draft.source.body_sha256 });
+          fileReport.memories.push({ path: existing.path, status: 'updated' });
+        } else {
+          fileReport.memories.push({ path: existing.path, status: 'kept-edited' });
+          fileReport.diagnostics.push({
+            path: file,
+            line: 1,
+            column: 1,
+            severity: 'warning',
+            reason: `${existing.path} holds this session${draft.source.part ? ` (${draft.source.part})` : ''} and was edited by hand: the new version was not written`,
+            hint: 'move or delete that memory and ingest again to import the new version',
+            rule: 'ingest/edited',
+          });
+        }
+        continue;
+      }
+      const slug = slugify(draft.title);
+      const vaultPath = report.dryRun ? memoryPath(stream, draft.day, slug) : writeNewMemory(vaultDir, stream, draft.day, slug, text);
+      index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
+      fileReport.memories.push({ path: vaultPath, status: 'new' });
+    }
+    fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
+  }
+  return report;
+}
+
+/** `--date 2026-02-13` (midnight in `zone`) or `--date 2026-02-13T14:05:00+01:00`. */
+export function parseDateFlag(value: string, zone: string): Date {
+  const parsed = /^\d{4}-\d{2}-\d{2}/.test(value) ? DateTime.fromISO(value, { zone }) : undefined;
+  if (!parsed?.isValid) throw new UserError(`--date \`${value}\` is not an ISO 8601 date or datetime`, 'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00', 'cli/date');
+  return parsed.toJSDate();
+}
+
+/**
+ * How the input is named in `source.file`: relative to the project when it is
+ * inside it, else just its name (an absolute path would put the user's home
+ * folder into the vault's history).
+ */
+function recordedPath(root: string, absolute: string): string {
+  const relative = path.relative(root, absolute);
+  if (!relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
+  return path.basename(absolute);
+}
+
+/** A draft must read back as a valid memory; anything else is a bug, caught before writing. */
+function assertReadable(text: string, draft: MemoryDraft, stream: string, zone: string): void {
+  const parsed = parseMemoryFile(Buffer.from(text, 'utf8'), { path: memoryPath(stream, draft.day, 'check'), stream, location: 'memories', relativeId: 'check' }, zone);
+  if (!parsed.ok) throw new Error(`ingest produced an unreadable memory (${parsed.diagnostics[0]?.reason}); frontmatter: ${text.slice(0, 200)}`);
+}

@@ -1,0 +1,105 @@
+import type { Diagnostic } from '../vault/model.js';
+
+/**
+ * The common shape every transcript format is parsed into: a session is a
+ * list of turns (who said what, when) with the tool calls made in them. The
+ * parsers keep raw values (tool inputs as given, full texts); rendering
+ * compacts and redacts them.
+ */
+
+export type IngestFormat = 'claude-code' | 'openai' | 'chatgpt' | 'markdown';
+
+export const INGEST_FORMATS: readonly IngestFormat[] = ['claude-code', 'openai', 'chatgpt', 'markdown'];
+
+/** How each format is called in messages and tags. */
+export const FORMAT_LABELS: Record<IngestFormat, string> = {
+  'claude-code': 'Claude Code session',
+  openai: 'OpenAI chat',
+  chatgpt: 'ChatGPT conversation',
+  markdown: 'notes',
+};
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+
+export interface ToolCall {
+  /** Id linking the call to its result (`toolu_…`, `call_…`). */
+  id?: string;
+  name: string;
+  /** The call's arguments as given (an object, or a string of code or JSON). */
+  input: unknown;
+  /** The tool's answer, as text. */
+  result?: string;
+  /** The tool reported a failure. */
+  error?: boolean;
+}
+
+export interface Turn {
+  role: Role;
+  /** When the message was written; missing in formats without timestamps. */
+  time?: Date;
+  text: string;
+  tools: ToolCall[];
+}
+
+export interface Session {
+  format: IngestFormat;
+  /** Stable id of the session in its source (Claude Code `sessionId`, ChatGPT conversation id…), so a re-export is recognised. */
+  id: string;
+  title?: string;
+  turns: Turn[];
+  meta: { cwd?: string; branch?: string; model?: string };
+  /** Markdown and text files are taken as they are: their body and frontmatter. */
+  document?: { body: string; data: Record<string, unknown>; date?: string };
+}
+
+export interface ParsedTranscript {
+  format: IngestFormat;
+  sessions: Session[];
+  /** Problems that did not stop the import (an incomplete last line). */
+  warnings: Diagnostic[];
+}
+
+/** A file that cannot be imported, with the place and what was expected. */
+export class IngestError extends Error {
+  constructor(readonly diagnostic: Diagnostic) {
+    super(`${diagnostic.path}:${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}`);
+    this.name = 'IngestError';
+  }
+}
+
+/** Throws an `IngestError` for `file` at `line:column`. */
+export function fail(file: string, line: number, column: number, reason: string, hint: string, rule: string): never {
+  throw new IngestError({ path: file, line, column, severity: 'error', reason, hint, rule });
+}
+
+/** A timestamp from an ISO string or epoch seconds (ChatGPT, OpenAI `created`); undefined when absent or unusable. */
+export function timeOf(value: unknown): Date | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return new Date(value < 1e11 ? value * 1000 : value);
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const date = new Date(value);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  return undefined;
+}
+
+/** The first line of the first user message, as a title (at most ~70 characters, cut at a word). */
+export function titleFromTurns(turns: readonly Turn[]): string | undefined {
+  const first = turns.find((turn) => turn.role === 'user' && turn.text.trim().length > 0);
+  if (!first) return undefined;
+  const line = first.text
+    .trim()
+    .split('\n')
+    .find((l) => l.trim().length > 0)!
+    .replace(/^#+\s*/, '')
+    .trim();
+  return shorten(line, 70);
+}
+
+/** Cuts `text` at a word boundary to at most `max` characters, with `…` when cut. */
+export function shorten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, '')}…`;
+}

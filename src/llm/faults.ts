@@ -1,0 +1,190 @@
+import type { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { SummaryUsage } from './types.js';
+
+/**
+ * What can go wrong when calling a model, and what to do about it: which
+ * faults are worth a retry (timeouts, refused connections, 429, 5xx, empty
+ * answers), how long to wait (`retry-after`, else exponential backoff), which
+ * ones stop every later call too (a bad key, an unknown model, a server that
+ * cannot be reached), and how to say it without leaking a secret.
+ */
+
+export type FaultKind =
+  | 'timeout'
+  | 'connection'
+  | 'rate-limit'
+  | 'server'
+  | 'empty'
+  | 'auth'
+  | 'not-found'
+  | 'bad-request'
+  | 'http';
+
+export interface Fault {
+  kind: FaultKind;
+  /** One line, secrets redacted. */
+  message: string;
+  /** Worth asking again after a pause. */
+  retryable: boolean;
+  /** Every later call would fail the same way: stop calling (a bad key, an unknown model). */
+  fatal: boolean;
+  status?: number;
+  /** The server said how long to wait (`retry-after-ms` / `retry-after`). */
+  retryAfterMs?: number;
+}
+
+/** A summarizer call that failed for good, after its retries. Carries what the attempts cost. */
+export class SummarizerError extends Error {
+  readonly kind: FaultKind;
+  readonly fatal: boolean;
+  readonly status: number | undefined;
+  constructor(
+    readonly fault: Fault,
+    readonly usage: SummaryUsage,
+    /** Requests made for this summary, the failed ones included. */
+    readonly requests: number,
+  ) {
+    super(fault.message);
+    this.name = 'SummarizerError';
+    this.kind = fault.kind;
+    this.fatal = fault.fatal;
+    this.status = fault.status;
+  }
+}
+
+/** The SDK's error classes; passed in so that this module does not load the SDK (it is imported lazily, on the first call). */
+export interface SdkErrors {
+  APIError: typeof APIError;
+  APIConnectionError: typeof APIConnectionError;
+  APIConnectionTimeoutError: typeof APIConnectionTimeoutError;
+  APIUserAbortError: typeof APIUserAbortError;
+}
+
+/**
+ * Classifies an error thrown by the openai SDK (or by fetch under it).
+ * `where` names the endpoint in messages (its userinfo, if any, is masked).
+ */
+export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: string; timeoutMs: number; secrets: readonly string[] }): Fault {
+  const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
+  const endpoint = displayUrl(where.baseURL);
+  const clean = (text: string): string => oneLine(redactSecrets(text, where.secrets));
+  if (error instanceof APIConnectionTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
+    return { kind: 'timeout', message: `no answer from ${endpoint} within ${formatSeconds(where.timeoutMs)}`, retryable: true, fatal: false };
+  }
+  if (error instanceof APIUserAbortError) {
+    return { kind: 'timeout', message: `the request to ${endpoint} was aborted`, retryable: true, fatal: false };
+  }
+  if (error instanceof APIConnectionError) {
+    const code = causeCode(error);
+    const why = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code ? code : clean(error.message || 'connection error');
+    return { kind: 'connection', message: `cannot reach ${endpoint} (${why})`, retryable: true, fatal: false };
+  }
+  if (error instanceof APIError && typeof error.status === 'number') {
+    const status = error.status;
+    const detail = clean(apiErrorDetail(error));
+    const retryAfterMs = parseRetryAfter(error.headers);
+    const base = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    if (status === 429) {
+      // OpenAI answers 429 both for rate limits (retry) and for an exhausted quota (no point retrying).
+      const quota = /insufficient_quota|exceeded your current quota|billing/i.test(detail);
+      return { kind: 'rate-limit', message: `${endpoint} answered 429 ${quota ? 'quota exceeded' : 'too many requests'}${detail ? `: ${detail}` : ''}`, retryable: !quota, fatal: quota, ...base };
+    }
+    if (status === 401 || status === 403) {
+      return { kind: 'auth', message: `${endpoint} refused the API key (${status})${detail ? `: ${detail}` : ''}`, retryable: false, fatal: true, ...base };
+    }
+    if (status === 404) {
+      return { kind: 'not-found', message: `${endpoint} answered 404 (unknown model or endpoint)${detail ? `: ${detail}` : ''}`, retryable: false, fatal: true, ...base };
+    }
+    if (status === 408 || status === 409) return { kind: 'http', message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`, retryable: true, fatal: false, ...base };
+    if (status >= 500) return { kind: 'server', message: `${endpoint} answered ${status} (server error)${detail ? `: ${detail}` : ''}`, retryable: true, fatal: false, ...base };
+    return { kind: 'bad-request', message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`, retryable: false, fatal: false, ...base };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // A 200 answer that is not JSON (a proxy's HTML page, a truncated body) is a server fault.
+  return { kind: 'server', message: `unusable answer from ${endpoint}: ${clean(message)}`, retryable: true, fatal: false };
+}
+
+/**
+ * Milliseconds the server asked to wait: `retry-after-ms`, else `retry-after`
+ * in seconds or as an HTTP date. Undefined when absent or unparsable.
+ */
+export function parseRetryAfter(headers: Headers | Record<string, string | undefined> | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const get = (name: string): string | undefined => (headers instanceof Headers ? (headers.get(name) ?? undefined) : headers[name]);
+  const ms = get('retry-after-ms');
+  if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const value = get('retry-after');
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Exponential backoff with jitter: `base · 2^retry`, ±25 %, capped at `capMs`.
+ *
+ * @example
+ *   backoffDelay(0, 1000) // ≈ 1000; backoffDelay(2, 1000) ≈ 4000
+ */
+export function backoffDelay(retry: number, baseMs: number, capMs = 30_000, random: () => number = Math.random): number {
+  const plain = Math.min(capMs, baseMs * 2 ** retry);
+  return Math.max(0, Math.round(plain * (0.75 + random() * 0.5)));
+}
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  // OpenAI-style keys (sk-…, sk-proj-…), also when an API echoes them half masked (sk-abc***xyz).
+  /\bsk-[A-Za-z0-9_\-*.]{6,}/g,
+  /\bBearer\s+[A-Za-z0-9_\-.~+/=*]{6,}/gi,
+];
+
+/**
+ * Removes secrets from text meant for people: every value in `secrets`
+ * (the configured key), anything shaped like an OpenAI key, bearer tokens.
+ */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (match) => (match.toLowerCase().startsWith('bearer') ? 'Bearer [redacted]' : 'sk-[redacted]'));
+  return out;
+}
+
+/** A base URL fit for messages: credentials in it masked, no trailing slash. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password) {
+      parsed.username = parsed.username ? '***' : '';
+      parsed.password = parsed.password ? '***' : '';
+    }
+    for (const key of [...parsed.searchParams.keys()]) if (/key|token|secret/i.test(key)) parsed.searchParams.set(key, '***');
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+function apiErrorDetail(error: InstanceType<SdkErrors['APIError']>): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body && typeof body.message === 'string') return body.message;
+  // The SDK's message starts with the status, which we print ourselves.
+  return (error.message ?? '').replace(/^\d{3}\s*/, '').replace(/^status code \(no body\)$/, '');
+}
+
+function causeCode(error: Error): string | undefined {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 4 && cause; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 297)}…` : line;
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s` : `${Math.round(ms / 1000)} s`;
+}

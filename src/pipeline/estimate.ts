@@ -1,0 +1,117 @@
+import type { TierBudget } from '../config/schema.js';
+import type { Summarizer } from '../llm/types.js';
+import { monthOfWeek, weekOf } from '../time/periods.js';
+import { countTokens, type TokenizerName } from '../util/tokens.js';
+import type { CalendarTier, StreamState } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+import type { RollupJob } from './plan.js';
+import { estimateRollup, type RollupContext } from './rollup.js';
+
+/**
+ * `build --dry-run` cost estimates, before anything is spent. Dailies are
+ * estimated from their real sources (merge or not, the prompt as it would be
+ * sent); the tiers above from what the tiers below would produce (at most
+ * their budget). Output tokens are upper bounds (the tier's budget per call);
+ * budget and fault retries are not included.
+ */
+
+export interface TierEstimate {
+  /** Summaries that would be generated. */
+  summaries: number;
+  /** Of those, merged without a call. */
+  merges: number;
+  /** Summarizer requests (0 for a summarizer that makes none, like the extractive one). */
+  calls: number;
+  inputTokens: number;
+  /** Upper bound: the tier's budget per call. */
+  outputTokens: number;
+}
+
+export interface EstimateInput {
+  stream: StreamState;
+  /** Planned periods per tier (dailies planned exactly, upper tiers as the dry run lists them). */
+  planned: readonly { tier: CalendarTier; period: string }[];
+  dailyJobs: readonly RollupJob[];
+  rollup: RollupContext;
+  summarizer: Summarizer;
+  budgets: Record<CalendarTier, TierBudget>;
+  tokenizer: TokenizerName;
+  /** Months folded into the long-term summary (see `computeBands`). */
+  longtermThrough: string;
+}
+
+/** Per tier: summaries, merges, calls and tokens a build would spend. */
+export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEstimate> {
+  const out: Record<CalendarTier, TierEstimate> = {
+    daily: empty(),
+    weekly: empty(),
+    monthly: empty(),
+    longterm: empty(),
+  };
+  const calls = input.summarizer.estimateInputTokens !== undefined;
+  /** Estimated size of each summary after the build, by source id (`daily/2026-02-10`). */
+  const size = new Map<string, number>();
+  for (const summary of input.stream.summaries.values()) {
+    const id = summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`;
+    size.set(id, summary.meta.tokens);
+  }
+
+  for (const job of input.dailyJobs) {
+    const estimate = estimateRollup(job, input.rollup);
+    add(out.daily, estimate.merge, calls, estimate.inputTokens, estimate.merge ? 0 : estimate.outputTokens);
+    size.set(`daily/${job.period}`, estimate.outputTokens);
+  }
+
+  const days = [...new Set(input.stream.memories.map((memory) => memory.day))].sort();
+  const weeks = [...new Set(days.map(weekOf))].sort();
+  const planned = (tier: CalendarTier): string[] => [...new Set(input.planned.filter((p) => p.tier === tier).map((p) => p.period))].sort();
+
+  const upper = (tier: 'weekly' | 'monthly' | 'longterm', period: string, parts: string[]): void => {
+    const tokens = parts.map((id) => size.get(id) ?? 0);
+    const budget = input.budgets[tier];
+    const sum = tokens.reduce((a, b) => a + b, 0);
+    // A merge adds a heading per source and the title.
+    const mergedTokens = sum + 8 * parts.length + 20;
+    if (mergedTokens <= budget.target_tokens) {
+      add(out[tier], true, calls, 0, 0);
+      size.set(tier === 'longterm' ? 'longterm' : `${tier}/${period}`, mergedTokens);
+      return;
+    }
+    const overhead = calls ? promptOverhead(input, tier, period) : 0;
+    add(out[tier], false, calls, overhead + sum + 12 * parts.length, budget.target_tokens);
+    size.set(tier === 'longterm' ? 'longterm' : `${tier}/${period}`, budget.target_tokens);
+  };
+
+  for (const week of planned('weekly')) upper('weekly', week, days.filter((day) => weekOf(day) === week).map((day) => `daily/${day}`));
+  for (const month of planned('monthly')) upper('monthly', month, weeks.filter((week) => monthOfWeek(week) === month).map((week) => `weekly/${week}`));
+  if (planned('longterm').length > 0) {
+    const months = [...new Set(weeks.map(monthOfWeek))].filter((month) => month <= input.longtermThrough).sort();
+    const current = input.stream.summaries.get(vaultPaths.summary(input.stream.name, 'longterm', 'longterm'));
+    const folded = new Set((current?.meta.folded ?? []).map((ref) => ref.id));
+    const fresh = months.map((month) => `monthly/${month}`).filter((id) => !folded.has(id));
+    upper('longterm', planned('longterm')[0]!, current && fresh.length < months.length ? ['longterm', ...fresh] : months.map((month) => `monthly/${month}`));
+  }
+  return out;
+}
+
+/** Tokens of a tier's prompt without sources. */
+function promptOverhead(input: EstimateInput, tier: CalendarTier, period: string): number {
+  const budget = input.budgets[tier];
+  return input.summarizer.estimateInputTokens?.({ tier, stream: input.stream.name, period, start: period, end: period, sources: [], budget: { tokens: budget.target_tokens, bytes: budget.max_bytes }, attempt: 0, missing: [] }) ?? countTokens('', input.tokenizer);
+}
+
+function add(estimate: TierEstimate, merge: boolean, calls: boolean, inputTokens: number, outputTokens: number): void {
+  estimate.summaries++;
+  if (merge) {
+    estimate.merges++;
+    return;
+  }
+  if (!calls) return;
+  estimate.calls++;
+  estimate.inputTokens += inputTokens;
+  estimate.outputTokens += outputTokens;
+}
+
+function empty(): TierEstimate {
+  return { summaries: 0, merges: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+}

@@ -1,0 +1,130 @@
+import type { Sentence } from '../vault/model.js';
+import { canonicalDate, datesOf, KIND_ORDER, mustKeepOfSentences, normalizeForMatch, orderItems, SENTENCE_KINDS, type MustKeepItem } from './items.js';
+
+/**
+ * The retention check: which must-keep items of a summary's sources survive
+ * into its output. Runs after every rollup, whatever the provider; the caller
+ * names the missing items in the retry and records what is still missing as
+ * `dropped:` in the summary's frontmatter.
+ *
+ * Matching, on normalised text (see `normalizeForMatch`):
+ * - identifiers, issue refs, numbers, names: the item as a whole word sequence
+ *   (`Mel` is not kept by `Melanie`; `30-day` and `30 day` are one);
+ * - dates: the same text, or any date of the output naming the same day,
+ *   month or year (`7 May 2023` is kept by `2023-05-07`);
+ * - pinned, critical and decision sentences: at least `SENTENCE_SHARE` of
+ *   their content words, since a summary may shorten the sentence around them.
+ */
+
+/** Share of a sentence item's content words the output must contain for the item to count as kept. */
+export const SENTENCE_SHARE = 0.6;
+
+/** How many missing items a retry names at most (in priority order): a prompt listing hundreds of names helps nobody. */
+export const MAX_NAMED_MISSING = 40;
+
+export interface RetentionResult {
+  /** Every must-keep item of the sources, in priority order. */
+  items: MustKeepItem[];
+  kept: MustKeepItem[];
+  /** Items the output lost, in priority order. */
+  missing: MustKeepItem[];
+}
+
+/** What an output offers to the matcher, computed once per output. */
+export interface OutputIndex {
+  text: string;
+  words: Set<string>;
+  dates: Set<string>;
+}
+
+/** Prepares `output` for many `isKept` checks. */
+export function indexOutput(output: string): OutputIndex {
+  const text = ` ${spaceNumbers(normalizeForMatch(output))} `;
+  const dates = new Set<string>();
+  for (const date of datesOf(output)) {
+    const canonical = canonicalDate(date);
+    if (canonical) dates.add(canonical);
+  }
+  return { text, words: new Set(contentWords(text)), dates };
+}
+
+/** Whether `item` survives in the indexed output. */
+export function isKept(item: MustKeepItem, output: OutputIndex): boolean {
+  if (SENTENCE_KINDS.has(item.kind)) {
+    const words = [...new Set(contentWords(normalizeForMatch(item.text)))];
+    if (words.length === 0) return true;
+    const found = words.filter((word) => output.words.has(word)).length;
+    return found / words.length >= SENTENCE_SHARE;
+  }
+  const needle = spaceNumbers(normalizeForMatch(item.text));
+  if (needle.length === 0) return true;
+  if (containsWords(output.text, needle)) return true;
+  if (item.kind === 'date') {
+    const canonical = canonicalDate(item.text);
+    if (canonical && output.dates.has(canonical)) return true;
+  }
+  return false;
+}
+
+/** Checks `items` against `output`. */
+export function checkRetention(items: readonly MustKeepItem[], output: string): RetentionResult {
+  const index = indexOutput(output);
+  const kept: MustKeepItem[] = [];
+  const missing: MustKeepItem[] = [];
+  for (const item of items) (isKept(item, index) ? kept : missing).push(item);
+  return { items: [...items], kept, missing };
+}
+
+/**
+ * Every must-keep item of a summary's sources, deduplicated, in priority
+ * order. A pinned memory contributes its lead sentence only: the package's
+ * critical section carries the whole memory, so summaries need only mention it.
+ */
+export function collectMustKeep(sources: readonly { importance?: string; sentences: readonly Sentence[] }[]): MustKeepItem[] {
+  return orderItems(
+    sources.flatMap((source) => {
+      if (source.importance !== 'pinned') return mustKeepOfSentences(source.sentences);
+      const lead = source.sentences.find((sentence) => sentence.role !== 'heading');
+      return lead ? mustKeepOfSentences([{ ...lead, mustKeep: lead.mustKeep.includes('pinned') ? lead.mustKeep : ['pinned', ...lead.mustKeep] }]) : [];
+    }),
+  );
+}
+
+/** How a dropped item is written in frontmatter and the manifest: its text, sentence items cut to 120 characters. */
+export function droppedText(item: MustKeepItem): string {
+  const text = item.text.replace(/\s+/g, ' ').trim();
+  return text.length > 120 ? `${text.slice(0, 119).trimEnd()}…` : text;
+}
+
+/** Compares two outcomes: the one that lost fewer high-priority items is better (negative when `a` is better). */
+export function compareMissing(a: readonly MustKeepItem[], b: readonly MustKeepItem[]): number {
+  for (const kind of KIND_ORDER) {
+    const diff = a.filter((item) => item.kind === kind).length - b.filter((item) => item.kind === kind).length;
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+const STOP = new Set('a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(' '));
+
+function contentWords(text: string): string[] {
+  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter((word) => word.length >= 2 && !STOP.has(word));
+}
+
+/** `30-day` and `30 day`, `12GB` and `12 gb`: one spelling for number–unit pairs. */
+function spaceNumbers(text: string): string {
+  return text.replace(/(\d)(?:-|\s)?(?=\p{L})/gu, '$1 ');
+}
+
+function containsWords(haystack: string, needle: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = haystack.indexOf(needle, from);
+    if (at < 0) return false;
+    const before = haystack[at - 1] ?? ' ';
+    const after = haystack[at + needle.length] ?? ' ';
+    const wordy = (ch: string): boolean => /[\p{L}\p{N}]/u.test(ch);
+    if (!(wordy(needle[0]!) && wordy(before)) && !(wordy(needle[needle.length - 1]!) && wordy(after))) return true;
+    from = at + 1;
+  }
+}

@@ -1,0 +1,119 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, memory, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { git, gitConfig, initRepo } from './helpers.js';
+
+/**
+ * `memvault log`, `diff` and `show` on a repository built over three
+ * nights, checked against what the real git CLI says about the same commits.
+ */
+
+const NIGHTS = ['2026-02-16T06:00:00Z', '2026-02-17T06:00:00Z', '2026-02-18T06:00:00Z'];
+const PACKAGE = 'vault/main/UPLOAD_PACKAGE.md';
+const DAILY = 'vault/main/daily/2026-02-16.md';
+
+describe('history commands', () => {
+  let root: string;
+  const commits: string[] = [];
+
+  beforeAll(async () => {
+    root = createProject(
+      {
+        '.gitignore': '.memvault/\n',
+        'vault/main/memories/2026-02-12-kickoff.md': memory({ date: '2026-02-12T09:00:00Z', title: 'Kickoff', body: 'Agreed on the scope of the billing rewrite.' }),
+        'vault/main/memories/2026-02-13-queue.md': memory({ date: '2026-02-13T11:00:00Z', title: 'Queue', body: 'Decision: retries move into the queue.' }),
+      },
+      gitConfig(),
+    );
+    initRepo(root);
+    for (const [i, now] of NIGHTS.entries()) {
+      if (i === 1) writeFiles(root, { 'vault/main/memories/2026-02-16-outage.md': memory({ date: '2026-02-16T14:00:00Z', title: 'Outage', body: 'The EU region lost its database for 12 minutes.' }) });
+      if (i === 2) {
+        const file = path.join(root, 'vault/main/memories/2026-02-16-outage.md');
+        writeFileSync(file, `${readText(root, 'vault/main/memories/2026-02-16-outage.md')}\nRoot cause: an expired TLS certificate on the replica.\n`);
+      }
+      await runCliJson(['build', '--now', now, '--json'], { cwd: root });
+      commits.push(git(root, 'rev-parse', 'HEAD').trim());
+    }
+  });
+  afterAll(() => removeProject(root));
+
+  it('log lists the commits that changed a file, newest first, with date, message and the generator of each version', async () => {
+    const { json } = await runCliJson(['log', DAILY, '--json'], { cwd: root });
+    expect(json.path).toBe(DAILY);
+    expect(json.versions.map((v: any) => [v.commit, v.change, v.date])).toEqual([
+      [commits[2], 'modified', '2026-02-18T06:00:00Z'],
+      [commits[1], 'added', '2026-02-17T06:00:00Z'],
+    ]);
+    expect(json.versions[0].subject).toBe(git(root, 'log', '-1', '--format=%s', commits[2]!).trim());
+    expect(json.versions[0].generator).toEqual({ provider: expect.any(String), model: expect.any(String), prompt: expect.stringMatching(/^daily@/) });
+    // The same list as git's own history of the file.
+    expect(git(root, 'log', '--format=%H', '--', DAILY).trim().split('\n')).toEqual([commits[2], commits[1]]);
+
+    const text = await runCli(['log', DAILY], { cwd: root });
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toBe(`${DAILY}: 2 version(s), newest first`);
+    expect(text.stdout).toContain(`${commits[2]!.slice(0, 7)}  2026-02-18 06:00 +00:00  modified memvault: rollup 2026-02-16 — 1 daily`);
+  });
+
+  it('log takes paths relative to the vault too, and --limit', async () => {
+    const { json } = await runCliJson(['log', 'main/UPLOAD_PACKAGE.md', '--json', '--limit', '2'], { cwd: root });
+    expect(json.path).toBe(PACKAGE);
+    expect(json.versions.map((v: any) => v.commit)).toEqual([commits[2], commits[1]]);
+    expect(json.versions[0].generator).toBeNull();
+  });
+
+  it('show --at a date prints the file as committed then (the package an agent saw that day)', async () => {
+    for (const [i, day] of ['2026-02-16', '2026-02-17', '2026-02-18'].entries()) {
+      const result = await runCli(['show', PACKAGE, '--at', day], { cwd: root });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(git(root, 'show', `${commits[i]}:${PACKAGE}`));
+    }
+    const byRevision = await runCli(['show', PACKAGE, '--at', 'HEAD~1'], { cwd: root });
+    expect(byRevision.stdout).toBe(git(root, 'show', `${commits[1]}:${PACKAGE}`));
+    const byId = await runCli(['show', PACKAGE, '--at', commits[0]!.slice(0, 8)], { cwd: root });
+    expect(byId.stdout).toBe(git(root, 'show', `${commits[0]}:${PACKAGE}`));
+  });
+
+  it('diff shows the last change by default, and any two versions by date or revision', async () => {
+    const last = await runCli(['diff', DAILY], { cwd: root });
+    expect(last.code).toBe(0);
+    expect(last.stdout).toContain(`--- a/${DAILY}\t${commits[1]!.slice(0, 7)} 2026-02-17 06:00 +00:00`);
+    expect(last.stdout).toContain(`+++ b/${DAILY}\t${commits[2]!.slice(0, 7)} 2026-02-18 06:00 +00:00`);
+    expect(last.stdout).toContain('+Root cause: an expired TLS certificate on the replica.');
+    expect(last.stdout).not.toContain('\x1b['); // no colour when not a terminal
+
+    const range = await runCli(['diff', PACKAGE, '--from', '2026-02-16', '--to', 'HEAD~1'], { cwd: root });
+    expect(range.code).toBe(0);
+    expect(range.stdout).toContain(`--- a/${PACKAGE}\t${commits[0]!.slice(0, 7)}`);
+    expect(range.stdout).toContain(`+++ b/${PACKAGE}\t${commits[1]!.slice(0, 7)}`);
+    expect(range.stdout).toContain('+The EU region lost its database for 12 minutes.');
+  });
+
+  it('exits 1 with a hint for an unknown path, an unknown revision, a date before the history, or a single version', async () => {
+    const cases: [string[], RegExp][] = [
+      [['log', 'vault/main/daily/2030-01-01.md'], /^memvault: `vault\/main\/daily\/2030-01-01\.md` has no committed version\n {2}hint: check the path/],
+      [['diff', DAILY, '--from', 'no-such-branch'], /^memvault: unknown revision `no-such-branch`\n {2}hint: use a commit id/],
+      [['show', PACKAGE, '--at', 'HEAD~9'], /^memvault: unknown revision `HEAD~9` \(`[0-9a-f]{7}` is the first commit\)\n/],
+      [['show', PACKAGE, '--at', '2026-01-01'], /^memvault: there is no commit on or before 2026-01-01\n {2}hint: the branch's history starts at 2026-02-16T06:00:00Z/],
+      [['show', DAILY, '--at', '2026-02-16'], /^memvault: `vault\/main\/daily\/2026-02-16\.md` did not exist at [0-9a-f]{7} \(2026-02-16 06:00 \+00:00\)\n {2}hint: its first version is [0-9a-f]{7} from 2026-02-17/],
+      [['diff', 'vault/main/daily/2026-02-13.md'], /^memvault: `vault\/main\/daily\/2026-02-13\.md` has only one committed version/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { cwd: root });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('has --help with examples for each command', async () => {
+    for (const command of ['log', 'diff', 'show']) {
+      const help = await runCli([command, '--help'], { cwd: root });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`Usage: memvault ${command} [options] <path>`);
+      expect(help.stdout).toMatch(new RegExp(`Examples:\\n {2}memvault ${command} vault/main/`));
+    }
+  });
+});

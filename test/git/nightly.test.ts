@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
+import { createProject, memory, readJsonFile, removeProject, writeFiles } from '../helpers/project.js';
+import { commitAll, filesAt, gitConfig, gitStatus, initRepo, memoryNames, porcelain } from './helpers.js';
+
+/**
+ * Nightly builds, one per simulated day (in process, `now` the next
+ * morning): 2–3 memories a day, each night's build commits. After every
+ * night, every memory ever written is in HEAD — under memories/ or, once
+ * past retention, under archive/ — and git is clean. Six weeks with short
+ * retention windows run by default; a year with the default windows runs
+ * with MEMVAULT_SLOW=1 (`npm run test:slow`).
+ */
+
+const TOPICS = ['billing', 'search', 'auth', 'queue', 'deploys', 'alerts', 'exports'];
+
+function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The memories of one day: 2 or 3, short, distinct. */
+function memoriesOf(day: string, n: number): Record<string, string> {
+  const count = n % 3 === 0 ? 3 : 2;
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const topic = TOPICS[(n + i) % TOPICS.length]!;
+    files[`vault/main/memories/${day.slice(0, 7)}/${day}-${i + 1}-${topic}.md`] = memory({
+      date: `${day}T${String(9 + i * 4).padStart(2, '0')}:15:00Z`,
+      title: `${topic} work ${n}.${i}`,
+      body: `Worked on ${topic} (day ${n}, note ${i}). Decision: keep ${topic} changes small and behind a flag.`,
+    });
+  }
+  return files;
+}
+
+async function simulateNights(options: { from: string; nights: number; config: string }): Promise<{ root: string; archivedFiles: number; commits: number }> {
+  const root = createProject({ '.gitignore': '.memvault/\n' }, options.config);
+  initRepo(root);
+  commitAll(root, 'project setup');
+  const written: string[] = [];
+  let commits = 0;
+  for (let n = 0; n < options.nights; n++) {
+    const day = addDays(options.from, n);
+    const files = memoriesOf(day, n);
+    writeFiles(root, files);
+    written.push(...Object.keys(files));
+    const report = await build({ root, now: new Date(`${addDays(day, 1)}T06:00:00Z`) });
+    if (report.commit?.status === 'committed') commits++;
+    // Nothing ever disappears from HEAD, and the build leaves git clean.
+    const inHead = memoryNames(filesAt(root));
+    expect(inHead, `night ${n} (${day})`).toEqual(memoryNames(written));
+    expect(porcelain(root), `night ${n} (${day})`).toEqual([]);
+  }
+  const archivedFiles = filesAt(root).filter((file) => file.includes('/archive/')).length;
+  return { root, archivedFiles, commits };
+}
+
+describe('nightly builds over weeks', () => {
+  const roots: string[] = [];
+  afterAll(() => roots.forEach(removeProject));
+
+  it('six weeks with short retention: every memory stays in HEAD through the archive moves', async () => {
+    const { root, archivedFiles, commits } = await simulateNights({
+      from: '2026-01-05',
+      nights: 42,
+      config: gitConfig('calendar:\n  retention: { memories_days: 7, daily_days: 14, weekly_weeks: 3 }\n'),
+    });
+    roots.push(root);
+    expect(commits).toBe(42);
+    // January's monthly exists from 02-02 on: its memories, dailies and weeklies have moved.
+    expect(archivedFiles).toBeGreaterThan(40);
+    expect(filesAt(root)).toContain('vault/main/archive/2026-Q1/weekly/2026-W02.md');
+    expect(gitStatus(root, 'fsck', '--strict', '--no-dangling').code).toBe(0);
+    const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
+    expect(manifest.coverage.days_covered).toBe(manifest.coverage.days_with_memories);
+    // One more build of the last night changes nothing.
+    const again = await build({ root, now: new Date('2026-02-16T06:00:00Z') });
+    expect(again.written).toEqual([]);
+    expect(again.archived).toEqual([]);
+    expect(again.commit?.status).toBe('unchanged');
+  });
+
+  it.skipIf(process.env.MEMVAULT_SLOW !== '1')('a year with the default retention: every memory stays in HEAD, old ones under archive/', async () => {
+    const { root, archivedFiles, commits } = await simulateNights({ from: '2025-01-06', nights: 365, config: gitConfig() });
+    roots.push(root);
+    expect(commits).toBe(365);
+    expect(archivedFiles).toBeGreaterThan(600);
+    expect(gitStatus(root, 'fsck', '--strict', '--no-dangling').code).toBe(0);
+    const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
+    expect(manifest.coverage.days_covered).toBe(manifest.coverage.days_with_memories);
+    expect(manifest.tokens).toBeLessThanOrEqual(8750);
+  }, 900_000);
+});

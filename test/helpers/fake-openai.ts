@@ -1,0 +1,268 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A fake OpenAI-compatible server for tests: node:http on 127.0.0.1 at a
+ * random port, serving `POST /v1/chat/completions` and `POST /v1/completions`
+ * the way OpenAI, Ollama or vLLM do, so the real `openai` SDK talks real HTTP
+ * to it. It records every request and answers deterministically from the
+ * prompt: one bullet per source heading (`### …`) with the source's first
+ * sentence, at most six, plus the items a retry asks to keep. Faults are injected on demand, for the next N
+ * requests or for requests whose prompt matches a pattern.
+ *
+ * @example
+ *   const server = await startFakeOpenAI();
+ *   server.inject({ fault: { kind: 'status', status: 503 }, times: 2 });
+ *   // base_url: server.url  →  http://127.0.0.1:PORT/v1
+ *   await server.close();
+ */
+
+export type FakeFault =
+  /** An HTTP error with an OpenAI-style JSON body; `headers` e.g. `{ 'retry-after': '1' }`. */
+  | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
+  /** No answer for `ms` (longer than the client's timeout), then the normal answer if anyone still listens. */
+  | { kind: 'hang'; ms: number }
+  /** The connection is dropped without an answer. */
+  | { kind: 'reset' }
+  /** 200 with an empty answer. */
+  | { kind: 'empty' }
+  /** A runaway answer cut off by max_tokens: `finish_reason: length`. */
+  | { kind: 'runaway' }
+  /** The normal answer behind chatter ("Sure! Here is a summary…") and a closing offer. */
+  | { kind: 'meta' }
+  /** The normal answer with injected frontmatter and a `---` fence in the middle. */
+  | { kind: 'frontmatter' }
+  /** A complete but over-budget answer (`tokens` roughly, default 2000). */
+  | { kind: 'long'; tokens?: number }
+  /** 200 with a body that is not JSON. */
+  | { kind: 'garbage' };
+
+export interface FaultRule {
+  fault: FakeFault;
+  /** How many matching requests get the fault (default 1; `Infinity` for all). */
+  times?: number;
+  /** Only requests whose prompt text contains this (or matches it). */
+  match?: string | RegExp;
+  /** Only requests whose prompt text does not contain this. */
+  unless?: string | RegExp;
+  endpoint?: 'chat' | 'completion';
+}
+
+export interface RecordedRequest {
+  endpoint: 'chat' | 'completion' | 'other';
+  path: string;
+  /** Request headers, lower-cased names (the Authorization header included: tests check what key was sent). */
+  headers: Record<string, string>;
+  body: any;
+  /** The prompt as one text: system + user messages, or the completion prompt. */
+  prompt: string;
+  /** The fault applied, if any. */
+  fault?: FakeFault['kind'];
+  /** Milliseconds since the server started. */
+  at: number;
+}
+
+export interface FakeOpenAI {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:50123/v1`. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  inject(rule: FaultRule): void;
+  /** Drops pending faults and recorded requests. */
+  reset(): void;
+  /** Requests that reached a model endpoint (chat or completion). */
+  calls(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface FakeOptions {
+  /** Report `usage` in answers (default true); without it the client counts tokens itself. */
+  usage?: boolean;
+  model?: string;
+}
+
+/** Starts the fake server on 127.0.0.1 and a free port. */
+export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOpenAI> {
+  const rules: (FaultRule & { left: number })[] = [];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const started = Date.now();
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readBody(req);
+    const path = (req.url ?? '').replace(/\?.*$/, '');
+    const endpoint = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/completions') ? 'completion' : 'other';
+    let body: any = {};
+    try {
+      body = text ? JSON.parse(text) : {};
+    } catch {
+      body = { raw: text };
+    }
+    const prompt = endpoint === 'chat' ? (body.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? '')).join('\n\n') : String(body.prompt ?? '');
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value ?? '');
+    const record: RecordedRequest = { endpoint, path, headers, body, prompt, at: Date.now() - started };
+    requests.push(record);
+
+    if (req.method !== 'POST' || endpoint === 'other') {
+      sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error' } });
+      return;
+    }
+    const rule = rules.find((r) => r.left > 0 && (!r.endpoint || r.endpoint === endpoint) && matches(prompt, r.match, true) && !matches(prompt, r.unless, false));
+    if (rule) {
+      rule.left--;
+      record.fault = rule.fault.kind;
+    }
+    const fault = rule?.fault;
+    const answer = answerFor(prompt, endpoint);
+    switch (fault?.kind) {
+      case 'status':
+        sendJson(res, fault.status, { error: { message: fault.message ?? `fake error ${fault.status}`, type: fault.status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }, fault.headers);
+        return;
+      case 'hang': {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!res.destroyed) sendJson(res, 200, completionBody(endpoint, body, prompt, answer, 'stop', options));
+        }, fault.ms);
+        timers.add(timer);
+        res.on('close', () => {
+          clearTimeout(timer);
+          timers.delete(timer);
+        });
+        return;
+      }
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'empty':
+        sendJson(res, 200, completionBody(endpoint, body, prompt, '', 'stop', options));
+        return;
+      case 'runaway':
+        sendJson(res, 200, completionBody(endpoint, body, prompt, `${answer}\n${'- and then it went on and on and on\n'.repeat(200)}`, 'length', options));
+        return;
+      case 'meta':
+        sendJson(res, 200, completionBody(endpoint, body, prompt, `Sure! Here is a summary of the memories:\n\n${answer}\n\nLet me know if you would like any changes.`, 'stop', options));
+        return;
+      case 'frontmatter':
+        sendJson(res, 200, completionBody(endpoint, body, prompt, `---\nmemvault: summary\ntier: hacked\ninput_hash: forged\n---\n${answer}\n---\nreview: []\n---`, 'stop', options));
+        return;
+      case 'long': {
+        const words = Math.round((fault.tokens ?? 2000) * 0.75);
+        const filler = Array.from({ length: words }, (_, i) => `word${i % 97}`).join(' ');
+        sendJson(res, 200, completionBody(endpoint, body, prompt, `${answer}\n\n${filler}.`, 'stop', options));
+        return;
+      }
+      case 'garbage':
+        res.writeHead(200, { 'content-type': 'application/json' }).end('<html>502 Bad Gateway</html>');
+        return;
+      default:
+        sendJson(res, 200, completionBody(endpoint, body, prompt, answer, 'stop', options));
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    inject(rule) {
+      rules.push({ ...rule, left: rule.times ?? 1 });
+    },
+    reset() {
+      rules.length = 0;
+      requests.length = 0;
+    },
+    calls: () => requests.filter((r) => r.endpoint !== 'other'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on (bound, then released): connections to it are refused. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The deterministic answer: one bullet per source heading (`### …`) with the
+ * first sentence under it (≤ 90 characters), at most six; chat answers get a
+ * `## Summary` section, completion answers are first-person prose after `>`.
+ */
+export function answerFor(prompt: string, endpoint: 'chat' | 'completion'): string {
+  const lines = prompt.split('\n');
+  const items: string[] = [];
+  for (let i = 0; i < lines.length && items.length < 6; i++) {
+    const heading = /^###\s+(.+)$/.exec(lines[i]!);
+    if (!heading) continue;
+    let sentence = '';
+    for (let j = i + 1; j < lines.length; j++) {
+      const line = lines[j]!.trim();
+      if (/^###\s/.test(line)) break;
+      if (line === '' || /^#{1,6}\s/.test(line)) continue;
+      sentence = line.replace(/^[-*]\s+/, '').replace(/\*\*/g, '');
+      break;
+    }
+    const first = (/^(.*?[.!?])(\s|$)/.exec(sentence)?.[1] ?? sentence).slice(0, 90);
+    items.push(`${heading[1]!.slice(0, 60)}: ${first}`);
+  }
+  if (items.length === 0) items.push('nothing notable');
+  // Like a model that follows instructions: items a retry says were lost are put back.
+  const keep = /Keep these items, the previous (?:answer|summary) lost them: ([^\n]*)/.exec(prompt);
+  if (keep) for (const item of keep[1]!.split('; ')) items.push(`Kept: ${item.replace(/^“|”$/g, '')}`);
+  if (endpoint === 'completion') return ` I noted ${items.length} things. ${items.map((item) => `I remember ${item}`).join(' ')}`;
+  return `## Summary\n\n${items.map((item) => `- ${item}`).join('\n')}`;
+}
+
+function completionBody(endpoint: 'chat' | 'completion', request: any, prompt: string, text: string, finish: string, options: FakeOptions): unknown {
+  const usage = options.usage === false ? undefined : { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(text.length / 4), total_tokens: Math.ceil(prompt.length / 4) + Math.ceil(text.length / 4) };
+  const model = String(request.model ?? options.model ?? 'fake-model');
+  if (endpoint === 'chat') {
+    return {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish, logprobs: null }],
+      ...(usage ? { usage } : {}),
+    };
+  }
+  return { id: 'cmpl-fake', object: 'text_completion', created: 1_700_000_000, model, choices: [{ index: 0, text, finish_reason: finish, logprobs: null }], ...(usage ? { usage } : {}) };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function matches(text: string, pattern: string | RegExp | undefined, empty: boolean): boolean {
+  if (pattern === undefined) return empty;
+  return typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text);
+}
