@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,12 +76,13 @@ interface Stats {
   samples: Sample[];
 }
 
-type Scenario = 'cold' | 'noChange' | 'editOne';
+type Scenario = 'cold' | 'noChange' | 'editOne' | 'editOneCommit';
 
 const SCENARIO_LABELS: Record<Scenario, string> = {
   cold: 'cold full build',
   noChange: 'no-change rebuild',
   editOne: 'rebuild after 1 edit',
+  editOneCommit: 'rebuild after 1 edit, commit included (git)',
 };
 
 interface SizeResult {
@@ -227,7 +228,43 @@ async function benchSize(memories: number, options: BenchOptions): Promise<SizeR
     log(`  edit-one ${i}/${REBUILD_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
     editSamples.push(sample);
   }
-  return { memories, dir, generatedSeconds, scenarios: { cold, noChange, editOne: stats(editSamples) } };
+  const editOneCommit = await benchEditWithCommit(dir);
+  return { memories, dir, generatedSeconds, scenarios: { cold, noChange, editOne: stats(editSamples), editOneCommit } };
+}
+
+/**
+ * The edit-one rebuild as the nightly job runs it: on a git-initialised copy
+ * of the vault (its first commit made once, outside the timing), each build
+ * commits the edited memory, its regenerated summaries, history copies,
+ * package and index. Checks that each build really committed.
+ */
+async function benchEditWithCommit(dir: string): Promise<Stats> {
+  const repo = `${dir}-git`;
+  rmSync(repo, { recursive: true, force: true });
+  cpSync(dir, repo, { recursive: true, preserveTimestamps: true });
+  writeFileSync(path.join(repo, '.gitignore'), '.memvault/\n');
+  const git = (...args: string[]): string => {
+    const result = spawnSync('git', args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${repo}: ${result.stderr}`);
+    return result.stdout;
+  };
+  const started = performance.now();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'bench');
+  git('config', 'user.email', 'bench@example.org');
+  git('add', '-A');
+  git('commit', '-q', '--no-verify', '-m', 'synthetic vault');
+  log(`  git copy committed in ${formatSeconds((performance.now() - started) / 1000)} (${repo})`);
+  const samples: Sample[] = [];
+  for (let i = 1; i <= REBUILD_RUNS; i++) {
+    await editOneMemory(repo);
+    const head = git('rev-parse', 'HEAD');
+    const sample = timeNode([CLI, 'build', '--now', NOW, '--json'], repo);
+    if (git('rev-parse', 'HEAD') === head || git('status', '--porcelain') !== '') throw new Error(`the build in ${repo} did not commit its changes`);
+    log(`  edit-one + commit ${i}/${REBUILD_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
+    samples.push(sample);
+  }
+  return stats(samples);
 }
 
 interface WatchResult {

@@ -10,12 +10,14 @@ import { num } from './output.js';
  * line that ends each tier. Colour only on a terminal without NO_COLOR.
  */
 
+/** Receives the build's progress events. */
 export interface ProgressDisplay {
   update(event: ProgressEvent): void;
   /** Removes the bar; call it before printing anything else. */
   done(): void;
 }
 
+/** Where to draw and how: `color` is `useColor(stream)` (a terminal without NO_COLOR). */
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
   color: boolean;

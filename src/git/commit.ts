@@ -61,7 +61,7 @@ const MARKER = 'commit-pending.json';
  */
 export async function openCommitSession(options: OpenOptions): Promise<CommitSession | CommitSkip> {
   if (!options.enabled) return { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
-  const repo = findRepo(options.vaultDir) ?? findRepo(path.dirname(options.vaultDir));
+  const repo = findRepo(options.vaultDir);
   const vaultPrefix = repo ? repoRelative(repo, options.vaultDir) : undefined;
   if (!repo || vaultPrefix === undefined) {
     return { status: 'not-a-repo', note: 'not a git repository: files written, nothing committed (run `git init` to keep the vault\'s history)' };
@@ -115,7 +115,13 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const toRepo = (vaultPath: string) => (session.vaultPrefix ? `${session.vaultPrefix}/${vaultPath}` : vaultPath);
   const pinned = new Map([...request.pinned].map(([p, sha]) => [toRepo(p), sha]));
   const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
-  if (session.recover) for (const p of await changedUnderVault(session, new Set([...request.keep].map(toRepo)))) candidates.add(p);
+  const recoveredOnly = new Set<string>();
+  if (session.recover) {
+    for (const p of await changedUnderVault(session, new Set([...request.keep].map(toRepo)))) {
+      if (!candidates.has(p)) recoveredOnly.add(p);
+      candidates.add(p);
+    }
+  }
 
   const headTree = session.parent ? (await git.readCommit({ fs, gitdir: repo.gitdir, oid: session.parent, cache: repo.cache })).commit.tree : undefined;
   const index = readIndex(repo.gitdir);
@@ -123,6 +129,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const treeChanges = new Map<string, TreeChange>();
   const indexUpdates = new Map<string, IndexEntry | null>();
   const blobs = new Map<string, Buffer>();
+  const deletedOnDisk: { path: string; oid: string }[] = [];
 
   for (const repoPath of [...candidates].sort()) {
     const absolute = path.join(repo.dir, ...repoPath.split('/'));
@@ -130,6 +137,12 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     const inHead = await blobAt(repo, headTree, repoPath);
     if (stat && !stat.isFile()) continue;
     if (!stat) {
+      // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
+      // a file a person deleted is theirs to commit.
+      if (recoveredOnly.has(repoPath)) {
+        if (inHead) deletedOnDisk.push({ path: repoPath, oid: inHead.oid });
+        continue;
+      }
       if (inHead) treeChanges.set(repoPath, null);
       if (indexed.has(repoPath)) indexUpdates.set(repoPath, null);
       continue;
@@ -146,6 +159,12 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     }
     const current = indexed.get(repoPath);
     if (!current || current.oid !== oid || current.fixed.readUInt32BE(24) !== fileMode(stat)) indexUpdates.set(repoPath, entryFor(repoPath, oid, stat));
+  }
+
+  for (const deleted of deletedOnDisk) {
+    if (!blobs.has(deleted.oid)) continue;
+    treeChanges.set(deleted.path, null);
+    if (indexed.has(deleted.path)) indexUpdates.set(deleted.path, null);
   }
 
   let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
@@ -165,11 +184,6 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   if (indexUpdates.size > 0) writeIndex(repo.gitdir, updateEntries(readIndex(repo.gitdir), indexUpdates));
   rmSync(session.markerPath, { force: true });
   return outcome;
-}
-
-/** Removes the pending marker of a session that commits nothing (a dry run after all, or a failed build that wrote nothing). */
-export function closeCommitSession(session: CommitSession): void {
-  rmSync(session.markerPath, { force: true });
 }
 
 /** `git hash-object`: the blob id of some bytes. */

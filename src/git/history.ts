@@ -14,12 +14,14 @@ import { blobAt } from './tree.js';
  * `<stream>/daily/<day>.md` the same as `<stream>/archive/<quarter>/daily/<day>.md`.
  */
 
+/** Where a file is at a commit, and its blob. */
 export interface Located {
   /** Repository-relative path of the file at that commit. */
   path: string;
   blob: string;
 }
 
+/** What the history commands show of a commit. */
 export interface CommitInfo {
   oid: string;
   /** Committer time, seconds since the epoch. */
@@ -29,6 +31,7 @@ export interface CommitInfo {
   parent: string | undefined;
 }
 
+/** One change of a file: the commit that made it and what it did. */
 export interface FileVersion {
   commit: CommitInfo;
   change: 'added' | 'modified' | 'moved' | 'deleted';
@@ -38,6 +41,13 @@ export interface FileVersion {
   blob: string | null;
 }
 
+/**
+ * Reads one file's versions from a repository.
+ *
+ * @example
+ *   const history = new FileHistory(repo, 'vault');
+ *   const versions = await history.versions(headOid, 'vault/main/weekly/2026-W07.md');
+ */
 export class FileHistory {
   constructor(
     readonly repo: Repo,

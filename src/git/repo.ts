@@ -65,6 +65,7 @@ export function repoRelative(repo: Repo, absolute: string): string | undefined {
 /** Where HEAD stands: on a branch (maybe without commits yet), or detached. */
 export type HeadState = { branch: string; ref: string; oid: string | undefined } | { detached: string };
 
+/** Reads `.git/HEAD`: the branch and its commit, or the detached commit. */
 export async function headState(repo: Repo): Promise<HeadState> {
   const head = readFileSync(path.join(repo.gitdir, 'HEAD'), 'utf8').trim();
   const match = /^ref:\s*(refs\/heads\/.+)$/.exec(head);

@@ -22,6 +22,7 @@ export interface HistoryTarget {
   zone: string;
 }
 
+/** Resolves the path argument of a history command, or throws a UserError with a hint. */
 export async function openHistoryTarget(file: string, options: { root: string; cwd: string }): Promise<HistoryTarget> {
   const { config, errors } = await loadConfig(options.root);
   const zone = errors.length === 0 ? config.timezone : DEFAULT_TIMEZONE;

@@ -29,27 +29,6 @@ export async function blobAt(repo: Repo, treeOid: string | undefined, filepath: 
   return undefined;
 }
 
-/** Every file path under `prefix` (a folder) in the tree, with its blob id. */
-export async function listTree(repo: Repo, treeOid: string | undefined, prefix: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (!treeOid) return out;
-  let oid: string | undefined = treeOid;
-  for (const part of prefix.split('/').filter(Boolean)) {
-    const entry: TreeEntry | undefined = (await readEntries(repo, oid)).find((e) => e.path === part);
-    if (!entry || entry.type !== 'tree') return out;
-    oid = entry.oid;
-  }
-  const walk = async (treeOid: string, base: string): Promise<void> => {
-    for (const entry of await readEntries(repo, treeOid)) {
-      const child = base ? `${base}/${entry.path}` : entry.path;
-      if (entry.type === 'tree') await walk(entry.oid, child);
-      else if (entry.type === 'blob') out.set(child, entry.oid);
-    }
-  };
-  await walk(oid, prefix.replace(/\/$/, ''));
-  return out;
-}
-
 /**
  * Applies `changes` (repository-relative POSIX paths) to `treeOid` (undefined
  * for an empty tree) and returns the new root tree id, writing only the

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
-import { ConfigInvalidError } from '../pipeline/build.js';
+import { loadValidConfig } from './config.js';
 import { redactSecrets, type RedactionCount } from '../redact/redact.js';
 import { dayOfInstant } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
@@ -47,8 +46,7 @@ export interface AddResult {
 const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 export async function addMemory(options: AddOptions): Promise<AddResult> {
-  const { config, errors } = await loadConfig(options.root);
-  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
   if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim())) throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');

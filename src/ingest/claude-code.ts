@@ -15,6 +15,8 @@ import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session, type
  */
 
 const RULE = 'ingest/claude-code';
+/** Consecutive assistant messages closer than this are one turn. */
+const TURN_GAP_MS = 5 * 60_000;
 
 export function parseClaudeCode(text: string, file: string): ParsedTranscript {
   const warnings: Diagnostic[] = [];
@@ -58,7 +60,7 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     if (record.isSidechain === true || record.isMeta === true) continue;
     const message = record.message;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      fail(file, lineNo, columnOf(raw, '"message"'), `expected a \`message\` object in a \`${type}\` line`, 'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`', RULE);
+      fail(file, lineNo, columnOf(raw, '"message"'), `expected a \`message\` object in this \`${type}\` line`, 'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`', RULE);
     }
     const { role, content, id, model } = message as Record<string, unknown>;
     if (content === undefined || (typeof content !== 'string' && !Array.isArray(content))) {
@@ -100,8 +102,11 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
     if (joined.length === 0 && tools.length === 0) continue;
     const previous = turns[turns.length - 1];
-    // Claude Code writes one line per content block of the same API message: put them back together.
-    if (speaker === 'assistant' && previous?.role === 'assistant' && typeof id === 'string' && id === lastMessageId) {
+    // Claude Code writes one line per content block of an API message, and the assistant answers a request in
+    // several messages (text, tool call, result, next call…): one turn, unless a pause of minutes splits it.
+    const sameMessage = typeof id === 'string' && id === lastMessageId;
+    const closeInTime = previous?.time && time ? time.getTime() - previous.time.getTime() < TURN_GAP_MS : true;
+    if (speaker === 'assistant' && previous?.role === 'assistant' && (sameMessage || closeInTime)) {
       previous.text = [previous.text, joined].filter(Boolean).join('\n\n');
       previous.tools.push(...tools);
       continue;

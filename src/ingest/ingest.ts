@@ -1,10 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { loadConfig } from '../config/load.js';
-import { createSummarizer } from '../llm/create.js';
+import { loadValidConfig } from './config.js';
 import type { Summarizer } from '../llm/types.js';
-import { ConfigInvalidError } from '../pipeline/build.js';
 import type { RedactionCount } from '../redact/redact.js';
 import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
@@ -76,8 +74,7 @@ export interface IngestReport {
 const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
-  const { config, errors } = await loadConfig(options.root);
-  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
   const vaultDir = path.resolve(options.root, config.vault);
@@ -85,7 +82,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);
   const index = IngestedIndex.scan(vaultDir, stream);
   let summarizer = options.summarizer;
-  if (options.primer && !summarizer) summarizer = createSummarizer(config, process.env, { root: options.root });
+  // Loaded only for --primer: the LLM providers are the heaviest part of the CLI.
+  if (options.primer && !summarizer) summarizer = (await import('../llm/create.js')).createSummarizer(config, process.env, { root: options.root });
   const report: IngestReport = { stream, vault: config.vault, dryRun: options.dryRun ?? false, redact, files: [] };
 
   for (const file of options.files) {
@@ -128,6 +126,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       };
       drafts = [];
       for (const session of parsed.sessions) {
+        // A note is the same session wherever it is ingested from, and its id must not carry a home folder.
+        if (session.format === 'markdown') session.id = context.source.file;
         if (options.primer && session.turns.length > 0) {
           drafts.push(
             await renderPrimer(session, { ...context, summarizer: summarizer!, budget: config.calendar.daily, tokenizer: config.tokenizer, retries: config.llm.retries, stream }),

@@ -32,7 +32,9 @@ export function parseMarkdownTranscript(text: string, file: string): ParsedTrans
     break;
   }
   const fromName = /(\d{4}-\d{2}-\d{2})/.exec(path.basename(file))?.[1];
-  const heading = /^#\s+(.+)$/m.exec(body)?.[1];
+  // A text file often starts with a title line of its own.
+  const firstLine = /^([^\n]{3,80})\n\s*\n/.exec(body)?.[1];
+  const heading = /^#\s+(.+)$/m.exec(body)?.[1] ?? (firstLine && !/[:.]\s*$/.test(firstLine) && !/^[-*>|`]/.test(firstLine) ? firstLine : undefined);
   const titleValue = data.title;
   delete data.title;
   const title = typeof titleValue === 'string' && titleValue.trim() ? titleValue.trim() : heading ? shorten(heading, 80) : shorten(path.basename(file).replace(/\.[^.]+$/, '').replace(/^\d{4}-\d{2}-\d{2}[-_ ]*/, '').replace(/[-_]+/g, ' '), 80);

@@ -5,7 +5,7 @@ import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import { parseMarkdown } from '../vault/markdown.js';
 import type { Tier } from '../vault/model.js';
 import { extractSentences } from '../vault/sentences.js';
-import { bodyHash, cleanText, isoInZone, MAX_TURN_CHARS, type MemoryDraft, type RenderContext } from './render.js';
+import { bodyHash, cleanText, describeCall, isoInZone, MAX_TURN_CHARS, type MemoryDraft, type RenderContext } from './render.js';
 import { FORMAT_LABELS, type Session } from './session.js';
 
 /**
@@ -40,8 +40,8 @@ export async function renderPrimer(session: Session, ctx: PrimerContext): Promis
   const sources: SummarySource[] = [];
   timed.forEach(({ turn, time }, i) => {
     if (turn.role !== 'user' && turn.role !== 'assistant') return;
-    const tools = turn.tools.filter((t) => t.input !== undefined).map((t) => `${t.name}${typeof t.input === 'string' ? ` ${t.input.split('\n')[0]}` : ''}`);
-    const text = cleanText([turn.text.slice(0, MAX_TURN_CHARS), tools.length > 0 ? `Tools used: ${tools.join('; ')}.` : ''].filter(Boolean).join('\n\n'), ctx);
+    const tools = turn.tools.map((call) => `- ${describeCall(call, session, ctx)}`);
+    const text = cleanText([turn.text.slice(0, MAX_TURN_CHARS), tools.join('\n')].filter(Boolean).join('\n\n'), ctx);
     if (text.trim() === '') return;
     const clockTime = DateTime.fromJSDate(time, { zone }).toFormat('HH:mm');
     sources.push({

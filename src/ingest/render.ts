@@ -81,6 +81,7 @@ export function renderSession(session: Session, ctx: RenderContext): MemoryDraft
   const drafts: MemoryDraft[] = [];
   parts.forEach(({ day, turns }, index) => {
     const lines = [header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined)];
+    // Formats without timestamps show no clock time per message.
     for (const { turn, time } of turns) lines.push(renderTurn(turn, turn.time ? time : undefined, session, ctx));
     const body = cleanText(lines.join('\n\n'), ctx);
     const first = turns[0]!.time;
@@ -117,7 +118,7 @@ function splitByDay(turns: readonly Turn[], ctx: RenderContext): { day: string; 
     last = time;
     const day = DateTime.fromJSDate(time, { zone: ctx.timezone }).toISODate()!;
     const list = days.get(day) ?? [];
-    list.push({ turn: { ...turn, time }, time });
+    list.push({ turn, time });
     days.set(day, list);
   }
   return [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, list]) => ({ day, turns: list }));
@@ -147,7 +148,7 @@ function renderTurn(turn: Turn, time: Date | undefined, session: Session, ctx: R
 }
 
 /** `` `Bash` `npm test -- invoice` → error: 3 failed `` */
-function describeCall(call: ToolCall, session: Session, ctx: RenderContext): string {
+export function describeCall(call: ToolCall, session: Session, ctx: RenderContext): string {
   const input = call.input === undefined ? '' : describeInput(call, session, ctx);
   const result = describeResult(call, ctx);
   return `\`${call.name.replace(/`/g, '')}\`${input ? ` ${input}` : ''}${result ? ` → ${result}` : ''}`;
@@ -179,6 +180,7 @@ function describeResult(call: ToolCall, ctx: RenderContext): string {
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
   if (call.error) return `error: ${shorten(lines[0] ?? 'failed', MAX_TOOL_CHARS)}`;
   if (lines.length === 0) return 'done';
+  if (/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(call.name)) return 'done';
   // A file's or a search's content is not worth repeating; its size is.
   if (/^(Read|Glob|Grep|LS|NotebookRead|WebFetch|WebSearch|browser|web\.run|myfiles_browser)$/i.test(call.name)) return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
   // Commands end with their verdict (`Tests: 3 failed`); other tools lead with it.
@@ -209,16 +211,22 @@ function renderDocument(session: Session, ctx: RenderContext): MemoryDraft {
   return draft;
 }
 
-function deepClean(value: unknown, ctx: RenderContext): unknown {
-  if (typeof value === 'string') return cleanText(value, ctx);
-  if (Array.isArray(value)) return value.map((item) => deepClean(item, ctx));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepClean(v, ctx)]));
+/** Redacts every string in frontmatter data, each seen with its key (`api_key: …` is a secret by context). */
+function deepClean(value: unknown, ctx: RenderContext, key?: string): unknown {
+  if (typeof value === 'string') {
+    if (key === undefined) return cleanText(value, ctx);
+    const prefix = `${key}: `;
+    const cleaned = cleanText(`${prefix}${value}`, ctx);
+    return cleaned.startsWith(prefix) ? cleaned.slice(prefix.length) : cleanText(value, ctx);
+  }
+  if (Array.isArray(value)) return value.map((item) => deepClean(item, ctx, key));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepClean(v, ctx, k)]));
   return value;
 }
 
 /** An ISO datetime with the zone's offset, to the second: `2026-02-13T14:05:12+01:00`. */
 export function isoInZone(date: Date, zone: string): string {
-  return DateTime.fromJSDate(date, { zone }).toISO({ suppressMilliseconds: true })!;
+  return DateTime.fromJSDate(date, { zone }).set({ millisecond: 0 }).toISO({ suppressMilliseconds: true })!;
 }
 
 function clock(date: Date, zone: string): string {

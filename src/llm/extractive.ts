@@ -17,9 +17,9 @@ import type { Summarizer, SummaryRequest, SummarySource } from './types.js';
  *   and a fact said on three days of a week is said once;
  * - chit-chat (greetings, thanks, compliments, questions) is worth less, and
  *   opening interjections ("Wow, ", "Hey Mel! ") are cut;
- * - every section of the tier gets a minimum share of the budget, and the
- *   decisions section a maximum, so must-keep decisions cannot crowd out
- *   accomplishments;
+ * - the decisions section gets at most half the budget, so must-keep
+ *   decisions cannot crowd out accomplishments (a retry may still force a
+ *   lost decision in);
  * - items the caller names in `missing` (the retention check of the previous
  *   attempt) are forced in first.
  *
@@ -57,9 +57,7 @@ const DECISION_SECTION = ROLE_INDEX.decision;
 /** Worth of a must-keep item not yet said, in the same unit as a word's weight (a rare word is worth ~4–6). */
 const ITEM_WEIGHT: Record<MustKeepKind, number> = { pinned: 1000, critical: 500, decision: 12, code: 8, issue: 8, date: 6, number: 5, name: 3 };
 
-/** Each section with something to say gets at least this share of the budget before the rest is shared out by worth. */
-const SECTION_MIN_SHARE = 0.12;
-/** The decisions section takes at most this share, unless the caller forces items in. */
+/** The decisions section takes at most this share, unless the caller forces items in: must-keep decisions cannot crowd out the rest. */
 const DECISION_MAX_SHARE = 0.5;
 /** Near-duplicates: content-word sets at least this similar (Jaccard) are said once. */
 const DUPLICATE_JACCARD = 0.6;
@@ -572,20 +570,11 @@ class Selection {
     return true;
   }
 
-  /**
-   * Greedy by worth per token. First each section's best units up to its
-   * minimum share, then everything by worth, the decisions section capped.
-   */
+  /** Greedy by worth per token, the decisions section capped at `DECISION_MAX_SHARE` of the target. */
   fill(target: Budget): void {
-    const sectionsWithUnits = new Set(this.units.map((unit) => unit.section));
-    if (sectionsWithUnits.size > 1) {
-      for (const section of [...sectionsWithUnits].sort((a, b) => a - b)) {
-        const share = Math.floor(target.tokens * SECTION_MIN_SHARE);
-        this.greedy(target, (unit) => unit.section === section && (this.sectionTokens[section] ?? 0) < share);
-      }
-    }
+    const sections = new Set(this.units.map((unit) => unit.section));
     const cap = Math.floor(target.tokens * DECISION_MAX_SHARE);
-    this.greedy(target, (unit) => sectionsWithUnits.size === 1 || unit.section !== DECISION_SECTION || (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap);
+    this.greedy(target, (unit) => sections.size === 1 || unit.section !== DECISION_SECTION || (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap);
   }
 
   private greedy(limit: Budget, allowed: (unit: Unit) => boolean): void {
@@ -711,9 +700,4 @@ function truncateToFit(unit: Unit, sections: readonly string[], layout: Layout, 
     else high = middle - 1;
   }
   return low > 0 ? cut(low) : '';
-}
-
-/** Exposed for tests: the sentences a request offers, as the summarizer sees them (text, speaker, day). */
-export function unitsForTest(request: SummaryRequest): { text: string; speaker: string | undefined; day: string; section: number }[] {
-  return buildUnits(request, LAYOUTS[request.tier]).map(({ text, speaker, day, section }) => ({ text, speaker, day, section }));
 }

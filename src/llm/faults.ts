@@ -9,6 +9,7 @@ import type { SummaryUsage } from './types.js';
  * cannot be reached), and how to say it without leaking a secret.
  */
 
+/** What went wrong with a call, as reported in `streams[].failed[].kind`. */
 export type FaultKind =
   | 'timeout'
   | 'connection'
@@ -20,6 +21,7 @@ export type FaultKind =
   | 'bad-request'
   | 'http';
 
+/** A classified fault: what happened (one line, no secrets) and what to do about it. */
 export interface Fault {
   kind: FaultKind;
   /** One line, secrets redacted. */

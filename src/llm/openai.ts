@@ -108,6 +108,7 @@ export function resolveOpenAiSettings(config: Config, name: string, profile: Llm
   };
 }
 
+/** Options of `createOpenAiSummarizer`; the defaults fit real use (tokenizer `o200k_base`, real sleeps). */
 export interface OpenAiSummarizerOptions {
   tokenizer?: TokenizerName;
   diagnostics?: Diagnostic[];
@@ -137,9 +138,9 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
   /** Set once a fault means every later call would fail too (bad key, unknown model, server unreachable). */
   let halted: Fault | undefined;
 
-  const promptOf = (tier: Tier): PromptFile => {
-    const loaded = prompts.get(tier);
-    if (!loaded) throw new Error(`no prompt loaded for tier \`${tier}\``);
+  const promptOf = (name: PromptName): PromptFile => {
+    const loaded = prompts.get(name);
+    if (!loaded) throw new Error(`no prompt loaded for \`${name}\``);
     return loaded.prompt;
   };
   const connect = (): Promise<{ client: OpenAI; errors: SdkErrors }> =>
@@ -216,7 +217,7 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
       return id;
     },
     estimateInputTokens(request: SummaryRequest): number {
-      const rendered = renderPrompt(promptOf(request.tier), request, settings);
+      const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
       // Chat formats add a few tokens per message.
       return rendered.mode === 'chat' ? countTokens(rendered.system, tokenizer) + countTokens(rendered.user, tokenizer) + 8 : countTokens(rendered.prompt, tokenizer);
     },
@@ -225,7 +226,7 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
       const skip = (): SummarizerError | undefined => (halted ? new SummarizerError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false }, usage, usage.calls) : undefined);
       let skipped = skip();
       if (skipped) throw skipped;
-      const rendered = renderPrompt(promptOf(request.tier), request, settings);
+      const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
       const maxTokens = settings.maxTokens ?? Math.max(256, request.budget.tokens * 2);
       for (let retry = 0; ; retry++) {
         // A slow server gets more time on each try: attempts of a budget retry and retries after a fault both count.

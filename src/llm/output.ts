@@ -6,6 +6,7 @@
  * cleaning step is named in `notes` so a build can report it.
  */
 
+/** A cleaned answer and what was removed from it. */
 export interface CleanedOutput {
   body: string;
   /** What was removed, e.g. `opening meta-commentary`, `frontmatter`. */

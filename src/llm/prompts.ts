@@ -18,6 +18,7 @@ import type { Diagnostic } from '../vault/model.js';
 
 /** Every prompt memvault knows, in the order they are documented. */
 export const PROMPT_NAMES = ['daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm', 'session-primer'] as const;
+/** `daily`, `weekly`, … `session-primer`: the file name without `.yaml`. */
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
 /** The seed design's plain format for base models, used when a prompt file has no `completion` section. */
@@ -50,6 +51,7 @@ const promptSchema = z.strictObject({
 /** A validated prompt file with every default filled in. */
 export type PromptFile = z.output<typeof promptSchema>;
 
+/** A prompt in use, with where it came from. */
 export interface LoadedPrompt {
   name: PromptName;
   /** Where it came from, for messages: `prompts/weekly.yaml` or `<memvault>/prompts/weekly.yaml`. */
@@ -58,6 +60,7 @@ export interface LoadedPrompt {
   prompt: PromptFile;
 }
 
+/** Every prompt (built in or overridden), with the problems found; `prompts` lacks the invalid ones. */
 export interface PromptLoadResult {
   prompts: Map<PromptName, LoadedPrompt>;
   errors: Diagnostic[];

@@ -34,6 +34,12 @@ export interface SummaryRequest {
   missing: string[];
   /** Retries: tokens of the previous, over-budget answer (an LLM is told how far off it was). */
   previousTokens?: number;
+  /**
+   * A prompt other than the tier's, for requests that are not rollups: `session-primer` (a session
+   * transcript → the primer the next session needs; see prompts/session-primer.yaml). The tier still
+   * names the budget. Summarizers without prompts (extractive) ignore it.
+   */
+  prompt?: 'session-primer';
 }
 
 export interface SummaryUsage {

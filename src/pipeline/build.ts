@@ -123,8 +123,8 @@ export interface BuildReport {
   /** What the commit step did; null for a dry run. */
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
-  /** Timings in ms: `load` (find and parse files), `package` and `index` (assembly and writing), `ms` the whole build. */
-  stats: { files: number; parsed: number; ms: number; load: number; package: number; index: number };
+  /** Timings in ms: `load` (find and parse files), `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build. */
+  stats: { files: number; parsed: number; ms: number; load: number; package: number; index: number; commit: number };
   generator: { provider: string; model: string };
 }
 
@@ -168,7 +168,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];
@@ -200,7 +200,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
   if (options.saveCache !== false) loaded.cache.save();
+  const commitStarted = performance.now();
   if (session) report.commit = await commitBuild(session, report, indexInputs, options.now);
+  report.stats.commit = Math.round(performance.now() - commitStarted);
   report.stats.ms = Math.round(performance.now() - started);
   return report;
 }
@@ -280,7 +282,6 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
       rollup: rollupContextOf(stream, memoriesById, ctx),
       summarizer: ctx.summarizer,
       budgets: planContext.budgets,
-      tokenizer: config.tokenizer,
       longtermThrough: bands.longtermThrough,
     });
     return { report, manifest: undefined };

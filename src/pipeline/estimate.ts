@@ -1,7 +1,6 @@
 import type { TierBudget } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
 import { monthOfWeek, weekOf } from '../time/periods.js';
-import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { CalendarTier, StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { RollupJob } from './plan.js';
@@ -15,6 +14,7 @@ import { estimateRollup, type RollupContext } from './rollup.js';
  * budget and fault retries are not included.
  */
 
+/** What one tier of a build would spend. */
 export interface TierEstimate {
   /** Summaries that would be generated. */
   summaries: number;
@@ -27,6 +27,7 @@ export interface TierEstimate {
   outputTokens: number;
 }
 
+/** What `estimateCost` works from: the dry run's plan and the summarizer that would run it. */
 export interface EstimateInput {
   stream: StreamState;
   /** Planned periods per tier (dailies planned exactly, upper tiers as the dry run lists them). */
@@ -35,7 +36,6 @@ export interface EstimateInput {
   rollup: RollupContext;
   summarizer: Summarizer;
   budgets: Record<CalendarTier, TierBudget>;
-  tokenizer: TokenizerName;
   /** Months folded into the long-term summary (see `computeBands`). */
   longtermThrough: string;
 }
@@ -97,7 +97,7 @@ export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEst
 /** Tokens of a tier's prompt without sources. */
 function promptOverhead(input: EstimateInput, tier: CalendarTier, period: string): number {
   const budget = input.budgets[tier];
-  return input.summarizer.estimateInputTokens?.({ tier, stream: input.stream.name, period, start: period, end: period, sources: [], budget: { tokens: budget.target_tokens, bytes: budget.max_bytes }, attempt: 0, missing: [] }) ?? countTokens('', input.tokenizer);
+  return input.summarizer.estimateInputTokens?.({ tier, stream: input.stream.name, period, start: period, end: period, sources: [], budget: { tokens: budget.target_tokens, bytes: budget.max_bytes }, attempt: 0, missing: [] }) ?? 0;
 }
 
 function add(estimate: TierEstimate, merge: boolean, calls: boolean, inputTokens: number, outputTokens: number): void {

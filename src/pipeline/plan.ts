@@ -73,8 +73,21 @@ interface Candidate {
 /** The input hash: equal hash, equal summary, no regeneration. */
 export function inputHashOf(tier: CalendarTier, period: string, sources: readonly SourceRef[], ctx: PlanContext): string {
   const { provider, model } = ctx.generator;
-  return hashValue({ tier, period, sources, generator: { provider, model, prompt: ctx.generator.promptId(tier) }, budget: ctx.budgets[tier] });
+  const prompt = ctx.generator.promptId(tier);
+  const budget = ctx.budgets[tier];
+  // Every build hashes every period's inputs (1,000+ dailies in a long history); watch mode rebuilds often.
+  // The same inputs give the same hash: remember it by a plain key instead of canonical JSON + SHA-256.
+  let key = `${tier}\n${period}\n${provider}\n${model}\n${prompt}\n${JSON.stringify(budget)}`;
+  for (const source of sources) key += `\n${source.id}\t${source.sha256}${Object.keys(source).length === 2 ? '' : `\t${JSON.stringify(source)}`}`;
+  const known = inputHashes.get(key);
+  if (known !== undefined) return known;
+  if (inputHashes.size >= 50_000) inputHashes.clear();
+  const hash = hashValue({ tier, period, sources, generator: { provider, model, prompt }, budget });
+  inputHashes.set(key, hash);
+  return hash;
 }
+
+const inputHashes = new Map<string, string>();
 
 function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
   const plan: TierPlan = { jobs: [], held: [], deferred: [] };

@@ -104,8 +104,12 @@ export function waterfallSummaries(stream: StreamState): { recent: Summary | und
 export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext): Promise<WaterfallReport> {
   const started = performance.now();
   const windows = windowsOf(ctx.config);
+  // A hand-edited recent summary about to be replaced is kept in history/ (its waterfall/history copy lacks the edit).
+  const run = { keepRecentEdit: false };
   if (ctx.rebuild) {
     // Start from nothing: the steps fold what this run writes, never what was on disk.
+    const old = waterfallSummaries(stream).recent;
+    run.keepRecentEdit = old !== undefined && old.bodyHash !== old.meta.output_hash;
     stream.summaries.delete(vaultPaths.waterfallRecent(stream.name));
     stream.summaries.delete(vaultPaths.waterfallLongterm(stream.name));
   }
@@ -136,7 +140,7 @@ export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext
   const taken = new Set(listHistory(ctx.vaultDir, stream.name));
   for (const step of plan.steps) {
     try {
-      await compact(stream, step, taken, ctx, report);
+      await compact(stream, step, taken, run, ctx, report);
     } catch (error) {
       if (!(error instanceof RollupError)) throw error;
       // What was written so far is a consistent state (see the write order above): the next build picks up from there.
@@ -172,20 +176,20 @@ function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext, repor
   report.notes.push(`restored the missing history copy ${copyPath}`);
 }
 
-async function compact(stream: StreamState, step: CompactionStep, taken: Set<string>, ctx: WaterfallRunContext, report: WaterfallReport): Promise<void> {
+async function compact(stream: StreamState, step: CompactionStep, taken: Set<string>, run: { keepRecentEdit: boolean }, ctx: WaterfallRunContext, report: WaterfallReport): Promise<void> {
   const name = stream.name;
   const { recent: previousRecent, longterm: previousLongterm } = waterfallSummaries(stream);
-  const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
+  // The long-term job reads summaries only, the recent one memories only: a memory id can never shadow a summary's.
   const summariesById = new Map<string, Summary>();
-  const rollupContext: RollupContext = {
+  const base = {
     summarizer: ctx.summarizer,
     tokenizer: ctx.config.tokenizer,
     budgets: { 'waterfall-recent': ctx.config.waterfall.recent, 'waterfall-longterm': ctx.config.waterfall.longterm },
     retries: ctx.config.llm.retries,
     content: ctx.loaded.content,
-    memoriesById,
-    summariesById,
   };
+  const longtermContext: RollupContext = { ...base, memoriesById: new Map(), summariesById };
+  const recentContext: RollupContext = { ...base, memoriesById: new Map(step.recent.map((memory) => [memory.id, memory])), summariesById: new Map() };
   let longtermReport: CompactionReport['longterm'] = null;
 
   // 1. longterm ← summarize(old longterm + old recent)
@@ -206,7 +210,7 @@ async function compact(stream: StreamState, step: CompactionStep, taken: Set<str
     const folded = [...(previousLongterm?.meta.folded ?? []), { id: copyId, sha256: copySha }];
     const job = waterfallJob('waterfall-longterm', name, `memories 1-${step.fold.memories}`, step.fold.coversFrom, step.fold.coversThrough, sources, step.fold.memories, ctx, step);
     job.folded = folded;
-    const result = await runRollup(job, rollupContext);
+    const result = await runRollup(job, longtermContext);
     const meta: SummaryMeta = { ...result.meta, waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: step.fold.coversFrom.id, covers_through: step.fold.coversThrough.id } };
     const text = writeSummaryFile(meta, result.body);
     write(stream, [{ path: job.path, text, history: { stream: name, tier: 'waterfall-longterm', period: 'longterm' } }], meta, result.body, ctx, report);
@@ -219,13 +223,14 @@ async function compact(stream: StreamState, step: CompactionStep, taken: Set<str
   const last = step.recent[step.recent.length - 1]!;
   const [from, through] = step.positions;
   const job = waterfallJob('waterfall-recent', name, from === through ? `memory ${from}` : `memories ${from}-${through}`, first, last, step.recent.map((m) => ({ id: m.id, sha256: m.sha256 })), step.recent.length, ctx, step);
-  const result = await runRollup(job, rollupContext);
+  const result = await runRollup(job, recentContext);
   const copyPath = freeHistoryName(name, ctx.now, taken);
   taken.add(copyPath);
   const meta: SummaryMeta = { ...result.meta, waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: first.id, covers_through: last.id, history: copyPath } };
   const text = writeSummaryFile(meta, result.body);
   // The recent summary's history is its copy in waterfall/history/; only a hand edit, which that copy lacks, goes to history/.
-  const keepEdit = previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash;
+  const keepEdit = run.keepRecentEdit || (previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash);
+  run.keepRecentEdit = false;
   write(stream, [{ path: job.path, text, ...(keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {}) }], meta, result.body, ctx, report);
   const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
   report.written.push(...copy.written);
@@ -273,6 +278,7 @@ function write(stream: StreamState, ops: Parameters<typeof applyWrites>[1], meta
 }
 
 function addUsage(report: WaterfallReport, result: RollupResult): void {
+  if (result.notes?.length) report.notes.push(`${result.job.tier}: cleaned from the model's answer: ${result.notes.join(', ')}`);
   report.usage.calls += result.usage.calls;
   report.usage.inputTokens += result.usage.inputTokens;
   report.usage.outputTokens += result.usage.outputTokens;

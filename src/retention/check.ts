@@ -13,11 +13,13 @@ import { canonicalDate, datesOf, KIND_ORDER, mustKeepOfSentences, normalizeForMa
  * - dates: the same text, or any date of the output naming the same day,
  *   month or year (`7 May 2023` is kept by `2023-05-07`);
  * - pinned, critical and decision sentences: at least `SENTENCE_SHARE` of
- *   their content words, since a summary may shorten the sentence around them.
+ *   their content words, all of their numbers, on one line of the output, since a summary may
+ *   shorten the sentence around them (but two similar decisions on two lines
+ *   do not make up a third).
  */
 
 /** Share of a sentence item's content words the output must contain for the item to count as kept. */
-export const SENTENCE_SHARE = 0.6;
+export const SENTENCE_SHARE = 0.75;
 
 /** How many missing items a retry names at most (in priority order): a prompt listing hundreds of names helps nobody. */
 export const MAX_NAMED_MISSING = 40;
@@ -33,7 +35,8 @@ export interface RetentionResult {
 /** What an output offers to the matcher, computed once per output. */
 export interface OutputIndex {
   text: string;
-  words: Set<string>;
+  /** Content words of each line (a bullet, a paragraph line): a sentence item must be found mostly on one line. */
+  lines: Set<string>[];
   dates: Set<string>;
 }
 
@@ -45,16 +48,21 @@ export function indexOutput(output: string): OutputIndex {
     const canonical = canonicalDate(date);
     if (canonical) dates.add(canonical);
   }
-  return { text, words: new Set(contentWords(text)), dates };
+  const lines = output
+    .split(/\n+/)
+    .map((line) => new Set(contentWords(spaceNumbers(normalizeForMatch(line)))))
+    .filter((words) => words.size > 0);
+  return { text, lines, dates };
 }
 
 /** Whether `item` survives in the indexed output. */
 export function isKept(item: MustKeepItem, output: OutputIndex): boolean {
   if (SENTENCE_KINDS.has(item.kind)) {
-    const words = [...new Set(contentWords(normalizeForMatch(item.text)))];
+    const words = [...new Set(contentWords(spaceNumbers(normalizeForMatch(item.text))))];
     if (words.length === 0) return true;
-    const found = words.filter((word) => output.words.has(word)).length;
-    return found / words.length >= SENTENCE_SHARE;
+    // Its numbers are not optional: "3 shards" does not keep "2 shards".
+    const numbers = words.filter((word) => /\d/.test(word));
+    return output.lines.some((line) => numbers.every((word) => line.has(word)) && words.filter((word) => line.has(word)).length / words.length >= SENTENCE_SHARE);
   }
   const needle = spaceNumbers(normalizeForMatch(item.text));
   if (needle.length === 0) return true;
@@ -108,7 +116,7 @@ export function compareMissing(a: readonly MustKeepItem[], b: readonly MustKeepI
 const STOP = new Set('a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(' '));
 
 function contentWords(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter((word) => word.length >= 2 && !STOP.has(word));
+  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter((word) => (word.length >= 2 || /\d/.test(word)) && !STOP.has(word));
 }
 
 /** `30-day` and `30 day`, `12GB` and `12 gb`: one spelling for number–unit pairs. */

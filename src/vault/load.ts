@@ -220,12 +220,30 @@ export class LoadSession {
   private readonly pending = new Set<string>();
   /** Files kept at their last good parse, with the problem of their current content. */
   private readonly held = new Map<string, Diagnostic[]>();
+  /** Files the last build moved away (archived), until the next load forgets them. */
+  private readonly gone = new Set<string>();
 
   constructor(private readonly settings: { keepLastGood?: boolean } = {}) {}
 
   /** Vault-relative paths whose files may have been created, changed or deleted since the last load. */
   invalidate(paths: Iterable<string>): void {
     for (const vaultPath of paths) this.pending.add(vaultPath);
+  }
+
+  /**
+   * After a build: what it wrote (and moved in) is part of the next load, and
+   * what it moved away is gone; both are recognised when the file watcher
+   * reports them back.
+   */
+  recordBuild(written: Iterable<string>, removed: Iterable<string> = []): void {
+    for (const vaultPath of written) {
+      this.pending.add(vaultPath);
+      if (isLoadablePath(vaultPath) && lstatOrUndefined(path.join(this.vaultDir, vaultPath))?.isFile()) this.remember(vaultPath);
+    }
+    for (const vaultPath of removed) {
+      this.pending.add(vaultPath);
+      this.gone.add(vaultPath);
+    }
   }
 
   /** Files under a folder (vault-relative): those the last load found there and those on disk now, for a folder renamed, deleted or created. */
@@ -261,6 +279,7 @@ export class LoadSession {
     this.files = [];
     this.pending.clear();
     this.held.clear();
+    this.gone.clear();
   }
 
   async load(options: LoadOptions): Promise<LoadedVault> {
@@ -287,6 +306,7 @@ export class LoadSession {
       } else toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash });
     }
     this.pending.clear();
+    this.gone.clear();
     const parsed = await parseFiles(toParse, options.timezone);
     toParse.forEach((file, i) => {
       const { result, content: body } = parsed[i]!;
@@ -312,7 +332,7 @@ export class LoadSession {
     if (!this.cache) return false;
     const entry = this.cache.get(vaultPath);
     const stat = lstatOrUndefined(path.join(this.vaultDir, vaultPath));
-    if (!stat?.isFile()) return entry === undefined && !this.knows(vaultPath);
+    if (!stat?.isFile()) return (entry === undefined && !this.knows(vaultPath)) || this.gone.has(vaultPath);
     if (!entry || this.held.has(vaultPath)) return false;
     if (entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) return true;
     try {

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { CONFIG_FILE, loadConfig } from '../config/load.js';
+import { commitPaths, openCommitSession } from '../git/commit.js';
 import type { Summarizer } from '../llm/types.js';
 import { build, ConfigInvalidError, type BuildReport } from '../pipeline/build.js';
 import { addDays, startOfDay, todayIn } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
+import { acquireBuildLock } from '../util/lock.js';
 import { LoadSession } from '../vault/load.js';
 import type { Diagnostic } from '../vault/model.js';
 import { describeChanges, describeWritten, isIgnoredVaultPath, type Change } from './paths.js';
@@ -83,6 +85,10 @@ export class VaultWatcher {
   private running: Promise<void> | undefined;
   private stopping = false;
   private rebuilds = 0;
+  /** `--commit-every`: vault paths written or changed since the last commit, and what each rebuild made. */
+  private readonly uncommitted = new Set<string>();
+  private uncommittedRebuilds: string[][] = [];
+  private committing: Promise<void> | undefined;
   private vaultDir = '';
   private vaultWatcher: FSWatcher | undefined;
   private configWatcher: FSWatcher | undefined;
@@ -110,12 +116,8 @@ export class VaultWatcher {
       this.schedule();
     });
     await this.watchVault();
-    if (this.options.commitEveryMs !== undefined) {
-      // TODO(git): build() has no commit option yet. Once it has, run the batched commit here:
-      // rebuilds pass `commit: false`, and this timer commits what they wrote since the last commit.
-      this.emit({ type: 'note', at: new Date().toISOString(), message: `--commit-every: commits are not available in this version yet; files are written, not committed` });
-    }
     await this.runNow();
+    if (this.options.commitEveryMs !== undefined) this.scheduleCommit();
     this.emit({ type: 'ready', vault: path.relative(this.options.root, this.vaultDir) || '.', config: CONFIG_FILE, files: this.session.fileCount });
   }
 
@@ -126,6 +128,9 @@ export class VaultWatcher {
     for (const timer of [this.timer, this.saveTimer, this.dayTimer, this.commitTimer]) clearTimeout(timer);
     await Promise.all([this.vaultWatcher?.close(), this.configWatcher?.close()]);
     await this.running;
+    await this.committing;
+    // Batched commits: what the last rebuilds wrote is committed before leaving.
+    if (this.options.commitEveryMs !== undefined) await this.commitNow();
     this.session.save();
     this.session.reset();
     this.emit({ type: 'stopped', at: new Date().toISOString(), rebuilds: this.rebuilds });
@@ -239,11 +244,18 @@ export class VaultWatcher {
         ...(this.options.summarizer ? { summarizer: this.options.summarizer } : {}),
         loader: (loadOptions) => this.session.load(loadOptions),
         saveCache: false,
+        // Watch mode never commits per rebuild: `--commit-every` batches what the rebuilds wrote.
+        commit: false,
       });
       this.first = false;
       this.rebuilds++;
-      // The summaries it wrote are now known (their echoes are ignored) and part of the next load.
-      this.session.invalidate(report.written);
+      // What it wrote and moved is now known (the echoes are ignored) and part of the next load.
+      const moves = report.archived ?? [];
+      this.session.recordBuild([...report.written, ...moves.map((move) => move.to)], moves.map((move) => move.from));
+      if (this.options.commitEveryMs !== undefined) {
+        for (const file of [...report.written, ...report.historyCopies, ...moves.flatMap((move) => [move.from, move.to]), ...changes.keys()]) this.uncommitted.add(file);
+        this.uncommittedRebuilds.push(describeWritten(report.written));
+      }
       const everything = first || configChanged;
       const changed = new Set([...changes.keys()]);
       this.emit({
@@ -297,6 +309,54 @@ export class VaultWatcher {
     }, Math.min(Math.max(1000, next - now.getTime()), 2 ** 31 - 1));
   }
 
+  private scheduleCommit(): void {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = setTimeout(() => {
+      // Never in the middle of a rebuild: it holds the build lock, and its writes belong to the next commit.
+      const run = async (): Promise<void> => {
+        await this.running;
+        await this.commitNow();
+      };
+      this.committing = run().finally(() => {
+        this.committing = undefined;
+        if (!this.stopping) this.scheduleCommit();
+      });
+    }, this.options.commitEveryMs);
+  }
+
+  /** One commit of everything the rebuilds wrote since the last one, under the build lock; nothing when nothing was written. */
+  private async commitNow(): Promise<void> {
+    if (this.uncommitted.size === 0) return;
+    const paths = [...this.uncommitted].sort();
+    const rebuilds = this.uncommittedRebuilds;
+    const at = new Date().toISOString();
+    try {
+      const { config, errors } = await loadConfig(this.options.root);
+      if (errors.length > 0) return; // reported by the rebuild loop; commit once the config is fixed
+      const stateDir = path.join(this.options.root, '.memvault');
+      const release = await acquireBuildLock(stateDir, 'memvault watch (commit)');
+      try {
+        const session = await openCommitSession({ vaultDir: this.vaultDir, stateDir, enabled: true, author: config.git.author });
+        if ('status' in session) {
+          this.uncommitted.clear();
+          this.uncommittedRebuilds = [];
+          this.emit({ type: 'note', at, message: session.note });
+          return;
+        }
+        const outcome = await commitPaths(session, { paths, pinned: new Map(), keep: new Set(), message: watchCommitMessage(rebuilds), now: this.options.now ?? new Date() });
+        this.uncommitted.clear();
+        this.uncommittedRebuilds = [];
+        if (outcome.status === 'committed') this.emit({ type: 'note', at, message: `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${outcome.files.length} files)` });
+      } finally {
+        await release();
+      }
+    } catch (error) {
+      // Kept for the next try (another build holds the lock, a rebase is in progress, the branch moved…).
+      const message = error instanceof Error ? error.message : String(error);
+      this.emit({ type: 'error', at, trigger: 'commit', message: `not committed: ${message}`, ...(error instanceof UserError && error.hint ? { hint: error.hint } : { hint: 'the files stay written; the next commit retries' }), diagnostics: [] });
+    }
+  }
+
   private watchError(error: unknown): void {
     this.emit({ type: 'note', at: new Date().toISOString(), message: `file watcher: ${error instanceof Error ? error.message : String(error)}` });
   }
@@ -328,4 +388,11 @@ function startWatcher(
 
 function toPosix(file: string): string {
   return path.sep === '/' ? file : file.split(path.sep).join('/');
+}
+
+/** `memvault: watch — 4 rebuilds (daily 2026-02-13, weekly 2026-W07, package main)`, then one line per rebuild. */
+export function watchCommitMessage(rebuilds: readonly string[][]): string {
+  const outputs = [...new Set(rebuilds.flat())];
+  const subject = `memvault: watch — ${rebuilds.length} rebuild${rebuilds.length === 1 ? '' : 's'}${outputs.length > 0 ? ` (${outputs.slice(0, 4).join(', ')}${outputs.length > 4 ? ', …' : ''})` : ''}`;
+  return [subject, '', ...rebuilds.map((outputs) => `- ${outputs.join(', ') || 'memories changed'}`)].join('\n');
 }

@@ -51,7 +51,8 @@ describe('LoCoMo converter', () => {
       'Ana: Congrats! I started pottery classes at the Riverside studio. [image: a photo of a blue bowl on a table]',
       'Ben: Juniper loves the beach already.',
     ]);
-    expect(first.turns.get('D1:3')).toBe(turnLine(samples[0]!.conversation.session_1 as never as { speaker: string; dia_id: string; text: string }[] extends never ? never : { speaker: 'Ana', dia_id: 'D1:3', text: 'Congrats! I started pottery classes at the Riverside studio.', blip_caption: 'a photo of a blue bowl on a table' }));
+    expect(first.turns.get('D1:3')).toBe('Ana: Congrats! I started pottery classes at the Riverside studio. [image: a photo of a blue bowl on a table]');
+    expect(turnLine({ speaker: 'Ben', dia_id: 'D9:9', text: '  Look   at this! ' })).toBe('Ben: Look at this!');
   });
 
   it('never uses the model-made fields of the dataset', () => {
@@ -91,7 +92,7 @@ describe('LoCoMo measures', () => {
     expect(questions.map((q) => q.qa.category)).toEqual([4, 2, 1, 3, 1]);
     const juniper = questions[0]!;
     // The speaker label is not evidence; "juniper" is in 2 sessions: still distinctive.
-    expect([...juniper.tokens].sort()).toEqual(['adopted', 'ana', 'called', 'greyhound', 'juniper']);
+    expect([...juniper.tokens].sort()).toEqual(['adopted', 'ana', 'called', 'greyhound', 'juniper', 'yesterday']);
   });
 
   it('drops tokens found in more than 3 sessions', () => {
@@ -112,11 +113,11 @@ describe('LoCoMo measures', () => {
   it('evidence recall is the share of a question\'s tokens found, averaged over questions', () => {
     const questions = evidenceTokens(conversation).slice(0, 1);
     const tally = evidenceRecall('Juniper the greyhound', questions);
-    expect(rates(tally).overall).toBeCloseTo(2 / 5, 10);
+    expect(rates(tally).overall).toBeCloseTo(2 / 6, 10);
     const total = emptyTally();
     addTally(total, tally);
-    addTally(total, evidenceRecall('ana adopted called greyhound juniper', questions));
-    expect(rates(total).overall).toBeCloseTo((2 / 5 + 1) / 2, 10);
+    addTally(total, evidenceRecall('Ana adopted, called greyhound Juniper yesterday', questions));
+    expect(rates(total).overall).toBeCloseTo((2 / 6 + 1) / 2, 10);
   });
 
   it('the last-N baseline is the tail of the conversation, N tokens long', () => {

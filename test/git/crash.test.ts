@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateHistory } from '../helpers/history.js';
@@ -97,6 +97,19 @@ describe('crash safety: a build killed at any point is finished by the next one'
       expect(again.json.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
     });
   }
+
+  it("does not commit a person's deletion of a memory while finishing a crashed build", async () => {
+    const root = nightTwo();
+    expect((await buildNight2(root, { MEMVAULT_TEST_CRASH_AFTER: 'write:2' })).code).toBe(128);
+    const deleted = history.byDay.get('2026-02-05')![0]!; // committed on night 1, not due for the archive
+    rmSync(path.join(root, deleted));
+    const recovered = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root });
+    expect(recovered.json.commit.recovered).toBe(true);
+    expect(filesAt(root)).toContain(deleted);
+    expect(porcelain(root)).toEqual([` D ${deleted}`]);
+    // The archive moves of the crashed build are committed as renames, memories included.
+    expect(memoryNames(filesAt(root))).toEqual(memoryNames(Object.keys(history.files)));
+  });
 });
 
 /** Summary paths index.json lists (vault-relative). */

@@ -135,6 +135,14 @@ describe('openai summarizer: requests', () => {
     expect(second).toContain('Keep these items, the previous answer lost them: “AUTH_TTL”; “decided on Postgres”');
   });
 
+  it('a request may name another prompt (session primers), the tier still sets the budget', async () => {
+    const { s } = summarizer();
+    await s.summarize(request({ prompt: 'session-primer' }));
+    const user = server.calls()[0]!.body.messages[1].content as string;
+    expect(user).toContain('Below are the 2 messages of a work session');
+    expect(user).toContain('Stay under 270 tokens');
+  });
+
   it('estimates input tokens of the rendered prompt', () => {
     const { s } = summarizer();
     const estimate = s.estimateInputTokens!(request());

@@ -105,6 +105,8 @@ export function outputs(root: string): Map<string, string> {
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+const copySources = new Map<string, string[]>();
+
 /**
  * The layers as the files say, checked independently of the tool: the
  * long-term layer is the union of the sources of the recent summaries it
@@ -115,10 +117,17 @@ export function layersOnDisk(root: string): { longterm: string[]; recent: string
   const recent = readGenerated(root, 'waterfall/recent.md');
   const longterm = readGenerated(root, 'waterfall/longterm.md');
   const folded: string[] = [];
-  for (const ref of (longterm?.meta.folded ?? []) as { id: string }[]) {
-    const copy = readGenerated(root, `${ref.id.replace(/^\//, '')}.md`);
-    if (!copy) throw new Error(`history copy ${ref.id} is missing`);
-    folded.push(...(copy.meta.sources as { id: string }[]).map((s) => s.id));
+  for (const ref of (longterm?.meta.folded ?? []) as { id: string; sha256: string }[]) {
+    // A history copy never changes once written: parse each once (keyed by its hash).
+    const key = `${root}:${ref.id}:${ref.sha256}`;
+    let ids = copySources.get(key);
+    if (!ids) {
+      const copy = readGenerated(root, `${ref.id}.md`);
+      if (!copy) throw new Error(`history copy ${ref.id} is missing`);
+      ids = (copy.meta.sources as { id: string }[]).map((s) => s.id);
+      copySources.set(key, ids);
+    }
+    folded.push(...ids);
   }
   const context = readGenerated(root, 'CONTEXT.md');
   const verbatim = context ? context.body.split('## Recent memories (in full)')[1]?.match(/^### /gm)?.length ?? 0 : 0;

