@@ -14,9 +14,10 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  *
  * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--watch-runs N] [--skip-watch] [--watch-only]
  *
- * The watch scenario runs `memvault watch` on the largest vault, saves its
- * newest memory and times how long until UPLOAD_PACKAGE.md on disk holds the
- * edit (what a person waiting on the package feels): median of `--watch-runs`.
+ * The watch scenario runs `memvault watch` on the largest vault, saves a
+ * memory of today and the newest memory of yesterday, and times how long
+ * until UPLOAD_PACKAGE.md on disk holds the edit (what a person waiting on
+ * the package feels): median of `--watch-runs` for each.
  *
  * Vaults live in `os.tmpdir()/memvault-bench/<n>` (never in the repository, so
  * a bench cannot dirty the work tree) and are reused while their marker file
@@ -267,10 +268,7 @@ async function benchEditWithCommit(dir: string): Promise<Stats> {
   return stats(samples);
 }
 
-interface WatchResult {
-  memories: number;
-  /** Seconds from starting `memvault watch` to its ready line (first build included). */
-  startupSeconds: number;
+interface WatchStats {
   runs: number;
   medianMs: number;
   minMs: number;
@@ -279,6 +277,16 @@ interface WatchResult {
   samplesMs: number[];
   /** The watcher's own timing of each rebuild (load → index written). */
   rebuildMs: number[];
+}
+
+interface WatchResult {
+  memories: number;
+  /** Seconds from starting `memvault watch` to its ready line (first build included). */
+  startupSeconds: number;
+  /** Editing today's memory: nothing to summarize, the package shows it in full. */
+  today: WatchStats;
+  /** Editing yesterday's newest memory: its daily summary is made again, then the package. */
+  yesterday: WatchStats;
 }
 
 /** The newest memory of the stream: the last day's files (names start with the date), latest `date:` first. */
@@ -295,18 +303,16 @@ function newestMemory(dir: string): string {
   return newest.file;
 }
 
-/**
- * `memvault watch` in a child process on the vault; each run rewrites the
- * newest memory with a new line and polls UPLOAD_PACKAGE.md until it holds
- * that line. The newest memory is in the package's full-detail band, so every
- * edit must show up there. The memory is restored at the end.
- */
-async function benchWatch(dir: string, memories: number, runs: number): Promise<WatchResult> {
-  const target = newestMemory(dir);
-  const packagePath = path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md');
-  const original = readFileSync(target, 'utf8');
-  log(`watch on ${memories} memories, editing ${path.relative(dir, target)}`);
-  const started = performance.now();
+/** A child `memvault watch --json` and the events it printed. */
+interface WatchChild {
+  events: Record<string, unknown>[];
+  rebuilds: () => Record<string, unknown>[];
+  waitFor: (test: () => boolean, what: string) => Promise<void>;
+  stop: () => Promise<void>;
+  kill: () => void;
+}
+
+function startWatch(dir: string): WatchChild {
   const child = spawn(process.execPath, [CLI, 'watch', '--now', NOW, '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const events: Record<string, unknown>[] = [];
   let stderr = '';
@@ -319,56 +325,101 @@ async function benchWatch(dir: string, memories: number, runs: number): Promise<
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (test: () => boolean, what: string): Promise<void> => {
-    const deadline = performance.now() + WATCH_TIMEOUT_MS * 10;
-    while (!test()) {
-      if (child.exitCode !== null) throw new Error(`memvault watch exited (${child.exitCode}) while waiting for ${what}:\n${stderr}`);
-      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${stderr}`);
-      await sleep(5);
-    }
+  return {
+    events,
+    rebuilds: () => events.filter((e) => e.type === 'rebuild'),
+    waitFor: async (test, what) => {
+      // Startup includes the first build: allow it ten times a save's timeout.
+      const deadline = performance.now() + WATCH_TIMEOUT_MS * 10;
+      while (!test()) {
+        if (child.exitCode !== null) throw new Error(`memvault watch exited (${child.exitCode}) while waiting for ${what}:\n${stderr}`);
+        if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${stderr}`);
+        await sleep(5);
+      }
+    },
+    stop: async () => {
+      child.kill('SIGINT');
+      const code = await exited;
+      if (code !== 0) throw new Error(`memvault watch exited ${code} after SIGINT:\n${stderr}`);
+    },
+    kill: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
   };
-  const rebuilds = (): Record<string, unknown>[] => events.filter((e) => e.type === 'rebuild');
+}
+
+/**
+ * Saves `target` `runs` times with a new line and times how long until
+ * UPLOAD_PACKAGE.md on disk holds that line; waits for each rebuild to end
+ * (the index is written after the package) before the next save.
+ */
+async function timeSaves(watch: WatchChild, dir: string, target: string, original: string, runs: number, label: string): Promise<WatchStats> {
+  const packagePath = path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md');
+  const samplesMs: number[] = [];
+  const rebuildMs: number[] = [];
+  for (let i = 1; i <= runs; i++) {
+    const marker = `Watch bench edit ${i}-${Date.now()}: the p99 latency stayed under 250ms.`;
+    const before = watch.rebuilds().length;
+    const t0 = performance.now();
+    writeFileSync(target, `${original.trimEnd()}\n\n${marker}\n`);
+    for (;;) {
+      let text = '';
+      try {
+        text = readFileSync(packagePath, 'utf8');
+      } catch {
+        // Between unlink and rename on some file systems: try again.
+      }
+      if (text.includes(marker)) break;
+      if (performance.now() - t0 > WATCH_TIMEOUT_MS) throw new Error(`UPLOAD_PACKAGE.md did not show ${label} edit ${i} within ${WATCH_TIMEOUT_MS} ms`);
+      await sleep(2);
+    }
+    const ms = performance.now() - t0;
+    samplesMs.push(ms);
+    await watch.waitFor(() => watch.rebuilds().length > before, `rebuild ${i}`);
+    const event = watch.rebuilds().at(-1)!;
+    rebuildMs.push(Number(event.ms));
+    log(`  ${label} ${i}/${runs}: save → package ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`);
+    await sleep(400);
+  }
+  return { runs, medianMs: median(samplesMs), minMs: Math.min(...samplesMs), maxMs: Math.max(...samplesMs), samplesMs, rebuildMs };
+}
+
+/**
+ * `memvault watch` in a child process on the vault, two kinds of saves:
+ * a memory of today (as of the bench's `now`: the usual case, the package
+ * shows it in full and no summary depends on it), and the newest memory of
+ * yesterday (its daily summary is made again before the package). Both are
+ * in the package's full-detail band, so every save must show up there. The
+ * vault is restored at the end.
+ */
+async function benchWatch(dir: string, memories: number, runs: number): Promise<WatchResult> {
+  const yesterdayFile = newestMemory(dir);
+  const yesterdayText = readFileSync(yesterdayFile, 'utf8');
+  const todayFile = path.join(dir, 'vault', 'main', 'memories', NOW.slice(0, 4), NOW.slice(5, 7), `${NOW.slice(0, 10)}-watch-bench.md`);
+  const todayText = `---\ndate: ${NOW.slice(0, 10)}T05:30:00Z\ntitle: Watch bench\ntags: [bench]\n---\nChecked the replica lag dashboard before the standup.\n`;
+  log(`watch on ${memories} memories: today ${path.relative(dir, todayFile)}, yesterday ${path.relative(dir, yesterdayFile)}`);
+  const started = performance.now();
+  const watch = startWatch(dir);
   try {
-    await waitFor(() => events.some((e) => e.type === 'ready'), 'the watcher to be ready');
+    await watch.waitFor(() => watch.events.some((e) => e.type === 'ready'), 'the watcher to be ready');
     const startupSeconds = (performance.now() - started) / 1000;
     log(`  ready in ${formatSeconds(startupSeconds)}`);
-    const samplesMs: number[] = [];
-    const rebuildMs: number[] = [];
-    for (let i = 1; i <= runs; i++) {
-      const marker = `Watch bench edit ${i}-${Date.now()}: the p99 latency stayed under 250ms.`;
-      const before = rebuilds().length;
-      const t0 = performance.now();
-      writeFileSync(target, `${original.trimEnd()}\n\n${marker}\n`);
-      for (;;) {
-        let text = '';
-        try {
-          text = readFileSync(packagePath, 'utf8');
-        } catch {
-          // Between unlink and rename on some file systems: try again.
-        }
-        if (text.includes(marker)) break;
-        if (performance.now() - t0 > WATCH_TIMEOUT_MS) throw new Error(`UPLOAD_PACKAGE.md did not show edit ${i} within ${WATCH_TIMEOUT_MS} ms:\n${stderr}`);
-        await sleep(2);
-      }
-      const ms = performance.now() - t0;
-      samplesMs.push(ms);
-      // Let the rebuild finish (the index is written after the package) and the echoes of its writes pass.
-      await waitFor(() => rebuilds().length > before, `rebuild ${i}`);
-      const event = rebuilds().at(-1)!;
-      rebuildMs.push(Number(event.ms));
-      log(`  save → package ${i}/${runs}: ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`);
-      await sleep(400);
-    }
-    const before = rebuilds().length;
-    writeFileSync(target, original);
-    await waitFor(() => rebuilds().length > before, 'the restoring rebuild');
-    child.kill('SIGINT');
-    const code = await exited;
-    if (code !== 0) throw new Error(`memvault watch exited ${code} after SIGINT:\n${stderr}`);
-    return { memories, startupSeconds, runs, medianMs: median(samplesMs), minMs: Math.min(...samplesMs), maxMs: Math.max(...samplesMs), samplesMs, rebuildMs };
+    let before = watch.rebuilds().length;
+    writeFileSync(todayFile, todayText);
+    await watch.waitFor(() => watch.rebuilds().length > before, 'the rebuild for the new memory of today');
+    await sleep(400);
+    const today = await timeSaves(watch, dir, todayFile, todayText, runs, 'today');
+    const yesterday = await timeSaves(watch, dir, yesterdayFile, yesterdayText, runs, 'yesterday');
+    before = watch.rebuilds().length;
+    writeFileSync(yesterdayFile, yesterdayText);
+    rmSync(todayFile);
+    await watch.waitFor(() => watch.rebuilds().length > before, 'the restoring rebuild');
+    await watch.stop();
+    return { memories, startupSeconds, today, yesterday };
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    if (readFileSync(target, 'utf8') !== original) writeFileSync(target, original);
+    watch.kill();
+    if (readFileSync(yesterdayFile, 'utf8') !== yesterdayText) writeFileSync(yesterdayFile, yesterdayText);
+    rmSync(todayFile, { force: true });
   }
 }
 
@@ -454,10 +505,16 @@ function report(info: Record<string, string | number>, results: SizeResult[], el
     }
   }
   if (watch) {
+    const line = (label: string, w: WatchStats): string =>
+      `| ${watch.memories.toLocaleString('en-US')} | watch: save ${label} → UPLOAD_PACKAGE.md on disk | ${w.runs} | ${Math.round(w.medianMs)} ms | ${Math.round(w.minMs)} ms | ${Math.round(w.maxMs)} ms | rebuild ${Math.round(median(w.rebuildMs))} ms |`;
     lines.push(
       '',
-      `memvault watch on ${watch.memories.toLocaleString('en-US')} memories, save → UPLOAD_PACKAGE.md updated on disk: median ${Math.round(watch.medianMs)} ms ` +
-        `(min ${Math.round(watch.minMs)}, max ${Math.round(watch.maxMs)}, ${watch.runs} runs; rebuild median ${Math.round(median(watch.rebuildMs))} ms; watcher ready after ${formatSeconds(watch.startupSeconds)})`,
+      '| memories | scenario | runs | median | min | max | note |',
+      '|---:|---|---:|---:|---:|---:|---|',
+      line("today's memory", watch.today),
+      line("yesterday's memory (daily re-summarized)", watch.yesterday),
+      '',
+      `memvault watch was ready (first build included) after ${formatSeconds(watch.startupSeconds)}.`,
     );
   }
   if (eleventy) {

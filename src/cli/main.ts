@@ -102,7 +102,7 @@ program
   .option('--now <datetime>', 'fix the clock for every rebuild (ISO 8601); also MEMVAULT_NOW (default: the time of each rebuild)')
   .option('--force', 'also summarize incomplete periods (today, this week) on every rebuild')
   .option('--through <date>', 'treat periods ending on or before this day (YYYY-MM-DD) as complete')
-  .option('--debounce <ms>', 'quiet time after the last change before rebuilding (default 75)')
+  .option('--debounce <ms>', 'quiet time after the last change before rebuilding (default 50)')
   .option('--commit-every <duration>', 'batch commits, e.g. 10m, 1h (default: no commits while watching)')
   .option('--json', 'one JSON object per rebuild, one per line')
   .addHelpText(

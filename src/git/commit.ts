@@ -5,7 +5,7 @@ import git from 'isomorphic-git';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { crashPoint } from './crash-point.js';
-import { entryFor, fileMode, readIndex, updateEntries, writeIndex, type IndexEntry } from './index-file.js';
+import { entryFor, fileMode, readIndex, updateIndexFile, type IndexEntry } from './index-file.js';
 import { findRepo, headState, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 import { blobAt, editTree, type TreeChange } from './tree.js';
 
@@ -181,7 +181,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files, recovered: session.recover };
     }
   }
-  if (indexUpdates.size > 0) writeIndex(repo.gitdir, updateEntries(readIndex(repo.gitdir), indexUpdates));
+  if (indexUpdates.size > 0) updateIndexFile(repo.gitdir, indexUpdates, index);
   rmSync(session.markerPath, { force: true });
   return outcome;
 }

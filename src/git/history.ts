@@ -3,7 +3,7 @@ import git, { type CommitObject } from 'isomorphic-git';
 import { DateTime } from 'luxon';
 import { UserError } from '../util/errors.js';
 import type { Repo } from './repo.js';
-import { blobAt } from './tree.js';
+import { blobAt, readEntries } from './tree.js';
 
 /**
  * A file's history along the first-parent chain of HEAD (what the branch
@@ -55,9 +55,15 @@ export class FileHistory {
     private readonly vaultPrefix: string | undefined,
   ) {}
 
+  private readonly commits = new Map<string, CommitInfo & { tree: string }>();
+
   async commit(oid: string): Promise<CommitInfo & { tree: string }> {
+    const known = this.commits.get(oid);
+    if (known) return known;
     const { commit } = await git.readCommit({ fs, gitdir: this.repo.gitdir, oid, cache: this.repo.cache });
-    return { oid, timestamp: commit.committer.timestamp, subject: commit.message.split('\n')[0] ?? '', author: `${commit.author.name} <${commit.author.email}>`, parent: commit.parent[0], tree: commit.tree };
+    const info = { oid, timestamp: commit.committer.timestamp, subject: commit.message.split('\n')[0] ?? '', author: `${commit.author.name} <${commit.author.email}>`, parent: commit.parent[0], tree: commit.tree };
+    this.commits.set(oid, info);
+    return info;
   }
 
   /** The file at `commitOid`: at `repoPath`, else at its archive or pre-archive place. */
@@ -145,12 +151,13 @@ export class FileHistory {
   }
 
   private async folders(tree: string, dir: string): Promise<string[]> {
-    try {
-      const { tree: entries } = await git.readTree({ fs, gitdir: this.repo.gitdir, oid: tree, filepath: dir, cache: this.repo.cache });
-      return entries.filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse();
-    } catch {
-      return [];
+    let oid = tree;
+    for (const part of dir.split('/')) {
+      const entry = (await readEntries(this.repo, oid)).find((e) => e.path === part);
+      if (entry?.type !== 'tree') return [];
+      oid = entry.oid;
     }
+    return (await readEntries(this.repo, oid)).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse();
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
 
@@ -31,6 +31,8 @@ export interface IndexEntry {
 export interface GitIndex {
   version: number;
   entries: IndexEntry[];
+  /** Size and mtime of the file it was read from: an equal stamp means the file was not rewritten since. */
+  stamp?: string;
 }
 
 const HEADER = 12;
@@ -38,14 +40,24 @@ const FIXED = 62;
 
 /** Reads `.git/index`; a repository without one has an empty index. */
 export function readIndex(gitdir: string): GitIndex {
+  const file = path.join(gitdir, 'index');
   let data: Buffer;
   try {
-    data = readFileSync(path.join(gitdir, 'index'));
+    data = readFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 2, entries: [] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 2, entries: [], stamp: 'none' };
     throw error;
   }
-  return parseIndex(data);
+  return { ...parseIndex(data), stamp: stampOf(file) };
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file, { bigint: true });
+    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  } catch {
+    return 'none';
+  }
 }
 
 /** Parses an index file; throws a UserError for formats that cannot be updated safely. */
@@ -69,7 +81,7 @@ export function parseIndex(data: Buffer): GitIndex {
       path: data.toString('utf8', nameStart, nameEnd),
       stage: (flags >> 12) & 0x3,
       oid: data.toString('hex', offset + 40, offset + 60),
-      fixed: Buffer.from(data.subarray(offset, nameStart)),
+      fixed: data.subarray(offset, nameStart), // a view: the entries keep the file's buffer alive, no copy
     });
     offset += padded(fixedLength + (nameEnd - nameStart));
   }
@@ -151,30 +163,38 @@ function comparePaths(a: string, b: string): number {
 
 /** The index file for `index`: header, entries (padded), no extensions, SHA-1 trailer. */
 export function serializeIndex(index: GitIndex): Buffer {
-  const parts: Buffer[] = [];
-  const header = Buffer.alloc(HEADER);
-  header.write('DIRC', 0, 'latin1');
-  header.writeUInt32BE(index.version, 4);
-  header.writeUInt32BE(index.entries.length, 8);
-  parts.push(header);
+  let size = HEADER + 20;
+  for (const entry of index.entries) size += padded(entry.fixed.length + Buffer.byteLength(entry.path, 'utf8'));
+  const out = Buffer.alloc(size); // zero-filled: the padding is already there
+  out.write('DIRC', 0, 'latin1');
+  out.writeUInt32BE(index.version, 4);
+  out.writeUInt32BE(index.entries.length, 8);
+  let offset = HEADER;
   for (const entry of index.entries) {
-    const name = Buffer.from(entry.path, 'utf8');
-    const length = entry.fixed.length + name.length;
-    const record = Buffer.alloc(padded(length));
-    entry.fixed.copy(record, 0);
-    name.copy(record, entry.fixed.length);
-    parts.push(record);
+    entry.fixed.copy(out, offset);
+    const written = out.write(entry.path, offset + entry.fixed.length, 'utf8');
+    offset += padded(entry.fixed.length + written);
   }
-  const body = Buffer.concat(parts);
-  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+  createHash('sha1').update(out.subarray(0, offset)).digest().copy(out, offset);
+  return out;
+}
+
+/**
+ * Applies `updates` to the index file under git's lock: takes `index.lock`,
+ * reads the index again unless `known` was read from the same file, and
+ * writes the result (see `writeIndex`).
+ */
+export function updateIndexFile(gitdir: string, updates: ReadonlyMap<string, IndexEntry | null>, known?: GitIndex): void {
+  writeIndex(gitdir, (current) => updateEntries(known && known.stamp === current() ? known : readIndex(gitdir), updates));
 }
 
 /**
  * Writes the index the way git does: the new content goes to `index.lock`
  * (created exclusively: a running git command holding it makes this refuse),
- * then replaces `index` by a rename.
+ * then replaces `index` by a rename. `index` may be a function of the
+ * current file's stamp, called once the lock is held.
  */
-export function writeIndex(gitdir: string, index: GitIndex): void {
+export function writeIndex(gitdir: string, index: GitIndex | ((currentStamp: () => string) => GitIndex)): void {
   const lockPath = path.join(gitdir, 'index.lock');
   let fd: number;
   try {
@@ -186,7 +206,7 @@ export function writeIndex(gitdir: string, index: GitIndex): void {
     throw error;
   }
   try {
-    writeSync(fd, serializeIndex(index));
+    writeSync(fd, serializeIndex(typeof index === 'function' ? index(() => stampOf(path.join(gitdir, 'index'))) : index));
   } catch (error) {
     closeSync(fd);
     rmSync(lockPath, { force: true });

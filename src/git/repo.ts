@@ -1,7 +1,7 @@
 import fs, { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import git from 'isomorphic-git';
+import git, { type TreeEntry } from 'isomorphic-git';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -17,6 +17,8 @@ export interface Repo {
   gitdir: string;
   /** Shared isomorphic-git object cache for one command. */
   cache: object;
+  /** Parsed trees by id (trees never change): a lookup walks a path through memory, not through loose objects. */
+  trees: Map<string, TreeEntry[]>;
 }
 
 export interface Identity {
@@ -41,7 +43,7 @@ export function findRepo(start: string): Repo | undefined {
       if (existsSync(path.join(gitdir, 'commondir'))) {
         throw new UserError(`\`${dir}\` is a linked git worktree, which memvault cannot commit to`, 'build in the main work tree, or use --no-commit', 'git/worktree');
       }
-      return { dir, gitdir, cache: {} };
+      return { dir, gitdir, cache: {}, trees: new Map() };
     }
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;

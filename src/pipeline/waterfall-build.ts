@@ -398,7 +398,7 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
   try {
     const vaultDir = path.resolve(options.root, config.vault);
     const loaded = await loadVault({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
-    const summarizer = options.summarizer ?? createSummarizer(config);
+    const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
     const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };

@@ -222,6 +222,8 @@ export class LoadSession {
   private readonly held = new Map<string, Diagnostic[]>();
   /** Files the last build moved away (archived), until the next load forgets them. */
   private readonly gone = new Set<string>();
+  /** A file was forgotten since the last load: the parse cache drops it too. */
+  private forgotten = false;
 
   constructor(private readonly settings: { keepLastGood?: boolean } = {}) {}
 
@@ -377,7 +379,8 @@ export class LoadSession {
       stream.memories.sort(compareMemories);
       diagnostics.push(...duplicateIds(stream.memories));
     }
-    cache.retain(new Set(this.files));
+    if (this.forgotten) cache.retain(new Set(this.files));
+    this.forgotten = false;
     diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
     return { streams, diagnostics };
   }
@@ -400,7 +403,10 @@ export class LoadSession {
 
   private forget(vaultPath: string): void {
     const i = lowerBound(this.files, vaultPath);
-    if (this.files[i] === vaultPath) this.files.splice(i, 1);
+    if (this.files[i] === vaultPath) {
+      this.files.splice(i, 1);
+      this.forgotten = true;
+    }
     this.held.delete(vaultPath);
   }
 }

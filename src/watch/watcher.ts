@@ -31,7 +31,7 @@ export interface WatchOptions {
   now?: Date;
   force?: boolean;
   through?: string;
-  /** Quiet time after the last file event before a rebuild starts (default 75 ms). */
+  /** Quiet time after the last file event before a rebuild starts (default 50 ms). */
   debounceMs?: number;
   /** `--commit-every`: batch commits at this interval (off by default). */
   commitEveryMs?: number;
@@ -64,8 +64,13 @@ export type WatchEvent =
   | { type: 'note'; at: string; message: string }
   | { type: 'stopped'; at: string; rebuilds: number };
 
-/** Editors finish a save within a few milliseconds; this leaves room for slow disks without feeling laggy. */
-export const DEFAULT_DEBOUNCE_MS = 75;
+/**
+ * Quiet time before a rebuild. Editors finish a save (temp file, rename,
+ * backup) within a few milliseconds and file events arrive 2–5 ms after a
+ * write; 50 ms merges a save into one rebuild without feeling laggy. A burst
+ * that outlasts it (a checkout, an ingest) costs one more rebuild, not a wrong one.
+ */
+export const DEFAULT_DEBOUNCE_MS = 50;
 const LOCK_RETRY_MS = 1000;
 const CACHE_SAVE_IDLE_MS = 2000;
 

@@ -54,7 +54,7 @@ export async function buildCommand(options: BuildCommandOptions): Promise<void> 
 
 /** `--strict`: a build with failed or over-budget rollups is an error (exit 1), after the report is out. */
 function failIfIncomplete(report: BuildReport): void {
-  const failed = report.streams.reduce((sum, s) => sum + s.failed.length, 0);
+  const failed = report.streams.reduce((sum, s) => sum + s.failed.length, 0) + report.waterfall.filter((w) => w.failed !== undefined).length;
   const flagged = report.streams.reduce((sum, s) => sum + Object.values(s.tiers).reduce((n, t) => n + t.flagged, 0), 0);
   if (failed === 0 && flagged === 0) return;
   const parts = [failed > 0 ? `${failed} rollup${failed > 1 ? 's' : ''} failed` : '', flagged > 0 ? `${flagged} flagged over budget` : ''].filter(Boolean);
