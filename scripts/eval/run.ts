@@ -26,8 +26,9 @@ import { formatRate, lastTokens, renderTables, SOURCES, type Source, type Totals
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
-/** The package budget of the default config; the last-N baseline gets the same. */
+/** The package budget of the default config; the last-N baseline gets the same number of tokens. */
 const DEFAULT_MAX_TOKENS = 8750;
+const DEFAULT_MAX_BYTES = 35840;
 const TIERS = ['daily', 'weekly', 'monthly', 'longterm'] as const;
 
 interface Options {
@@ -130,7 +131,8 @@ function stripFrontmatter(text: string): string {
   return text.replace(/^---\n[\s\S]*?\n---\n/, '');
 }
 
-async function evaluate(conversation: ConvertedConversation, options: Options, extraConfig: string, maxTokens: number): Promise<ConversationResult> {
+async function evaluate(conversation: ConvertedConversation, options: Options, extraConfig: string, budget: { maxTokens: number; maxBytes: number }): Promise<ConversationResult> {
+  const { maxTokens } = budget;
   const root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`));
   try {
     writeFileSync(path.join(root, 'memory.config.yaml'), projectConfig(conversation.stream, extraConfig));
@@ -172,7 +174,7 @@ async function evaluate(conversation: ConvertedConversation, options: Options, e
       conversation_tokens: countTokens(whole),
       package_tokens: packageTokens,
       package_bytes: packageBytes,
-      package_within_budget: packageTokens <= maxTokens,
+      package_within_budget: packageTokens <= maxTokens && packageBytes <= budget.maxBytes,
       build_ms: Math.round(build.ms),
       llm_calls: Object.values(streamReport?.tiers ?? {}).reduce((sum, tier) => sum + tier.calls, 0),
       tier_tokens: Object.fromEntries(TIERS.map((t) => [t, countTokens(texts[t])])),
@@ -205,12 +207,13 @@ async function main(): Promise<void> {
   if (!existsSync(options.file)) throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
   const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];
   const extraConfig = options.config ? `${readFileSync(options.config, 'utf8').trim()}\n` : '';
-  const extra = (parseYaml(extraConfig || '{}') ?? {}) as { upload?: { max_tokens?: number } };
+  const extra = (parseYaml(extraConfig || '{}') ?? {}) as { upload?: { max_tokens?: number; max_bytes?: number } };
   const maxTokens = extra.upload?.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const maxBytes = extra.upload?.max_bytes ?? DEFAULT_MAX_BYTES;
   const conversations = samples.map((sample, i) => convertSample(sample, i + 1)).filter((_, i) => !options.only || options.only.includes(i + 1));
   const started = performance.now();
   const results = await mapLimit(conversations, options.jobs, async (conversation) => {
-    const result = await evaluate(conversation, options, extraConfig, maxTokens);
+    const result = await evaluate(conversation, options, extraConfig, { maxTokens, maxBytes });
     const a = rates(result.answer.package).overall;
     const e = rates(result.evidence.package).overall;
     process.stderr.write(`${result.stream} (${result.sample_id}): ${result.sessions} sessions, package ${result.package_tokens} tokens, answer ${formatRate(a)}, evidence ${formatRate(e)}, ${result.build_ms} ms\n`);
@@ -231,14 +234,14 @@ async function main(): Promise<void> {
   const calls = results.reduce((sum, r) => sum + r.llm_calls, 0);
   const footer = [
     '',
-    `${results.length} conversations, ${results.reduce((s, r) => s + r.sessions, 0)} sessions; package ${Math.min(...results.map((r) => r.package_tokens))}–${maxPackage} tokens (budget ${maxTokens}, ${results.every((r) => r.package_within_budget) ? 'all within' : 'OVER BUDGET'}); build ${Math.min(...buildMs)}–${Math.max(...buildMs)} ms per conversation; ${calls} LLM calls; eval ${Math.round((performance.now() - started) / 1000)} s.`,
+    `${results.length} conversations, ${results.reduce((s, r) => s + r.sessions, 0)} sessions; package ${Math.min(...results.map((r) => r.package_tokens))}–${maxPackage} tokens, up to ${Math.max(...results.map((r) => r.package_bytes))} bytes (budget ${maxTokens} tokens, ${maxBytes} bytes: ${results.every((r) => r.package_within_budget) ? 'all within' : 'OVER BUDGET'}); build ${Math.min(...buildMs)}–${Math.max(...buildMs)} ms per conversation; ${calls} LLM calls; eval ${Math.round((performance.now() - started) / 1000)} s.`,
   ].join('\n');
   process.stdout.write(`${tables}\n${footer}\n`);
   const summary = Object.fromEntries(
     (['answer', 'evidence'] as const).map((which) => [which, Object.fromEntries(SOURCES.map((source) => [source, rates(total[which][source])]))]),
   );
   mkdirSync(path.dirname(options.out), { recursive: true });
-  writeFileSync(options.out, `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, summary, totals: total, conversations: results }, null, 2)}\n`);
+  writeFileSync(options.out, `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`);
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }
 

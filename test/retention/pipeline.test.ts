@@ -19,7 +19,6 @@ import { writeMemoryFile } from '../../src/vault/memory-file.js';
 
 const dirs: string[] = [];
 afterAll(() => {
-  if (process.env.KEEP_RETENTION_TMP) return;
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
