@@ -32,6 +32,7 @@ export interface AddOptions {
   redact?: boolean;
 }
 
+/** What `addMemory` wrote. */
 export interface AddResult {
   /** Vault-relative path of the new memory. */
   path: string;
@@ -45,6 +46,13 @@ export interface AddResult {
 
 const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
+/**
+ * Writes one memory and returns where. Throws a `UserError` for an empty
+ * text, a bad date, stream or kind, and `ConfigProblemsError` for a bad config.
+ *
+ * @example
+ *   const { path } = await addMemory({ root, text: 'Deploys need a green staging run.', importance: 'pinned', now: new Date() });
+ */
 export async function addMemory(options: AddOptions): Promise<AddResult> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';

@@ -15,6 +15,7 @@ import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session, type
 const RULE = 'ingest/chatgpt';
 const HIDDEN_CONTENT = new Set(['user_editable_context', 'model_editable_context', 'thoughts', 'reasoning_recap']);
 
+/** Sessions of a parsed `conversations.json` (`text` locates errors); throws `IngestError` with the place of a bad value. */
 export function parseChatGpt(value: unknown, text: string, file: string): ParsedTranscript {
   const conversations = Array.isArray(value) ? value : [value];
   const base = Array.isArray(value) ? [] : null;

@@ -18,6 +18,7 @@ const RULE = 'ingest/claude-code';
 /** Consecutive assistant messages closer than this are one turn. */
 const TURN_GAP_MS = 5 * 60_000;
 
+/** The session of a Claude Code log; throws `IngestError` naming the line of a malformed record. */
 export function parseClaudeCode(text: string, file: string): ParsedTranscript {
   const warnings: Diagnostic[] = [];
   const turns: Turn[] = [];

@@ -16,6 +16,7 @@ export class ConfigProblemsError extends UserError {
   }
 }
 
+/** The validated config of the project in `root`; throws `ConfigProblemsError` listing every problem. */
 export async function loadValidConfig(root: string): Promise<Config> {
   const { config, errors } = await loadConfig(root);
   if (errors.length > 0) throw new ConfigProblemsError(errors);

@@ -47,8 +47,10 @@ export interface IngestOptions {
   summarizer?: Summarizer;
 }
 
+/** What happened to one memory: written, replaced (its session grew), equal already, or kept because a person edited it. */
 export type MemoryStatus = 'new' | 'updated' | 'unchanged' | 'kept-edited';
 
+/** The outcome for one input file. */
 export interface FileReport {
   /** The file as given. */
   file: string;
@@ -62,6 +64,7 @@ export interface FileReport {
   diagnostics: Diagnostic[];
 }
 
+/** The outcome of one `ingest` call. */
 export interface IngestReport {
   stream: string;
   /** The vault folder, relative to the project root. */
@@ -73,6 +76,15 @@ export interface IngestReport {
 
 const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
+/**
+ * Imports transcript files into a stream and reports, per file, what was
+ * written. Never throws for a bad input file (it is reported in the file's
+ * `diagnostics`); throws a `UserError` for a bad config, stream or `--date`.
+ *
+ * @example
+ *   const report = await ingest({ root, cwd: root, files: ['session.jsonl'] });
+ *   report.files[0].memories; // [{ path: 'main/memories/2026/02/2026-02-13-fix-flaky-test.md', status: 'new' }]
+ */
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';

@@ -13,6 +13,7 @@ import { fail, shorten, type ParsedTranscript, type Session } from './session.js
 
 const RULE = 'ingest/markdown';
 
+/** A markdown or text file as one session document; throws `IngestError` for bad frontmatter or an empty file. */
 export function parseMarkdownTranscript(text: string, file: string): ParsedTranscript {
   const fm = parseFrontmatter(text);
   if (fm.error) fail(file, fm.error.line, fm.error.column, fm.error.reason, 'fix the YAML between the `---` lines, or remove it', RULE);

@@ -15,6 +15,7 @@ import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Role, type Se
 const RULE = 'ingest/openai';
 const ROLES: Record<string, Role> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
 
+/** The session of a parsed message list or request body (`text` locates errors); throws `IngestError` with the place of a bad message. */
 export function parseOpenAi(value: unknown, text: string, file: string): ParsedTranscript {
   let messages: unknown[];
   let base: (string | number)[] = [];

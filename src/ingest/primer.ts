@@ -24,6 +24,7 @@ import { FORMAT_LABELS, type Session } from './session.js';
 /** The tier whose instructions and budget write a primer. */
 export const PRIMER_TIER: Tier = 'daily';
 
+/** Rendering context plus what a summary needs: the summarizer, the budget and the retries. */
 export interface PrimerContext extends RenderContext {
   summarizer: Summarizer;
   budget: TierBudget;
@@ -33,6 +34,7 @@ export interface PrimerContext extends RenderContext {
   stream: string;
 }
 
+/** One `session-primer` memory draft for a session (see the module comment). */
 export async function renderPrimer(session: Session, ctx: PrimerContext): Promise<MemoryDraft> {
   const timed = session.turns.map((turn) => ({ turn, time: turn.time ?? ctx.fallback }));
   const zone = ctx.timezone;

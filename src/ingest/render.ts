@@ -38,6 +38,7 @@ export interface SourceRecord {
   body_sha256: string;
 }
 
+/** A memory ready to be written: frontmatter fields, body and provenance. */
 export interface MemoryDraft {
   /** Calendar day in the configured zone (`YYYY-MM-DD`): where the file goes. */
   day: string;
@@ -53,6 +54,7 @@ export interface MemoryDraft {
   extra: Record<string, unknown>;
 }
 
+/** What rendering needs besides the session. */
 export interface RenderContext {
   timezone: string;
   /** Tags for every memory (`--tag`), after the format's own. */

@@ -9,6 +9,7 @@ import type { Diagnostic } from '../vault/model.js';
 
 export type IngestFormat = 'claude-code' | 'openai' | 'chatgpt' | 'markdown';
 
+/** Every format `--format` accepts. */
 export const INGEST_FORMATS: readonly IngestFormat[] = ['claude-code', 'openai', 'chatgpt', 'markdown'];
 
 /** How each format is called in messages and tags. */
@@ -19,8 +20,10 @@ export const FORMAT_LABELS: Record<IngestFormat, string> = {
   markdown: 'notes',
 };
 
+/** Who wrote a turn. */
 export type Role = 'user' | 'assistant' | 'system' | 'tool';
 
+/** A call the assistant made to a tool, with the tool's answer. */
 export interface ToolCall {
   /** Id linking the call to its result (`toolu_…`, `call_…`). */
   id?: string;
@@ -33,6 +36,7 @@ export interface ToolCall {
   error?: boolean;
 }
 
+/** One message (or several close ones of the assistant). */
 export interface Turn {
   role: Role;
   /** When the message was written; missing in formats without timestamps. */
@@ -41,6 +45,7 @@ export interface Turn {
   tools: ToolCall[];
 }
 
+/** One conversation, in any source format. */
 export interface Session {
   format: IngestFormat;
   /** Stable id of the session in its source (Claude Code `sessionId`, ChatGPT conversation id…), so a re-export is recognised. */
@@ -52,6 +57,7 @@ export interface Session {
   document?: { body: string; data: Record<string, unknown>; date?: string };
 }
 
+/** What a parser returns for one input file. */
 export interface ParsedTranscript {
   format: IngestFormat;
   sessions: Session[];

@@ -14,6 +14,7 @@ export interface RedactionCount {
   count: number;
 }
 
+/** Redacted text and what was replaced. */
 export interface RedactResult {
   text: string;
   /** Secrets replaced, per kind, sorted by kind. */

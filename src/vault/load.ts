@@ -214,6 +214,9 @@ export class LoadSession {
   private cache: ParseCache | undefined;
   private content: ContentStore | undefined;
   private vaultDir = '';
+  private cacheDir = '';
+  /** Size and mtime of `files.json` as this session last read or wrote it. */
+  private stamp = '';
   private key = '';
   /** Every vault path the last load found, sorted. */
   private files: string[] = [];
@@ -267,9 +270,20 @@ export class LoadSession {
     return [...out].sort();
   }
 
-  /** Writes the parse cache to disk (`.memvault/cache`), so the next process starts warm. */
+  /**
+   * Writes the parse cache to disk (`.memvault/cache`), so the next process
+   * starts warm. If another process (a build run while watching) saved it
+   * since this session read it, this session's copy is stale: it is dropped
+   * instead, and the next load starts over from the newer cache.
+   */
   save(): void {
-    this.cache?.save();
+    if (!this.cache) return;
+    if (cacheStamp(this.cacheDir) !== this.stamp) {
+      this.reset();
+      return;
+    }
+    this.cache.save();
+    this.stamp = cacheStamp(this.cacheDir);
   }
 
   /** Forgets everything: the next load scans the whole vault again. */
@@ -346,6 +360,7 @@ export class LoadSession {
 
   private async scan(options: LoadOptions, key: string): Promise<LoadedVault> {
     this.reset();
+    const stamp = cacheStamp(options.cacheDir);
     const loaded = await loadVault(options);
     const files = new Set<string>();
     for (const stream of loaded.state.streams.values()) {
@@ -357,6 +372,8 @@ export class LoadSession {
     this.cache = loaded.cache;
     this.content = loaded.content;
     this.vaultDir = options.vaultDir;
+    this.cacheDir = options.cacheDir;
+    this.stamp = stamp;
     this.key = key;
     return loaded;
   }
@@ -425,6 +442,12 @@ function lstatOrUndefined(file: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Identifies a version of the parse cache on disk (`files.json` size and mtime). */
+function cacheStamp(cacheDir: string): string {
+  const stat = lstatOrUndefined(path.join(cacheDir, 'files.json'));
+  return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
 }
 
 /** First index of `sorted` whose value is ≥ `value`. */

@@ -44,6 +44,7 @@ export function isIgnoredVaultPath(vaultPath: string, isFile: boolean | undefine
   return false;
 }
 
+/** How a file changed between two rebuilds. */
 export type Change = 'added' | 'changed' | 'deleted';
 
 /** `main/memories/x.md changed`, or `3 files changed (a.md, b.md deleted, …)` for a batch. */

@@ -40,6 +40,7 @@ export interface WatchOptions {
   onEvent: (event: WatchEvent) => void;
 }
 
+/** One rebuild: what triggered it, what it wrote, how long it took. */
 export interface RebuildEvent {
   type: 'rebuild';
   /** Wall-clock time the rebuild finished (ISO). */
@@ -56,6 +57,7 @@ export interface RebuildEvent {
   report: BuildReport;
 }
 
+/** Everything the watcher reports; the CLI prints each as a line (or a JSON object). */
 export type WatchEvent =
   | RebuildEvent
   | { type: 'ready'; vault: string; config: string; files: number }
@@ -74,6 +76,15 @@ export const DEFAULT_DEBOUNCE_MS = 50;
 const LOCK_RETRY_MS = 1000;
 const CACHE_SAVE_IDLE_MS = 2000;
 
+/**
+ * The watch loop of one project. `start()` builds once and watches; `stop()`
+ * ends after the rebuild in progress.
+ *
+ * @example
+ *   const watcher = new VaultWatcher({ root, onEvent: (event) => console.log(event.type) });
+ *   await watcher.start();
+ *   process.once('SIGINT', () => void watcher.stop());
+ */
 export class VaultWatcher {
   private readonly session = new LoadSession({ keepLastGood: true });
   private readonly debounceMs: number;
@@ -136,7 +147,7 @@ export class VaultWatcher {
     await this.committing;
     // Batched commits: what the last rebuilds wrote is committed before leaving.
     if (this.options.commitEveryMs !== undefined) await this.commitNow();
-    this.session.save();
+    await this.saveCache();
     this.session.reset();
     this.emit({ type: 'stopped', at: new Date().toISOString(), rebuilds: this.rebuilds });
   }
@@ -299,7 +310,9 @@ export class VaultWatcher {
     if (this.stopping) return;
     clearTimeout(this.saveTimer);
     // Writing the parse cache costs ~100 ms at 20,000 memories: do it once edits pause, not after every rebuild.
-    this.saveTimer = setTimeout(() => this.session.save(), CACHE_SAVE_IDLE_MS);
+    this.saveTimer = setTimeout(() => {
+      if (!this.running) void this.saveCache();
+    }, CACHE_SAVE_IDLE_MS);
     if (this.options.now === undefined) this.scheduleNewDay();
   }
 
@@ -312,6 +325,21 @@ export class VaultWatcher {
       this.newDay = true;
       void this.runNow();
     }, Math.min(Math.max(1000, next - now.getTime()), 2 ** 31 - 1));
+  }
+
+  /** Saves the parse cache under the build lock (a build running elsewhere writes it too); skipped while another holds the lock. */
+  private async saveCache(): Promise<void> {
+    let release: (() => Promise<void>) | undefined;
+    try {
+      release = await acquireBuildLock(path.join(this.options.root, '.memvault'), 'memvault watch (saving the parse cache)');
+    } catch {
+      return; // another build holds the lock; the next pause retries
+    }
+    try {
+      this.session.save();
+    } finally {
+      await release();
+    }
   }
 
   private scheduleCommit(): void {
@@ -363,7 +391,8 @@ export class VaultWatcher {
   }
 
   private watchError(error: unknown): void {
-    this.emit({ type: 'note', at: new Date().toISOString(), message: `file watcher: ${error instanceof Error ? error.message : String(error)}` });
+    const known = watchLimitError(error);
+    this.emit({ type: 'note', at: new Date().toISOString(), message: known ? `${known.message} (hint: ${known.hint})` : `file watcher: ${error instanceof Error ? error.message : String(error)}` });
   }
 
   private emit(event: WatchEvent): void {
@@ -385,10 +414,21 @@ function startWatcher(
     });
     // After start-up a watcher error (a folder that became unreadable) is not fatal: chokidar keeps the other watches.
     watcher.on('error', (error) => {
-      if (!ready) reject(error);
+      if (!ready) reject(watchLimitError(error) ?? error);
       else onWatchError?.(error);
     });
   });
+}
+
+/** chokidar watches every file (one inotify watch each on Linux): a big vault can hit the system's limit. */
+function watchLimitError(error: unknown): UserError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'ENOSPC' && code !== 'EMFILE') return undefined;
+  return new UserError(
+    `the system limit of file watches was reached (${code})`,
+    code === 'ENOSPC' ? 'raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`, then start watch again' : 'raise the open-file limit (`ulimit -n 65536`), then start watch again',
+    'watch/limit',
+  );
 }
 
 function toPosix(file: string): string {

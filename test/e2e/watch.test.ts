@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +212,53 @@ describe('memvault watch', () => {
     // The parse cache was saved on the way out: a build right after reads nothing again.
     const build = await runCli(['build', '--now', NOW, '--no-commit', '--json'], { cwd: root });
     expect(JSON.parse(build.stdout)).toMatchObject({ stats: { parsed: 0 }, written: [] });
+  });
+});
+
+describe('memvault watch and git', () => {
+  function repo(): string {
+    const root = createProject({ [KICKOFF]: kickoff(), '.gitignore': '.memvault/\n' });
+    git(root, 'init', '-q', '-b', 'main');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'init');
+    return root;
+  }
+  const git = (root: string, ...args: string[]): string =>
+    spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' } }).stdout;
+
+  it('commits nothing by default', async () => {
+    const root = repo();
+    const watcher = start(root);
+    try {
+      await watcher.until(() => watcher.stdout.some((line) => line.includes(' watching ')), 'ready');
+      writeFileSync(path.join(root, KICKOFF), kickoff('An edit while watching.'));
+      await watcher.nextRebuild(1, 'the rebuild');
+      watcher.child.kill('SIGINT');
+      expect(await watcher.exited).toBe(0);
+      expect(git(root, 'log', '--format=%s').trim().split('\n')).toEqual(['init']);
+    } finally {
+      removeProject(root);
+    }
+  });
+
+  it('--commit-every batches what the rebuilds wrote into one commit per interval, and commits the rest on exit', async () => {
+    const root = repo();
+    const watcher = start(root, ['--commit-every', '1s']);
+    try {
+      await watcher.until(() => watcher.stderr.includes(' committed '), 'the first batched commit');
+      writeFileSync(path.join(root, KICKOFF), kickoff('Edit one.'));
+      await watcher.nextRebuild(1, 'rebuild one');
+      watcher.child.kill('SIGINT');
+      expect(await watcher.exited).toBe(0);
+      const subjects = git(root, 'log', '--format=%s').trim().split('\n');
+      expect(subjects.at(-1)).toBe('init');
+      expect(subjects.slice(0, -1).every((subject) => subject.startsWith('memvault: watch — 1 rebuild'))).toBe(true);
+      // Everything the rebuilds wrote, and the edited memory, is committed: the work tree is clean.
+      expect(git(root, 'status', '--porcelain').trim()).toBe('');
+      expect(git(root, 'show', 'HEAD:vault/main/memories/2026-03-02-kickoff.md')).toContain('Edit one.');
+    } finally {
+      removeProject(root);
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import type { Importance } from '../../vault/model.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic } from '../output.js';
 
+/** Flags of `memvault add` as commander parses them. */
 export interface AddCommandOptions {
   root?: string;
   title?: string;

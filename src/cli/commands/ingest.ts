@@ -7,6 +7,7 @@ import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
 import { formatDiagnostic } from '../output.js';
 
+/** Flags of `memvault ingest` as commander parses them. */
 export interface IngestCommandOptions {
   root?: string;
   stream?: string;

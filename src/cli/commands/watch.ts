@@ -6,6 +6,7 @@ import { VaultWatcher, type WatchEvent } from '../../watch/watcher.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic } from '../output.js';
 
+/** Flags of `memvault watch` as commander parses them. */
 export interface WatchCommandOptions {
   root?: string;
   now?: string;
