@@ -221,6 +221,13 @@ Examples:
   .action(async (file: string, options) => (await import('./commands/show.js')).showCommand(file, { ...program.opts(), ...options }));
 
 async function main(): Promise<void> {
+  // `memvault --help | head`: a reader that stops early is not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

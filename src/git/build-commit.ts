@@ -47,12 +47,15 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
       writtenDays.set(role.stream, days);
     }
   }
+  // A waterfall's CONTEXT.md and summaries are built from the whole stream: pin all its memories (unchanged ones cost a stat).
+  const waterfallWritten = new Set(report.written.filter((file) => /^[^/]+\/(waterfall\/|CONTEXT\.md$)/.test(file)).map((file) => file.split('/')[0]!));
   for (const stream of streams) {
     const days = writtenDays.get(stream.name);
+    const everything = waterfallWritten.has(stream.name);
     const packageWritten = report.streams.some((s) => s.name === stream.name && s.package?.changed);
     const inPackage = new Set(packageWritten && stream.manifest ? stream.manifest.items.filter((item) => item.tier === 'raw' && item.status !== 'left-out').map((item) => item.path) : []);
     for (const memory of stream.memories) {
-      if (days?.has(memory.day) || inPackage.has(memory.path)) pinned.set(memory.path, memory.sha256);
+      if (everything || days?.has(memory.day) || inPackage.has(memory.path)) pinned.set(memory.path, memory.sha256);
     }
   }
   for (const file of paths) pinned.delete(file);
@@ -99,7 +102,7 @@ export function commitMessage(report: BuildReport, recovered = false): string {
     ? `memvault: rollup ${headline} — ${parts.join(', ')}`
     : archived.length > 0
       ? `memvault: archive — ${parts.join(', ')}`
-      : `memvault: update ${report.streams.some((s) => s.package?.changed) ? 'package' : 'vault'}${recovered ? ' (finish an interrupted build)' : ''}`;
+      : `memvault: update ${updatedOutputs(report.written)}${recovered ? ' (finish an interrupted build)' : ''}`;
 
   const lines: string[] = [];
   for (const stream of report.streams) {
@@ -110,9 +113,10 @@ export function commitMessage(report: BuildReport, recovered = false): string {
     }
     const moves = archived.filter((move) => move.stream === stream.name);
     if (moves.length > 0) {
-      const kinds = countBy(moves.map((move) => (move.kind === 'memory' ? 'memories' : move.kind === 'daily' ? 'dailies' : 'weeklies')));
+      const kinds = countBy(moves.map((move) => move.kind));
+      const plural: Record<string, string> = { memory: 'memories', daily: 'dailies', weekly: 'weeklies' };
       const quarters = [...new Set(moves.map((move) => move.quarter))].sort();
-      lines.push(`${stream.name}: archived ${Object.entries(kinds).map(([kind, n]) => `${n} ${kind}`).join(', ')} to archive/${quarters.join(', archive/')}`);
+      lines.push(`${stream.name}: archived ${Object.entries(kinds).map(([kind, n]) => `${n} ${n === 1 ? kind : plural[kind]}`).join(', ')} to archive/${quarters.join(', archive/')}`);
     }
     if (stream.package?.changed) lines.push(`${stream.name}: UPLOAD_PACKAGE.md ${stream.package.tokens} tokens, ${stream.package.bytes} bytes`);
     for (const held of stream.held) lines.push(`${stream.name}: kept hand-edited ${held.path} (${held.status})`);
@@ -135,4 +139,14 @@ function summaryOf(file: string): { stream: string; tier: string; period: string
   if (role.role === 'summary') return role;
   const archived = /^([^/]+)\/archive\/[^/]+\/(daily|weekly)\/([^/]+)\.md$/.exec(file);
   return archived ? { stream: archived[1]!, tier: archived[2]!, period: archived[3]! } : undefined;
+}
+
+/** `package, CONTEXT.md, index`: the assembled outputs among the written files, for a subject without rollups. */
+function updatedOutputs(written: readonly string[]): string {
+  const names = [
+    written.some((file) => file.endsWith('/UPLOAD_PACKAGE.md')) ? 'package' : '',
+    written.some((file) => file.endsWith('/CONTEXT.md')) ? 'CONTEXT.md' : '',
+    written.includes('index.json') ? 'index' : '',
+  ].filter(Boolean);
+  return names.length > 0 ? names.join(', ') : 'vault';
 }

@@ -5,7 +5,7 @@ import git from 'isomorphic-git';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { crashPoint } from './crash-point.js';
-import { entryFor, fileMode, readIndex, updateIndexFile, type IndexEntry } from './index-file.js';
+import { entryFor, fileMode, readIndex, statMatches, updateIndexFile, type IndexEntry } from './index-file.js';
 import { findRepo, headState, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 import { blobAt, editTree, type TreeChange } from './tree.js';
 
@@ -141,12 +141,17 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       // a file a person deleted is theirs to commit.
       if (recoveredOnly.has(repoPath)) {
         if (inHead) deletedOnDisk.push({ path: repoPath, oid: inHead.oid });
+        // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
+        else if (indexed.has(repoPath)) indexUpdates.set(repoPath, null);
         continue;
       }
       if (inHead) treeChanges.set(repoPath, null);
       if (indexed.has(repoPath)) indexUpdates.set(repoPath, null);
       continue;
     }
+    const current = indexed.get(repoPath);
+    // git status's shortcut: the index says this file is HEAD's blob and its stat data proves it unchanged.
+    if (current && inHead && current.oid === inHead.oid && inHead.mode === fileMode(stat).toString(8) && statMatches(current, stat, index)) continue;
     const bytes = readFileSync(absolute);
     const expected = pinned.get(repoPath);
     if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
@@ -157,7 +162,6 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       treeChanges.set(repoPath, { oid, mode });
       blobs.set(oid, bytes);
     }
-    const current = indexed.get(repoPath);
     if (!current || current.oid !== oid || current.fixed.readUInt32BE(24) !== fileMode(stat)) indexUpdates.set(repoPath, entryFor(repoPath, oid, stat));
   }
 

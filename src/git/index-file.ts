@@ -33,6 +33,8 @@ export interface GitIndex {
   entries: IndexEntry[];
   /** Size and mtime of the file it was read from: an equal stamp means the file was not rewritten since. */
   stamp?: string;
+  /** Modification time of the index file (ns); an entry whose file is as new or newer may be racily clean. */
+  mtimeNs?: bigint;
 }
 
 const HEADER = 12;
@@ -48,7 +50,26 @@ export function readIndex(gitdir: string): GitIndex {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 2, entries: [], stamp: 'none' };
     throw error;
   }
-  return { ...parseIndex(data), stamp: stampOf(file) };
+  let mtimeNs: bigint | undefined;
+  try {
+    mtimeNs = statSync(file, { bigint: true }).mtimeNs;
+  } catch {
+    mtimeNs = undefined;
+  }
+  return { ...parseIndex(data), stamp: stampOf(file), ...(mtimeNs !== undefined ? { mtimeNs } : {}) };
+}
+
+/**
+ * True when the work-tree file is certainly the entry's content without
+ * reading it, by git's own rule: same size, mtime and inode, and not
+ * modified in the same instant the index was written (racy git).
+ */
+export function statMatches(entry: IndexEntry, stat: BigIntStats, index: GitIndex): boolean {
+  if (index.mtimeNs === undefined || stat.mtimeNs >= index.mtimeNs) return false;
+  const f = entry.fixed;
+  const seconds = Number((stat.mtimeNs / 1_000_000_000n) & 0xffffffffn);
+  const nanos = Number(stat.mtimeNs % 1_000_000_000n);
+  return f.readUInt32BE(8) === seconds && f.readUInt32BE(12) === nanos && f.readUInt32BE(36) === Number(stat.size & 0xffffffffn) && f.readUInt32BE(20) === Number(stat.ino & 0xffffffffn) && f.readUInt32BE(24) === fileMode(stat);
 }
 
 function stampOf(file: string): string {

@@ -11,8 +11,7 @@ import { UserError } from '../util/errors.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import { commitBuild } from '../git/build-commit.js';
-import { openCommitSession, type CommitOutcome } from '../git/commit.js';
+import type { CommitOutcome } from '../git/commit.js';
 import { archiveStream, type ArchiveMove } from './archive.js';
 import { computeBands } from './bands.js';
 import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
@@ -156,7 +155,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
   const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
-  const session = options.dryRun ? undefined : await openCommitSession({ vaultDir, stateDir: path.join(options.root, '.memvault'), enabled: options.commit ?? config.git.commit, author: config.git.author });
+  // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
+  const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
+  const session = commitEnabled ? await (await import('../git/commit.js')).openCommitSession({ vaultDir, stateDir: path.join(options.root, '.memvault'), enabled: true, author: config.git.author }) : undefined;
   const report: BuildReport = {
     now: options.now.toISOString(),
     vault: config.vault,
@@ -201,7 +202,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.index = Math.round(performance.now() - indexStarted);
   if (options.saveCache !== false) loaded.cache.save();
   const commitStarted = performance.now();
-  if (session) report.commit = await commitBuild(session, report, indexInputs, options.now);
+  if (session) report.commit = await (await import('../git/build-commit.js')).commitBuild(session, report, indexInputs, options.now);
+  else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   report.stats.commit = Math.round(performance.now() - commitStarted);
   report.stats.ms = Math.round(performance.now() - started);
   return report;

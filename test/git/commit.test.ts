@@ -198,6 +198,17 @@ describe('build commits: repository states', () => {
     expect(porcelain(root)).toEqual(['?? .gitignore', '?? README.md', '?? memory.config.yaml', '?? tools/memory/memory.config.yaml']);
   });
 
+  it("commits a waterfall stream's CONTEXT.md with every memory it was built from", async () => {
+    const agent = Object.fromEntries([1, 2, 3, 4].map((i) => [`vault/agent/memories/step-${i}.md`, memory({ date: `2026-02-1${i}T10:00:00Z`, body: `Agent step ${i}: ran the migration check.` })]));
+    const root = project({ ...agent, '.gitignore': '.memvault/\n' }, gitConfig('streams:\n  agent: { calendar: false, waterfall: true }\n'));
+    initRepo(root);
+    const { json } = await build(root);
+    expect(json.written).toContain('agent/CONTEXT.md');
+    expect(json.commit.message.split('\n')[0]).toBe('memvault: update CONTEXT.md, index');
+    expect(changedIn(root).map(([, file]) => file).sort()).toEqual([...Object.keys(agent), 'vault/INDEX.md', 'vault/agent/CONTEXT.md', 'vault/index.json'].sort());
+    expect(porcelain(root)).toEqual(['?? .gitignore', '?? memory.config.yaml']);
+  });
+
   it("takes the author from the repository's git config when memory.config.yaml names none", async () => {
     const root = project({ ...MEMORIES }, 'timezone: UTC\n');
     initRepo(root);

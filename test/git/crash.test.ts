@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateHistory } from '../helpers/history.js';
 import { copyProject, createProject, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
-import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, workTreeFiles } from './helpers.js';
+import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory, workTreeFiles } from './helpers.js';
 
 /**
  * Fault injection: the build process is killed (SIGKILL, through the
@@ -19,7 +18,7 @@ const RETENTION = 'calendar:\n  retention: { memories_days: 30, daily_days: 40, 
 const NIGHT1 = '2026-02-09T06:00:00Z';
 /** Tuesday: February's monthly completes, January's memories and the oldest dailies and weeklies are archived, one edited memory is re-summarized. */
 const NIGHT2 = '2026-03-03T06:00:00Z';
-const history = generateHistory({ from: '2026-01-05', to: '2026-03-02', seed: 9 });
+const history = shortHistory('2026-01-05', '2026-03-02');
 /** A memory summarized on night 1 and edited before night 2. */
 const EDITED = history.byDay.get('2026-02-04')![0]!;
 

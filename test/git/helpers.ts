@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { memory } from '../helpers/project.js';
 
 /**
  * Git helpers for tests: real repositories in temporary folders (made by
@@ -103,4 +104,41 @@ export function workTreeFiles(dir: string): string[] {
 /** The base names of memory files in a list of paths (under `memories/` or `archive/`), which identify them across moves. */
 export function memoryNames(paths: readonly string[]): string[] {
   return paths.filter((p) => /\/(memories|archive)\//.test(p) && !/\/archive\/[^/]+\/(daily|weekly)\//.test(p)).map((p) => path.posix.basename(p)).sort();
+}
+
+const TOPICS = ['billing', 'search', 'auth', 'queue', 'deploys', 'alerts', 'exports'];
+
+/** `day` plus `n` days (`YYYY-MM-DD`, UTC). */
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Short memories for one day (2, or 3 every third day), so summaries are
+ * merges and builds stay fast: project-relative path → file text.
+ */
+export function shortMemories(day: string, n: number): Record<string, string> {
+  const count = n % 3 === 0 ? 3 : 2;
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const topic = TOPICS[(n + i) % TOPICS.length]!;
+    files[`vault/main/memories/${day.slice(0, 7)}/${day}-${i + 1}-${topic}.md`] = memory({
+      date: `${day}T${String(9 + i * 4).padStart(2, '0')}:15:00Z`,
+      title: `${topic} work ${n}.${i}`,
+      body: `Worked on ${topic} (day ${n}, note ${i}). Decision: keep ${topic} changes small and behind a flag.`,
+    });
+  }
+  return files;
+}
+
+/** `shortMemories` for every day from `from` to `to` (included): the files, and the paths by day. */
+export function shortHistory(from: string, to: string): { files: Record<string, string>; byDay: Map<string, string[]> } {
+  const files: Record<string, string> = {};
+  const byDay = new Map<string, string[]>();
+  for (let n = 0, day = from; day <= to; n++, day = addDays(from, n)) {
+    const today = shortMemories(day, n);
+    Object.assign(files, today);
+    byDay.set(day, Object.keys(today));
+  }
+  return { files, byDay };
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
-import { createProject, memory, readJsonFile, removeProject, writeFiles } from '../helpers/project.js';
-import { commitAll, filesAt, gitConfig, gitStatus, initRepo, memoryNames, porcelain } from './helpers.js';
+import { createProject, readJsonFile, removeProject, writeFiles } from '../helpers/project.js';
+import { addDays, commitAll, filesAt, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortMemories } from './helpers.js';
 
 /**
  * Nightly builds, one per simulated day (in process, `now` the next
@@ -12,27 +12,6 @@ import { commitAll, filesAt, gitConfig, gitStatus, initRepo, memoryNames, porcel
  * with MEMVAULT_SLOW=1 (`npm run test:slow`).
  */
 
-const TOPICS = ['billing', 'search', 'auth', 'queue', 'deploys', 'alerts', 'exports'];
-
-function addDays(day: string, n: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** The memories of one day: 2 or 3, short, distinct. */
-function memoriesOf(day: string, n: number): Record<string, string> {
-  const count = n % 3 === 0 ? 3 : 2;
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i++) {
-    const topic = TOPICS[(n + i) % TOPICS.length]!;
-    files[`vault/main/memories/${day.slice(0, 7)}/${day}-${i + 1}-${topic}.md`] = memory({
-      date: `${day}T${String(9 + i * 4).padStart(2, '0')}:15:00Z`,
-      title: `${topic} work ${n}.${i}`,
-      body: `Worked on ${topic} (day ${n}, note ${i}). Decision: keep ${topic} changes small and behind a flag.`,
-    });
-  }
-  return files;
-}
-
 async function simulateNights(options: { from: string; nights: number; config: string }): Promise<{ root: string; archivedFiles: number; commits: number }> {
   const root = createProject({ '.gitignore': '.memvault/\n' }, options.config);
   initRepo(root);
@@ -41,7 +20,7 @@ async function simulateNights(options: { from: string; nights: number; config: s
   let commits = 0;
   for (let n = 0; n < options.nights; n++) {
     const day = addDays(options.from, n);
-    const files = memoriesOf(day, n);
+    const files = shortMemories(day, n);
     writeFiles(root, files);
     written.push(...Object.keys(files));
     const report = await build({ root, now: new Date(`${addDays(day, 1)}T06:00:00Z`) });
