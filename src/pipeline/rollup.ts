@@ -73,7 +73,6 @@ export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<Rol
   let missing: MustKeepItem[] = [];
   // The answer that fits and lost the fewest must-keep items (by priority); the first one on a tie.
   let best: { body: string; missing: MustKeepItem[] } | undefined;
-  let retriedForItems = false;
   for (let attempt = 0; attempt <= ctx.retries; attempt++) {
     attempts++;
     let output;
@@ -103,10 +102,7 @@ export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<Rol
     const lost = truncated ? [] : checkRetention(mustKeep, output.body).missing;
     const usable = !truncated && fits(body);
     if (usable && (!best || compareMissing(lost, best.missing) < 0)) best = { body, missing: lost };
-    // One retry for lost items: an answer that fits was already told what it lost; a second,
-    // tighter attempt cannot make room for more (it tripled the cost of cold builds).
-    if (usable && (retriedForItems || !worthRetrying(lost, output.usage))) break;
-    if (usable) retriedForItems = true;
+    if (usable && !worthRetrying(lost, output.usage)) break;
     missing = lost;
     previousTokens = usable ? undefined : output.usage.outputTokens > 0 ? output.usage.outputTokens : countTokens(output.body, ctx.tokenizer);
   }
