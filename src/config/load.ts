@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
+import { UserError } from '../util/errors.js';
 import type { Diagnostic } from '../vault/model.js';
 import { configSchema, type Config } from './schema.js';
 
@@ -99,4 +100,18 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;
+}
+
+/** `memory.config.yaml` has problems; `diagnostics` holds each with its place (the CLI prints them one per line). */
+export class ConfigInvalidError extends UserError {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(`memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, 'fix the lines listed above', 'config/invalid');
+  }
+}
+
+/** The validated config of the project in `root`; throws `ConfigInvalidError` listing every problem. */
+export async function loadValidConfig(root: string): Promise<Config> {
+  const { config, errors } = await loadConfig(root);
+  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  return config;
 }

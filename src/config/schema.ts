@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UserError } from '../util/errors.js';
 
 /**
  * The schema of `memory.config.yaml`. Every key has a default, so an empty
@@ -35,6 +36,14 @@ const profileSchema = z.strictObject({
 
 export const DEFAULT_TIMEZONE = 'UTC';
 
+/** Stream names become folder names: lowercase letters, digits, `.`, `_` and `-`. */
+export const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** Throws a `UserError` for a stream name that is not allowed (`--stream` flags). */
+export function assertStreamName(name: string): void {
+  if (!STREAM_NAME.test(name)) throw new UserError(`stream name \`${name}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+}
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   vault: z.string().min(1).default('vault').describe('Folder of the vault, relative to this file.'),
@@ -45,7 +54,7 @@ export const configSchema = z.strictObject({
     .describe('IANA time zone in which calendar days, weeks and months are cut.'),
   tokenizer: z.enum(['o200k_base', 'cl100k_base']).default('o200k_base'),
   streams: z
-    .record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'stream names are lowercase letters, digits, `.`, `_` and `-`'), streamSchema)
+    .record(z.string().regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'), streamSchema)
     .default({ main: { calendar: true, waterfall: false } }),
   calendar: z
     .strictObject({

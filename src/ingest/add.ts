@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { loadValidConfig } from './config.js';
+import { loadValidConfig } from '../config/load.js';
+import { assertStreamName } from '../config/schema.js';
 import { redactSecrets, type RedactionCount } from '../redact/redact.js';
 import { dayOfInstant } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
@@ -44,11 +45,9 @@ export interface AddResult {
   redactions: RedactionCount[];
 }
 
-const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
-
 /**
  * Writes one memory and returns where. Throws a `UserError` for an empty
- * text, a bad date, stream or kind, and `ConfigProblemsError` for a bad config.
+ * text, a bad date, stream or kind, and `ConfigInvalidError` for a bad config.
  *
  * @example
  *   const { path } = await addMemory({ root, text: 'Deploys need a green staging run.', importance: 'pinned', now: new Date() });
@@ -56,7 +55,7 @@ const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 export async function addMemory(options: AddOptions): Promise<AddResult> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
-  if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+  assertStreamName(stream);
   if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim())) throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');
 
   const redact = options.redact ?? true;

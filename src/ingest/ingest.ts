@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { loadValidConfig } from './config.js';
+import { loadValidConfig } from '../config/load.js';
+import { assertStreamName } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
 import type { RedactionCount } from '../redact/redact.js';
 import { UserError } from '../util/errors.js';
@@ -74,8 +75,6 @@ export interface IngestReport {
   files: FileReport[];
 }
 
-const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
-
 /**
  * Imports transcript files into a stream and reports, per file, what was
  * written. Never throws for a bad input file (it is reported in the file's
@@ -88,7 +87,7 @@ const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
-  if (!STREAM_NAME.test(stream)) throw new UserError(`stream name \`${stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+  assertStreamName(stream);
   const vaultDir = path.resolve(options.root, config.vault);
   const redact = options.redact ?? true;
   const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);

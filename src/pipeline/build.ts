@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
+import { loadValidConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
@@ -131,21 +131,13 @@ const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
-  const { config, errors } = await loadConfig(options.root);
-  if (errors.length > 0) throw new ConfigInvalidError(errors);
+  const config = await loadValidConfig(options.root);
   if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
   const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
   try {
     return await buildLocked(options, config, started);
   } finally {
     await release();
-  }
-}
-
-/** Config errors, each with its place; the CLI prints them one per line. */
-export class ConfigInvalidError extends UserError {
-  constructor(readonly diagnostics: Diagnostic[]) {
-    super(`memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, 'fix the lines listed above', 'config/invalid');
   }
 }
 

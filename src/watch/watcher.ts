@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { CONFIG_FILE, loadConfig } from '../config/load.js';
+import { CONFIG_FILE, ConfigInvalidError, loadConfig, loadValidConfig } from '../config/load.js';
 import { commitPaths, openCommitSession } from '../git/commit.js';
 import type { Summarizer } from '../llm/types.js';
-import { build, ConfigInvalidError, type BuildReport } from '../pipeline/build.js';
+import { build, type BuildReport } from '../pipeline/build.js';
 import { addDays, startOfDay, todayIn } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
@@ -116,8 +116,7 @@ export class VaultWatcher {
 
   /** Validates the config, starts watching, runs the first build and reports `ready`. Throws a `UserError` when the config is invalid. */
   async start(): Promise<void> {
-    const { config, errors } = await loadConfig(this.options.root);
-    if (errors.length > 0) throw new ConfigInvalidError(errors);
+    const config = await loadValidConfig(this.options.root);
     this.timezone = config.timezone;
     this.vaultDir = path.resolve(this.options.root, config.vault);
     mkdirSync(this.vaultDir, { recursive: true });

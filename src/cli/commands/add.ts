@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { addMemory } from '../../ingest/add.js';
-import { ConfigProblemsError } from '../../ingest/config.js';
+import { ConfigInvalidError } from '../../config/load.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import type { Importance } from '../../vault/model.js';
@@ -52,7 +52,7 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
       redact,
     });
   } catch (error) {
-    if (error instanceof ConfigProblemsError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     throw error;
   }
   const shown = path.relative(process.cwd(), result.file) || result.file;

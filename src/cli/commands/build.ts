@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PromptsInvalidError } from '../../llm/prompts.js';
-import { build, ConfigInvalidError, type BuildReport, type TierStats } from '../../pipeline/build.js';
+import { ConfigInvalidError } from '../../config/load.js';
+import { build, type BuildReport, type TierStats } from '../../pipeline/build.js';
 import type { TierEstimate } from '../../pipeline/estimate.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ingest, type FileReport, type IngestReport } from '../../ingest/ingest.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../ingest/session.js';
-import { ConfigProblemsError } from '../../ingest/config.js';
+import { ConfigInvalidError } from '../../config/load.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
@@ -50,7 +50,7 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
       dryRun: options.dryRun ?? false,
     });
   } catch (error) {
-    if (error instanceof ConfigProblemsError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     throw error;
   }
   for (const file of report.files) for (const d of file.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../../config/load.js';
+import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
 import { UserError } from '../../util/errors.js';
 
@@ -41,9 +42,7 @@ llm:
 /** `memvault init`: config, schema and an empty vault; never overwrites an existing file. */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const root = path.resolve(options.root ?? process.cwd());
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(options.stream)) {
-    throw new UserError(`stream name \`${options.stream}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
-  }
+  assertStreamName(options.stream);
   if (existsSync(path.join(root, CONFIG_FILE))) {
     throw new UserError(`${CONFIG_FILE} already exists in ${root}`, 'edit it, or delete it first to start over', 'init/exists');
   }

@@ -1,4 +1,4 @@
-import { ConfigInvalidError } from '../../pipeline/build.js';
+import { ConfigInvalidError } from '../../config/load.js';
 import { isValidDay } from '../../time/periods.js';
 import { UserError } from '../../util/errors.js';
 import { parseDuration } from '../../watch/paths.js';
