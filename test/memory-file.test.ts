@@ -64,14 +64,14 @@ describe('writeMemoryFile → parseMemoryFile round trip', () => {
   for (const [index, memory] of memories.entries()) {
     it(`memory ${index + 1} reads back with the same fields, extra keys and body`, () => {
       const text = writeMemoryFile(memory);
-      const { memory: read, body } = parseOk(text);
+      const { memory: read, body, frontmatter } = parseOk(text);
       expect(read.date).toBe(memory.date.replace(' ', 'T'));
       expect(read.title).toBe(memory.title);
       expect(read.kind).toBe(memory.kind ?? 'note');
       expect(read.tags).toEqual(memory.tags ?? []);
       expect(read.importance).toBe(memory.importance ?? 'normal');
       expect(read.id).toBe(memory.id ?? place().relativeId);
-      for (const [key, value] of Object.entries(memory.extra ?? {})) expect(read.data[key], `extra key \`${key}\``).toEqual(value);
+      for (const [key, value] of Object.entries(memory.extra ?? {})) expect(frontmatter[key], `extra key \`${key}\``).toEqual(value);
       expect(body).toBe(memory.body.trim());
     });
   }
@@ -79,8 +79,8 @@ describe('writeMemoryFile → parseMemoryFile round trip', () => {
   it('a written file is written again identically after reading (stable serialisation)', () => {
     const memory = memories[0]!;
     const text = writeMemoryFile(memory);
-    const { memory: read, body } = parseOk(text);
-    const { date, id, title, kind, tags, importance, ...extra } = read.data as Record<string, unknown>;
+    const { body, frontmatter } = parseOk(text);
+    const { date, id, title, kind, tags, importance, ...extra } = frontmatter as Record<string, unknown>;
     const again = writeMemoryFile({
       date: String(date),
       id: id as string,
@@ -95,8 +95,8 @@ describe('writeMemoryFile → parseMemoryFile round trip', () => {
   });
 
   it('unknown frontmatter keys are passed through untouched', () => {
-    const { memory } = parseOk('---\ndate: 2026-01-01\nproject: x\nnested: {a: 1, b: [true, null]}\nvalid_from: 2026-01-01\n---\nbody\n');
-    expect(memory.data).toEqual({ date: '2026-01-01', project: 'x', nested: { a: 1, b: [true, null] }, valid_from: '2026-01-01' });
+    const { frontmatter } = parseOk('---\ndate: 2026-01-01\nproject: x\nnested: {a: 1, b: [true, null]}\nvalid_from: 2026-01-01\n---\nbody\n');
+    expect(frontmatter).toEqual({ date: '2026-01-01', project: 'x', nested: { a: 1, b: [true, null] }, valid_from: '2026-01-01' });
   });
 });
 

@@ -215,7 +215,7 @@ export class LoadSession {
   private content: ContentStore | undefined;
   private vaultDir = '';
   private cacheDir = '';
-  /** Size and mtime of `files.json` as this session last read or wrote it. */
+  /** Size and mtime of `files.json` and `files.log` as this session last read or wrote them. */
   private stamp = '';
   private key = '';
   /** Every vault path the last load found, sorted. */
@@ -444,10 +444,14 @@ function lstatOrUndefined(file: string): Stats | undefined {
   }
 }
 
-/** Identifies a version of the parse cache on disk (`files.json` size and mtime). */
+/** Identifies a version of the parse cache on disk (size and mtime of `files.json` and of its log). */
 function cacheStamp(cacheDir: string): string {
-  const stat = lstatOrUndefined(path.join(cacheDir, 'files.json'));
-  return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
+  return ['files.json', 'files.log']
+    .map((name) => {
+      const stat = lstatOrUndefined(path.join(cacheDir, name));
+      return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
+    })
+    .join('/');
 }
 
 /** First index of `sorted` whose value is ≥ `value`. */

@@ -105,11 +105,10 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     tags: data.tags,
     importance,
     sha256: sha256(bytes),
-    data: fm.data,
   };
   const body = fm.body.trim();
   const sentences = extractSentences(parseMarkdown(body), { pinned: importance === 'pinned' });
-  return { ok: true, content: { memory, body, sentences } };
+  return { ok: true, content: { memory, body, sentences, frontmatter: fm.data } };
 }
 
 /** Fields a person or tool sets when writing a memory. */

@@ -57,8 +57,6 @@ export interface Memory {
   importance: Importance;
   /** SHA-256 of the whole file content. */
   sha256: string;
-  /** Every frontmatter key, unknown ones included (passed through untouched). */
-  data: Record<string, unknown>;
 }
 
 /** A memory together with its parsed body, loaded only when a stage needs the text. */
@@ -67,6 +65,8 @@ export interface MemoryContent {
   /** Markdown body (frontmatter removed, trimmed). */
   body: string;
   sentences: Sentence[];
+  /** Every frontmatter key, unknown ones included (passed through untouched). Not kept in the parse cache: only writers need it. */
+  frontmatter: Record<string, unknown>;
 }
 
 /** One input a summary was built from, pinned by content hash. */

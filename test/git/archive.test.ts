@@ -125,7 +125,7 @@ describe('archive: past retention, into archive/<quarter>/', () => {
 
 describe('planArchive (pure)', () => {
   const stream = (memories: Memory[], summaries: Summary[]): StreamState => ({ name: 'main', memories, summaries: new Map(summaries.map((s) => [s.path, s])) });
-  const mem = (id: string, day: string, extra: Partial<Memory> = {}): Memory => ({ id, stream: 'main', path: `main/memories/${id}.md`, location: 'memories', date: day, day, minute: 0, title: undefined, kind: 'note', tags: [], importance: 'normal', sha256: `sha-${id}`, data: {}, ...extra });
+  const mem = (id: string, day: string, extra: Partial<Memory> = {}): Memory => ({ id, stream: 'main', path: `main/memories/${id}.md`, location: 'memories', date: day, day, minute: 0, title: undefined, kind: 'note', tags: [], importance: 'normal', sha256: `sha-${id}`, ...extra });
   const sum = (tier: SummaryMeta['tier'], period: string, sources: { id: string; sha256: string }[], where?: string): Summary => ({
     meta: { memvault: 'summary', tier, stream: 'main', period, start: period, end: period, sources, memories: 1, tokens: 1, bytes: 1, generator: { provider: 'merge', model: 'none', prompt: 'x' }, input_hash: 'i', output_hash: 'o' },
     path: where ?? `main/${tier}/${period}.md`,

@@ -28,7 +28,7 @@ function report(extra: Partial<BuildReport>): BuildReport {
   } as BuildReport;
 }
 
-const mem = (path: string, day: string, sha = `sha-${path}`): Memory => ({ id: path, stream: path.split('/')[0]!, path, location: 'memories', date: day, day, minute: 0, title: undefined, kind: 'note', tags: [], importance: 'normal', sha256: sha, data: {} });
+const mem = (path: string, day: string, sha = `sha-${path}`): Memory => ({ id: path, stream: path.split('/')[0]!, path, location: 'memories', date: day, day, minute: 0, title: undefined, kind: 'note', tags: [], importance: 'normal', sha256: sha });
 
 describe('commit message', () => {
   it('names the newest period of the coarsest tier and counts what was rolled up and archived', () => {

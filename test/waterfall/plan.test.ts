@@ -31,7 +31,6 @@ function memoryAt(n: number, overrides: Partial<Memory> = {}): Memory {
     tags: [],
     importance: 'normal',
     sha256: `sha-${n}`,
-    data: {},
     ...overrides,
   };
 }
