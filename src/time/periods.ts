@@ -39,16 +39,23 @@ export function isValidDay(text: string): boolean {
 }
 
 const nextDay = memoize((day) => utcDay(day).plus({ days: 1 }).toISODate()!);
+/** `day` plus `n` days, keyed `n|day`. */
+const shiftedDay = memoize((key) => {
+  const bar = key.indexOf('|');
+  return utcDay(key.slice(bar + 1)).plus({ days: Number(key.slice(0, bar)) }).toISODate()!;
+});
+/** Days since 1970-01-01 (planning compares every memory's day with the bands on each build). */
+const epochDay = memoize((day) => Math.round(utcDay(day).toMillis() / 86_400_000));
 
 /** `day` plus `n` days (n may be negative). */
 export function addDays(day: string, n: number): string {
   if (n === 1) return nextDay(day);
-  return utcDay(day).plus({ days: n }).toISODate()!;
+  return shiftedDay(`${n}|${day}`);
 }
 
 /** Whole days from `a` to `b` (positive when b is later). */
 export function daysBetween(a: string, b: string): number {
-  return Math.round(utcDay(b).diff(utcDay(a), 'days').days);
+  return epochDay(b) - epochDay(a);
 }
 
 /** Every day from `start` to `end`, both included. */
@@ -66,12 +73,17 @@ export const weekOf: (day: string) => string = memoize((day) => {
 
 /** Monday and Sunday of an ISO week. */
 export function weekRange(week: string): { start: string; end: string } {
+  const range = cachedWeekRange(week);
+  return { start: range.start, end: range.end };
+}
+
+const cachedWeekRange = memoize((week): { start: string; end: string } => {
   const match = WEEK.exec(week);
   if (!match) throw new Error(`\`${week}\` is not an ISO week (YYYY-Www)`);
   const monday = DateTime.fromObject({ weekYear: Number(match[1]), weekNumber: Number(match[2]), weekday: 1 }, { zone: 'utc' });
   if (!monday.isValid || monday.weekNumber !== Number(match[2])) throw new Error(`\`${week}\` is not an existing ISO week`);
   return { start: monday.toISODate()!, end: monday.plus({ days: 6 }).toISODate()! };
-}
+});
 
 /** Calendar month of a day, e.g. `2026-02`. */
 export function monthOf(day: string): string {
