@@ -12,7 +12,10 @@ const WEEK = /^(\d{4})-W(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
 
 function utcDay(day: string): DateTime {
-  return DateTime.fromISO(day, { zone: 'utc' });
+  // `YYYY-MM-DD` is read field by field: luxon's ISO parser costs ~20 µs a call, and planning maps thousands of days.
+  const match = DAY.exec(day);
+  if (!match) return DateTime.fromISO(day, { zone: 'utc' });
+  return DateTime.fromObject({ year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) }, { zone: 'utc' });
 }
 
 /**

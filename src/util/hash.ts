@@ -45,9 +45,10 @@ function writeCanonical(value: unknown, write: (piece: string) => void): void {
     return;
   }
   if (Array.isArray(value)) {
-    // Arrays of strings and numbers (paths, hashes), and lists of such arrays (`[path, sha]` per memory,
-    // 20,000 of them in a big vault), are already canonical: one JSON.stringify call.
-    if (value.every((item) => isFlat(item) || (Array.isArray(item) && item.every(isFlat)))) {
+    // Arrays of strings and numbers (paths, hashes), lists of such arrays (`[path, sha]` per memory,
+    // 20,000 of them in a big vault) and of flat objects with sorted keys (`{id, sha256}` sources) are
+    // already canonical: one JSON.stringify call.
+    if (value.every((item) => isFlat(item) || (Array.isArray(item) && item.every(isFlat)) || isSortedFlatObject(item))) {
       write(JSON.stringify(value));
       return;
     }
@@ -74,4 +75,15 @@ function writeCanonical(value: unknown, write: (piece: string) => void): void {
 
 function isFlat(item: unknown): boolean {
   return typeof item === 'string' || typeof item === 'number';
+}
+
+/** A plain object whose keys are in sorted order and whose values are strings or numbers: JSON.stringify writes it canonically. */
+function isSortedFlatObject(item: unknown): boolean {
+  if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.getPrototypeOf(item) !== Object.prototype) return false;
+  let previous = '';
+  for (const key in item) {
+    if (key <= previous || !isFlat((item as Record<string, unknown>)[key])) return false;
+    previous = key;
+  }
+  return true;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
-import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
+import type { Diagnostic, Memory, Sentence, Summary, SummaryMeta } from './model.js';
 
 /**
  * The parse cache, outside git in `.memvault/cache/`:
@@ -26,7 +26,7 @@ import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
  */
 
 /** Bump when the shape of cached data or the parser's output changes. */
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 7;
 
 /** The log is folded into `files.json` when it is larger than this share of it (or than `LOG_MIN_FOLD_BYTES`). */
 const LOG_FOLD_RATIO = 0.25;
@@ -62,7 +62,7 @@ interface StoredEntry {
 
 type StoredResult =
   | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'> }
-  | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256'> & { sha256?: string } }
+  | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256' | 'meta'> & { sha256?: string; meta: StoredMeta } }
   | { type: 'invalid'; diagnostics: Diagnostic[] };
 
 interface FilesJson {
@@ -75,6 +75,18 @@ interface FilesJson {
   packSize: number;
   entries: Record<string, StoredEntry>;
 }
+
+/** Summary metadata with its two long lists kept as JSON text (see `LAZY_META_KEYS`). */
+type StoredMeta = Omit<SummaryMeta, LazyMetaKey> & { [K in LazyMetaKey]?: string };
+
+/**
+ * A daily's source list and dropped items are most of its cache entry (~10 KB
+ * of 11), yet a build reads them only for the few summaries it works on. On
+ * disk they stay JSON text, and on load they become properties that parse
+ * that text the first time they are read.
+ */
+const LAZY_META_KEYS = ['sources', 'dropped'] as const;
+type LazyMetaKey = (typeof LAZY_META_KEYS)[number];
 
 /** One save appended to `files.log`: changed entries (null: forgotten) and the pack size after it. */
 interface LogLine {
@@ -302,8 +314,10 @@ function encodeEntry(key: string, entry: CacheEntry): StoredEntry {
     const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
     stored = { type: 'memory', memory };
   } else if (result.type === 'summary') {
-    const { path: _path, sha256, ...summary } = result.summary;
-    stored = { type: 'summary', summary: sha256 === entry.sha256 ? summary : { ...summary, sha256 } };
+    const { path: _path, sha256, meta, ...summary } = result.summary;
+    const storedMeta = { ...meta } as unknown as Record<string, unknown>;
+    for (const key of LAZY_META_KEYS) if (meta[key] !== undefined) storedMeta[key] = JSON.stringify(meta[key]);
+    stored = { type: 'summary', summary: { ...summary, meta: storedMeta as StoredMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
   } else stored = result;
   return { size: entry.size, mtimeMs: entry.mtimeMs, sha256: entry.sha256, result: stored, ...(entry.content ? { content: entry.content } : {}) };
 }
@@ -319,8 +333,27 @@ function decodeEntry(key: string, stored: StoredEntry): CacheEntry {
   } else if (result.type === 'summary') {
     result.summary.path = key;
     result.summary.sha256 ??= stored.sha256;
+    for (const name of LAZY_META_KEYS) defineLazyJson(result.summary.meta, name);
   }
   return entry;
+}
+
+/** Turns `target[key]`, a JSON text, into a property parsed on first read (then a plain value). */
+function defineLazyJson(target: object, key: string): void {
+  const text = (target as Record<string, unknown>)[key];
+  if (typeof text !== 'string') return;
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value: unknown = JSON.parse(text);
+      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
+      return value;
+    },
+    set(value: unknown) {
+      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
+    },
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './mod
 import { classifyPath } from './paths.js';
 import { extractSentences } from './sentences.js';
 import { parseFiles, type FileToParse } from './parse-pool.js';
+import { scanInBackground, scanStreams, SKIPPED_FOLDERS } from './scan.js';
 
 export interface LoadOptions {
   /** Absolute path of the vault folder. */
@@ -35,9 +36,6 @@ export interface LoadedVault {
   stats: LoadStats;
 }
 
-/** Folders of a stream (paths inside it) that hold copies, never inputs: not walked. */
-const SKIPPED_FOLDERS = new Set(['history', 'waterfall/history']);
-
 /**
  * Stage 1, load: finds every memory and generated summary in the vault. A
  * file whose size and mtime match the parse cache is not read; a file whose
@@ -46,41 +44,37 @@ const SKIPPED_FOLDERS = new Set(['history', 'waterfall/history']);
  * (`cache.save()`) once its own writes are recorded in it.
  */
 export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
-  const cache = ParseCache.open(options.cacheDir, options.timezone);
-  const content = new ContentStore(options.vaultDir, cache, options.timezone);
-  const streams = new Map<string, StreamState>();
-  const diagnostics: Diagnostic[] = [];
-  const seen = new Set<string>();
-
   const streamNames = new Set(options.configuredStreams);
   if (existsSync(options.vaultDir)) {
     for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) {
       if (entry.isDirectory() && !entry.name.startsWith('.')) streamNames.add(entry.name);
     }
   }
+  const sortedStreams = [...streamNames].sort();
+  // The walk and stats run on a worker thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
+  const scanned = isLargeCache(options.cacheDir) ? scanInBackground(options.vaultDir, sortedStreams) : Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
+  const cache = ParseCache.open(options.cacheDir, options.timezone);
+  const content = new ContentStore(options.vaultDir, cache, options.timezone);
+  const streams = new Map<string, StreamState>();
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const name of sortedStreams) streams.set(name, { name, memories: [], summaries: new Map() });
 
-  // Pass 1: find files; trust the cache where size and mtime (or else the content hash) are unchanged.
+  // Pass 1: trust the cache where size and mtime (or else the content hash) are unchanged.
   const found: { vaultPath: string; stream: StreamState }[] = [];
   const toParse: (FileToParse & { size: number; mtimeMs: number; sha256: string })[] = [];
-  for (const name of [...streamNames].sort()) {
-    const stream: StreamState = { name, memories: [], summaries: new Map() };
-    streams.set(name, stream);
-    const streamDir = path.join(options.vaultDir, name);
-    if (!existsSync(streamDir)) continue;
-    for (const relative of listMarkdownFiles(streamDir)) {
-      const vaultPath = `${name}/${relative}`;
-      const role = classifyPath(vaultPath);
-      if (role.role === 'ignored') continue;
-      seen.add(vaultPath);
-      found.push({ vaultPath, stream });
-      const stat = statSync(path.join(options.vaultDir, vaultPath));
-      const entry = cache.get(vaultPath);
-      if (entry && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) continue;
-      const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
-      const hash = sha256(bytes);
-      if (entry?.sha256 === hash) cache.set(vaultPath, { ...entry, size: stat.size, mtimeMs: stat.mtimeMs });
-      else toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash });
-    }
+  for (const file of await scanned) {
+    const { vaultPath } = file;
+    const role = classifyPath(vaultPath);
+    if (role.role === 'ignored') continue;
+    seen.add(vaultPath);
+    found.push({ vaultPath, stream: streams.get(vaultPath.slice(0, vaultPath.indexOf('/')))! });
+    const entry = cache.get(vaultPath);
+    if (entry && entry.size === file.size && entry.mtimeMs === file.mtimeMs) continue;
+    const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
+    const hash = sha256(bytes);
+    if (entry?.sha256 === hash) cache.set(vaultPath, { ...entry, size: file.size, mtimeMs: file.mtimeMs });
+    else toParse.push({ vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash });
   }
 
   // Pass 2: parse what changed, on all cores when there is a lot of it.
@@ -100,6 +94,13 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed: toParse.length } };
 }
+
+/** A parse cache of a vault with a few thousand files or more: there, scanning on a worker thread pays for starting it (~30 ms). */
+function isLargeCache(cacheDir: string): boolean {
+  return (lstatOrUndefined(path.join(cacheDir, 'files.json'))?.size ?? 0) >= LARGE_CACHE_BYTES;
+}
+
+const LARGE_CACHE_BYTES = 2 * 1024 * 1024;
 
 function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[]): void {
   const result = entry.result;
@@ -125,22 +126,6 @@ function duplicateIds(memories: readonly Memory[]): Diagnostic[] {
     } else byId.set(memory.id, memory);
   }
   return out;
-}
-
-function listMarkdownFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (relative: string): void => {
-    for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
-      if (entry.name.startsWith('.')) continue;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (SKIPPED_FOLDERS.has(child)) continue;
-        walk(child);
-      } else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(child);
-    }
-  };
-  walk('');
-  return out.sort();
 }
 
 /**
