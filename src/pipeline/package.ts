@@ -217,8 +217,8 @@ function summaryItem(summary: Summary, input: PackageInput): Item {
     end: summary.meta.end,
     status: 'included',
     render: () => {
-      const body = input.readSummary(summary).body.replace(/^# [^\n]*\n+/, '');
-      return `## ${sectionTitle(summary)}\n\n${demoteHeadings(body, 2)}`;
+      const parsed = input.readSummary(summary);
+      return `## ${sectionTitle(summary)}\n\n${demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed)}`;
     },
   };
 }
@@ -241,7 +241,10 @@ function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: PackageInp
     end: memory.day,
     status: 'included',
     memory,
-    render: () => `### ${memoryHeading(memory)}\n\n${demoteHeadings(input.readMemory(memory).body, 3)}`,
+    render: () => {
+      const parsed = input.readMemory(memory);
+      return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3, parsed)}`;
+    },
   };
   if (reason) item.reason = reason;
   return item;

@@ -1,4 +1,3 @@
-import type { Heading } from 'mdast';
 import type { TierBudget } from '../config/schema.js';
 import { SummarizerError } from '../llm/faults.js';
 import type { Summarizer, SummarySource, SummaryUsage } from '../llm/types.js';
@@ -7,7 +6,8 @@ import { weekdayName } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ContentStore } from '../vault/load.js';
-import { parseMarkdown } from '../vault/markdown.js';
+import type { ParsedContent } from '../vault/cache.js';
+import { headingSpans, parseMarkdown, type HeadingSpan } from '../vault/markdown.js';
 import type { Memory, Summary, SummaryMeta, Tier } from '../vault/model.js';
 import { writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
@@ -275,34 +275,43 @@ export function mergeSources(tier: Tier, sources: readonly SummarySource[]): str
 const demoted = new Map<string, string>();
 const DEMOTED_MAX = 4096;
 
-/** Pushes every heading of a markdown body below `level`, so merged sources nest under their own heading. */
-export function demoteHeadings(body: string, level: number): string {
+/**
+ * Pushes every heading of a markdown body below `level`, so merged sources
+ * nest under their own heading. `parsedFrom`, the parsed content `body` was
+ * cut from (its end), gives the headings' positions; otherwise the body is
+ * parsed for them.
+ */
+export function demoteHeadings(body: string, level: number, parsedFrom?: ParsedContent): string {
   if (!/^#{1,6}\s|^ {0,3}(?:=+|-+)\s*$/m.test(body)) return body.trim();
+  const spans = parsedFrom ? spansWithin(parsedFrom, body) : undefined;
+  if (spans) return applyDemotion(body, spans, level);
   const key = `${level}\n${body}`;
   const known = demoted.get(key);
   if (known !== undefined) return known;
   if (demoted.size >= DEMOTED_MAX) demoted.clear();
-  const result = demoteHeadingsUncached(body, level);
+  const result = applyDemotion(body, headingSpans(parseMarkdown(body)), level);
   demoted.set(key, result);
   return result;
 }
 
-function demoteHeadingsUncached(body: string, level: number): string {
+/** The heading spans of `parsed` moved onto `body`, when `body` is the end of `parsed.body` (a title cut off, say). */
+function spansWithin(parsed: ParsedContent, body: string): HeadingSpan[] | undefined {
+  const cut = parsed.body.length - body.length;
+  if (!parsed.headings || cut < 0 || !parsed.body.endsWith(body)) return undefined;
+  const shift = (offset: number): number => (offset < 0 ? offset : offset - cut);
+  return parsed.headings.filter((span) => span[0] >= cut).map(([start, end, depth, textStart, textEnd]) => [shift(start), shift(end), depth, shift(textStart), shift(textEnd)]);
+}
+
+function applyDemotion(body: string, headings: readonly HeadingSpan[], level: number): string {
   // Edit the source at the headings' positions instead of re-serialising the tree:
   // the rest of the markdown stays byte for byte as written.
-  const headings = parseMarkdown(body).children.filter((node): node is Heading => node.type === 'heading');
   if (headings.length === 0) return body.trim();
-  const shallowest = Math.min(...headings.map((node) => node.depth));
+  const shallowest = Math.min(...headings.map((span) => span[2]));
   let out = '';
   let cursor = 0;
-  for (const heading of headings) {
-    const start = heading.position?.start.offset;
-    const end = heading.position?.end.offset;
-    if (start === undefined || end === undefined) continue;
-    const first = heading.children[0]?.position?.start.offset;
-    const last = heading.children[heading.children.length - 1]?.position?.end.offset;
-    const text = first !== undefined && last !== undefined ? body.slice(first, last).replace(/\s*\n\s*/g, ' ') : '';
-    out += `${body.slice(cursor, start)}${'#'.repeat(Math.min(6, heading.depth - shallowest + level + 1))}${text ? ` ${text}` : ''}`;
+  for (const [start, end, depth, textStart, textEnd] of headings) {
+    const text = textStart >= 0 && textEnd >= 0 ? body.slice(textStart, textEnd).replace(/\s*\n\s*/g, ' ') : '';
+    out += `${body.slice(cursor, start)}${'#'.repeat(Math.min(6, depth - shallowest + level + 1))}${text ? ` ${text}` : ''}`;
     cursor = end;
   }
   return `${out}${body.slice(cursor)}`.trim();

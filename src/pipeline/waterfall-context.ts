@@ -158,9 +158,10 @@ function renderContext(input: ContextInput, items: readonly { memory: Memory; st
 
 /** A summary's body under a context section: its title dropped, a lone `## Summary` heading too, other headings nested. */
 function summaryBody(summary: Summary, input: ContextInput): string {
-  let body = input.readSummary(summary).body.replace(/^# [^\n]*\n+/, '');
+  const parsed = input.readSummary(summary);
+  let body = parsed.body.replace(/^# [^\n]*\n+/, '');
   if (/^## Summary\n/.test(body) && !/^#{1,6} /m.test(body.replace(/^## Summary\n/, ''))) body = body.replace(/^## Summary\n+/, '');
-  return demoteHeadings(body, 2);
+  return demoteHeadings(body, 2, parsed);
 }
 
 function renderMemory(memory: Memory, state: State, input: ContextInput): string {
@@ -169,7 +170,7 @@ function renderMemory(memory: Memory, state: State, input: ContextInput): string
     const first = parsed.sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
     return `### ${memoryHeading(memory)}\n\n${first} (shortened)`;
   }
-  return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3)}`;
+  return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3, parsed)}`;
 }
 
 function memoryHeading(memory: Memory): string {

@@ -37,18 +37,29 @@ function memoize<T>(fn: (key: string) => T): (key: string) => T {
 }
 
 /** True when `text` is a real calendar date in `YYYY-MM-DD` form (2026-02-30 is not). */
-export function isValidDay(text: string): boolean {
-  return DAY.test(text) && utcDay(text).isValid;
-}
+export const isValidDay: (text: string) => boolean = memoize((text) => DAY.test(text) && utcDay(text).isValid);
 
-const nextDay = memoize((day) => utcDay(day).plus({ days: 1 }).toISODate()!);
+/**
+ * `day` plus `n` days. Plain UTC calendar arithmetic (no zone can shift a
+ * calendar day), done with `Date.UTC`: planning walks every day of a
+ * three-year history on each build, ~20 µs a step with luxon.
+ */
+function shiftDay(day: string, n: number): string {
+  const match = DAY.exec(day);
+  if (!match || !isValidDay(day)) return utcDay(day).plus({ days: n }).toISODate()!;
+  return new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + n)).toISOString().slice(0, 10);
+}
+const nextDay = memoize((day) => shiftDay(day, 1));
 /** `day` plus `n` days, keyed `n|day`. */
 const shiftedDay = memoize((key) => {
   const bar = key.indexOf('|');
-  return utcDay(key.slice(bar + 1)).plus({ days: Number(key.slice(0, bar)) }).toISODate()!;
+  return shiftDay(key.slice(bar + 1), Number(key.slice(0, bar)));
 });
-/** Days since 1970-01-01 (planning compares every memory's day with the bands on each build). */
-const epochDay = memoize((day) => Math.round(utcDay(day).toMillis() / 86_400_000));
+/** Days since 1970-01-01. */
+const epochDay = memoize((day) => {
+  const match = DAY.exec(day);
+  return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000 : NaN;
+});
 
 /** `day` plus `n` days (n may be negative). */
 export function addDays(day: string, n: number): string {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
+import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Sentence, Summary, SummaryMeta } from './model.js';
 
 /**
@@ -26,7 +27,7 @@ import type { Diagnostic, Memory, Sentence, Summary, SummaryMeta } from './model
  */
 
 /** Bump when the shape of cached data or the parser's output changes. */
-const CACHE_VERSION = 7;
+const CACHE_VERSION = 8;
 
 /** The log is folded into `files.json` when it is larger than this share of it (or than `LOG_MIN_FOLD_BYTES`). */
 const LOG_FOLD_RATIO = 0.25;
@@ -49,6 +50,8 @@ export interface CacheEntry {
 export interface ParsedContent {
   body: string;
   sentences: Sentence[];
+  /** Top-level headings of `body`; absent in content parsed before they were recorded. */
+  headings?: HeadingSpan[];
 }
 
 /** A cache entry as stored on disk (see `encodeEntry`). */

@@ -4,7 +4,7 @@ import { sha256 } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
 import { ParseCache, type CacheEntry, type ParsedContent } from './cache.js';
 import { parseFrontmatter } from './frontmatter.js';
-import { parseMarkdown } from './markdown.js';
+import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
@@ -153,7 +153,7 @@ export class ContentStore {
     if (!result.ok || result.content.memory.sha256 !== memory.sha256) {
       throw new UserError(`memory \`${memory.path}\` changed while the build was running`, 'run the build again', 'vault/changed');
     }
-    const parsed = { body: result.content.body, sentences: result.content.sentences };
+    const parsed = { body: result.content.body, sentences: result.content.sentences, headings: result.content.headings };
     this.fresh.set(memory.sha256, parsed);
     return parsed;
   }
@@ -171,7 +171,8 @@ export class ContentStore {
 
   /** Parses a summary body (one this build wrote, or one read back) and keeps it for the tiers above. */
   rememberSummary(sha: string, body: string): ParsedContent {
-    const parsed = { body: body.trim(), sentences: extractSentences(parseMarkdown(body.trim()), { pinned: false }) };
+    const tree = parseMarkdown(body.trim());
+    const parsed = { body: body.trim(), sentences: extractSentences(tree, { pinned: false }), headings: headingSpans(tree) };
     this.fresh.set(sha, parsed);
     return parsed;
   }

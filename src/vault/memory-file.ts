@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
-import { parseMarkdown } from './markdown.js';
+import { headingSpans, parseMarkdown } from './markdown.js';
 import type { Diagnostic, Importance, Memory, MemoryContent, MemoryLocation } from './model.js';
 import { extractSentences } from './sentences.js';
 
@@ -107,8 +107,9 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     sha256: sha256(bytes),
   };
   const body = fm.body.trim();
-  const sentences = extractSentences(parseMarkdown(body), { pinned: importance === 'pinned' });
-  return { ok: true, content: { memory, body, sentences, frontmatter: fm.data } };
+  const tree = parseMarkdown(body);
+  const sentences = extractSentences(tree, { pinned: importance === 'pinned' });
+  return { ok: true, content: { memory, body, sentences, headings: headingSpans(tree), frontmatter: fm.data } };
 }
 
 /** Fields a person or tool sets when writing a memory. */

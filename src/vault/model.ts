@@ -1,3 +1,4 @@
+import type { HeadingSpan } from './markdown.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline
  * stages consume. Every type here is plain data (JSON-serialisable) so it can
@@ -65,6 +66,8 @@ export interface MemoryContent {
   /** Markdown body (frontmatter removed, trimmed). */
   body: string;
   sentences: Sentence[];
+  /** Top-level headings of `body` (see `headingSpans`). */
+  headings: HeadingSpan[];
   /** Every frontmatter key, unknown ones included (passed through untouched). Not kept in the parse cache: only writers need it. */
   frontmatter: Record<string, unknown>;
 }

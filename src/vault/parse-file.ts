@@ -16,7 +16,7 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
   if (role.role === 'memory') {
     const parsed = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
     if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
-    return { result: { type: 'memory', memory: parsed.content.memory }, content: { body: parsed.content.body, sentences: parsed.content.sentences } };
+    return { result: { type: 'memory', memory: parsed.content.memory }, content: { body: parsed.content.body, sentences: parsed.content.sentences, headings: parsed.content.headings } };
   }
   if (role.role === 'summary') {
     const parsed = parseSummaryFile(Buffer.from(bytes).toString('utf8'), vaultPath);
