@@ -9,6 +9,7 @@ import { sha256 } from '../util/hash.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { UserError } from '../util/errors.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
+import type { ParsedContent } from '../vault/cache.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { CommitOutcome } from '../git/commit.js';
@@ -17,7 +18,8 @@ import { computeBands } from './bands.js';
 import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
 import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenerate, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
 import { estimateCost, type TierEstimate } from './estimate.js';
-import { RollupError, runRollup, type RollupContext, type RollupResult } from './rollup.js';
+import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
+import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { buildIndex, indexInputHash, type StreamIndexInput } from './vault-index.js';
 import { applyWrites, type WriteOp } from './write.js';
 import { runWaterfall, type WaterfallReport } from './waterfall-build.js';
@@ -122,8 +124,11 @@ export interface BuildReport {
   /** What the commit step did; null for a dry run. */
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
-  /** Timings in ms: `load` (find and parse files), `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build. */
-  stats: { files: number; parsed: number; ms: number; load: number; package: number; index: number; commit: number };
+  /**
+   * `workerRollups`: summaries made on worker threads (rollup-pool.ts). Timings in ms: `load` (find and parse files),
+   * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
+   */
+  stats: { files: number; parsed: number; workerRollups: number; ms: number; load: number; package: number; index: number; commit: number };
   generator: { provider: string; model: string };
 }
 
@@ -161,7 +166,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerRollups: 0, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];
@@ -295,22 +300,40 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
   let done = 0;
   const progress = { calls: 0, inputTokens: 0, outputTokens: 0, failed: 0 };
   ctx.options.onProgress?.({ stream: stream.name, tier, done, total: jobs.length, ...progress });
-  const outcomes = await mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
-    let outcome: RollupResult | RollupError;
-    try {
-      outcome = await runRollup(job, rollupContext);
-    } catch (error) {
-      // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
-      if (!(error instanceof RollupError)) throw error;
-      outcome = error;
-      progress.failed++;
-    }
+  const count = (outcome: RollupResult | RollupError): void => {
+    if (outcome instanceof RollupError) progress.failed++;
     progress.calls += outcome.usage.calls;
     progress.inputTokens += outcome.usage.inputTokens;
     progress.outputTokens += outcome.usage.outputTokens;
     ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length, ...progress });
-    return outcome;
-  });
+  };
+  // Bodies of summaries the rollup workers parsed already.
+  const parsedBodies = new Map<RollupResult, ParsedContent>();
+  const inWorkers = async (): Promise<(RollupResult | RollupError)[]> => {
+    const sourced = jobs.map((job) => ({ job, sources: rollupSourcesOf(job, rollupContext) }));
+    const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
+    const pooled = await rollupInWorkers(sourced, settings, (outcome) => count(outcome instanceof RollupError ? outcome : outcome.result));
+    ctx.report.stats.workerRollups += jobs.length;
+    return pooled.map((outcome) => {
+      if (outcome instanceof RollupError) return outcome;
+      parsedBodies.set(outcome.result, outcome.parsed);
+      return outcome.result;
+    });
+  };
+  const inProcess = (): Promise<(RollupResult | RollupError)[]> =>
+    mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
+      let outcome: RollupResult | RollupError;
+      try {
+        outcome = await runRollup(job, rollupContext);
+      } catch (error) {
+        // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
+        if (!(error instanceof RollupError)) throw error;
+        outcome = error;
+      }
+      count(outcome);
+      return outcome;
+    });
+  const outcomes = usesRollupWorkers(ctx.summarizer.provider, jobs.length) ? await inWorkers() : await inProcess();
   const results = outcomes.filter((outcome): outcome is RollupResult => !(outcome instanceof RollupError));
   for (const failure of outcomes) {
     if (!(failure instanceof RollupError)) continue;
@@ -322,17 +345,19 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
   ctx.report.written.push(...written.written);
   ctx.report.historyCopies.push(...written.historyCopies);
   for (const result of results) {
-    recordWritten(result, stream, ctx);
+    recordWritten(result, stream, ctx, parsedBodies.get(result));
     addUsage(stats, result);
   }
   stats.ms += Math.round(performance.now() - started);
 }
 
-function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext): void {
+function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext, parsedBody?: ParsedContent): void {
   const fileSha = sha256(result.text);
   const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
   stream.summaries.set(summary.path, summary);
-  const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body);
+  let parsed = parsedBody;
+  if (parsed) ctx.loaded.content.remember(fileSha, parsed);
+  else parsed = ctx.loaded.content.rememberSummary(fileSha, result.body);
   // Record the file in the parse cache now, so the next build does not read it again.
   const stat = statSync(path.join(ctx.vaultDir, summary.path));
   ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);

@@ -22,13 +22,17 @@ import type { RollupJob } from './plan.js';
  * an over-budget answer that would replace a previous version (which is kept).
  */
 
-export interface RollupContext {
+/** What a rollup needs besides its sources: the summarizer and the budgets. */
+export interface RollupSettings {
   summarizer: Summarizer;
   tokenizer: TokenizerName;
   /** Budget of each tier a job may have (the calendar tiers, or the waterfall tiers). */
   budgets: Partial<Record<Tier, TierBudget>>;
   /** Tighter retries after an over-budget answer. */
   retries: number;
+}
+
+export interface RollupContext extends RollupSettings {
   content: ContentStore;
   memoriesById: ReadonlyMap<string, Memory>;
   /** Summaries by source id (`daily/2026-02-13`, `longterm`). */
@@ -50,7 +54,16 @@ export interface RollupResult {
 }
 
 export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<RollupResult> {
-  const sources = job.sources.map((ref) => toSummarySource(ref.id, ctx));
+  return rollupSources(job, rollupSourcesOf(job, ctx), ctx);
+}
+
+/** The sources of a job, with their text, as the summarizer sees them. */
+export function rollupSourcesOf(job: RollupJob, ctx: RollupContext): SummarySource[] {
+  return job.sources.map((ref) => toSummarySource(ref.id, ctx));
+}
+
+/** `runRollup` on sources already read: pure apart from the summarizer, so it also runs on worker threads (rollup-pool.ts). */
+export async function rollupSources(job: RollupJob, sources: SummarySource[], ctx: RollupSettings): Promise<RollupResult> {
   const budget = ctx.budgets[job.tier];
   if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
   const title = titleOf(job);
@@ -187,7 +200,7 @@ function retentionOf(mustKeep: readonly MustKeepItem[], body: string): { items: 
   return { items: mustKeep.length, dropped: checkRetention(mustKeep, body).missing };
 }
 
-function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, ctx: RollupContext, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
+function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, ctx: RollupSettings, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
   const meta: SummaryMeta = {
     memvault: 'summary',
     tier: job.tier,

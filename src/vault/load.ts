@@ -4,11 +4,10 @@ import { sha256 } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
 import { ParseCache, type CacheEntry, type ParsedContent } from './cache.js';
 import { parseFrontmatter } from './frontmatter.js';
-import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
-import { extractSentences } from './sentences.js';
+import { parseSummaryBody } from './parse-file.js';
 import { parseFiles, type FileToParse } from './parse-pool.js';
 import { scanInBackground, scanStreams, SKIPPED_FOLDERS } from './scan.js';
 
@@ -171,8 +170,7 @@ export class ContentStore {
 
   /** Parses a summary body (one this build wrote, or one read back) and keeps it for the tiers above. */
   rememberSummary(sha: string, body: string): ParsedContent {
-    const tree = parseMarkdown(body.trim());
-    const parsed = { body: body.trim(), sentences: extractSentences(tree, { pinned: false }), headings: headingSpans(tree) };
+    const parsed = parseSummaryBody(body);
     this.fresh.set(sha, parsed);
     return parsed;
   }

@@ -1,5 +1,7 @@
 import type { CachedResult, ParsedContent } from './cache.js';
+import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryFile } from './memory-file.js';
+import { extractSentences } from './sentences.js';
 import type { FileRole } from './paths.js';
 import { parseSummaryFile } from './summary-file.js';
 
@@ -30,4 +32,11 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
 function isGeneratedSummary(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.subarray(0, 64)).toString('utf8');
   return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(head);
+}
+
+/** The parsed form of a summary body (one a build wrote, or one read back): what the tiers above read. */
+export function parseSummaryBody(body: string): ParsedContent {
+  const text = body.trim();
+  const tree = parseMarkdown(text);
+  return { body: text, sentences: extractSentences(tree, { pinned: false }), headings: headingSpans(tree) };
 }

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
+import { build } from '../src/pipeline/build.js';
+import { MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
+
+const CLI = path.resolve('dist/src/cli/main.js');
+const NOW = '2026-03-15T06:00:00Z';
+
+/** Every generated file under the vault (memories excluded), path → content. */
+function outputs(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const vault = path.join(root, 'vault');
+  for (const file of readdirSync(vault, { recursive: true }).map(String).sort()) {
+    if (file.includes(`${path.sep}memories${path.sep}`) || !/\.(md|json)$/.test(file)) continue;
+    out.set(file, readFileSync(path.join(vault, file), 'utf8'));
+  }
+  return out;
+}
+
+let workerRoot: string;
+let inProcessRoot: string;
+beforeAll(() => {
+  workerRoot = mkdtempSync(path.join(os.tmpdir(), 'memvault-pool-'));
+  // Two months and a half of days: more dailies than MIN_JOBS_FOR_WORKERS.
+  generateSyntheticVault(workerRoot, { memories: 160, days: 70, endDay: '2026-03-14', seed: 7, pinned: 2 });
+  inProcessRoot = mkdtempSync(path.join(os.tmpdir(), 'memvault-pool-'));
+  cpSync(workerRoot, inProcessRoot, { recursive: true });
+});
+afterAll(() => {
+  rmSync(workerRoot, { recursive: true, force: true });
+  rmSync(inProcessRoot, { recursive: true, force: true });
+});
+
+describe('rollups on worker threads', () => {
+  it('write byte for byte what the in-process rollups write', async () => {
+    const cli = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--json', '--no-commit'], { cwd: workerRoot, encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    const report = JSON.parse(cli.stdout) as { stats: { workerRollups: number }; streams: { tiers: { daily: { created: number } } }[] };
+    const dailies = report.streams[0]!.tiers.daily.created;
+    expect(dailies).toBeGreaterThanOrEqual(MIN_JOBS_FOR_WORKERS);
+    // The compiled CLI used the workers for the dailies (and the weeklies when there are enough)…
+    expect(report.stats.workerRollups).toBeGreaterThanOrEqual(dailies);
+
+    // …and the TypeScript sources under vitest have no compiled worker: everything in-process.
+    const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false });
+    expect(inProcess.stats.workerRollups).toBe(0);
+
+    const expected = outputs(inProcessRoot);
+    const actual = outputs(workerRoot);
+    expect([...actual.keys()]).toEqual([...expected.keys()]);
+    for (const [file, text] of expected) expect(actual.get(file), file).toBe(text);
+  });
+});
