@@ -49,6 +49,13 @@ export interface BuildOptions {
   loader?: (options: LoadOptions) => Promise<LoadedVault>;
   /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
   saveCache?: boolean;
+  /**
+   * Write the package before the rollups when the only stale dailies are of
+   * days it shows in full (watch mode: an edit to yesterday's memory reaches
+   * the package without waiting for its daily); the package is written again
+   * afterwards if the rollups change it.
+   */
+  packageFirst?: boolean;
   onProgress?: (event: ProgressEvent) => void;
 }
 
@@ -198,6 +205,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
   if (options.saveCache !== false) loaded.cache.save();
+  // The package may be written twice (`packageFirst`): listed once.
+  report.written = [...new Set(report.written)];
   const commitStarted = performance.now();
   if (session) report.commit = await (await import('../git/build-commit.js')).commitBuild(session, report, indexInputs, options.now);
   else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
@@ -249,9 +258,16 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     longterm: () => planLongterm(stream.summaries, bands.longtermThrough, planContext),
   };
 
+  const dailyPlan = planners.daily();
+  if (options.packageFirst && !options.dryRun && dailyPlan.jobs.length > 0 && dailyPlan.jobs.every((job) => job.start >= bands.rawFrom)) {
+    // The only stale dailies are of days the package shows in full: it can show the edit before they are summarized again.
+    const packageStarted = performance.now();
+    writePackage(stream, bands, ctx, report);
+    ctx.report.stats.package += Math.round(performance.now() - packageStarted);
+  }
   let dailyJobs: RollupJob[] = [];
   for (const tier of TIERS) {
-    const plan = planners[tier]();
+    const plan = tier === 'daily' ? dailyPlan : planners[tier]();
     report.held.push(...plan.held);
     if (options.dryRun && tier !== 'daily') {
       // Upper tiers: what is stale already (a changed prompt, say), plus what the planned dailies change (listed with them).

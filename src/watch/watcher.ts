@@ -259,6 +259,7 @@ export class VaultWatcher {
         ...(this.options.summarizer ? { summarizer: this.options.summarizer } : {}),
         loader: (loadOptions) => this.session.load(loadOptions),
         saveCache: false,
+        packageFirst: true,
         // Watch mode never commits per rebuild: `--commit-every` batches what the rebuilds wrote.
         commit: false,
       });
