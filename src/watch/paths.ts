@@ -69,6 +69,8 @@ export function describeChanges(changes: ReadonlyMap<string, Change>, configChan
  */
 export function describeWritten(written: readonly string[]): string[] {
   const out: string[] = [];
+  // Packages after the summaries they are built from (a package written first, by `packageFirst`, reads the same).
+  const packages: string[] = [];
   let index = false;
   for (const file of written) {
     const parts = file.split('/');
@@ -77,13 +79,14 @@ export function describeWritten(written: readonly string[]): string[] {
       continue;
     }
     const [stream, folder, name] = parts;
-    if (folder === 'UPLOAD_PACKAGE.md') out.push(`package ${stream}`);
-    else if (folder === 'CONTEXT.md') out.push(`context ${stream}`);
+    if (folder === 'UPLOAD_PACKAGE.md') packages.push(`package ${stream}`);
+    else if (folder === 'CONTEXT.md') packages.push(`context ${stream}`);
     else if (folder === 'longterm.md') out.push(`longterm ${stream}`);
     else if (folder && name && (folder === 'daily' || folder === 'weekly' || folder === 'monthly')) out.push(`${folder} ${name.replace(/\.md$/, '')}`);
     else if (folder === 'waterfall' && name) out.push(`waterfall ${name.replace(/\.md$/, '')}`);
     else if (folder === 'archive') out.push(`archived ${parts.slice(3).join('/')}`);
   }
+  out.push(...packages);
   if (index) out.push('index');
   return [...new Set(out)];
 }
