@@ -5,6 +5,7 @@ import git from 'isomorphic-git';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { crashPoint } from './crash-point.js';
+import { writeLooseObject } from './objects.js';
 import { entryFor, fileMode, readIndex, statMatches, updateIndexFile, type IndexEntry } from './index-file.js';
 import { findRepo, headState, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 import { blobAt, editTree, type TreeChange } from './tree.js';
@@ -173,7 +174,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
 
   let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
   if (treeChanges.size > 0) {
-    for (const bytes of blobs.values()) await git.writeBlob({ fs, gitdir: repo.gitdir, blob: bytes });
+    for (const bytes of blobs.values()) writeLooseObject(repo.gitdir, 'blob', bytes);
     const tree = await editTree(repo, headTree, treeChanges);
     if (tree !== headTree) {
       const signature = { name: session.identity.name, email: session.identity.email, timestamp: Math.floor(request.now.getTime() / 1000), timezoneOffset: 0 };

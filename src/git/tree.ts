@@ -2,6 +2,7 @@ import fs, { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import git, { type TreeEntry } from 'isomorphic-git';
+import { treeContent, writeLooseObject } from './objects.js';
 import type { Repo } from './repo.js';
 
 /**
@@ -38,7 +39,7 @@ export async function blobAt(repo: Repo, treeOid: string | undefined, filepath: 
  */
 export async function editTree(repo: Repo, treeOid: string | undefined, changes: ReadonlyMap<string, TreeChange>): Promise<string> {
   const nested = nest(changes);
-  return (await editLevel(repo, treeOid, nested)) ?? (await git.writeTree({ fs, gitdir: repo.gitdir, tree: [] }));
+  return (await editLevel(repo, treeOid, nested)) ?? writeLooseObject(repo.gitdir, 'tree', treeContent([]));
 }
 
 interface Level {
@@ -97,7 +98,7 @@ async function editLevel(repo: Repo, treeOid: string | undefined, level: Level):
   }
   if (!changed) return treeOid;
   if (entries.size === 0) return undefined;
-  return git.writeTree({ fs, gitdir: repo.gitdir, tree: [...entries.values()] });
+  return writeLooseObject(repo.gitdir, 'tree', treeContent([...entries.values()]));
 }
 
 /**
