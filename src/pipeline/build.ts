@@ -17,12 +17,12 @@ import { archiveStream, type ArchiveMove } from './archive.js';
 import { computeBands } from './bands.js';
 import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
 import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenerate, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
-import { estimateCost, type TierEstimate } from './estimate.js';
+import type { TierEstimate } from './estimate.js';
 import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { buildIndex, indexInputHash, type StreamIndexInput } from './vault-index.js';
 import { applyWrites, type WriteOp } from './write.js';
-import { runWaterfall, type WaterfallReport } from './waterfall-build.js';
+import type { WaterfallReport } from './waterfall-build.js';
 
 /**
  * `memvault build`: load → plan → roll up → check budgets → write →
@@ -187,6 +187,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     const stream: StreamState = { ...loadedStream, memories: loadedStream.memories.filter(isPast) };
     if (streamConfig.waterfall) {
       // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.
+      // Loaded only for waterfall streams and dry runs (estimate.js): start-up counts in every one-edit rebuild.
+      const { runWaterfall } = await import('./waterfall-build.js');
       const waterfall = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: report.dryRun });
       report.waterfall.push(waterfall);
       report.written.push(...waterfall.written);
@@ -290,6 +292,7 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
   ctx.report.archived.push(...archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: options.dryRun ?? false, cache: ctx.loaded.cache }));
   if (options.dryRun) {
+    const { estimateCost } = await import('./estimate.js');
     report.estimate = estimateCost({
       stream,
       planned: report.planned,

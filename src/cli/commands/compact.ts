@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { compactVault, type WaterfallReport } from '../../pipeline/waterfall-build.js';
+import type { WaterfallReport } from '../../pipeline/waterfall-build.js';
 import { findRoot, resolveNow } from '../context.js';
 import { num } from '../output.js';
 
@@ -16,6 +16,7 @@ export interface CompactCommandOptions {
 /** `memvault compact`: the waterfall of the agent streams now (`--force`: whatever the count), without the calendar rollups. */
 export async function compactCommand(options: CompactCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
+  const { compactVault } = await import('../../pipeline/waterfall-build.js');
   const report = await compactVault({
     root,
     now: resolveNow(options.now),
