@@ -200,3 +200,24 @@ describe('today and the start of a day in a zone', () => {
     expect(startOfDay('2026-03-08', 'UTC').toISOString()).toBe('2026-03-08T00:00:00.000Z');
   });
 });
+
+describe('calendar arithmetic agrees with luxon', () => {
+  it('ISO week, validity and day steps for every day from 1990 to 2040', async () => {
+    const { DateTime } = await import('luxon');
+    const { addDays, daysBetween, isValidDay, weekOf } = await import('../src/time/periods.js');
+    let day = DateTime.fromISO('1990-01-01', { zone: 'utc' });
+    const end = DateTime.fromISO('2040-12-31', { zone: 'utc' });
+    let checked = 0;
+    for (; day <= end; day = day.plus({ days: 1 })) {
+      const text = day.toISODate()!;
+      expect(weekOf(text), text).toBe(`${day.weekYear}-W${String(day.weekNumber).padStart(2, '0')}`);
+      expect(isValidDay(text), text).toBe(true);
+      expect(addDays(text, 10), text).toBe(day.plus({ days: 10 }).toISODate());
+      checked++;
+    }
+    expect(checked).toBe(18_628);
+    expect(daysBetween('1990-01-01', '2040-12-31')).toBe(18_627);
+    for (const bad of ['2026-02-29', '2026-02-30', '2025-13-01', '2025-00-10', '2025-04-31', '2025-1-01', 'x']) expect(isValidDay(bad), bad).toBe(false);
+    expect(isValidDay('2024-02-29')).toBe(true);
+  });
+});

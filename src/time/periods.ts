@@ -37,7 +37,26 @@ function memoize<T>(fn: (key: string) => T): (key: string) => T {
 }
 
 /** True when `text` is a real calendar date in `YYYY-MM-DD` form (2026-02-30 is not). */
-export const isValidDay: (text: string) => boolean = memoize((text) => DAY.test(text) && utcDay(text).isValid);
+export const isValidDay: (text: string) => boolean = memoize((text) => utcMillis(text) !== undefined);
+
+/**
+ * Midnight UTC of a real `YYYY-MM-DD` day, else undefined (2026-02-30 rolls
+ * over in `Date.UTC` and is rejected). Planning looks at every memory's day
+ * on each build; luxon takes ~40 µs to build a date, `Date.UTC` well under 1.
+ */
+function utcMillis(day: string): number | undefined {
+  const match = DAY.exec(day);
+  if (!match) return undefined;
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 100) {
+    // Date.UTC reads years 0–99 as 1900–1999.
+    const luxon = utcDay(day);
+    return luxon.isValid ? luxon.toMillis() : undefined;
+  }
+  const millis = Date.UTC(year, month - 1, date);
+  const back = new Date(millis);
+  return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === date ? millis : undefined;
+}
 
 /**
  * `day` plus `n` days. Plain UTC calendar arithmetic (no zone can shift a
@@ -81,8 +100,17 @@ export function eachDay(start: string, end: string): string[] {
 
 /** ISO week of a day, e.g. `2026-W07`. */
 export const weekOf: (day: string) => string = memoize((day) => {
-  const date = utcDay(day);
-  return `${date.weekYear}-W${String(date.weekNumber).padStart(2, '0')}`;
+  const millis = utcMillis(day);
+  if (millis === undefined || millis < Date.UTC(1000, 0, 1)) {
+    const date = utcDay(day);
+    return `${date.weekYear}-W${String(date.weekNumber).padStart(2, '0')}`;
+  }
+  // ISO 8601: a week belongs to the year of its Thursday, and week 1 holds that year's first Thursday.
+  const weekday = (new Date(millis).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  const thursday = millis + (3 - weekday) * 86_400_000;
+  const weekYear = new Date(thursday).getUTCFullYear();
+  const week = 1 + Math.floor((thursday - Date.UTC(weekYear, 0, 1)) / (7 * 86_400_000));
+  return `${weekYear}-W${String(week).padStart(2, '0')}`;
 });
 
 /** Monday and Sunday of an ISO week. */
