@@ -219,5 +219,9 @@ describe('calendar arithmetic agrees with luxon', () => {
     expect(daysBetween('1990-01-01', '2040-12-31')).toBe(18_627);
     for (const bad of ['2026-02-29', '2026-02-30', '2025-13-01', '2025-00-10', '2025-04-31', '2025-1-01', 'x']) expect(isValidDay(bad), bad).toBe(false);
     expect(isValidDay('2024-02-29')).toBe(true);
+    // Years below 100, which Date.UTC would read as 19xx.
+    expect(addDays('0050-12-31', 1)).toBe(DateTime.fromISO('0050-12-31', { zone: 'utc' }).plus({ days: 1 }).toISODate());
+    expect(daysBetween('0050-12-31', '0051-01-02')).toBe(2);
+    expect(weekOf('0050-06-15')).toBe(`${DateTime.fromISO('0050-06-15', { zone: 'utc' }).weekYear}-W${String(DateTime.fromISO('0050-06-15', { zone: 'utc' }).weekNumber).padStart(2, '0')}`);
   });
 });

@@ -10,6 +10,7 @@ import { DateTime } from 'luxon';
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const WEEK = /^(\d{4})-W(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
+const DAY_MS = 86_400_000;
 
 function utcDay(day: string): DateTime {
   // `YYYY-MM-DD` is read field by field: luxon's ISO parser costs ~20 µs a call, and planning maps thousands of days.
@@ -60,13 +61,13 @@ function utcMillis(day: string): number | undefined {
 
 /**
  * `day` plus `n` days. Plain UTC calendar arithmetic (no zone can shift a
- * calendar day), done with `Date.UTC`: planning walks every day of a
- * three-year history on each build, ~20 µs a step with luxon.
+ * calendar day) on `utcMillis`: planning walks every day of a three-year
+ * history on each build, ~20 µs a step with luxon.
  */
 function shiftDay(day: string, n: number): string {
-  const match = DAY.exec(day);
-  if (!match || !isValidDay(day)) return utcDay(day).plus({ days: n }).toISODate()!;
-  return new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + n)).toISOString().slice(0, 10);
+  const millis = utcMillis(day);
+  if (millis === undefined) return utcDay(day).plus({ days: n }).toISODate()!;
+  return new Date(millis + n * DAY_MS).toISOString().slice(0, 10);
 }
 const nextDay = memoize((day) => shiftDay(day, 1));
 /** `day` plus `n` days, keyed `n|day`. */
@@ -74,11 +75,8 @@ const shiftedDay = memoize((key) => {
   const bar = key.indexOf('|');
   return shiftDay(key.slice(bar + 1), Number(key.slice(0, bar)));
 });
-/** Days since 1970-01-01. */
-const epochDay = memoize((day) => {
-  const match = DAY.exec(day);
-  return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000 : NaN;
-});
+/** Days since 1970-01-01 (NaN for a day that does not exist). */
+const epochDay = memoize((day) => (utcMillis(day) ?? NaN) / DAY_MS);
 
 /** `day` plus `n` days (n may be negative). */
 export function addDays(day: string, n: number): string {
@@ -107,9 +105,9 @@ export const weekOf: (day: string) => string = memoize((day) => {
   }
   // ISO 8601: a week belongs to the year of its Thursday, and week 1 holds that year's first Thursday.
   const weekday = (new Date(millis).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
-  const thursday = millis + (3 - weekday) * 86_400_000;
+  const thursday = millis + (3 - weekday) * DAY_MS;
   const weekYear = new Date(thursday).getUTCFullYear();
-  const week = 1 + Math.floor((thursday - Date.UTC(weekYear, 0, 1)) / (7 * 86_400_000));
+  const week = 1 + Math.floor((thursday - Date.UTC(weekYear, 0, 1)) / (7 * DAY_MS));
   return `${weekYear}-W${String(week).padStart(2, '0')}`;
 });
 
