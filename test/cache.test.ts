@@ -14,12 +14,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const filesJson = (): string => path.join(dir, 'files.json');
 const filesLog = (): string => path.join(dir, 'files.log');
 
+const memoryPath = (n: number): string => `main/memories/2026/01/m-${n}.md`;
+
 function memoryEntry(n: number, title = `Memory ${n}`): CacheEntry {
   const sha = n.toString(16).padStart(64, '0');
   const memory: Memory = {
     id: `2026/01/m-${n}`,
     stream: 'main',
-    path: `main/memories/2026/01/m-${n}.md`,
+    path: memoryPath(n),
     location: 'memories',
     date: '2026-01-02T10:00:00+01:00',
     day: '2026-01-02',
@@ -58,6 +60,13 @@ function summaryEntry(): CacheEntry {
   return { size: 999, mtimeMs: 1_700_000_000_999, sha256: 'f'.repeat(64), result: { type: 'summary', summary } };
 }
 
+/** One build's worth: opens the cache, records these memories, saves. */
+function saveMemories(...numbers: number[]): void {
+  const cache = ParseCache.open(dir, 'UTC');
+  for (const n of numbers) cache.set(memoryPath(n), memoryEntry(n));
+  cache.save();
+}
+
 /** Every entry of a freshly opened cache, as plain data. */
 function reopen(paths: string[]): Record<string, CacheEntry | undefined> {
   const cache = ParseCache.open(dir, 'UTC');
@@ -85,9 +94,7 @@ describe('parse cache on disk', () => {
   });
 
   it('records a later change as one line in files.log and leaves files.json untouched', () => {
-    const first = ParseCache.open(dir, 'UTC');
-    for (let n = 1; n <= 50; n++) first.set(`main/memories/2026/01/m-${n}.md`, memoryEntry(n));
-    first.save();
+    saveMemories(...Array.from({ length: 50 }, (_, i) => i + 1));
     const before = readFileSync(filesJson());
     const beforeMtime = statSync(filesJson()).mtimeMs;
 
@@ -106,12 +113,8 @@ describe('parse cache on disk', () => {
   });
 
   it('ignores a line torn by a crash, and the next save starts a fresh files.json', () => {
-    const cache = ParseCache.open(dir, 'UTC');
-    cache.set('main/memories/2026/01/m-1.md', memoryEntry(1));
-    cache.save();
-    const next = ParseCache.open(dir, 'UTC');
-    next.set('main/memories/2026/01/m-2.md', memoryEntry(2));
-    next.save();
+    saveMemories(1);
+    saveMemories(2);
     appendFileSync(filesLog(), '{"base":"x","packSize":0,"entries":{"main/memories/2026/01/m-3.md":');
 
     const afterCrash = ParseCache.open(dir, 'UTC');
@@ -125,12 +128,8 @@ describe('parse cache on disk', () => {
   });
 
   it('ignores log lines written against an older files.json', () => {
-    const cache = ParseCache.open(dir, 'UTC');
-    cache.set('main/memories/2026/01/m-1.md', memoryEntry(1));
-    cache.save();
-    const logged = ParseCache.open(dir, 'UTC');
-    logged.set('main/memories/2026/01/m-2.md', memoryEntry(2));
-    logged.save();
+    saveMemories(1);
+    saveMemories(2);
     const staleLog = readFileSync(filesLog());
     // A save that writes a new files.json (forced here by a log it did not read), then a crash before the old log was removed.
     const folded = ParseCache.open(dir, 'UTC');
@@ -147,9 +146,7 @@ describe('parse cache on disk', () => {
   });
 
   it('folds a large log back into files.json', () => {
-    const cache = ParseCache.open(dir, 'UTC');
-    cache.set('main/memories/2026/01/m-1.md', memoryEntry(1));
-    cache.save();
+    saveMemories(1);
     const big = ParseCache.open(dir, 'UTC');
     for (let n = 2; n <= 3000; n++) big.set(`main/memories/2026/01/m-${n}.md`, memoryEntry(n, `A long title for memory ${n} `.repeat(4)));
     big.save();
@@ -158,9 +155,7 @@ describe('parse cache on disk', () => {
   });
 
   it('starts empty for another time zone', () => {
-    const cache = ParseCache.open(dir, 'UTC');
-    cache.set('main/memories/2026/01/m-1.md', memoryEntry(1));
-    cache.save();
+    saveMemories(1);
     expect(ParseCache.open(dir, 'Europe/Paris').get('main/memories/2026/01/m-1.md')).toBeUndefined();
   });
 });

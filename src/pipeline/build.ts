@@ -187,7 +187,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     const stream: StreamState = { ...loadedStream, memories: loadedStream.memories.filter(isPast) };
     if (streamConfig.waterfall) {
       // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.
-      // Loaded only for waterfall streams and dry runs (estimate.js): start-up counts in every one-edit rebuild.
+      // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
       const { runWaterfall } = await import('./waterfall-build.js');
       const waterfall = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: report.dryRun });
       report.waterfall.push(waterfall);
@@ -292,7 +292,7 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
   ctx.report.archived.push(...archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: options.dryRun ?? false, cache: ctx.loaded.cache }));
   if (options.dryRun) {
-    const { estimateCost } = await import('./estimate.js');
+    const { estimateCost } = await import('./estimate.js'); // dry runs only
     report.estimate = estimateCost({
       stream,
       planned: report.planned,
@@ -374,9 +374,7 @@ function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamCon
   const fileSha = sha256(result.text);
   const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
   stream.summaries.set(summary.path, summary);
-  let parsed = parsedBody;
-  if (parsed) ctx.loaded.content.remember(fileSha, parsed);
-  else parsed = ctx.loaded.content.rememberSummary(fileSha, result.body);
+  const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body, parsedBody);
   // Record the file in the parse cache now, so the next build does not read it again.
   const stat = statSync(path.join(ctx.vaultDir, summary.path));
   ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);

@@ -43,13 +43,7 @@ export interface LoadedVault {
  * (`cache.save()`) once its own writes are recorded in it.
  */
 export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
-  const streamNames = new Set(options.configuredStreams);
-  if (existsSync(options.vaultDir)) {
-    for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) {
-      if (entry.isDirectory() && !entry.name.startsWith('.')) streamNames.add(entry.name);
-    }
-  }
-  const sortedStreams = [...streamNames].sort();
+  const sortedStreams = streamNamesOf(options);
   // The walk and stats run on a worker thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
   const scanned = isLargeCache(options.cacheDir) ? scanInBackground(options.vaultDir, sortedStreams) : Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.cacheDir, options.timezone);
@@ -100,6 +94,15 @@ function isLargeCache(cacheDir: string): boolean {
 }
 
 const LARGE_CACHE_BYTES = 2 * 1024 * 1024;
+
+/** The streams of a load, sorted: those named in the config and the folders found in the vault. */
+function streamNamesOf(options: LoadOptions): string[] {
+  const names = new Set(options.configuredStreams);
+  if (existsSync(options.vaultDir)) {
+    for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
+  }
+  return [...names].sort();
+}
 
 function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[]): void {
   const result = entry.result;
@@ -168,9 +171,8 @@ export class ContentStore {
     return parsed;
   }
 
-  /** Parses a summary body (one this build wrote, or one read back) and keeps it for the tiers above. */
-  rememberSummary(sha: string, body: string): ParsedContent {
-    const parsed = parseSummaryBody(body);
+  /** Keeps a summary body (one this build wrote, or one read back) for the tiers above; parses it unless `parsed` is given (a rollup worker did). */
+  rememberSummary(sha: string, body: string, parsed: ParsedContent = parseSummaryBody(body)): ParsedContent {
     this.fresh.set(sha, parsed);
     return parsed;
   }
@@ -364,11 +366,7 @@ export class LoadSession {
 
   private assemble(options: LoadOptions, cache: ParseCache): VaultState {
     const streams = new Map<string, StreamState>();
-    const names = new Set(options.configuredStreams);
-    if (existsSync(options.vaultDir)) {
-      for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
-    }
-    for (const name of [...names].sort()) streams.set(name, { name, memories: [], summaries: new Map() });
+    for (const name of streamNamesOf(options)) streams.set(name, { name, memories: [], summaries: new Map() });
     const diagnostics: Diagnostic[] = [];
     for (const vaultPath of this.files) {
       const entry = cache.get(vaultPath);

@@ -11,14 +11,16 @@ import { CLI, createProject, memory, readJsonFile, readText, removeProject, runC
 
 /** `memvault init`, `memvault status` and the help texts, end to end. */
 
+const roots: string[] = [];
+/** A new empty folder, removed after the tests. */
+const emptyDir = (): string => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-e2e-'));
+  roots.push(dir);
+  return dir;
+};
+afterAll(() => roots.forEach(removeProject));
+
 describe('memvault init', () => {
-  const roots: string[] = [];
-  const emptyDir = (): string => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-e2e-'));
-    roots.push(dir);
-    return dir;
-  };
-  afterAll(() => roots.forEach(removeProject));
 
   it('creates a valid config, its JSON Schema and an empty vault, ignores .memvault/, and refuses to run twice', async () => {
     const root = emptyDir();
@@ -71,13 +73,6 @@ describe('memvault init: the git-native files', () => {
   const VERSION: string = JSON.parse(repoFile('package.json')).version;
   /** Non-comment, non-blank lines of a .gitattributes text. */
   const patternLines = (text: string): string[] => text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
-  const roots: string[] = [];
-  const emptyDir = (): string => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-e2e-'));
-    roots.push(dir);
-    return dir;
-  };
-  afterAll(() => roots.forEach(removeProject));
 
   it('writes the -merge block of .gitattributes and the nightly workflow, and lists them in --json and text output', async () => {
     const root = emptyDir();

@@ -73,20 +73,20 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   write(SCHEMA_FILE, configJsonSchemaText());
   write(`${VAULT}/${options.stream}/memories/.gitkeep`, '');
 
-  const gitignore = path.join(root, '.gitignore');
-  const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8') : '';
-  if (!/^\.memvault\/?$/m.test(ignored)) {
-    appendFileSync(gitignore, `${ignored.length > 0 && !ignored.endsWith('\n') ? '\n' : ''}# memvault parse cache and build lock\n.memvault/\n`);
-    created.push('.gitignore (.memvault/)');
-  } else kept.push('.gitignore (.memvault/)');
-
-  const gitattributes = path.join(root, '.gitattributes');
-  const attributes = existsSync(gitattributes) ? readFileSync(gitattributes, 'utf8') : '';
-  if (!hasGitattributesBlock(attributes)) {
-    const separator = attributes.length === 0 ? '' : attributes.endsWith('\n') ? '\n' : '\n\n';
-    appendFileSync(gitattributes, `${separator}${gitattributesBlock(VAULT)}`);
-    created.push('.gitattributes (-merge for generated files)');
-  } else kept.push('.gitattributes (-merge for generated files)');
+  // Lines appended to files the repository may have already, at most once (after a blank line, with `gap`).
+  const appendOnce = (relative: string, label: string, present: (text: string) => boolean, block: string, gap = false): void => {
+    const file = path.join(root, relative);
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (present(text)) {
+      kept.push(label);
+      return;
+    }
+    const separator = text.length === 0 ? '' : `${text.endsWith('\n') ? '' : '\n'}${gap ? '\n' : ''}`;
+    appendFileSync(file, `${separator}${block}`);
+    created.push(label);
+  };
+  appendOnce('.gitignore', '.gitignore (.memvault/)', (text) => /^\.memvault\/?$/m.test(text), '# memvault parse cache and build lock\n.memvault/\n');
+  appendOnce('.gitattributes', '.gitattributes (-merge for generated files)', hasGitattributesBlock, gitattributesBlock(VAULT), true);
 
   if (options.workflow !== false) write(WORKFLOW_FILE, nightlyWorkflowText());
 
