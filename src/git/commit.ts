@@ -1,18 +1,17 @@
 import { createHash } from 'node:crypto';
 import fs, { appendFileSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import git from 'isomorphic-git';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { crashPoint } from './crash-point.js';
-import { writeLooseObject } from './objects.js';
+import { IgnoreRules } from './ignore.js';
+import { commitContent, commitTree, writeLooseObject } from './objects.js';
 import { entryFor, fileMode, readIndex, statMatches, updateIndexFile, type IndexEntry } from './index-file.js';
-import { findRepo, headState, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
+import { findRepo, headState, operationInProgress, readBranchRef, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 import { blobAt, editTree, type TreeChange } from './tree.js';
 
 /**
- * One commit of exactly the paths a build names, made with isomorphic-git
- * from HEAD's tree, so nothing outside those paths (a person's staged or
+ * One commit of exactly the paths a build names, made from HEAD's tree, so nothing outside those paths (a person's staged or
  * unstaged work anywhere else) is ever committed. Afterwards the git index
  * holds the committed content for those paths, so `git status` is clean for
  * them and untouched for everything else.
@@ -75,7 +74,7 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
       'git/in-progress',
     );
   }
-  const head = await headState(repo);
+  const head = headState(repo);
   if ('detached' in head) {
     throw new UserError(`HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`, 'switch to a branch (`git switch main`), or build with --no-commit', 'git/detached');
   }
@@ -83,7 +82,7 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   const recover = existsSync(markerPath);
   mkdirSync(options.stateDir, { recursive: true });
   writeFileAtomic(markerPath, `${JSON.stringify({ pid: process.pid, branch: head.branch, parent: head.oid ?? null })}\n`);
-  return { repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity: await resolveIdentity(repo, options.author, options.env), recover, markerPath };
+  return { repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity: resolveIdentity(repo, options.author, options.env), recover, markerPath };
 }
 
 export interface CommitRequest {
@@ -109,7 +108,7 @@ export type CommitOutcome =
 /** Commits `request.paths` (plus, after a crash, what the previous build left) on the session's branch. */
 export async function commitPaths(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
   const { repo } = session;
-  const head = await headState(repo);
+  const head = headState(repo);
   if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
     throw new UserError(`the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
   }
@@ -124,7 +123,8 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     }
   }
 
-  const headTree = session.parent ? (await git.readCommit({ fs, gitdir: repo.gitdir, oid: session.parent, cache: repo.cache })).commit.tree : undefined;
+  const headTree = session.parent ? commitTree(repo.objects.read(session.parent).content, session.parent) : undefined;
+  const ignoreRules = new IgnoreRules(repo.dir, repo.gitdir);
   const index = readIndex(repo.gitdir);
   const indexed = new Map(index.entries.filter((e) => e.stage === 0).map((e) => [e.path, e]));
   const treeChanges = new Map<string, TreeChange>();
@@ -156,7 +156,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     const bytes = readFileSync(absolute);
     const expected = pinned.get(repoPath);
     if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
-    if (!inHead && (await git.isIgnored({ fs, dir: repo.dir, gitdir: repo.gitdir, filepath: repoPath }))) continue;
+    if (!inHead && ignoreRules.isIgnored(repoPath)) continue;
     const oid = blobOid(bytes);
     const mode = fileMode(stat).toString(8);
     if (!inHead || inHead.oid !== oid || inHead.mode !== mode) {
@@ -177,8 +177,9 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     for (const bytes of blobs.values()) writeLooseObject(repo.gitdir, 'blob', bytes);
     const tree = await editTree(repo, headTree, treeChanges);
     if (tree !== headTree) {
-      const signature = { name: session.identity.name, email: session.identity.email, timestamp: Math.floor(request.now.getTime() / 1000), timezoneOffset: 0 };
-      const oid = await git.writeCommit({ fs, gitdir: repo.gitdir, commit: { message: request.message.endsWith('\n') ? request.message : `${request.message}\n`, tree, parent: session.parent ? [session.parent] : [], author: signature, committer: signature } });
+      const signature = { name: session.identity.name, email: session.identity.email, timestamp: Math.floor(request.now.getTime() / 1000) };
+      const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;
+      const oid = writeLooseObject(repo.gitdir, 'commit', commitContent({ tree, parents: session.parent ? [session.parent] : [], author: signature, committer: signature, message }));
       crashPoint('commit');
       moveBranch(session, oid, request.message, signature);
       crashPoint('commit-ref');
@@ -213,6 +214,7 @@ function lstatOrUndefined(file: string) {
  */
 async function changedUnderVault(session: CommitSession, keep: ReadonlySet<string>): Promise<string[]> {
   const { repo } = session;
+  const { default: git } = await import('isomorphic-git');
   const rows = await git.statusMatrix({ fs, dir: repo.dir, gitdir: repo.gitdir, filepaths: [session.vaultPrefix || '.'], refresh: false, cache: repo.cache });
   return rows
     .filter(([, headStatus, workdir, stage]) => !(headStatus === 1 && workdir === 1 && stage === 1))
@@ -244,7 +246,7 @@ function moveBranch(session: CommitSession, oid: string, message: string, who: {
   } finally {
     closeSync(fd);
   }
-  const current = readLooseOrPacked(gitdir, session.ref);
+  const current = readBranchRef(gitdir, session.ref);
   if (current !== session.parent) {
     rmSync(lockPath, { force: true });
     throw new UserError(`the branch \`${session.branch}\` moved while the build was running`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
@@ -259,22 +261,4 @@ function moveBranch(session: CommitSession, oid: string, message: string, who: {
       // A reflog is a convenience; the commit stands without it.
     }
   }
-}
-
-/** The value of a branch ref from its loose file, else from `packed-refs`. */
-function readLooseOrPacked(gitdir: string, ref: string): string | undefined {
-  try {
-    return readFileSync(path.join(gitdir, ...ref.split('/')), 'utf8').trim();
-  } catch {
-    // not loose
-  }
-  try {
-    for (const line of readFileSync(path.join(gitdir, 'packed-refs'), 'utf8').split('\n')) {
-      const [oid, name] = line.trim().split(' ');
-      if (name === ref && oid && /^[0-9a-f]{40}$/.test(oid)) return oid;
-    }
-  } catch {
-    // no packed refs
-  }
-  return undefined;
 }

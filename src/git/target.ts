@@ -29,7 +29,7 @@ export async function openHistoryTarget(file: string, options: { root: string; c
   const vaultDir = path.resolve(options.root, errors.length === 0 ? config.vault : 'vault');
   const repo = findRepo(vaultDir) ?? findRepo(options.root);
   if (!repo) throw new UserError(`${options.root} is not in a git repository, so there is no history`, 'run `git init`, then `memvault build` commits each build', 'git/not-a-repo');
-  const state = await headState(repo);
+  const state = headState(repo);
   const head = 'detached' in state ? state.detached : state.oid;
   if (!head) throw new UserError(`the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`, 'run `memvault build` (it commits), or commit the vault yourself', 'git/no-commits');
   const history = new FileHistory(repo, repoRelative(repo, vaultDir));

@@ -185,6 +185,25 @@ describe('build commits: repository states', () => {
     expect(listFiles(root, 'vault/main/daily')).toHaveLength(3);
   });
 
+  it('commits on top of a packed history (after git gc), and git fsck accepts the result', async () => {
+    const root = project({ ...MEMORIES, '.gitignore': '.memvault/\n' });
+    initRepo(root);
+    await build(root);
+    git(root, 'gc', '-q', '--aggressive');
+    expect(git(root, 'count-objects', '-v')).toMatch(/^count: 0$/m);
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    writeFileSync(path.join(root, 'vault/main/memories/2026-02-11-billing.md'), memory({ date: '2026-02-11T10:30:00Z', title: 'Billing retries', body: 'Moved billing retries into the queue; the error rate dropped to 0.05%.' }));
+    const { json } = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
+    expect(json.commit.status).toBe('committed');
+    expect(git(root, 'rev-parse', 'HEAD~1').trim()).toBe(head);
+    const changed = changedIn(root).map(([status, file]) => `${status} ${file}`);
+    expect(changed).toContain('M vault/main/memories/2026-02-11-billing.md');
+    expect(changed).toContain('M vault/main/daily/2026-02-11.md');
+    expect(changed.some((line) => line.startsWith('A vault/main/history/daily/2026-02-11-'))).toBe(true);
+    expect(porcelain(root).filter((line) => line.includes('vault/'))).toEqual([]);
+    expect(gitStatus(root, 'fsck', '--strict').code).toBe(0);
+  });
+
   it('commits only its own folder when the vault lives in a sub-folder of the repository', async () => {
     const root = project({ 'README.md': 'monorepo\n', '.gitignore': '.memvault/\n', 'tools/memory/memory.config.yaml': gitConfig(), ...Object.fromEntries(Object.entries(MEMORIES).map(([file, text]) => [`tools/memory/${file}`, text])) });
     initRepo(root);
