@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanStreams, type ScannedFile } from '../src/vault/scan.js';
+import { scanStreams } from '../src/vault/scan.js';
 
 let vault: string;
 beforeAll(() => {
@@ -34,11 +34,5 @@ describe('scanning the vault', () => {
     const daily = files.find((f) => f.vaultPath === 'main/daily/2026-01-02.md')!;
     expect(daily.size).toBe(Buffer.byteLength('content of main/daily/2026-01-02.md\n'));
     expect(daily.mtimeMs).toBeGreaterThan(0);
-  });
-
-  it('gives the same answer on a worker thread (the compiled build, as the CLI runs it)', async () => {
-    const compiled = (await import(path.resolve('dist/src/vault/scan.js'))) as { scanInBackground: (dir: string, streams: string[]) => Promise<ScannedFile[]> };
-    const inWorker = await compiled.scanInBackground(vault, ['agent', 'main', 'missing']);
-    expect(inWorker).toEqual(scanStreams(vault, ['agent', 'main', 'missing']));
   });
 });

@@ -1,19 +1,7 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { CONFIG_FILE } from '../config/load.js';
 import { isValidDay } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 
-/** The project root: the nearest folder upwards holding `memory.config.yaml`, else the current folder. */
-export function findRoot(start: string): string {
-  let dir = path.resolve(start);
-  for (;;) {
-    if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(start);
-    dir = parent;
-  }
-}
+export { findRoot } from '../config/file.js';
 
 /** `--now` / `MEMVAULT_NOW`, else the clock. Tests and CI pin it so builds are reproducible. */
 export function resolveNow(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Date {

@@ -41,7 +41,12 @@ Examples:
   MEMVAULT_PROFILE=local memvault build        use the \`local\` LLM profile of memory.config.yaml
   memvault build --strict                      CI: fail when a summary could not be made`,
   )
-  .action(async (options) => (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }));
+  .action(async (options) => {
+    // The helper thread starts before the pipeline's modules load, so its own start-up overlaps theirs (vault/helper.ts).
+    const [{ BuildHelper }, { findRoot }] = await Promise.all([import('../vault/helper.js'), import('../config/file.js')]);
+    const helper = BuildHelper.start(findRoot(program.opts<{ root?: string }>().root ?? process.cwd()));
+    return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, helper);
+  });
 
 program
   .command('status')

@@ -4,9 +4,10 @@ import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } fr
 import type { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import type { Diagnostic } from '../vault/model.js';
+import { CONFIG_FILE } from './file.js';
 import { configSchema, type Config } from './schema.js';
 
-export const CONFIG_FILE = 'memory.config.yaml';
+export { CONFIG_FILE };
 
 export interface ConfigResult {
   config: Config;

@@ -6,8 +6,10 @@ import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
 import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
+import { setRemoteCounter } from '../util/tokens.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { UserError } from '../util/errors.js';
+import type { BuildHelper } from '../vault/helper.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
@@ -45,6 +47,8 @@ export interface BuildOptions {
   regenerate?: string[];
   /** Injected summarizer (tests); by default the configured profile's. */
   summarizer?: Summarizer;
+  /** A large vault's helper thread, started by the CLI before it loaded the pipeline (helper.ts); the build closes it. */
+  helper?: BuildHelper;
   /** Loads the vault (default `loadVault`); `memvault watch` passes a `LoadSession` that keeps parsed state between builds. */
   loader?: (options: LoadOptions) => Promise<LoadedVault>;
   /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
@@ -132,10 +136,11 @@ export interface BuildReport {
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
   /**
-   * `workerRollups`: summaries made on worker threads (rollup-pool.ts). Timings in ms: `load` (find and parse files),
+   * `workerRollups`: summaries made on worker threads (rollup-pool.ts); `helper`: a helper thread scanned and
+   * counted tokens (vault/helper.ts, large vaults). Timings in ms: `load` (find and parse files),
    * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
    */
-  stats: { files: number; parsed: number; workerRollups: number; ms: number; load: number; package: number; index: number; commit: number };
+  stats: { files: number; parsed: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
   generator: { provider: string; model: string };
 }
 
@@ -143,13 +148,23 @@ const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
-  const config = await loadValidConfig(options.root);
-  if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
-  const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
+  const { helper } = options;
+  // Token counts go to the helper, which has the tables loaded, until the build ends.
+  if (helper) setRemoteCounter((text, tokenizer) => helper.countTokens(text, tokenizer));
   try {
-    return await buildLocked(options, config, started);
+    const config = await loadValidConfig(options.root);
+    if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
+    const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
+    try {
+      return await buildLocked(options, config, started);
+    } finally {
+      await release();
+    }
   } finally {
-    await release();
+    if (helper) {
+      setRemoteCounter(undefined);
+      helper.close();
+    }
   }
 }
 
@@ -157,7 +172,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(options.helper ? { helper: options.helper } : {}) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
@@ -173,7 +188,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerRollups: 0, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerRollups: 0, helper: options.helper !== undefined && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];

@@ -9,7 +9,8 @@ import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './mod
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
 import { parseFiles, type FileToParse } from './parse-pool.js';
-import { scanInBackground, scanStreams, SKIPPED_FOLDERS } from './scan.js';
+import type { BuildHelper } from './helper.js';
+import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
 
 export interface LoadOptions {
   /** Absolute path of the vault folder. */
@@ -19,6 +20,8 @@ export interface LoadOptions {
   timezone: string;
   /** Streams named in the config; folders found in the vault are added. */
   configuredStreams: readonly string[];
+  /** A large vault's helper thread (helper.ts): scans there, and loads the tokenizer there once files changed. */
+  helper?: BuildHelper;
 }
 
 export interface LoadStats {
@@ -44,8 +47,9 @@ export interface LoadedVault {
  */
 export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const sortedStreams = streamNamesOf(options);
-  // The walk and stats run on a worker thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
-  const scanned = isLargeCache(options.cacheDir) ? scanInBackground(options.vaultDir, sortedStreams) : Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
+  const { helper } = options;
+  // The walk and stats run on the helper thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
+  const scanned = helper ? helper.scan(options.vaultDir, sortedStreams).catch(() => scanStreams(options.vaultDir, sortedStreams)) : Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.cacheDir, options.timezone);
   const content = new ContentStore(options.vaultDir, cache, options.timezone);
   const streams = new Map<string, StreamState>();
@@ -70,7 +74,8 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     else toParse.push({ vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash });
   }
 
-  // Pass 2: parse what changed, on all cores when there is a lot of it.
+  // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
+  if (helper && toParse.length > 0) helper.warmTokenizer();
   const parsed = await parseFiles(toParse, options.timezone);
   toParse.forEach((file, i) => {
     const { result, content: body } = parsed[i]!;
@@ -87,13 +92,6 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed: toParse.length } };
 }
-
-/** A parse cache of a vault with a few thousand files or more: there, scanning on a worker thread pays for starting it (~30 ms). */
-function isLargeCache(cacheDir: string): boolean {
-  return (lstatOrUndefined(path.join(cacheDir, 'files.json'))?.size ?? 0) >= LARGE_CACHE_BYTES;
-}
-
-const LARGE_CACHE_BYTES = 2 * 1024 * 1024;
 
 /** The streams of a load, sorted: those named in the config and the folders found in the vault. */
 function streamNamesOf(options: LoadOptions): string[] {
@@ -172,9 +170,10 @@ export class ContentStore {
   }
 
   /** Keeps a summary body (one this build wrote, or one read back) for the tiers above; parses it unless `parsed` is given (a rollup worker did). */
-  rememberSummary(sha: string, body: string, parsed: ParsedContent = parseSummaryBody(body)): ParsedContent {
-    this.fresh.set(sha, parsed);
-    return parsed;
+  rememberSummary(sha: string, body: string, parsed?: ParsedContent): ParsedContent {
+    const content = parsed ?? parseSummaryBody(body);
+    this.fresh.set(sha, content);
+    return content;
   }
 }
 

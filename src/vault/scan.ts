@@ -1,14 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 
 /**
  * Finding the vault's files: every `.md` file of each stream, with its size
  * and mtime (what the parse cache compares). At 20,000 memories the walk and
  * the stats take ~150 ms, about as long as reading the parse cache, so a
- * build runs the walk on a worker thread while the main thread reads the
- * cache (`scanInBackground`).
+ * build of a large vault runs the walk on its helper thread (helper.ts)
+ * while the main thread reads the cache.
  */
 
 export interface ScannedFile {
@@ -35,7 +33,7 @@ export function scanStreams(vaultDir: string, streams: readonly string[]): Scann
   return out;
 }
 
-/** The message a scan worker answers with: columns, which cost less to pass between threads than 20,000 objects. */
+/** A scan as the build helper (helper.ts) answers it: columns, which cost less to pass between threads than 20,000 objects. */
 export interface ScanColumns {
   paths: string[];
   sizes: Float64Array;
@@ -50,26 +48,8 @@ export function toColumns(files: readonly ScannedFile[]): ScanColumns {
   };
 }
 
-function fromColumns(columns: ScanColumns): ScannedFile[] {
+export function fromColumns(columns: ScanColumns): ScannedFile[] {
   return columns.paths.map((vaultPath, i) => ({ vaultPath, size: columns.sizes[i]!, mtimeMs: columns.mtimes[i]! }));
-}
-
-/**
- * `scanStreams` on a worker thread, so the caller can do other work (read
- * the parse cache) meanwhile. Where the compiled worker is not available
- * (tests run the TypeScript sources) it scans in-process.
- */
-export function scanInBackground(vaultDir: string, streams: readonly string[]): Promise<ScannedFile[]> {
-  const workerUrl = new URL('./scan-worker.js', import.meta.url);
-  if (!existsSync(fileURLToPath(workerUrl))) return Promise.resolve(scanStreams(vaultDir, streams));
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl, { workerData: { vaultDir, streams } });
-    worker.once('message', (columns: ScanColumns) => {
-      resolve(fromColumns(columns));
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
 }
 
 function listMarkdownFiles(dir: string): string[] {
