@@ -22,7 +22,7 @@ import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenera
 import type { TierEstimate } from './estimate.js';
 import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
-import { buildIndex, indexInputHash, type StreamIndexInput } from './vault-index.js';
+import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites, type WriteOp } from './write.js';
 import type { WaterfallReport } from './waterfall-build.js';
 
@@ -461,9 +461,9 @@ function countStatuses(manifest: Manifest): { degraded: number; leftOut: number 
 
 function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
   const diagnostics = loaded.state.diagnostics;
-  const previous = readJson<{ input_hash?: string }>(path.join(vaultDir, vaultPaths.indexJson));
+  const previous = readJson<VaultIndex>(path.join(vaultDir, vaultPaths.indexJson));
   if (previous?.input_hash === indexInputHash(streams, diagnostics) && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
-  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary));
+  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), previous);
   const written = applyWrites(vaultDir, [
     { path: vaultPaths.indexMarkdown, text: index.markdown },
     { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },

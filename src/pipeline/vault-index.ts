@@ -34,6 +34,8 @@ export interface StreamIndex {
   package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number } | null;
   summaries: { tier: string; period: string; path: string; start: string; end: string; tokens: number; bytes: number; sources: number; memories: number; generator: string; flags: string[] }[];
   topics: { tier: string; period: string; path: string; terms: string[] }[];
+  /** Fingerprint of the weeklies and monthlies the topics were computed from: a build whose fingerprint matches reuses them. */
+  topics_hash: string;
   review: ReviewItem[];
 }
 
@@ -48,7 +50,7 @@ export interface VaultIndex {
 export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[]): string {
   return hashValue({
     // Bump when the index's content or layout changes for the same inputs.
-    v: 3,
+    v: 4,
     diagnostics,
     streams: streams.map((s) => ({
       name: s.name,
@@ -63,18 +65,28 @@ export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics
 
 const TOPIC_TERMS = 8;
 
-export function buildIndex(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent): { json: VaultIndex; markdown: string } {
-  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary)), invalid: [...diagnostics], input_hash: indexInputHash(streams, diagnostics) };
+/**
+ * `previous`: the index on disk, if any. Topics (tf·idf over every weekly
+ * and monthly body) are taken from it when those bodies are unchanged, as
+ * after an edit to a recent memory: reading ~200 bodies back and counting
+ * their words is most of the index's cost in such a rebuild.
+ */
+export function buildIndex(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent, previous?: VaultIndex): { json: VaultIndex; markdown: string } {
+  const previousStreams = new Map((Array.isArray(previous?.streams) ? previous.streams : []).map((stream) => [stream.name, stream]));
+  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary, previousStreams.get(stream.name))), invalid: [...diagnostics], input_hash: indexInputHash(streams, diagnostics) };
   return { json, markdown: renderIndex(json) };
 }
 
-function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent): StreamIndex {
+function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent, previous: StreamIndex | undefined): StreamIndex {
   const summaries = [...stream.summaries].sort((a, b) => tierOrder(a.meta.tier) - tierOrder(b.meta.tier) || (a.meta.period < b.meta.period ? -1 : 1));
   const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
   // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
   const topicSources = summaries.filter((summary) => summary.meta.tier === 'monthly' || summary.meta.tier === 'weekly');
-  const documents = new Map(topicSources.map((summary) => [summary.path, termCounts(readSummary(summary).body)]));
-  const terms = distinctiveTerms(documents, TOPIC_TERMS);
+  const topicsHash = hashValue({ v: 1, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
+  const terms =
+    previous?.topics_hash === topicsHash && isTopicList(previous.topics)
+      ? new Map(previous.topics.map((topic) => [topic.path, topic.terms]))
+      : distinctiveTerms(new Map(topicSources.map((summary) => [summary.path, termCounts(readSummary(summary).body)])), TOPIC_TERMS);
   const review: ReviewItem[] = [];
   for (const summary of summaries) {
     if (summary.meta.review?.includes('over-budget')) review.push({ path: summary.path, kind: 'over-budget', reason: `${summary.meta.tokens} tokens after retries; the package uses the finer tier instead` });
@@ -111,8 +123,14 @@ function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[
     topics: topicSources
       .filter((summary) => summary.meta.tier === 'monthly' || !topicSources.some((other) => other.meta.tier === 'monthly' && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end))
       .map((summary) => ({ tier: summary.meta.tier, period: summary.meta.period, path: summary.path, terms: terms.get(summary.path) ?? [] })),
+    topics_hash: topicsHash,
     review,
   };
+}
+
+/** A topic list read back from index.json (a file on disk: checked, not trusted). */
+function isTopicList(value: unknown): value is StreamIndex['topics'] {
+  return Array.isArray(value) && value.every((topic: { path?: unknown; terms?: unknown }) => typeof topic?.path === 'string' && Array.isArray(topic.terms) && topic.terms.every((term) => typeof term === 'string'));
 }
 
 function tierOrder(tier: string): number {
