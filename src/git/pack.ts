@@ -30,11 +30,12 @@ interface PackIndex {
   packPath: string;
   idx: Buffer;
   count: number;
-  /** Object offsets in ascending order, to know where each object's bytes end. */
-  sortedOffsets: Float64Array | undefined;
   packSize: number;
   fd: number | undefined;
 }
+
+/** Bytes of an object's header: type and size (up to 10), then a delta's base offset (up to 10) or id (20). */
+const MAX_HEADER_BYTES = 32;
 
 /** The packs of one repository, opened on first use; `close()` releases their file descriptors. */
 export class PackStore {
@@ -72,9 +73,28 @@ export class PackStore {
       const idx = readFileSync(path.join(dir, name));
       // Version 1 indexes (git before 1.5.2) are not read here; the caller falls back to isomorphic-git.
       if (idx.length < 8 + 256 * 4 || idx.readUInt32BE(0) !== IDX_MAGIC || idx.readUInt32BE(4) !== 2) continue;
-      this.packs.push({ packPath: path.join(dir, `${name.slice(0, -'.idx'.length)}.pack`), idx, count: idx.readUInt32BE(8 + 255 * 4), sortedOffsets: undefined, packSize: 0, fd: undefined });
+      this.packs.push({ packPath: path.join(dir, `${name.slice(0, -'.idx'.length)}.pack`), idx, count: idx.readUInt32BE(8 + 255 * 4), packSize: 0, fd: undefined });
     }
     return this.packs;
+  }
+
+  /** Inflates the data at `start` of `bytes` (read from `offset`); a stream longer than zlib's bound (another compressor) is read again to the pack's end. */
+  private inflateAt(pack: PackIndex, offset: number, bytes: Buffer, start: number, size: number): Buffer {
+    let out: Buffer;
+    try {
+      out = inflateSync(bytes.subarray(start));
+    } catch (error) {
+      if (bytes.length >= pack.packSize - 20 - offset) throw new Error(`git pack ${pack.packPath}: the object at offset ${offset} cannot be inflated (${(error as Error).message})`);
+      return this.inflateAt(pack, offset, this.readBytes(pack, offset, pack.packSize), start, size);
+    }
+    if (out.length !== size) throw new Error(`git pack ${pack.packPath}: the object at offset ${offset} inflated to ${out.length} bytes, its header says ${size}`);
+    return out;
+  }
+
+  private readBytes(pack: PackIndex, offset: number, length: number): Buffer {
+    const bytes = Buffer.allocUnsafe(Math.max(0, Math.min(length, pack.packSize - 20 - offset)));
+    const read = readSync(pack.fd!, bytes, 0, bytes.length, offset);
+    return bytes.subarray(0, read);
   }
 
   private readAt(pack: PackIndex, offset: number, resolveBase: (oid: string) => GitObject | undefined): GitObject {
@@ -82,18 +102,18 @@ export class PackStore {
       pack.fd = openSync(pack.packPath, 'r');
       pack.packSize = fstatSync(pack.fd).size;
     }
-    const end = nextOffset(pack, offset);
-    const bytes = Buffer.allocUnsafe(end - offset);
-    readSync(pack.fd, bytes, 0, bytes.length, offset);
-
+    // The index does not say where an object ends; its compressed data is at most zlib's bound for its size,
+    // and inflating stops at the end of the stream, so reading that much (or up to the trailing checksum) is enough.
+    const header = this.readBytes(pack, offset, MAX_HEADER_BYTES);
     let pos = 0;
-    let byte = bytes[pos++]!;
+    let byte = header[pos++]!;
     const typeCode = (byte >> 4) & 7;
     let size = byte & 15;
     for (let shift = 4; byte & 0x80; shift += 7) {
-      byte = bytes[pos++]!;
+      byte = header[pos++]!;
       size += (byte & 0x7f) * 2 ** shift;
     }
+    const bytes = this.readBytes(pack, offset, MAX_HEADER_BYTES + deflateBound(size));
     if (typeCode === OFS_DELTA) {
       byte = bytes[pos++]!;
       let distance = byte & 0x7f;
@@ -102,17 +122,17 @@ export class PackStore {
         distance = (distance + 1) * 128 + (byte & 0x7f);
       }
       const base = this.readAt(pack, offset - distance, resolveBase);
-      return { type: base.type, content: applyDelta(base.content, inflate(bytes, pos, size, pack)) };
+      return { type: base.type, content: applyDelta(base.content, this.inflateAt(pack, offset, bytes, pos, size)) };
     }
     if (typeCode === REF_DELTA) {
       const baseOid = bytes.toString('hex', pos, pos + 20);
       const base = this.read(baseOid, resolveBase) ?? resolveBase(baseOid);
       if (!base) throw new Error(`git pack ${pack.packPath}: the delta base ${baseOid} of the object at offset ${offset} is missing`);
-      return { type: base.type, content: applyDelta(base.content, inflate(bytes, pos + 20, size, pack)) };
+      return { type: base.type, content: applyDelta(base.content, this.inflateAt(pack, offset, bytes, pos + 20, size)) };
     }
     const type = TYPES[typeCode];
     if (!type) throw new Error(`git pack ${pack.packPath}: unknown object type ${typeCode} at offset ${offset}`);
-    return { type, content: inflate(bytes, pos, size, pack) };
+    return { type, content: this.inflateAt(pack, offset, bytes, pos, size) };
   }
 }
 
@@ -143,29 +163,11 @@ function offsetAt(pack: PackIndex, position: number): number {
   return idx.readUInt32BE(large) * 2 ** 32 + idx.readUInt32BE(large + 4);
 }
 
-/** Where the object at `offset` ends: the next object's offset, or the pack's trailing checksum. */
-function nextOffset(pack: PackIndex, offset: number): number {
-  if (!pack.sortedOffsets) {
-    const offsets = new Float64Array(pack.count);
-    for (let i = 0; i < pack.count; i++) offsets[i] = offsetAt(pack, i);
-    pack.sortedOffsets = offsets.sort();
-  }
-  const sorted = pack.sortedOffsets;
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! <= offset) low = mid + 1;
-    else high = mid;
-  }
-  return low < sorted.length ? sorted[low]! : pack.packSize - 20;
+/** zlib's `deflateBound`: the most bytes deflating `size` bytes can take (stored blocks, header and checksum). */
+function deflateBound(size: number): number {
+  return size + Math.floor(size / 4096) + Math.floor(size / 16384) + Math.floor(size / 33554432) + 13 + 6;
 }
 
-function inflate(bytes: Buffer, start: number, size: number, pack: PackIndex): Buffer {
-  const out = inflateSync(bytes.subarray(start));
-  if (out.length !== size) throw new Error(`git pack ${pack.packPath}: an object inflated to ${out.length} bytes, its header says ${size}`);
-  return out;
-}
 
 /** Applies a git delta (source size, target size, then copy and insert instructions) to `base`. */
 export function applyDelta(base: Buffer, delta: Buffer): Buffer {
