@@ -11,8 +11,9 @@ import { findRepo, headState, operationInProgress, readBranchRef, repoRelative, 
 import { blobAt, editTree, type TreeChange } from './tree.js';
 
 /**
- * One commit of exactly the paths a build names, made from HEAD's tree, so nothing outside those paths (a person's staged or
- * unstaged work anywhere else) is ever committed. Afterwards the git index
+ * One commit of exactly the paths a build names, made from HEAD's tree, so
+ * nothing outside those paths (a person's staged or unstaged work anywhere
+ * else) is ever committed. Afterwards the git index
  * holds the committed content for those paths, so `git status` is clean for
  * them and untouched for everything else.
  *
@@ -107,6 +108,15 @@ export type CommitOutcome =
 
 /** Commits `request.paths` (plus, after a crash, what the previous build left) on the session's branch. */
 export async function commitPaths(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
+  try {
+    return await commitPathsOpen(session, request);
+  } finally {
+    // `memvault watch` commits again and again in one process: no pack file handle may outlive its commit.
+    session.repo.objects.close();
+  }
+}
+
+async function commitPathsOpen(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
   const { repo } = session;
   const head = headState(repo);
   if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {

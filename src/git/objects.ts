@@ -33,6 +33,11 @@ export class ObjectReader {
     return found;
   }
 
+  /** Closes the packs' file handles (they reopen on the next read). */
+  close(): void {
+    this.packs.close();
+  }
+
   private readLoose(oid: string): GitObject | undefined {
     let raw: Buffer;
     try {

@@ -86,9 +86,9 @@ export class BuildHelper {
     return fromColumns((await this.request({ op: 'scan', vaultDir, streams: [...streams] })) as ScanColumns);
   }
 
-  /** Loads the default tokenizer's tables on the helper now (the build found changes: it will count). */
-  warmTokenizer(): void {
-    this.request({ op: 'warm' }).catch(() => undefined);
+  /** Loads a tokenizer's tables on the helper now (the build found changes: it will count). */
+  warmTokenizer(tokenizer?: TokenizerName): void {
+    this.request({ op: 'warm', ...(tokenizer ? { tokenizer } : {}) }).catch(() => undefined);
   }
 
   /** `countTokens` on the helper; undefined if the helper cannot answer (count in-process then). */

@@ -9,6 +9,7 @@ import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './mod
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
 import { parseFiles, type FileToParse } from './parse-pool.js';
+import type { TokenizerName } from '../util/tokens.js';
 import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
 
@@ -22,6 +23,8 @@ export interface LoadOptions {
   configuredStreams: readonly string[];
   /** A large vault's helper thread (helper.ts): scans there, and loads the tokenizer there once files changed. */
   helper?: BuildHelper;
+  /** The encoding the build counts tokens with: what the helper loads. */
+  tokenizer?: TokenizerName;
 }
 
 export interface LoadStats {
@@ -75,7 +78,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   }
 
   // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
-  if (helper && toParse.length > 0) helper.warmTokenizer();
+  if (helper && toParse.length > 0) helper.warmTokenizer(options.tokenizer);
   const parsed = await parseFiles(toParse, options.timezone);
   toParse.forEach((file, i) => {
     const { result, content: body } = parsed[i]!;

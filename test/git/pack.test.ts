@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -96,6 +96,27 @@ describe('ObjectReader reads every object as git does', () => {
     const packs = git(dir, 'count-objects', '-v');
     expect(Number(/packs: (\d+)/.exec(packs)![1])).toBe(2);
     expectSameAsGit();
+  });
+
+  it.runIf(existsSync('/proc/self/fd'))('holds a pack open only until close() (watch mode commits for hours in one process)', () => {
+    growHistory(3);
+    git(dir, 'gc', '-q');
+    const openPacks = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).endsWith('.pack');
+      } catch {
+        return false;
+      }
+    }).length;
+    const before = openPacks();
+    const reader = new ObjectReader(path.join(dir, '.git'));
+    reader.read(git(dir, 'rev-parse', 'HEAD').trim());
+    expect(openPacks()).toBe(before + 1);
+    reader.close();
+    expect(openPacks()).toBe(before);
+    // Reading again reopens it.
+    reader.read(git(dir, 'rev-parse', 'HEAD~1').trim());
+    reader.close();
   });
 
   it('says which object is missing, and which repository it looked in', () => {
