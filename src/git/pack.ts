@@ -71,7 +71,7 @@ export class PackStore {
     this.packs = [];
     for (const name of names) {
       const idx = readFileSync(path.join(dir, name));
-      // Version 1 indexes (git before 1.5.2) are not read here; the caller falls back to isomorphic-git.
+      // Version 1 indexes (written by git before 1.5.2, 2007) are skipped: their objects read as missing, with that error.
       if (idx.length < 8 + 256 * 4 || idx.readUInt32BE(0) !== IDX_MAGIC || idx.readUInt32BE(4) !== 2) continue;
       this.packs.push({ packPath: path.join(dir, `${name.slice(0, -'.idx'.length)}.pack`), idx, count: idx.readUInt32BE(8 + 255 * 4), packSize: 0, fd: undefined });
     }
