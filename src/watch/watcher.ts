@@ -11,6 +11,7 @@ import { acquireBuildLock } from '../util/lock.js';
 import { LoadSession } from '../vault/load.js';
 import type { Diagnostic } from '../vault/model.js';
 import { describeChanges, describeWritten, isIgnoredVaultPath, type Change } from './paths.js';
+import { RecentFiles } from './recent.js';
 
 /**
  * `memvault watch`, the engine: chokidar on the vault and the config, a
@@ -75,6 +76,8 @@ export type WatchEvent =
 export const DEFAULT_DEBOUNCE_MS = 50;
 const LOCK_RETRY_MS = 1000;
 const CACHE_SAVE_IDLE_MS = 2000;
+/** How often the files reported last are checked for a save the file watcher missed (see recent.ts). */
+const RECENT_POLL_MS = 300;
 
 /**
  * The watch loop of one project. `start()` builds once and watches; `stop()`
@@ -98,6 +101,9 @@ export class VaultWatcher {
   private saveTimer: NodeJS.Timeout | undefined;
   private dayTimer: NodeJS.Timeout | undefined;
   private commitTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** The files reported last, checked every `RECENT_POLL_MS` for a save chokidar missed. */
+  private readonly recent = new RecentFiles();
   private running: Promise<void> | undefined;
   private stopping = false;
   private rebuilds = 0;
@@ -133,6 +139,8 @@ export class VaultWatcher {
     await this.watchVault();
     await this.runNow();
     if (this.options.commitEveryMs !== undefined) this.scheduleCommit();
+    this.pollTimer = setInterval(() => this.pollRecent(), RECENT_POLL_MS);
+    this.pollTimer.unref();
     this.emit({ type: 'ready', vault: path.relative(this.options.root, this.vaultDir) || '.', config: CONFIG_FILE, files: this.session.fileCount });
   }
 
@@ -141,6 +149,7 @@ export class VaultWatcher {
     if (this.stopping) return;
     this.stopping = true;
     for (const timer of [this.timer, this.saveTimer, this.dayTimer, this.commitTimer]) clearTimeout(timer);
+    clearInterval(this.pollTimer);
     await Promise.all([this.vaultWatcher?.close(), this.configWatcher?.close()]);
     await this.running;
     await this.committing;
@@ -163,9 +172,21 @@ export class VaultWatcher {
       const vaultPath = toPosix(path.relative(vaultDir, file));
       if (vaultPath === '' || vaultPath.startsWith('..')) return;
       if (event === 'addDir' || event === 'unlinkDir') this.pending.set(vaultPath, 'folder');
-      else if (this.pending.get(vaultPath) !== 'folder') this.pending.set(vaultPath, 'file');
+      else {
+        if (this.pending.get(vaultPath) !== 'folder') this.pending.set(vaultPath, 'file');
+        this.recent.note(vaultPath, file);
+      }
       this.schedule();
     });
+  }
+
+  /** Queues the recently reported files whose inode, size or mtime changed since: a save chokidar did not report. */
+  private pollRecent(): void {
+    if (this.stopping || this.recent.size === 0) return;
+    const changed = this.recent.changed((file) => path.join(this.vaultDir, file));
+    for (const file of changed) if (!this.pending.has(file)) this.pending.set(file, 'file');
+    // Echoes of our own writes and saves that change nothing are dropped by the rebuild, as for chokidar's events.
+    if (changed.length > 0) this.schedule();
   }
 
   private schedule(): void {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { createProject, removeProject, runCli } from '../helpers/project.js';
-import { expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries } from './llm-project.js';
+import { describe, expect, it } from 'vitest';
+import { createProject, runCli } from '../helpers/project.js';
+import { expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from './llm-project.js';
 
 /**
  * Configuring the openai provider, end to end: profiles and their environment
@@ -12,21 +11,11 @@ import { expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries } from './l
 const NOW = '2026-02-18T06:00:00Z';
 const history = llmHistory({ from: '2026-02-09', to: '2026-02-17', seed: 9 });
 
-let server: FakeOpenAI;
-const roots: string[] = [];
-beforeAll(async () => {
-  server = await startFakeOpenAI();
-});
-afterAll(async () => {
-  roots.forEach(removeProject);
-  await server.close();
-});
-beforeEach(() => server.reset());
+const fake = useFakeOpenAI();
 
 function project(config: string, files: Record<string, string> = {}): string {
   const root = createProject({ ...history.files, ...files }, config);
-  roots.push(root);
-  return root;
+  return fake.track(root);
 }
 
 describe('profiles and keys', () => {
@@ -64,18 +53,18 @@ llm:
     summarizer: { provider: extractive }
     local: { provider: openai, base_url: "http://127.0.0.1:9/v1", model: wrong-model, api_key_env: FAKE_LLM_KEY }
 `);
-    const result = await runCli(['build', '--now', NOW], { cwd: root, env: { ...KEY_ENV, MEMVAULT_PROFILE: 'local', MEMVAULT_BASE_URL: server.url, MEMVAULT_MODEL: 'env-model:7b' } });
+    const result = await runCli(['build', '--now', NOW], { cwd: root, env: { ...KEY_ENV, MEMVAULT_PROFILE: 'local', MEMVAULT_BASE_URL: fake.server.url, MEMVAULT_MODEL: 'env-model:7b' } });
     expect(result.code, result.stderr).toBe(0);
-    expect(server.calls().length).toBeGreaterThan(0);
-    expect(server.calls().every((c) => c.body.model === 'env-model:7b' && c.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(fake.server.calls().length).toBeGreaterThan(0);
+    expect(fake.server.calls().every((c) => c.body.model === 'env-model:7b' && c.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     const viaModel = [...summaries(root).values()].filter((s) => s.meta.generator.provider === 'openai');
-    expect(viaModel.length).toBe(server.calls().length);
+    expect(viaModel.length).toBe(fake.server.calls().length);
     expect(viaModel.every((s) => s.meta.generator.model === 'env-model:7b')).toBe(true);
     expectNoKey(root, result);
   });
 
   it('an unknown profile is a user error naming the ones defined', async () => {
-    const root = project(llmConfig({ url: server.url }));
+    const root = project(llmConfig({ url: fake.server.url }));
     const result = await runCli(['build', '--now', NOW], { cwd: root, env: { MEMVAULT_PROFILE: 'nope' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('LLM profile `nope` is not defined');
@@ -83,20 +72,20 @@ llm:
   });
 
   it('a local server gets a placeholder, never OPENAI_API_KEY, unless api_key_env names it', async () => {
-    const root = project(llmConfig({ url: server.url }).replace(', api_key_env: FAKE_LLM_KEY', ''));
+    const root = project(llmConfig({ url: fake.server.url }).replace(', api_key_env: FAKE_LLM_KEY', ''));
     const result = await runCli(['build', '--now', NOW], { cwd: root, env: { OPENAI_API_KEY: KEY } });
     expect(result.code, result.stderr).toBe(0);
-    expect(server.calls().length).toBeGreaterThan(0);
-    expect(server.calls().every((c) => c.headers.authorization === 'Bearer memvault-no-key')).toBe(true);
+    expect(fake.server.calls().length).toBeGreaterThan(0);
+    expect(fake.server.calls().every((c) => c.headers.authorization === 'Bearer memvault-no-key')).toBe(true);
   });
 });
 
 describe('completion mode (base models)', () => {
   it('sends the seed format to /v1/completions with stop sequences and writes first-person summaries', async () => {
-    const root = project(llmConfig({ url: server.url, mode: 'completion' }));
+    const root = project(llmConfig({ url: fake.server.url, mode: 'completion' }));
     const result = await runCli(['build', '--now', NOW, '--json'], { cwd: root, env: KEY_ENV });
     expect(result.code, result.stderr).toBe(0);
-    const calls = server.calls();
+    const calls = fake.server.calls();
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) {
       expect(call.endpoint).toBe('completion');
@@ -112,17 +101,17 @@ describe('completion mode (base models)', () => {
 
 describe('prompt overrides', () => {
   it('an invalid override stops the build with file:line:col', async () => {
-    const root = project(llmConfig({ url: server.url }), { 'prompts/weekly.yaml': 'system: Be brief.\nuser: |\n  Week {{period}}, under {{max_tokenz}} tokens.\n  {{sources}}\n' });
+    const root = project(llmConfig({ url: fake.server.url }), { 'prompts/weekly.yaml': 'system: Be brief.\nuser: |\n  Week {{period}}, under {{max_tokenz}} tokens.\n  {{sources}}\n' });
     const result = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('prompts/weekly.yaml:3:26 error `user`: unknown variable `{{max_tokenz}}`');
     expect(result.stderr).toContain('memvault: prompt files are invalid (1 problem)');
-    expect(server.calls()).toHaveLength(0);
+    expect(fake.server.calls()).toHaveLength(0);
     expect(summaries(root).size).toBe(0);
   });
 
   it('a prompt file with an unknown name is a warning', async () => {
-    const root = project(llmConfig({ url: server.url }), { 'prompts/weeky.yaml': 'system: x\n' });
+    const root = project(llmConfig({ url: fake.server.url }), { 'prompts/weeky.yaml': 'system: x\n' });
     const result = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^prompts\/weeky\.yaml:1:1 warning not a prompt memvault uses/m);

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { copyProject, createProject, removeProject, runCli, runCliJson } from '../helpers/project.js';
-import { changed, expectConsistentVault, expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries } from './llm-project.js';
+import { describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/fake-openai.js';
+import { copyProject, createProject, runCli, runCliJson } from '../helpers/project.js';
+import { changed, expectConsistentVault, expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from './llm-project.js';
 
 /**
  * Every fault of an LLM call, end to end through the CLI: what the build
@@ -20,25 +20,15 @@ const [DAY, OTHER] = BUSY as [string, string];
 const dailyOf = (day: string): string => `memories of ${day}`;
 const weekOf = (day: string): string => (day <= '2026-02-08' ? '2026-W06' : '2026-W07');
 
-let server: FakeOpenAI;
-const roots: string[] = [];
-beforeAll(async () => {
-  server = await startFakeOpenAI();
-});
-afterAll(async () => {
-  roots.forEach(removeProject);
-  await server.close();
-});
-beforeEach(() => server.reset());
+const fake = useFakeOpenAI();
 
 function project(options: Partial<Parameters<typeof llmConfig>[0]> = {}): string {
-  const root = createProject(history.files, llmConfig({ url: server.url, ...options }));
-  roots.push(root);
-  return root;
+  const root = createProject(history.files, llmConfig({ url: fake.server.url, ...options }));
+  return fake.track(root);
 }
 const build = (root: string, ...flags: string[]) => runCli(['build', '--now', NOW, '--json', ...flags], { cwd: root, env: KEY_ENV });
 const json = (result: { stdout: string }) => JSON.parse(result.stdout);
-const callsFor = (day: string) => server.calls().filter((c) => c.prompt.includes(dailyOf(day)));
+const callsFor = (day: string) => fake.server.calls().filter((c) => c.prompt.includes(dailyOf(day)));
 
 it('the scenario has busy days in both weeks', () => {
   expect(DAY < '2026-02-09' || OTHER >= '2026-02-09').toBe(true);
@@ -48,11 +38,11 @@ it('the scenario has busy days in both weeks', () => {
 describe('a fault that persists for one summary', () => {
   it('5xx: fails that daily only, its week waits, --strict exits 1, and the next build completes it', async () => {
     const root = project();
-    server.inject({ fault: { kind: 'status', status: 500, message: 'upstream exploded' }, times: Infinity, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'status', status: 500, message: 'upstream exploded' }, times: Infinity, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const report = json(result).streams[0];
-    expect(report.failed).toEqual([{ tier: 'daily', period: DAY, path: `main/daily/${DAY}.md`, kind: 'server', reason: `${server.url} answered 500 (server error): upstream exploded (3 attempts)`, kept: false }]);
+    expect(report.failed).toEqual([{ tier: 'daily', period: DAY, path: `main/daily/${DAY}.md`, kind: 'server', reason: `${fake.server.url} answered 500 (server error): upstream exploded (3 attempts)`, kept: false }]);
     expect(report.tiers.daily).toMatchObject({ failed: 1 });
     expect(report.tiers.daily.retries).toBeGreaterThanOrEqual(2);
     expect(callsFor(DAY)).toHaveLength(3);
@@ -65,27 +55,27 @@ describe('a fault that persists for one summary', () => {
     expect(files.has(`vault/main/weekly/${otherWeek}.md`)).toBe(true);
     expectConsistentVault(root);
 
-    const strict = await runCli(['build', '--now', NOW, '--strict'], { cwd: copyProject(root), env: KEY_ENV });
+    const strict = await runCli(['build', '--now', NOW, '--strict'], { cwd: fake.track(copyProject(root)), env: KEY_ENV });
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain(`FAILED daily ${DAY}: ${server.url} answered 500 (server error): upstream exploded (3 attempts)`);
+    expect(strict.stdout).toContain(`FAILED daily ${DAY}: ${fake.server.url} answered 500 (server error): upstream exploded (3 attempts)`);
     expect(strict.stdout).toContain('the tiers above them wait and the next build retries them');
     expect(strict.stderr).toContain('memvault: build incomplete (--strict): 1 rollup failed');
     expect(strict.stderr).toContain('hint:');
 
-    server.reset();
+    fake.server.reset();
     const before = summaries(root);
     const again = await build(root);
     expect(again.code).toBe(0);
     expect(json(again).streams[0].failed).toEqual([]);
     const regenerated = changed(before, summaries(root));
     expect(regenerated).toEqual([`vault/main/daily/${DAY}.md`, `vault/main/weekly/${weekOf(DAY)}.md`]);
-    expect(server.calls()).toHaveLength(regenerated.filter((p) => summaries(root).get(p)!.meta.generator.provider === 'openai').length);
+    expect(fake.server.calls()).toHaveLength(regenerated.filter((p) => summaries(root).get(p)!.meta.generator.provider === 'openai').length);
     expectNoKey(root, result, strict, again);
   });
 
   it('runaway output cut by max_tokens: retried tighter, then the daily fails and nothing is written for it', async () => {
     const root = project();
-    server.inject({ fault: { kind: 'runaway' }, times: Infinity, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'runaway' }, times: Infinity, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
@@ -105,8 +95,8 @@ describe('a fault that persists for one summary', () => {
 
   it('empty output: retried (a one-off empty answer costs one more call), then fails', async () => {
     const root = project();
-    server.inject({ fault: { kind: 'empty' }, match: dailyOf(OTHER) });
-    server.inject({ fault: { kind: 'empty' }, times: Infinity, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'empty' }, match: dailyOf(OTHER) });
+    fake.server.inject({ fault: { kind: 'empty' }, times: Infinity, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
@@ -118,7 +108,7 @@ describe('a fault that persists for one summary', () => {
 
   it('over budget: retried with tighter instructions, then written flagged for review; --strict exits 1', async () => {
     const root = project();
-    server.inject({ fault: { kind: 'long', tokens: 1500 }, times: Infinity, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'long', tokens: 1500 }, times: Infinity, match: dailyOf(DAY) });
     const result = await build(root, '--strict');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('1 flagged over budget');
@@ -140,15 +130,15 @@ describe('a fault that persists for one summary', () => {
     const before = summaries(root);
     const file = history.byDay.get(DAY)![0]!;
     writeFileSync(path.join(root, file), readFileSync(path.join(root, file), 'utf8').replace(/Worked with \w+/, 'Paired with Zoe'));
-    server.reset();
-    server.inject({ fault: { kind: 'long', tokens: 1500 }, times: Infinity, match: dailyOf(DAY) });
+    fake.server.reset();
+    fake.server.inject({ fault: { kind: 'long', tokens: 1500 }, times: Infinity, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
     expect(report.failed).toEqual([expect.objectContaining({ period: DAY, kind: 'over-budget', kept: true, reason: expect.stringMatching(/^still \d+ tokens \/ \d+ bytes after 3 attempts \(budget 300 tokens \/ 2400 bytes\); the previous version is kept$/) })]);
     // Nothing changed: the daily, and so its week, stay as they were.
     expect(changed(before, summaries(root))).toEqual([]);
-    expect(server.calls()).toHaveLength(3);
+    expect(fake.server.calls()).toHaveLength(3);
     expectConsistentVault(root);
   });
 });
@@ -156,7 +146,7 @@ describe('a fault that persists for one summary', () => {
 describe('faults that pass', () => {
   it('429: the retry-after header is honoured, then the build completes', async () => {
     const root = project({ concurrency: 1 });
-    server.inject({ fault: { kind: 'status', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '1' } }, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'status', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '1' } }, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const [limited, retried] = callsFor(DAY);
@@ -170,7 +160,7 @@ describe('faults that pass', () => {
 
   it('timeout: the request is retried (with a longer timeout) and the build completes', async () => {
     const root = project({ timeoutS: 0.4 });
-    server.inject({ fault: { kind: 'hang', ms: 5000 }, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'hang', ms: 5000 }, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const [hung, retried] = callsFor(DAY);
@@ -184,8 +174,8 @@ describe('faults that pass', () => {
 
   it('meta-commentary and injected frontmatter are cleaned out of the summaries', async () => {
     const root = project();
-    server.inject({ fault: { kind: 'meta' }, match: dailyOf(DAY) });
-    server.inject({ fault: { kind: 'frontmatter' }, match: dailyOf(OTHER) });
+    fake.server.inject({ fault: { kind: 'meta' }, match: dailyOf(DAY) });
+    fake.server.inject({ fault: { kind: 'frontmatter' }, match: dailyOf(OTHER) });
     const result = await build(root);
     expect(result.code).toBe(0);
     const files = summaries(root);
@@ -205,8 +195,7 @@ describe('faults that stop every call', () => {
   it('connection refused: the model dailies fail fast, merges and the package are still written', async () => {
     const port = await closedPort();
     // One at a time, so that the rollups after the first failure are visibly not attempted.
-    const root = createProject(history.files, llmConfig({ url: `http://127.0.0.1:${port}/v1`, concurrency: 1 }));
-    roots.push(root);
+    const root = fake.track(createProject(history.files, llmConfig({ url: `http://127.0.0.1:${port}/v1`, concurrency: 1 })));
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const report = json(result).streams[0];
@@ -228,11 +217,11 @@ describe('faults that stop every call', () => {
 
   it('401 that echoes the key: one request, every rollup reported failed, the key in no output', async () => {
     const root = project({ concurrency: 1 });
-    server.inject({ fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.` }, times: Infinity });
+    fake.server.inject({ fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.` }, times: Infinity });
     const result = await runCli(['build', '--now', NOW, '--strict'], { cwd: root, env: KEY_ENV });
     expect(result.code).toBe(1);
-    expect(server.calls()).toHaveLength(1);
-    expect(result.stdout).toContain(`${server.url} refused the API key (401): Incorrect API key provided: [redacted]. You can find`);
+    expect(fake.server.calls()).toHaveLength(1);
+    expect(result.stdout).toContain(`${fake.server.url} refused the API key (401): Incorrect API key provided: [redacted]. You can find`);
     expect(result.stdout).toContain('not attempted: ');
     expectNoKey(root, result);
     expectConsistentVault(root);

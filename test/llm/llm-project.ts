@@ -1,16 +1,45 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { generateHistory, type GeneratedHistory, type HistoryOptions } from '../helpers/history.js';
 import type { CliResult } from '../helpers/project.js';
-import { splitFrontmatter } from '../helpers/project.js';
+import { removeProject, splitFrontmatter } from '../helpers/project.js';
 
 /** Shared pieces of the end-to-end LLM suites: a config pointing at the fake server, and vault checks. */
 
 /** The key the tests hand to the CLI; it must reach the server and nothing else. */
 export const KEY = 'sk-e2e-7Hq2Lw9Zr4Xk1Vb8Nc3Md6Fp';
 export const KEY_ENV = { FAKE_LLM_KEY: KEY };
+
+/**
+ * A fake OpenAI-compatible server for the whole test file, its recorded calls
+ * and faults reset before each test, and the projects `track`ed, removed
+ * after the file.
+ */
+export function useFakeOpenAI(): { readonly server: FakeOpenAI; track(root: string): string } {
+  let server: FakeOpenAI | undefined;
+  const roots: string[] = [];
+  beforeAll(async () => {
+    server = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    roots.forEach(removeProject);
+    await server?.close();
+  });
+  beforeEach(() => server?.reset());
+  return {
+    get server(): FakeOpenAI {
+      if (!server) throw new Error('the fake OpenAI server starts in beforeAll: use it inside tests and hooks');
+      return server;
+    },
+    track(root: string): string {
+      roots.push(root);
+      return root;
+    },
+  };
+}
 
 /**
  * The e2e history without its `Decision:` paragraphs. A decision is a
