@@ -485,6 +485,8 @@ class Selection {
   private readonly openGroups = new Set<string>();
   private readonly headingTokens: number[];
   private readonly headingBytes: number[];
+  /** Day labels' cost by day: `cost` is asked for every candidate at every step of the greedy fill. */
+  private readonly dayLabelCosts = new Map<string, Budget>();
   private tokens = 0;
   private bytes = 0;
 
@@ -532,11 +534,21 @@ class Selection {
       bytes += this.headingBytes[unit.section] ?? 0;
     }
     if (this.layout.dayPrefix !== 'none' && !this.openGroups.has(groupKey(unit))) {
-      const label = `- **${formatDay(unit.day, this.layout.dayPrefix)}**`;
-      tokens += countTokens(label, this.tokenizer) + 1;
-      bytes += countBytes(label) + 1;
+      const label = this.dayLabelCost(unit.day, this.layout.dayPrefix);
+      tokens += label.tokens;
+      bytes += label.bytes;
     }
     return { tokens, bytes };
+  }
+
+  private dayLabelCost(day: string, form: 'short' | 'long'): Budget {
+    let cost = this.dayLabelCosts.get(day);
+    if (!cost) {
+      const label = `- **${formatDay(day, form)}**`;
+      cost = { tokens: countTokens(label, this.tokenizer) + 1, bytes: countBytes(label) + 1 };
+      this.dayLabelCosts.set(day, cost);
+    }
+    return cost;
   }
 
   private measure(unit: Unit): void {
