@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import type cliProgressType from 'cli-progress';
+import { requireLazy } from '../util/lazy.js';
 import type { ProgressEvent } from '../pipeline/build.js';
 import { num } from './output.js';
 
@@ -32,8 +33,10 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
 }
 
 function barProgress(options: ProgressOptions): ProgressDisplay {
+  // Loaded only for a terminal (~10 ms): scripts, CI and `--json` runs print plain lines.
+  const cliProgress = requireLazy('cli-progress') as typeof cliProgressType;
   const label = options.color ? '\x1b[36m{stream} {tier}\x1b[0m' : '{stream} {tier}';
-  let bar: cliProgress.SingleBar | undefined;
+  let bar: cliProgressType.SingleBar | undefined;
   let key = '';
   const stop = (): void => {
     bar?.stop();

@@ -1,5 +1,6 @@
 import type { Nodes, PhrasingContent, Root, RootContent } from 'mdast';
 import type { MustKeepReason, Sentence, SentenceRole } from './model.js';
+import { lazy } from '../util/lazy.js';
 
 /**
  * Turns a markdown syntax tree into the sentences the summarizer works with.
@@ -59,7 +60,8 @@ export function extractSentences(tree: Root, options: { pinned: boolean }): Sent
   return sentences;
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Created on first use (~20 ms: ICU loads its break rules): a rebuild that parses nothing never needs it.
+const segmenter = lazy(() => new Intl.Segmenter('en', { granularity: 'sentence' }));
 const CODE_SPAN = /`[^`]+`/g;
 
 /** Splits prose into sentences; code spans are protected so `a.b()` is never cut. */
@@ -72,7 +74,7 @@ export function splitSentences(text: string): string[] {
     return `\u0000${spans.length - 1}\u0000`;
   });
   const out: string[] = [];
-  for (const { segment } of segmenter.segment(masked)) {
+  for (const { segment } of segmenter().segment(masked)) {
     const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
     if (restored.length === 0) continue;
     // Very short fragments ("Ok.", "e.g.") read better attached to the previous sentence.
