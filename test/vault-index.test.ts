@@ -29,7 +29,7 @@ describe('index topics', () => {
     expect(first.json.streams[0]!.topics.map((t) => t.terms[0])).toEqual(['billing', 'search']);
 
     const again: string[] = [];
-    const second = buildIndex([stream(weeks)], [], read(again), first.json);
+    const second = buildIndex([stream(weeks)], [], read(again), { previous: first.json });
     expect(again).toEqual([]);
     expect(second.json).toEqual(first.json);
     expect(second.markdown).toBe(first.markdown);
@@ -39,14 +39,14 @@ describe('index topics', () => {
     const first = buildIndex([stream(weeks)], [], read([]));
     const changed = [weeks[0]!, summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Deploys moved to Fridays; deploys now need two reviews.')];
     const reads: string[] = [];
-    const second = buildIndex([stream(changed)], [], read(reads), first.json);
+    const second = buildIndex([stream(changed)], [], read(reads), { previous: first.json });
     expect(reads).toHaveLength(2);
     expect(second.json.streams[0]!.topics[1]!.terms[0]).toBe('deploys');
 
     const damaged = structuredClone(first.json);
     (damaged.streams[0]!.topics[0] as { terms: unknown }).terms = 'billing';
     const reread: string[] = [];
-    expect(buildIndex([stream(weeks)], [], read(reread), damaged).json).toEqual(first.json);
+    expect(buildIndex([stream(weeks)], [], read(reread), { previous: damaged }).json).toEqual(first.json);
     expect(reread).toHaveLength(2);
   });
 });

@@ -432,13 +432,14 @@ function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands
   const manifestPath = vaultPaths.manifest(stream.name);
   const base = { stream: stream.name, vaultLabel: ctx.config.vault, bands, memories: stream.memories, summaries: stream.summaries, upload: ctx.config.upload, tokenizer: ctx.config.tokenizer };
   const previous = readJson<Manifest>(path.join(ctx.vaultDir, manifestPath));
-  if (previous && previous.input_hash === packageInputHash(base) && fileExists(path.join(ctx.vaultDir, packagePath))) {
+  const inputHash = packageInputHash(base);
+  if (previous && previous.input_hash === inputHash && fileExists(path.join(ctx.vaultDir, packagePath))) {
     report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
     return previous;
   }
   let assembled;
   try {
-    assembled = assemblePackage({ ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) });
+    assembled = assemblePackage({ ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) }, inputHash);
   } catch (error) {
     if (error instanceof CriticalOverBudgetError) {
       const biggest = error.pinned.slice(0, 3).map((p) => `${p.path} (${p.tokens} tokens)`).join(', ');
@@ -462,8 +463,9 @@ function countStatuses(manifest: Manifest): { degraded: number; leftOut: number 
 function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
   const diagnostics = loaded.state.diagnostics;
   const previous = readJson<VaultIndex>(path.join(vaultDir, vaultPaths.indexJson));
-  if (previous?.input_hash === indexInputHash(streams, diagnostics) && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
-  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), previous);
+  const inputHash = indexInputHash(streams, diagnostics);
+  if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
+  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
   const written = applyWrites(vaultDir, [
     { path: vaultPaths.indexMarkdown, text: index.markdown },
     { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },

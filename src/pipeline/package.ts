@@ -107,7 +107,8 @@ export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readS
   return hashValue({ v: 1, stream: input.stream, bands: input.bands, upload: input.upload, tokenizer: input.tokenizer, memories: input.memories.map((m) => [m.path, m.sha256]), summaries });
 }
 
-export function assemblePackage(input: PackageInput): AssembledPackage {
+/** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
+export function assemblePackage(input: PackageInput, inputHash = packageInputHash(input)): AssembledPackage {
   const { bands } = input;
   const pinned = input.memories.filter((memory) => memory.importance === 'pinned');
   const critical: Item[] = pinned.map((memory) => memoryItem(memory, 'pinned', input, 'pinned: always included'));
@@ -168,7 +169,7 @@ export function assemblePackage(input: PackageInput): AssembledPackage {
       days_covered: [...daysWithMemories].filter((day) => covered.has(day)).length,
     },
     items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason, summary }) => ({ type, tier, id, path, start, end, status, ...(reason ? { reason } : {}), ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}) })),
-    input_hash: packageInputHash(input),
+    input_hash: inputHash,
   };
   return { text, manifest };
 }

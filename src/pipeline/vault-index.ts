@@ -69,11 +69,18 @@ const TOPIC_TERMS = 8;
  * `previous`: the index on disk, if any. Topics (tf·idf over every weekly
  * and monthly body) are taken from it when those bodies are unchanged, as
  * after an edit to a recent memory: reading ~200 bodies back and counting
- * their words is most of the index's cost in such a rebuild.
+ * their words is most of the index's cost in such a rebuild. `inputHash`:
+ * `indexInputHash(streams, diagnostics)`, when the caller has it already.
  */
-export function buildIndex(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent, previous?: VaultIndex): { json: VaultIndex; markdown: string } {
+export function buildIndex(
+  streams: readonly StreamIndexInput[],
+  diagnostics: readonly Diagnostic[],
+  readSummary: (summary: Summary) => ParsedContent,
+  options: { previous?: VaultIndex | undefined; inputHash?: string } = {},
+): { json: VaultIndex; markdown: string } {
+  const { previous } = options;
   const previousStreams = new Map((Array.isArray(previous?.streams) ? previous.streams : []).map((stream) => [stream.name, stream]));
-  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary, previousStreams.get(stream.name))), invalid: [...diagnostics], input_hash: indexInputHash(streams, diagnostics) };
+  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary, previousStreams.get(stream.name))), invalid: [...diagnostics], input_hash: options.inputHash ?? indexInputHash(streams, diagnostics) };
   return { json, markdown: renderIndex(json) };
 }
 
