@@ -78,7 +78,11 @@ export class BuildHelper {
   static start(root: string): BuildHelper | undefined {
     const workerUrl = new URL('./helper-worker.js', import.meta.url);
     if (!isLargeCache(path.join(root, '.memvault', 'cache')) || !existsSync(fileURLToPath(workerUrl))) return undefined;
-    return new BuildHelper(new Worker(workerUrl));
+    try {
+      return new BuildHelper(new Worker(workerUrl));
+    } catch {
+      return undefined; // no thread to be had (resource limits): the build does the work itself
+    }
   }
 
   /** Walks and stats the vault's streams (what `scanStreams` does). */
