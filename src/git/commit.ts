@@ -145,7 +145,7 @@ async function commitPathsOpen(session: CommitSession, request: CommitRequest): 
   for (const repoPath of [...candidates].sort()) {
     const absolute = path.join(repo.dir, ...repoPath.split('/'));
     const stat = lstatOrUndefined(absolute);
-    const inHead = await blobAt(repo, headTree, repoPath);
+    const inHead = blobAt(repo, headTree, repoPath);
     if (stat && !stat.isFile()) continue;
     if (!stat) {
       // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
@@ -185,7 +185,7 @@ async function commitPathsOpen(session: CommitSession, request: CommitRequest): 
   let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
   if (treeChanges.size > 0) {
     for (const bytes of blobs.values()) writeLooseObject(repo.gitdir, 'blob', bytes);
-    const tree = await editTree(repo, headTree, treeChanges);
+    const tree = editTree(repo, headTree, treeChanges);
     if (tree !== headTree) {
       const signature = { name: session.identity.name, email: session.identity.email, timestamp: Math.floor(request.now.getTime() / 1000) };
       const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;

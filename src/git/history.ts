@@ -69,10 +69,10 @@ export class FileHistory {
   /** The file at `commitOid`: at `repoPath`, else at its archive or pre-archive place. */
   async locate(commitOid: string, repoPath: string): Promise<Located | undefined> {
     const { tree } = await this.commit(commitOid);
-    const direct = await blobAt(this.repo, tree, repoPath);
+    const direct = blobAt(this.repo, tree, repoPath);
     if (direct) return { path: repoPath, blob: direct.oid };
-    for (const candidate of await this.counterparts(tree, repoPath)) {
-      const found = await blobAt(this.repo, tree, candidate);
+    for (const candidate of this.counterparts(tree, repoPath)) {
+      const found = blobAt(this.repo, tree, candidate);
       if (found) return { path: candidate, blob: found.oid };
     }
     return undefined;
@@ -129,7 +129,7 @@ export class FileHistory {
   }
 
   /** Where else the file may sit at a commit: archived, or not yet archived. */
-  private async counterparts(tree: string, repoPath: string): Promise<string[]> {
+  private counterparts(tree: string, repoPath: string): string[] {
     if (this.vaultPrefix === undefined) return [];
     const prefix = this.vaultPrefix ? `${this.vaultPrefix}/` : '';
     if (!repoPath.startsWith(prefix)) return [];
@@ -146,18 +146,18 @@ export class FileHistory {
     }
     const rest = folder === 'memories' ? parts.slice(2).join('/') : folder === 'daily' || folder === 'weekly' ? parts.slice(1).join('/') : undefined;
     if (rest === undefined) return [];
-    const quarters = await this.folders(tree, archiveDir);
+    const quarters = this.folders(tree, archiveDir);
     return quarters.map((quarter) => `${archiveDir}/${quarter}/${rest}`);
   }
 
-  private async folders(tree: string, dir: string): Promise<string[]> {
+  private folders(tree: string, dir: string): string[] {
     let oid = tree;
     for (const part of dir.split('/')) {
-      const entry = (await readEntries(this.repo, oid)).find((e) => e.path === part);
+      const entry = readEntries(this.repo, oid).find((e) => e.path === part);
       if (entry?.type !== 'tree') return [];
       oid = entry.oid;
     }
-    return (await readEntries(this.repo, oid)).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse();
+    return readEntries(this.repo, oid).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse();
   }
 }
 

@@ -14,12 +14,12 @@ import type { Repo } from './repo.js';
 export type TreeChange = { oid: string; mode: string } | null;
 
 /** The blob id and mode at `filepath` in `treeOid`, if there is a file there. */
-export async function blobAt(repo: Repo, treeOid: string | undefined, filepath: string): Promise<{ oid: string; mode: string } | undefined> {
+export function blobAt(repo: Repo, treeOid: string | undefined, filepath: string): { oid: string; mode: string } | undefined {
   if (!treeOid) return undefined;
   const parts = filepath.split('/');
   let oid = treeOid;
   for (let i = 0; i < parts.length; i++) {
-    const entries = await readEntries(repo, oid);
+    const entries = readEntries(repo, oid);
     const entry = entries.find((e) => e.path === parts[i]);
     if (!entry) return undefined;
     if (i === parts.length - 1) return entry.type === 'blob' ? { oid: entry.oid, mode: entry.mode } : undefined;
@@ -34,9 +34,9 @@ export async function blobAt(repo: Repo, treeOid: string | undefined, filepath: 
  * for an empty tree) and returns the new root tree id, writing only the
  * trees that changed. Folders left empty disappear, as in git.
  */
-export async function editTree(repo: Repo, treeOid: string | undefined, changes: ReadonlyMap<string, TreeChange>): Promise<string> {
+export function editTree(repo: Repo, treeOid: string | undefined, changes: ReadonlyMap<string, TreeChange>): string {
   const nested = nest(changes);
-  return (await editLevel(repo, treeOid, nested)) ?? writeLooseObject(repo.gitdir, 'tree', treeContent([]));
+  return editLevel(repo, treeOid, nested) ?? writeLooseObject(repo.gitdir, 'tree', treeContent([]));
 }
 
 interface Level {
@@ -63,8 +63,8 @@ function nest(changes: ReadonlyMap<string, TreeChange>): Level {
 }
 
 /** Returns the new tree id, or undefined when the tree ends up empty. */
-async function editLevel(repo: Repo, treeOid: string | undefined, level: Level): Promise<string | undefined> {
-  const entries = new Map<string, TreeEntry>((treeOid ? await readEntries(repo, treeOid) : []).map((e) => [e.path, e]));
+function editLevel(repo: Repo, treeOid: string | undefined, level: Level): string | undefined {
+  const entries = new Map<string, TreeEntry>((treeOid ? readEntries(repo, treeOid) : []).map((e) => [e.path, e]));
   let changed = false;
   for (const [name, change] of level.files) {
     const current = entries.get(name);
@@ -81,7 +81,7 @@ async function editLevel(repo: Repo, treeOid: string | undefined, level: Level):
   for (const [name, sub] of level.folders) {
     const current = entries.get(name);
     const currentTree = current?.type === 'tree' ? current.oid : undefined;
-    const next = await editLevel(repo, currentTree, sub);
+    const next = editLevel(repo, currentTree, sub);
     if (next === currentTree && (current === undefined || current.type === 'tree')) continue;
     if (next === undefined) {
       if (currentTree !== undefined) {
@@ -99,7 +99,7 @@ async function editLevel(repo: Repo, treeOid: string | undefined, level: Level):
 }
 
 /** A tree's entries (loose or packed), parsed once per command. */
-export async function readEntries(repo: Repo, oid: string): Promise<TreeEntry[]> {
+export function readEntries(repo: Repo, oid: string): TreeEntry[] {
   const known = repo.trees.get(oid);
   if (known) return known;
   const object = repo.objects.read(oid);

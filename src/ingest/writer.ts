@@ -1,9 +1,10 @@
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { sha256 } from '../util/hash.js';
 import { parseFrontmatter } from '../vault/frontmatter.js';
 import { writeMemoryFile } from '../vault/memory-file.js';
+import { listMarkdownFiles } from '../vault/scan.js';
 import type { MemoryDraft, SourceRecord } from './render.js';
 
 /**
@@ -116,7 +117,7 @@ export class IngestedIndex {
     for (const folder of ['memories', 'archive']) {
       const dir = path.join(vaultDir, stream, folder);
       if (!existsSync(dir)) continue;
-      for (const relative of listMarkdown(dir)) {
+      for (const relative of listMarkdownFiles(dir)) {
         const vaultPath = `${stream}/${folder}/${relative}`;
         let text: string;
         try {
@@ -159,18 +160,4 @@ export class IngestedIndex {
 
 function partKey(source: Partial<Pick<SourceRecord, 'format' | 'session' | 'part' | 'mode'>>): string {
   return [source.format ?? '', source.session ?? '', source.part ?? '', source.mode ?? ''].join('\0');
-}
-
-function listMarkdown(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (relative: string): void => {
-    for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
-      if (entry.name.startsWith('.')) continue;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(child);
-    }
-  };
-  walk('');
-  return out.sort();
 }

@@ -25,7 +25,7 @@ export function scanStreams(vaultDir: string, streams: readonly string[]): Scann
   for (const name of streams) {
     const streamDir = path.join(vaultDir, name);
     if (!existsSync(streamDir)) continue;
-    for (const relative of listMarkdownFiles(streamDir)) {
+    for (const relative of listMarkdownFiles(streamDir, SKIPPED_FOLDERS)) {
       const stat = statSync(path.join(streamDir, relative));
       out.push({ vaultPath: `${name}/${relative}`, size: stat.size, mtimeMs: stat.mtimeMs });
     }
@@ -52,14 +52,15 @@ export function fromColumns(columns: ScanColumns): ScannedFile[] {
   return columns.paths.map((vaultPath, i) => ({ vaultPath, size: columns.sizes[i]!, mtimeMs: columns.mtimes[i]! }));
 }
 
-function listMarkdownFiles(dir: string): string[] {
+/** The `.md` files under `dir` (paths relative to it, sorted), outside dot folders and the `skipped` folders (relative paths). */
+export function listMarkdownFiles(dir: string, skipped: ReadonlySet<string> = new Set()): string[] {
   const out: string[] = [];
   const walk = (relative: string): void => {
     for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
       if (entry.name.startsWith('.')) continue;
       const child = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (SKIPPED_FOLDERS.has(child)) continue;
+        if (skipped.has(child)) continue;
         walk(child);
       } else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(child);
     }

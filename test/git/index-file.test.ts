@@ -142,7 +142,7 @@ describe('tree edits', () => {
     const head = git(root, 'rev-parse', 'HEAD^{tree}').trim();
     const blob = git(root, 'hash-object', '-w', '--stdin', '--no-filters').trim();
     mkdirSync(path.join(root, 'x'), { recursive: true });
-    const tree = await editTree(repo, head, new Map([
+    const tree = editTree(repo, head, new Map([
       ['dir/sub/c.txt', null],
       ['deep/er/new.md', { oid: blob, mode: '100644' }],
       ['a.txt', { oid: blob, mode: '100644' }],
@@ -151,7 +151,7 @@ describe('tree edits', () => {
     expect(git(root, 'rev-parse', `${tree}:dir/b.txt`)).toBe(git(root, 'rev-parse', 'HEAD:dir/b.txt'));
     expect(git(root, 'ls-tree', tree, 'run.sh')).toMatch(/^100755 blob /);
     // No change at all gives the same tree back, without writing anything.
-    expect(await editTree(repo, head, new Map([['a.txt', { oid: git(root, 'rev-parse', 'HEAD:a.txt').trim(), mode: '100644' }]]))).toBe(head);
+    expect(editTree(repo, head, new Map([['a.txt', { oid: git(root, 'rev-parse', 'HEAD:a.txt').trim(), mode: '100644' }]]))).toBe(head);
     expect(gitStatus(root, 'fsck', '--strict').code).toBe(0);
   });
 });
