@@ -160,6 +160,20 @@ describe('extractive summarizer', () => {
     expect(withMissing).toContain('#critical');
   });
 
+
+  it('forces, for a missing item, the sentence naming it that says the most, wherever it is among the sources', async () => {
+    // Small talk, both: on their own merits neither line makes the cut; of the two, the longer one says more.
+    const hermesLine = 'Thanks for the coffee, and by the way the old box is still called hermes.';
+    const sources = busyDay().concat(
+      source('m4', '2026-02-10', 'Thanks, bye hermes.'),
+      source('m5', '2026-02-10', `${filler(3, 7)} ${hermesLine}`),
+    );
+    const budget = { tokens: 120, bytes: 8192 };
+    expect(await summarize(request('daily', sources, budget))).not.toContain('hermes');
+    const withMissing = await summarize(request('daily', sources, budget, { attempt: 1, missing: ['hermes', 'nowhere-to-be-found'] }));
+    expect(withMissing).toContain(hermesLine);
+    expect(withMissing).not.toContain('bye hermes');
+  });
   it('aims lower on each retry for a reason other than lost items, and uses the whole budget to bring lost items back', async () => {
     const budget = { tokens: 400, bytes: 8192 };
     const sizes: number[] = [];

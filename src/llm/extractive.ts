@@ -114,9 +114,16 @@ interface Unit {
   pinned: boolean;
   /** The sentence without day, speaker or `Pinned:` labels. */
   text: string;
+  /** UTF-8 length of `text`: the greedy fill's cost estimate. */
+  textBytes: number;
   words: Set<string>;
+  /** `words` as ids of the unit set's vocabulary, in the same order: the greedy fill sums their weights at every step. */
+  wordIds: Int32Array;
   items: MustKeepItem[];
-  itemKeys: string[];
+  /** Each item's key (`itemKey`) as an id of the unit set's item keys. */
+  itemIds: Int32Array;
+  /** Section and day: the bullets under one day label. */
+  group: string;
   /** Chit-chat, questions, fragments are worth less: a factor on the gain. */
   quality: number;
   /** Measured once, on first use. */
@@ -129,17 +136,70 @@ interface Budget {
   bytes: number;
 }
 
+/**
+ * The units of a request and what is derived from them alone, kept for the
+ * request's retries (the extractive summarizer is asked up to three times per
+ * period when items are lost). Words and item keys get small integer ids, so
+ * coverage is an array lookup instead of hashing the string at every step.
+ */
+interface UnitSet {
+  units: Unit[];
+  /** Vocabulary: the word of each word id. */
+  words: string[];
+  /** Number of distinct item keys. */
+  itemKeys: number;
+  /** Inverse-frequency weight of each word id (`termWeights`), computed on first use. */
+  weights?: Float64Array;
+  /** Normalised texts for `forcedUnits`, computed on first use. */
+  match?: MatchTexts;
+}
+
+/** Assigns ids to words and item keys while the units are built. */
+class Vocabulary {
+  readonly words: string[] = [];
+  private readonly wordIds = new Map<string, number>();
+  private readonly itemIds = new Map<string, number>();
+
+  wordIdsOf(words: ReadonlySet<string>): Int32Array {
+    const ids = new Int32Array(words.size);
+    let i = 0;
+    for (const word of words) {
+      let id = this.wordIds.get(word);
+      if (id === undefined) {
+        id = this.words.length;
+        this.words.push(word);
+        this.wordIds.set(word, id);
+      }
+      ids[i++] = id;
+    }
+    return ids;
+  }
+
+  itemIdsOf(keys: readonly string[]): Int32Array {
+    return Int32Array.from(keys, (key) => {
+      let id = this.itemIds.get(key);
+      if (id === undefined) this.itemIds.set(key, (id = this.itemIds.size));
+      return id;
+    });
+  }
+
+  unitSet(units: Unit[]): UnitSet {
+    return { units, words: this.words, itemKeys: this.itemIds.size };
+  }
+}
+
 /** Pure core of the extractive summarizer: the summary body for a request. */
 function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName): string {
   const layout = LAYOUTS[request.tier];
-  let units = cachedUnits(request, layout);
+  let set = cachedUnits(request, layout);
   let sections = layout.sections;
   let dedupe = true;
-  if (units.length === 0) {
-    units = labelUnits(request);
+  if (set.units.length === 0) {
+    set = labelUnits(request);
     sections = [layout.fallbackSection];
     dedupe = false;
   }
+  const units = set.units;
   if (units.length === 0) return '';
 
   const hard: Budget = { tokens: Math.max(0, request.budget.tokens), bytes: Math.max(0, request.budget.bytes) };
@@ -147,9 +207,9 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   const factor = request.missing.length > 0 ? 1 : Math.max(0.4, 1 - 0.15 * Math.max(0, request.attempt));
   const target: Budget = { tokens: Math.floor(hard.tokens * factor), bytes: Math.floor(hard.bytes * factor) };
 
-  const weights = termWeights(units);
-  const forced = forcedUnits(units, request.missing, weights);
-  const selection = new Selection(units, weights, sections, layout, tokenizer, dedupe);
+  const weights = (set.weights ??= termWeights(set));
+  const forced = forcedUnits(set, request.missing, weights);
+  const selection = new Selection(set, weights, sections, layout, tokenizer, dedupe);
   // Pinned leads and #critical lines first, then what the previous attempt lost: why this attempt exists.
   for (const unit of units) if (isVital(unit)) selection.add(unit, hard, { force: true });
   for (const unit of forced) selection.add(unit, hard, { force: true });
@@ -158,11 +218,13 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   // Safety check on the real body: the estimates are close to, not exactly, the whole.
   const selected = selection.selected;
   let body = render(selected, sections, layout);
-  while (selected.length > 1 && !fits(body, hard, tokenizer)) {
+  let bodyFits = fits(body, hard, tokenizer);
+  while (selected.length > 1 && !bodyFits) {
     selected.pop(); // the last one taken is the least worth
     body = render(selected, sections, layout);
+    bodyFits = fits(body, hard, tokenizer);
   }
-  if (selected.length > 0 && fits(body, hard, tokenizer)) return body;
+  if (selected.length > 0 && bodyFits) return body;
   // Nothing fits whole: the single most important sentence, cut at a word boundary.
   const best = selected[0] ?? forced[0] ?? [...units].sort((a, b) => b.quality * gainAlone(b, weights) - a.quality * gainAlone(a, weights))[0];
   return best ? truncateToFit(best, sections, layout, hard, tokenizer) : '';
@@ -214,9 +276,9 @@ function speakersOf(request: SummaryRequest): Set<string> {
 }
 
 /** Units by sources array and tier: a retry gets the same sources, and need not cut and measure them again. */
-const unitCache = new WeakMap<readonly SummarySource[], Map<Tier, Unit[]>>();
+const unitCache = new WeakMap<readonly SummarySource[], Map<Tier, UnitSet>>();
 
-function cachedUnits(request: SummaryRequest, layout: Layout): Unit[] {
+function cachedUnits(request: SummaryRequest, layout: Layout): UnitSet {
   let byTier = unitCache.get(request.sources);
   if (!byTier) unitCache.set(request.sources, (byTier = new Map()));
   let units = byTier.get(request.tier);
@@ -224,8 +286,9 @@ function cachedUnits(request: SummaryRequest, layout: Layout): Unit[] {
   return units;
 }
 
-function buildUnits(request: SummaryRequest, layout: Layout): Unit[] {
+function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
   const units: Unit[] = [];
+  const vocabulary = new Vocabulary();
   const speakers = speakersOf(request);
   request.sources.forEach((source, sourceIndex) => {
     // A bullet of a finer summary may carry on over several sentences, or be a day label over nested bullets.
@@ -267,34 +330,41 @@ function buildUnits(request: SummaryRequest, layout: Layout): Unit[] {
 
       const mustKeep = pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
       const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
+      const words = new Set(contentWords(text));
+      const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
       units.push({
         sourceIndex,
         sentenceIndex,
         block: sentence.block,
         day,
-        section: layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role],
+        section,
         speaker,
         pinned,
         text,
-        words: new Set(contentWords(text)),
+        textBytes: countBytes(text),
+        words,
+        wordIds: vocabulary.wordIdsOf(words),
         items,
-        itemKeys: items.map(itemKey),
+        itemIds: vocabulary.itemIdsOf(items.map(itemKey)),
+        group: `${section}|${day}`,
         quality: qualityOf(text, sentence.role),
         tokens: undefined,
         bytes: 0,
       });
     });
   });
-  return units;
+  return vocabulary.unitSet(units);
 }
 
 /** Sources without a single sentence (bodies of code blocks only) are still named, so a period is never blank. */
-function labelUnits(request: SummaryRequest): Unit[] {
-  return request.sources.map((source: SummarySource, sourceIndex) => {
+function labelUnits(request: SummaryRequest): UnitSet {
+  const vocabulary = new Vocabulary();
+  const units = request.sources.map((source: SummarySource, sourceIndex): Unit => {
     const time = request.tier === 'daily' && source.time ? `${source.time} ` : '';
     const kind = request.tier === 'daily' && source.kind ? ` (${source.kind})` : '';
     const text = `${time}${source.label}${kind}`;
     const pinned = source.importance === 'pinned';
+    const words = new Set(contentWords(text));
     return {
       sourceIndex,
       sentenceIndex: 0,
@@ -304,14 +374,18 @@ function labelUnits(request: SummaryRequest): Unit[] {
       speaker: undefined,
       pinned: false,
       text,
-      words: new Set(contentWords(text)),
+      textBytes: countBytes(text),
+      words,
+      wordIds: vocabulary.wordIdsOf(words),
       items: pinned ? [{ kind: 'pinned' as const, text }] : [],
-      itemKeys: pinned ? [`pinned:${text}`] : [],
+      itemIds: vocabulary.itemIdsOf(pinned ? [`pinned:${text}`] : []),
+      group: `0|${source.day}`,
       quality: 1,
       tokens: undefined,
       bytes: 0,
     };
   });
+  return vocabulary.unitSet(units);
 }
 
 function parseDayPrefix(text: string, sourceDay: string): { day: string; length: number } | undefined {
@@ -393,16 +467,15 @@ function contentWords(text: string): string[] {
 }
 
 /** Inverse frequency of each word among the period's sentences; praise and reactions count for little. */
-function termWeights(units: readonly Unit[]): Map<string, number> {
-  const df = new Map<string, number>();
-  for (const unit of units) for (const word of unit.words) df.set(word, (df.get(word) ?? 0) + 1);
-  const n = Math.max(1, units.length);
-  const weights = new Map<string, number>();
-  for (const [word, count] of df) {
-    let weight = Math.log(1 + n / count);
-    if (GENERIC.has(word)) weight *= 0.2;
-    weights.set(word, weight);
-  }
+function termWeights(set: UnitSet): Float64Array {
+  const df = new Int32Array(set.words.length);
+  for (const unit of set.units) for (const id of unit.wordIds) df[id]!++;
+  const n = Math.max(1, set.units.length);
+  const weights = new Float64Array(set.words.length);
+  set.words.forEach((word, id) => {
+    const weight = Math.log(1 + n / df[id]!);
+    weights[id] = GENERIC.has(word) ? weight * 0.2 : weight;
+  });
   return weights;
 }
 
@@ -421,9 +494,9 @@ function qualityOf(text: string, role: SentenceRole): number {
   return quality;
 }
 
-function gainAlone(unit: Unit, weights: ReadonlyMap<string, number>): number {
+function gainAlone(unit: Unit, weights: Float64Array): number {
   let gain = 0;
-  for (const word of unit.words) gain += weights.get(word) ?? 0;
+  for (const id of unit.wordIds) gain += weights[id]!;
   for (const item of unit.items) gain += ITEM_WEIGHT[item.kind];
   return gain;
 }
@@ -437,24 +510,25 @@ function gainAlone(unit: Unit, weights: ReadonlyMap<string, number>): number {
  * small talk ("Thanks, Mel!" is not worth a line for the name in it); a lost
  * name that stays out is listed as dropped.
  */
-function forcedUnits(units: readonly Unit[], missing: readonly string[], weights: ReadonlyMap<string, number>): Unit[] {
+function forcedUnits(set: UnitSet, missing: readonly string[], weights: Float64Array): Unit[] {
   const forced: Unit[] = [];
   if (missing.length === 0) return forced;
-  const texts = units.map((unit) => ` ${normalizeForMatch(unit.text)} `);
-  const nameKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind === 'name').map((item) => normalizeForMatch(item.text))));
-  const otherKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))));
+  const units = set.units;
+  const match = (set.match ??= matchTexts(units));
+  const forcedIndices: number[] = [];
+  const hits = new Uint8Array(units.length);
   for (const item of missing) {
     const needle = normalizeForMatch(item);
     if (needle.length === 0) continue;
-    const nameOnly = nameKeys.has(needle) && !otherKeys.has(needle);
+    const nameOnly = match.nameKeys.has(needle) && !match.otherKeys.has(needle);
     const needleWords = new Set(contentWords(item));
-    if (forced.some((unit) => texts[units.indexOf(unit)]!.includes(needle))) continue;
-    let best: Unit | undefined;
+    if (forcedIndices.some((index) => match.texts[index]!.includes(needle))) continue;
+    unitsContaining(match, needle, hits);
+    let best: number | undefined;
     let bestWorth = -Infinity;
     units.forEach((unit, index) => {
-      const text = texts[index]!;
       // The item may be an identifier inside a sentence, or a whole sentence the caller quoted.
-      let hit = text.includes(needle);
+      let hit = hits[index] === 1;
       if (!hit && needleWords.size >= 3) {
         let shared = 0;
         for (const word of needleWords) if (unit.words.has(word)) shared++;
@@ -463,13 +537,69 @@ function forcedUnits(units: readonly Unit[], missing: readonly string[], weights
       if (!hit || (nameOnly && unit.quality < 0.5)) return;
       const worth = unit.quality * gainAlone(unit, weights);
       if (worth > bestWorth) {
-        best = unit;
+        best = index;
         bestWorth = worth;
       }
     });
-    if (best && !forced.includes(best)) forced.push(best);
+    if (best !== undefined && !forcedIndices.includes(best)) {
+      forcedIndices.push(best);
+      forced.push(units[best]!);
+    }
   }
   return forced;
+}
+
+/** Units' texts as the retention check compares them, padded with a space, and all of them joined (`unitsContaining`). */
+interface MatchTexts {
+  texts: string[];
+  /** `texts` joined by `SEPARATOR`; text i starts at `starts[i]`. */
+  joined: string;
+  starts: number[];
+  /** Normalised texts of the units' name items, and of their other items. */
+  nameKeys: Set<string>;
+  otherKeys: Set<string>;
+}
+
+const SEPARATOR = '\u0001';
+
+function matchTexts(units: readonly Unit[]): MatchTexts {
+  const texts = units.map((unit) => ` ${normalizeForMatch(unit.text)} `);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const text of texts) {
+    starts.push(offset);
+    offset += text.length + SEPARATOR.length;
+  }
+  const nameKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind === 'name').map((item) => normalizeForMatch(item.text))));
+  const otherKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))));
+  return { texts, joined: texts.join(SEPARATOR), starts, nameKeys, otherKeys };
+}
+
+/**
+ * Sets `hits[i]` to 1 where text i contains `needle`, else 0: one search of
+ * the joined texts instead of one per unit (a retry names up to 40 items).
+ */
+function unitsContaining(match: MatchTexts, needle: string, hits: Uint8Array): void {
+  hits.fill(0);
+  if (needle.includes(SEPARATOR)) {
+    match.texts.forEach((text, index) => (hits[index] = text.includes(needle) ? 1 : 0));
+    return;
+  }
+  // A match never spans two texts: the needle has no separator in it.
+  let from = 0;
+  for (;;) {
+    const at = match.joined.indexOf(needle, from);
+    if (at < 0) return;
+    let low = 0;
+    let high = match.starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (match.starts[middle]! <= at) low = middle;
+      else high = middle - 1;
+    }
+    hits[low] = 1;
+    from = match.starts[low + 1] ?? match.joined.length;
+  }
 }
 
 /** The growing selection: what is said so far, what it covers, and what it costs. */
@@ -478,8 +608,10 @@ class Selection {
   private readonly chosen = new Set<Unit>();
   /** Near-duplicates and units longer than their estimate: not tried again. */
   private readonly setAside = new Set<Unit>();
-  private readonly coveredWords = new Set<string>();
-  private readonly coveredItems = new Set<string>();
+  /** 1 for each word id and item-key id already said. */
+  private readonly coveredWords: Uint8Array;
+  private readonly coveredItems: Uint8Array;
+  private readonly units: readonly Unit[];
   private readonly sectionTokens: number[];
   private readonly openSections = new Set<number>();
   private readonly openGroups = new Set<string>();
@@ -491,13 +623,16 @@ class Selection {
   private bytes = 0;
 
   constructor(
-    private readonly units: readonly Unit[],
-    private readonly weights: ReadonlyMap<string, number>,
+    set: UnitSet,
+    private readonly weights: Float64Array,
     private readonly sections: readonly string[],
     private readonly layout: Layout,
     private readonly tokenizer: TokenizerName,
     private readonly dedupe: boolean,
   ) {
+    this.units = set.units;
+    this.coveredWords = new Uint8Array(set.words.length);
+    this.coveredItems = new Uint8Array(set.itemKeys);
     this.sectionTokens = sections.map(() => 0);
     this.headingTokens = sections.map((name) => countTokens(`## ${name}`, tokenizer) + 2);
     this.headingBytes = sections.map((name) => countBytes(`## ${name}`) + 4);
@@ -506,10 +641,13 @@ class Selection {
   /** Worth of `unit` given what is already said: new words and new items, times its quality. */
   gain(unit: Unit): number {
     let gain = 0;
-    for (const word of unit.words) if (!this.coveredWords.has(word)) gain += this.weights.get(word) ?? 0;
-    unit.items.forEach((item, i) => {
-      if (!this.coveredItems.has(unit.itemKeys[i]!)) gain += ITEM_WEIGHT[item.kind];
-    });
+    const wordIds = unit.wordIds;
+    for (let i = 0; i < wordIds.length; i++) {
+      const id = wordIds[i]!;
+      if (this.coveredWords[id] === 0) gain += this.weights[id]!;
+    }
+    const itemIds = unit.itemIds;
+    for (let i = 0; i < itemIds.length; i++) if (this.coveredItems[itemIds[i]!] === 0) gain += ITEM_WEIGHT[unit.items[i]!.kind];
     return gain * unit.quality;
   }
 
@@ -522,7 +660,7 @@ class Selection {
     let tokens: number;
     let bytes: number;
     if (estimate && unit.tokens === undefined) {
-      bytes = countBytes(unit.text) + (unit.speaker?.length ?? 0) + 6;
+      bytes = unit.textBytes + (unit.speaker?.length ?? 0) + 6;
       tokens = Math.ceil(bytes / 4);
     } else {
       this.measure(unit);
@@ -533,7 +671,7 @@ class Selection {
       tokens += this.headingTokens[unit.section] ?? 0;
       bytes += this.headingBytes[unit.section] ?? 0;
     }
-    if (this.layout.dayPrefix !== 'none' && !this.openGroups.has(groupKey(unit))) {
+    if (this.layout.dayPrefix !== 'none' && !this.openGroups.has(unit.group)) {
       const label = this.dayLabelCost(unit.day, this.layout.dayPrefix);
       tokens += label.tokens;
       bytes += label.bytes;
@@ -574,11 +712,11 @@ class Selection {
     this.bytes += cost.bytes;
     this.sectionTokens[unit.section] = (this.sectionTokens[unit.section] ?? 0) + cost.tokens;
     this.openSections.add(unit.section);
-    if (this.layout.dayPrefix !== 'none') this.openGroups.add(groupKey(unit));
+    if (this.layout.dayPrefix !== 'none') this.openGroups.add(unit.group);
     this.chosen.add(unit);
     this.selected.push(unit);
-    for (const word of unit.words) this.coveredWords.add(word);
-    for (const key of unit.itemKeys) this.coveredItems.add(key);
+    for (const id of unit.wordIds) this.coveredWords[id] = 1;
+    for (const id of unit.itemIds) this.coveredItems[id] = 1;
     return true;
   }
 
@@ -618,10 +756,6 @@ class Selection {
 /** A pinned memory's lead or a `#critical` line: taken before anything else. */
 function isVital(unit: Unit): boolean {
   return unit.pinned || unit.items.some((item) => item.kind === 'pinned' || item.kind === 'critical');
-}
-
-function groupKey(unit: Unit): string {
-  return `${unit.section}|${unit.day}`;
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {

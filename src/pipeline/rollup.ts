@@ -67,14 +67,21 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
   const budget = ctx.budgets[job.tier];
   if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
   const title = titleOf(job);
-  const fits = (body: string): boolean => countTokens(body, ctx.tokenizer) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
+  // The answer kept is counted again to check it, flag it and record its size: counted once.
+  const tokenCounts = new Map<string, number>();
+  const tokensOf = (body: string): number => {
+    let tokens = tokenCounts.get(body);
+    if (tokens === undefined) tokenCounts.set(body, (tokens = countTokens(body, ctx.tokenizer)));
+    return tokens;
+  };
+  const fits = (body: string): boolean => tokensOf(body) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
   // Retention check (src/retention): the must-keep items of the sources, looked for in every answer.
   const mustKeep = collectMustKeep(sources);
 
   // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
   const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
   const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
-  if (merged !== undefined && fits(merged)) return finish(job, merged, { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, ctx, retentionOf(mustKeep, merged));
+  if (merged !== undefined && fits(merged)) return finish(job, merged, tokensOf(merged), { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, retentionOf(mustKeep, merged));
 
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
   const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
@@ -129,10 +136,10 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
   }
   if (!fits(body) && job.existing) {
     // Keep the previous version rather than replace it with one the package could not use.
-    throw new RollupError(job, 'over-budget', `still ${countTokens(body, ctx.tokenizer)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`, usage, attempts);
+    throw new RollupError(job, 'over-budget', `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`, usage, attempts);
   }
   const generator = { provider: ctx.summarizer.provider, model: ctx.summarizer.model, prompt: ctx.summarizer.promptId(job.tier) };
-  const result = finish(job, body, generator, usage, attempts, !fits(body), ctx, best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body));
+  const result = finish(job, body, tokensOf(body), generator, usage, attempts, !fits(body), best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body));
   return notes.size > 0 ? { ...result, notes: [...notes] } : result;
 }
 
@@ -200,7 +207,7 @@ function retentionOf(mustKeep: readonly MustKeepItem[], body: string): { items: 
   return { items: mustKeep.length, dropped: checkRetention(mustKeep, body).missing };
 }
 
-function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, ctx: RollupSettings, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
+function finish(job: RollupJob, body: string, tokens: number, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
   const meta: SummaryMeta = {
     memvault: 'summary',
     tier: job.tier,
@@ -210,7 +217,7 @@ function finish(job: RollupJob, body: string, generator: SummaryMeta['generator'
     end: job.end,
     sources: job.sources,
     memories: job.memories,
-    tokens: countTokens(body, ctx.tokenizer),
+    tokens,
     bytes: countBytes(body),
     generator,
     input_hash: job.inputHash,

@@ -55,23 +55,44 @@ export function indexOutput(output: string): OutputIndex {
   return { text, lines, dates };
 }
 
+/** What an item is matched by, computed once per item (a rollup checks the same items after every attempt). */
+interface ItemNeedle {
+  /** Sentence kinds: the distinct content words, and those of them that are numbers. */
+  words: string[];
+  numbers: string[];
+  /** Other kinds: the normalised text, and for a date the day, month or year it names. */
+  text: string;
+  date: string | undefined;
+}
+
+const needles = new WeakMap<MustKeepItem, ItemNeedle>();
+
+function needleOf(item: MustKeepItem): ItemNeedle {
+  let needle = needles.get(item);
+  if (needle) return needle;
+  const normalized = spaceNumbers(normalizeForMatch(item.text));
+  if (SENTENCE_KINDS.has(item.kind)) {
+    const words = [...new Set(contentWords(normalized))];
+    needle = { words, numbers: words.filter((word) => /\d/.test(word)), text: normalized, date: undefined };
+  } else {
+    needle = { words: [], numbers: [], text: normalized, date: item.kind === 'date' ? canonicalDate(item.text) : undefined };
+  }
+  needles.set(item, needle);
+  return needle;
+}
+
 /** Whether `item` survives in the indexed output. */
 export function isKept(item: MustKeepItem, output: OutputIndex): boolean {
+  const needle = needleOf(item);
   if (SENTENCE_KINDS.has(item.kind)) {
-    const words = [...new Set(contentWords(spaceNumbers(normalizeForMatch(item.text))))];
+    const { words, numbers } = needle;
     if (words.length === 0) return true;
     // Its numbers are not optional: "3 shards" does not keep "2 shards".
-    const numbers = words.filter((word) => /\d/.test(word));
     return output.lines.some((line) => numbers.every((word) => line.has(word)) && words.filter((word) => line.has(word)).length / words.length >= SENTENCE_SHARE);
   }
-  const needle = spaceNumbers(normalizeForMatch(item.text));
-  if (needle.length === 0) return true;
-  if (containsWords(output.text, needle)) return true;
-  if (item.kind === 'date') {
-    const canonical = canonicalDate(item.text);
-    if (canonical && output.dates.has(canonical)) return true;
-  }
-  return false;
+  if (needle.text.length === 0) return true;
+  if (containsWords(output.text, needle.text)) return true;
+  return needle.date !== undefined && output.dates.has(needle.date);
 }
 
 /** Checks `items` against `output`. */

@@ -107,6 +107,8 @@ function normalizeUncached(text: string): string {
 // ---------------------------------------------------------------------------
 // Per sentence
 
+/** Each pattern below that finds codes, issue refs, dates or quantities needs one of these. */
+const DIGIT = /[0-9]/;
 const DAY_PREFIX = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-)?\d{2}-\d{2}\s+/;
 const LABEL_PREFIX = /^(?:Pinned|Decision|Decisions):\s*/i;
 const CRITICAL_TAG = /\s*#critical\b/gi;
@@ -160,14 +162,17 @@ function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mus
     if (code.length > 0 && code.length <= 80) items.push({ kind: 'code', text: code });
   }
   const prose = text.replace(CODE_SPAN, ' ').replace(/https?:\/\/\S+/g, ' ');
-  for (const match of prose.matchAll(COMMIT)) items.push({ kind: 'code', text: match[0] });
-  for (const match of prose.matchAll(VERSION)) items.push({ kind: 'code', text: match[0] });
-  for (const match of prose.matchAll(ISSUE)) items.push({ kind: 'issue', text: match[0] });
-  items.push(...datesOf(prose).map((date) => ({ kind: 'date' as const, text: date })));
-  for (const match of prose.matchAll(NUMBER_WITH_UNIT)) {
-    const value = match[0].trim();
-    // A bare year or a date part is a date, not a quantity.
-    if (!/^\d{4}$/.test(value)) items.push({ kind: 'number', text: value });
+  // Hashes, versions, issue refs, dates and quantities all have a digit: most sentences have none, and skip ten patterns.
+  if (DIGIT.test(prose)) {
+    for (const match of prose.matchAll(COMMIT)) items.push({ kind: 'code', text: match[0] });
+    for (const match of prose.matchAll(VERSION)) items.push({ kind: 'code', text: match[0] });
+    for (const match of prose.matchAll(ISSUE)) items.push({ kind: 'issue', text: match[0] });
+    items.push(...datesOf(prose).map((date) => ({ kind: 'date' as const, text: date })));
+    for (const match of prose.matchAll(NUMBER_WITH_UNIT)) {
+      const value = match[0].trim();
+      // A bare year or a date part is a date, not a quantity.
+      if (!/^\d{4}$/.test(value)) items.push({ kind: 'number', text: value });
+    }
   }
   items.push(...namesOf(prose).map((name) => ({ kind: 'name' as const, text: name })));
   return items;
@@ -175,6 +180,7 @@ function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mus
 
 /** Absolute dates in `text`, longest forms first (a full date is not also listed as its year). */
 export function datesOf(text: string): string[] {
+  if (!DIGIT.test(text)) return []; // every date pattern has a digit
   const found: { start: number; end: number; text: string }[] = [];
   for (const pattern of DATE_PATTERNS) {
     for (const match of text.matchAll(pattern)) {
