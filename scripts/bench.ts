@@ -26,6 +26,7 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
+const PARSE_FLOOR = path.join(REPO, 'dist', 'scripts', 'parse-floor.js');
 const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
 const RESULTS_FILE = path.join(BENCH_ROOT, 'results.json');
 const MARKER_FILE = '.synthetic-vault.json';
@@ -101,6 +102,8 @@ interface EleventyResult {
   stats: Stats;
   /** memvault cold-build median divided by Eleventy's median (below 1 means memvault is faster). */
   ratio: number;
+  /** The same files through gray-matter + remark-parse and nothing else (scripts/parse-floor.ts), on one thread and on all cores. */
+  remarkFloor: { threads: number; stats: Stats; ratio: number }[];
 }
 
 function parseOptions(argv: string[]): BenchOptions {
@@ -466,7 +469,12 @@ function benchEleventy(size: SizeResult): EleventyResult {
     return timeNode([bin, `--input=${input}`, `--output=${output}`, '--formats=md', '--quiet'], size.dir);
   });
   rmSync(output, { recursive: true, force: true });
-  return { version, memories: size.memories, inputFiles, stats: result, ratio: size.scenarios.cold.medianSeconds / result.medianSeconds };
+  // What remark's parse alone costs on the same files: the floor under any build that parses them with remark, as memvault must.
+  const remarkFloor = [...new Set([1, Math.min(os.availableParallelism(), 8)])].map((threads) => {
+    const stats = repeat(`remark-parse alone, ${threads} thread${threads > 1 ? 's' : ''}`, ELEVENTY_RUNS, () => timeNode([PARSE_FLOOR, input, '--threads', String(threads)], size.dir));
+    return { threads, stats, ratio: stats.medianSeconds / result.medianSeconds };
+  });
+  return { version, memories: size.memories, inputFiles, stats: result, ratio: size.scenarios.cold.medianSeconds / result.medianSeconds, remarkFloor };
 }
 
 /** The vault Eleventy is compared on: 4,000 memories, or the benchmarked size closest to it. */
@@ -531,6 +539,11 @@ function report(info: Record<string, string | number>, results: SizeResult[], el
       `Eleventy ${eleventy.version} on the ${eleventy.memories.toLocaleString('en-US')}-memory vault (${eleventy.inputFiles} .md files, --formats=md, no config): ` +
         `median ${formatSeconds(s.medianSeconds)} (min ${formatSeconds(s.minSeconds)}, max ${formatSeconds(s.maxSeconds)}, ${s.runs} runs), peak RSS ${formatMb(s.medianPeakRssMb)}`,
       `memvault cold build / Eleventy: ${eleventy.ratio.toFixed(2)}×`,
+      ...eleventy.remarkFloor.map(
+        (floor) =>
+          `gray-matter + remark-parse alone on the same files (scripts/parse-floor.ts, ${floor.threads} thread${floor.threads > 1 ? 's' : ''}, nothing else): ` +
+          `median ${formatSeconds(floor.stats.medianSeconds)} (min ${formatSeconds(floor.stats.minSeconds)}, max ${formatSeconds(floor.stats.maxSeconds)}), ${floor.ratio.toFixed(2)}× Eleventy`,
+      ),
     );
   }
   return lines.join('\n');
