@@ -9,7 +9,10 @@ parentPort?.once('message', (batch: RollupBatch) => {
   void (async () => {
     const summarizer = createExtractiveSummarizer({ tokenizer: batch.settings.tokenizer });
     const settings = { ...batch.settings, summarizer };
-    for (const { index, job, sources } of batch.items) {
+    for (let i = 0; i < batch.items.length; i++) {
+      const { index, job, sources } = batch.items[i]!;
+      // Let go of a job's sources once it is done: what the summarizer derived from them is cached against them.
+      batch.items[i] = undefined as never;
       let message: RollupMessage;
       try {
         const result = await rollupSources(job, sources, settings);

@@ -55,8 +55,9 @@ export function indexOutput(output: string): OutputIndex {
   return { text, lines, dates };
 }
 
-/** What an item is matched by, computed once per item (a rollup checks the same items after every attempt). */
+/** What an item is matched by. */
 interface ItemNeedle {
+  kind: MustKeepItem['kind'];
   /** Sentence kinds: the distinct content words, and those of them that are numbers. */
   words: string[];
   numbers: string[];
@@ -65,26 +66,25 @@ interface ItemNeedle {
   date: string | undefined;
 }
 
-const needles = new WeakMap<MustKeepItem, ItemNeedle>();
-
 function needleOf(item: MustKeepItem): ItemNeedle {
-  let needle = needles.get(item);
-  if (needle) return needle;
   const normalized = spaceNumbers(normalizeForMatch(item.text));
   if (SENTENCE_KINDS.has(item.kind)) {
     const words = [...new Set(contentWords(normalized))];
-    needle = { words, numbers: words.filter((word) => /\d/.test(word)), text: normalized, date: undefined };
-  } else {
-    needle = { words: [], numbers: [], text: normalized, date: item.kind === 'date' ? canonicalDate(item.text) : undefined };
+    return { kind: item.kind, words, numbers: words.filter((word) => /\d/.test(word)), text: normalized, date: undefined };
   }
-  needles.set(item, needle);
-  return needle;
+  return { kind: item.kind, words: [], numbers: [], text: normalized, date: item.kind === 'date' ? canonicalDate(item.text) : undefined };
 }
+
+/** Needles by items list: a rollup checks its sources' items after every attempt, with the same (unchanged) list. */
+const needleLists = new WeakMap<readonly MustKeepItem[], ItemNeedle[]>();
 
 /** Whether `item` survives in the indexed output. */
 export function isKept(item: MustKeepItem, output: OutputIndex): boolean {
-  const needle = needleOf(item);
-  if (SENTENCE_KINDS.has(item.kind)) {
+  return keeps(output, needleOf(item));
+}
+
+function keeps(output: OutputIndex, needle: ItemNeedle): boolean {
+  if (SENTENCE_KINDS.has(needle.kind)) {
     const { words, numbers } = needle;
     if (words.length === 0) return true;
     // Its numbers are not optional: "3 shards" does not keep "2 shards".
@@ -98,9 +98,11 @@ export function isKept(item: MustKeepItem, output: OutputIndex): boolean {
 /** Checks `items` against `output`. */
 export function checkRetention(items: readonly MustKeepItem[], output: string): RetentionResult {
   const index = indexOutput(output);
+  let needles = needleLists.get(items);
+  if (!needles || needles.length !== items.length) needleLists.set(items, (needles = items.map(needleOf)));
   const kept: MustKeepItem[] = [];
   const missing: MustKeepItem[] = [];
-  for (const item of items) (isKept(item, index) ? kept : missing).push(item);
+  items.forEach((item, i) => (keeps(index, needles[i]!) ? kept : missing).push(item));
   return { items: [...items], kept, missing };
 }
 
