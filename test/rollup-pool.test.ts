@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
 import { build } from '../src/pipeline/build.js';
-import { MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
+import { MIN_JOBS_FOR_STARTED_WORKERS, MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
+import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
 
 const CLI = path.resolve('dist/src/cli/main.js');
 const NOW = '2026-03-15T06:00:00Z';
@@ -25,8 +26,8 @@ let workerRoot: string;
 let inProcessRoot: string;
 beforeAll(() => {
   workerRoot = mkdtempSync(path.join(os.tmpdir(), 'memvault-pool-'));
-  // Two months and a half of days: more dailies than MIN_JOBS_FOR_WORKERS.
-  generateSyntheticVault(workerRoot, { memories: 160, days: 70, endDay: '2026-03-14', seed: 7, pinned: 2 });
+  // Two months and a half of days: more memories than MIN_FILES_FOR_WORKERS, more dailies than MIN_JOBS_FOR_WORKERS.
+  generateSyntheticVault(workerRoot, { memories: 320, days: 70, endDay: '2026-03-14', seed: 7, pinned: 2 });
   inProcessRoot = mkdtempSync(path.join(os.tmpdir(), 'memvault-pool-'));
   cpSync(workerRoot, inProcessRoot, { recursive: true });
 });
@@ -35,18 +36,25 @@ afterAll(() => {
   rmSync(inProcessRoot, { recursive: true, force: true });
 });
 
-describe('rollups on worker threads', () => {
-  it('write byte for byte what the in-process rollups write', async () => {
+describe('parsing and rollups on the build worker threads', () => {
+  it('write byte for byte what the in-process parse and rollups write', async () => {
     const cli = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--json', '--no-commit'], { cwd: workerRoot, encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
-    const report = JSON.parse(cli.stdout) as { stats: { workerRollups: number }; streams: { tiers: { daily: { created: number } } }[] };
-    const dailies = report.streams[0]!.tiers.daily.created;
-    expect(dailies).toBeGreaterThanOrEqual(MIN_JOBS_FOR_WORKERS);
-    // The compiled CLI used the workers for the dailies (and the weeklies when there are enough)…
-    expect(report.stats.workerRollups).toBeGreaterThanOrEqual(dailies);
+    type Report = { stats: { parsed: number; workerParses: number; workerRollups: number }; streams: { tiers: Record<'daily' | 'weekly' | 'monthly', { created: number }> }[] };
+    const report = JSON.parse(cli.stdout) as Report;
+    const tiers = report.streams[0]!.tiers;
+    expect(tiers.daily.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_WORKERS);
+    expect(tiers.weekly.created).toBeLessThan(MIN_JOBS_FOR_WORKERS);
+    expect(tiers.weekly.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_STARTED_WORKERS);
+    // The compiled CLI parsed the memories on the workers, then made the dailies there, and the weeklies too:
+    // too few to start workers for, but they were running already.
+    expect(report.stats.parsed).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
+    expect(report.stats.workerParses).toBe(report.stats.parsed);
+    expect(report.stats.workerRollups).toBe(tiers.daily.created + tiers.weekly.created);
 
-    // …and the TypeScript sources under vitest have no compiled worker: everything in-process.
+    // The TypeScript sources under vitest have no compiled worker: everything in-process.
     const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false });
+    expect(inProcess.stats.workerParses).toBe(0);
     expect(inProcess.stats.workerRollups).toBe(0);
 
     const expected = outputs(inProcessRoot);

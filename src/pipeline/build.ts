@@ -21,9 +21,10 @@ import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manife
 import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenerate, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
 import type { TierEstimate } from './estimate.js';
 import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
+import { BuildPool } from './build-pool.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
-import { applyWrites, type WriteOp } from './write.js';
+import { applyWrites, type WriteOp, type WriteResult } from './write.js';
 import type { WaterfallReport } from './waterfall-build.js';
 
 /**
@@ -136,11 +137,11 @@ export interface BuildReport {
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
   /**
-   * `workerRollups`: summaries made on worker threads (rollup-pool.ts); `helper`: a helper thread scanned and
+   * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: a helper thread scanned and
    * counted tokens (vault/helper.ts, large vaults). Timings in ms: `load` (find and parse files),
    * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
    */
-  stats: { files: number; parsed: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
+  stats: { files: number; parsed: number; workerParses: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
   generator: { provider: string; model: string };
 }
 
@@ -151,16 +152,19 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const { helper } = options;
   // Token counts go to the helper, which has the tables loaded, until the build ends.
   if (helper) setRemoteCounter((text, tokenizer) => helper.countTokens(text, tokenizer));
+  // Worker threads for the whole build, started only by a stage with enough work (many files to parse, many rollups).
+  const pool = BuildPool.create();
   try {
     const config = await loadValidConfig(options.root);
     if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
     const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
     try {
-      return await buildLocked(options, config, started);
+      return await buildLocked(options, config, started, pool);
     } finally {
       await release();
     }
   } finally {
+    pool?.close();
     if (helper) {
       setRemoteCounter(undefined);
       helper.close();
@@ -168,11 +172,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   }
 }
 
-async function buildLocked(options: BuildOptions, config: Config, started: number): Promise<BuildReport> {
+async function buildLocked(options: BuildOptions, config: Config, started: number, pool: BuildPool | undefined): Promise<BuildReport> {
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(pool ? { pool } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
@@ -188,7 +192,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerRollups: 0, helper: options.helper !== undefined && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerParses: loaded.stats.workerParses, workerRollups: 0, helper: options.helper !== undefined && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   const indexInputs: StreamIndexInput[] = [];
@@ -213,7 +217,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
         continue;
       }
     }
-    const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report, regenerate });
+    const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report, regenerate, pool });
     result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
@@ -241,6 +245,8 @@ interface StreamContext {
   report: BuildReport;
   /** `--regenerate`, as vault-relative paths. */
   regenerate: ReadonlySet<string>;
+  /** The build's worker threads, when this machine and build can have them. */
+  pool: BuildPool | undefined;
 }
 
 async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ report: StreamReport; manifest: Manifest | undefined }> {
@@ -341,21 +347,28 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
     progress.outputTokens += outcome.usage.outputTokens;
     ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length, ...progress });
   };
+  // Each summary is written as soon as it is made, while the others are still being made (the main thread would
+  // only wait); the report lists them in job order whatever order they came in.
+  const writes: (WriteResult | undefined)[] = new Array(jobs.length);
   // Bodies of summaries the rollup workers parsed already.
   const parsedBodies = new Map<RollupResult, ParsedContent>();
-  const inWorkers = async (): Promise<(RollupResult | RollupError)[]> => {
-    const sourced = jobs.map((job) => ({ job, sources: rollupSourcesOf(job, rollupContext) }));
+  const settle = (index: number, outcome: RollupResult | RollupError, parsed?: ParsedContent): void => {
+    count(outcome);
+    if (outcome instanceof RollupError) return;
+    if (parsed) parsedBodies.set(outcome, parsed);
+    const op: WriteOp = { path: outcome.job.path, text: outcome.text, history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period } };
+    writes[index] = applyWrites(ctx.vaultDir, [op], ctx.options.now);
+  };
+  const inWorkers = async (pool: BuildPool): Promise<(RollupResult | RollupError)[]> => {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
-    const pooled = await rollupInWorkers(sourced, settings, (outcome) => count(outcome instanceof RollupError ? outcome : outcome.result));
+    const pooled = await rollupInWorkers(jobs, (job) => rollupSourcesOf(job, rollupContext), settings, pool, (index, outcome) =>
+      outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed),
+    );
     ctx.report.stats.workerRollups += jobs.length;
-    return pooled.map((outcome) => {
-      if (outcome instanceof RollupError) return outcome;
-      parsedBodies.set(outcome.result, outcome.parsed);
-      return outcome.result;
-    });
+    return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
   };
   const inProcess = (): Promise<(RollupResult | RollupError)[]> =>
-    mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job) => {
+    mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job, index) => {
       let outcome: RollupResult | RollupError;
       try {
         outcome = await runRollup(job, rollupContext);
@@ -364,23 +377,23 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
         if (!(error instanceof RollupError)) throw error;
         outcome = error;
       }
-      count(outcome);
+      settle(index, outcome);
       return outcome;
     });
-  const outcomes = usesRollupWorkers(ctx.summarizer.provider, jobs.length) ? await inWorkers() : await inProcess();
-  const results = outcomes.filter((outcome): outcome is RollupResult => !(outcome instanceof RollupError));
-  for (const failure of outcomes) {
-    if (!(failure instanceof RollupError)) continue;
-    report.failed.push({ tier, period: failure.job.period, path: failure.job.path, kind: failure.kind, reason: failure.message, kept: failure.job.existing !== undefined });
-    addFailure(stats, failure);
+  const outcomes = usesRollupWorkers(ctx.summarizer.provider, jobs.length, ctx.pool) ? await inWorkers(ctx.pool) : await inProcess();
+  for (const written of writes) {
+    if (!written) continue;
+    ctx.report.written.push(...written.written);
+    ctx.report.historyCopies.push(...written.historyCopies);
   }
-  const ops: WriteOp[] = results.map((result) => ({ path: result.job.path, text: result.text, history: { stream: stream.name, tier, period: result.job.tier === 'longterm' ? 'longterm' : result.job.period } }));
-  const written = applyWrites(ctx.vaultDir, ops, ctx.options.now);
-  ctx.report.written.push(...written.written);
-  ctx.report.historyCopies.push(...written.historyCopies);
-  for (const result of results) {
-    recordWritten(result, stream, ctx, parsedBodies.get(result));
-    addUsage(stats, result);
+  for (const outcome of outcomes) {
+    if (outcome instanceof RollupError) {
+      report.failed.push({ tier, period: outcome.job.period, path: outcome.job.path, kind: outcome.kind, reason: outcome.message, kept: outcome.job.existing !== undefined });
+      addFailure(stats, outcome);
+      continue;
+    }
+    recordWritten(outcome, stream, ctx, parsedBodies.get(outcome));
+    addUsage(stats, outcome);
   }
   stats.ms += Math.round(performance.now() - started);
 }
@@ -505,13 +518,13 @@ function fileExists(file: string): boolean {
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await fn(items[index]!);
+      results[index] = await fn(items[index]!, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

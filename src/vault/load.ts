@@ -8,7 +8,7 @@ import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
-import { parseFiles, type FileToParse } from './parse-pool.js';
+import { parseFiles, usesParseWorkers, type FileToParse, type ParsePool } from './parse-pool.js';
 import type { TokenizerName } from '../util/tokens.js';
 import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
@@ -25,12 +25,16 @@ export interface LoadOptions {
   helper?: BuildHelper;
   /** The encoding the build counts tokens with: what the helper loads. */
   tokenizer?: TokenizerName;
+  /** The build's worker threads: many changed files are parsed there (parse-pool.ts). */
+  pool?: ParsePool;
 }
 
 export interface LoadStats {
   files: number;
   /** Files read and parsed in this run (cache misses). */
   parsed: number;
+  /** How many of them were parsed on worker threads. */
+  workerParses: number;
 }
 
 export interface LoadedVault {
@@ -79,7 +83,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
 
   // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
   if (helper && toParse.length > 0) helper.warmTokenizer(options.tokenizer);
-  const parsed = await parseFiles(toParse, options.timezone);
+  const parsed = await parseFiles(toParse, options.timezone, options.pool);
   toParse.forEach((file, i) => {
     const { result, content: body } = parsed[i]!;
     cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
@@ -93,7 +97,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   }
   cache.retain(seen);
   diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
-  return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed: toParse.length } };
+  return { state: { streams, diagnostics }, content, cache, stats: { files: seen.size, parsed: toParse.length, workerParses: usesParseWorkers(toParse.length, options.pool) ? toParse.length : 0 } };
 }
 
 /** The streams of a load, sorted: those named in the config and the folders found in the vault. */
@@ -311,7 +315,7 @@ export class LoadSession {
     }
     this.pending.clear();
     this.gone.clear();
-    const parsed = await parseFiles(toParse, options.timezone);
+    const parsed = await parseFiles(toParse, options.timezone, options.pool);
     toParse.forEach((file, i) => {
       const { result, content: body } = parsed[i]!;
       const previous = cache.get(file.vaultPath);
@@ -323,7 +327,7 @@ export class LoadSession {
       cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
       if (body) content.remember(file.sha256, body);
     });
-    return { state: this.assemble(options, cache), content, cache, stats: { files: this.files.length, parsed: toParse.length } };
+    return { state: this.assemble(options, cache), content, cache, stats: { files: this.files.length, parsed: toParse.length, workerParses: usesParseWorkers(toParse.length, options.pool) ? toParse.length : 0 } };
   }
 
   /**
