@@ -40,17 +40,18 @@ describe('parsing and rollups on the build worker threads', () => {
   it('write byte for byte what the in-process parse and rollups write', async () => {
     const cli = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--json', '--no-commit'], { cwd: workerRoot, encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
-    type Report = { stats: { parsed: number; workerParses: number; workerRollups: number }; streams: { tiers: Record<'daily' | 'weekly' | 'monthly', { created: number }> }[] };
+    type Report = { stats: { parsed: number; workerParses: number; workerRollups: number }; streams: { tiers: Record<'daily' | 'weekly' | 'monthly' | 'longterm', { created: number }> }[] };
     const report = JSON.parse(cli.stdout) as Report;
     const tiers = report.streams[0]!.tiers;
     expect(tiers.daily.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_WORKERS);
     expect(tiers.weekly.created).toBeLessThan(MIN_JOBS_FOR_WORKERS);
     expect(tiers.weekly.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_STARTED_WORKERS);
-    // The compiled CLI parsed the memories on the workers, then made the dailies there, and the weeklies too:
-    // too few to start workers for, but they were running already.
+    expect(tiers.monthly.created).toBeGreaterThan(0);
+    // The compiled CLI parsed the memories on the workers, then made the dailies there, and every tier above
+    // too: too few jobs to start workers for, but they were running already.
     expect(report.stats.parsed).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
     expect(report.stats.workerParses).toBe(report.stats.parsed);
-    expect(report.stats.workerRollups).toBe(tiers.daily.created + tiers.weekly.created);
+    expect(report.stats.workerRollups).toBe(tiers.daily.created + tiers.weekly.created + tiers.monthly.created + tiers.longterm.created);
 
     // The TypeScript sources under vitest have no compiled worker: everything in-process.
     const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false });

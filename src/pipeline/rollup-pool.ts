@@ -20,8 +20,12 @@ import { RollupError, type RollupResult } from './rollup.js';
 
 /** Below this many jobs, starting the workers (~300 ms each to load the tokenizer and remark) costs more than it saves. */
 export const MIN_JOBS_FOR_WORKERS = 40;
-/** Once the workers run (an earlier stage started them), a tier with this many jobs goes to them too. */
-export const MIN_JOBS_FOR_STARTED_WORKERS = 4;
+/**
+ * Once the workers run (an earlier stage started them), any tier goes to them:
+ * they have the summarizer, the tokenizer and remark loaded and warm, and the
+ * main thread then never loads remark at all in a cold build.
+ */
+export const MIN_JOBS_FOR_STARTED_WORKERS = 1;
 
 export interface PooledRollup {
   result: RollupResult;
