@@ -3,60 +3,75 @@ import type { MustKeepReason, Sentence, SentenceRole } from './model.js';
 import { lazy } from '../util/lazy.js';
 
 /**
+ * What the sentences are cut from, in document order: a heading (its depth
+ * and text), or a block of prose (a paragraph, a list item's paragraph, a
+ * table row) as plain markdown text. `proseOf` reads them from a syntax tree;
+ * `readPlainSummary` (plain-summary.ts) reads them from a summary this
+ * program wrote, without parsing it.
+ */
+export type Prose = { heading: number; text: string } | { block: string };
+
+/**
  * Turns a markdown syntax tree into the sentences the summarizer works with.
  * Each paragraph and list item is one block; blocks are cut into sentences
  * with `Intl.Segmenter`. Inline code survives in backticks (identifiers are
  * must-keep items), links keep their text, fenced code blocks are left out.
  */
 export function extractSentences(tree: Root, options: { pinned: boolean }): Sentence[] {
-  const sentences: Sentence[] = [];
-  const headings: string[] = [];
-  let block = 0;
+  return sentencesOf(proseOf(tree), options);
+}
 
-  const visitBlock = (node: RootContent, sectionDepth: number): void => {
+/** The headings and prose blocks of a tree, in order (see `Prose`). */
+export function proseOf(tree: Root): Prose[] {
+  const prose: Prose[] = [];
+  const visitBlock = (node: RootContent): void => {
     switch (node.type) {
-      case 'heading': {
-        const text = phrasingText(node.children).trim();
-        headings.length = Math.max(0, Math.min(headings.length, node.depth - 1));
-        headings[node.depth - 1] = text;
+      case 'heading':
+        prose.push({ heading: node.depth, text: phrasingText(node.children).trim() });
         return;
-      }
-      case 'paragraph': {
-        const text = phrasingText(node.children);
-        pushBlock(text);
+      case 'paragraph':
+        prose.push({ block: phrasingText(node.children) });
         return;
-      }
       case 'list':
         for (const item of node.children) {
           // A list item is one block: its first paragraph, nested lists become their own blocks.
-          for (const child of item.children) visitBlock(child, sectionDepth + 1);
+          for (const child of item.children) visitBlock(child);
         }
         return;
       case 'blockquote':
-        for (const child of node.children) visitBlock(child, sectionDepth);
+        for (const child of node.children) visitBlock(child);
         return;
       case 'table':
-        for (const row of node.children) {
-          pushBlock(row.children.map((cell) => phrasingText(cell.children).trim()).join(' | '));
-        }
+        for (const row of node.children) prose.push({ block: row.children.map((cell) => phrasingText(cell.children).trim()).join(' | ') });
         return;
       default:
         return; // code blocks, html, thematic breaks, definitions: not prose
     }
   };
+  for (const node of tree.children) visitBlock(node);
+  return prose;
+}
 
-  const pushBlock = (text: string): void => {
+/** The sentences of headings and prose blocks: each block's sentences carry the headings above it as their section. */
+export function sentencesOf(prose: Iterable<Prose>, options: { pinned: boolean }): Sentence[] {
+  const sentences: Sentence[] = [];
+  const headings: string[] = [];
+  let block = 0;
+  for (const item of prose) {
+    if ('heading' in item) {
+      headings.length = Math.max(0, Math.min(headings.length, item.heading - 1));
+      headings[item.heading - 1] = item.text;
+      continue;
+    }
     const section = headings.filter(Boolean).join(' / ');
-    for (const piece of splitSentences(text)) {
+    for (const piece of splitSentences(item.block)) {
       const role = detectRole(piece, section);
       // A pinned memory is always in the package's critical section; summaries only need to mention it once.
       const pinnedLead = options.pinned && sentences.length === 0;
       sentences.push({ text: piece, section, block, role, mustKeep: mustKeepReasons(piece, role, pinnedLead) });
     }
     block++;
-  };
-
-  for (const node of tree.children) visitBlock(node, 0);
+  }
   return sentences;
 }
 
