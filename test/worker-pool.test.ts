@@ -55,6 +55,16 @@ describe('WorkerPool', () => {
     expect(new Set(answers.map((answer) => answer.thread)).size).toBe(2);
   });
 
+  it('can be started ahead of its first task, once', async () => {
+    const workers = pool(2);
+    workers.start();
+    workers.start();
+    expect(workers.started).toBe(true);
+    const answers = await Promise.all([workers.run({ value: 1, delay: 20 }), workers.run({ value: 2, delay: 20 }), workers.run({ value: 3 })]);
+    expect(answers.map((answer) => answer.value)).toEqual([2, 4, 6]);
+    expect(new Set(answers.map((answer) => answer.thread)).size).toBe(2);
+  });
+
   it('prepares a task given as a function only when a worker is free for it', async () => {
     const workers = pool(1);
     const prepared: number[] = [];

@@ -52,6 +52,10 @@ export class BuildPool implements ParsePool {
     return this.pool.started;
   }
 
+  start(): void {
+    this.pool.start();
+  }
+
   async parse(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]> {
     const chunks: FileToParse[][] = [];
     // Contiguous chunks keep each task's files in one folder region; results come back in order.

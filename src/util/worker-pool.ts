@@ -61,9 +61,15 @@ export class WorkerPool<Task, Answer> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<Answer>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, task, resolve, reject });
-      if (!this.started) this.start();
+      this.start();
       this.dispatch();
     });
+  }
+
+  /** Starts the workers ahead of their first task (they load their modules meanwhile); nothing when started or closed. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.spawn();
   }
 
   /** Stops the workers; tasks still queued fail. */
@@ -74,7 +80,7 @@ export class WorkerPool<Task, Answer> {
     for (const { worker } of this.workers) void worker.terminate();
   }
 
-  private start(): void {
+  private spawn(): void {
     for (let i = 0; i < this.size; i++) {
       const entry: PoolWorker<Task, Answer> = { worker: new Worker(this.url), busy: undefined };
       entry.worker.on('message', (reply: PoolReply<Answer>) => this.settle(entry, reply));

@@ -8,7 +8,7 @@ import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
-import { parseFiles, usesParseWorkers, type FileToParse, type ParsePool } from './parse-pool.js';
+import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool } from './parse-pool.js';
 import type { TokenizerName } from '../util/tokens.js';
 import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
@@ -78,7 +78,8 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
     const hash = sha256(bytes);
     if (entry?.sha256 === hash) cache.set(vaultPath, { ...entry, size: file.size, mtimeMs: file.mtimeMs });
-    else toParse.push({ vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash });
+    // Enough to parse on the workers: start them now, they load remark while the rest of the files are read.
+    else if (toParse.push({ vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash }) === MIN_FILES_FOR_WORKERS) options.pool?.start();
   }
 
   // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
@@ -311,7 +312,7 @@ export class LoadSession {
       if (entry?.sha256 === hash) {
         cache.set(vaultPath, { ...entry, size: stat.size, mtimeMs: stat.mtimeMs });
         this.held.delete(vaultPath);
-      } else toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash });
+      } else if (toParse.push({ vaultPath, role, bytes, size: stat.size, mtimeMs: stat.mtimeMs, sha256: hash }) === MIN_FILES_FOR_WORKERS) options.pool?.start();
     }
     this.pending.clear();
     this.gone.clear();

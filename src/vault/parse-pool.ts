@@ -18,6 +18,8 @@ export interface FileToParse {
 /** Threads that parse files: results in the order of `files`, as `parseVaultFile` gives them. */
 export interface ParsePool {
   parse(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]>;
+  /** Starts the threads before the files are all read: they load remark meanwhile. */
+  start(): void;
 }
 
 /** Whether `count` files are parsed on `pool`. */
