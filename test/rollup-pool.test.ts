@@ -54,8 +54,15 @@ describe('parsing and rollups on the build worker threads', () => {
     expect(report.stats.workerRollups).toBe(tiers.daily.created + tiers.weekly.created + tiers.monthly.created + tiers.longterm.created);
 
     // The TypeScript sources under vitest have no compiled worker: everything in-process.
-    const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false });
+    const parseProgress: [number, number][] = [];
+    const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false, onParse: (done, total) => parseProgress.push([done, total]) });
     expect(inProcess.stats.workerParses).toBe(0);
+    // Parse progress: from 0 to every file, in steps, never backwards.
+    const parsed = inProcess.stats.parsed;
+    expect(parseProgress[0]).toEqual([0, parsed]);
+    expect(parseProgress.at(-1)).toEqual([parsed, parsed]);
+    expect(parseProgress.length).toBeGreaterThan(3);
+    for (let i = 1; i < parseProgress.length; i++) expect(parseProgress[i]![0]).toBeGreaterThan(parseProgress[i - 1]![0]);
     expect(inProcess.stats.workerRollups).toBe(0);
 
     const expected = outputs(inProcessRoot);

@@ -4,8 +4,9 @@ import type { ProgressEvent } from '../pipeline/build.js';
 import { num } from './output.js';
 
 /**
- * Build progress: a bar per tier (done/total, tokens, ETA) on a terminal,
- * plain lines elsewhere (CI logs, pipes). Plain lines appear only once a tier
+ * Build progress: a bar while changed files are parsed (a cold build of a
+ * large vault parses for a while) and a bar per tier (done/total, tokens,
+ * ETA) on a terminal, plain lines elsewhere (CI logs, pipes). Plain lines appear only once a tier
  * has called a model, so offline builds with the extractive summarizer stay
  * quiet; they are throttled to one every `intervalMs` (default 2 s) plus the
  * line that ends each tier. Colour only on a terminal without NO_COLOR.
@@ -14,6 +15,8 @@ import { num } from './output.js';
 /** Receives the build's progress events. */
 export interface ProgressDisplay {
   update(event: ProgressEvent): void;
+  /** Files parsed so far: a bar on a terminal (a cold build parses for a while); nothing in logs. */
+  parse(done: number, total: number): void;
   /** Removes the bar; call it before printing anything else. */
   done(): void;
 }
@@ -43,6 +46,19 @@ function barProgress(options: ProgressOptions): ProgressDisplay {
     bar = undefined;
   };
   return {
+    parse(done, total) {
+      if (key !== 'parse' || !bar) {
+        stop();
+        key = 'parse';
+        bar = new cliProgress.SingleBar(
+          { stream: options.stream, format: `  ${options.color ? '\x1b[36mparse\x1b[0m' : 'parse'} [{bar}] {value}/{total} files | ETA {eta_formatted}`, barsize: 24, hideCursor: true, clearOnComplete: true, etaBuffer: 20, fps: 8 },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(total, done);
+        return;
+      }
+      bar.update(done);
+    },
     update(event) {
       const payload = { stream: event.stream, tier: event.tier.padEnd(8), tokens: num(event.inputTokens + event.outputTokens), calls: num(event.calls), failed: event.failed > 0 ? ` | ${event.failed} failed` : '' };
       const current = `${event.stream}/${event.tier}`;
@@ -77,6 +93,7 @@ function plainProgress(options: ProgressOptions): ProgressDisplay {
   let started = 0;
   let last = -Infinity;
   return {
+    parse() {}, // parsing calls no model: offline builds stay quiet in logs
     update(event) {
       const current = `${event.stream}/${event.tier}`;
       const now = clock();

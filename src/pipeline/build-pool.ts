@@ -5,7 +5,7 @@ import type { SummarySource, SummaryUsage } from '../llm/types.js';
 import { WorkerPool } from '../util/worker-pool.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { ParsedFile } from '../vault/parse-file.js';
-import type { FileToParse, ParsePool } from '../vault/parse-pool.js';
+import type { FileToParse, ParsePool, ParseProgress } from '../vault/parse-pool.js';
 import type { RollupJob } from './plan.js';
 import type { RollupResult, RollupSettings } from './rollup.js';
 
@@ -56,11 +56,19 @@ export class BuildPool implements ParsePool {
     this.pool.start();
   }
 
-  async parse(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]> {
+  async parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]> {
     const chunks: FileToParse[][] = [];
     // Contiguous chunks keep each task's files in one folder region; results come back in order.
     for (let i = 0; i < files.length; i += PARSE_CHUNK) chunks.push(files.slice(i, i + PARSE_CHUNK));
-    const parsed = await Promise.all(chunks.map((chunk) => this.pool.run({ kind: 'parse', timezone, files: chunk }) as Promise<ParsedFile[]>));
+    let done = 0;
+    onProgress?.(done, files.length);
+    const parsed = await Promise.all(
+      chunks.map(async (chunk) => {
+        const results = (await this.pool.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
+        onProgress?.((done += chunk.length), files.length);
+        return results;
+      }),
+    );
     return parsed.flat();
   }
 

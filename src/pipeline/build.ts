@@ -62,6 +62,8 @@ export interface BuildOptions {
    */
   packageFirst?: boolean;
   onProgress?: (event: ProgressEvent) => void;
+  /** Progress of parsing the changed files: `done` of `total` (a cold build of a large vault parses for a while). */
+  onParse?: (done: number, total: number) => void;
 }
 
 /** Emitted when a tier starts (`done: 0`) and after each of its rollups; counts are for the tier so far. */
@@ -176,7 +178,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(pool ? { pool } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);

@@ -8,7 +8,7 @@ import { parseMemoryFile } from './memory-file.js';
 import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './model.js';
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
-import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool } from './parse-pool.js';
+import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool, type ParseProgress } from './parse-pool.js';
 import type { TokenizerName } from '../util/tokens.js';
 import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
@@ -27,6 +27,8 @@ export interface LoadOptions {
   tokenizer?: TokenizerName;
   /** The build's worker threads: many changed files are parsed there (parse-pool.ts). */
   pool?: ParsePool;
+  /** Progress of the parse of changed files (a cold build of a large vault parses for a while). */
+  onParse?: ParseProgress;
 }
 
 export interface LoadStats {
@@ -84,7 +86,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
 
   // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
   if (helper && toParse.length > 0) helper.warmTokenizer(options.tokenizer);
-  const parsed = await parseFiles(toParse, options.timezone, options.pool);
+  const parsed = await parseFiles(toParse, options.timezone, options.pool, options.onParse);
   toParse.forEach((file, i) => {
     const { result, content: body } = parsed[i]!;
     cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
@@ -316,7 +318,7 @@ export class LoadSession {
     }
     this.pending.clear();
     this.gone.clear();
-    const parsed = await parseFiles(toParse, options.timezone, options.pool);
+    const parsed = await parseFiles(toParse, options.timezone, options.pool, options.onParse);
     toParse.forEach((file, i) => {
       const { result, content: body } = parsed[i]!;
       const previous = cache.get(file.vaultPath);

@@ -15,9 +15,12 @@ export interface FileToParse {
   bytes: Uint8Array;
 }
 
+/** How many of the files to parse are parsed so far: called at the start, then as the work goes on. */
+export type ParseProgress = (done: number, total: number) => void;
+
 /** Threads that parse files: results in the order of `files`, as `parseVaultFile` gives them. */
 export interface ParsePool {
-  parse(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]>;
+  parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]>;
   /** Starts the threads before the files are all read: they load remark meanwhile. */
   start(): void;
 }
@@ -27,7 +30,16 @@ export function usesParseWorkers(count: number, pool: ParsePool | undefined): po
   return pool !== undefined && count >= MIN_FILES_FOR_WORKERS;
 }
 
-export async function parseFiles(files: readonly FileToParse[], timezone: string, pool?: ParsePool): Promise<ParsedFile[]> {
-  if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone);
-  return files.map((file) => parseVaultFile(file.bytes, file.vaultPath, file.role, timezone));
+/** Files between two progress reports of an in-process parse. */
+const PROGRESS_STEP = 64;
+
+export async function parseFiles(files: readonly FileToParse[], timezone: string, pool?: ParsePool, onProgress?: ParseProgress): Promise<ParsedFile[]> {
+  if (files.length === 0) return [];
+  if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone, onProgress);
+  onProgress?.(0, files.length);
+  return files.map((file, i) => {
+    const parsed = parseVaultFile(file.bytes, file.vaultPath, file.role, timezone);
+    if ((i + 1) % PROGRESS_STEP === 0 || i + 1 === files.length) onProgress?.(i + 1, files.length);
+    return parsed;
+  });
 }

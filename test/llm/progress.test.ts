@@ -44,6 +44,26 @@ describe('plain progress (logs, pipes)', () => {
   });
 });
 
+describe('parse progress', () => {
+  it('draws a bar of files parsed on a terminal, then the tiers replace it', () => {
+    const out = sink(true);
+    const progress = createProgress({ stream: out.stream, color: false });
+    progress.parse(0, 4);
+    progress.parse(2, 4);
+    progress.update(event({ done: 0, total: 4 }));
+    progress.done();
+    expect(out.text()).toMatch(/parse \[█{12}░{12}\] 2\/4 files \| ETA/);
+    expect(out.text()).toContain('main daily');
+  });
+
+  it('says nothing in logs (parsing calls no model)', () => {
+    const out = sink(false);
+    const progress = createProgress({ stream: out.stream, color: false });
+    for (let done = 0; done <= 10; done++) progress.parse(done, 10);
+    expect(out.text()).toBe('');
+  });
+});
+
 describe('terminal progress', () => {
   it('draws a bar per tier with done/total, calls, tokens and ETA; colour only when allowed', () => {
     for (const color of [true, false]) {

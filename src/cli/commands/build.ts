@@ -40,7 +40,7 @@ export async function buildCommand(options: BuildCommandOptions, helper?: BuildH
       dryRun: options.dryRun ?? false,
       ...(options.commit === false ? { commit: false } : {}),
       ...(options.regenerate && options.regenerate.length > 0 ? { regenerate: options.regenerate.map((file) => path.resolve(file)) } : {}),
-      ...(progress ? { onProgress: progress.update } : {}),
+      ...(progress ? { onProgress: progress.update, onParse: progress.parse } : {}),
     });
   } catch (error) {
     progress?.done();
