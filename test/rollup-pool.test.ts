@@ -65,6 +65,17 @@ describe('parsing and rollups on the build worker threads', () => {
     for (let i = 1; i < parseProgress.length; i++) expect(parseProgress[i]![0]).toBeGreaterThan(parseProgress[i - 1]![0]);
     expect(inProcess.stats.workerRollups).toBe(0);
 
+    // `status` on a cold parse cache parses on worker threads too, and reports what it reports from the cache.
+    rmSync(path.join(workerRoot, '.memvault', 'cache'), { recursive: true, force: true });
+    const status = (): string => {
+      const run = spawnSync(process.execPath, [CLI, 'status', '--json', '--now', NOW], { cwd: workerRoot, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      return run.stdout;
+    };
+    const cold = status();
+    expect(JSON.parse(cold).streams[0].memories).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
+    expect(status()).toBe(cold);
+
     const expected = outputs(inProcessRoot);
     const actual = outputs(workerRoot);
     expect([...actual.keys()]).toEqual([...expected.keys()]);

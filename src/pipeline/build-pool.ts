@@ -5,6 +5,7 @@ import type { SummarySource, SummaryUsage } from '../llm/types.js';
 import { WorkerPool } from '../util/worker-pool.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { ParsedFile } from '../vault/parse-file.js';
+import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
 import type { FileToParse, ParsePool, ParseProgress } from '../vault/parse-pool.js';
 import type { RollupJob } from './plan.js';
 import type { RollupResult, RollupSettings } from './rollup.js';
@@ -31,6 +32,19 @@ export type BuildTask =
 export type RollupAnswer = { ok: true; result: RollupResult; parsed: ParsedContent } | { ok: false; kind: string; message: string; usage: SummaryUsage; attempts: number };
 
 export type BuildAnswer = ParsedFile[] | RollupAnswer;
+
+/**
+ * Loads the vault with worker threads for a cold parse cache (commands other
+ * than `build`: `status`, `compact`); the threads are stopped once it is loaded.
+ */
+export async function loadVaultWithWorkers(options: LoadOptions): Promise<LoadedVault> {
+  const pool = BuildPool.create();
+  try {
+    return await loadVault({ ...options, ...(pool ? { pool } : {}) });
+  } finally {
+    pool?.close();
+  }
+}
 
 export class BuildPool implements ParsePool {
   private constructor(private readonly pool: WorkerPool<BuildTask, BuildAnswer>) {}
