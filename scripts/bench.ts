@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { listMarkdownFiles } from '../src/vault/scan.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
 
 /**
@@ -450,10 +451,6 @@ function eleventyPackage(): { bin: string; version: string } {
   return { bin: path.join(root, bin), version: String(pkg.version) };
 }
 
-function countMarkdown(dir: string): number {
-  return readdirSync(dir, { recursive: true }).filter((entry) => String(entry).endsWith('.md')).length;
-}
-
 /**
  * Eleventy with no config file, markdown only, rendering the stream's
  * memories into a fresh output folder each run (a cold build, like ours).
@@ -462,7 +459,7 @@ function benchEleventy(size: SizeResult): EleventyResult {
   const { bin, version } = eleventyPackage();
   const input = path.join(size.dir, 'vault', 'main', 'memories');
   const output = path.join(BENCH_ROOT, 'eleventy-out');
-  const inputFiles = countMarkdown(input);
+  const inputFiles = listMarkdownFiles(input).length;
   log(`Eleventy ${version} on ${inputFiles} markdown files`);
   const result = repeat('eleventy', ELEVENTY_RUNS, () => {
     rmSync(output, { recursive: true, force: true });

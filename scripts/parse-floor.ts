@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import matter from 'gray-matter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
+import { listMarkdownFiles } from '../src/vault/scan.js';
 
 /**
  * The floor of any remark-based build, for the benchmark (`npm run bench`):
@@ -30,14 +31,6 @@ function parseAll(files: readonly string[]): number {
   return nodes;
 }
 
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((entry) => entry.endsWith('.md'))
-    .sort()
-    .map((entry) => path.join(dir, entry));
-}
-
 function runWorker(chunk: Chunk): Promise<number> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL(import.meta.url), { workerData: chunk });
@@ -54,7 +47,7 @@ async function main(): Promise<void> {
     console.error('usage: node dist/scripts/parse-floor.js <folder> [--threads N]');
     process.exit(2);
   }
-  const files = markdownFiles(dir);
+  const files = listMarkdownFiles(dir).map((file) => path.join(dir, file));
   let nodes: number;
   if (threads === 1) {
     nodes = parseAll(files);

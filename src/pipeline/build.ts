@@ -6,7 +6,7 @@ import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
 import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
-import { countTokens, setRemoteCounter } from '../util/tokens.js';
+import { loadTokenizer, setRemoteCounter } from '../util/tokens.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { UserError } from '../util/errors.js';
 import type { BuildHelper } from '../vault/helper.js';
@@ -386,7 +386,7 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
   if (usesRollupWorkers(ctx.summarizer.provider, jobs.length, ctx.pool)) {
     const made = inWorkers(ctx.pool); // the jobs are on their way when this returns
     // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
-    if (tier === 'longterm') countTokens(' ', ctx.config.tokenizer);
+    if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
     outcomes = await made;
   } else outcomes = await inProcess();
   for (const written of writes) {

@@ -34,13 +34,19 @@ export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base
     if (counted !== undefined) return counted;
     remote = undefined;
   }
+  return (counter ?? loadTokenizer(tokenizer))(text);
+}
+
+/** Loads an encoding's tables on this thread now (~150-200 ms), ahead of the counts that need them. */
+export function loadTokenizer(tokenizer: TokenizerName): Counter {
+  let counter = counters.get(tokenizer);
   if (!counter) {
     // createRequire keeps the load synchronous and lazy; the package ships CommonJS builds of each encoding.
     const encoding = require(`gpt-tokenizer/cjs/encoding/${tokenizer}`) as { countTokens: Counter };
     counter = encoding.countTokens;
     counters.set(tokenizer, counter);
   }
-  return counter(text);
+  return counter;
 }
 
 /** UTF-8 byte length of `text`. */

@@ -23,7 +23,7 @@ interface PoolWorker<Task, Answer> {
 
 /**
  * A fixed number of worker threads taking tasks from one queue. They start
- * on the first task and live until `close()`, so a build that parses files
+ * on the first task (or `start()`) and live until `close()`, so a build that parses files
  * and then rolls up several tiers loads the workers' modules (remark, the
  * tokenizer tables, the summarizer) once, not once per stage. A free worker
  * takes the next task, so a stage ends when the work does, not when the
@@ -45,7 +45,7 @@ export class WorkerPool<Task, Answer> {
     readonly size: number,
   ) {}
 
-  /** Whether the workers are running (a task was sent): more tasks cost no start-up. */
+  /** Whether the workers are running (started, or a task was sent): more tasks cost no start-up. */
   get started(): boolean {
     return this.workers.length > 0;
   }
@@ -69,18 +69,6 @@ export class WorkerPool<Task, Answer> {
   /** Starts the workers ahead of their first task (they load their modules meanwhile); nothing when started or closed. */
   start(): void {
     if (this.started || this.closed) return;
-    this.spawn();
-  }
-
-  /** Stops the workers; tasks still queued fail. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.failAll(new Error('the worker pool was closed before the task ran'));
-    for (const { worker } of this.workers) void worker.terminate();
-  }
-
-  private spawn(): void {
     for (let i = 0; i < this.size; i++) {
       const entry: PoolWorker<Task, Answer> = { worker: new Worker(this.url), busy: undefined };
       entry.worker.on('message', (reply: PoolReply<Answer>) => this.settle(entry, reply));
@@ -92,6 +80,14 @@ export class WorkerPool<Task, Answer> {
       entry.worker.unref();
       this.workers.push(entry);
     }
+  }
+
+  /** Stops the workers; tasks still queued fail. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.failAll(new Error('the worker pool was closed before the task ran'));
+    for (const { worker } of this.workers) void worker.terminate();
   }
 
   private dispatch(): void {
