@@ -8,6 +8,7 @@ import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, wee
 import { sha256 } from '../util/hash.js';
 import { loadTokenizer, setRemoteCounter } from '../util/tokens.js';
 import { acquireBuildLock } from '../util/lock.js';
+import { assertLockHeld } from '../util/lock-state.js';
 import { UserError } from '../util/errors.js';
 import type { BuildHelper } from '../vault/helper.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
@@ -25,6 +26,7 @@ import { BuildPool } from './build-pool.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites, type WriteOp, type WriteResult } from './write.js';
+import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
 import type { WaterfallReport } from './waterfall-build.js';
 
 /**
@@ -64,6 +66,8 @@ export interface BuildOptions {
   onProgress?: (event: ProgressEvent) => void;
   /** Progress of parsing the changed files: `done` of `total` (a cold build of a large vault parses for a while). */
   onParse?: (done: number, total: number) => void;
+  /** Who holds the build lock, as another build is told (`another build is running (pid …, \`memvault watch\`)`). */
+  lockCommand?: string;
 }
 
 /** Emitted when a tier starts (`done: 0`) and after each of its rollups; counts are for the tier so far. */
@@ -159,7 +163,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   try {
     const config = await loadValidConfig(options.root);
     if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
-    const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault build');
+    const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), options.lockCommand ?? 'memvault build');
     try {
       return await buildLocked(options, config, started, pool);
     } finally {
@@ -197,6 +201,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerParses: loaded.stats.workerParses, workerRollups: 0, helper: options.helper !== undefined && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
+  // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
+  if (!report.dryRun) report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
   const indexInputs: StreamIndexInput[] = [];
   const nowDay = todayIn(options.now, config.timezone);
   const nowMinute = minuteOfDay(options.now, config.timezone);
@@ -230,6 +236,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (options.saveCache !== false) loaded.cache.save();
   // The package may be written twice (`packageFirst`): listed once.
   report.written = [...new Set(report.written)];
+  const moved = movedAsideReport();
+  report.diagnostics.push(...moved.diagnostics, ...(summarizer.takeDiagnostics?.() ?? []));
+  report.historyCopies = [...new Set([...report.historyCopies, ...moved.paths])];
+  // A build that lost its lock commits nothing: another one may have written the same files meanwhile.
+  assertLockHeld();
   const commitStarted = performance.now();
   if (session) report.commit = await (await import('../git/build-commit.js')).commitBuild(session, report, indexInputs, options.now);
   else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };

@@ -1,15 +1,17 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../git/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { Tier } from '../vault/model.js';
-import { vaultPaths } from '../vault/paths.js';
+import { stamp, vaultPaths } from '../vault/paths.js';
 
 /**
  * Stage 5, write: applies file writes to the vault. Each write is atomic
  * (temp file + rename); a file whose content is already equal is not touched
  * (a no-change build writes nothing); a summary being replaced is first
- * copied to `history/<tier>/<period>-YYYYMMDD-HHMMSS.md`.
+ * copied to `history/<tier>/<period>-YYYYMMDD-HHMMSS.md`. A file at a
+ * generated path that memvault did not write (a person's notes in `daily/`)
+ * is never overwritten: it is moved aside first (see `handWrittenPath`).
  */
 
 export interface WriteOp {
@@ -25,13 +27,37 @@ export interface WriteResult {
   historyCopies: string[];
 }
 
+/** A file memvault did not write, moved away from a generated path before that path was written. */
+export interface MovedAside {
+  /** The generated path it sat at (vault-relative). */
+  from: string;
+  /** Where it is now (vault-relative), committed with the build. */
+  to: string;
+}
+
+/** Moves of this process not yet reported: `takeMovedAside` hands them to the build that reports and commits them. */
+const movedAside: MovedAside[] = [];
+
+/** The moves made since the last call (the build reports each as a warning and commits the new path). */
+export function takeMovedAside(): MovedAside[] {
+  return movedAside.splice(0);
+}
+
 export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date): WriteResult {
   const result: WriteResult = { written: [], historyCopies: [] };
   for (const op of ops) {
     const target = path.join(vaultDir, op.path);
-    const previous = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    let previous = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
     if (previous === op.text) continue;
     mkdirSync(path.dirname(target), { recursive: true });
+    if (previous !== undefined && !writtenByMemvault(op.path, previous)) {
+      const aside = freeHandWrittenPath(vaultDir, op.path, now);
+      mkdirSync(path.dirname(path.join(vaultDir, aside)), { recursive: true });
+      renameSync(target, path.join(vaultDir, aside));
+      movedAside.push({ from: op.path, to: aside });
+      result.historyCopies.push(aside);
+      previous = undefined;
+    }
     if (previous !== undefined && op.history) {
       const historyPath = freeHistoryPath(vaultDir, vaultPaths.history(op.history.stream, op.history.tier, op.history.period, now), previous);
       if (historyPath) {
@@ -58,5 +84,40 @@ function freeHistoryPath(vaultDir: string, stamped: string, content: string): st
     const file = path.join(vaultDir, candidate);
     if (!existsSync(file)) return candidate;
     if (readFileSync(file, 'utf8') === content) return undefined;
+  }
+}
+
+/**
+ * True when `text` is a file memvault writes at a generated path: markdown
+ * with `memvault:` in its frontmatter (summaries, packages, CONTEXT.md), the
+ * index's own heading, or JSON whose first key is `"memvault"` (manifests,
+ * index.json). Anything else there is somebody's file.
+ */
+export function writtenByMemvault(vaultPath: string, text: string): boolean {
+  const head = text.slice(0, 64 * 1024).replace(/^\uFEFF/, '');
+  if (vaultPath.endsWith('.json')) return /^\{\s*"memvault"\s*:\s*"[a-z-]+"/.test(head);
+  if (vaultPath === vaultPaths.indexMarkdown && head.startsWith('# Memory vault index\n')) return true;
+  const front = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(head);
+  return front !== null && /^memvault:[ \t]*[a-z-]+[ \t]*$/m.test(front[1]!);
+}
+
+/**
+ * Where a file memvault did not write goes before its path is written:
+ * inside a stream, `<stream>/history/hand-written/<path in stream>-YYYYMMDD-HHMMSS<ext>`
+ * (`history/` is never read as input, and is committed); at the top of the
+ * vault (`INDEX.md`), `<name>.hand-written-YYYYMMDD-HHMMSS<ext>` beside it.
+ * `-2`, `-3`… when taken. Uses the wall clock when the build's `now` is the epoch (the index).
+ */
+function freeHandWrittenPath(vaultDir: string, vaultPath: string, now: Date): string {
+  const when = stamp(now.getTime() === 0 ? new Date() : now);
+  const ext = path.posix.extname(vaultPath);
+  const slash = vaultPath.indexOf('/');
+  const base =
+    slash > 0
+      ? `${vaultPath.slice(0, slash)}/history/hand-written/${vaultPath.slice(slash + 1, vaultPath.length - ext.length)}-${when}`
+      : `${vaultPath.slice(0, vaultPath.length - ext.length)}.hand-written-${when}`;
+  for (let n = 1; ; n++) {
+    const candidate = `${base}${n === 1 ? '' : `-${n}`}${ext}`;
+    if (!existsSync(path.join(vaultDir, candidate))) return candidate;
   }
 }

@@ -1,50 +1,120 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { writeFileAtomic } from './atomic.js';
 import { UserError } from './errors.js';
+import { clearLockLost, setLockLost } from './lock-state.js';
 
 interface Owner {
   pid: number;
   started: string;
   command: string;
+  /** Host the owner runs on: a pid means nothing on another machine (a vault on a network share). */
+  host?: string;
+  /** Start time of the owner process (Linux `/proc/<pid>/stat` field 22), so a reused pid is not taken for the owner. */
+  pidStart?: string;
 }
 
 /**
+ * proper-lockfile takes over a lock whose folder was not touched for `stale` ms. A build whose event loop is busy
+ * (a huge memory, a slow disk) misses its refreshes, so that rule hands a live build's lock to a second one. The
+ * mtime rule is therefore switched off in practice (a year) and staleness is decided by the owner record below.
+ */
+const NEVER_STALE_MS = 365 * 24 * 3600 * 1000;
+/** A lock folder with no owner record is a build killed between `mkdir` and writing the record, once it is this old. */
+const ORPHAN_MS = 60_000;
+
+/**
  * Takes the build lock of a project (`.memvault/build.lock`) so two builds
- * (say `watch` and a nightly job) never write the same vault at once. A lock
- * whose owner process is gone, or that was not refreshed for 30 s, is taken
- * over. Returns the function that releases it.
+ * (say `watch` and a nightly job) never write the same vault at once. A live
+ * owner's lock is never taken, however long it runs: the lock is stale only
+ * when the owner process recorded in `build.owner.json` is gone (same host,
+ * pid not alive or reused by another process). A busy lock is a `UserError`
+ * naming the owner (`another build is running (pid 123, \`memvault watch\` …)`).
+ * If the lock is lost while held (its folder removed by hand), writes stop
+ * (see `lock-state.ts`) and releasing reports it as a `UserError`; the
+ * process never dies with an uncaught `ECOMPROMISED`. Returns the function
+ * that releases it.
  */
 export async function acquireBuildLock(stateDir: string, command: string): Promise<() => Promise<void>> {
   mkdirSync(stateDir, { recursive: true });
   const lockPath = path.join(stateDir, 'build.lock');
   const ownerPath = path.join(stateDir, 'build.owner.json');
-  const options = { lockfilePath: lockPath, realpath: false, stale: 30_000, update: 5_000, retries: 0 };
+  let lost: UserError | undefined;
+  const options = {
+    lockfilePath: lockPath,
+    realpath: false,
+    stale: NEVER_STALE_MS,
+    update: 5_000,
+    retries: 0,
+    onCompromised: (error: Error): void => {
+      // Called from a timer: throwing here would crash the process with a stack. Record it; writes and release report it.
+      lost = new UserError(
+        `the build lock ${path.relative(process.cwd(), lockPath) || lockPath} was lost while this build ran (${error.message}); nothing more is written`,
+        'another process removed or replaced .memvault/build.lock; check that no other build runs, then run the build again',
+        'lock/lost',
+      );
+      setLockLost(lost);
+    },
+  };
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(stateDir, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     const owner = readOwner(ownerPath);
-    if (owner && !isAlive(owner.pid)) {
-      // The previous build crashed: its lock is stale whatever its age.
-      rmSync(lockPath, { recursive: true, force: true });
-      release = await lockfile.lock(stateDir, options);
-    } else {
+    if (!isStale(owner, lockPath)) {
       const who = owner ? `pid ${owner.pid}, \`${owner.command}\` started ${owner.started}` : 'unknown process';
       throw new UserError(`another build is running (${who})`, 'wait for it to finish; if it hung, stop that process and run the build again', 'lock/busy');
     }
+    // The previous build crashed: its lock is stale whatever its age. If two builds race here, `mkdir` lets one win.
+    rmSync(lockPath, { recursive: true, force: true });
+    try {
+      release = await lockfile.lock(stateDir, options);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ELOCKED') throw again;
+      const winner = readOwner(ownerPath);
+      throw new UserError(`another build is running (${winner ? `pid ${winner.pid}, \`${winner.command}\`` : 'it just started'})`, 'wait for it to finish', 'lock/busy');
+    }
   }
-  writeFileSync(ownerPath, JSON.stringify({ pid: process.pid, started: new Date().toISOString(), command } satisfies Owner));
+  clearLockLost();
+  writeFileAtomic(ownerPath, JSON.stringify({ pid: process.pid, started: new Date().toISOString(), command, host: os.hostname(), ...pidStartOf(process.pid) } satisfies Owner));
   return async () => {
+    clearLockLost();
+    if (lost) throw lost;
     rmSync(ownerPath, { force: true });
-    await release();
+    try {
+      await release();
+    } catch (error) {
+      // Released already because it was compromised between the last check and now.
+      if ((error as NodeJS.ErrnoException).code !== 'ERELEASED') throw error;
+      if (lost) throw lost;
+    }
   };
+}
+
+/** True when the lock's owner is certainly gone: never for a live process, nor for one on another host. */
+function isStale(owner: Owner | undefined, lockPath: string): boolean {
+  if (!owner) {
+    // A lock folder without a record: a build killed right after `mkdir`, or one writing its record right now.
+    try {
+      return Date.now() - statSync(lockPath).mtimeMs > ORPHAN_MS;
+    } catch {
+      return true;
+    }
+  }
+  if (owner.host !== undefined && owner.host !== os.hostname()) return false;
+  if (!isAlive(owner.pid)) return true;
+  // The pid is alive, but is it still the owner? A reused pid starts at another time.
+  const now = pidStartOf(owner.pid).pidStart;
+  return owner.pidStart !== undefined && now !== undefined && now !== owner.pidStart;
 }
 
 function readOwner(file: string): Owner | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Owner;
+    const owner = JSON.parse(readFileSync(file, 'utf8')) as Owner;
+    return typeof owner?.pid === 'number' ? owner : undefined;
   } catch {
     return undefined;
   }
@@ -56,5 +126,18 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `{ pidStart }` on Linux (start time in clock ticks since boot), `{}` elsewhere. */
+function pidStartOf(pid: number): { pidStart?: string } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = fields[19];
+    return start ? { pidStart: start } : {};
+  } catch {
+    return {};
   }
 }

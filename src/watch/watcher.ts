@@ -279,6 +279,8 @@ export class VaultWatcher {
         ...(this.options.through ? { through: this.options.through } : {}),
         ...(this.options.summarizer ? { summarizer: this.options.summarizer } : {}),
         loader: (loadOptions) => this.session.load(loadOptions),
+        // Another build is told it is watch that holds the lock, not a build it could wait for.
+        lockCommand: 'memvault watch',
         saveCache: false,
         packageFirst: true,
         // Watch mode never commits per rebuild: `--commit-every` batches what the rebuilds wrote.

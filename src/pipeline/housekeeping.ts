@@ -1,0 +1,66 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { removeStaleTempFiles } from '../util/atomic.js';
+import type { Diagnostic } from '../vault/model.js';
+import { takeMovedAside } from './write.js';
+
+/**
+ * Work a build does under its lock besides summarizing: removing what a
+ * killed build left behind, and reporting files moved away from generated
+ * paths (write.ts). Diagnostics name vault-relative paths.
+ */
+
+/**
+ * Removes the temporary files of killed builds (`.<name>.<pid>.<n>.tmp`, see
+ * `writeFileAtomic`) from every folder a build writes: the vault's top, each
+ * stream and its folders (`daily/`, `history/daily/`, `waterfall/history/`…),
+ * and the state folder. One warning per file removed, so a `git add -A`
+ * before the build is explained.
+ */
+export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams: Iterable<string>): Diagnostic[] {
+  const dirs = [vaultDir, stateDir, path.join(stateDir, 'cache')];
+  for (const stream of streams) {
+    const streamDir = path.join(vaultDir, stream);
+    dirs.push(streamDir);
+    for (const sub of subfolders(streamDir)) {
+      dirs.push(path.join(streamDir, sub));
+      if (sub === 'history' || sub === 'waterfall') for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
+    }
+  }
+  return removeStaleTempFiles(dirs).map((file) => ({
+    path: path.relative(vaultDir, file).split(path.sep).join('/'),
+    line: 1,
+    column: 1,
+    severity: 'warning',
+    reason: 'removed a temporary file left by a build that was stopped before it finished',
+    hint: 'nothing to do: the file it was writing was written again by this build',
+    rule: 'build/leftover-temp',
+  }));
+}
+
+/** Warnings for the files moved aside by this build's writes, and their new paths (to commit with the build). */
+export function movedAsideReport(): { diagnostics: Diagnostic[]; paths: string[] } {
+  const moves = takeMovedAside();
+  return {
+    paths: moves.map((move) => move.to),
+    diagnostics: moves.map((move) => ({
+      path: move.from,
+      line: 1,
+      column: 1,
+      severity: 'warning',
+      reason: `not written by memvault (no \`memvault:\` frontmatter): moved to ${move.to} before writing the generated file`,
+      hint: `${move.from} is a generated path, rewritten by every build; keep your notes in memories/ (e.g. move ${move.to} there)`,
+      rule: 'build/moved-aside',
+    })),
+  };
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
