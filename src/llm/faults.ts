@@ -1,4 +1,5 @@
 import type { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import stripAnsi from 'strip-ansi';
 import type { SummaryUsage } from './types.js';
 
 /**
@@ -19,7 +20,9 @@ export type FaultKind =
   | 'auth'
   | 'not-found'
   | 'bad-request'
-  | 'http';
+  | 'http'
+  /** The server answered 3xx: never followed, memory text goes to the configured origin only. */
+  | 'redirect';
 
 /** A classified fault: what happened (one line, no secrets) and what to do about it. */
 export interface Fault {
@@ -54,6 +57,18 @@ export class SummarizerError extends Error {
   }
 }
 
+/** Thrown by memvault's `fetch` for a 3xx answer (redirects are not followed: see openai.ts `noRedirectFetch`). */
+export class RedirectRefusedError extends Error {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly location: string,
+  ) {
+    super(`${displayUrl(url)} answered ${status} redirecting to ${displayUrl(location)}`);
+    this.name = 'RedirectRefusedError';
+  }
+}
+
 /** The SDK's error classes; passed in so that this module does not load the SDK (it is imported lazily, on the first call). */
 export interface SdkErrors {
   APIError: typeof APIError;
@@ -69,7 +84,17 @@ export interface SdkErrors {
 export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: string; timeoutMs: number; secrets: readonly string[] }): Fault {
   const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
   const endpoint = displayUrl(where.baseURL);
-  const clean = (text: string): string => oneLine(redactSecrets(text, where.secrets));
+  const clean = (text: string): string => oneLine(redactSecrets(stripControl(text), where.secrets));
+  const redirect = findCause(error, RedirectRefusedError);
+  if (redirect) {
+    return {
+      kind: 'redirect',
+      message: `${endpoint} answered ${redirect.status} redirecting to ${clean(displayUrl(redirect.location)) || '(no location)'}: not followed, so the request (memory text) went nowhere else; set base_url to the address that answers`,
+      retryable: false,
+      fatal: true,
+      status: redirect.status,
+    };
+  }
   if (error instanceof APIConnectionTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
     return { kind: 'timeout', message: `no answer from ${endpoint} within ${formatSeconds(where.timeoutMs)}`, retryable: true, fatal: false };
   }
@@ -178,6 +203,39 @@ function causeCode(error: Error): string | undefined {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string') return code;
     cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Text from a server made safe for a terminal and for the vault: ANSI/OSC
+ * escape sequences removed (strip-ansi), then every remaining C0 and C1
+ * control character but newline and tab (a bare ESC, BEL, backspace, CR, CSI U+009B…).
+ */
+export function stripControl(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return stripAnsi(text).replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '');
+}
+
+/** Token counts of an API's `usage` taken as real: whole numbers from 0 to a billion (no request is bigger). */
+export const MAX_USAGE_TOKENS = 1_000_000_000;
+
+/**
+ * A `usage` figure as reported, if it is believable (an integer in
+ * [0, 10^9]); undefined when absent. `absurd` is set for a figure that was
+ * sent but is not believable (negative, NaN, fractional, huge, a string).
+ */
+export function checkUsage(value: unknown): { tokens?: number; absurd?: string } {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_USAGE_TOKENS) return { tokens: value };
+  return { absurd: oneLine(stripControl(typeof value === 'string' ? JSON.stringify(value) : String(value))).slice(0, 40) };
+}
+
+function findCause<T>(error: unknown, type: new (...args: any[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (current instanceof type) return current;
+    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }

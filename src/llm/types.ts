@@ -83,4 +83,6 @@ export interface Summarizer {
   estimateInputTokens?(request: SummaryRequest): number;
   /** Warnings found while setting up (e.g. a prompt file with an unknown name); the build reports them. */
   readonly diagnostics?: readonly Diagnostic[];
+  /** Warnings found while summarizing since the last call (absurd usage figures from a server); the build reports them at its end. */
+  takeDiagnostics?(): Diagnostic[];
 }

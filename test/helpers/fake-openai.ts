@@ -35,7 +35,17 @@ export type FakeFault =
   /** A complete but over-budget answer (`tokens` roughly, default 2000). */
   | { kind: 'long'; tokens?: number }
   /** 200 with a body that is not JSON. */
-  | { kind: 'garbage' };
+  | { kind: 'garbage' }
+  /** 200 and its headers at once, then nothing: the body never comes (until the client gives up). */
+  | { kind: 'stall' }
+  /** 200 and the normal answer, one byte every `intervalMs` (default 1000): a body that takes forever. */
+  | { kind: 'trickle'; intervalMs?: number }
+  /** A redirect (`status`, default 307) to `location`, e.g. another fake server's URL. */
+  | { kind: 'redirect'; location: string; status?: number }
+  /** 200 with `text` as the model's answer (control sequences, secrets… whatever a test needs). */
+  | { kind: 'reply'; text: string }
+  /** The normal answer with `usage` replaced as given (absurd figures: negative, NaN as a string, 1e12…). */
+  | { kind: 'usage'; usage: Record<string, unknown> };
 
 export interface FaultRule {
   fault: FakeFault;
@@ -165,6 +175,42 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json' }).end('<html>502 Bad Gateway</html>');
         return;
+      case 'stall':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        return;
+      case 'trickle': {
+        const bytes = Buffer.from(JSON.stringify(completionBody(endpoint, body, prompt, answer, 'stop', options)));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+        res.flushHeaders();
+        let at = 0;
+        const timer = setInterval(() => {
+          if (res.destroyed || at >= bytes.length) {
+            clearInterval(timer);
+            timers.delete(timer);
+            if (!res.destroyed) res.end();
+            return;
+          }
+          res.write(bytes.subarray(at, ++at));
+        }, fault.intervalMs ?? 1000);
+        timers.add(timer);
+        res.on('close', () => {
+          clearInterval(timer);
+          timers.delete(timer);
+        });
+        return;
+      }
+      case 'redirect':
+        res.writeHead(fault.status ?? 307, { location: fault.location, 'content-length': 0 }).end();
+        return;
+      case 'reply':
+        sendJson(res, 200, completionBody(endpoint, body, prompt, fault.text, 'stop', options));
+        return;
+      case 'usage': {
+        const answerBody = completionBody(endpoint, body, prompt, answer, 'stop', options) as Record<string, unknown>;
+        sendJson(res, 200, { ...answerBody, usage: fault.usage });
+        return;
+      }
       default:
         sendJson(res, 200, completionBody(endpoint, body, prompt, answer, 'stop', options));
     }
