@@ -42,10 +42,10 @@ Examples:
   memvault build --strict                      CI: fail when a summary could not be made`,
   )
   .action(async (options) => {
-    // The helper thread starts before the pipeline's modules load, so its own start-up overlaps theirs (vault/helper.ts).
-    const [{ BuildHelper }, { findRoot }] = await Promise.all([import('../vault/helper.js'), import('../config/file.js')]);
-    const helper = BuildHelper.start(findRoot(program.opts<{ root?: string }>().root ?? process.cwd()));
-    return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, helper);
+    // The pool (and a large vault's scan thread) starts before the pipeline's modules load, so its start-up overlaps theirs.
+    const [{ BuildPool }, { findRoot }] = await Promise.all([import('../pipeline/build-pool.js'), import('../config/file.js')]);
+    const pool = BuildPool.create({ scanRoot: findRoot(program.opts<{ root?: string }>().root ?? process.cwd()) });
+    return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, pool);
   });
 
 program
@@ -230,6 +230,34 @@ Examples:
   memvault show vault/main/memories/2026/01/standup.md --at 2026-01-31T18:00:00Z   (archived since)`,
   )
   .action(async (file: string, options) => (await import('./commands/show.js')).showCommand(file, { ...program.opts(), ...options }));
+
+program
+  .command('zoom')
+  .argument('[period]', 'a day, ISO week, month, quarter, range A..B, or a phrase (today, yesterday, last week, last Tuesday)')
+  .description('The full memories behind a period, from memories/ and archive/ alike, in time order, with the summaries that cover it.')
+  .option('--stream <name>', 'stream to zoom into (default: the first stream of the config)')
+  .option('--budget <tokens>', 'at most this many tokens of memories per page (configured tokenizer)')
+  .option('--page <n>', 'page to show with --budget (default 1)')
+  .option('--tier <tier>', 'show the daily, weekly or monthly summaries of the period instead of the memories')
+  .option('--memories <from..to>', 'memories by number in the stream (1-based, e.g. 65..128), for waterfall streams')
+  .option('--now <datetime>', 'what "today" and "last week" are relative to (ISO 8601); also MEMVAULT_NOW')
+  .option('--json', 'print the zoom as JSON')
+  .addHelpText(
+    'after',
+    `
+Read-only: takes no lock, writes nothing. Phrases are read in the configured time zone.
+
+Examples:
+  memvault zoom 2026-02-13                   one day
+  memvault zoom 2026-W07 --budget 2000       a week, 2,000 tokens a page
+  memvault zoom 2026-W07 --budget 2000 --page 2
+  memvault zoom 2026-Q1 --tier monthly       the monthly summaries of a quarter
+  memvault zoom 2026-02-10..2026-02-14
+  memvault zoom "last Tuesday" --stream agent
+  memvault zoom --memories 65..128 --stream agent
+  memvault zoom yesterday --json | jq '.memories[].path'`,
+  )
+  .action(async (period: string | undefined, options) => (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }));
 
 async function main(): Promise<void> {
   // `memvault --help | head`: a reader that stops early is not an error.

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { loadVaultWithWorkers } from '../pipeline/build-pool.js';
+import { UserError } from '../util/errors.js';
+import type { LoadedVault } from '../vault/load.js';
+import type { Memory, StreamState, Summary } from '../vault/model.js';
+import { countTokens } from '../util/tokens.js';
+
+/**
+ * The read side's view of a vault: the config and the loaded vault, opened
+ * read-only. No build lock is taken and nothing in the vault is written; the
+ * parse cache is used but not saved (a build owns it).
+ */
+export interface ReadVault {
+  root: string;
+  config: Config;
+  /** Absolute path of the vault folder. */
+  vaultDir: string;
+  loaded: LoadedVault;
+}
+
+/**
+ * Loads the config and the vault under `root` for reading (zoom, search, context).
+ *
+ * @example
+ *   const vault = await openVault('/repo');
+ *   const body = memoryBody(vault, vault.loaded.state.streams.get('main')!.memories[0]!);
+ */
+export async function openVault(root: string): Promise<ReadVault> {
+  const { config, errors } = await loadConfig(root);
+  if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
+  const vaultDir = path.resolve(root, config.vault);
+  const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  return { root, config, vaultDir, loaded };
+}
+
+/** The stream a read command works on: `--stream`, else the first stream of the config (as `memvault add`), else the only one found. */
+export function pickStream(vault: ReadVault, name: string | undefined): StreamState {
+  const streams = vault.loaded.state.streams;
+  const wanted = name ?? Object.keys(vault.config.streams)[0] ?? [...streams.keys()][0];
+  const stream = wanted === undefined ? undefined : streams.get(wanted);
+  if (!stream) {
+    const known = [...streams.keys()].join(', ') || 'none';
+    throw new UserError(`no stream \`${wanted ?? ''}\` in the vault`, `streams found: ${known}; pass one with --stream`, 'read/stream');
+  }
+  return stream;
+}
+
+/** Markdown body of a memory (frontmatter removed), from the parse cache when it has it. */
+export function memoryBody(vault: ReadVault, memory: Memory): string {
+  return vault.loaded.content.memory(memory).body;
+}
+
+/** Markdown body of a generated summary. */
+export function summaryBody(vault: ReadVault, summary: Summary): string {
+  return vault.loaded.content.summary(summary).body;
+}
+
+/** Tokens of `text` with the configured tokenizer: every budget of the read side is counted with it. */
+export function tokensOf(vault: ReadVault, text: string): number {
+  return countTokens(text, vault.config.tokenizer);
+}
