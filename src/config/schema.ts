@@ -109,6 +109,17 @@ export const configSchema = z.strictObject({
     })
     .default({ profile: 'summarizer', profiles: { summarizer: { provider: 'extractive', mode: 'chat' } }, retries: 2, timeout_s: 120, concurrency: 2, fault_retries: 3, backoff_ms: 1000, max_wait_s: 60 }),
   prompts: z.string().default('prompts/').describe('Folder of prompt overrides (`daily.yaml`, `weekly.yaml`, …), relative to this file; a file there replaces the built-in prompt.'),
+  secrets: z
+    .strictObject({
+      allow: z
+        .array(
+          z.string().min(1).refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }),
+        )
+        .default([])
+        .describe('False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A line holding `memvault:allow-secret` is allowed too.'),
+    })
+    .default({ allow: [] })
+    .describe('Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.'),
   git: z
     .strictObject({
       commit: z.boolean().default(true).describe('Commit each build\'s changes under the vault (one commit per build; `--no-commit` turns it off for one build).'),
@@ -119,6 +130,18 @@ export const configSchema = z.strictObject({
     })
     .default({ commit: true }),
 });
+
+/** An allowlist entry: any string, but one written `/…/flags` must compile as a regular expression. */
+function isAllowEntry(entry: string): boolean {
+  const re = /^\/(.+)\/([a-z]*)$/s.exec(entry);
+  if (!re) return true;
+  try {
+    new RegExp(re[1]!, re[2]);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The validated, fully defaulted configuration. */
 export type Config = z.output<typeof configSchema>;

@@ -62,7 +62,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   const counts = new Map<string, number>();
   const clean = (text: string): string => {
     if (!redact) return text;
-    const result = redactSecrets(text);
+    const result = redactSecrets(text, config.secrets);
     for (const { kind, count } of result.redactions) counts.set(kind, (counts.get(kind) ?? 0) + count);
     return result.text;
   };

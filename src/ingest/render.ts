@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { redactSecrets } from '../redact/redact.js';
+import type { SecretPolicy } from '../redact/detect.js';
 import { dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import type { Importance } from '../vault/model.js';
@@ -65,12 +66,14 @@ export interface RenderContext {
   source: { file: string; sha256: string };
   /** Redactions made, per kind (accumulated over calls). */
   redactions: Map<string, number>;
+  /** The config's `secrets` (its allowlist); without it, everything the detector finds is redacted. */
+  secrets?: SecretPolicy;
 }
 
 /** Redacts `text` when redaction is on, counting what was replaced. */
-export function cleanText(text: string, ctx: Pick<RenderContext, 'redact' | 'redactions'>): string {
+export function cleanText(text: string, ctx: Pick<RenderContext, 'redact' | 'redactions' | 'secrets'>): string {
   if (!ctx.redact) return text;
-  const result = redactSecrets(text);
+  const result = redactSecrets(text, ctx.secrets);
   for (const { kind, count } of result.redactions) ctx.redactions.set(kind, (ctx.redactions.get(kind) ?? 0) + count);
   return result.text;
 }

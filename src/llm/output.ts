@@ -2,9 +2,11 @@
  * Cleaning a model's answer before it becomes a summary body. Models wrap
  * answers in chatter ("Sure! Here is a summary…"), code fences, reasoning
  * blocks, or YAML frontmatter; a summary file must hold only the summary, and
- * nothing in a model's answer may add or fake frontmatter keys. Every
+ * nothing in a model's answer may add or fake frontmatter keys, or a secret. Every
  * cleaning step is named in `notes` so a build can report it.
  */
+
+import { redactSecrets } from '../redact/redact.js';
 
 /** A cleaned answer and what was removed from it. */
 export interface CleanedOutput {
@@ -92,6 +94,13 @@ export function cleanOutput(text: string, mode: 'chat' | 'completion'): CleanedO
   }
 
   out = out.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+
+  // A secret in the answer (echoed from a prompt, or made up to look like one) is never written: the summary is committed.
+  const redacted = redactSecrets(out);
+  if (redacted.count > 0) {
+    out = redacted.text;
+    notes.add(`secrets redacted (${redacted.redactions.map((r) => r.kind).join(', ')})`);
+  }
   return { body: out, notes: [...notes] };
 }
 

@@ -1,9 +1,10 @@
-import { SECRET_PATTERNS, type SecretPattern } from './patterns.js';
+import { findSecrets, type SecretFinding, type SecretPolicy } from './detect.js';
 
 /**
- * Secret redaction for everything `add` and `ingest` write: API keys and
- * tokens become `[REDACTED:kind]` before a byte reaches the vault (and so a
- * commit). Pure and idempotent: redacting redacted text changes nothing.
+ * Secret redaction for everything `add`, `ingest`, `memvault redact` and LLM
+ * replies write: each secret the detector finds (detect.ts) becomes
+ * `[REDACTED:kind]`. Pure and idempotent: redacting redacted text changes
+ * nothing.
  *
  * @example
  *   redactSecrets('export OPENAI_API_KEY=sk-proj-…').text // 'export OPENAI_API_KEY=[REDACTED:openai-project]'
@@ -21,6 +22,8 @@ export interface RedactResult {
   redactions: RedactionCount[];
   /** Total number of secrets replaced. */
   count: number;
+  /** Each replacement, with its place in the original text. */
+  findings: SecretFinding[];
 }
 
 /** The marker that replaces a secret of `kind`. */
@@ -28,29 +31,20 @@ export function redactionMarker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
 
-/** Replaces every secret in `text` by `[REDACTED:kind]`. */
-export function redactSecrets(text: string, patterns: readonly SecretPattern[] = SECRET_PATTERNS): RedactResult {
+/** Replaces every secret in `text` (not allowed by `policy` or a marker on its line) by `[REDACTED:kind]`. */
+export function redactSecrets(text: string, policy: SecretPolicy = {}): RedactResult {
+  const findings = findSecrets(text, policy);
+  let out = '';
+  let at = 0;
   const counts = new Map<string, number>();
-  let out = text;
-  for (const pattern of patterns) {
-    pattern.regex.lastIndex = 0;
-    out = out.replace(pattern.regex, (...args: unknown[]) => {
-      const match = args[0] as string;
-      const last = args[args.length - 1];
-      const groups = typeof last === 'object' && last !== null ? (last as Record<string, string | undefined>) : undefined;
-      let secret = groups?.secret ?? match;
-      // `"hunter2"` → `"[REDACTED:password]"`: the quotes stay, so JSON and code keep their shape.
-      if (/^(["'`]).+\1$/s.test(secret)) secret = secret.slice(1, -1);
-      if (secret.length === 0 || secret.includes('[REDACTED:')) return match;
-      if (pattern.accept && !pattern.accept(secret)) return match;
-      counts.set(pattern.kind, (counts.get(pattern.kind) ?? 0) + 1);
-      // The secret ends the match, or comes just before its closing `@` (URLs): the last occurrence is it.
-      const at = match.lastIndexOf(secret);
-      return `${match.slice(0, at)}${redactionMarker(pattern.kind)}${match.slice(at + secret.length)}`;
-    });
+  for (const f of findings) {
+    out += text.slice(at, f.start) + redactionMarker(f.kind);
+    at = f.end;
+    counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
   }
+  out += text.slice(at);
   const redactions = [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
-  return { text: out, redactions, count: redactions.reduce((sum, r) => sum + r.count, 0) };
+  return { text: out, redactions, count: findings.length, findings };
 }
 
 /** Adds the counts of `more` to `into` (for a report over many texts). */

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Sentence, Summary, SummaryMeta } from './model.js';
+import type { MemorySecret } from './secrets-check.js';
 
 /**
  * The parse cache, outside git in `.memvault/cache/`:
@@ -34,7 +36,8 @@ const LOG_FOLD_RATIO = 0.25;
 const LOG_MIN_FOLD_BYTES = 256 * 1024;
 
 export type CachedResult =
-  | { type: 'memory'; memory: Memory }
+  /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
+  | { type: 'memory'; memory: Memory; secrets?: MemorySecret[] }
   | { type: 'summary'; summary: Summary }
   | { type: 'invalid'; diagnostics: Diagnostic[] };
 
@@ -64,7 +67,7 @@ interface StoredEntry {
 }
 
 type StoredResult =
-  | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'> }
+  | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'>; secrets?: MemorySecret[] }
   | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256' | 'meta'> & { sha256?: string; meta: StoredMeta } }
   | { type: 'invalid'; diagnostics: Diagnostic[] };
 
@@ -72,6 +75,8 @@ interface FilesJson {
   version: number;
   /** Parse results depend on the time zone (a memory's day): a new zone invalidates everything. */
   timezone: string;
+  /** The secret detector's rule set (`DETECTOR_VERSION`): a new one scans every memory again, so warm and cold builds agree. */
+  detector?: string;
   /** Names this version of the file; log lines carry it. */
   id: string;
   /** Size `content.pack` had when this file was written: a longer pack was appended to by a build that crashed. */
@@ -124,7 +129,7 @@ export class ParseCache {
     try {
       const text = readFileSync(path.join(dir, 'files.json'), 'latin1');
       const json = JSON.parse(text) as FilesJson;
-      if (json.version === CACHE_VERSION && json.timezone === timezone) {
+      if (json.version === CACHE_VERSION && json.timezone === timezone && json.detector === DETECTOR_VERSION) {
         const entries = new Map<string, CacheEntry>();
         for (const key in json.entries) entries.set(key, decodeEntry(key, json.entries[key]!));
         const log = readLog(dir, json.id);
@@ -233,7 +238,7 @@ export class ParseCache {
     }
     const stored: Record<string, StoredEntry> = {};
     for (const [key, entry] of this.entries) stored[key] = encodeEntry(key, entry);
-    const json: FilesJson = { version: CACHE_VERSION, timezone: this.timezone, id: randomUUID(), packSize: this.packSize, entries: stored };
+    const json: FilesJson = { version: CACHE_VERSION, timezone: this.timezone, detector: DETECTOR_VERSION, id: randomUUID(), packSize: this.packSize, entries: stored };
     const text = asciiJson(json);
     // `files.json` first: a log left behind names the old id and is ignored, then removed here.
     writeFileAtomic(path.join(this.dir, 'files.json'), text);
@@ -315,7 +320,7 @@ function encodeEntry(key: string, entry: CacheEntry): StoredEntry {
   let stored: StoredResult;
   if (result.type === 'memory') {
     const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    stored = { type: 'memory', memory };
+    stored = { type: 'memory', memory, ...(result.secrets ? { secrets: result.secrets } : {}) };
   } else if (result.type === 'summary') {
     const { path: _path, sha256, meta, ...summary } = result.summary;
     const storedMeta = { ...meta } as unknown as Record<string, unknown>;

@@ -2,6 +2,7 @@ import type { CachedResult, ParsedContent } from './cache.js';
 import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryFile } from './memory-file.js';
 import { readPlainSummary } from './plain-summary.js';
+import { memorySecrets } from './secrets-check.js';
 import { extractSentences, sentencesOf } from './sentences.js';
 import type { FileRole } from './paths.js';
 import { parseSummaryFile } from './summary-file.js';
@@ -19,7 +20,7 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
   if (role.role === 'memory') {
     const parsed = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
     if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
-    return { result: { type: 'memory', memory: parsed.content.memory }, content: { body: parsed.content.body, sentences: parsed.content.sentences, headings: parsed.content.headings } };
+    return { result: { type: 'memory', memory: parsed.content.memory, ...memorySecrets(bytes) }, content: { body: parsed.content.body, sentences: parsed.content.sentences, headings: parsed.content.headings } };
   }
   if (role.role === 'summary') {
     const parsed = parseSummaryFile(Buffer.from(bytes).toString('utf8'), vaultPath);

@@ -1,27 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { looksRandom, shannonEntropy } from '../../src/redact/patterns.js';
+import { ALLOW_MARKER, findSecrets } from '../../src/redact/detect.js';
 import { describeRedactions, redactSecrets } from '../../src/redact/redact.js';
-import { ORDINARY_TEXT, SECRET_CASES } from './corpus.js';
+import { isWordIdentifier, looksRandom, shannonEntropy } from '../../src/redact/shape.js';
+import { ORDINARY_TEXT, SECRET_CASES, SECRET_SEED } from './corpus.js';
 
-describe('redactSecrets', () => {
-  it('covers at least 20 kinds of secrets', () => {
-    expect(new Set(SECRET_CASES.map((c) => c.kind)).size).toBeGreaterThanOrEqual(20);
+describe(`redactSecrets (MEMVAULT_SECRET_SEED=${SECRET_SEED})`, () => {
+  it('covers at least 45 kinds of credentials', () => {
+    expect(new Set(SECRET_CASES.map((c) => c.name)).size).toBeGreaterThanOrEqual(45);
   });
 
-  it.each(SECRET_CASES.map((c) => [c.kind, c] as const))('replaces a %s secret by its marker', (kind, c) => {
+  it.each(SECRET_CASES.map((c) => [c.name, c] as const))('replaces a %s by its marker', (_name, c) => {
     const result = redactSecrets(c.line);
     expect(result.text).not.toContain(c.secret);
-    expect(result.text).toContain(`[REDACTED:${kind}]`);
-    expect(result.redactions.find((r) => r.kind === kind)?.count).toBeGreaterThanOrEqual(1);
+    expect(result.text).toContain(`[REDACTED:${c.kind}]`);
+    expect(result.redactions.find((r) => r.kind === c.kind)?.count).toBeGreaterThanOrEqual(1);
   });
 
   it('keeps what says what the secret was: the key name, the scheme and user of a URL, the quotes', () => {
-    const db = SECRET_CASES.find((c) => c.kind === 'database-password')!;
+    const db = SECRET_CASES.find((c) => c.name === 'PostgreSQL connection string')!;
     expect(redactSecrets(db.line).text).toBe('DATABASE_URL=postgres://ledgerly:[REDACTED:database-password]@db.internal:5432/ledgerly');
     const json = SECRET_CASES.find((c) => c.line.startsWith('{"user"'))!;
-    const redacted = redactSecrets(json.line).text;
-    expect(JSON.parse(redacted)).toEqual({ user: 'ana', token: '[REDACTED:api-key]', expires: 3600 });
+    expect(JSON.parse(redactSecrets(json.line).text)).toEqual({ user: 'ana', token: '[REDACTED:api-key]', expires: 3600 });
     expect(redactSecrets('DB_PASSWORD=s3cr3t-Pa55!').text).toBe('DB_PASSWORD=[REDACTED:password]');
+    const aws = SECRET_CASES.find((c) => c.name === 'AWS secret access key')!;
+    expect(redactSecrets(aws.line).text).toBe('aws_secret_access_key = [REDACTED:aws-secret-key]');
   });
 
   it('redacts every secret of a whole transcript, and a second pass changes nothing', () => {
@@ -29,17 +31,22 @@ describe('redactSecrets', () => {
     const once = redactSecrets(transcript);
     for (const c of SECRET_CASES) expect(once.text).not.toContain(c.secret);
     expect(once.count).toBeGreaterThanOrEqual(SECRET_CASES.length);
-    expect(redactSecrets(once.text)).toEqual({ text: once.text, redactions: [], count: 0 });
+    expect(redactSecrets(once.text)).toMatchObject({ text: once.text, redactions: [], count: 0 });
+  });
+
+  it.each(SECRET_CASES.map((c) => [c.name, c] as const))('is idempotent on a redacted %s', (_name, c) => {
+    const once = redactSecrets(c.line).text;
+    expect(redactSecrets(once).text).toBe(once);
   });
 
   it('cuts a private key block whose END line was cut off', () => {
-    const block = SECRET_CASES.find((c) => c.kind === 'private-key')!.line;
+    const block = SECRET_CASES.find((c) => c.name === 'Private key (RSA PEM)')!.line;
     const cut = block.slice(0, block.indexOf('-----END'));
     expect(redactSecrets(`tool output:\n${cut}`).text).toBe('tool output:\n[REDACTED:private-key]');
   });
 
   it.each(ORDINARY_TEXT.map((text) => [text]))('leaves ordinary text alone: %s', (text) => {
-    expect(redactSecrets(text)).toEqual({ text, redactions: [], count: 0 });
+    expect(redactSecrets(text)).toMatchObject({ text, redactions: [], count: 0 });
   });
 
   it('describes what it did', () => {
@@ -48,7 +55,29 @@ describe('redactSecrets', () => {
   });
 });
 
-describe('randomness checks', () => {
+describe('findSecrets', () => {
+  const github = SECRET_CASES.find((c) => c.name === 'GitHub classic PAT')!;
+  const wifi = SECRET_CASES.find((c) => c.name === 'Password stated in prose')!;
+
+  it('gives each secret its line and column', () => {
+    const [found] = findSecrets(`# Notes\n\nline two\n  ${github.line}`);
+    expect(found).toMatchObject({ kind: 'github', line: 4, column: 3 + github.line.indexOf(github.secret), secret: github.secret });
+  });
+
+  it('lets a line marked memvault:allow-secret through, and only that line', () => {
+    const text = `${github.line} <!-- ${ALLOW_MARKER} -->\n${wifi.line}`;
+    expect(findSecrets(text).map((f) => f.line)).toEqual([2]);
+    expect(redactSecrets(`${ALLOW_MARKER}: ${wifi.line}`).count).toBe(0);
+  });
+
+  it('lets allowlisted values through: an exact string, or a /regex/', () => {
+    expect(findSecrets(github.line, { allow: [github.secret] })).toEqual([]);
+    expect(findSecrets(github.line, { allow: ['/^gh[a-z]_/'] })).toEqual([]);
+    expect(findSecrets(github.line, { allow: [github.secret.slice(0, -1), '/^nothing$/'] })).toHaveLength(1);
+  });
+});
+
+describe('shape checks', () => {
   it('tell generated tokens from words, paths and identifiers', () => {
     expect(shannonEntropy('aaaa')).toBe(0);
     expect(looksRandom('k8Jq2LmX9vRt4WzP')).toBe(true);
@@ -56,5 +85,8 @@ describe('randomness checks', () => {
     expect(looksRandom('src/app/config/settings2.ts')).toBe(false);
     expect(looksRandom('process.env.API_KEY_2')).toBe(false);
     expect(looksRandom('<your-api-key-123456>')).toBe(false);
+    expect(isWordIdentifier('oauth2-client-credentials-flow')).toBe(true);
+    expect(isWordIdentifier('user_profile_v2_cache')).toBe(true);
+    expect(isWordIdentifier('k8Jq2LmX-9vRt4WzP')).toBe(false);
   });
 });
