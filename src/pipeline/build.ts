@@ -182,7 +182,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets, ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);

@@ -12,6 +12,8 @@ import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, 
 import type { TokenizerName } from '../util/tokens.js';
 import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
+import { heldBackDiagnostics } from './secrets-check.js';
+import type { SecretPolicy } from '../redact/detect.js';
 
 export interface LoadOptions {
   /** Absolute path of the vault folder. */
@@ -29,6 +31,8 @@ export interface LoadOptions {
   pool?: ParsePool;
   /** Progress of the parse of changed files (a cold build of a large vault parses for a while). */
   onParse?: ParseProgress;
+  /** `secrets` of the config: its allowlist lets a memory holding a secret through; without it, every such memory is held back. */
+  secrets?: SecretPolicy;
 }
 
 export interface LoadStats {
@@ -93,7 +97,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     if (body) content.remember(file.sha256, body);
   });
 
-  for (const { vaultPath, stream } of found) collect(cache.get(vaultPath)!, stream, diagnostics);
+  for (const { vaultPath, stream } of found) collect(cache.get(vaultPath)!, stream, diagnostics, options.secrets);
   for (const stream of streams.values()) {
     stream.memories.sort(compareMemories);
     diagnostics.push(...duplicateIds(stream.memories));
@@ -112,9 +116,12 @@ function streamNamesOf(options: LoadOptions): string[] {
   return [...names].sort();
 }
 
-function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[]): void {
+function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[], secrets: SecretPolicy | undefined): void {
   const result = entry.result;
-  if (result.type === 'memory') stream.memories.push(result.memory);
+  // A memory holding a secret is held back (secrets-check.ts): reported, and in no stream, so no stage sees it.
+  const held = result.type === 'memory' ? heldBackDiagnostics(result.memory.path, result.secrets, secrets) : [];
+  if (held.length > 0) diagnostics.push(...held);
+  else if (result.type === 'memory') stream.memories.push(result.memory);
   else if (result.type === 'summary') stream.summaries.set(result.summary.path, result.summary);
   else diagnostics.push(...result.diagnostics);
 }
@@ -380,7 +387,7 @@ export class LoadSession {
     for (const vaultPath of this.files) {
       const entry = cache.get(vaultPath);
       const stream = streams.get(vaultPath.slice(0, vaultPath.indexOf('/')));
-      if (entry && stream) collect(entry, stream, diagnostics);
+      if (entry && stream) collect(entry, stream, diagnostics, options.secrets);
     }
     for (const held of this.held.values()) diagnostics.push(...held);
     for (const stream of streams.values()) {
