@@ -33,7 +33,7 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
     column: 1,
     severity: 'warning',
     reason: 'removed a temporary file left by a build that was stopped before it finished',
-    hint: 'nothing to do: the file it was writing was written again by this build',
+    hint: 'nothing to do: writes are atomic, so the file it was for is whole; the temp file never was part of the vault',
     rule: 'build/leftover-temp',
   }));
 }
