@@ -19,7 +19,7 @@ import type { RollupJob } from './plan.js';
 import { RollupError, runRollup, type RollupContext, type RollupResult } from './rollup.js';
 import { assignLayers, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallPosition, type WaterfallWindows } from './waterfall.js';
 import { assembleContext, contextInputHash } from './waterfall-context.js';
-import { applyWrites } from './write.js';
+import { applyWrites, takeMovedAside } from './write.js';
 
 /**
  * Runs the waterfall of one stream (plan in `waterfall.ts`): each planned
@@ -404,7 +404,10 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
       const stream: StreamState = { ...loadedStream, memories: memoriesUpTo(loadedStream.memories, options.now, config.timezone) };
-      report.streams.push(await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: options.force ?? false, rebuild: options.rebuild ?? false, dryRun: options.dryRun ?? false }));
+      const streamReport = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: options.force ?? false, rebuild: options.rebuild ?? false, dryRun: options.dryRun ?? false });
+      // A file memvault did not write at a generated path (CONTEXT.md by hand) was moved aside, never overwritten: say where.
+      for (const move of takeMovedAside()) streamReport.notes.push(`${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`);
+      report.streams.push(streamReport);
     }
     if (!report.dryRun) loaded.cache.save();
     return report;
