@@ -182,6 +182,26 @@ Examples:
   .action(async (files: string[], options) => (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }));
 
 program
+  .command('redact')
+  .argument('<paths...>', 'memory files, or folders to search for .md files')
+  .description('Replace secrets in memory files by [REDACTED:kind] markers, in place (atomically), and print what was replaced. The build holds back a memory holding a secret until it is redacted or allowed.')
+  .option('--dry-run', 'print what would be replaced, write nothing')
+  .option('--json', 'print the report as JSON')
+  .addHelpText(
+    'after',
+    `
+Prints path:line:col kind per secret replaced. What is allowed is left as it is: a line
+holding memvault:allow-secret, and values listed under secrets.allow in memory.config.yaml
+(exact text or /regex/). See docs/security.md.
+
+Examples:
+  memvault redact vault/main/memories/2026/02/2026-02-13-deploy.md
+  memvault redact vault --dry-run
+  memvault redact vault/main/memories --json | jq '.files[].path'`,
+  )
+  .action(async (paths: string[], options) => (await import('./commands/redact.js')).redactCommand(paths, { ...program.opts(), ...options }));
+
+program
   .command('log')
   .description('The commits that changed a file (a summary, the package, a memory), newest first, with the generator of each version.')
   .argument('<path>', 'file path, relative to the current folder or to the vault')

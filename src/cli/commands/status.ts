@@ -50,14 +50,14 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
     throw new UserError('memory.config.yaml is invalid', 'fix the lines listed above', 'config/invalid');
   }
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets });
   const now = resolveNow(options.now);
   const streams = [...loaded.state.streams.values()].map((stream): StreamStatus => {
     const status = streamStatus(stream, config, vaultDir, root);
     if (!config.streams[stream.name]?.waterfall) return status;
     return { ...status, waterfall: waterfallStatus({ ...stream, memories: memoriesUpTo(stream.memories, now, config.timezone) }, config, vaultDir) };
   });
-  const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics };
+  const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics, held_for_secrets: heldForSecrets(loaded.state.diagnostics) };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return;
@@ -119,6 +119,11 @@ function retentionOf(summaries: readonly Summary[]): TierStatus['retention'] {
   return { items, dropped, rate: items > 0 ? (items - dropped) / items : null };
 }
 
+/** Memories the loader held back because they hold a secret (rule `secret/<kind>`). */
+function heldForSecrets(diagnostics: readonly Diagnostic[]): string[] {
+  return [...new Set(diagnostics.filter((d) => d.rule.startsWith('secret/')).map((d) => d.path))].sort();
+}
+
 function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnostic[], config: Config): string {
   const lines: string[] = [];
   for (const s of streams) {
@@ -138,6 +143,8 @@ function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnost
       lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`);
     } else lines.push('  package: not built yet (run `memvault build`)');
   }
+  const held = heldForSecrets(diagnostics);
+  if (held.length > 0) lines.push(`held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} (not summarized, packaged, sent or committed; \`memvault redact PATH\` or mark a false positive)`);
   if (diagnostics.length > 0) {
     lines.push(`invalid files (${diagnostics.length}):`);
     for (const d of diagnostics) lines.push(formatDiagnostic(d, '  '));

@@ -1,0 +1,83 @@
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CONFIG_FILE, loadValidConfig } from '../../config/load.js';
+import type { SecretPolicy } from '../../redact/detect.js';
+import { describeRedactions, mergeRedactions, redactSecrets } from '../../redact/redact.js';
+import { writeFileAtomic } from '../../util/atomic.js';
+import { UserError } from '../../util/errors.js';
+import { findRoot } from '../context.js';
+
+/** Flags of `memvault redact` as commander parses them. */
+export interface RedactCommandOptions {
+  root?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+interface FileRedaction {
+  path: string;
+  redactions: { kind: string; line: number; column: number }[];
+}
+
+/**
+ * `memvault redact PATH…`: rewrites memory files with each secret the build
+ * would hold them back for replaced by `[REDACTED:kind]`, in place and
+ * atomically, and prints what it replaced (`path:line:col kind`). Folders are
+ * walked for `.md` files. The config's `secrets.allow` and lines marked
+ * `memvault:allow-secret` are left as they are, as the build leaves them.
+ */
+export async function redactCommand(targets: readonly string[], options: RedactCommandOptions): Promise<void> {
+  const root = findRoot(options.root ?? process.cwd());
+  const policy: SecretPolicy = existsSync(path.join(root, CONFIG_FILE)) ? (await loadValidConfig(root)).secrets : {};
+  const files = targets.flatMap((target) => markdownFiles(path.resolve(target)));
+  const changed: FileRedaction[] = [];
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const result = redactSecrets(text, policy);
+    if (result.count === 0) continue;
+    if (!options.dryRun) writeFileAtomic(file, result.text);
+    mergeRedactions(counts, result.redactions);
+    changed.push({ path: path.relative(process.cwd(), file) || file, redactions: result.findings.map(({ kind, line, column }) => ({ kind, line, column })) });
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ dry_run: options.dryRun === true, files_scanned: files.length, files: changed }, null, 2)}\n`);
+    return;
+  }
+  for (const file of changed) for (const r of file.redactions) process.stdout.write(`${file.path}:${r.line}:${r.column} ${r.kind}\n`);
+  const what = describeRedactions(counts);
+  const verb = options.dryRun ? 'would be redacted' : 'redacted';
+  process.stderr.write(what ? `${what.replace(' redacted', ` ${verb}`)} in ${changed.length} of ${files.length} file${files.length === 1 ? '' : 's'}${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n` : `no secrets found in ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+}
+
+/**
+ * `target` itself when a file; when a folder, the `.md` files under it (outside
+ * dot folders, links not followed) but generated summaries: the build writes
+ * those again from the memories (and would take a changed one for a hand edit).
+ */
+function markdownFiles(target: string): string[] {
+  const stat = lstatSafe(target);
+  if (!stat) throw new UserError(`${target}: no such file or folder`, 'pass memory files or folders, e.g. memvault redact vault/main/memories', 'redact/missing');
+  if (stat.isFile()) return [target];
+  if (!stat.isDirectory()) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(target, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(target, entry.name);
+    if (entry.isDirectory()) out.push(...markdownFiles(full));
+    else if (entry.isFile() && entry.name.endsWith('.md') && !isGeneratedSummary(full)) out.push(full);
+  }
+  return out;
+}
+
+function isGeneratedSummary(file: string): boolean {
+  return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(readFileSync(file, 'utf8').slice(0, 64));
+}
+
+function lstatSafe(file: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
+}
