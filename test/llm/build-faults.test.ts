@@ -159,15 +159,17 @@ describe('faults that pass', () => {
   });
 
   it('timeout: the request is retried (with a longer timeout) and the build completes', async () => {
-    const root = project({ timeoutS: 0.4 });
+    // timeout_s bounds the whole request, body included: a busy event loop (the tokenizer tables loading) counts against it,
+    // so the other dailies' answers need some slack while the hung one is cut off well before its 5 s.
+    const root = project({ timeoutS: 1.5 });
     fake.server.inject({ fault: { kind: 'hang', ms: 5000 }, match: dailyOf(DAY) });
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const [hung, retried] = callsFor(DAY);
     expect(hung?.fault).toBe('hang');
     // The retry waited for the timeout (the hang lasts 5 s; the server logs a request once its body is in, so allow for slow starts).
-    expect(retried!.at - hung!.at).toBeGreaterThanOrEqual(200);
-    expect(retried!.at - hung!.at).toBeLessThan(4000);
+    expect(retried!.at - hung!.at).toBeGreaterThanOrEqual(1000);
+    expect(retried!.at - hung!.at).toBeLessThan(4500);
     expect(json(result).streams[0].failed).toEqual([]);
     expect(json(result).streams[0].tiers.daily.retries).toBe(1);
   });

@@ -22,7 +22,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const fake = useFakeOpenAI();
 
 function project(extra: Partial<Parameters<typeof llmConfig>[0]> = {}): string {
-  return fake.track(createProject(history.files, llmConfig({ url: fake.server.url, faultRetries: 0, timeoutS: 1, ...extra })));
+  return fake.track(createProject(history.files, llmConfig({ url: fake.server.url, faultRetries: 0, timeoutS: 10, ...extra })));
 }
 const build = (root: string) => runCli(['build', '--now', NOW, '--json'], { cwd: root, env: KEY_ENV });
 
@@ -32,7 +32,7 @@ it('the scenario has days that need the model', () => {
 
 describe('timeout_s bounds the whole request', () => {
   it('a server that sends headers and then nothing: each call ends after timeout_s, the build completes the rest', async () => {
-    const root = project();
+    const root = project({ timeoutS: 1 });
     fake.server.inject({ fault: { kind: 'stall' }, times: Infinity });
     const started = Date.now();
     const result = await build(root);
@@ -48,7 +48,7 @@ describe('timeout_s bounds the whole request', () => {
   });
 
   it('a body trickling in a byte a second: the call ends after timeout_s, not when the body does', async () => {
-    const root = project();
+    const root = project({ timeoutS: 1 });
     fake.server.inject({ fault: { kind: 'trickle', intervalMs: 1000 }, times: Infinity });
     const started = Date.now();
     const result = await build(root);
