@@ -279,6 +279,33 @@ Examples:
   )
   .action(async (period: string | undefined, options) => (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }));
 
+program
+  .command('search')
+  .argument('<query...>', 'words, "quoted phrases" and filters: tag:auth kind:decision stream:main tier:weekly since:2026-02 until:2026-03')
+  .description('Ranked full-text search (BM25, stemmed, prefix and typo tolerant) over memories, the archive and summaries; hits of one day are grouped.')
+  .option('--stream <name>', 'only this stream (default: all)')
+  .option('--tier <tier>', 'memories, daily, weekly, monthly, longterm or all (default: all)')
+  .option('--since <period>', 'only what is about this day or later (a day, week, month, or phrase such as "last month")')
+  .option('--until <period>', 'only what is about this period or earlier')
+  .option('--limit <n>', 'at most this many days (groups) of hits (default 10)')
+  .option('--reindex', 'bring the search index up to date with the vault first (build and watch do it on every run)')
+  .option('--now <datetime>', 'what phrases in --since/--until are relative to (ISO 8601); also MEMVAULT_NOW')
+  .option('--json', 'print the hits as JSON')
+  .addHelpText(
+    'after',
+    `
+Each hit: path:line, the period (zoom into it with \`memvault zoom <period>\`), a snippet with the
+matched words marked **like this**, and the BM25 score. The index lives in .memvault/search/.
+
+Examples:
+  memvault search authentication
+  memvault search "server sessions" tag:auth
+  memvault search deploy kind:decision --since 2026-01
+  memvault search payments --tier weekly --limit 5
+  memvault search rollback --json | jq '.hits[] | "\\(.path):\\(.line)"'`,
+  )
+  .action(async (query: string[], options) => (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }));
+
 async function main(): Promise<void> {
   // `memvault --help | head`: a reader that stops early is not an error.
   for (const stream of [process.stdout, process.stderr]) {

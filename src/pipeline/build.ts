@@ -12,6 +12,7 @@ import { assertLockHeld } from '../util/lock-state.js';
 import { UserError } from '../util/errors.js';
 import type { BuildHelper } from '../vault/helper.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
+import type { IndexReport } from '../read/search/store.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -151,6 +152,8 @@ export interface BuildReport {
   generator: { provider: string; model: string };
 }
 
+  /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */
+  search?: IndexReport;
 const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -229,6 +232,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
+  // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
+  if (!report.dryRun) report.search = (await import('../read/search/store.js')).updateSearchIndex(options.root, loaded);
   }
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import { parsePeriod } from '../../read/period-query.js';
+import { parseQuery, runSearch, type SearchGroup } from '../../read/search/query.js';
+import { readIndex, updateSearchIndex, type IndexReport } from '../../read/search/store.js';
+import { openVault } from '../../read/vault.js';
+import { UserError } from '../../util/errors.js';
+import { findRoot, resolveNow } from '../context.js';
+
+export interface SearchCommandOptions {
+  root?: string;
+  stream?: string;
+  tier?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+  reindex?: boolean;
+  now?: string;
+  json?: boolean;
+}
+
+/**
+ * `memvault search QUERY`: ranked BM25 search over memories (archive
+ * included) and summaries. Reads `.memvault/search/index.json`, which the
+ * build keeps current; builds it first when it is missing or outdated, or
+ * brings it up to date with `--reindex`. Writes nothing else.
+ */
+export async function searchCommand(words: string[], options: SearchCommandOptions): Promise<void> {
+  const root = findRoot(options.root ?? process.cwd());
+  const query = parseQuery(words.join(' '));
+  if (!query.text.trim() && Object.values(query.filters).every((v) => v.length === 0) && !options.tier && !options.since && !options.until) {
+    throw new UserError('search needs words or a filter', 'e.g. memvault search "server sessions" tag:auth', 'search/empty');
+  }
+  const limit = options.limit === undefined ? 10 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--limit \`${options.limit}\` is not a positive whole number`, 'e.g. --limit 20', 'cli/number');
+  const { config, errors } = await loadConfig(root);
+  if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
+  const vaultDir = path.resolve(root, config.vault);
+  let indexReport: IndexReport | undefined;
+  let index = options.reindex ? undefined : readIndex(root);
+  if (!index) {
+    indexReport = updateSearchIndex(root, (await openVault(root)).loaded);
+    index = readIndex(root)!;
+  }
+  const at = { now: resolveNow(options.now), zone: config.timezone };
+  const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined => (text === undefined ? undefined : parsePeriod(text, at)[end]);
+  // `since:` and `until:` in the query take periods too (`since:2026-02`).
+  query.filters.since = query.filters.since.map((text) => parsePeriod(text, at).start);
+  query.filters.until = query.filters.until.map((text) => parsePeriod(text, at).end);
+  const since = dayFilter(options.since, 'start');
+  const until = dayFilter(options.until, 'end');
+  const readFile = (vaultPath: string): string | undefined => {
+    const file = path.resolve(vaultDir, vaultPath);
+    // The index is a file on disk: a path in it never leads outside the vault.
+    if (!file.startsWith(`${vaultDir}${path.sep}`)) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const hits = runSearch(index.index, query, { ...(options.stream ? { stream: options.stream } : {}), ...(options.tier ? { tier: options.tier } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), limit }, readFile);
+  const indexInfo = { documents: index.known.size, ...(indexReport ? { rebuilt: indexReport.rebuilt, added: indexReport.added, updated: indexReport.updated, removed: indexReport.removed } : { rebuilt: false }) };
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(renderSearch(hits, indexInfo.rebuilt ? `(search index built: ${indexInfo.documents} documents)\n` : ''));
+}
+
+/** Text output: one block per day (or summary), best hit first, then the other hits of that day. */
+export function renderSearch(hits: readonly SearchGroup[], note = ''): string {
+  if (hits.length === 0) return `${note}No matches.\n`;
+  const lines: string[] = [];
+  hits.forEach((hit, i) => {
+    lines.push(`${i + 1}. ${hit.path}:${hit.line}  ${hit.tier === 'memories' ? hit.kind : hit.tier} ${hit.period}  score ${hit.score}`);
+    lines.push(`   ${hit.snippet}`);
+    if (hit.more.length > 0) lines.push(`   + ${hit.more.length} more that day: ${hit.more.slice(0, 3).map((m) => `${m.path}:${m.line}`).join(', ')}${hit.more.length > 3 ? ', …' : ''}`);
+  });
+  return `${note}${lines.join('\n')}\n`;
+}

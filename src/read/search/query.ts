@@ -1,0 +1,123 @@
+import MiniSearch from 'minisearch';
+import { UserError } from '../../util/errors.js';
+import type { SearchDoc } from './documents.js';
+import type { SearchIndex } from './index.js';
+import { snippetOf } from './snippet.js';
+
+/**
+ * Search queries: free words, quoted phrases and field filters
+ * (`tag:auth kind:decision stream:main tier:weekly since:2026-02 until:2026-03`),
+ * run against the BM25 index; hits of one day are grouped so a busy day does
+ * not fill the list.
+ */
+
+export const TIERS = ['memories', 'daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm'] as const;
+const FIELDS = ['tag', 'kind', 'stream', 'tier', 'since', 'until'] as const;
+type Field = (typeof FIELDS)[number];
+
+export interface ParsedQuery {
+  /** Words for BM25 (phrase words included). */
+  text: string;
+  /** Quoted phrases: a hit must contain each (case and spacing ignored). */
+  phrases: string[];
+  filters: Record<Field, string[]>;
+}
+
+/**
+ * Splits a query into words, phrases and filters. Pure.
+ *
+ * @example
+ *   parseQuery('"server sessions" postgres tag:auth') // { text: 'server sessions postgres', phrases: ['server sessions'], filters: { tag: ['auth'], … } }
+ */
+export function parseQuery(query: string): ParsedQuery {
+  const filters = Object.fromEntries(FIELDS.map((f) => [f, [] as string[]])) as Record<Field, string[]>;
+  const words: string[] = [];
+  const phrases: string[] = [];
+  for (const match of query.matchAll(/(\w+):(?:"([^"]*)"|(\S+))|"([^"]*)"?|(\S+)/g)) {
+    const [, field, quotedValue, value, phrase, word] = match;
+    if (field !== undefined && (FIELDS as readonly string[]).includes(field.toLowerCase())) filters[field.toLowerCase() as Field].push((quotedValue ?? value)!);
+    else if (field !== undefined) words.push(match[0]);
+    else if (phrase !== undefined) {
+      const clean = phrase.trim().replace(/\s+/g, ' ');
+      if (clean) {
+        phrases.push(clean);
+        words.push(clean);
+      }
+    } else if (word !== undefined) words.push(word);
+  }
+  return { text: words.join(' '), phrases, filters };
+}
+
+export interface SearchOptions {
+  stream?: string;
+  /** A tier or `all` (default). */
+  tier?: string;
+  /** First and last day (inclusive) a hit may be about. */
+  since?: string;
+  until?: string;
+  /** Groups (days) to return (default 10). */
+  limit?: number;
+}
+
+export interface SearchHit {
+  path: string;
+  /** 1-based line of the file where the snippet is. */
+  line: number;
+  stream: string;
+  tier: string;
+  kind: string;
+  /** Day of a memory, period of a summary: `memvault zoom <period>` shows the detail. */
+  period: string;
+  title: string;
+  /** The best line, matched words marked `**word**`. */
+  snippet: string;
+  score: number;
+}
+
+export interface SearchGroup extends SearchHit {
+  /** Other hits of the same stream and day, best first. */
+  more: { path: string; line: number; score: number; title: string }[];
+}
+
+/**
+ * Runs a query. `readFile(path)` returns a document's file as it is now
+ * (for snippets, line numbers and phrases), or undefined when it is gone.
+ */
+export function runSearch(index: SearchIndex, query: ParsedQuery, options: SearchOptions, readFile: (vaultPath: string) => string | undefined): SearchGroup[] {
+  const filters = { ...query.filters };
+  if (options.stream) filters.stream = [...filters.stream, options.stream];
+  if (options.tier && options.tier !== 'all') filters.tier = [...filters.tier, options.tier];
+  for (const tier of filters.tier) if (!(TIERS as readonly string[]).includes(tier)) throw new UserError(`tier \`${tier}\` is not one of ${TIERS.join(', ')}`, 'e.g. tier:weekly or --tier memories', 'search/tier');
+  const since = [options.since, ...filters.since].filter((d): d is string => d !== undefined).sort().pop();
+  const until = [options.until, ...filters.until].filter((d): d is string => d !== undefined).sort()[0];
+  const lower = (values: string[]): string[] => values.map((v) => v.toLowerCase());
+  const [tags, kinds] = [lower(filters.tag), lower(filters.kind)];
+  const filter = (doc: SearchDoc): boolean =>
+    (filters.stream.length === 0 || filters.stream.includes(doc.stream)) &&
+    (filters.tier.length === 0 || filters.tier.includes(doc.tier)) &&
+    (kinds.length === 0 || kinds.includes(doc.kind.toLowerCase())) &&
+    tags.every((tag) => (doc as unknown as { tagList: string[] }).tagList.some((t) => t.toLowerCase() === tag)) &&
+    (since === undefined || doc.end >= since) &&
+    (until === undefined || doc.start <= until);
+  const hasWords = query.text.trim().length > 0;
+  const results = hasWords
+    ? index.search(query.text, { filter: (r) => filter(r as unknown as SearchDoc) })
+    : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
+  if (!hasWords) results.sort((a, b) => (a['date'] < b['date'] ? 1 : a['date'] > b['date'] ? -1 : 0));
+  const limit = options.limit ?? 10;
+  const groups = new Map<string, SearchGroup>();
+  for (const result of results) {
+    const doc = result as unknown as SearchDoc & { terms: string[]; score: number };
+    const key = doc.tier === 'memories' || doc.tier === 'daily' ? `${doc.stream}\u0000${doc.period}` : doc.id;
+    const group = groups.get(key);
+    if (!group && groups.size >= limit) continue;
+    const text = readFile(doc.id);
+    if (text === undefined) continue;
+    const snippet = snippetOf(text, new Set(result.terms), query.phrases);
+    if (!snippet) continue; // a quoted phrase it does not contain
+    const score = Math.round(result.score * 1000) / 1000;
+    if (group) group.more.push({ path: doc.id, line: snippet.line, score, title: doc.title });
+    else groups.set(key, { path: doc.id, line: snippet.line, stream: doc.stream, tier: doc.tier, kind: doc.kind, period: doc.period, title: doc.title, snippet: snippet.text, score, more: [] });
+  }
+  return [...groups.values()];
+}

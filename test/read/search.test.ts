@@ -1,0 +1,128 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, memory, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+
+/**
+ * `memvault search` through the real CLI on one fixture vault, built once;
+ * the incremental-index scenarios edit the same project afterwards, in order.
+ */
+
+const NOW = '2026-02-20T12:00:00Z';
+const busyDay = Object.fromEntries(
+  Array.from({ length: 5 }, (_, i) => [`vault/main/memories/2026-02-12-invoice-${i}.md`, memory({ date: `2026-02-12T0${i + 1}:00:00Z`, title: `Invoice run ${i}`, body: `Invoice batch ${i} sent to the ledger.` })]),
+);
+const files: Record<string, string> = {
+  ...busyDay,
+  'vault/main/memories/2026-02-10-auth.md': memory({ date: '2026-02-10T14:05:00Z', title: 'Auth refactor', kind: 'decision', tags: ['auth', 'backend'], body: 'Replaced JWT with server sessions.\n\nSessions live in Postgres, 30-day expiry.' }),
+  'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T09:00:00Z', title: 'Notes', body: 'Server restarts are slow; the sessions table needs an index.\n\nA second paragraph.\n\nThe zephyrine cluster was retired today.' }),
+  'vault/main/memories/2026-02-13-deploy.md': memory({ date: '2026-02-13T10:00:00Z', title: 'Friday deploy', kind: 'session', tags: ['release'], body: 'Deploys go out on Fridays after the invoice check.' }),
+  'vault/main/memories/2026-02-16-invoice.md': memory({ date: '2026-02-16T10:00:00Z', title: 'Invoice fix', body: 'Invoice totals rounded twice; fixed.' }),
+  'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the quokka migration.' }),
+  'vault/ops/memories/2026-02-12-ops.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Ops', tags: ['auth'], body: 'Rotated the auth certificates on the edge proxies.' }),
+  // Invalid (no date): reported by the build, never indexed.
+  'vault/main/memories/broken.md': '---\ntitle: Broken\n---\nThe marmoset protocol.\n',
+};
+
+let root: string;
+const search = (args: string[]) => runCliJson(['search', ...args, '--json'], { cwd: root }).then((r) => r.json);
+const build = async () => {
+  const { json } = await runCliJson(['build', '--no-commit', '--now', NOW, '--json'], { cwd: root });
+  return json;
+};
+
+beforeAll(async () => {
+  root = createProject(files);
+  const report = await build();
+  expect(report.search).toMatchObject({ rebuilt: true, removed: 0 });
+}, 60_000);
+afterAll(() => removeProject(root));
+
+describe('memvault search', () => {
+  it('ranks the document holding a rare term first, with path:line and a marked snippet', async () => {
+    const json = await search(['zephyrine']);
+    const hit = json.hits[0];
+    // The summaries of its day and week hold it too; they rank below the memory.
+    expect(json.hits.slice(1).every((h: any) => h.tier !== 'memories')).toBe(true);
+    expect(hit).toMatchObject({ path: 'main/memories/2026-02-11-notes.md', tier: 'memories', period: '2026-02-11', stream: 'main' });
+    const lines = readFileSync(path.join(root, 'vault', hit.path), 'utf8').split('\n');
+    expect(lines[hit.line - 1]).toContain('zephyrine cluster');
+    expect(hit.snippet).toBe('The **zephyrine** cluster was retired today.');
+  });
+
+  it('stems, matches prefixes and forgives a typo; the best match ranks first', async () => {
+    expect((await search(['deploying'])).hits[0].path).toBe('main/memories/2026-02-13-deploy.md');
+    expect((await search(['zephyr'])).hits[0]?.path).toBe('main/memories/2026-02-11-notes.md');
+    expect((await search(['zephyrnie'])).hits[0]?.path).toBe('main/memories/2026-02-11-notes.md');
+    const sessions = await search(['sessions', 'postgres']);
+    expect(sessions.hits[0].path).toBe('main/memories/2026-02-10-auth.md');
+    expect(sessions.hits[0].line).toBe(9); // "Sessions live in Postgres": 6 frontmatter lines, then 2 body lines
+  });
+
+  it('keeps only hits that hold a quoted phrase', async () => {
+    const json = await search(['"server sessions"']);
+    expect(json.parsed.phrases).toEqual(['server sessions']);
+    const paths = [json.hits, ...json.hits.map((h: any) => h.more)].flat().map((h: any) => h.path);
+    expect(paths).toContain('main/memories/2026-02-10-auth.md');
+    expect(paths).not.toContain('main/memories/2026-02-11-notes.md'); // "server restarts … sessions table"
+  });
+
+  it('filters by tag, kind, stream, tier and dates, in the query or as flags', async () => {
+    const tagged = await search(['auth', 'tag:auth']);
+    expect(tagged.hits.map((h: any) => h.path).sort()).toEqual(['main/memories/2026-02-10-auth.md', 'ops/memories/2026-02-12-ops.md']);
+    expect((await search(['auth', 'tag:auth', 'stream:ops'])).hits.map((h: any) => h.path)).toEqual(['ops/memories/2026-02-12-ops.md']);
+    expect((await search(['auth', 'tag:auth', '--stream', 'main'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
+    expect((await search(['kind:decision'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
+    const weekly = await search(['invoice', '--tier', 'weekly']);
+    expect(weekly.hits.length).toBeGreaterThan(0);
+    expect(weekly.hits.every((h: any) => h.tier === 'weekly' && h.path.startsWith('main/weekly/'))).toBe(true);
+    const since = await search(['invoice', 'tier:memories', '--since', '2026-02-14']);
+    expect(since.hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-16-invoice.md']);
+    const until = await search(['invoice', 'tier:memories', 'until:2026-W07']);
+    expect(until.hits.map((h: any) => h.period).sort()).toEqual(['2026-02-12', '2026-02-13']);
+  });
+
+  it('groups the hits of one day so a busy day does not fill the list', async () => {
+    const json = await search(['invoice', '--tier', 'memories', '--limit', '3']);
+    const periods = json.hits.map((h: any) => h.period);
+    expect(new Set(periods).size).toBe(periods.length);
+    expect(periods).toEqual(expect.arrayContaining(['2026-02-12', '2026-02-13', '2026-02-16']));
+    const busy = json.hits.find((h: any) => h.period === '2026-02-12');
+    expect(busy.more).toHaveLength(4);
+    const text = await runCli(['search', 'invoice', '--tier', 'memories', '--limit', '3'], { cwd: root });
+    expect(text.stdout).toMatch(/\+ 4 more that day: main\/memories\/2026-02-12-invoice-\d\.md:\d+/);
+  });
+
+  it('never indexes a file that failed to parse', async () => {
+    expect((await search(['marmoset'])).hits).toEqual([]);
+  });
+
+  it('re-indexes one document after one edited memory, and nothing when nothing changed', async () => {
+    expect((await build()).search).toMatchObject({ added: 0, updated: 0, removed: 0, written: false });
+    // Today's memory: its day is not complete, so no summary changes with it.
+    writeFiles(root, { 'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the wombat migration.' }) });
+    expect((await build()).search).toMatchObject({ added: 0, updated: 1, removed: 0, rebuilt: false });
+    expect((await search(['wombat'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-20-today.md']);
+    expect((await search(['quokka'])).hits).toEqual([]);
+  });
+
+  it('rebuilds a missing index, and one from another format version', async () => {
+    rmSync(path.join(root, '.memvault', 'search'), { recursive: true });
+    const json = await search(['zephyrine']);
+    expect(json.index).toMatchObject({ rebuilt: true, added: json.index.documents });
+    expect(json.hits[0].path).toBe('main/memories/2026-02-11-notes.md');
+    const file = path.join(root, '.memvault', 'search', 'index.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), format: 0 }));
+    expect((await search(['zephyrine'])).index.rebuilt).toBe(true);
+    expect((await search(['zephyrine'])).index.rebuilt).toBe(false);
+  });
+
+  it('rejects an empty query and an unknown tier with a hint', async () => {
+    const empty = await runCli(['search', ''], { cwd: root });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('hint:');
+    const tier = await runCli(['search', 'x', 'tier:hourly'], { cwd: root });
+    expect(tier.code).toBe(1);
+    expect(tier.stderr).toMatch(/tier `hourly` is not one of/);
+  });
+});
