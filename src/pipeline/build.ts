@@ -232,13 +232,13 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
     indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
-  // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
-  if (!report.dryRun) report.search = (await import('../read/search/store.js')).updateSearchIndex(options.root, loaded);
   }
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
   if (options.saveCache !== false) loaded.cache.save();
+  // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
+  if (!report.dryRun) report.search = (await import('../read/search/store.js')).updateSearchIndex(options.root, loaded);
   // The package may be written twice (`packageFirst`): listed once.
   report.written = [...new Set(report.written)];
   const moved = movedAsideReport();
