@@ -58,9 +58,14 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
       setLockLost(lost);
     },
   };
+  const writeOwner = (): void =>
+    writeFileAtomic(ownerPath, JSON.stringify({ pid: process.pid, started: new Date().toISOString(), command, host: os.hostname(), ...pidStartOf(process.pid) } satisfies Owner));
+  // A lock this process lost earlier (watch keeps running) must not stop this one's writes.
+  clearLockLost();
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(stateDir, options);
+    writeOwner();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     const owner = readOwner(ownerPath);
@@ -68,18 +73,8 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
       const who = owner ? `pid ${owner.pid}, \`${owner.command}\` started ${owner.started}` : 'unknown process';
       throw new UserError(`another build is running (${who})`, 'wait for it to finish; if it hung, stop that process and run the build again', 'lock/busy');
     }
-    // The previous build crashed: its lock is stale whatever its age. If two builds race here, `mkdir` lets one win.
-    rmSync(lockPath, { recursive: true, force: true });
-    try {
-      release = await lockfile.lock(stateDir, options);
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code !== 'ELOCKED') throw again;
-      const winner = readOwner(ownerPath);
-      throw new UserError(`another build is running (${winner ? `pid ${winner.pid}, \`${winner.command}\`` : 'it just started'})`, 'wait for it to finish', 'lock/busy');
-    }
+    release = await takeOver(stateDir, lockPath, ownerPath, options, writeOwner);
   }
-  clearLockLost();
-  writeFileAtomic(ownerPath, JSON.stringify({ pid: process.pid, started: new Date().toISOString(), command, host: os.hostname(), ...pidStartOf(process.pid) } satisfies Owner));
   return async () => {
     clearLockLost();
     if (lost) throw lost;
@@ -92,6 +87,43 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
       if (lost) throw lost;
     }
   };
+}
+
+/**
+ * Replaces the lock of a build that is gone. Two builds may find the same
+ * dead owner at once: the check, the removal and the new lock happen under
+ * a second lock (`build.lock.takeover`), so the second one to get there sees
+ * the first as the live owner instead of removing its fresh lock (its
+ * record is written before the takeover lock is released).
+ */
+async function takeOver(stateDir: string, lockPath: string, ownerPath: string, options: Parameters<typeof lockfile.lock>[1] & object, writeOwner: () => void): Promise<() => Promise<void>> {
+  const busy = (): UserError => {
+    const winner = readOwner(ownerPath);
+    return new UserError(`another build is running (${winner ? `pid ${winner.pid}, \`${winner.command}\` started ${winner.started}` : 'it just started'})`, 'wait for it to finish', 'lock/busy');
+  };
+  let releaseTakeover: () => Promise<void>;
+  try {
+    // Held for milliseconds; one left by a build killed right here is stale after 10 s.
+    releaseTakeover = await lockfile.lock(stateDir, { lockfilePath: `${lockPath}.takeover`, realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 50, maxTimeout: 200 } });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw busy();
+    throw error;
+  }
+  try {
+    if (!isStale(readOwner(ownerPath), lockPath)) throw busy();
+    rmSync(lockPath, { recursive: true, force: true });
+    try {
+      const release = await lockfile.lock(stateDir, options);
+      // Before the takeover lock goes: until then the record names the dead owner.
+      writeOwner();
+      return release;
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw busy();
+      throw again;
+    }
+  } finally {
+    await releaseTakeover().catch(() => {});
+  }
 }
 
 /** True when the lock's owner is certainly gone: never for a live process, nor for one on another host. */
