@@ -398,7 +398,7 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
   const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault compact');
   try {
     const vaultDir = path.resolve(options.root, config.vault);
-    const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+    const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets });
     const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
     const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
