@@ -134,6 +134,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         fallback: date ?? mtime,
         source: { file: recordedPath(options.root, absolute), sha256: fileSha },
         redactions,
+        secrets: config.secrets,
       };
       drafts = [];
       for (const session of parsed.sessions) {
