@@ -103,8 +103,15 @@ async function takeOver(stateDir: string, lockPath: string, ownerPath: string, o
   };
   let releaseTakeover: () => Promise<void>;
   try {
-    // Held for milliseconds; one left by a build killed right here is stale after 10 s.
-    releaseTakeover = await lockfile.lock(stateDir, { lockfilePath: `${lockPath}.takeover`, realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 50, maxTimeout: 200 } });
+    // Held for milliseconds; one left by a build killed right here is stale after 10 s. Keyed on `lockPath`, not `stateDir`:
+    // proper-lockfile keeps one lock per key in a process, and the build lock itself is keyed on `stateDir`.
+    releaseTakeover = await lockfile.lock(lockPath, {
+      lockfilePath: `${lockPath}.takeover`,
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 20, minTimeout: 50, maxTimeout: 200 },
+      onCompromised: () => {},
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw busy();
     throw error;

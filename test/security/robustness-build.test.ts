@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateHistory } from '../helpers/history.js';
 import { CLI, createProject, listFiles, memory, readText, removeProject, runCli, type CliResult } from '../helpers/project.js';
 import { KEY_ENV, llmConfig, llmHistory, useFakeOpenAI } from '../llm/llm-project.js';
 
@@ -233,3 +234,36 @@ describe('a file memvault did not write at a generated path (point 8, first half
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('random kill -9 during builds (point 7; slow: MEMVAULT_SLOW=1)', () => {
+  it.skipIf(process.env.MEMVAULT_SLOW !== '1')('20 builds killed at random moments, then one build: no temp file anywhere, output equal to an uninterrupted build', async () => {
+    const big = generateHistory({ from: '2026-01-05', to: '2026-03-20', seed: 11 });
+    const config = 'timezone: UTC\ngit: { commit: false }\n';
+    const clean = track(createProject(big.files, config));
+    const killed = track(createProject(big.files, config));
+    const at = '2026-03-21T06:00:00Z';
+    const reference = await runCli(['build', '--now', at], { cwd: clean });
+    expect(reference.code, reference.stderr).toBe(0);
+    let random = 7;
+    const next = (): number => (random = (random * 48271) % 2147483647) / 2147483647;
+    let interrupted = 0;
+    for (let round = 0; round < 20; round++) {
+      const run = startCli(['build', '--now', at, ...(round % 3 === 0 ? ['--force'] : [])], killed);
+      await new Promise((resolve) => setTimeout(resolve, 150 + next() * 2500));
+      if (run.child.exitCode === null) {
+        run.child.kill('SIGKILL');
+        interrupted++;
+      }
+      await run.result;
+    }
+    expect(interrupted).toBeGreaterThan(5);
+    const last = await runCli(['build', '--now', at], { cwd: killed });
+    expect(last.code, last.stderr).toBe(0);
+    const leftovers = [...listFiles(killed, 'vault'), ...listFiles(killed, '.memvault')].filter((file) => /\.tmp$/.test(file));
+    expect(leftovers).toEqual([]);
+    // history/ keeps the versions a --force build replaced: it depends on where the kills fell.
+    const outputs = (root: string): Map<string, string> =>
+      new Map(listFiles(root, 'vault').filter((file) => !file.includes('/history/')).map((file) => [file, readText(root, file)]));
+    expect(outputs(killed)).toEqual(outputs(clean));
+  }, 300_000);
+});
