@@ -2,126 +2,112 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuildPool as BuildPoolType } from '../src/pipeline/build-pool.js';
 import { scanStreams } from '../src/vault/scan.js';
-import { countTokens } from '../src/util/tokens.js';
-import type { BuildHelper as BuildHelperType } from '../src/vault/helper.js';
 import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from './helpers/project.js';
 
 /**
- * The build helper thread (vault/helper.ts), as the CLI runs it: from the
- * compiled build (the worker file exists only there). Its answers must be
- * exactly what the main thread would compute itself.
+ * The scan thread of a large vault's build (pipeline/build-pool.ts, `scanRoot`), as the CLI runs it: from the
+ * compiled build (the worker file exists only there). Its walk must be exactly what the main thread's would be.
+ * Tokens are counted on the main thread: nothing waits synchronously for another thread.
  */
 
-const { BuildHelper, LARGE_CACHE_BYTES } = (await import(path.resolve('dist/src/vault/helper.js'))) as { BuildHelper: typeof BuildHelperType; LARGE_CACHE_BYTES: number };
+const { BuildPool, LARGE_CACHE_BYTES } = (await import(path.resolve('dist/src/pipeline/build-pool.js'))) as {
+  BuildPool: typeof BuildPoolType;
+  LARGE_CACHE_BYTES: number;
+};
 
 let root: string;
 let vault: string;
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), 'memvault-helper-'));
+  root = mkdtempSync(path.join(os.tmpdir(), 'memvault-scan-'));
   vault = path.join(root, 'vault');
-  for (const file of ['main/memories/2026/01/2026-01-02-a.md', 'main/daily/2026-01-02.md', 'main/history/daily/x.md', 'agent/memories/0001.md']) {
+  const files = ['main/memories/2026/01/2026-01-02-a.md', 'main/daily/2026-01-02.md', 'main/history/daily/x.md', 'agent/memories/0001.md', 'main/notes.txt'];
+  for (const file of files) {
     mkdirSync(path.join(vault, path.dirname(file)), { recursive: true });
     writeFileSync(path.join(vault, file), `content of ${file}\n`);
   }
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The helper starts only for a large parse cache; its content does not matter for starting. */
+/** The scan thread starts only for a large parse cache; its content does not matter for starting. */
 function withLargeCache(): void {
   mkdirSync(path.join(root, '.memvault', 'cache'), { recursive: true });
   writeFileSync(path.join(root, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
 }
 
-describe('the build helper thread', () => {
+describe('the scan thread', () => {
   it('does not start for a small vault (no parse cache, or a small one)', () => {
-    expect(BuildHelper.start(root)).toBeUndefined();
-    mkdirSync(path.join(root, '.memvault', 'cache'), { recursive: true });
-    writeFileSync(path.join(root, '.memvault', 'cache', 'files.json'), '{}');
-    expect(BuildHelper.start(root)).toBeUndefined();
-  });
-
-  it('scans as the main thread does, and counts tokens exactly as the main thread does, in both encodings', async () => {
-    withLargeCache();
-    const helper = BuildHelper.start(root)!;
-    expect(helper).toBeDefined();
+    const scanRoot = mkdtempSync(path.join(os.tmpdir(), 'memvault-scan-'));
     try {
-      expect(await helper.scan(vault, ['agent', 'main', 'missing'])).toEqual(scanStreams(vault, ['agent', 'main', 'missing']));
-      helper.warmTokenizer();
-      const texts = ['Replaced JWT with server sessions.', 'Zoë’s café — 東京 🚀 `ADR-012`\n\n## Decisions\n- p99 < 250ms', 'x'.repeat(5000), ' \n\t '];
-      for (const text of texts) {
-        expect(helper.countTokens(text, 'o200k_base')).toBe(countTokens(text, 'o200k_base'));
-        expect(helper.countTokens(text, 'cl100k_base')).toBe(countTokens(text, 'cl100k_base'));
-      }
+      const none = BuildPool.create({ scanRoot })!;
+      expect(none.scans).toBe(false);
+      expect(none.scan(vault, ['main'])).toBeUndefined();
+      none.close();
+      mkdirSync(path.join(scanRoot, '.memvault', 'cache'), { recursive: true });
+      writeFileSync(path.join(scanRoot, '.memvault', 'cache', 'files.json'), '{}');
+      const small = BuildPool.create({ scanRoot })!;
+      expect(small.scans).toBe(false);
+      small.close();
     } finally {
-      helper.close();
+      rmSync(scanRoot, { recursive: true, force: true });
     }
   });
 
-  it('answers undefined once closed, so callers count in-process', () => {
+  it('walks and stats exactly as the main thread does, once', async () => {
     withLargeCache();
-    const helper = BuildHelper.start(root)!;
-    helper.close();
-    expect(helper.countTokens('hello', 'o200k_base')).toBeUndefined();
-    return expect(helper.scan(vault, ['main'])).rejects.toThrow(/not available/);
+    const pool = BuildPool.create({ scanRoot: root })!;
+    try {
+      expect(pool.scans).toBe(true);
+      expect(await pool.scan(vault, ['agent', 'main', 'missing'])).toEqual(scanStreams(vault, ['agent', 'main', 'missing']));
+      // The thread is stopped after its one walk; the build threads were never started for it.
+      expect(pool.scan(vault, ['main'])).toBeUndefined();
+      expect(pool.started).toBe(false);
+    } finally {
+      pool.close();
+    }
   });
 
   it('never keeps a process alive: a script that starts one and does nothing else exits', () => {
     withLargeCache();
-    const script = `import { BuildHelper } from ${JSON.stringify(path.resolve('dist/src/vault/helper.js'))}; const helper = BuildHelper.start(${JSON.stringify(root)}); console.log(helper ? 'started' : 'none');`;
+    const compiled = JSON.stringify(path.resolve('dist/src/pipeline/build-pool.js'));
+    const script =
+      `import { BuildPool } from ${compiled}; const pool = BuildPool.create({ scanRoot: ${JSON.stringify(root)} });\n` +
+      `console.log(pool?.scans ? 'started' : 'none');`;
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 }).trim()).toBe('started');
   });
 });
 
-describe('countTokens with a remote counter', () => {
-  it('uses the remote answer, and counts in-process for good once the remote cannot answer', async () => {
-    // A fresh module: no encoding loaded in-process yet (a loaded one is used first).
-    vi.resetModules();
-    const { countTokens, setRemoteCounter } = await import('../src/util/tokens.js');
-    const asked: string[] = [];
-    try {
-      setRemoteCounter((text) => {
-        asked.push(text);
-        return text === 'first' ? 42 : undefined;
-      });
-      expect(countTokens('first', 'cl100k_base')).toBe(42);
-      expect(countTokens('second', 'cl100k_base')).toBe(1);
-      expect(countTokens('third', 'cl100k_base')).toBe(1);
-      expect(asked).toEqual(['first', 'second']);
-    } finally {
-      setRemoteCounter(undefined);
-    }
-  });
-});
-
-describe('memvault build with the helper thread', () => {
+describe('memvault build with the scan thread', () => {
   it('writes exactly what a build without it writes, after an edit', async () => {
     const files: Record<string, string> = {};
     for (let day = 2; day <= 12; day++) {
       const date = `2026-02-${String(day).padStart(2, '0')}`;
-      files[`vault/main/memories/${date}-notes.md`] = memory({ date: `${date}T10:00:00Z`, title: `Notes ${day}`, body: `Worked on the billing queue; the p99 latency is ${day * 10}ms. Decision: keep retries at ${day}.` });
+      const body = `Worked on the billing queue; the p99 latency is ${day * 10}ms. Decision: keep retries at ${day}.`;
+      files[`vault/main/memories/${date}-notes.md`] = memory({ date: `${date}T10:00:00Z`, title: `Notes ${day}`, body });
     }
-    const withHelper = createProject(files);
+    const withThread = createProject(files);
     let without: string | undefined;
     try {
-      await runCliJson(['build', '--now', '2026-02-13T06:00:00Z', '--json', '--no-commit'], { cwd: withHelper });
-      without = copyProject(withHelper);
-      // Trailing spaces keep files.json valid JSON while making it "large": the next build starts a helper.
-      appendFileSync(path.join(withHelper, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
-      const edited = { 'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T10:00:00Z', title: 'Notes 11', body: 'Moved billing retries into the queue; the error rate dropped to 0.1%.' }) };
+      await runCliJson(['build', '--now', '2026-02-13T06:00:00Z', '--json', '--no-commit'], { cwd: withThread });
+      without = copyProject(withThread);
+      // Trailing spaces keep files.json valid JSON while making it "large": the next build walks the vault on a thread.
+      appendFileSync(path.join(withThread, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
+      const body = 'Moved billing retries into the queue; the error rate dropped to 0.1%.';
+      const edited = { 'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T10:00:00Z', title: 'Notes 11', body }) };
       const builds = [];
-      for (const root of [withHelper, without]) {
-        for (const [file, text] of Object.entries(edited)) writeFileSync(path.join(root, file), text);
-        builds.push((await runCliJson(['build', '--now', '2026-02-16T06:00:00Z', '--json', '--no-commit'], { cwd: root })).json);
+      for (const project of [withThread, without]) {
+        for (const [file, text] of Object.entries(edited)) writeFileSync(path.join(project, file), text);
+        builds.push((await runCliJson(['build', '--now', '2026-02-16T06:00:00Z', '--json', '--no-commit'], { cwd: project })).json);
       }
       expect(builds.map((report) => report.stats.helper)).toEqual([true, false]);
       expect(builds[0].written).toEqual(builds[1].written);
       expect(builds[0].written).toContain('main/daily/2026-02-11.md');
-      const outputs = (root: string) => [...snapshotTree(path.join(root, 'vault'))].map(([file, state]) => [file, state.sha256]);
-      expect(outputs(withHelper)).toEqual(outputs(without));
+      const outputs = (project: string) => [...snapshotTree(path.join(project, 'vault'))].map(([file, state]) => [file, state.sha256]);
+      expect(outputs(withThread)).toEqual(outputs(without));
     } finally {
-      removeProject(withHelper);
+      removeProject(withThread);
       removeProject(without);
     }
   });

@@ -42,10 +42,10 @@ Examples:
   memvault build --strict                      CI: fail when a summary could not be made`,
   )
   .action(async (options) => {
-    // The helper thread starts before the pipeline's modules load, so its own start-up overlaps theirs (vault/helper.ts).
-    const [{ BuildHelper }, { findRoot }] = await Promise.all([import('../vault/helper.js'), import('../config/file.js')]);
-    const helper = BuildHelper.start(findRoot(program.opts<{ root?: string }>().root ?? process.cwd()));
-    return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, helper);
+    // The pool (and a large vault's scan thread) starts before the pipeline's modules load, so its start-up overlaps theirs.
+    const [{ BuildPool }, { findRoot }] = await Promise.all([import('../pipeline/build-pool.js'), import('../config/file.js')]);
+    const pool = BuildPool.create({ scanRoot: findRoot(program.opts<{ root?: string }>().root ?? process.cwd()) });
+    return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, pool);
   });
 
 program

@@ -6,11 +6,10 @@ import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
 import { addDays, isValidDay, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
-import { loadTokenizer, setRemoteCounter } from '../util/tokens.js';
+import { loadTokenizer } from '../util/tokens.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { UserError } from '../util/errors.js';
-import type { BuildHelper } from '../vault/helper.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
 import type { IndexReport } from '../read/search/store.js';
 import type { ParsedContent } from '../vault/cache.js';
@@ -51,8 +50,11 @@ export interface BuildOptions {
   regenerate?: string[];
   /** Injected summarizer (tests); by default the configured profile's. */
   summarizer?: Summarizer;
-  /** A large vault's helper thread, started by the CLI before it loaded the pipeline (helper.ts); the build closes it. */
-  helper?: BuildHelper;
+  /**
+   * The build's worker threads, created by the CLI before it loaded the pipeline so that a large vault's scan thread
+   * starts early (build-pool.ts); the build closes them. Default: a pool of its own, without a scan thread.
+   */
+  pool?: BuildPool;
   /** Loads the vault (default `loadVault`); `memvault watch` passes a `LoadSession` that keeps parsed state between builds. */
   loader?: (options: LoadOptions) => Promise<LoadedVault>;
   /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
@@ -144,8 +146,8 @@ export interface BuildReport {
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
   /**
-   * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: a helper thread scanned and
-   * counted tokens (vault/helper.ts, large vaults). Timings in ms: `load` (find and parse files),
+   * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: the vault was walked on a
+   * thread of its own (large vaults, build-pool.ts). Timings in ms: `load` (find and parse files),
    * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
    */
   stats: { files: number; parsed: number; workerParses: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
@@ -158,11 +160,8 @@ const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
-  const { helper } = options;
-  // Token counts go to the helper, which has the tables loaded, until the build ends.
-  if (helper) setRemoteCounter((text, tokenizer) => helper.countTokens(text, tokenizer));
   // Worker threads for the whole build, started only by a stage with enough work (many files to parse, many rollups).
-  const pool = BuildPool.create();
+  const pool = options.pool ?? BuildPool.create();
   try {
     const config = await loadValidConfig(options.root);
     if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
@@ -174,10 +173,6 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     }
   } finally {
     pool?.close();
-    if (helper) {
-      setRemoteCounter(undefined);
-      helper.close();
-    }
   }
 }
 
@@ -185,7 +180,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets, ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}), ...(options.helper ? { helper: options.helper, tokenizer: config.tokenizer } : {}) });
+  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets, ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}) });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
@@ -201,7 +196,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerParses: loaded.stats.workerParses, workerRollups: 0, helper: options.helper !== undefined && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
+    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerParses: loaded.stats.workerParses, workerRollups: 0, helper: pool?.scans === true && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).

@@ -1,6 +1,6 @@
 import type { SummarySource } from '../llm/types.js';
 import type { ParsedContent } from '../vault/cache.js';
-import type { BuildPool, RollupSettingsForWorkers } from './build-pool.js';
+import type { BuildPool, RollupAnswer, RollupSettingsForWorkers } from './build-pool.js';
 import type { RollupJob } from './plan.js';
 import { RollupError, type RollupResult } from './rollup.js';
 
@@ -42,8 +42,10 @@ export function usesRollupWorkers(provider: string, jobs: number, pool: BuildPoo
 /**
  * Runs the jobs on the pool and returns their outcomes in job order;
  * `onOutcome` is called as each one arrives (progress, writing). A job's
- * sources are read when a worker is free for it, so the workers start on
- * the first jobs while the main thread reads the sources of the rest.
+ * sources are read when a thread is free for it (one lane per thread), so
+ * the threads start on the first jobs while the main thread reads the
+ * sources of the rest, and no more than a pool's worth of sources is held
+ * in messages at a time.
  */
 export async function rollupInWorkers(
   jobs: readonly RollupJob[],
@@ -52,13 +54,28 @@ export async function rollupInWorkers(
   pool: BuildPool,
   onOutcome: (index: number, outcome: PooledRollup | RollupError) => void,
 ): Promise<(PooledRollup | RollupError)[]> {
-  return Promise.all(
-    jobs.map(async (job, index) => {
-      const answer = await pool.rollup(job, () => sourcesOf(job), settings);
+  const outcomes: (PooledRollup | RollupError)[] = new Array(jobs.length);
+  let next = 0;
+  const send = (): { index: number; answer: Promise<RollupAnswer> } | undefined => {
+    if (next >= jobs.length) return undefined;
+    const index = next++;
+    return { index, answer: pool.rollup(jobs[index]!, sourcesOf(jobs[index]!), settings) };
+  };
+  const lane = async (): Promise<void> => {
+    for (let sent = send(); sent; ) {
+      const answer = await sent.answer;
+      const { index } = sent;
+      // The thread gets its next job before this summary is written: it never waits for the main thread's writes.
+      sent = send();
+      const job = jobs[index]!;
       // The job object itself, not the worker's copy: callers compare and update it.
-      const outcome = answer.ok ? { result: { ...answer.result, job }, parsed: answer.parsed } : new RollupError(job, answer.kind, answer.message, answer.usage, answer.attempts);
+      const outcome = answer.ok
+        ? { result: { ...answer.result, job }, parsed: answer.parsed }
+        : new RollupError(job, answer.kind, answer.message, answer.usage, answer.attempts);
+      outcomes[index] = outcome;
       onOutcome(index, outcome);
-      return outcome;
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(pool.size, jobs.length) }, lane));
+  return outcomes;
 }

@@ -9,8 +9,6 @@ import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './mod
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
 import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool, type ParseProgress } from './parse-pool.js';
-import type { TokenizerName } from '../util/tokens.js';
-import type { BuildHelper } from './helper.js';
 import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
 import { heldBackDiagnostics } from './secrets-check.js';
 import type { SecretPolicy } from '../redact/detect.js';
@@ -23,11 +21,7 @@ export interface LoadOptions {
   timezone: string;
   /** Streams named in the config; folders found in the vault are added. */
   configuredStreams: readonly string[];
-  /** A large vault's helper thread (helper.ts): scans there, and loads the tokenizer there once files changed. */
-  helper?: BuildHelper;
-  /** The encoding the build counts tokens with: what the helper loads. */
-  tokenizer?: TokenizerName;
-  /** The build's worker threads: many changed files are parsed there (parse-pool.ts). */
+  /** The build's worker threads: a large vault is walked there, many changed files are parsed there (parse-pool.ts). */
   pool?: ParsePool;
   /** Progress of the parse of changed files (a cold build of a large vault parses for a while). */
   onParse?: ParseProgress;
@@ -60,9 +54,9 @@ export interface LoadedVault {
  */
 export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const sortedStreams = streamNamesOf(options);
-  const { helper } = options;
-  // The walk and stats run on the helper thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
-  const scanned = helper ? helper.scan(options.vaultDir, sortedStreams).catch(() => scanStreams(options.vaultDir, sortedStreams)) : Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
+  // A large vault is walked and stat-ed on a thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
+  const onThread = options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
+  const scanned = onThread ?? Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.cacheDir, options.timezone);
   const content = new ContentStore(options.vaultDir, cache, options.timezone);
   const streams = new Map<string, StreamState>();
@@ -88,8 +82,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     else if (toParse.push({ vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash }) === MIN_FILES_FOR_WORKERS) options.pool?.start();
   }
 
-  // Pass 2: parse what changed, on all cores when there is a lot of it. Changes mean summaries to make: tokens to count.
-  if (helper && toParse.length > 0) helper.warmTokenizer(options.tokenizer);
+  // Pass 2: parse what changed, on all cores when there is a lot of it.
   const parsed = await parseFiles(toParse, options.timezone, options.pool, options.onParse);
   toParse.forEach((file, i) => {
     const { result, content: body } = parsed[i]!;

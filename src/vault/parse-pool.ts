@@ -1,5 +1,6 @@
 import type { FileRole } from './paths.js';
 import { parseVaultFile, type ParsedFile } from './parse-file.js';
+import type { ScannedFile } from './scan.js';
 
 /**
  * Parsing many files. Markdown parsing (remark) is the main cost of a cold
@@ -23,6 +24,8 @@ export interface ParsePool {
   parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]>;
   /** Starts the threads before the files are all read: they load remark meanwhile. */
   start(): void;
+  /** `scanStreams` on a thread while the caller reads the parse cache (a large vault); undefined when there is no thread for it. */
+  scan(vaultDir: string, streams: readonly string[]): Promise<ScannedFile[]> | undefined;
 }
 
 /** Whether `count` files are parsed on `pool`. */

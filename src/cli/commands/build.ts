@@ -2,9 +2,9 @@ import path from 'node:path';
 import { PromptsInvalidError } from '../../llm/prompts.js';
 import { ConfigInvalidError } from '../../config/load.js';
 import { build, type BuildReport, type TierStats } from '../../pipeline/build.js';
+import type { BuildPool } from '../../pipeline/build-pool.js';
 import type { TierEstimate } from '../../pipeline/estimate.js';
 import { UserError } from '../../util/errors.js';
-import type { BuildHelper } from '../../vault/helper.js';
 import { findRoot, resolveNow } from '../context.js';
 import { renderWaterfallReport } from './compact.js';
 import { formatDiagnostic, num, useColor } from '../output.js';
@@ -24,8 +24,8 @@ export interface BuildCommandOptions {
   strict?: boolean;
 }
 
-/** `memvault build`: runs the pipeline and prints a report (or JSON). `helper`: see vault/helper.ts. */
-export async function buildCommand(options: BuildCommandOptions, helper?: BuildHelper): Promise<void> {
+/** `memvault build`: runs the pipeline and prints a report (or JSON). `pool`: the build's worker threads (pipeline/build-pool.ts). */
+export async function buildCommand(options: BuildCommandOptions, pool?: BuildPool): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   // A bar on a terminal, plain lines in logs; JSON goes to stdout, so progress on stderr never mixes with it.
   const progress = options.dryRun ? undefined : createProgress({ stream: process.stderr, color: useColor(process.stderr) });
@@ -33,7 +33,7 @@ export async function buildCommand(options: BuildCommandOptions, helper?: BuildH
   try {
     report = await build({
       root,
-      ...(helper ? { helper } : {}),
+      ...(pool ? { pool } : {}),
       now: resolveNow(options.now),
       force: options.force ?? false,
       ...(options.through ? { through: options.through } : {}),
