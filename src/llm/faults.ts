@@ -89,7 +89,9 @@ export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: 
   if (redirect) {
     return {
       kind: 'redirect',
-      message: `${endpoint} answered ${redirect.status} redirecting to ${clean(displayUrl(redirect.location)) || '(no location)'}: not followed, so the request (memory text) went nowhere else; set base_url to the address that answers`,
+      message:
+        `${endpoint} answered ${redirect.status} redirecting to ${clean(displayUrl(stripControl(redirect.location))) || '(no location)'}: ` +
+        'not followed, so the request (memory text) went nowhere else; set base_url to the address that answers',
       retryable: false,
       fatal: true,
       status: redirect.status,

@@ -5,9 +5,10 @@ import { UserError } from '../util/errors.js';
 import { hashValue } from '../util/hash.js';
 import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Diagnostic, Tier } from '../vault/model.js';
-import { backoffDelay, checkUsage, classifyError, displayUrl, RedirectRefusedError, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
+import { backoffDelay, classifyError, displayUrl, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
 import { cleanOutput } from './output.js';
 import { promptFingerprint, renderTemplate, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
+import { noRedirectFetch, stringOr, UsageAudit, withDeadline } from './transport.js';
 import type { Summarizer, SummaryOutput, SummaryRequest, SummarySource, SummaryUsage } from './types.js';
 
 /**
@@ -137,8 +138,8 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
   let sdk: Promise<{ client: OpenAI; errors: SdkErrors }> | undefined;
   /** Set once a fault means every later call would fail too (bad key, unknown model, server unreachable). */
   let halted: Fault | undefined;
-  /** Warnings found while calling (absurd usage figures), handed to the build by `takeDiagnostics`. */
-  const absurdUsage: string[] = [];
+  /** Absurd usage figures seen while calling, handed to the build by `takeDiagnostics`. */
+  const audit = new UsageAudit();
 
   const promptOf = (name: PromptName): PromptFile => {
     const loaded = prompts.get(name);
@@ -165,15 +166,8 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
   const call = async (rendered: RenderedPrompt, maxTokens: number, timeoutMs: number): Promise<{ text: string; finish: string | undefined; inputTokens: number; outputTokens: number }> => {
     const { client } = await connect();
     const sampling = settings.temperature !== undefined ? { temperature: settings.temperature } : {};
-    // The SDK's `timeout` ends when the headers arrive; this signal also bounds reading the body (a stalled or trickling answer).
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const requestOptions = { timeout: timeoutMs, maxRetries: 0, signal: deadline };
-    try {
-      return await send(client, rendered, maxTokens, sampling, requestOptions);
-    } catch (error) {
-      if (deadline.aborted) throw Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { name: 'TimeoutError', cause: error });
-      throw error;
-    }
+    // The SDK's `timeout` ends when the headers arrive; the deadline also bounds reading the body (a stalled or trickling answer).
+    return withDeadline(timeoutMs, (signal) => send(client, rendered, maxTokens, sampling, { timeout: timeoutMs, maxRetries: 0, signal }));
   };
 
   const send = async (
@@ -203,8 +197,8 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
       return {
         text,
         finish: choice?.finish_reason ?? undefined,
-        inputTokens: usageOr(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(`${rendered.system}\n${rendered.user}`, tokenizer)),
-        outputTokens: usageOr(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
+        inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(`${rendered.system}\n${rendered.user}`, tokenizer)),
+        outputTokens: audit.tokens(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
       };
     }
     const response = await client.completions.create({ model: settings.model, prompt: rendered.prompt, max_tokens: maxTokens, ...sampling, stop: rendered.stop }, requestOptions);
@@ -213,17 +207,9 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
     return {
       text,
       finish: choice?.finish_reason ?? undefined,
-      inputTokens: usageOr(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(rendered.prompt, tokenizer)),
-      outputTokens: usageOr(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
+      inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(rendered.prompt, tokenizer)),
+      outputTokens: audit.tokens(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
     };
-  };
-
-  /** A reported token count if believable; else counted here, and the absurd figure remembered for one warning. */
-  const usageOr = (reported: unknown, field: string, count: () => number): number => {
-    const checked = checkUsage(reported);
-    if (checked.tokens !== undefined) return checked.tokens;
-    if (checked.absurd !== undefined && absurdUsage.length < 20) absurdUsage.push(`${field}: ${checked.absurd}`);
-    return count();
   };
 
   const summarizer: Summarizer = {
@@ -231,19 +217,7 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
     model: settings.model,
     ...(options.diagnostics && options.diagnostics.length > 0 ? { diagnostics: options.diagnostics } : {}),
     takeDiagnostics(): Diagnostic[] {
-      if (absurdUsage.length === 0) return [];
-      const seen = [...new Set(absurdUsage.splice(0))];
-      return [
-        {
-          path: 'memory.config.yaml',
-          line: 1,
-          column: 1,
-          severity: 'warning',
-          reason: `${displayUrl(settings.baseURL)} (profile \`${settings.profile}\`) reported token usage that cannot be real (${seen.slice(0, 3).join(', ')}${seen.length > 3 ? ', …' : ''}): ignored, the tokens were counted instead`,
-          hint: 'the server or a proxy in front of it misreports `usage`; the figures in this report are memvault\'s own counts',
-          rule: 'llm/usage',
-        },
-      ];
+      return audit.take(settings);
     },
     promptId(tier: Tier): string {
       let id = ids.get(tier);
@@ -409,27 +383,6 @@ function demote(body: string): string {
 /** Blank-only lines emptied, runs of blank lines cut to one, trailing space dropped. */
 function tidy(text: string): string {
   return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
-}
-
-/**
- * The SDK's `fetch`, refusing redirects: a 3xx answer is an error naming the
- * configured URL and where it pointed (`RedirectRefusedError`), so a request
- * carrying memory text never reaches another origin (fetch would resend the
- * body on 307/308, and follow 301/302 anywhere).
- */
-async function noRedirectFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, { ...init, redirect: 'manual' });
-  if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel().catch(() => {});
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
-    throw new RedirectRefusedError(url, response.status, response.headers.get('location') ?? '');
-  }
-  return response;
-}
-
-/** A model's text, or '' for anything that is not a string (a server that sends `content: {…}`). */
-function stringOr(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

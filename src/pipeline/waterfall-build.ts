@@ -404,7 +404,8 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
       const stream: StreamState = { ...loadedStream, memories: memoriesUpTo(loadedStream.memories, options.now, config.timezone) };
-      const streamReport = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: options.force ?? false, rebuild: options.rebuild ?? false, dryRun: options.dryRun ?? false });
+      const run = { config, vaultDir, loaded, summarizer, now: options.now, force: options.force ?? false, rebuild: options.rebuild ?? false, dryRun: options.dryRun ?? false };
+      const streamReport = await runWaterfall(stream, run);
       // A file memvault did not write at a generated path (CONTEXT.md by hand) was moved aside, never overwritten: say where.
       for (const move of takeMovedAside()) streamReport.notes.push(`${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`);
       report.streams.push(streamReport);

@@ -58,8 +58,10 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
       setLockLost(lost);
     },
   };
-  const writeOwner = (): void =>
-    writeFileAtomic(ownerPath, JSON.stringify({ pid: process.pid, started: new Date().toISOString(), command, host: os.hostname(), ...pidStartOf(process.pid) } satisfies Owner));
+  const writeOwner = (): void => {
+    const owner: Owner = { pid: process.pid, started: new Date().toISOString(), command, host: os.hostname(), ...pidStartOf(process.pid) };
+    writeFileAtomic(ownerPath, JSON.stringify(owner));
+  };
   // A lock this process lost earlier (watch keeps running) must not stop this one's writes.
   clearLockLost();
   let release: () => Promise<void>;
@@ -96,10 +98,17 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
  * the first as the live owner instead of removing its fresh lock (its
  * record is written before the takeover lock is released).
  */
-async function takeOver(stateDir: string, lockPath: string, ownerPath: string, options: Parameters<typeof lockfile.lock>[1] & object, writeOwner: () => void): Promise<() => Promise<void>> {
+async function takeOver(
+  stateDir: string,
+  lockPath: string,
+  ownerPath: string,
+  options: Parameters<typeof lockfile.lock>[1] & object,
+  writeOwner: () => void,
+): Promise<() => Promise<void>> {
   const busy = (): UserError => {
     const winner = readOwner(ownerPath);
-    return new UserError(`another build is running (${winner ? `pid ${winner.pid}, \`${winner.command}\` started ${winner.started}` : 'it just started'})`, 'wait for it to finish', 'lock/busy');
+    const who = winner ? `pid ${winner.pid}, \`${winner.command}\` started ${winner.started}` : 'it just started';
+    return new UserError(`another build is running (${who})`, 'wait for it to finish', 'lock/busy');
   };
   let releaseTakeover: () => Promise<void>;
   try {
