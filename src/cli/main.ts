@@ -306,6 +306,33 @@ Examples:
   )
   .action(async (query: string[], options) => (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }));
 
+program
+  .command('context')
+  .description('Assemble a context for what you are doing, within a token budget: critical (pinned, decisions, recent errors), relevant (search hits for the signals), background (conventions, long-term, latest monthly) and an index of what else to ask.')
+  .option('--budget <tokens>', 'at most this many tokens (configured tokenizer)', '8000')
+  .option('--query <text>', 'what you are asking or working on')
+  .option('--file <path>', 'the file being edited: its path, module and name are searched')
+  .option('--error <text>', 'an error message: its first line is searched')
+  .option('--branch <name>', 'the git branch (default: the checked-out branch, if any)')
+  .option('--activity <kind>', 'debugging (widens critical), feature, review or planning')
+  .option('--stream <name>', 'stream (default: the first stream of the config)')
+  .option('--now <datetime>', 'what "the last 24 hours" is relative to (ISO 8601); also MEMVAULT_NOW')
+  .option('--json', 'print {context, token_count, tiers, items: [{tier, source, tokens}]} as JSON')
+  .addHelpText(
+    'after',
+    `
+Shares: critical 25%, relevant 37.5%, background 25%, index 12.5%; a tier with less to say gives
+its room to the others. Every item names its source so a model can \`memvault zoom\` into it.
+Same vault, signals and --now: same output.
+
+Examples:
+  memvault context --budget 8000 --query "how do sessions expire?"
+  memvault context --file src/auth/session.ts --activity feature
+  memvault context --error "TypeError: token is undefined" --activity debugging --budget 4000
+  memvault context --query payments --json | jq '.items[] | "\\(.tier) \\(.source)"'`,
+  )
+  .action(async (options) => (await import('./commands/context.js')).contextCommand({ ...program.opts(), ...options }));
+
 async function main(): Promise<void> {
   // `memvault --help | head`: a reader that stops early is not an error.
   for (const stream of [process.stdout, process.stderr]) {

@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { assembleContext, type AssembledContext } from '../../read/context/assemble.js';
+import { ACTIVITIES, type Activity } from '../../read/context/budget.js';
+import { readIndex, updateSearchIndex } from '../../read/search/store.js';
+import { openVault, pickStream } from '../../read/vault.js';
+import { UserError } from '../../util/errors.js';
+import { findRoot, resolveNow } from '../context.js';
+
+export interface ContextCommandOptions {
+  root?: string;
+  budget?: string;
+  query?: string;
+  file?: string;
+  error?: string;
+  branch?: string;
+  activity?: string;
+  stream?: string;
+  now?: string;
+  json?: boolean;
+}
+
+/** `memvault context`: the four-tier context for the given signals, within a token budget. Writes nothing but the search index. */
+export async function contextCommand(options: ContextCommandOptions): Promise<void> {
+  const root = findRoot(options.root ?? process.cwd());
+  const budget = options.budget === undefined ? 8000 : Number(options.budget);
+  if (!Number.isInteger(budget) || budget < 1) throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
+  if (options.activity !== undefined && !(ACTIVITIES as readonly string[]).includes(options.activity)) {
+    throw new UserError(`--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`, 'e.g. --activity debugging', 'context/activity');
+  }
+  const now = resolveNow(options.now);
+  const vault = await openVault(root);
+  const stream = pickStream(vault, options.stream);
+  // Brought up to date in memory and on disk when the vault changed since the last build (a no-op otherwise).
+  updateSearchIndex(root, vault.loaded);
+  const index = readIndex(root);
+  if (!index) throw new Error('the search index could not be read back after it was written');
+  const branch = options.branch ?? gitBranch(root);
+  const result = assembleContext({
+    vault,
+    stream,
+    index: index.index,
+    budget,
+    now,
+    signals: { ...(options.query ? { query: options.query } : {}), ...(options.file ? { file: options.file } : {}), ...(options.error ? { error: options.error } : {}), ...(branch ? { branch } : {}) },
+    ...(options.activity ? { activity: options.activity as Activity } : {}),
+  });
+  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
+}
+
+function render(result: AssembledContext): string {
+  return result.context;
+}
+
+/** The checked-out branch, through the git CLI; none outside a repository or on a detached HEAD. */
+function gitBranch(root: string): string | undefined {
+  try {
+    const name = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim();
+    return name && name !== 'HEAD' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { contentWords } from '../../text/terms.js';
+import { monthOfWeek, weekOf } from '../../time/periods.js';
+import type { Memory, StreamState, Summary } from '../../vault/model.js';
+import { vaultPaths } from '../../vault/paths.js';
+import { parseQuery, runSearch } from '../search/query.js';
+import type { SearchIndex } from '../search/index.js';
+import { memoryBody, summaryBody, type ReadVault } from '../vault.js';
+import type { TierName } from './budget.js';
+import { signalQueries, type Signals } from './signals.js';
+
+/**
+ * The candidates of each tier, best first, before any budget: what the
+ * critical, relevant, background and index tiers would say with unlimited
+ * room. Each item names its source (a path) and may offer coarser versions
+ * of itself (a memory's daily, then its weekly) for when it does not fit.
+ */
+
+export interface Version {
+  /** Vault-relative path of what the text comes from. */
+  source: string;
+  /** Heading of the item: a date and title, or a tier and period. */
+  label: string;
+  text: string;
+}
+
+export interface Candidate {
+  tier: TierName;
+  /** Finest version first, then coarser ones. */
+  versions: Version[];
+  /** Pinned memories: cut to fit rather than left out. */
+  must?: boolean;
+}
+
+export interface CandidateInput {
+  vault: ReadVault;
+  stream: StreamState;
+  signals: Signals;
+  now: Date;
+  index: SearchIndex;
+}
+
+const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround|root cause)\b/i;
+
+export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
+  const { vault, stream } = input;
+  const byPath = new Map(stream.memories.map((m) => [m.path, m]));
+  const memoryVersion = (m: Memory): Version => ({ source: m.path, label: `${m.date} ${m.title ?? m.id} (${m.kind}${m.tags.length > 0 ? `; ${m.tags.join(', ')}` : ''})`, text: memoryBody(vault, m) });
+  const summaryVersion = (s: Summary): Version => ({ source: s.path, label: `${s.meta.tier} ${s.meta.period} (${s.meta.start} to ${s.meta.end})`, text: summaryBody(vault, s) });
+  const summaryAt = (p: string): Summary | undefined => stream.summaries.get(p);
+  /** A memory, else its daily, else its weekly (what exists of them). */
+  const ladder = (p: string): Version[] => {
+    const memory = byPath.get(p);
+    const summary = summaryAt(p);
+    const out: Version[] = [];
+    const push = (s: Summary | undefined): void => void (s && out.push(summaryVersion(s)));
+    if (memory) {
+      out.push(memoryVersion(memory));
+      push(summaryAt(vaultPaths.summary(stream.name, 'daily', memory.day)));
+      push(summaryAt(vaultPaths.summary(stream.name, 'weekly', weekOf(memory.day))));
+    } else if (summary) {
+      out.push(summaryVersion(summary));
+      if (summary.meta.tier === 'daily') push(summaryAt(vaultPaths.summary(stream.name, 'weekly', weekOf(summary.meta.period))));
+      if (summary.meta.tier === 'weekly') push(summaryAt(vaultPaths.summary(stream.name, 'monthly', monthOfWeek(summary.meta.period))));
+    }
+    return out;
+  };
+  const seen = new Set<string>();
+  const take = (tier: TierName, versions: Version[], must = false): Candidate | undefined => {
+    if (versions.length === 0 || seen.has(versions[0]!.source)) return undefined;
+    seen.add(versions[0]!.source);
+    return { tier, versions, ...(must ? { must } : {}) };
+  };
+  const queries = signalQueries(input.signals);
+  const search = (text: string, limit: number): string[] => {
+    const hits = runSearch(input.index, parseQuery(text), { stream: stream.name, limit }, (p) => readVaultFile(vault, p));
+    return hits.map((hit) => hit.path);
+  };
+
+  // Critical: pinned memories, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them.
+  const critical: Candidate[] = [];
+  const push = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
+  for (const m of stream.memories) if (m.importance === 'pinned') push(critical, take('critical', [memoryVersion(m)], true));
+  const decisions = stream.memories.filter((m) => m.kind.toLowerCase() === 'decision');
+  const relevantDecisions = queries.length > 0 ? roundRobin(queries.map((q) => search(`${q.text} kind:decision`, 3))) : decisions.slice(-3).reverse().map((m) => m.path);
+  for (const p of relevantDecisions) if (byPath.has(p)) push(critical, take('critical', [memoryVersion(byPath.get(p)!)]));
+  for (const error of recentErrors(stream.memories, input.now, vault.config.timezone)) {
+    push(critical, take('critical', [memoryVersion(error)]));
+    const fix = fixFor(vault, stream.memories, error);
+    if (fix) push(critical, take('critical', [{ ...memoryVersion(fix), label: `${memoryVersion(fix).label}, fix for ${error.title ?? error.id}` }]));
+  }
+
+  // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
+  const relevant: Candidate[] = [];
+  for (const p of roundRobin(queries.map((q) => search(q.text, 12)))) push(relevant, take('relevant', ladder(p)));
+
+  // Background: conventions, the long-term summary, the latest monthly.
+  const background: Candidate[] = [];
+  for (const m of [...stream.memories].reverse()) if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention')) push(background, take('background', [memoryVersion(m)]));
+  const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
+  if (longterm) push(background, take('background', [summaryVersion(longterm)]));
+  const monthly = [...stream.summaries.values()].filter((s) => s.meta.tier === 'monthly').sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0];
+  if (monthly) push(background, take('background', [summaryVersion(monthly)]));
+
+  return { critical, relevant, background, index: indexCandidates(vault, stream.name) };
+}
+
+/** Index: one line per topic term, with the periods it is a topic of (newest first) — "auth (2026-02, 2026-W07)". */
+function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
+  let topics: { period: string; path: string; terms: string[] }[] = [];
+  try {
+    const index = JSON.parse(readFileSync(path.join(vault.vaultDir, vaultPaths.indexJson), 'utf8')) as { streams?: { name?: string; topics?: typeof topics }[] };
+    topics = index.streams?.find((s) => s.name === stream)?.topics ?? [];
+  } catch {
+    return [];
+  }
+  const seen = new Map<string, { periods: string[]; path: string; first: number }>();
+  const newestFirst = [...topics].filter((t) => Array.isArray(t.terms)).sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : 0));
+  for (const topic of newestFirst) {
+    for (const term of topic.terms) {
+      // Period names are no topic (`2026-w45`).
+      if (typeof term !== 'string' || /^\d{4}-[wq]?\d{1,2}$/i.test(term)) continue;
+      const entry = seen.get(term) ?? { periods: [], path: topic.path, first: seen.size };
+      entry.periods.push(topic.period);
+      seen.set(term, entry);
+    }
+  }
+  // Terms that recur over several periods first (a lasting topic), then newest first.
+  const ranked = [...seen].sort((a, b) => b[1].periods.length - a[1].periods.length || a[1].first - b[1].first);
+  return ranked.map(([term, entry]) => ({ tier: 'index' as const, versions: [{ source: entry.path, label: term, text: `${term} (${entry.periods.slice(0, 3).join(', ')})` }] }));
+}
+
+function recentErrors(memories: readonly Memory[], now: Date, zone: string): Memory[] {
+  const end = now.getTime();
+  const start = end - 24 * 3_600_000;
+  return memories.filter((m) => {
+    if (m.kind.toLowerCase() !== 'error' && !m.tags.some((t) => t.toLowerCase() === 'error')) return false;
+    const at = DateTime.fromISO(m.date, { zone }).toMillis();
+    return at >= start && at <= end;
+  });
+}
+
+/** The first later memory within three days that talks of a fix and shares a content word with the error. */
+function fixFor(vault: ReadVault, memories: readonly Memory[], error: Memory): Memory | undefined {
+  const words = new Set(contentWords(`${error.title ?? ''} ${memoryBody(vault, error)}`));
+  const limit = DateTime.fromISO(error.day).plus({ days: 3 }).toISODate()!;
+  for (const m of memories) {
+    if (m === error || m.day < error.day || m.day > limit || (m.day === error.day && m.minute <= error.minute)) continue;
+    const body = memoryBody(vault, m);
+    if (FIX_WORDS.test(body) && contentWords(`${m.title ?? ''} ${body}`).some((w) => words.has(w))) return m;
+  }
+  return undefined;
+}
+
+/** Interleaves ranked lists (first of each, then second of each, …), dropping repeats. */
+export function roundRobin(lists: readonly string[][]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; lists.some((list) => i < list.length); i++) {
+    for (const list of lists) {
+      const item = list[i];
+      if (item !== undefined && !seen.has(item)) {
+        seen.add(item);
+        out.push(item);
+      }
+    }
+  }
+  return out;
+}
+
+function readVaultFile(vault: ReadVault, vaultPath: string): string | undefined {
+  const file = path.resolve(vault.vaultDir, vaultPath);
+  if (!file.startsWith(`${vault.vaultDir}${path.sep}`)) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
