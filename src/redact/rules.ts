@@ -59,15 +59,15 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { kind: 'bearer-token', regex: /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g, accept: (s) => looksRandom(s, 16) || s.startsWith('eyJ') },
   { kind: 'basic-auth', regex: /\bAuthorization["']?\s*[:=]\s*["']?Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})/gi },
   // Command lines: `mysql -pPASS`, `sshpass -p PASS`, `curl -u user:pass`, `redis-cli -a PASS`, `--password PASS`.
-  { kind: 'password', regex: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?<secret>[^\s'"-][^\s'"]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
-  { kind: 'password', regex: /\bsshpass\s+-p\s*(?<secret>[^\s'"-][^\s'"]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
-  { kind: 'password', regex: /\bredis-cli\b[^\n|;&]*?\s-a\s+(?<secret>[^\s'"-][^\s'"]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
+  { kind: 'password', regex: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
+  { kind: 'password', regex: /\bsshpass\s+-p\s*(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
+  { kind: 'password', regex: /\bredis-cli\b[^\n|;&]*?\s-a\s+(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
   { kind: 'password', regex: /\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user)[\s=]+["']?[^\s:'"]+:(?<secret>[^\s'"]+)/g, accept: notReference },
-  { kind: 'password', regex: /(?<![\w-])--(?:password|passwd|pass|token|api-key|secret|client-secret)[= ](?<secret>[^\s'"-][^\s'"]*|"[^"\n]+"|'[^'\n]+')/gi, accept: notReference },
+  { kind: 'password', regex: /(?<![\w-])--(?:password|passwd|pass|token|api-key|secret|client-secret)[= ](?<secret>[^\s'"`-][^\s'"`]*|"[^"\n]+"|'[^'\n]+')/gi, accept: notReference },
   // `password = "…"`, `PASSWORD: …`, `"password": "…"`, `SECRET_KEY='…'`: the value, quoted or not.
   {
     kind: 'password',
-    regex: /(?<![\w-])(?:[\w-]*(?:password|passwd|passphrase|pwd)[\w-]*|pass)["']?\s*(?:[:=]|=>|\s(?=["']))\s*(?<secret>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s,;'"`)}\]]+)/gi,
+    regex: /(?<![\w-])(?!1password)(?:[\w-]*(?:password|passwd|passphrase|pwd)[\w-]*|pass)["']?\s*(?:[:=]|=>|\s(?=["']))\s*(?<secret>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s,;'"`)}\]]+)/gi,
     accept: acceptAssignedValue,
   },
   {

@@ -41,7 +41,8 @@ export function looksRandom(secret: string, minLength = 16): boolean {
   // Paths and dotted names (`src/app/config.ts`, `process.env.API_KEY`) are code, not secrets.
   if (/^[\w.-]*\/[\w./-]*$/.test(secret) && /[a-z]{4,}/.test(secret)) return false;
   if (/^[a-z_$][\w$]*(\.[a-z_$][\w$]*)+$/i.test(secret)) return false;
-  return shannonEntropy(secret) >= 3.3 && classes(secret) >= 2;
+  // Hex has 16 symbols (4 bits at most): a random 32-character key can score near 3.2.
+  return shannonEntropy(secret) >= (/^[0-9a-f]+$/i.test(secret) ? 2.8 : 3.3) && classes(secret) >= 2;
 }
 
 /** Values that stand for a secret without being one: `<your-key>`, `${API_KEY}`, `xxxx`, `changeme`… */
@@ -67,7 +68,8 @@ export function acceptAssignedValue(value: string): boolean {
   if (/^\$\{?\w+\}?$/.test(inner) || /^(process\.env|os\.environ|os\.getenv|env)\b/.test(inner)) return false;
   if (/^[\w.$]+\(.*\)?$/.test(inner) || /^(self|this|req|request|args|opts|options|config|cfg|params|input|data|form|user|ctx|settings)[.[]/i.test(inner)) return false;
   if (/^[a-z_$][\w$]*(\.[a-z_$][\w$]*)+$/i.test(inner)) return false; // a property path
-  if (quoted) return inner.length >= 4 && !isWordIdentifier(inner);
+  // A quoted phrase of plain words is prose (`1Password: "Ledgerly Eng" vault`), not a password.
+  if (quoted) return inner.length >= 4 && !isWordIdentifier(inner) && !/^[A-Za-z]+(?: [A-Za-z]+)+$/.test(inner);
   // Unquoted, in prose or code: `<your password>`, `$PASSWORD`, `%s`, `*****` are not values.
   if (/^[<$%{*]/.test(inner) || isWordIdentifier(inner)) return false;
   if (/^\.{0,2}\/[\w./-]*$/.test(inner)) return false; // a path: `DB_PASSWORD_FILE=/run/secrets/db`

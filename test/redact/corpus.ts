@@ -216,4 +216,6 @@ export const ORDINARY_TEXT: readonly string[] = [
   'docker run -p 8080:80 nginx; ssh -p 2222 deploy@host; mysql -p (it prompts for the password)',
   'The key-value store keeps session ids like sess_a1b2 for an hour.',
   'Base64 of the config: eyJuYW1lIjoibGVkZ2VybHkiLCJ2ZXJzaW9uIjoxfQ==',
+  '- 1Password: "Ledgerly Eng" vault',
+  'Context rules cover `secret=`, `client_secret:`, `--password …`, `curl -u user:…` and more.',
 ];
