@@ -1,31 +1,31 @@
 import { createHash } from 'node:crypto';
-import fs, { appendFileSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
+import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type TreeFile } from './backend.js';
 import { crashPoint } from './crash-point.js';
-import { IgnoreRules } from './ignore.js';
-import { commitContent, commitTree, writeLooseObject } from './objects.js';
-import { entryFor, fileMode, readIndex, statMatches, updateIndexFile, type IndexEntry } from './index-file.js';
-import { findRepo, headState, operationInProgress, readBranchRef, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
-import { blobAt, editTree, type TreeChange } from './tree.js';
+import { findRepo, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 
 /**
  * One commit of exactly the paths a build names, made from HEAD's tree, so
  * nothing outside those paths (a person's staged or unstaged work anywhere
- * else) is ever committed. Afterwards the git index
- * holds the committed content for those paths, so `git status` is clean for
- * them and untouched for everything else.
+ * else) is ever committed. Afterwards the git index holds the committed
+ * content for those paths, so `git status` is clean for them and untouched
+ * for everything else. The git work itself goes through a backend
+ * (backend.ts): the git command, or isomorphic-git where there is none.
  *
- * Crash safety: objects are written first, then the branch is moved by an
- * atomic rename (`<ref>.lock` → `<ref>`, git's own protocol), then the index
- * (same protocol). A marker in the project's state folder is written before
- * a build changes anything and removed once its commit is done: a build that
- * finds the marker knows the previous one died, and commits every change
- * under the vault (a scan limited to the vault folder) besides its own.
+ * Crash safety: objects are written first, then the branch is moved with a
+ * compare-and-swap under git's ref lock, then the index. A marker in the
+ * project's state folder is written before a build changes anything and
+ * removed once its commit is done: a build that finds the marker knows the
+ * previous one died, and commits every change under the vault (a scan
+ * limited to the vault folder) besides its own.
  */
 
 export interface CommitSession {
+  backend: GitBackend;
   repo: Repo;
   /** The vault folder relative to the work tree ('' when the vault is the work tree). */
   vaultPrefix: string;
@@ -56,9 +56,10 @@ const MARKER = 'commit-pending.json';
 
 /**
  * Checks that a commit will be possible before the build writes anything:
- * refuses (UserError) in a detached HEAD or during a merge, rebase,
- * cherry-pick, revert or bisect; returns a skip note when committing is off
- * or the vault is not in a git repository. Then writes the pending marker.
+ * refuses (UserError) in a detached HEAD, during a merge, rebase,
+ * cherry-pick, revert or bisect, and in a repository the backend cannot
+ * commit to; returns a skip note when committing is off or the vault is not
+ * in a git repository. Then writes the pending marker.
  */
 export async function openCommitSession(options: OpenOptions): Promise<CommitSession | CommitSkip> {
   if (!options.enabled) return { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
@@ -75,15 +76,18 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
       'git/in-progress',
     );
   }
-  const head = headState(repo);
+  const backend = await gitBackend(options.env);
+  const head = await backend.headState(repo);
   if ('detached' in head) {
     throw new UserError(`HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`, 'switch to a branch (`git switch main`), or build with --no-commit', 'git/detached');
   }
+  await backend.checkCommittable(repo);
   const markerPath = path.join(options.stateDir, MARKER);
   const recover = existsSync(markerPath);
+  const identity = await resolveIdentity(backend, repo, options.author, options.env);
   mkdirSync(options.stateDir, { recursive: true });
   writeFileAtomic(markerPath, `${JSON.stringify({ pid: process.pid, branch: head.branch, parent: head.oid ?? null })}\n`);
-  return { repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity: resolveIdentity(repo, options.author, options.env), recover, markerPath };
+  return { backend, repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity, recover, markerPath };
 }
 
 export interface CommitRequest {
@@ -108,17 +112,8 @@ export type CommitOutcome =
 
 /** Commits `request.paths` (plus, after a crash, what the previous build left) on the session's branch. */
 export async function commitPaths(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
-  try {
-    return await commitPathsOpen(session, request);
-  } finally {
-    // `memvault watch` commits again and again in one process: no pack file handle may outlive its commit.
-    session.repo.objects.close();
-  }
-}
-
-async function commitPathsOpen(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
-  const { repo } = session;
-  const head = headState(repo);
+  const { repo, backend } = session;
+  const head = await backend.headState(repo);
   if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
     throw new UserError(`the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
   }
@@ -127,148 +122,121 @@ async function commitPathsOpen(session: CommitSession, request: CommitRequest): 
   const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
   const recoveredOnly = new Set<string>();
   if (session.recover) {
-    for (const p of await changedUnderVault(session, new Set([...request.keep].map(toRepo)))) {
+    const keep = new Set([...request.keep].map(toRepo));
+    // The one scan of the whole vault, only after a crash: markdown and JSON that differ between HEAD, index and work tree.
+    for (const p of await backend.changedUnder(repo, session.vaultPrefix)) {
+      if (!/\.(md|json)$/i.test(p) || keep.has(p)) continue;
       if (!candidates.has(p)) recoveredOnly.add(p);
       candidates.add(p);
     }
   }
 
-  const headTree = session.parent ? commitTree(repo.objects.read(session.parent).content, session.parent) : undefined;
-  const ignoreRules = new IgnoreRules(repo.dir, repo.gitdir);
-  const index = readIndex(repo.gitdir);
-  const indexed = new Map(index.entries.filter((e) => e.stage === 0).map((e) => [e.path, e]));
-  const treeChanges = new Map<string, TreeChange>();
-  const indexUpdates = new Map<string, IndexEntry | null>();
-  const blobs = new Map<string, Buffer>();
-  const deletedOnDisk: { path: string; oid: string }[] = [];
+  const staging = await backend.stage(repo, session.parent);
+  try {
+    const sorted = [...candidates].sort();
+    const inHead = await staging.filesAt(sorted);
+    const treeChanges = new Map<string, TreeFile | null>();
+    /** Paths whose index entry is brought to what is committed (their work-tree content, or removed). */
+    const settled: string[] = [];
+    const deletedOnDisk: { path: string; oid: string }[] = [];
+    const present: { path: string; bytes: Buffer; mode: string }[] = [];
 
-  for (const repoPath of [...candidates].sort()) {
-    const absolute = path.join(repo.dir, ...repoPath.split('/'));
-    const stat = lstatOrUndefined(absolute);
-    const inHead = blobAt(repo, headTree, repoPath);
-    if (stat && !stat.isFile()) continue;
-    if (!stat) {
-      // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
-      // a file a person deleted is theirs to commit.
-      if (recoveredOnly.has(repoPath)) {
-        if (inHead) deletedOnDisk.push({ path: repoPath, oid: inHead.oid });
-        // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
-        else if (indexed.has(repoPath)) indexUpdates.set(repoPath, null);
+    for (const repoPath of sorted) {
+      const stat = lstatOrUndefined(path.join(repo.dir, ...repoPath.split('/')));
+      const committed = inHead.get(repoPath);
+      if (stat && !stat.isFile()) continue;
+      if (!stat) {
+        // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
+        // a file a person deleted is theirs to commit.
+        if (recoveredOnly.has(repoPath)) {
+          if (committed) deletedOnDisk.push({ path: repoPath, oid: committed.oid });
+          // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
+          else settled.push(repoPath);
+          continue;
+        }
+        if (committed) treeChanges.set(repoPath, null);
+        settled.push(repoPath);
         continue;
       }
-      if (inHead) treeChanges.set(repoPath, null);
-      if (indexed.has(repoPath)) indexUpdates.set(repoPath, null);
-      continue;
+      const bytes = readFileSync(path.join(repo.dir, ...repoPath.split('/')));
+      const expected = pinned.get(repoPath);
+      if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
+      present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
     }
-    const current = indexed.get(repoPath);
-    // git status's shortcut: the index says this file is HEAD's blob and its stat data proves it unchanged.
-    if (current && inHead && current.oid === inHead.oid && inHead.mode === fileMode(stat).toString(8) && statMatches(current, stat, index)) continue;
-    const bytes = readFileSync(absolute);
-    const expected = pinned.get(repoPath);
-    if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
-    if (!inHead && ignoreRules.isIgnored(repoPath)) continue;
-    const oid = blobOid(bytes);
-    const mode = fileMode(stat).toString(8);
-    if (!inHead || inHead.oid !== oid || inHead.mode !== mode) {
-      treeChanges.set(repoPath, { oid, mode });
-      blobs.set(oid, bytes);
+
+    const ignored = await staging.ignored(present.filter((file) => !inHead.has(file.path)).map((file) => file.path));
+    const files = present.filter((file) => !ignored.has(file.path));
+    const oids = await staging.hashFiles(files);
+    const newBlobs = new Set<string>();
+    files.forEach((file, i) => {
+      const oid = oids[i]!;
+      const committed = inHead.get(file.path);
+      if (!committed || committed.oid !== oid || committed.mode !== file.mode) {
+        treeChanges.set(file.path, { oid, mode: file.mode });
+        newBlobs.add(oid);
+      }
+      settled.push(file.path);
+    });
+    for (const deleted of deletedOnDisk) {
+      if (!newBlobs.has(deleted.oid)) continue;
+      treeChanges.set(deleted.path, null);
+      settled.push(deleted.path);
     }
-    if (!current || current.oid !== oid || current.fixed.readUInt32BE(24) !== fileMode(stat)) indexUpdates.set(repoPath, entryFor(repoPath, oid, stat));
-  }
 
-  for (const deleted of deletedOnDisk) {
-    if (!blobs.has(deleted.oid)) continue;
-    treeChanges.set(deleted.path, null);
-    if (indexed.has(deleted.path)) indexUpdates.set(deleted.path, null);
-  }
-
-  let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
-  if (treeChanges.size > 0) {
-    for (const bytes of blobs.values()) writeLooseObject(repo.gitdir, 'blob', bytes);
-    const tree = editTree(repo, headTree, treeChanges);
-    if (tree !== headTree) {
-      const signature = { name: session.identity.name, email: session.identity.email, timestamp: Math.floor(request.now.getTime() / 1000) };
+    let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
+    if (treeChanges.size > 0) {
+      const who: Signature = { ...session.identity, seconds: Math.floor(request.now.getTime() / 1000), offsetMinutes: localOffsetMinutes(request.now) };
       const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;
-      const oid = writeLooseObject(repo.gitdir, 'commit', commitContent({ tree, parents: session.parent ? [session.parent] : [], author: signature, committer: signature, message }));
+      const oid = await staging.commit(treeChanges, message, who);
       crashPoint('commit');
-      moveBranch(session, oid, request.message, signature);
+      // The index is updated after the branch: a lock held now would leave the branch moved and the index behind.
+      await waitForIndexLock(repo);
+      await staging.moveRef(session.ref, oid, session.parent, message.split('\n')[0]!, who);
       crashPoint('commit-ref');
-      const files = [...treeChanges.keys()].sort();
-      outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files, recovered: session.recover };
+      outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files: [...treeChanges.keys()].sort(), recovered: session.recover };
+    } else if (settled.length > 0) {
+      await waitForIndexLock(repo);
     }
+    try {
+      await staging.refreshIndex(settled);
+    } catch (error) {
+      // The marker stays: the next build's recovery scan finds the paths whose index entry lags behind HEAD and refreshes them.
+      throw new UserError(
+        `${outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : ''}the git index could not be updated (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+        'another git process is running, or a stale .git/index.lock: remove it if no git command is running; the next build brings the index up to date',
+        'git/index-locked',
+      );
+    }
+    rmSync(session.markerPath, { force: true });
+    return outcome;
+  } finally {
+    await staging.close();
   }
-  if (indexUpdates.size > 0) updateIndexFile(repo.gitdir, indexUpdates, index);
-  rmSync(session.markerPath, { force: true });
-  return outcome;
 }
 
-/** `git hash-object`: the blob id of some bytes. */
-export function blobOid(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+/**
+ * Git holds `index.lock` for the length of one command (an editor's `git status` included): wait a little for it, then
+ * refuse before the branch moves, so a stale lock never leaves a moved branch with an index that shows the commit reverted.
+ */
+async function waitForIndexLock(repo: Repo): Promise<void> {
+  const lock = path.join(repo.gitdir, 'index.lock');
+  for (let waited = 0; existsSync(lock); waited += 100) {
+    if (waited >= 2000) {
+      throw new UserError(
+        `the git index is locked (${path.relative(repo.dir, lock)} exists): another git process is running, or a stale .git/index.lock`,
+        'remove it if no git command is running, then build again: the files are written, the next build commits them',
+        'git/index-locked',
+      );
+    }
+    await sleep(100);
+  }
 }
 
 function lstatOrUndefined(file: string) {
   try {
-    return lstatSync(file, { bigint: true });
+    return lstatSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw error;
-  }
-}
-
-/**
- * Recovery after a crashed build: markdown and JSON files under the vault
- * that differ from HEAD in the work tree or the index (untracked, modified,
- * deleted), except `keep`. Read-only (`refresh: false`); this is the one
- * place that scans the whole vault, and it runs only after a crash.
- */
-async function changedUnderVault(session: CommitSession, keep: ReadonlySet<string>): Promise<string[]> {
-  const { repo } = session;
-  const { default: git } = await import('isomorphic-git');
-  const rows = await git.statusMatrix({ fs, dir: repo.dir, gitdir: repo.gitdir, filepaths: [session.vaultPrefix || '.'], refresh: false, cache: repo.cache });
-  return rows
-    .filter(([, headStatus, workdir, stage]) => !(headStatus === 1 && workdir === 1 && stage === 1))
-    .map(([file]) => file)
-    .filter((file) => /\.(md|json)$/i.test(file) && !keep.has(file));
-}
-
-/**
- * Points the branch at `oid` the way git does: checks it still points where
- * the build started (compare and swap), writes `<ref>.lock`, renames it over
- * the ref, and appends to the reflogs.
- */
-function moveBranch(session: CommitSession, oid: string, message: string, who: { name: string; email: string; timestamp: number }): void {
-  const { gitdir } = session.repo;
-  const refPath = path.join(gitdir, ...session.ref.split('/'));
-  mkdirSync(path.dirname(refPath), { recursive: true });
-  const lockPath = `${refPath}.lock`;
-  let fd: number;
-  try {
-    fd = openSync(lockPath, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UserError(`the branch \`${session.branch}\` is locked (${path.relative(session.repo.dir, lockPath)} exists): another git command is updating it`, `wait for it to finish; if none is running, delete ${path.relative(session.repo.dir, lockPath)} and build again`, 'git/ref-locked');
-    }
-    throw error;
-  }
-  try {
-    writeSync(fd, `${oid}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  const current = readBranchRef(gitdir, session.ref);
-  if (current !== session.parent) {
-    rmSync(lockPath, { force: true });
-    throw new UserError(`the branch \`${session.branch}\` moved while the build was running`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
-  }
-  renameSync(lockPath, refPath);
-  const line = `${session.parent ?? '0'.repeat(40)} ${oid} ${who.name} <${who.email}> ${who.timestamp} +0000\tcommit${session.parent ? '' : ' (initial)'}: ${message.split('\n')[0]}\n`;
-  for (const log of [path.join(gitdir, 'logs', ...session.ref.split('/')), path.join(gitdir, 'logs', 'HEAD')]) {
-    try {
-      mkdirSync(path.dirname(log), { recursive: true });
-      appendFileSync(log, line);
-    } catch {
-      // A reflog is a convenience; the commit stands without it.
-    }
   }
 }

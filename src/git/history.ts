@@ -3,7 +3,6 @@ import git, { type CommitObject } from 'isomorphic-git';
 import { DateTime } from 'luxon';
 import { UserError } from '../util/errors.js';
 import type { Repo } from './repo.js';
-import { blobAt, readEntries } from './tree.js';
 
 /**
  * A file's history along the first-parent chain of HEAD (what the branch
@@ -69,10 +68,10 @@ export class FileHistory {
   /** The file at `commitOid`: at `repoPath`, else at its archive or pre-archive place. */
   async locate(commitOid: string, repoPath: string): Promise<Located | undefined> {
     const { tree } = await this.commit(commitOid);
-    const direct = blobAt(this.repo, tree, repoPath);
+    const direct = await this.blobAt(tree, repoPath);
     if (direct) return { path: repoPath, blob: direct.oid };
-    for (const candidate of this.counterparts(tree, repoPath)) {
-      const found = blobAt(this.repo, tree, candidate);
+    for (const candidate of await this.counterparts(tree, repoPath)) {
+      const found = await this.blobAt(tree, candidate);
       if (found) return { path: candidate, blob: found.oid };
     }
     return undefined;
@@ -129,7 +128,7 @@ export class FileHistory {
   }
 
   /** Where else the file may sit at a commit: archived, or not yet archived. */
-  private counterparts(tree: string, repoPath: string): string[] {
+  private async counterparts(tree: string, repoPath: string): Promise<string[]> {
     if (this.vaultPrefix === undefined) return [];
     const prefix = this.vaultPrefix ? `${this.vaultPrefix}/` : '';
     if (!repoPath.startsWith(prefix)) return [];
@@ -146,18 +145,42 @@ export class FileHistory {
     }
     const rest = folder === 'memories' ? parts.slice(2).join('/') : folder === 'daily' || folder === 'weekly' ? parts.slice(1).join('/') : undefined;
     if (rest === undefined) return [];
-    const quarters = this.folders(tree, archiveDir);
+    const quarters = await this.folders(tree, archiveDir);
     return quarters.map((quarter) => `${archiveDir}/${quarter}/${rest}`);
   }
 
-  private folders(tree: string, dir: string): string[] {
+  private async folders(tree: string, dir: string): Promise<string[]> {
+    const oid = await this.walk(tree, dir.split('/'));
+    return oid ? (await this.entries(oid)).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse() : [];
+  }
+
+  /** The blob at `filepath` in a tree, if a file is there. */
+  private async blobAt(tree: string, filepath: string): Promise<{ oid: string; mode: string } | undefined> {
+    const parts = filepath.split('/');
+    const dir = await this.walk(tree, parts.slice(0, -1));
+    const entry = dir ? (await this.entries(dir)).find((e) => e.path === parts[parts.length - 1]) : undefined;
+    return entry?.type === 'blob' ? { oid: entry.oid, mode: entry.mode } : undefined;
+  }
+
+  /** The tree id at the end of `parts` (folder names), if each is a folder. */
+  private async walk(tree: string, parts: readonly string[]): Promise<string | undefined> {
     let oid = tree;
-    for (const part of dir.split('/')) {
-      const entry = readEntries(this.repo, oid).find((e) => e.path === part);
-      if (entry?.type !== 'tree') return [];
+    for (const part of parts) {
+      const entry = (await this.entries(oid)).find((e) => e.path === part);
+      if (entry?.type !== 'tree') return undefined;
       oid = entry.oid;
     }
-    return readEntries(this.repo, oid).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse();
+    return oid;
+  }
+
+  /** A tree's entries through isomorphic-git, kept by id (trees never change). */
+  private async entries(oid: string): Promise<{ mode: string; path: string; oid: string; type: string }[]> {
+    let known = this.repo.trees.get(oid);
+    if (!known) {
+      known = (await git.readTree({ fs, gitdir: this.repo.gitdir, oid, cache: this.repo.cache })).tree;
+      this.repo.trees.set(oid, known);
+    }
+    return known;
   }
 }
 

@@ -4,7 +4,10 @@ import { loadConfig } from '../config/load.js';
 import { DEFAULT_TIMEZONE } from '../config/schema.js';
 import { UserError } from '../util/errors.js';
 import { FileHistory } from './history.js';
-import { findRepo, headState, repoRelative, type Repo } from './repo.js';
+import fs from 'node:fs';
+import git from 'isomorphic-git';
+import { gitBackend } from './backend.js';
+import { findRepo, repoRelative, type Repo } from './repo.js';
 
 /**
  * The file a history command (`memvault log|diff|show`) is about: the
@@ -29,7 +32,12 @@ export async function openHistoryTarget(file: string, options: { root: string; c
   const vaultDir = path.resolve(options.root, errors.length === 0 ? config.vault : 'vault');
   const repo = findRepo(vaultDir) ?? findRepo(options.root);
   if (!repo) throw new UserError(`${options.root} is not in a git repository, so there is no history`, 'run `git init`, then `memvault build` commits each build', 'git/not-a-repo');
-  const state = headState(repo);
+  // The history commands read objects through isomorphic-git (fast enough for one file's versions), which knows SHA-1 only.
+  const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
+  if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
+    throw new UserError(`${repo.dir} is a ${format.toUpperCase()} git repository; memvault log, diff and show read SHA-1 repositories only`, `use git itself: \`git log -p -- ${file}\``, 'git/object-format');
+  }
+  const state = await (await gitBackend()).headState(repo);
   const head = 'detached' in state ? state.detached : state.oid;
   if (!head) throw new UserError(`the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`, 'run `memvault build` (it commits), or commit the vault yourself', 'git/no-commits');
   const history = new FileHistory(repo, repoRelative(repo, vaultDir));

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { UserError } from '../util/errors.js';
+import type { HeadState, Identity, Repo } from './repo.js';
+
+/**
+ * What memvault needs from git, behind one small interface with two
+ * implementations: the git command (cli-backend.ts), used whenever `git` is
+ * on PATH, so git's own filters, attributes, locks, config includes and
+ * object formats apply; and isomorphic-git (iso-backend.ts) where no git
+ * binary exists. Neither reads or writes git objects, packs or the index by
+ * hand.
+ */
+
+/** A file as a tree holds it: mode (`100644`, `100755`, `120000`) and object id. */
+export interface TreeFile {
+  mode: string;
+  oid: string;
+}
+
+/** Who a commit is by, and when (the offset is the committer's zone, as git writes it: minutes east of UTC). */
+export interface Signature extends Identity {
+  seconds: number;
+  offsetMinutes: number;
+}
+
+/** One commit being prepared from a parent's tree: only the named paths are looked at and changed. */
+export interface Staging {
+  /** The parent's files at these repository paths (absent: not in the parent). */
+  filesAt(paths: readonly string[]): Promise<Map<string, TreeFile>>;
+  /** Which of these paths (not in the parent) git ignores. */
+  ignored(paths: readonly string[]): Promise<Set<string>>;
+  /** Stores the work-tree files at these paths as blobs (filters applied where the backend supports them) and returns their ids. */
+  hashFiles(files: readonly { path: string; bytes: Buffer }[]): Promise<string[]>;
+  /** Writes the parent's tree with `changes` applied (null removes a path) and a commit of it; returns the commit id. */
+  commit(changes: ReadonlyMap<string, TreeFile | null>, message: string, who: Signature): Promise<string>;
+  /** Moves `ref` from `parent` (undefined: must not exist) to `oid`, or throws `git/head-moved` / `git/ref-locked`. */
+  moveRef(ref: string, oid: string, parent: string | undefined, subject: string, who: Signature): Promise<void>;
+  /** Makes the person's index hold the work-tree content of exactly these paths (removed when gone). */
+  refreshIndex(paths: readonly string[]): Promise<void>;
+  /** Removes temporary state (the CLI's temporary index). */
+  close(): Promise<void>;
+}
+
+export interface GitBackend {
+  readonly kind: 'cli' | 'isomorphic';
+  headState(repo: Repo): Promise<HeadState>;
+  /** `user.name` and `user.email` as git configuration gives them, if both are set. */
+  configuredIdentity(repo: Repo): Promise<Identity | undefined>;
+  /** Refuses (UserError) a repository this backend cannot commit to correctly, before a build writes anything. */
+  checkCommittable(repo: Repo): Promise<void>;
+  /** Paths under `prefix` ('' for all) whose HEAD, index and work-tree versions differ: the recovery scan after a crash. */
+  changedUnder(repo: Repo, prefix: string): Promise<string[]>;
+  stage(repo: Repo, parent: string | undefined): Promise<Staging>;
+}
+
+let detected: 'cli' | 'isomorphic' | undefined;
+
+/**
+ * The backend for this process: `MEMVAULT_GIT_BACKEND=cli|isomorphic` forces
+ * one (tests run the git suite against both); otherwise the git command when
+ * `git --version` runs, else isomorphic-git. Detected once per process.
+ */
+export async function gitBackend(env: NodeJS.ProcessEnv = process.env): Promise<GitBackend> {
+  const forced = env.MEMVAULT_GIT_BACKEND;
+  if (forced && forced !== 'cli' && forced !== 'isomorphic') {
+    throw new UserError(`MEMVAULT_GIT_BACKEND is "${forced}"`, 'set it to `cli` (the git command) or `isomorphic` (isomorphic-git), or unset it', 'git/backend');
+  }
+  const kind = forced || (detected ??= hasGitBinary() ? 'cli' : 'isomorphic');
+  return kind === 'cli' ? (await import('./cli-backend.js')).cliBackend : (await import('./iso-backend.js')).isoBackend;
+}
+
+function hasGitBinary(): boolean {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore', timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `+0100`-style offset of the local zone at `when`, in minutes east of UTC, as `git commit` would record it. */
+export function localOffsetMinutes(when: Date): number {
+  return -when.getTimezoneOffset();
+}
+
+export function formatOffset(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+}

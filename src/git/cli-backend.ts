@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
+import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend.js';
+import { editTree, FolderListings, foldersAbove } from './cli-tree.js';
+import type { HeadState, Repo } from './repo.js';
+
+/**
+ * The git command as memvault's git backend. A commit is made with plumbing
+ * from the parent's tree, never from the index: blobs from `hash-object -w
+ * --stdin-paths` (the path's clean filters, LFS and line-ending conversion
+ * apply), the folders along exactly the build's paths rewritten with
+ * `ls-tree` and `mktree` (cli-tree.ts), `commit-tree` (no hooks, no signing,
+ * as before), then `update-ref <ref> <new> <old>`: git's own
+ * compare-and-swap and ref lock. The person's index is touched last, for exactly those paths,
+ * by `update-index --add --remove` under git's index lock. SHA-256
+ * repositories work as any other: object ids are whatever git prints.
+ */
+
+interface RunOptions {
+  input?: string | Buffer;
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that are answers, not failures (e.g. 1 for `check-ignore`, `symbolic-ref -q`). */
+  ok?: readonly number[];
+}
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `git -C <dir> <args>`; rejects with git's message on an exit code not in `ok` (default: 0 only). */
+function run(dir: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    // A git that exits before reading its input (an error) must not turn into an EPIPE crash.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+    child.on('close', (code) => {
+      const result = { code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8').trim() };
+      if (result.code === 0 || options.ok?.includes(result.code)) resolve(result);
+      else reject(new GitCommandError(args, result));
+    });
+  });
+}
+
+export class GitCommandError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly result: RunResult,
+  ) {
+    super(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.split('\n')[0] ?? ''}`);
+  }
+}
+
+/** Splits NUL-terminated output. */
+const records = (text: string): string[] => text.split('\0').filter(Boolean);
+
+/** Environment that keeps memvault's own reads from taking git's optional locks (git status refreshing the index). */
+const NO_OPTIONAL_LOCKS = { GIT_OPTIONAL_LOCKS: '0' };
+
+export const cliBackend: GitBackend = {
+  kind: 'cli',
+
+  async headState(repo: Repo): Promise<HeadState> {
+    // Both at once: what HEAD names, and the commit it resolves to (none on a branch without commits).
+    const [symbolic, resolved] = await Promise.all([
+      run(repo.dir, ['symbolic-ref', '-q', 'HEAD'], { ok: [1] }),
+      run(repo.dir, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { ok: [1] }),
+    ]);
+    const oid = resolved.code === 0 ? resolved.stdout.trim() : undefined;
+    if (symbolic.code === 1) return { detached: oid ?? '' };
+    const ref = symbolic.stdout.trim();
+    return { branch: ref.replace(/^refs\/heads\//, ''), ref, oid };
+  },
+
+  async configuredIdentity(repo: Repo) {
+    // `git config` follows includes, the global and the system file: the identity `git commit` would use.
+    const result = await run(repo.dir, ['config', '--get-regexp', '^user\\.(name|email)$'], { ok: [1] });
+    const values = new Map<string, string>();
+    for (const line of result.stdout.split('\n')) {
+      const space = line.indexOf(' ');
+      if (space > 0) values.set(line.slice(0, space).toLowerCase(), line.slice(space + 1).trim());
+    }
+    const name = values.get('user.name');
+    const email = values.get('user.email');
+    return name && email ? { name, email } : undefined;
+  },
+
+  async checkCommittable(): Promise<void> {
+    // git itself handles object formats, filters, includes and worktrees.
+  },
+
+  async changedUnder(repo: Repo, prefix: string): Promise<string[]> {
+    const status = await run(repo.dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', prefix ? `:(top,literal)${prefix}` : ':(top)'], { env: NO_OPTIONAL_LOCKS });
+    return records(status.stdout).map((record) => record.slice(3));
+  },
+
+  async stage(repo: Repo, parent: string | undefined): Promise<Staging> {
+    const git = (args: readonly string[], options?: RunOptions) => run(repo.dir, args, options);
+    const listings = new FolderListings(git, parent);
+    return {
+      async filesAt(paths) {
+        const out = new Map<string, TreeFile>();
+        if (!parent || paths.length === 0) return out;
+        // The folders holding the paths, listed once each: the parent's entries for them, and what the tree edit starts from.
+        await listings.load(new Set(paths.flatMap(foldersAbove)));
+        for (const file of paths) {
+          const name = path.posix.basename(file);
+          const item = listings.get(path.posix.dirname(file).replace(/^\.$/, '')).find((entry) => entry.name === name);
+          if (item?.type === 'blob') out.set(file, { mode: item.mode, oid: item.oid });
+        }
+        return out;
+      },
+
+      async ignored(paths) {
+        if (paths.length === 0) return new Set();
+        const result = await run(repo.dir, ['check-ignore', '--no-index', '-z', '--stdin'], { input: paths.map((p) => `${p}\0`).join(''), ok: [1] });
+        return new Set(records(result.stdout));
+      },
+
+      async hashFiles(files) {
+        if (files.length === 0) return [];
+        // Paths, not bytes: git reads each file itself and applies its clean filter and attributes (LFS, eol).
+        const result = await run(repo.dir, ['hash-object', '-w', '--stdin-paths'], { input: files.map((f) => `${f.path}\n`).join('') });
+        const oids = result.stdout.trim().split('\n');
+        if (oids.length !== files.length) throw new Error(`git hash-object returned ${oids.length} ids for ${files.length} files`);
+        return oids;
+      },
+
+      async commit(changes, message, who) {
+        const tree = await editTree(repo.dir, listings, changes);
+        const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : [])];
+        const commit = await run(repo.dir, args, { input: message, env: identityEnv(who) });
+        return commit.stdout.trim();
+      },
+
+      async moveRef(ref, oid, parentOid, subject, who) {
+        try {
+          await run(repo.dir, ['update-ref', '-m', `commit${parentOid ? '' : ' (initial)'}: ${subject}`, ref, oid, parentOid ?? ''], { env: identityEnv(who) });
+        } catch (error) {
+          if (!(error instanceof GitCommandError)) throw error;
+          const branch = ref.replace(/^refs\/heads\//, '');
+          if (/\.lock'?: File exists/i.test(error.result.stderr)) {
+            throw new UserError(`the branch \`${branch}\` is locked (${ref}.lock exists): another git command is updating it`, `wait for it to finish; if none is running, delete .git/${ref}.lock and build again`, 'git/ref-locked');
+          }
+          throw new UserError(`the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
+        }
+      },
+
+      async refreshIndex(paths) {
+        if (paths.length === 0) return;
+        // The real index, under git's lock; only these paths change, and unchanged ones keep their entries (git's stat shortcut).
+        await run(repo.dir, ['update-index', '--add', '--remove', '-z', '--stdin'], { input: paths.map((p) => `${p}\0`).join('') });
+      },
+
+      async close() {},
+    };
+  },
+};
+
+function identityEnv(who: Signature): NodeJS.ProcessEnv {
+  const date = `${who.seconds} ${formatOffset(who.offsetMinutes)}`;
+  return { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: date };
+}

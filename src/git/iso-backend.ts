@@ -1,0 +1,228 @@
+import fs, { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import git, { type TreeEntry } from 'isomorphic-git';
+import { UserError } from '../util/errors.js';
+import { formatOffset, type GitBackend, type Staging, type TreeFile } from './backend.js';
+import type { HeadState, Repo } from './repo.js';
+
+/**
+ * isomorphic-git as memvault's git backend, for machines without a git
+ * binary. Objects go through isomorphic-git's object API; only the trees
+ * along changed paths are read and written again. What it cannot do as git
+ * does is refused before the build writes anything: SHA-256 repositories,
+ * and repositories whose attributes name a `filter=` (LFS and other clean
+ * filters would be bypassed). Line endings are stored as the files hold
+ * them (memvault writes LF). Branch and index updates take git's own lock
+ * files (`<ref>.lock`, `index.lock`, created exclusively), so a git command
+ * running at the same time is never overwritten.
+ */
+
+export const isoBackend: GitBackend = {
+  kind: 'isomorphic',
+
+  async headState(repo: Repo): Promise<HeadState> {
+    const head = await git.currentBranch({ fs, gitdir: repo.gitdir, fullname: true });
+    let oid: string | undefined;
+    try {
+      oid = await git.resolveRef({ fs, gitdir: repo.gitdir, ref: 'HEAD' });
+    } catch {
+      oid = undefined; // a branch without commits
+    }
+    if (!head) return { detached: oid ?? '' };
+    return { branch: head.replace(/^refs\/heads\//, ''), ref: head, oid };
+  },
+
+  async configuredIdentity(repo: Repo) {
+    // The repository's own config only: isomorphic-git reads no global config.
+    const name = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'user.name' });
+    const email = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'user.email' });
+    return typeof name === 'string' && typeof email === 'string' && name && email ? { name, email } : undefined;
+  },
+
+  async checkCommittable(repo: Repo): Promise<void> {
+    if (existsSync(path.join(repo.gitdir, 'commondir'))) {
+      throw new UserError(`\`${repo.dir}\` is a linked git worktree, which memvault can commit to only through the git command`, 'install git, build in the main work tree, or use --no-commit', 'git/worktree');
+    }
+    const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
+    if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
+      throw new UserError(`${repo.dir} is a ${format.toUpperCase()} git repository, which memvault can commit to only through the git command`, 'install git (memvault uses it when it is on PATH), or build with --no-commit', 'git/object-format');
+    }
+    refuseFilters(repo, attributeFiles(repo));
+  },
+
+  async changedUnder(repo: Repo, prefix: string): Promise<string[]> {
+    const rows = await git.statusMatrix({ fs, dir: repo.dir, gitdir: repo.gitdir, filepaths: [prefix || '.'], cache: repo.cache });
+    return rows.filter(([, headStatus, workdir, stage]) => !(headStatus === 1 && workdir === 1 && stage === 1)).map(([file]) => file);
+  },
+
+  async stage(repo: Repo, parent: string | undefined): Promise<Staging> {
+    const { gitdir, cache } = repo;
+    attributeTexts.clear();
+    const rootTree = parent ? (await git.readCommit({ fs, gitdir, oid: parent, cache })).commit.tree : undefined;
+    const listings = new Map<string, TreeEntry[]>();
+    /** The entries of the folder `dir` ('' for the root) of the parent's tree; [] when it has none. */
+    const listing = async (dir: string): Promise<TreeEntry[]> => {
+      if (!rootTree) return [];
+      let known = listings.get(dir);
+      if (!known) {
+        try {
+          known = (await git.readTree({ fs, gitdir, oid: rootTree, filepath: dir || undefined, cache })).tree;
+        } catch {
+          known = []; // no such folder
+        }
+        listings.set(dir, known);
+      }
+      return known;
+    };
+    const dirOf = (file: string) => path.posix.dirname(file).replace(/^\.$/, '');
+
+    return {
+      async filesAt(paths) {
+        const out = new Map<string, TreeFile>();
+        for (const file of paths) {
+          const entry = (await listing(dirOf(file))).find((e) => e.path === path.posix.basename(file));
+          if (entry && entry.type === 'blob') out.set(file, { mode: entry.mode, oid: entry.oid });
+        }
+        return out;
+      },
+
+      async ignored(paths) {
+        const out = new Set<string>();
+        for (const file of paths) if (await git.isIgnored({ fs, dir: repo.dir, gitdir, filepath: file })) out.add(file);
+        return out;
+      },
+
+      async hashFiles(files) {
+        refuseFilters(repo, files.flatMap((file) => ancestorAttributes(repo, file.path)));
+        const oids: string[] = [];
+        for (const file of files) oids.push(await git.writeBlob({ fs, gitdir, blob: file.bytes }));
+        return oids;
+      },
+
+      async commit(changes, message, who) {
+        const tree = await editTree(gitdir, listing, '', changes);
+        const signature = { name: who.name, email: who.email, timestamp: who.seconds, timezoneOffset: -who.offsetMinutes };
+        return git.writeCommit({ fs, gitdir, commit: { tree, parent: parent ? [parent] : [], author: signature, committer: signature, message } });
+      },
+
+      async moveRef(ref, oid, parentOid, subject, who) {
+        await withLock(path.join(gitdir, ...ref.split('/')), `the branch \`${ref.replace(/^refs\/heads\//, '')}\``, 'git/ref-locked', async () => {
+          let current: string | undefined;
+          try {
+            current = await git.resolveRef({ fs, gitdir, ref });
+          } catch {
+            current = undefined;
+          }
+          if (current !== parentOid) {
+            throw new UserError(`the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
+          }
+          await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
+        });
+        const zero = '0'.repeat(oid.length);
+        const line = `${parentOid ?? zero} ${oid} ${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;
+        for (const log of [path.join(gitdir, 'logs', ...ref.split('/')), path.join(gitdir, 'logs', 'HEAD')]) {
+          try {
+            fs.mkdirSync(path.dirname(log), { recursive: true });
+            fs.appendFileSync(log, line);
+          } catch {
+            // A reflog is a convenience; the commit stands without it.
+          }
+        }
+      },
+
+      async refreshIndex(paths) {
+        if (paths.length === 0) return;
+        await withLock(path.join(gitdir, 'index'), 'the git index', 'git/index-locked', async () => {
+          for (const file of paths) {
+            const present = existsSync(path.join(repo.dir, ...file.split('/')));
+            await git.updateIndex({ fs, dir: repo.dir, gitdir, filepath: file, cache, ...(present ? { add: true } : { remove: true }) });
+          }
+        });
+      },
+
+      async close() {},
+    };
+  },
+};
+
+/** Writes the tree of folder `dir` with `changes` (paths relative to the root) applied; undefined when it ends up empty. */
+async function editTree(gitdir: string, listing: (dir: string) => Promise<TreeEntry[]>, dir: string, changes: ReadonlyMap<string, TreeFile | null>): Promise<string> {
+  const prefix = dir ? `${dir}/` : '';
+  const entries = new Map((await listing(dir)).map((e) => [e.path, e]));
+  const folders = new Set<string>();
+  for (const [file, change] of changes) {
+    if (!file.startsWith(prefix)) continue;
+    const rest = file.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash >= 0) folders.add(rest.slice(0, slash));
+    else if (change) entries.set(rest, { mode: change.mode, path: rest, oid: change.oid, type: 'blob' });
+    else if (entries.get(rest)?.type === 'blob') entries.delete(rest);
+  }
+  for (const name of folders) {
+    const oid = await editTree(gitdir, listing, `${prefix}${name}`, changes);
+    if (oid === EMPTY) entries.delete(name);
+    else entries.set(name, { mode: '040000', path: name, oid, type: 'tree' });
+  }
+  if (entries.size === 0 && dir) return EMPTY;
+  return git.writeTree({ fs, gitdir, tree: [...entries.values()] });
+}
+
+const EMPTY = '';
+
+/** git's lock protocol: `<file>.lock` created exclusively while `work` runs; an existing lock means another git command. */
+async function withLock(file: string, what: string, rule: string, work: () => Promise<void>): Promise<void> {
+  const lock = `${file}.lock`;
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UserError(`${what} is locked (${lock} exists): another git process is running, or the lock is stale`, `remove ${lock} if no git command is running, then build again`, rule);
+    }
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Where git reads attributes from: `.gitattributes` files of the work tree's top two levels and `info/attributes`. */
+function attributeFiles(repo: Repo): string[] {
+  const out = [path.join(repo.gitdir, 'info', 'attributes'), path.join(repo.dir, '.gitattributes')];
+  for (const entry of fs.readdirSync(repo.dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name !== '.git') out.push(path.join(repo.dir, entry.name, '.gitattributes'));
+  }
+  return out;
+}
+
+/** The `.gitattributes` files of the folders above a repository path. */
+function ancestorAttributes(repo: Repo, file: string): string[] {
+  const parts = file.split('/').slice(0, -1);
+  return parts.map((_, i) => path.join(repo.dir, ...parts.slice(0, i + 1), '.gitattributes'));
+}
+
+const attributeTexts = new Map<string, string>();
+
+/**
+ * A clean filter (LFS, git-crypt, a `tr` in a test) changes what git stores for a path; isomorphic-git cannot run
+ * one, so any `filter=` attribute in these files refuses the commit rather than storing the unfiltered bytes.
+ */
+function refuseFilters(repo: Repo, files: readonly string[]): void {
+  for (const file of files) {
+    let text = attributeTexts.get(file);
+    if (text === undefined) {
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = '';
+      }
+      attributeTexts.set(file, text);
+    }
+    if (/(^|\s)filter=/m.test(text)) {
+      throw new UserError(`${path.relative(repo.dir, file) || file} sets a git filter (filter=), which memvault applies only through the git command`, 'install git (memvault uses it when it is on PATH), or build with --no-commit and commit with git', 'git/filter');
+    }
+  }
+}
