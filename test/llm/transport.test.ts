@@ -39,7 +39,8 @@ describe('noRedirectFetch', () => {
     server.reset();
     const response = await noRedirectFetch(`${server.url}/chat/completions`, post());
     expect(response.status).toBe(200);
-    expect((await response.json()).choices[0].message.content).toContain('A: secret memory text.');
+    const json = (await response.json()) as { choices: { message: { content: string } }[] };
+    expect(json.choices[0]!.message.content).toContain('A: secret memory text.');
   });
 });
 
