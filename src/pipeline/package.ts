@@ -104,7 +104,8 @@ interface Item extends ManifestItem {
 /** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
 export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
-  return hashValue({ v: 1, stream: input.stream, bands: input.bands, upload: input.upload, tokenizer: input.tokenizer, memories: input.memories.map((m) => [m.path, m.sha256]), summaries });
+  // v2: the header names zoom, search and context.
+  return hashValue({ v: 2, stream: input.stream, bands: input.bands, upload: input.upload, tokenizer: input.tokenizer, memories: input.memories.map((m) => [m.path, m.sha256]), summaries });
 }
 
 /** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
@@ -268,7 +269,7 @@ function renderPackage(input: PackageInput, firstDay: string | null, critical: r
     return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
   }
   parts.push(
-    `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest (most condensed) to newest (full detail). Each day appears once. Ask for the detail behind any period with \`memvault zoom <period>\`.`,
+    `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest (most condensed) to newest (full detail). Each day appears once. Ask for more: \`memvault zoom 2026-W07\` (the full memories of a day, week, month or range), \`memvault search "words"\` (ranked hits with path:line), \`memvault context --query "…"\` (a context within a token budget).`,
   );
   if (critical.length > 0) parts.push(`## Critical (pinned)\n\n${critical.map((item) => item.render()).join('\n\n')}`);
   let recentHeaderDone = false;
