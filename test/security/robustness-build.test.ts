@@ -105,6 +105,21 @@ describe('the build lock (point 5)', () => {
     sleeper.kill();
   });
 
+  it('two builds finding the same dead owner at once: one takes the lock, the other is refused or runs after it, no stack', async () => {
+    const root = track(createProject(history.files));
+    holdLock(root, { pid: await deadPid(), started: '2026-02-06T05:00:00.000Z', command: 'memvault build' }, 0);
+    const [a, b] = await Promise.all([runCli(['build', '--now', NOW], { cwd: root }), runCli(['build', '--now', NOW], { cwd: root })]);
+    for (const result of [a, b]) {
+      expect(result.stderr).not.toMatch(NO_STACK);
+      if (result.code !== 0) expect(result.stderr).toMatch(/^memvault: another build is running \(pid \d+, `memvault build`/);
+    }
+    // Either one waited for nothing and was refused, or they ran one after the other: at least one built.
+    expect([a.code, b.code]).toContain(0);
+    expect(listFiles(root, 'vault/main/daily').length).toBe(history.byDay.size);
+    expect(existsSync(path.join(root, '.memvault/build.lock'))).toBe(false);
+    expect(existsSync(path.join(root, '.memvault/build.lock.takeover'))).toBe(false);
+  });
+
   it('a lock folder left with no owner record by a build killed at once is taken over once it is a minute old', async () => {
     const root = track(createProject(history.files));
     holdLock(root, undefined, 120);
