@@ -34,15 +34,18 @@ export interface SecretPolicy {
 
 /** Every secret in `text` not allowed by a marker on its line or by `policy`, in text order, without overlaps. */
 export function findSecrets(text: string, policy: SecretPolicy = {}): SecretFinding[] {
-  const raw = [...secretlintFindings(text), ...ruleFindings(text, SECRET_RULES)].filter((f) => f.end > f.start && !isInsideMarker(text, f));
+  const markers = markerSpans(text);
+  const raw = [...secretlintFindings(text), ...ruleFindings(text, SECRET_RULES)].filter((f) => f.end > f.start && !overlapsMarker(markers, f));
   const allowed = allowlistMatcher(policy.allow ?? []);
   const lines = lineStarts(text);
+  // Lines holding the allow marker, found once: testing each finding's line would be quadratic on one long line.
+  const allowedLines = new Set<number>();
+  for (let at = text.indexOf(ALLOW_MARKER); at !== -1; at = text.indexOf(ALLOW_MARKER, at + 1)) allowedLines.add(position(lines, at)[0]);
   const out: SecretFinding[] = [];
   for (const finding of resolveOverlaps(raw)) {
     const secret = text.slice(finding.start, finding.end);
     const [line, column] = position(lines, finding.start);
-    const lineText = text.slice(lines[line - 1]!, lines[line] ?? text.length);
-    if (lineText.includes(ALLOW_MARKER)) continue;
+    if (allowedLines.has(line)) continue;
     if (allowed(secret)) continue;
     out.push({ ...finding, secret, line, column });
   }
@@ -106,11 +109,22 @@ function resolveOverlaps(findings: Finding[]): Finding[] {
   return out;
 }
 
-/** A match over an existing `[REDACTED:kind]` marker is not a new secret: redacting stays idempotent. */
-function isInsideMarker(text: string, f: Finding): boolean {
-  if (text.slice(f.start, f.end).includes('[REDACTED')) return true;
-  const open = text.lastIndexOf('[REDACTED:', f.start);
-  return open !== -1 && text.indexOf(']', open) >= f.start;
+/** Where the `[REDACTED:kind]` markers of `text` are, in order. */
+function markerSpans(text: string): Finding[] {
+  return [...text.matchAll(/\[REDACTED(?::[\w-]*)?\]/g)].map((m) => ({ kind: 'marker', start: m.index, end: m.index + m[0].length }));
+}
+
+/** A match over an existing marker is not a new secret: redacting stays idempotent. */
+function overlapsMarker(markers: readonly Finding[], f: Finding): boolean {
+  // The first marker ending after `f` starts: `f` overlaps it when it starts before `f` ends.
+  let low = 0;
+  let high = markers.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (markers[mid]!.end <= f.start) low = mid + 1;
+    else high = mid;
+  }
+  return low < markers.length && markers[low]!.start < f.end;
 }
 
 /**

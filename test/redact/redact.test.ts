@@ -90,3 +90,18 @@ describe('shape checks', () => {
     expect(isWordIdentifier('k8Jq2LmX-9vRt4WzP')).toBe(false);
   });
 });
+
+describe('cost', () => {
+  // A hostile memory must not stall the build: every rule is linear in the text (bounded key names and command lines).
+  it.each([
+    ['one long word of key names', 'password_'.repeat(60_000)],
+    ['a line of credentials in URLs', 'https://a:b@c '.repeat(40_000)],
+    ['a line of password: keys', 'password: '.repeat(50_000)],
+    ['a line of mysql words', 'mysql '.repeat(80_000)],
+    ['key blocks that never end', '-----BEGIN PRIVATE KEY-----\n'.repeat(20_000)],
+  ])('scans %s (~500 KB) in linear time', (_name, text) => {
+    const started = performance.now();
+    findSecrets(text);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
