@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALLOW_MARKER, findSecrets } from '../../src/redact/detect.js';
+import { cleanOutput } from '../../src/llm/output.js';
 import { describeRedactions, redactSecrets } from '../../src/redact/redact.js';
 import { isWordIdentifier, looksRandom, shannonEntropy } from '../../src/redact/shape.js';
 import { ORDINARY_TEXT, SECRET_CASES, SECRET_SEED } from './corpus.js';
@@ -74,6 +75,16 @@ describe('findSecrets', () => {
     expect(findSecrets(github.line, { allow: [github.secret] })).toEqual([]);
     expect(findSecrets(github.line, { allow: ['/^gh[a-z]_/'] })).toEqual([]);
     expect(findSecrets(github.line, { allow: [github.secret.slice(0, -1), '/^nothing$/'] })).toHaveLength(1);
+  });
+});
+
+describe('LLM replies', () => {
+  it('are redacted before they become a summary body, and say so', () => {
+    const anthropic = SECRET_CASES.find((c) => c.kind === 'anthropic')!;
+    const cleaned = cleanOutput(`Sure! Here is the summary:\n\n- The agent ran with ${anthropic.secret} set.\n- Tests pass.`, 'chat');
+    expect(cleaned.body).toBe('- The agent ran with [REDACTED:anthropic] set.\n- Tests pass.');
+    expect(cleaned.notes).toContain('secrets redacted (anthropic)');
+    expect(cleanOutput('- Tests pass.', 'chat')).toEqual({ body: '- Tests pass.', notes: [] });
   });
 });
 
