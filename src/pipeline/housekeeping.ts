@@ -42,13 +42,13 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
 export function movedAsideReport(): { diagnostics: Diagnostic[]; paths: string[] } {
   const moves = takeMovedAside();
   return {
-    paths: moves.map((move) => move.to),
+    paths: moves.filter((move) => move.commit).map((move) => move.to),
     diagnostics: moves.map((move) => ({
       path: move.from,
       line: 1,
       column: 1,
       severity: 'warning',
-      reason: `not written by memvault (no \`memvault:\` frontmatter): moved to ${move.to} before writing the generated file`,
+      reason: `not written by memvault (${move.why}): moved to ${move.to} before writing the generated file`,
       hint: `${move.from} is a generated path, rewritten by every build; keep your notes in memories/ (e.g. move ${move.to} there)`,
       rule: 'build/moved-aside',
     })),

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../git/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
@@ -33,6 +33,10 @@ export interface MovedAside {
   from: string;
   /** Where it is now (vault-relative), committed with the build. */
   to: string;
+  /** Why it is not memvault's: `no \`memvault:\` frontmatter`, `a symbolic link`… */
+  why: string;
+  /** A regular file, committed with the build; a link, FIFO or folder is moved but never committed (nor read). */
+  commit: boolean;
 }
 
 /** Moves of this process not yet reported: `takeMovedAside` hands them to the build that reports and commits them. */
@@ -47,15 +51,19 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
   const result: WriteResult = { written: [], historyCopies: [] };
   for (const op of ops) {
     const target = path.join(vaultDir, op.path);
-    let previous = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    const stat = lstatSync(target, { throwIfNoEntry: false });
+    // A symlink, FIFO or folder at a generated path is never read (it could lead out of the vault or block): it is moved aside.
+    const regular = stat?.isFile() ?? false;
+    let previous = regular ? readFileSync(target, 'utf8') : undefined;
     if (previous === op.text) continue;
     mkdirSync(path.dirname(target), { recursive: true });
-    if (previous !== undefined && !writtenByMemvault(op.path, previous)) {
+    if (stat && (!regular || !writtenByMemvault(op.path, previous!))) {
       const aside = freeHandWrittenPath(vaultDir, op.path, now);
       mkdirSync(path.dirname(path.join(vaultDir, aside)), { recursive: true });
       renameSync(target, path.join(vaultDir, aside));
-      movedAside.push({ from: op.path, to: aside });
-      result.historyCopies.push(aside);
+      const why = regular ? 'no `memvault:` frontmatter' : stat.isSymbolicLink() ? 'a symbolic link' : stat.isDirectory() ? 'a folder' : 'not a regular file';
+      movedAside.push({ from: op.path, to: aside, why, commit: regular });
+      if (regular) result.historyCopies.push(aside);
       previous = undefined;
     }
     if (previous !== undefined && op.history) {

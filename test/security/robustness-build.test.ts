@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateHistory } from '../helpers/history.js';
@@ -221,8 +221,12 @@ describe('a file memvault did not write at a generated path (point 8, first half
     const files: Record<string, string> = { ...history.files };
     files['vault/agent/memories/2026-02-03-note.md'] = memory({ date: '2026-02-03T10:00:00Z', title: 'Agent note', body: 'The agent learned a thing.' });
     for (const file of generated) files[`vault/${file}`] = hand(file);
+    files['outside.txt'] = 'outside the vault\n';
     root = track(createProject(files, 'timezone: UTC\ngit: { commit: true }\nstreams:\n  main: { calendar: true, waterfall: false }\n  agent: { calendar: false, waterfall: true }\n'));
     execFileSync('git', ['init', '-q', '-b', 'main', path.join(root, 'vault')]);
+    // A link out of the vault and a FIFO at generated paths: never read (nor written through), moved aside, not committed.
+    symlinkSync(path.join(root, 'outside.txt'), path.join(root, 'vault/main/daily/2026-02-04.md'));
+    execFileSync('mkfifo', [path.join(root, 'vault/main/daily/2026-02-02.md')]);
     result = await runCli(['build', '--now', '2026-03-03T06:00:00Z'], { cwd: root });
     expect(result.code, result.stderr).toBe(0);
     const tree = execFileSync('git', ['-C', path.join(root, 'vault'), 'ls-tree', '-r', '--name-only', 'HEAD'], { encoding: 'utf8' }).split('\n');
@@ -236,13 +240,25 @@ describe('a file memvault did not write at a generated path (point 8, first half
       expect(readFileSync(path.join(root, 'vault', movedTo), 'utf8'), movedTo).toBe(hand(file));
       expect(tree, movedTo).toContain(movedTo);
     }
+    for (const [file, why] of [['main/daily/2026-02-04.md', 'a symbolic link'], ['main/daily/2026-02-02.md', 'not a regular file']] as const) {
+      const warning = new RegExp(`^${escape(file)}:1:1 warning not written by memvault \\(${why}\\): moved to (\\S+) `, 'm').exec(result.stderr);
+      expect(warning, `${file}\n${result.stderr}`).not.toBeNull();
+      expect(lstatSync(path.join(root, 'vault', file)).isFile()).toBe(true);
+      expect(readFileSync(path.join(root, 'vault', file), 'utf8')).toMatch(/^---\nmemvault: summary\n/);
+      expect(tree).not.toContain(warning![1]);
+    }
+    expect(lstatSync(path.join(root, 'vault/main/history/hand-written/daily')).isDirectory()).toBe(true);
+    expect(readFileSync(path.join(root, 'outside.txt'), 'utf8')).toBe('outside the vault\n');
   });
 
   it('the next build moves nothing: what is there now memvault wrote', async () => {
     const again = await runCli(['build', '--now', '2026-03-04T06:00:00Z'], { cwd: root });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('not written by memvault');
-    expect(listFiles(root, 'vault/main/history/hand-written').length).toBe(generated.filter((file) => file.startsWith('main/')).length);
+    // The regular files, the link and the FIFO.
+    expect(readdirSync(path.join(root, 'vault/main/history/hand-written'), { recursive: true }).filter((f) => String(f).endsWith('.md') || String(f).endsWith('.json')).length).toBe(
+      generated.filter((file) => file.startsWith('main/')).length + 2,
+    );
   });
 });
 
