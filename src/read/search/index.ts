@@ -53,6 +53,20 @@ export function createIndex(): SearchIndex {
   return new MiniSearch<IndexedDoc>(INDEX_OPTIONS);
 }
 
+/** One change to the index, as the store's log records it. */
+export type IndexChange = { op: 'put'; doc: IndexedDoc } | { op: 'del'; id: string };
+
+/** Replays a logged change onto an index read from its snapshot. */
+export function applyChange(index: SearchIndex, known: Map<string, string>, change: IndexChange): void {
+  if (change.op === 'del') {
+    if (known.delete(change.id)) index.discard(change.id);
+    return;
+  }
+  if (known.has(change.doc.id)) index.replace(change.doc);
+  else index.add(change.doc);
+  known.set(change.doc.id, change.doc.sha256);
+}
+
 export interface SyncCounts {
   added: number;
   updated: number;
@@ -65,7 +79,7 @@ export interface SyncCounts {
  * gone one discarded. `known` (path → hash of what is indexed) is updated in
  * place. Only changed documents' text is read.
  */
-export function syncIndex(index: SearchIndex, known: Map<string, string>, docs: readonly SearchDoc[], text: (doc: SearchDoc) => string): SyncCounts {
+export function syncIndex(index: SearchIndex, known: Map<string, string>, docs: readonly SearchDoc[], text: (doc: SearchDoc) => string, record?: (change: IndexChange) => void): SyncCounts {
   const counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
   const present = new Set<string>();
   for (const doc of docs) {
@@ -73,6 +87,7 @@ export function syncIndex(index: SearchIndex, known: Map<string, string>, docs: 
     const indexed = known.get(doc.id);
     if (indexed === doc.sha256) continue;
     const full = { ...doc, text: text(doc) };
+    record?.({ op: 'put', doc: full });
     if (indexed === undefined) {
       index.add(full);
       counts.added++;
@@ -86,6 +101,7 @@ export function syncIndex(index: SearchIndex, known: Map<string, string>, docs: 
     if (present.has(id)) continue;
     index.discard(id);
     known.delete(id);
+    record?.({ op: 'del', id });
     counts.removed++;
   }
   return counts;

@@ -1,23 +1,28 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { hashValue } from '../../util/hash.js';
 import type { LoadedVault } from '../../vault/load.js';
 import { searchDocuments, textReader, type SearchDoc } from './documents.js';
-import { ANALYZER_VERSION, createIndex, INDEX_OPTIONS, syncIndex, type IndexedDoc, type SearchIndex, type SyncCounts } from './index.js';
+import { ANALYZER_VERSION, applyChange, createIndex, INDEX_OPTIONS, syncIndex, type IndexChange, type IndexedDoc, type SearchIndex, type SyncCounts } from './index.js';
 
 /**
- * The search index on disk: `.memvault/search/index.json` (minisearch's
- * serialised index plus the content hash of every document in it) and a
- * small `state.json` (format version and a fingerprint of every path and
- * hash), so a build with nothing new for the index reads 100 bytes, not the
- * index. A file from another format version, or one that cannot be read, is
+ * The search index on disk, under `.memvault/search/`:
+ * - `index.json`: a snapshot (minisearch's serialised index and the content
+ *   hash of every document in it);
+ * - `changes.jsonl`: the documents added, replaced or removed since, one per
+ *   line, replayed on read. Writing a 20,000-document snapshot takes seconds,
+ *   appending one edited memory a millisecond; the snapshot is rewritten
+ *   once the log holds more than `compactAfter` changes;
+ * - `state.json`: format version and a fingerprint of every path and hash, so
+ *   a build with nothing new for the index reads 200 bytes, not the index.
+ * A snapshot from another format version, or files that cannot be read, are
  * rebuilt from the vault.
  */
 
-/** Bump when the layout of index.json changes. */
-export const FORMAT_VERSION = 1;
+/** Bump when the layout of the files changes. */
+export const FORMAT_VERSION = 2;
 
 export interface LoadedIndex {
   index: SearchIndex;
@@ -42,9 +47,10 @@ export interface IndexReport extends SyncCounts {
 }
 
 export const searchDir = (root: string): string => path.join(root, '.memvault', 'search');
+const files = (root: string) => ({ snapshot: path.join(searchDir(root), 'index.json'), log: path.join(searchDir(root), 'changes.jsonl'), state: path.join(searchDir(root), 'state.json') });
 
 // The last index this process read or wrote, so `watch` (and the MCP server) update it in memory instead of reading it back each time.
-let memo: { file: string; stamp: string; loaded: LoadedIndex } | undefined;
+let memo: { root: string; stamp: string; loaded: LoadedIndex; logged: number } | undefined;
 
 function stampOf(file: string): string {
   try {
@@ -55,32 +61,45 @@ function stampOf(file: string): string {
   }
 }
 
-/** Reads the index under `root`; undefined when it is missing, unreadable or of another version. */
+const stampOfIndex = (root: string): string => `${stampOf(files(root).snapshot)}|${stampOf(files(root).log)}`;
+
+/** Reads the index under `root` (snapshot plus logged changes); undefined when it is missing, unreadable or of another version. */
 export function readIndex(root: string): LoadedIndex | undefined {
-  const file = path.join(searchDir(root), 'index.json');
-  const stamp = stampOf(file);
-  if (memo && memo.file === file && memo.stamp === stamp) return memo.loaded;
-  if (stamp === 'none') return undefined;
+  const stamp = stampOfIndex(root);
+  if (memo && memo.root === root && memo.stamp === stamp) return memo.loaded;
+  if (stamp.startsWith('none')) return undefined;
   try {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndex;
+    const stored = JSON.parse(readFileSync(files(root).snapshot, 'utf8')) as StoredIndex;
     if (stored.format !== FORMAT_VERSION || stored.analyzer !== ANALYZER_VERSION || typeof stored.docs !== 'object') return undefined;
     const loaded = { index: MiniSearch.loadJS<IndexedDoc>(stored.index as Parameters<typeof MiniSearch.loadJS>[0], INDEX_OPTIONS), known: new Map(Object.entries(stored.docs)) };
-    memo = { file, stamp, loaded };
+    let logged = 0;
+    let log = '';
+    try {
+      log = readFileSync(files(root).log, 'utf8');
+    } catch {
+      // No changes since the snapshot.
+    }
+    for (const line of log.split('\n')) {
+      if (!line) continue;
+      applyChange(loaded.index, loaded.known, JSON.parse(line) as IndexChange);
+      logged++;
+    }
+    memo = { root, stamp, loaded, logged };
     return loaded;
   } catch {
     return undefined;
   }
 }
 
-function writeIndex(root: string, loaded: LoadedIndex, fingerprint: string): void {
-  const dir = searchDir(root);
-  mkdirSync(dir, { recursive: true });
+function writeState(root: string, fingerprint: string): void {
+  writeFileAtomic(files(root).state, `${JSON.stringify({ format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, fingerprint, index: stampOfIndex(root) })}\n`);
+}
+
+function writeSnapshot(root: string, loaded: LoadedIndex): void {
+  mkdirSync(searchDir(root), { recursive: true });
   const stored: StoredIndex = { format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, docs: Object.fromEntries(loaded.known), index: loaded.index.toJSON() };
-  const file = path.join(dir, 'index.json');
-  writeFileAtomic(file, JSON.stringify(stored));
-  const stamp = stampOf(file);
-  writeFileAtomic(path.join(dir, 'state.json'), `${JSON.stringify({ format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, fingerprint, index: stamp })}\n`);
-  memo = { file, stamp, loaded };
+  writeFileAtomic(files(root).snapshot, JSON.stringify(stored));
+  rmSync(files(root).log, { force: true });
 }
 
 function fingerprintOf(docs: readonly SearchDoc[]): string {
@@ -89,9 +108,9 @@ function fingerprintOf(docs: readonly SearchDoc[]): string {
 
 function storedFingerprint(root: string): string | undefined {
   try {
-    const state = JSON.parse(readFileSync(path.join(searchDir(root), 'state.json'), 'utf8')) as { fingerprint?: unknown; index?: unknown };
-    // Trusted only for the index.json it was written with: one changed or removed since is read (and rebuilt if need be).
-    return typeof state.fingerprint === 'string' && state.index === stampOf(path.join(searchDir(root), 'index.json')) ? state.fingerprint : undefined;
+    const state = JSON.parse(readFileSync(files(root).state, 'utf8')) as { format?: unknown; fingerprint?: unknown; index?: unknown };
+    // Trusted only for the files it was written with: a snapshot or log changed or removed since is read (and rebuilt if need be).
+    return state.format === FORMAT_VERSION && typeof state.fingerprint === 'string' && state.index === stampOfIndex(root) ? state.fingerprint : undefined;
   } catch {
     return undefined;
   }
@@ -99,15 +118,15 @@ function storedFingerprint(root: string): string | undefined {
 
 /**
  * Brings the index on disk up to date with a loaded vault: what changed
- * only (one edited memory re-indexes one document); built from scratch when
- * missing or of another version. Called by the build (and so by watch) and by
- * the read commands when they find no index; `readIndex` then returns it
- * from memory.
+ * only (one edited memory re-indexes one document and appends one line);
+ * built from scratch when missing or of another version. Called by the build
+ * (and so by watch) and by the read commands when they find no index;
+ * `readIndex` then returns it from memory.
  *
  * @example
  *   const report = updateSearchIndex(root, await loadVault(options)); // { added: 0, updated: 1, removed: 0, rebuilt: false, … }
  */
-export function updateSearchIndex(root: string, vault: LoadedVault): IndexReport {
+export function updateSearchIndex(root: string, vault: LoadedVault, options: { compactAfter?: number } = {}): IndexReport {
   const started = performance.now();
   const docs = searchDocuments(vault);
   const fingerprint = fingerprintOf(docs);
@@ -115,7 +134,13 @@ export function updateSearchIndex(root: string, vault: LoadedVault): IndexReport
   if (storedFingerprint(root) === fingerprint) return report({ added: 0, updated: 0, removed: 0 }, false, false);
   const existing = readIndex(root);
   const loaded = existing ?? { index: createIndex(), known: new Map<string, string>() };
-  const counts = syncIndex(loaded.index, loaded.known, docs, textReader(vault));
-  writeIndex(root, loaded, fingerprint);
+  const changes: IndexChange[] = [];
+  const counts = syncIndex(loaded.index, loaded.known, docs, textReader(vault), existing ? (change) => changes.push(change) : undefined);
+  const logged = (memo?.loaded === loaded ? memo.logged : 0) + changes.length;
+  const compactAfter = options.compactAfter ?? Math.max(200, Math.floor(docs.length / 20));
+  if (!existing || logged > compactAfter) writeSnapshot(root, loaded);
+  else if (changes.length > 0) appendFileSync(files(root).log, changes.map((change) => `${JSON.stringify(change)}\n`).join(''));
+  writeState(root, fingerprint);
+  memo = { root, stamp: stampOfIndex(root), loaded, logged: !existing || logged > compactAfter ? 0 : logged };
   return report(counts, !existing, true);
 }

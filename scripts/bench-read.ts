@@ -1,0 +1,137 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { assembleContext } from '../src/read/context/assemble.js';
+import { parseQuery, runSearch } from '../src/read/search/query.js';
+import { readIndex, searchDir, updateSearchIndex } from '../src/read/search/store.js';
+import { openVault, pickStream } from '../src/read/vault.js';
+import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
+
+/**
+ * `npm run bench:read`: the read side on a synthetic vault (the one
+ * `npm run bench` makes, shared through the same folder and marker):
+ * index build time and size, search median in a warm process (what the MCP
+ * server sees) and from the CLI (process start included), context assembly
+ * warm, and the index update after one edited memory.
+ *
+ * Usage: node dist/scripts/bench-read.js [--memories 20000] [--runs 30]
+ */
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
+const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
+// The same vault as scripts/bench.ts (same marker), so one generated vault serves both.
+const MARKER_FILE = '.synthetic-vault.json';
+const NOW = '2026-11-21T06:00:00Z';
+const VAULT_SHAPE = { days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 } as const;
+const QUERIES = ['deploy rollback', 'payments webhook', '"load test"', 'auth session expiry', 'migration index', 'latency p99', 'release branch', 'invoice', 'kind:decision database', 'tag:ops alert'];
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const ms = (start: number): number => performance.now() - start;
+const round = (n: number): number => Math.round(n * 10) / 10;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { memories: { type: 'string', default: '20000' }, runs: { type: 'string', default: '30' } } });
+  const memories = Number(values.memories);
+  const runs = Number(values.runs);
+  const dir = path.join(BENCH_ROOT, String(memories));
+  mkdirSync(BENCH_ROOT, { recursive: true });
+  const marker = JSON.stringify({ generator: GENERATOR_VERSION, memories, ...VAULT_SHAPE });
+  if (!existsSync(path.join(dir, MARKER_FILE)) || readFileSync(path.join(dir, MARKER_FILE), 'utf8') !== marker) {
+    rmSync(dir, { recursive: true, force: true });
+    generateSyntheticVault(dir, { memories, ...VAULT_SHAPE });
+    writeFileSync(path.join(dir, MARKER_FILE), marker);
+  }
+  if (!existsSync(path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md'))) {
+    console.error(`building the ${memories}-memory vault once (summaries for search and context)…`);
+    const built = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--no-commit'], { cwd: dir, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+  }
+
+  let start = performance.now();
+  const vault = await openVault(dir);
+  const loadMs = ms(start);
+  rmSync(searchDir(dir), { recursive: true, force: true });
+  start = performance.now();
+  const built = updateSearchIndex(dir, vault.loaded);
+  const indexBuildMs = ms(start);
+  const indexBytes = statSync(path.join(searchDir(dir), 'index.json')).size;
+
+  // Reading the index from disk, as a new process does (this one keeps the index it wrote in memory).
+  const indexReadMs = readIndexInChild(dir);
+  const index = readIndex(dir)!.index;
+  const readFile = (p: string): string | undefined => {
+    try {
+      return readFileSync(path.join(vault.vaultDir, p), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const searchTimes: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const query = QUERIES[i % QUERIES.length]!;
+    start = performance.now();
+    runSearch(index, parseQuery(query), { limit: 10 }, readFile);
+    searchTimes.push(ms(start));
+  }
+  const stream = pickStream(vault, 'main');
+  const contextTimes: number[] = [];
+  let contextTokens = 0;
+  for (let i = 0; i < Math.min(runs, 10); i++) {
+    start = performance.now();
+    contextTokens = assembleContext({ vault, stream, index, budget: 8000, now: new Date(NOW), signals: { query: QUERIES[i % QUERIES.length]!, file: 'src/payments/webhook.ts' } }).token_count;
+    contextTimes.push(ms(start));
+  }
+
+  // One edited memory: reload (from the parse cache) and update the index; only the update is timed.
+  const edited = await editOneMemory(dir);
+  const reloaded = await openVault(dir);
+  start = performance.now();
+  const update = updateSearchIndex(dir, reloaded.loaded);
+  const updateMs = ms(start);
+
+  const cliTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    start = performance.now();
+    const child = spawnSync(process.execPath, [CLI, 'search', QUERIES[i]!, '--json'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    cliTimes.push(ms(start));
+    if (child.status !== 0) throw new Error(`search failed: ${child.stderr}`);
+  }
+
+  const result = {
+    memories,
+    documents: built.documents,
+    vault_load_ms: round(loadMs),
+    index_build_ms: round(indexBuildMs),
+    index_mb: round(indexBytes / 1024 / 1024),
+    index_read_ms: round(indexReadMs),
+    search_warm_median_ms: round(median(searchTimes)),
+    search_cli_median_ms: round(median(cliTimes)),
+    context_warm_median_ms: round(median(contextTimes)),
+    context_tokens: contextTokens,
+    update_after_one_edit_ms: round(updateMs),
+    update_counts: { added: update.added, updated: update.updated, removed: update.removed },
+    edited: path.relative(dir, edited),
+  };
+  console.log(JSON.stringify(result, null, 2));
+}
+
+function readIndexInChild(dir: string): number {
+  const store = new URL('../src/read/search/store.js', import.meta.url).href;
+  const code = `const { readIndex } = await import(${JSON.stringify(store)}); const t = performance.now(); readIndex(${JSON.stringify(dir)}); console.log(performance.now() - t);`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`index read failed: ${child.stderr}`);
+  return Number(child.stdout.trim());
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench-read: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exitCode = 1;
+});
