@@ -98,7 +98,8 @@ function renderReport(report: BuildReport): string {
   if (commit?.status === 'committed') lines.push(`  committed ${commit.oid.slice(0, 7)} on ${commit.branch}: ${commit.message.split('\n')[0]} (${commit.files.length} files)`);
   else if (commit?.status === 'unchanged') lines.push(`  nothing to commit on ${commit.branch}`);
   else if (commit) lines.push(`  ${commit.note}`);
-  const invalid = report.diagnostics.filter((d) => d.severity === 'error').length;
+  // Files, not messages: a memory holding several secrets has one message per secret.
+  const invalid = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).size;
   lines.push(`  ${report.written.length} files written, ${report.stats.parsed} of ${report.stats.files} files parsed, ${(report.stats.ms / 1000).toFixed(2)} s${invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''}`);
   return `${lines.join('\n')}\n`;
 }
