@@ -183,11 +183,23 @@ export interface DayAndMinute {
  * Returns undefined for anything that is not a real ISO date or datetime.
  */
 export function dayOfInstant(value: string, zone: string): DayAndMinute | undefined {
-  if (DAY.test(value)) return isValidDay(value) ? { day: value, minute: 0 } : undefined;
+  if (DAY.test(value)) return isValidDay(value) && inYearRange(value) ? { day: value, minute: 0 } : undefined;
   const parsed = DateTime.fromISO(value, { zone, setZone: false });
   if (!parsed.isValid) return undefined;
   const local = parsed.setZone(zone);
-  return { day: local.toISODate()!, minute: local.hour * 60 + local.minute };
+  const day = local.toISODate();
+  // `9999-12-31T23:59:59-14:00` is a day of year 10000 in UTC: its day must be a four-digit one too.
+  if (!day || !DAY.test(day) || !inYearRange(day)) return undefined;
+  return { day, minute: local.hour * 60 + local.minute };
+}
+
+/** Years a memory may be dated in: every period name (`YYYY-MM-DD`, `YYYY-Www`, `YYYY-MM`) has a four-digit year. */
+export const MIN_YEAR = 1000;
+export const MAX_YEAR = 9999;
+
+function inYearRange(day: string): boolean {
+  const year = Number(day.slice(0, 4));
+  return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
 /** Parses `now` (an ISO datetime) and returns its day in `zone`; throws on an invalid value. */

@@ -9,7 +9,7 @@ import type { Diagnostic, Memory, StreamState, Summary, VaultState } from './mod
 import { classifyPath } from './paths.js';
 import { parseSummaryBody } from './parse-file.js';
 import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool, type ParseProgress } from './parse-pool.js';
-import { scanStreams, SKIPPED_FOLDERS } from './scan.js';
+import { readVaultFile, scanStreams, SKIPPED_FOLDERS, specialDiagnostic } from './scan.js';
 import { heldBackDiagnostics } from './secrets-check.js';
 import type { SecretPolicy } from '../redact/detect.js';
 
@@ -67,15 +67,26 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   // Pass 1: trust the cache where size and mtime (or else the content hash) are unchanged.
   const found: { vaultPath: string; stream: StreamState }[] = [];
   const toParse: (FileToParse & { size: number; mtimeMs: number; sha256: string })[] = [];
+  const insideVault = new Map<string, boolean>();
   for (const file of await scanned) {
     const { vaultPath } = file;
+    // Links and FIFOs are reported, never read (nor cached: they are looked at again on every load).
+    if (file.special) {
+      diagnostics.push(specialDiagnostic(vaultPath, file.special));
+      continue;
+    }
     const role = classifyPath(vaultPath);
     if (role.role === 'ignored') continue;
     seen.add(vaultPath);
     found.push({ vaultPath, stream: streams.get(vaultPath.slice(0, vaultPath.indexOf('/')))! });
     const entry = cache.get(vaultPath);
     if (entry && entry.size === file.size && entry.mtimeMs === file.mtimeMs) continue;
-    const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
+    const read = readVaultFile(options.vaultDir, vaultPath, insideVault);
+    if (!read.ok) {
+      cache.set(vaultPath, unreadEntry(file, read.diagnostic));
+      continue;
+    }
+    const { bytes } = read;
     const hash = sha256(bytes);
     if (entry?.sha256 === hash) cache.set(vaultPath, { ...entry, size: file.size, mtimeMs: file.mtimeMs });
     // Enough to parse on the workers: start them now, they load remark while the rest of the files are read.
@@ -107,6 +118,15 @@ function streamNamesOf(options: LoadOptions): string[] {
     for (const entry of readdirSync(options.vaultDir, { withFileTypes: true })) if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
   }
   return [...names].sort();
+}
+
+/**
+ * The cache entry of a file that was not read (too large, unreadable): its
+ * diagnostic, and an mtime no stat matches, so the next load tries again
+ * (a `chmod` changes no mtime).
+ */
+function unreadEntry(file: { size: number }, diagnostic: Diagnostic): CacheEntry {
+  return { size: file.size, mtimeMs: -1, sha256: '', result: { type: 'invalid', diagnostics: [diagnostic] } };
 }
 
 function collect(entry: CacheEntry, stream: StreamState, diagnostics: Diagnostic[], secrets: SecretPolicy | undefined): void {
@@ -158,7 +178,8 @@ export class ContentStore {
   memory(memory: Memory): ParsedContent {
     const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
     if (known) return known;
-    const bytes = readFileSync(path.join(this.vaultDir, memory.path));
+    const read = readVaultFile(this.vaultDir, memory.path);
+    const bytes = read.ok ? read.bytes : new Uint8Array();
     const result = parseMemoryFile(bytes, { path: memory.path, stream: memory.stream, location: memory.location, relativeId: memory.id }, this.timezone);
     if (!result.ok || result.content.memory.sha256 !== memory.sha256) {
       throw new UserError(`memory \`${memory.path}\` changed while the build was running`, 'run the build again', 'vault/changed');
@@ -218,6 +239,8 @@ export class LoadSession {
   private readonly pending = new Set<string>();
   /** Files kept at their last good parse, with the problem of their current content. */
   private readonly held = new Map<string, Diagnostic[]>();
+  /** Links and non-files found where a memory or summary could be: reported, never read. */
+  private readonly special = new Map<string, Diagnostic>();
   /** Files the last build moved away (archived), until the next load forgets them. */
   private readonly gone = new Set<string>();
   /** A file was forgotten since the last load: the parse cache drops it too. */
@@ -290,6 +313,7 @@ export class LoadSession {
     this.files = [];
     this.pending.clear();
     this.held.clear();
+    this.special.clear();
     this.gone.clear();
   }
 
@@ -299,17 +323,26 @@ export class LoadSession {
     const cache = this.cache;
     const content = this.content;
     const toParse: (FileToParse & { size: number; mtimeMs: number; sha256: string })[] = [];
+    const insideVault = new Map<string, boolean>();
     for (const vaultPath of [...this.pending].sort()) {
       const role = isLoadablePath(vaultPath) ? classifyPath(vaultPath) : ({ role: 'ignored' } as const);
       const stat = role.role === 'ignored' ? undefined : lstatOrUndefined(path.join(options.vaultDir, vaultPath));
+      this.special.delete(vaultPath);
       if (!stat?.isFile()) {
+        if (stat) this.special.set(vaultPath, specialDiagnostic(vaultPath, stat.isSymbolicLink() ? 'symlink' : 'not-a-file'));
         this.forget(vaultPath);
         continue;
       }
       this.remember(vaultPath);
       const entry = cache.get(vaultPath);
       if (entry && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs && !this.held.has(vaultPath)) continue;
-      const bytes = readFileSync(path.join(options.vaultDir, vaultPath));
+      const read = readVaultFile(options.vaultDir, vaultPath, insideVault);
+      if (!read.ok) {
+        this.held.delete(vaultPath);
+        cache.set(vaultPath, unreadEntry(stat, read.diagnostic));
+        continue;
+      }
+      const { bytes } = read;
       const hash = sha256(bytes);
       if (entry?.sha256 === hash) {
         cache.set(vaultPath, { ...entry, size: stat.size, mtimeMs: stat.mtimeMs });
@@ -362,7 +395,10 @@ export class LoadSession {
       for (const memory of stream.memories) files.add(memory.path);
       for (const summaryPath of stream.summaries.keys()) files.add(summaryPath);
     }
-    for (const d of loaded.state.diagnostics) if (loaded.cache.get(d.path)) files.add(d.path);
+    for (const d of loaded.state.diagnostics) {
+      if (loaded.cache.get(d.path)) files.add(d.path);
+      else if (d.rule === 'memory/symlink-skipped' || d.rule === 'memory/not-a-file') this.special.set(d.path, d);
+    }
     this.files = [...files].sort();
     this.cache = loaded.cache;
     this.content = loaded.content;
@@ -383,6 +419,7 @@ export class LoadSession {
       if (entry && stream) collect(entry, stream, diagnostics, options.secrets);
     }
     for (const held of this.held.values()) diagnostics.push(...held);
+    diagnostics.push(...this.special.values());
     for (const stream of streams.values()) {
       stream.memories.sort(compareMemories);
       diagnostics.push(...duplicateIds(stream.memories));

@@ -3,7 +3,7 @@ import { dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { lazy } from '../util/lazy.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
-import { headingSpans, parseMarkdown } from './markdown.js';
+import { headingSpans, markdownNestingProblem, parseMarkdown } from './markdown.js';
 import type { Diagnostic, Importance, Memory, MemoryContent, MemoryLocation } from './model.js';
 import { extractSentences } from './sentences.js';
 
@@ -60,7 +60,13 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
   if (text.trim().length === 0) return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
 
   const fm = parseFrontmatter(text);
-  if (fm.error) return fail(fm.error.line, fm.error.column, fm.error.reason, 'fix the YAML between the `---` lines (indentation, quotes, brackets)', 'memory/frontmatter');
+  if (fm.error) return fail(fm.error.line, fm.error.column, fm.error.reason, fm.error.hint ?? 'fix the YAML between the `---` lines (indentation, quotes, brackets)', fm.error.rule ?? 'memory/frontmatter');
+  // Where a file sits decides what it is: a memory saying it is a generated summary would be read differently by a
+  // cold parse and a warm cache once archived, so the key that marks generated files is refused in memories.
+  if (Object.hasOwn(fm.data, 'memvault')) {
+    const pos = fm.positionOf('memvault');
+    return fail(pos.line, pos.column, 'the `memvault` key is reserved for files memvault generates', 'remove the `memvault:` line: a file under `memories/` is always a memory', 'memory/reserved-key');
+  }
 
   const parsed = frontmatterSchema().safeParse(fm.data);
   if (!parsed.success) {
@@ -92,7 +98,19 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
   if (!when) {
     const pos = dateKey ? fm.positionOf(dateKey) : { line: 1, column: 1 };
     const where = dateKey ? `\`${dateKey}\`` : 'the date in the file name';
-    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, 'use an existing calendar date in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, 'use an existing calendar date of a year from 1000 to 9999, in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+  }
+
+  const idProblem = data.id === undefined ? undefined : memoryIdProblem(data.id);
+  if (idProblem) {
+    const pos = fm.positionOf('id');
+    return fail(pos.line, pos.column, `\`id\` ${idProblem}: ${JSON.stringify(data.id)}`, 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`', 'memory/invalid-id');
+  }
+  const body = fm.body.trim();
+  const nesting = markdownNestingProblem(fm.body);
+  if (nesting) {
+    const reason = `markdown nested too deep: ${nesting.what} (limit ${nesting.limit})`;
+    return fail(fm.bodyLine + nesting.line - 1, 1, reason, 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing', 'memory/too-deep');
   }
 
   const importance: Importance = data.importance ?? 'normal';
@@ -110,10 +128,26 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     importance,
     sha256: sha256(bytes),
   };
-  const body = fm.body.trim();
   const tree = parseMarkdown(body);
   const sentences = extractSentences(tree, { pinned: importance === 'pinned' });
   return { ok: true, content: { memory, body, sentences, headings: headingSpans(tree), frontmatter: fm.data } };
+}
+
+/**
+ * Why an `id:` cannot be used, or undefined. Ids name memories in summaries,
+ * the index and archive paths, so they are relative names: no `..` or `.`
+ * parts, no leading `/`, no backslashes or drive letters, no control
+ * characters, at most 200 characters.
+ */
+export function memoryIdProblem(id: string): string | undefined {
+  if (id.length === 0) return 'is empty';
+  if (id.length > 200) return 'is longer than 200 characters';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(id)) return 'holds a control character';
+  if (id.includes('\\') || /^[a-zA-Z]:/.test(id)) return 'holds a backslash or a drive letter';
+  if (id.startsWith('/')) return 'is an absolute path';
+  if (id.split('/').some((part) => part === '..' || part === '.' || part === '')) return 'holds an empty, `.` or `..` path part';
+  return undefined;
 }
 
 /** Fields a person or tool sets when writing a memory. */

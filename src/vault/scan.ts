@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
+import type { Diagnostic } from './model.js';
 
 /**
  * Finding the vault's files: every `.md` file of each stream, with its size
@@ -14,20 +15,42 @@ export interface ScannedFile {
   vaultPath: string;
   size: number;
   mtimeMs: number;
+  /** Set for what is not read: a symbolic link, or a FIFO, socket or device where a `.md` file would be. */
+  special?: 'symlink' | 'not-a-file';
 }
+
+/** Largest memory or summary file read, in bytes; a larger file is reported (`memory/too-large`) and not read. */
+export const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Folders of a stream (paths inside it) that hold copies, never inputs: not walked. */
 export const SKIPPED_FOLDERS = new Set(['history', 'waterfall/history']);
 
-/** Every `.md` file of the named streams (sorted by stream, then path), outside dot folders and `SKIPPED_FOLDERS`. */
+/**
+ * Every `.md` file of the named streams (sorted by stream, then path), outside
+ * dot folders and `SKIPPED_FOLDERS`, and what is skipped there (`special`):
+ * symbolic links (never followed, so nothing outside the repository is read)
+ * and FIFOs, sockets or devices with a `.md` name.
+ */
 export function scanStreams(vaultDir: string, streams: readonly string[]): ScannedFile[] {
   const out: ScannedFile[] = [];
   for (const name of streams) {
     const streamDir = path.join(vaultDir, name);
-    if (!existsSync(streamDir)) continue;
-    for (const relative of listMarkdownFiles(streamDir, SKIPPED_FOLDERS)) {
-      const stat = statSync(path.join(streamDir, relative));
-      out.push({ vaultPath: `${name}/${relative}`, size: stat.size, mtimeMs: stat.mtimeMs });
+    const stat = lstatOrUndefined(streamDir);
+    if (!stat) continue;
+    if (!stat.isDirectory()) {
+      // A stream folder that is a link (`main -> /etc`) is reported at a path inside it, so the report has a stream.
+      if (stat.isSymbolicLink()) out.push({ vaultPath: `${name}/`, size: 0, mtimeMs: 0, special: 'symlink' });
+      continue;
+    }
+    for (const entry of walkStream(streamDir, SKIPPED_FOLDERS)) {
+      const vaultPath = `${name}/${entry.relative}`;
+      if (entry.special) {
+        out.push({ vaultPath, size: 0, mtimeMs: 0, special: entry.special });
+        continue;
+      }
+      // Removed since the walk listed it: the next build sees it gone.
+      const fileStat = lstatOrUndefined(path.join(streamDir, entry.relative));
+      if (fileStat) out.push({ vaultPath, size: fileStat.size, mtimeMs: fileStat.mtimeMs });
     }
   }
   return out;
@@ -38,33 +61,143 @@ export interface ScanColumns {
   paths: string[];
   sizes: Float64Array;
   mtimes: Float64Array;
+  /** Index → `special` of the few entries that have one. */
+  special: [number, 'symlink' | 'not-a-file'][];
 }
 
 export function toColumns(files: readonly ScannedFile[]): ScanColumns {
+  const special: ScanColumns['special'] = [];
+  files.forEach((file, i) => file.special && special.push([i, file.special]));
   return {
     paths: files.map((file) => file.vaultPath),
     sizes: Float64Array.from(files, (file) => file.size),
     mtimes: Float64Array.from(files, (file) => file.mtimeMs),
+    special,
   };
 }
 
 export function fromColumns(columns: ScanColumns): ScannedFile[] {
-  return columns.paths.map((vaultPath, i) => ({ vaultPath, size: columns.sizes[i]!, mtimeMs: columns.mtimes[i]! }));
+  const files: ScannedFile[] = columns.paths.map((vaultPath, i) => ({ vaultPath, size: columns.sizes[i]!, mtimeMs: columns.mtimes[i]! }));
+  for (const [i, special] of columns.special ?? []) files[i]!.special = special;
+  return files;
 }
 
 /** The `.md` files under `dir` (paths relative to it, sorted), outside dot folders and the `skipped` folders (relative paths). */
 export function listMarkdownFiles(dir: string, skipped: ReadonlySet<string> = new Set()): string[] {
-  const out: string[] = [];
-  const walk = (relative: string): void => {
-    for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
+  return walkStream(dir, skipped)
+    .filter((entry) => !entry.special)
+    .map((entry) => entry.relative);
+}
+
+/**
+ * The `.md` regular files under `dir` and, marked `special`, the links and
+ * non-files that would have been read: any symbolic link named `*.md` or
+ * without an extension (it may stand for a folder), and FIFOs, sockets and
+ * devices named `*.md`. Sorted; links are never followed. A folder that
+ * cannot be listed is left out (its files are not reported one by one).
+ */
+export function walkStream(dir: string, skipped: ReadonlySet<string> = new Set()): { relative: string; special?: 'symlink' | 'not-a-file' }[] {
+  const out: { relative: string; special?: 'symlink' | 'not-a-file' }[] = [];
+  const pending = [''];
+  // A stack, not recursion: folder depth is whatever the vault holds.
+  while (pending.length > 0) {
+    const relative = pending.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(dir, relative), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const child = relative ? `${relative}/${entry.name}` : entry.name;
+      const markdown = entry.name.toLowerCase().endsWith('.md');
       if (entry.isDirectory()) {
-        if (skipped.has(child)) continue;
-        walk(child);
-      } else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(child);
+        if (!skipped.has(child)) pending.push(child);
+      } else if (entry.isFile()) {
+        if (markdown) out.push({ relative: child });
+      } else if (entry.isSymbolicLink()) {
+        if (markdown || !entry.name.includes('.')) out.push({ relative: child, special: 'symlink' });
+      } else if (markdown) out.push({ relative: child, special: 'not-a-file' });
     }
-  };
-  walk('');
-  return out.sort();
+  }
+  return out.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+}
+
+/** The diagnostic for a `special` scan entry: reported (info), never read. */
+export function specialDiagnostic(vaultPath: string, special: 'symlink' | 'not-a-file'): Diagnostic {
+  if (special === 'symlink') {
+    return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'symbolic link not followed', hint: 'memvault never reads through links (one could point outside the repository): put the file itself in the vault', rule: 'memory/symlink-skipped' };
+  }
+  return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'not a regular file (a FIFO, socket or device)', hint: 'only regular `.md` files are read: remove it or rename it', rule: 'memory/not-a-file' };
+}
+
+export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; diagnostic: Diagnostic };
+
+/**
+ * Reads one vault file safely: never through a symbolic link (the last part
+ * is opened with `O_NOFOLLOW`; a folder above it must resolve inside the
+ * vault), never a FIFO (opened non-blocking, checked with fstat), never more
+ * than `MAX_FILE_BYTES`. What cannot be read is a diagnostic, not an error.
+ * `insideVault` caches the folder checks of one load.
+ */
+export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: Map<string, boolean> = new Map()): ReadResult {
+  const file = path.join(vaultDir, vaultPath);
+  const fail = (severity: Diagnostic['severity'], reason: string, hint: string, rule: string): ReadResult => ({ ok: false, diagnostic: { path: vaultPath, line: 1, column: 1, severity, reason, hint, rule } });
+  const folder = path.dirname(file);
+  let inside = insideVault.get(folder);
+  if (inside === undefined) {
+    try {
+      const root = realpathSync.native(vaultDir);
+      const real = realpathSync.native(folder);
+      inside = real === root || real.startsWith(`${root}${path.sep}`);
+    } catch {
+      inside = false;
+    }
+    insideVault.set(folder, inside);
+  }
+  if (!inside) return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'symlink') };
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ELOOP' || code === 'EMLINK') return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'symlink') };
+    return fail('error', `cannot read the file (${code})`, 'check its permissions (`chmod u+r`) or remove it; the rest of the vault builds without it', 'memory/unreadable');
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'not-a-file') };
+    if (stat.size > MAX_FILE_BYTES) return fail('error', tooLarge(stat.size), TOO_LARGE_HINT, 'memory/too-large');
+    // Read to the end, not to the size fstat gave: the file may have grown since; stop one byte past the limit.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, MAX_FILE_BYTES + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+      total += n;
+      if (total > MAX_FILE_BYTES) return fail('error', tooLarge(total), TOO_LARGE_HINT, 'memory/too-large');
+    }
+    return { ok: true, bytes: Buffer.concat(chunks, total) };
+  } catch (error) {
+    return fail('error', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the file and the disk; the rest of the vault builds without it', 'memory/unreadable');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const TOO_LARGE_HINT = 'split it into several memories (one per session or topic), or move the raw material out of the vault';
+
+function tooLarge(size: number): string {
+  return `file too large: ${size > MAX_FILE_BYTES ? `over ${MAX_FILE_BYTES}` : size} bytes (limit ${MAX_FILE_BYTES} bytes, 1 MiB)`;
+}
+
+function lstatOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }

@@ -77,9 +77,18 @@ export function sentencesOf(prose: Iterable<Prose>, options: { pinned: boolean }
 
 // Created on first use (~20 ms: ICU loads its break rules): a rebuild that parses nothing never needs it.
 const segmenter = lazy(() => new Intl.Segmenter('en', { granularity: 'sentence' }));
-const CODE_SPAN = /`[^`]+`/g;
+// Bounded, so a run of backticks cannot make one protected span of the whole paragraph.
+const CODE_SPAN = /`[^`]{1,200}`/g;
+/**
+ * Longest text given to the segmenter at once, and the length past which a
+ * sentence takes no more short fragments. `Intl.Segmenter` slows down with
+ * the length of the text it walks (50,000 "Ok. " sentences take ~3 minutes in
+ * one call, ~0.1 s in pieces of this size), and a single sentence is what
+ * every later stage scans: both stay bounded, so splitting is linear.
+ */
+export const MAX_SENTENCE_CHARS = 2000;
 
-/** Splits prose into sentences; code spans are protected so `a.b()` is never cut. */
+/** Splits prose into sentences; code spans are protected so `a.b()` is never cut. Linear in the text's length. */
 export function splitSentences(text: string): string[] {
   const normalized = text.replace(/\s+/g, ' ').trim();
   if (normalized.length === 0) return [];
@@ -89,15 +98,41 @@ export function splitSentences(text: string): string[] {
     return `\u0000${spans.length - 1}\u0000`;
   });
   const out: string[] = [];
-  for (const { segment } of segmenter().segment(masked)) {
-    const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
-    if (restored.length === 0) continue;
-    // Very short fragments ("Ok.", "e.g.") read better attached to the previous sentence.
-    const previous = out[out.length - 1];
-    if (previous !== undefined && restored.length < 12) out[out.length - 1] = `${previous} ${restored}`;
-    else out.push(restored);
+  for (const piece of piecesOf(masked, MAX_SENTENCE_CHARS)) {
+    for (const { segment } of segmenter().segment(piece)) {
+      const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
+      if (restored.length === 0) continue;
+      // Very short fragments ("Ok.", "e.g.") read better attached to the previous sentence.
+      const previous = out[out.length - 1];
+      if (previous !== undefined && restored.length < 12 && previous.length < MAX_SENTENCE_CHARS) out[out.length - 1] = `${previous} ${restored}`;
+      else out.push(restored);
+    }
   }
   return out;
+}
+
+/**
+ * Cuts text into pieces of at most `max` characters (a code span placeholder
+ * is never cut): after the last `. `, `! ` or `? ` of the window when there is
+ * one in its second half, else at its last space, else at `max`.
+ */
+function piecesOf(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > max) {
+    const window = text.slice(start, start + max);
+    let cut = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? ')) + 1;
+    if (cut <= max / 2) cut = window.lastIndexOf(' ');
+    if (cut <= 0) cut = max;
+    // An odd count of NULs: the cut fell inside a `\u0000n\u0000` placeholder; move it past the closing one.
+    let nuls = 0;
+    for (let i = 0; i < cut; i++) if (window.charCodeAt(i) === 0) nuls++;
+    if (nuls % 2 === 1) cut = text.indexOf('\u0000', start + cut) + 1 - start;
+    pieces.push(text.slice(start, start + cut));
+    start += cut;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
 }
 
 /** Plain markdown text of inline content: code spans keep backticks, links keep their text. */
