@@ -210,6 +210,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     // Memories dated after `now` wait for a later build: a build as of a past moment sees the vault as it was then.
     const isPast = (m: Memory): boolean => m.day < nowDay || (m.day === nowDay && m.minute <= nowMinute);
     const stream: StreamState = { ...loadedStream, memories: loadedStream.memories.filter(isPast) };
+    for (const m of loadedStream.memories) {
+      if (isPast(m)) continue;
+      const reason = `dated after the build's now (\`${m.date}\`): left out of this build`;
+      report.diagnostics.push({ path: m.path, line: 1, column: 1, severity: 'info', reason, hint: 'a later build includes it; fix the date if it is a typo', rule: 'memory/future-date' });
+    }
     if (streamConfig.waterfall) {
       // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.
       // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.

@@ -146,7 +146,7 @@ export interface Summary {
   bodyHash: string;
 }
 
-export type Severity = 'error' | 'warning';
+export type Severity = 'error' | 'warning' | 'info';
 
 /** A problem with a place, printed as `path:line:col severity reason rule`. */
 export interface Diagnostic {
