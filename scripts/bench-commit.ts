@@ -51,7 +51,8 @@ async function main(): Promise<void> {
       const edited = paths.slice(round * EDITS, (round + 1) * EDITS);
       for (const rel of edited) writeFileSync(path.join(vault, rel), `---\ndate: 2026-01-01T09:00:00Z\n---\nEdited in round ${round}.\n`);
       const started = performance.now();
-      const session = await openCommitSession({ vaultDir: vault, stateDir: path.join(root, '.memvault'), enabled: true, author: { name: 'bench', email: 'bench@example.org' } });
+      const author = { name: 'bench', email: 'bench@example.org' };
+      const session = await openCommitSession({ vaultDir: vault, stateDir: path.join(root, '.memvault'), enabled: true, author });
       if ('status' in session) throw new Error(session.note);
       const outcome = await commitPaths(session, { paths: edited, pinned: new Map(), keep: new Set(), message: `round ${round}\n`, now: new Date() });
       samples.push(performance.now() - started);
@@ -60,7 +61,9 @@ async function main(): Promise<void> {
     if (git(root, 'status', '--porcelain') !== '') throw new Error('the work tree is not clean after the rounds');
     samples.sort((a, b) => a - b);
     const median = samples[Math.floor(samples.length / 2)]!;
-    console.log(`commit of ${EDITS} files in a ${FILES}-file repository, ${ROUNDS} rounds (${process.env.MEMVAULT_GIT_BACKEND ?? 'default backend'}): median ${median.toFixed(1)} ms, min ${samples[0]!.toFixed(1)} ms, max ${samples[samples.length - 1]!.toFixed(1)} ms`);
+    const backend = process.env.MEMVAULT_GIT_BACKEND ?? 'default backend';
+    const range = `min ${samples[0]!.toFixed(1)} ms, max ${samples[samples.length - 1]!.toFixed(1)} ms`;
+    console.log(`commit of ${EDITS} files in a ${FILES}-file repository, ${ROUNDS} rounds (${backend}): median ${median.toFixed(1)} ms, ${range}`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

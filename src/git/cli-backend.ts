@@ -33,7 +33,9 @@ interface RunResult {
 /** Runs `git -C <dir> <args>`; rejects with git's message on an exit code not in `ok` (default: 0 only). */
 function run(dir: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // No hooks, as before the git command was used: update-ref would run reference-transaction, index writes post-index-change.
+    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env };
+    const child = spawn('git', ['-C', dir, '-c', 'core.hooksPath=/dev/null', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -98,7 +100,11 @@ export const cliBackend: GitBackend = {
   },
 
   async changedUnder(repo: Repo, prefix: string): Promise<string[]> {
-    const status = await run(repo.dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', prefix ? `:(top,literal)${prefix}` : ':(top)'], { env: NO_OPTIONAL_LOCKS });
+    const status = await run(
+      repo.dir,
+      ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', prefix ? `:(top,literal)${prefix}` : ':(top)'],
+      { env: NO_OPTIONAL_LOCKS },
+    );
     return records(status.stdout).map((record) => record.slice(3));
   },
 
@@ -148,9 +154,17 @@ export const cliBackend: GitBackend = {
           if (!(error instanceof GitCommandError)) throw error;
           const branch = ref.replace(/^refs\/heads\//, '');
           if (/\.lock'?: File exists/i.test(error.result.stderr)) {
-            throw new UserError(`the branch \`${branch}\` is locked (${ref}.lock exists): another git command is updating it`, `wait for it to finish; if none is running, delete .git/${ref}.lock and build again`, 'git/ref-locked');
+            throw new UserError(
+              `the branch \`${branch}\` is locked (${ref}.lock exists): another git command is updating it`,
+              `wait for it to finish; if none is running, delete .git/${ref}.lock and build again`,
+              'git/ref-locked',
+            );
           }
-          throw new UserError(`the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
+          throw new UserError(
+            `the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`,
+            'run the build again: the files are written, the next build commits them',
+            'git/head-moved',
+          );
         }
       },
 
@@ -167,5 +181,12 @@ export const cliBackend: GitBackend = {
 
 function identityEnv(who: Signature): NodeJS.ProcessEnv {
   const date = `${who.seconds} ${formatOffset(who.offsetMinutes)}`;
-  return { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: date };
+  return {
+    GIT_AUTHOR_NAME: who.name,
+    GIT_AUTHOR_EMAIL: who.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: who.name,
+    GIT_COMMITTER_EMAIL: who.email,
+    GIT_COMMITTER_DATE: date,
+  };
 }

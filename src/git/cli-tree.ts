@@ -56,7 +56,10 @@ export class FolderListings {
 
   private async list(folders: readonly string[], into: Map<string, Map<string, TreeItem>>): Promise<void> {
     // -t: a folder ls-tree recurses into (for a deeper path) is still listed in its parent.
-    const { stdout } = await this.run(['ls-tree', '-t', '-z', '--full-tree', this.treeish!, ...(folders.length ? ['--', ...folders] : [])], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+    const { stdout } = await this.run(
+      ['ls-tree', '-t', '-z', '--full-tree', this.treeish!, ...(folders.length ? ['--', ...folders] : [])],
+      { env: { GIT_LITERAL_PATHSPECS: '1' } },
+    );
     for (const record of stdout.split('\0')) {
       if (!record) continue;
       const tab = record.indexOf('\t');

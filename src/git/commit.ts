@@ -79,7 +79,11 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   const backend = await gitBackend(options.env);
   const head = await backend.headState(repo);
   if ('detached' in head) {
-    throw new UserError(`HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`, 'switch to a branch (`git switch main`), or build with --no-commit', 'git/detached');
+    throw new UserError(
+      `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`,
+      'switch to a branch (`git switch main`), or build with --no-commit',
+      'git/detached',
+    );
   }
   await backend.checkCommittable(repo);
   const markerPath = path.join(options.stateDir, MARKER);
@@ -115,7 +119,11 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const { repo, backend } = session;
   const head = await backend.headState(repo);
   if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
-    throw new UserError(`the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
+    throw new UserError(
+      `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
+      'run the build again: the files are written, the next build commits them',
+      'git/head-moved',
+    );
   }
   const toRepo = (vaultPath: string) => (session.vaultPrefix ? `${session.vaultPrefix}/${vaultPath}` : vaultPath);
   const pinned = new Map([...request.pinned].map(([p, sha]) => [toRepo(p), sha]));
@@ -193,16 +201,18 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       await waitForIndexLock(repo);
       await staging.moveRef(session.ref, oid, session.parent, message.split('\n')[0]!, who);
       crashPoint('commit-ref');
-      outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files: [...treeChanges.keys()].sort(), recovered: session.recover };
+      const files = [...treeChanges.keys()].sort();
+      outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files, recovered: session.recover };
     } else if (settled.length > 0) {
       await waitForIndexLock(repo);
     }
     try {
       await staging.refreshIndex(settled);
     } catch (error) {
+      const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
       // The marker stays: the next build's recovery scan finds the paths whose index entry lags behind HEAD and refreshes them.
       throw new UserError(
-        `${outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : ''}the git index could not be updated (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+        `${outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : ''}the git index could not be updated (${why})`,
         'another git process is running, or a stale .git/index.lock: remove it if no git command is running; the next build brings the index up to date',
         'git/index-locked',
       );

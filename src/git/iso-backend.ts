@@ -41,11 +41,19 @@ export const isoBackend: GitBackend = {
 
   async checkCommittable(repo: Repo): Promise<void> {
     if (existsSync(path.join(repo.gitdir, 'commondir'))) {
-      throw new UserError(`\`${repo.dir}\` is a linked git worktree, which memvault can commit to only through the git command`, 'install git, build in the main work tree, or use --no-commit', 'git/worktree');
+      throw new UserError(
+        `\`${repo.dir}\` is a linked git worktree, which memvault can commit to only through the git command`,
+        'install git, build in the main work tree, or use --no-commit',
+        'git/worktree',
+      );
     }
     const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
     if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
-      throw new UserError(`${repo.dir} is a ${format.toUpperCase()} git repository, which memvault can commit to only through the git command`, 'install git (memvault uses it when it is on PATH), or build with --no-commit', 'git/object-format');
+      throw new UserError(
+        `${repo.dir} is a ${format.toUpperCase()} git repository, which memvault can commit to only through the git command`,
+        'install git (memvault uses it when it is on PATH), or build with --no-commit',
+        'git/object-format',
+      );
     }
     refuseFilters(repo, attributeFiles(repo));
   },
@@ -114,12 +122,17 @@ export const isoBackend: GitBackend = {
             current = undefined;
           }
           if (current !== parentOid) {
-            throw new UserError(`the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`, 'run the build again: the files are written, the next build commits them', 'git/head-moved');
+            throw new UserError(
+              `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
+              'run the build again: the files are written, the next build commits them',
+              'git/head-moved',
+            );
           }
           await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
         });
         const zero = '0'.repeat(oid.length);
-        const line = `${parentOid ?? zero} ${oid} ${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;
+        const ident = `${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}`;
+        const line = `${parentOid ?? zero} ${oid} ${ident}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;
         for (const log of [path.join(gitdir, 'logs', ...ref.split('/')), path.join(gitdir, 'logs', 'HEAD')]) {
           try {
             fs.mkdirSync(path.dirname(log), { recursive: true });
@@ -146,7 +159,12 @@ export const isoBackend: GitBackend = {
 };
 
 /** Writes the tree of folder `dir` with `changes` (paths relative to the root) applied; undefined when it ends up empty. */
-async function editTree(gitdir: string, listing: (dir: string) => Promise<TreeEntry[]>, dir: string, changes: ReadonlyMap<string, TreeFile | null>): Promise<string> {
+async function editTree(
+  gitdir: string,
+  listing: (dir: string) => Promise<TreeEntry[]>,
+  dir: string,
+  changes: ReadonlyMap<string, TreeFile | null>,
+): Promise<string> {
   const prefix = dir ? `${dir}/` : '';
   const entries = new Map((await listing(dir)).map((e) => [e.path, e]));
   const folders = new Set<string>();
@@ -177,7 +195,11 @@ async function withLock(file: string, what: string, rule: string, work: () => Pr
     fd = openSync(lock, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UserError(`${what} is locked (${lock} exists): another git process is running, or the lock is stale`, `remove ${lock} if no git command is running, then build again`, rule);
+      throw new UserError(
+        `${what} is locked (${lock} exists): another git process is running, or the lock is stale`,
+        `remove ${lock} if no git command is running, then build again`,
+        rule,
+      );
     }
     throw error;
   }
@@ -222,7 +244,11 @@ function refuseFilters(repo: Repo, files: readonly string[]): void {
       attributeTexts.set(file, text);
     }
     if (/(^|\s)filter=/m.test(text)) {
-      throw new UserError(`${path.relative(repo.dir, file) || file} sets a git filter (filter=), which memvault applies only through the git command`, 'install git (memvault uses it when it is on PATH), or build with --no-commit and commit with git', 'git/filter');
+      throw new UserError(
+        `${path.relative(repo.dir, file) || file} sets a git filter (filter=), which memvault applies only through the git command`,
+        'install git (memvault uses it when it is on PATH), or build with --no-commit and commit with git',
+        'git/filter',
+      );
     }
   }
 }

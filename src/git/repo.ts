@@ -82,7 +82,12 @@ export function operationInProgress(repo: Repo): string | undefined {
  * `GIT_AUTHOR_NAME`/`GIT_AUTHOR_EMAIL`, git's configured `user.name`/`user.email`
  * (as the backend reads them), then `FALLBACK_IDENTITY`.
  */
-export async function resolveIdentity(backend: GitBackend, repo: Repo, configured: Identity | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Identity> {
+export async function resolveIdentity(
+  backend: GitBackend,
+  repo: Repo,
+  configured: Identity | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Identity> {
   if (configured) return configured;
   if (env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL) return { name: env.GIT_AUTHOR_NAME, email: env.GIT_AUTHOR_EMAIL };
   return (await backend.configuredIdentity(repo)) ?? FALLBACK_IDENTITY;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,7 +42,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (backend) => {
   const env = { ...process.env, MEMVAULT_GIT_BACKEND: backend };
-  const open = (dir: string) => openCommitSession({ vaultDir: path.join(dir, 'vault'), stateDir: path.join(dir, '.memvault'), enabled: true, author: AUTHOR, env });
+  const open = (dir: string) =>
+    openCommitSession({ vaultDir: path.join(dir, 'vault'), stateDir: path.join(dir, '.memvault'), enabled: true, author: AUTHOR, env });
   const commit = async (dir: string, request: Partial<CommitRequest>) => {
     const session = await open(dir);
     if ('status' in session) throw new Error(session.note);
@@ -52,7 +53,8 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
   /** A repository with history, a person's staged and unstaged work inside and outside the vault. */
   function busyRepo(): string {
     const dir = repo();
-    write(dir, { 'README.md': '# r\n', '.gitignore': '.memvault/\nvault/ignored/\n', 'vault/main/memories/a.md': 'a\n', 'vault/main/memories/b.md': 'b\n', 'vault/main/daily/old.md': 'old\n', 'src/x.ts': 'x\n' });
+    write(dir, { 'README.md': '# r\n', '.gitignore': '.memvault/\nvault/ignored/\n', 'src/x.ts': 'x\n' });
+    write(dir, { 'vault/main/memories/a.md': 'a\n', 'vault/main/memories/b.md': 'b\n', 'vault/main/daily/old.md': 'old\n' });
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'person');
     write(dir, { 'README.md': '# r\nunstaged\n', 'src/staged.ts': 'staged\n', 'vault/main/memories/b.md': 'b staged\n' });
@@ -61,17 +63,26 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     return dir;
   }
 
-  it('commits exactly the named paths from HEAD, leaves every other staged and unstaged change as it was, and refreshes the index for those paths', async () => {
+  it('commits exactly the named paths from HEAD, leaves other staged and unstaged changes alone, refreshes the index for those paths', async () => {
     const dir = busyRepo();
     const before = git(dir, 'rev-parse', 'HEAD').trim();
+    // Hooks never run for memvault's commits (plumbing only), whichever backend.
+    const marker = path.join(dir, '.git', 'hook-ran');
+    for (const hook of ['pre-commit', 'commit-msg', 'post-commit', 'reference-transaction', 'post-index-change']) {
+      write(dir, { [`.git/test-hooks/${hook}`]: `#!/bin/sh\necho ${hook} >> "${marker}"\n` });
+      chmodSync(path.join(dir, '.git', 'test-hooks', hook), 0o755);
+    }
+    git(dir, 'config', 'core.hooksPath', path.join(dir, '.git', 'test-hooks'));
     write(dir, { 'vault/main/daily/new.md': 'daily\n', 'vault/INDEX.md': 'index\n', 'vault/ignored/x.md': 'ignored\n' });
     rmSync(path.join(dir, 'vault/main/daily/old.md'));
     const outcome = await commit(dir, { paths: ['main/daily/new.md', 'INDEX.md', 'main/daily/old.md', 'ignored/x.md'] });
     expect(outcome).toMatchObject({ status: 'committed', branch: 'main', files: ['vault/INDEX.md', 'vault/main/daily/new.md', 'vault/main/daily/old.md'] });
     expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(before);
-    expect(git(dir, 'show', '--format=', '--name-status', 'HEAD').trim().split('\n').sort()).toEqual(['A\tvault/INDEX.md', 'A\tvault/main/daily/new.md', 'D\tvault/main/daily/old.md']);
+    const changed = git(dir, 'show', '--format=', '--name-status', 'HEAD').trim().split('\n').sort();
+    expect(changed).toEqual(['A\tvault/INDEX.md', 'A\tvault/main/daily/new.md', 'D\tvault/main/daily/old.md']);
     expect(porcelain(dir)).toEqual([' M README.md', 'A  src/staged.ts', 'MM vault/main/memories/b.md', '?? notes.txt']);
     expect(git(dir, 'show', ':vault/main/memories/b.md')).toBe('b staged\n');
+    expect(existsSync(marker)).toBe(false);
     expect(gitStatus(dir, 'fsck', '--strict', '--no-dangling').code).toBe(0);
     expect(existsSync(path.join(dir, '.memvault', 'commit-pending.json'))).toBe(false);
   });
@@ -114,7 +125,8 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     if ('status' in session) throw new Error(session.note);
     git(dir, 'commit', '-q', '--allow-empty', '-m', 'meanwhile');
     write(dir, { 'vault/x.md': 'x\n' });
-    await expect(commitPaths(session, { paths: ['x.md'], pinned: new Map(), keep: new Set(), message: 'm', now: NOW })).rejects.toMatchObject({ rule: 'git/head-moved' });
+    const late = commitPaths(session, { paths: ['x.md'], pinned: new Map(), keep: new Set(), message: 'm', now: NOW });
+    await expect(late).rejects.toMatchObject({ rule: 'git/head-moved' });
   });
 
   it('refuses to move the branch while .git/index.lock exists, leaves the lock alone, and the next commit completes once it is gone', async () => {
@@ -129,7 +141,8 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     expect(existsSync(path.join(dir, '.git', 'index.lock'))).toBe(true);
     rmSync(path.join(dir, '.git', 'index.lock'));
     // The marker says a build died before committing: the next one also commits what it left.
-    expect(await commit(dir, { paths: [] })).toMatchObject({ status: 'committed', recovered: true, files: ['vault/main/daily/new.md', 'vault/main/memories/b.md'] });
+    const next = await commit(dir, { paths: [] });
+    expect(next).toMatchObject({ status: 'committed', recovered: true, files: ['vault/main/daily/new.md', 'vault/main/memories/b.md'] });
     expect(porcelain(dir).filter((line) => line.includes('vault/'))).toEqual([]);
   });
 
