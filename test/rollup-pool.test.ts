@@ -80,5 +80,6 @@ describe('parsing and rollups on the build worker threads', () => {
     const actual = outputs(workerRoot);
     expect([...actual.keys()]).toEqual([...expected.keys()]);
     for (const [file, text] of expected) expect(actual.get(file), file).toBe(text);
-  });
+    // Two builds and two status runs of 320 memories: over a minute when the 2 shared cores are busy.
+  }, 240_000);
 });

@@ -103,8 +103,14 @@ export class BuildPool implements ParsePool {
     readonly size: number,
     scanRoot: string | undefined,
   ) {
-    this.scans = scanRoot !== undefined && isLargeCache(path.join(scanRoot, '.memvault', 'cache'));
-    if (this.scans) this.scanner = this.pool(1, { scanOnly: true });
+    if (scanRoot !== undefined && isLargeCache(path.join(scanRoot, '.memvault', 'cache'))) {
+      try {
+        this.scanner = this.pool(1, { scanOnly: true });
+      } catch {
+        // No thread to be had (resource limits): the main thread walks the vault itself.
+      }
+    }
+    this.scans = this.scanner !== undefined;
   }
 
   /**
