@@ -14,7 +14,7 @@ import { takeMovedAside } from './write.js';
  * Removes the temporary files of killed builds (`.<name>.<pid>.<n>.tmp`, see
  * `writeFileAtomic`) from every folder a build writes: the vault's top, each
  * stream and its folders (`daily/`, `history/daily/`, `waterfall/history/`…),
- * and the state folder. One warning per file removed, so a `git add -A`
+ * and the state folder. One info line per file removed, so a `git add -A`
  * before the build is explained.
  */
 export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams: Iterable<string>): Diagnostic[] {
@@ -31,7 +31,7 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
     path: path.relative(vaultDir, file).split(path.sep).join('/'),
     line: 1,
     column: 1,
-    severity: 'warning',
+    severity: 'info',
     reason: 'removed a temporary file left by a build that was stopped before it finished',
     hint: 'nothing to do: writes are atomic, so the file it was for is whole; the temp file never was part of the vault',
     rule: 'build/leftover-temp',
