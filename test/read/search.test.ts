@@ -20,6 +20,8 @@ const files: Record<string, string> = {
   'vault/main/memories/2026-02-16-invoice.md': memory({ date: '2026-02-16T10:00:00Z', title: 'Invoice fix', body: 'Invoice totals rounded twice; fixed.' }),
   'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the quokka migration.' }),
   'vault/ops/memories/2026-02-12-ops.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Ops', tags: ['auth'], body: 'Rotated the auth certificates on the edge proxies.' }),
+  // Holds a secret: held back by the loader, so never indexed (nor shown in a snippet).
+  'vault/main/memories/2026-02-14-secret.md': memory({ date: '2026-02-14T10:00:00Z', title: 'Narwhal access', body: 'Narwhal staging login: password: "Sup3r-S3cret-Passw0rd!" for the admin user.' }),
   // Invalid (no date): reported by the build, never indexed.
   'vault/main/memories/broken.md': '---\ntitle: Broken\n---\nThe marmoset protocol.\n',
 };
@@ -93,8 +95,9 @@ describe('memvault search', () => {
     expect(text.stdout).toMatch(/\+ 4 more that day: main\/memories\/2026-02-12-invoice-\d\.md:\d+/);
   });
 
-  it('never indexes a file that failed to parse', async () => {
+  it('never indexes a file that failed to parse, nor a memory held back for a secret', async () => {
     expect((await search(['marmoset'])).hits).toEqual([]);
+    expect((await search(['narwhal'])).hits).toEqual([]);
   });
 
   it('re-indexes one document after one edited memory, and nothing when nothing changed', async () => {

@@ -32,6 +32,7 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   const stream = pickStream(vault, options.stream);
   // Brought up to date in memory and on disk when the vault changed since the last build (a no-op otherwise).
   updateSearchIndex(root, vault.loaded);
+  if (!readIndex(root)) updateSearchIndex(root, vault.loaded, { force: true });
   const index = readIndex(root);
   if (!index) throw new Error('the search index could not be read back after it was written');
   const branch = options.branch ?? gitBranch(root);

@@ -40,7 +40,7 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   let indexReport: IndexReport | undefined;
   let index = options.reindex ? undefined : readIndex(root);
   if (!index) {
-    indexReport = updateSearchIndex(root, (await openVault(root)).loaded);
+    indexReport = updateSearchIndex(root, (await openVault(root)).loaded, { force: true });
     index = readIndex(root)!;
   }
   const at = { now: resolveNow(options.now), zone: config.timezone };

@@ -121,17 +121,19 @@ function storedFingerprint(root: string): string | undefined {
  * only (one edited memory re-indexes one document and appends one line);
  * built from scratch when missing or of another version. Called by the build
  * (and so by watch) and by the read commands when they find no index;
- * `readIndex` then returns it from memory.
+ * `readIndex` then returns it from memory. `force` skips the check of
+ * `state.json` (for a caller that found the index unreadable).
  *
  * @example
  *   const report = updateSearchIndex(root, await loadVault(options)); // { added: 0, updated: 1, removed: 0, rebuilt: false, … }
  */
-export function updateSearchIndex(root: string, vault: LoadedVault, options: { compactAfter?: number } = {}): IndexReport {
+export function updateSearchIndex(root: string, vault: LoadedVault, options: { compactAfter?: number; force?: boolean } = {}): IndexReport {
   const started = performance.now();
   const docs = searchDocuments(vault);
   const fingerprint = fingerprintOf(docs);
   const report = (counts: SyncCounts, rebuilt: boolean, written: boolean): IndexReport => ({ documents: docs.length, ...counts, rebuilt, written, ms: Math.round(performance.now() - started) });
-  if (storedFingerprint(root) === fingerprint) return report({ added: 0, updated: 0, removed: 0 }, false, false);
+  // `force`: the caller found the index unreadable, whatever state.json says (file times are too coarse to catch every rewrite).
+  if (!options.force && storedFingerprint(root) === fingerprint) return report({ added: 0, updated: 0, removed: 0 }, false, false);
   const existing = readIndex(root);
   const loaded = existing ?? { index: createIndex(), known: new Map<string, string>() };
   const changes: IndexChange[] = [];
