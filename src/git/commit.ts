@@ -77,7 +77,8 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
     );
   }
   const backend = await gitBackend(options.env);
-  const head = await backend.headState(repo);
+  // git.author in the config usually names the identity; else git config is read while HEAD is looked up.
+  const [head, identity] = await Promise.all([backend.headState(repo), resolveIdentity(backend, repo, options.author, options.env)] as const);
   if ('detached' in head) {
     throw new UserError(
       `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`,
@@ -88,7 +89,6 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   await backend.checkCommittable(repo);
   const markerPath = path.join(options.stateDir, MARKER);
   const recover = existsSync(markerPath);
-  const identity = await resolveIdentity(backend, repo, options.author, options.env);
   mkdirSync(options.stateDir, { recursive: true });
   writeFileAtomic(markerPath, `${JSON.stringify({ pid: process.pid, branch: head.branch, parent: head.oid ?? null })}\n`);
   return { backend, repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity, recover, markerPath };
@@ -117,14 +117,9 @@ export type CommitOutcome =
 /** Commits `request.paths` (plus, after a crash, what the previous build left) on the session's branch. */
 export async function commitPaths(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
   const { repo, backend } = session;
-  const head = await backend.headState(repo);
-  if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
-    throw new UserError(
-      `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
-      'run the build again: the files are written, the next build commits them',
-      'git/head-moved',
-    );
-  }
+  // Checked together with the first lookups below (all read-only): each git process costs a round trip.
+  const headNow = backend.headState(repo);
+  headNow.catch(() => undefined);
   const toRepo = (vaultPath: string) => (session.vaultPrefix ? `${session.vaultPrefix}/${vaultPath}` : vaultPath);
   const pinned = new Map([...request.pinned].map(([p, sha]) => [toRepo(p), sha]));
   const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
@@ -142,38 +137,47 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const staging = await backend.stage(repo, session.parent);
   try {
     const sorted = [...candidates].sort();
-    const inHead = await staging.filesAt(sorted);
-    const treeChanges = new Map<string, TreeFile | null>();
-    /** Paths whose index entry is brought to what is committed (their work-tree content, or removed). */
-    const settled: string[] = [];
-    const deletedOnDisk: { path: string; oid: string }[] = [];
+    const missing: string[] = [];
     const present: { path: string; bytes: Buffer; mode: string }[] = [];
-
     for (const repoPath of sorted) {
-      const stat = lstatOrUndefined(path.join(repo.dir, ...repoPath.split('/')));
-      const committed = inHead.get(repoPath);
-      if (stat && !stat.isFile()) continue;
-      if (!stat) {
-        // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
-        // a file a person deleted is theirs to commit.
-        if (recoveredOnly.has(repoPath)) {
-          if (committed) deletedOnDisk.push({ path: repoPath, oid: committed.oid });
-          // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
-          else settled.push(repoPath);
-          continue;
-        }
-        if (committed) treeChanges.set(repoPath, null);
-        settled.push(repoPath);
-        continue;
-      }
-      const bytes = readFileSync(path.join(repo.dir, ...repoPath.split('/')));
+      const absolute = path.join(repo.dir, ...repoPath.split('/'));
+      const stat = lstatOrUndefined(absolute);
+      if (!stat) missing.push(repoPath);
+      if (!stat?.isFile()) continue;
+      const bytes = readFileSync(absolute);
       const expected = pinned.get(repoPath);
       if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
       present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
     }
+    const lookups = [headNow, staging.filesAt(sorted), staging.ignored(present.map((file) => file.path))] as const;
+    const [head, inHead, ignoredAll] = await Promise.all(lookups);
+    if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
+      throw new UserError(
+        `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
+        'run the build again: the files are written, the next build commits them',
+        'git/head-moved',
+      );
+    }
+    const treeChanges = new Map<string, TreeFile | null>();
+    /** Paths whose index entry is brought to what is committed (their work-tree content, or removed). */
+    const settled: string[] = [];
+    const deletedOnDisk: { path: string; oid: string }[] = [];
+    for (const repoPath of missing) {
+      const committed = inHead.get(repoPath);
+      // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
+      // a file a person deleted is theirs to commit.
+      if (recoveredOnly.has(repoPath)) {
+        if (committed) deletedOnDisk.push({ path: repoPath, oid: committed.oid });
+        // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
+        else settled.push(repoPath);
+        continue;
+      }
+      if (committed) treeChanges.set(repoPath, null);
+      settled.push(repoPath);
+    }
 
-    const ignored = await staging.ignored(present.filter((file) => !inHead.has(file.path)).map((file) => file.path));
-    const files = present.filter((file) => !ignored.has(file.path));
+    // Only a path new to the tree can be ignored: a tracked file is committed whatever .gitignore says, as git does.
+    const files = present.filter((file) => inHead.has(file.path) || !ignoredAll.has(file.path));
     const oids = await staging.hashFiles(files);
     const newBlobs = new Set<string>();
     files.forEach((file, i) => {
