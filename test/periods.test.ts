@@ -225,3 +225,13 @@ describe('calendar arithmetic agrees with luxon', () => {
     expect(weekOf('0050-06-15')).toBe(`${DateTime.fromISO('0050-06-15', { zone: 'utc' }).weekYear}-W${String(DateTime.fromISO('0050-06-15', { zone: 'utc' }).weekNumber).padStart(2, '0')}`);
   });
 });
+
+describe('dates outside the four-digit years (issue 13)', () => {
+  it('maps no instant to a day before 1000 or after 9999', () => {
+    for (const value of ['0999-06-01', '0999-12-31T23:00:00Z', '+012345-01-01', '9999-12-31T23:59:59-14:00', '1000-01-01T00:00:00+14:00', '2026-02-30', '2026-13-01']) {
+      expect(dayOfInstant(value, 'UTC'), value).toBeUndefined();
+    }
+    expect(dayOfInstant('1000-01-01', 'UTC')).toEqual({ day: '1000-01-01', minute: 0 });
+    expect(dayOfInstant('9999-12-31T23:59:00Z', 'UTC')).toEqual({ day: '9999-12-31', minute: 1439 });
+  });
+});

@@ -52,17 +52,18 @@ export function markdownNestingProblem(text: string): { line: number; what: stri
         i++;
       } else if (c === 62) {
         markers++;
-        i++;
+        // The one blank after a marker belongs to it; more blanks are indentation.
+        i += isBlank(text.charCodeAt(i + 1)) ? 2 : 1;
       } else if ((c === 45 || c === 42 || c === 43) && (i + 1 === end || isBlank(text.charCodeAt(i + 1)))) {
         markers++;
-        i++;
+        i += 2;
       } else {
         let j = i;
         while (j < end && j - i < 9 && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
         const after = text.charCodeAt(j);
         if (j > i && (after === 46 || after === 41) && (j + 1 === end || isBlank(text.charCodeAt(j + 1)))) {
           markers++;
-          i = j + 1;
+          i = j + 2;
         } else break;
       }
     }
