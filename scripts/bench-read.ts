@@ -27,7 +27,18 @@ const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
 const MARKER_FILE = '.synthetic-vault.json';
 const NOW = '2026-11-21T06:00:00Z';
 const VAULT_SHAPE = { days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 } as const;
-const QUERIES = ['deploy rollback', 'payments webhook', '"load test"', 'auth session expiry', 'migration index', 'latency p99', 'release branch', 'invoice', 'kind:decision database', 'tag:ops alert'];
+const QUERIES = [
+  'deploy rollback',
+  'payments webhook',
+  '"load test"',
+  'auth session expiry',
+  'migration index',
+  'latency p99',
+  'release branch',
+  'invoice',
+  'kind:decision database',
+  'tag:ops alert',
+];
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -86,7 +97,14 @@ async function main(): Promise<void> {
   let contextTokens = 0;
   for (let i = 0; i < Math.min(runs, 10); i++) {
     start = performance.now();
-    contextTokens = assembleContext({ vault, stream, index, budget: 8000, now: new Date(NOW), signals: { query: QUERIES[i % QUERIES.length]!, file: 'src/payments/webhook.ts' } }).token_count;
+    contextTokens = assembleContext({
+      vault,
+      stream,
+      index,
+      budget: 8000,
+      now: new Date(NOW),
+      signals: { query: QUERIES[i % QUERIES.length]!, file: 'src/payments/webhook.ts' },
+    }).token_count;
     contextTimes.push(ms(start));
   }
 
@@ -125,7 +143,10 @@ async function main(): Promise<void> {
 
 function readIndexInChild(dir: string): number {
   const store = new URL('../src/read/search/store.js', import.meta.url).href;
-  const code = `const { readIndex } = await import(${JSON.stringify(store)}); const t = performance.now(); readIndex(${JSON.stringify(dir)}); console.log(performance.now() - t);`;
+  const code = [
+    `const { readIndex } = await import(${JSON.stringify(store)});`,
+    `const t = performance.now(); readIndex(${JSON.stringify(dir)}); console.log(performance.now() - t);`,
+  ].join(' ');
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`index read failed: ${child.stderr}`);
   return Number(child.stdout.trim());

@@ -107,7 +107,11 @@ export function parseNumberRange(text: string): { from: number; to: number } {
   const from = match ? Number(match[1]) : NaN;
   const to = match?.[2] ? Number(match[2]) : match && match[2] === '' ? Number.MAX_SAFE_INTEGER : from;
   if (!match || from < 1 || to < from) {
-    throw new UserError(`\`${text}\` is not a memory number range`, 'use FROM..TO with 1-based numbers, e.g. --memories 65..128, or 65.. for the rest', 'read/range');
+    throw new UserError(
+      `\`${text}\` is not a memory number range`,
+      'use FROM..TO with 1-based numbers, e.g. --memories 65..128, or 65.. for the rest',
+      'read/range',
+    );
   }
   return { from, to };
 }

@@ -31,7 +31,13 @@ export async function openVault(root: string): Promise<ReadVault> {
   const { config, errors } = await loadConfig(root);
   if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets });
+  const loaded = await loadVaultWithWorkers({
+    vaultDir,
+    cacheDir: path.join(root, '.memvault', 'cache'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+    secrets: config.secrets,
+  });
   // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
   return { root, config, vaultDir, loaded };
 }

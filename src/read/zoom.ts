@@ -89,7 +89,9 @@ export function zoom(vault: ReadVault, options: ZoomOptions): ZoomResult {
     if (options.memoryRange && (number < options.memoryRange.from || number > options.memoryRange.to)) return false;
     return true;
   });
-  const summaries = [...stream.summaries.values()].sort((a, b) => tierRank(a) - tierRank(b) || (a.meta.start < b.meta.start ? -1 : a.meta.start > b.meta.start ? 1 : 0));
+  const summaries = [...stream.summaries.values()].sort(
+    (a, b) => tierRank(a) - tierRank(b) || (a.meta.start < b.meta.start ? -1 : a.meta.start > b.meta.start ? 1 : 0),
+  );
   const start = period?.start ?? selected[0]?.memory.day;
   const end = period?.end ?? selected[selected.length - 1]?.memory.day;
   const covering = start && end ? summaries.filter((s) => s.meta.tier !== 'longterm' && s.meta.start <= end && s.meta.end >= start) : [];
@@ -101,7 +103,15 @@ export function zoom(vault: ReadVault, options: ZoomOptions): ZoomResult {
   const zoomIds = new Set(selected.map(({ memory }) => memory.id));
   const describe = (summary: Summary, withBody: boolean): ZoomSummary => {
     const sources = summary.meta.sources.map((source) => source.id).filter((id) => summary.meta.tier !== 'daily' || zoomIds.has(id));
-    const base: ZoomSummary = { tier: summary.meta.tier, period: summary.meta.period, path: summary.path, start: summary.meta.start, end: summary.meta.end, tokens: summary.meta.tokens, sources };
+    const base: ZoomSummary = {
+      tier: summary.meta.tier,
+      period: summary.meta.period,
+      path: summary.path,
+      start: summary.meta.start,
+      end: summary.meta.end,
+      tokens: summary.meta.tokens,
+      sources,
+    };
     if (!withBody) return base;
     const body = summaryBody(vault, summary);
     return { ...base, body, tokens: tokensOf(vault, renderZoomSummary({ ...base, body })) };
@@ -152,7 +162,12 @@ function toZoomMemory(vault: ReadVault, memory: Memory, number: number, summariz
  * returns page `page`. Without a budget everything is one page. An item
  * larger than the budget on its own gets a page to itself, cut to fit.
  */
-function paginate<T extends { tokens: number; body?: string; path: string }>(vault: ReadVault, items: T[], budget: number | undefined, page: number): { page: ZoomPage; pageItems: T[]; truncated: string | null } {
+function paginate<T extends { tokens: number; body?: string; path: string }>(
+  vault: ReadVault,
+  items: T[],
+  budget: number | undefined,
+  page: number,
+): { page: ZoomPage; pageItems: T[]; truncated: string | null } {
   const pages: T[][] = [];
   let current: T[] = [];
   let used = 0;
@@ -191,7 +206,13 @@ function paginate<T extends { tokens: number; body?: string; path: string }>(vau
 
 /** Cuts an item's body by lines (then characters) until its rendered block fits `budget` tokens. */
 function cutToBudget<T extends { tokens: number; body?: string }>(vault: ReadVault, item: T, budget: number): T {
-  const render = (body: string): number => tokensOf(vault, 'body' in item && 'number' in item ? renderZoomMemory({ ...(item as unknown as ZoomMemory), body }) : renderZoomSummary({ ...(item as unknown as ZoomSummary), body }));
+  const render = (body: string): number =>
+    tokensOf(
+      vault,
+      'body' in item && 'number' in item
+        ? renderZoomMemory({ ...(item as unknown as ZoomMemory), body })
+        : renderZoomSummary({ ...(item as unknown as ZoomSummary), body }),
+    );
   let body = item.body ?? '';
   const marker = '\n[… cut to fit --budget; see the file]';
   // Halve until it fits, then grow back line by line: a few dozen counts even for a huge memory.
@@ -202,14 +223,24 @@ function cutToBudget<T extends { tokens: number; body?: string }>(vault: ReadVau
 }
 
 /** The text block of one memory in a zoom: a heading with number, time, id and path, then the body. */
-export function renderZoomMemory(memory: Pick<ZoomMemory, 'number' | 'date' | 'title' | 'id' | 'path' | 'kind' | 'tags' | 'importance' | 'body' | 'location'>): string {
-  const facts = [`id \`${memory.id}\``, `\`${memory.path}\``, memory.kind, ...(memory.tags.length > 0 ? [`tags: ${memory.tags.join(', ')}`] : []), ...(memory.importance !== 'normal' ? [memory.importance] : []), ...(memory.location === 'archive' ? ['archived'] : [])];
+export function renderZoomMemory(
+  memory: Pick<ZoomMemory, 'number' | 'date' | 'title' | 'id' | 'path' | 'kind' | 'tags' | 'importance' | 'body' | 'location'>,
+): string {
+  const facts = [
+    `id \`${memory.id}\``,
+    `\`${memory.path}\``,
+    memory.kind,
+    ...(memory.tags.length > 0 ? [`tags: ${memory.tags.join(', ')}`] : []),
+    ...(memory.importance !== 'normal' ? [memory.importance] : []),
+    ...(memory.location === 'archive' ? ['archived'] : []),
+  ];
   return `### #${memory.number} ${memory.date}${memory.title ? ` — ${memory.title}` : ''}\n${facts.join(' · ')}\n\n${memory.body}\n`;
 }
 
 /** The text block of one summary in a zoom (`--tier`). */
 export function renderZoomSummary(summary: Pick<ZoomSummary, 'tier' | 'period' | 'path' | 'start' | 'end' | 'sources' | 'body'>): string {
-  return `### ${summary.tier} ${summary.period} (${summary.start} to ${summary.end})\n\`${summary.path}\` · built from ${summary.sources.length} source(s)\n\n${summary.body ?? ''}\n`;
+  const head = `### ${summary.tier} ${summary.period} (${summary.start} to ${summary.end})`;
+  return `${head}\n\`${summary.path}\` · built from ${summary.sources.length} source(s)\n\n${summary.body ?? ''}\n`;
 }
 
 function tierRank(summary: Summary): number {

@@ -20,17 +20,27 @@ describe('allocateBudget', () => {
   });
 
   it('never gives more than the demand, nor more than the budget', () => {
-    expect(allocateBudget(8000, { critical: 10, relevant: 20, background: 30, index: 40 }, sharesFor(undefined))).toEqual({ critical: 10, relevant: 20, background: 30, index: 40 });
+    expect(allocateBudget(8000, { critical: 10, relevant: 20, background: 30, index: 40 }, sharesFor(undefined))).toEqual({
+      critical: 10,
+      relevant: 20,
+      background: 30,
+      index: 40,
+    });
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 50_000 }), fc.array(fc.integer({ min: 0, max: 40_000 }), { minLength: 4, maxLength: 4 }), fc.constantFrom(undefined, 'debugging', 'feature', 'review', 'planning' as const), (budget, d, activity) => {
-        const demand = { critical: d[0]!, relevant: d[1]!, background: d[2]!, index: d[3]! };
-        const a = allocateBudget(budget, demand, sharesFor(activity));
-        const total = TIER_NAMES.reduce((s, t) => s + a[t], 0);
-        expect(total).toBeLessThanOrEqual(budget);
-        for (const t of TIER_NAMES) expect(a[t]).toBeLessThanOrEqual(demand[t]);
-        // Nothing is left unused while some tier still wants more (up to one token of rounding per tier).
-        if (TIER_NAMES.some((t) => a[t] < demand[t])) expect(total).toBeGreaterThanOrEqual(budget - 4);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 50_000 }),
+        fc.array(fc.integer({ min: 0, max: 40_000 }), { minLength: 4, maxLength: 4 }),
+        fc.constantFrom(undefined, 'debugging', 'feature', 'review', 'planning' as const),
+        (budget, d, activity) => {
+          const demand = { critical: d[0]!, relevant: d[1]!, background: d[2]!, index: d[3]! };
+          const a = allocateBudget(budget, demand, sharesFor(activity));
+          const total = TIER_NAMES.reduce((s, t) => s + a[t], 0);
+          expect(total).toBeLessThanOrEqual(budget);
+          for (const t of TIER_NAMES) expect(a[t]).toBeLessThanOrEqual(demand[t]);
+          // Nothing is left unused while some tier still wants more (up to one token of rounding per tier).
+          if (TIER_NAMES.some((t) => a[t] < demand[t])) expect(total).toBeGreaterThanOrEqual(budget - 4);
+        },
+      ),
     );
   });
 
@@ -44,7 +54,14 @@ describe('allocateBudget', () => {
 
 describe('signalQueries', () => {
   it('turns the file into module and name, the branch into words, the error into its first line', () => {
-    expect(signalQueries({ query: ' sessions ', file: 'src/auth/session-store.ts', error: 'TypeError: token is undefined\n    at x (a.js:1)', branch: 'feature/auth-refresh-42' })).toEqual([
+    expect(
+      signalQueries({
+        query: ' sessions ',
+        file: 'src/auth/session-store.ts',
+        error: 'TypeError: token is undefined\n    at x (a.js:1)',
+        branch: 'feature/auth-refresh-42',
+      }),
+    ).toEqual([
       { signal: 'query', text: 'sessions' },
       { signal: 'error', text: 'TypeError: token is undefined' },
       { signal: 'file', text: 'auth session-store' },

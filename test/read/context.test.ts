@@ -8,18 +8,64 @@ import { createProject, memory, removeProject, runCli, runCliJson } from '../hel
 const NOW = '2026-03-20T12:00:00Z';
 const filler = (topic: string, n: number): string => `${topic} notes, part ${n}. ${'The team reviewed queue depth, retries and dashboards again. '.repeat(6)}`;
 const files: Record<string, string> = {
-  'vault/main/memories/2026-01-05-pinned.md': memory({ date: '2026-01-05T09:00:00Z', title: 'Deploy rule', importance: 'pinned', body: 'Production deploys need two approvals, hotfixes too.' }),
-  'vault/main/memories/2026-01-06-convention.md': memory({ date: '2026-01-06T09:00:00Z', title: 'Naming', kind: 'convention', body: 'Branch names are kind/topic, e.g. fix/auth-expiry.' }),
-  'vault/main/memories/2026-02-10-auth-decision.md': memory({ date: '2026-02-10T10:00:00Z', title: 'ADR-012 sessions', kind: 'decision', tags: ['auth'], body: 'Decision: server sessions in Postgres replace JWT; 30-day expiry.' }),
-  'vault/main/memories/2026-02-11-billing-decision.md': memory({ date: '2026-02-11T10:00:00Z', title: 'ADR-013 invoices', kind: 'decision', tags: ['billing'], body: 'Decision: invoices are immutable once sent.' }),
-  'vault/main/memories/2026-03-19-error.md': memory({ date: '2026-03-19T15:00:00Z', title: 'Checkout crash', kind: 'error', body: 'TypeError in checkout: cart total undefined after coupon removal.' }),
-  'vault/main/memories/2026-03-19-fix.md': memory({ date: '2026-03-19T17:00:00Z', title: 'Checkout fix', body: 'Fixed the checkout crash: coupon removal now recomputes the cart total.' }),
-  'vault/main/memories/2026-03-01-old-error.md': memory({ date: '2026-03-01T15:00:00Z', title: 'Old error', kind: 'error', body: 'Mailer timeout on invoice send.' }),
-  'vault/main/memories/2026-02-20-quasar.md': memory({ date: '2026-02-20T10:00:00Z', title: 'Quasar importer', tags: ['importer'], body: `The quasar importer reads supplier feeds.\n\n${'Each supplier feed row is mapped, validated and stored in staging tables before the nightly merge. '.repeat(90)}` }),
+  'vault/main/memories/2026-01-05-pinned.md': memory({
+    date: '2026-01-05T09:00:00Z',
+    title: 'Deploy rule',
+    importance: 'pinned',
+    body: 'Production deploys need two approvals, hotfixes too.',
+  }),
+  'vault/main/memories/2026-01-06-convention.md': memory({
+    date: '2026-01-06T09:00:00Z',
+    title: 'Naming',
+    kind: 'convention',
+    body: 'Branch names are kind/topic, e.g. fix/auth-expiry.',
+  }),
+  'vault/main/memories/2026-02-10-auth-decision.md': memory({
+    date: '2026-02-10T10:00:00Z',
+    title: 'ADR-012 sessions',
+    kind: 'decision',
+    tags: ['auth'],
+    body: 'Decision: server sessions in Postgres replace JWT; 30-day expiry.',
+  }),
+  'vault/main/memories/2026-02-11-billing-decision.md': memory({
+    date: '2026-02-11T10:00:00Z',
+    title: 'ADR-013 invoices',
+    kind: 'decision',
+    tags: ['billing'],
+    body: 'Decision: invoices are immutable once sent.',
+  }),
+  'vault/main/memories/2026-03-19-error.md': memory({
+    date: '2026-03-19T15:00:00Z',
+    title: 'Checkout crash',
+    kind: 'error',
+    body: 'TypeError in checkout: cart total undefined after coupon removal.',
+  }),
+  'vault/main/memories/2026-03-19-fix.md': memory({
+    date: '2026-03-19T17:00:00Z',
+    title: 'Checkout fix',
+    body: 'Fixed the checkout crash: coupon removal now recomputes the cart total.',
+  }),
+  'vault/main/memories/2026-03-01-old-error.md': memory({
+    date: '2026-03-01T15:00:00Z',
+    title: 'Old error',
+    kind: 'error',
+    body: 'Mailer timeout on invoice send.',
+  }),
+  'vault/main/memories/2026-02-20-quasar.md': memory({
+    date: '2026-02-20T10:00:00Z',
+    title: 'Quasar importer',
+    tags: ['importer'],
+    body: `The quasar importer reads supplier feeds.\n\n${'Each supplier feed row is mapped, validated and stored in staging tables. '.repeat(110)}`,
+  }),
 };
 for (let i = 1; i <= 24; i++) {
   const day = String(i).padStart(2, '0');
-  files[`vault/main/memories/2026-02-${day}-work.md`] = memory({ date: `2026-02-${day}T08:00:00Z`, title: `Work ${i}`, tags: ['ops'], body: filler(i % 2 ? 'Payments' : 'Auth sessions', i) });
+  files[`vault/main/memories/2026-02-${day}-work.md`] = memory({
+    date: `2026-02-${day}T08:00:00Z`,
+    title: `Work ${i}`,
+    tags: ['ops'],
+    body: filler(i % 2 ? 'Payments' : 'Auth sessions', i),
+  });
 }
 
 let root: string;
@@ -54,7 +100,12 @@ describe('memvault context', () => {
     const json = await context(['--budget', '8000', '--query', 'auth sessions']);
     const critical = json.items.filter((i: any) => i.tier === 'critical').map((i: any) => i.source);
     // February's memories are archived by the build (30 days as of 2026-03-20); the pinned one is older but stays.
-    expect(critical).toEqual(['main/memories/2026-01-05-pinned.md', 'main/archive/2026-Q1/2026-02-10-auth-decision.md', 'main/memories/2026-03-19-error.md', 'main/memories/2026-03-19-fix.md']);
+    expect(critical).toEqual([
+      'main/memories/2026-01-05-pinned.md',
+      'main/archive/2026-Q1/2026-02-10-auth-decision.md',
+      'main/memories/2026-03-19-error.md',
+      'main/memories/2026-03-19-fix.md',
+    ]);
     expect(critical.some((p: string) => p.endsWith('2026-03-01-old-error.md'))).toBe(false);
     const background = json.items.filter((i: any) => i.tier === 'background').map((i: any) => i.source);
     expect(background[0]).toMatch(/2026-01-06-convention\.md$/);

@@ -10,18 +10,46 @@ import { createProject, memory, removeProject, runCli, runCliJson, writeFiles } 
 
 const NOW = '2026-02-20T12:00:00Z';
 const busyDay = Object.fromEntries(
-  Array.from({ length: 5 }, (_, i) => [`vault/main/memories/2026-02-12-invoice-${i}.md`, memory({ date: `2026-02-12T0${i + 1}:00:00Z`, title: `Invoice run ${i}`, body: `Invoice batch ${i} sent to the ledger.` })]),
+  Array.from({ length: 5 }, (_, i) => [
+    `vault/main/memories/2026-02-12-invoice-${i}.md`,
+    memory({ date: `2026-02-12T0${i + 1}:00:00Z`, title: `Invoice run ${i}`, body: `Invoice batch ${i} sent to the ledger.` }),
+  ]),
 );
 const files: Record<string, string> = {
   ...busyDay,
-  'vault/main/memories/2026-02-10-auth.md': memory({ date: '2026-02-10T14:05:00Z', title: 'Auth refactor', kind: 'decision', tags: ['auth', 'backend'], body: 'Replaced JWT with server sessions.\n\nSessions live in Postgres, 30-day expiry.' }),
-  'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T09:00:00Z', title: 'Notes', body: 'Server restarts are slow; the sessions table needs an index.\n\nA second paragraph.\n\nThe zephyrine cluster was retired today.' }),
-  'vault/main/memories/2026-02-13-deploy.md': memory({ date: '2026-02-13T10:00:00Z', title: 'Friday deploy', kind: 'session', tags: ['release'], body: 'Deploys go out on Fridays after the invoice check.' }),
+  'vault/main/memories/2026-02-10-auth.md': memory({
+    date: '2026-02-10T14:05:00Z',
+    title: 'Auth refactor',
+    kind: 'decision',
+    tags: ['auth', 'backend'],
+    body: 'Replaced JWT with server sessions.\n\nSessions live in Postgres, 30-day expiry.',
+  }),
+  'vault/main/memories/2026-02-11-notes.md': memory({
+    date: '2026-02-11T09:00:00Z',
+    title: 'Notes',
+    body: 'Server restarts are slow; the sessions table needs an index.\n\nA second paragraph.\n\nThe zephyrine cluster was retired today.',
+  }),
+  'vault/main/memories/2026-02-13-deploy.md': memory({
+    date: '2026-02-13T10:00:00Z',
+    title: 'Friday deploy',
+    kind: 'session',
+    tags: ['release'],
+    body: 'Deploys go out on Fridays after the invoice check.',
+  }),
   'vault/main/memories/2026-02-16-invoice.md': memory({ date: '2026-02-16T10:00:00Z', title: 'Invoice fix', body: 'Invoice totals rounded twice; fixed.' }),
   'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the quokka migration.' }),
-  'vault/ops/memories/2026-02-12-ops.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Ops', tags: ['auth'], body: 'Rotated the auth certificates on the edge proxies.' }),
+  'vault/ops/memories/2026-02-12-ops.md': memory({
+    date: '2026-02-12T10:00:00Z',
+    title: 'Ops',
+    tags: ['auth'],
+    body: 'Rotated the auth certificates on the edge proxies.',
+  }),
   // Holds a secret: held back by the loader, so never indexed (nor shown in a snippet).
-  'vault/main/memories/2026-02-14-secret.md': memory({ date: '2026-02-14T10:00:00Z', title: 'Narwhal access', body: 'Narwhal staging login: password: "Sup3r-S3cret-Passw0rd!" for the admin user.' }),
+  'vault/main/memories/2026-02-14-secret.md': memory({
+    date: '2026-02-14T10:00:00Z',
+    title: 'Narwhal access',
+    body: 'Narwhal staging login: password: "Sup3r-S3cret-Passw0rd!" for the admin user.',
+  }),
   // Invalid (no date): reported by the build, never indexed.
   'vault/main/memories/broken.md': '---\ntitle: Broken\n---\nThe marmoset protocol.\n',
 };
@@ -103,7 +131,9 @@ describe('memvault search', () => {
   it('re-indexes one document after one edited memory, and nothing when nothing changed', async () => {
     expect((await build()).search).toMatchObject({ added: 0, updated: 0, removed: 0, written: false });
     // Today's memory: its day is not complete, so no summary changes with it.
-    writeFiles(root, { 'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the wombat migration.' }) });
+    writeFiles(root, {
+      'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the wombat migration.' }),
+    });
     expect((await build()).search).toMatchObject({ added: 0, updated: 1, removed: 0, rebuilt: false });
     expect((await search(['wombat'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-20-today.md']);
     expect((await search(['quokka'])).hits).toEqual([]);

@@ -13,9 +13,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dir = path.join(root, 'vault', 'main', 'memories');
 mkdirSync(dir, { recursive: true });
 const write = (name: string, body: string): void => writeFileSync(path.join(dir, name), `---\ndate: 2026-02-1${name[0]}\n---\n${body}\n`);
-const load = () => loadVault({ vaultDir: path.join(root, 'vault'), cacheDir: path.join(root, '.memvault', 'cache'), timezone: 'UTC', configuredStreams: ['main'] });
+const load = () =>
+  loadVault({ vaultDir: path.join(root, 'vault'), cacheDir: path.join(root, '.memvault', 'cache'), timezone: 'UTC', configuredStreams: ['main'] });
 const log = path.join(root, '.memvault', 'search', 'changes.jsonl');
-const hits = (word: string): string[] => runSearch(readIndex(root)!.index, parseQuery(word), {}, (p) => readFileSync(path.join(root, 'vault', p), 'utf8')).map((h) => h.path);
+const hits = (word: string): string[] =>
+  runSearch(readIndex(root)!.index, parseQuery(word), {}, (p) => readFileSync(path.join(root, 'vault', p), 'utf8')).map((h) => h.path);
 
 describe('search index store', () => {
   it('writes a snapshot, then logs one line per changed document, and folds the log into the snapshot when it grows', async () => {

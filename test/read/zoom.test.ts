@@ -8,12 +8,35 @@ import { createProject, memory, removeProject, runCli, runCliJson } from '../hel
 
 const files: Record<string, string> = {
   // Archived: week 2026-W05 (Jan 26 – Feb 1) and Feb 2, moved to archive/2026-Q1 with their ids.
-  'vault/main/archive/2026-Q1/2026-02-02-kickoff.md': memory({ date: '2026-02-02T09:00:00Z', title: 'Kickoff', body: 'Kickoff of the ledger project with Farah.' }),
-  'vault/main/archive/2026-Q1/2026-02-02-budget.md': memory({ date: '2026-02-02T15:00:00Z', title: 'Budget', body: 'Budget approved: 3 engineers until June.' }),
-  'vault/main/memories/2026-02-10-auth.md': memory({ date: '2026-02-10T14:05:00Z', title: 'Auth refactor', kind: 'decision', tags: ['auth'], body: 'Replaced JWT with server sessions.\nSessions live in Postgres, 30-day expiry.' }),
+  'vault/main/archive/2026-Q1/2026-02-02-kickoff.md': memory({
+    date: '2026-02-02T09:00:00Z',
+    title: 'Kickoff',
+    body: 'Kickoff of the ledger project with Farah.',
+  }),
+  'vault/main/archive/2026-Q1/2026-02-02-budget.md': memory({
+    date: '2026-02-02T15:00:00Z',
+    title: 'Budget',
+    body: 'Budget approved: 3 engineers until June.',
+  }),
+  'vault/main/memories/2026-02-10-auth.md': memory({
+    date: '2026-02-10T14:05:00Z',
+    title: 'Auth refactor',
+    kind: 'decision',
+    tags: ['auth'],
+    body: 'Replaced JWT with server sessions.\nSessions live in Postgres, 30-day expiry.',
+  }),
   'vault/main/memories/2026-02-11-cache.md': memory({ date: '2026-02-11T09:00:00Z', title: 'Cache', body: 'Added a read-through cache for invoices.' }),
-  'vault/main/memories/2026-02-11-bug.md': memory({ date: '2026-02-11T08:00:00Z', title: 'Bug', kind: 'error', body: 'Invoice totals rounded twice; fixed in the formatter.' }),
-  'vault/main/memories/2026-02-13-release.md': memory({ date: '2026-02-13T17:00:00Z', title: 'Release 1.4', body: `Release 1.4 shipped.\n\n${'Changelog line with several words in it. '.repeat(40)}` }),
+  'vault/main/memories/2026-02-11-bug.md': memory({
+    date: '2026-02-11T08:00:00Z',
+    title: 'Bug',
+    kind: 'error',
+    body: 'Invoice totals rounded twice; fixed in the formatter.',
+  }),
+  'vault/main/memories/2026-02-13-release.md': memory({
+    date: '2026-02-13T17:00:00Z',
+    title: 'Release 1.4',
+    body: `Release 1.4 shipped.\n\n${'Changelog line with several words in it. '.repeat(40)}`,
+  }),
   'vault/main/memories/2026-02-17-retro.md': memory({ date: '2026-02-17T10:00:00Z', title: 'Retro', body: 'Retro: fewer meetings, more pairing.' }),
   'vault/main/memories/2026-04-02-april.md': memory({ date: '2026-04-02T10:00:00Z', title: 'April', body: 'Second quarter starts with payments work.' }),
 };
@@ -37,7 +60,12 @@ describe('memvault zoom', () => {
     const json = await zoomJson(['2026-02-02']);
     expect(paths(json)).toEqual(['2026-02-02-kickoff', '2026-02-02-budget']);
     expect(json.memories[1].path).toBe('main/archive/2026-Q1/2026-02-02-budget.md');
-    expect(json.memories[0]).toMatchObject({ id: '2026-02-02-kickoff', location: 'archive', date: '2026-02-02T09:00:00Z', summarized_in: ['main/daily/2026-02-02.md'] });
+    expect(json.memories[0]).toMatchObject({
+      id: '2026-02-02-kickoff',
+      location: 'archive',
+      date: '2026-02-02T09:00:00Z',
+      summarized_in: ['main/daily/2026-02-02.md'],
+    });
     expect(json.memories[0].body).toContain('Kickoff of the ledger project');
     const daily = json.covering.find((s: any) => s.tier === 'daily');
     expect(daily).toMatchObject({ path: 'main/daily/2026-02-02.md', sources: ['2026-02-02-kickoff', '2026-02-02-budget'] });

@@ -23,7 +23,8 @@ export interface ContextCommandOptions {
 export async function contextCommand(options: ContextCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   const budget = options.budget === undefined ? 8000 : Number(options.budget);
-  if (!Number.isInteger(budget) || budget < 1) throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
+  if (!Number.isInteger(budget) || budget < 1)
+    throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
   if (options.activity !== undefined && !(ACTIVITIES as readonly string[]).includes(options.activity)) {
     throw new UserError(`--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`, 'e.g. --activity debugging', 'context/activity');
   }
@@ -42,7 +43,12 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
     index: index.index,
     budget,
     now,
-    signals: { ...(options.query ? { query: options.query } : {}), ...(options.file ? { file: options.file } : {}), ...(options.error ? { error: options.error } : {}), ...(branch ? { branch } : {}) },
+    signals: {
+      ...(options.query ? { query: options.query } : {}),
+      ...(options.file ? { file: options.file } : {}),
+      ...(options.error ? { error: options.error } : {}),
+      ...(branch ? { branch } : {}),
+    },
     ...(options.activity ? { activity: options.activity as Activity } : {}),
   });
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
@@ -55,7 +61,12 @@ function render(result: AssembledContext): string {
 /** The checked-out branch, through the git CLI; none outside a repository or on a detached HEAD. */
 function gitBranch(root: string): string | undefined {
   try {
-    const name = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim();
+    const name = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 2000,
+    }).trim();
     return name && name !== 'HEAD' ? name : undefined;
   } catch {
     return undefined;

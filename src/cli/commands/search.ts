@@ -33,7 +33,8 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     throw new UserError('search needs words or a filter', 'e.g. memvault search "server sessions" tag:auth', 'search/empty');
   }
   const limit = options.limit === undefined ? 10 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--limit \`${options.limit}\` is not a positive whole number`, 'e.g. --limit 20', 'cli/number');
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UserError(`--limit \`${options.limit}\` is not a positive whole number`, 'e.g. --limit 20', 'cli/number');
   const { config, errors } = await loadConfig(root);
   if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
   const vaultDir = path.resolve(root, config.vault);
@@ -60,8 +61,24 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
       return undefined;
     }
   };
-  const hits = runSearch(index.index, query, { ...(options.stream ? { stream: options.stream } : {}), ...(options.tier ? { tier: options.tier } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), limit }, readFile);
-  const indexInfo = { documents: index.known.size, ...(indexReport ? { rebuilt: indexReport.rebuilt, added: indexReport.added, updated: indexReport.updated, removed: indexReport.removed } : { rebuilt: false }) };
+  const hits = runSearch(
+    index.index,
+    query,
+    {
+      ...(options.stream ? { stream: options.stream } : {}),
+      ...(options.tier ? { tier: options.tier } : {}),
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
+      limit,
+    },
+    readFile,
+  );
+  const indexInfo = {
+    documents: index.known.size,
+    ...(indexReport
+      ? { rebuilt: indexReport.rebuilt, added: indexReport.added, updated: indexReport.updated, removed: indexReport.removed }
+      : { rebuilt: false }),
+  };
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo }, null, 2)}\n`);
     return;
@@ -76,7 +93,13 @@ export function renderSearch(hits: readonly SearchGroup[], note = ''): string {
   hits.forEach((hit, i) => {
     lines.push(`${i + 1}. ${hit.path}:${hit.line}  ${hit.tier === 'memories' ? hit.kind : hit.tier} ${hit.period}  score ${hit.score}`);
     lines.push(`   ${hit.snippet}`);
-    if (hit.more.length > 0) lines.push(`   + ${hit.more.length} more that day: ${hit.more.slice(0, 3).map((m) => `${m.path}:${m.line}`).join(', ')}${hit.more.length > 3 ? ', …' : ''}`);
+    if (hit.more.length > 0)
+      lines.push(
+        `   + ${hit.more.length} more that day: ${hit.more
+          .slice(0, 3)
+          .map((m) => `${m.path}:${m.line}`)
+          .join(', ')}${hit.more.length > 3 ? ', …' : ''}`,
+      );
   });
   return `${note}${lines.join('\n')}\n`;
 }

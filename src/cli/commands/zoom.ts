@@ -20,17 +20,29 @@ export interface ZoomCommandOptions {
 export async function zoomCommand(periodText: string | undefined, options: ZoomCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   if (periodText === undefined && options.memories === undefined) {
-    throw new UserError('zoom needs a period or --memories', 'e.g. memvault zoom 2026-W07, memvault zoom yesterday, memvault zoom --memories 65..128', 'read/period');
+    throw new UserError(
+      'zoom needs a period or --memories',
+      'e.g. memvault zoom 2026-W07, memvault zoom yesterday, memvault zoom --memories 65..128',
+      'read/period',
+    );
   }
   const tier = options.tier;
-  if (tier !== undefined && !['daily', 'weekly', 'monthly'].includes(tier)) throw new UserError(`--tier \`${tier}\` is not daily, weekly or monthly`, 'e.g. --tier weekly', 'read/tier');
+  if (tier !== undefined && !['daily', 'weekly', 'monthly'].includes(tier))
+    throw new UserError(`--tier \`${tier}\` is not daily, weekly or monthly`, 'e.g. --tier weekly', 'read/tier');
   const budget = positive(options.budget, '--budget');
   const page = positive(options.page, '--page');
   const memoryRange = options.memories === undefined ? undefined : parseNumberRange(options.memories);
   const vault = await openVault(root);
   const period = periodText === undefined ? undefined : parsePeriod(periodText, { now: resolveNow(options.now), zone: vault.config.timezone });
   const stream = pickStream(vault, options.stream);
-  const result = zoom(vault, { stream, ...(period ? { period } : {}), ...(memoryRange ? { memoryRange } : {}), ...(budget ? { budget } : {}), ...(page ? { page } : {}), ...(tier ? { tier: tier as 'daily' } : {}) });
+  const result = zoom(vault, {
+    stream,
+    ...(period ? { period } : {}),
+    ...(memoryRange ? { memoryRange } : {}),
+    ...(budget ? { budget } : {}),
+    ...(page ? { page } : {}),
+    ...(tier ? { tier: tier as 'daily' } : {}),
+  });
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : renderZoom(result, periodText, options));
 }
 
@@ -43,24 +55,31 @@ function positive(value: string | undefined, flag: string): number | undefined {
 
 /** The text form: a header, the items of the page, then how to page on. */
 export function renderZoom(result: ZoomResult, asked: string | undefined, options: ZoomCommandOptions): string {
-  const what = result.period ? `${result.period.label} (${result.period.start} to ${result.period.end})` : `memories ${result.memory_range!.from}..${result.memory_range!.to}`;
+  const what = result.period
+    ? `${result.period.label} (${result.period.start} to ${result.period.end})`
+    : `memories ${result.memory_range!.from}..${result.memory_range!.to}`;
   const lines = [`# Zoom: ${what}, stream \`${result.stream}\``, ''];
   if (result.covering.length > 0) {
     lines.push('Summaries covering this period:');
-    for (const s of result.covering) lines.push(`- ${s.tier} ${s.period}: \`${s.path}\` (${s.sources.length} ${s.tier === 'daily' ? 'memor' + (s.sources.length === 1 ? 'y' : 'ies') : 'source' + (s.sources.length === 1 ? '' : 's')})`);
+    for (const s of result.covering)
+      lines.push(
+        `- ${s.tier} ${s.period}: \`${s.path}\` (${s.sources.length} ${plural(s.sources.length, s.tier === 'daily' ? 'memory' : 'source')})`,
+      );
     lines.push('');
   }
   if (result.total.items === 0) {
     lines.push(result.showing === 'memories' ? 'No memories in this period.' : `No ${result.showing} summary covers this period.`);
     return `${lines.join('\n')}\n`;
   }
-  for (const m of result.memories) lines.push(renderZoomMemory(m) + (m.summarized_in.length > 0 ? `Summarized in: ${m.summarized_in.map((p) => `\`${p}\``).join(', ')}\n` : ''));
+  for (const m of result.memories)
+    lines.push(renderZoomMemory(m) + (m.summarized_in.length > 0 ? `Summarized in: ${m.summarized_in.map((p) => `\`${p}\``).join(', ')}\n` : ''));
   for (const s of result.summaries) lines.push(renderZoomSummary(s));
   const { page } = result;
   const noun = result.showing === 'memories' ? 'memories' : 'summaries';
   if (result.truncated) lines.push(`(\`${result.truncated}\` is larger than --budget ${page.budget} and was cut; read the file for all of it)`);
   if (page.pages > 1) {
-    const next = page.page < page.pages ? `; next: memvault zoom ${quoteArg(asked ?? '')}${asked ? ' ' : ''}${options.memories ? `--memories ${options.memories} ` : ''}${options.tier ? `--tier ${options.tier} ` : ''}--budget ${page.budget} --page ${page.page + 1}` : '';
+    const args = [asked ? quoteArg(asked) : '', options.memories ? `--memories ${options.memories}` : '', options.tier ? `--tier ${options.tier}` : ''];
+    const next = page.page < page.pages ? `; next: memvault zoom ${args.filter(Boolean).join(' ')} --budget ${page.budget} --page ${page.page + 1}` : '';
     lines.push(`Page ${page.page} of ${page.pages} (${num(page.tokens)} tokens); ${page.items_left} ${noun} (${num(page.tokens_left)} tokens) left${next}`);
   } else lines.push(`${result.total.items} ${noun}, ${num(result.total.tokens)} tokens.`);
   return `${lines.join('\n')}\n`;
@@ -68,4 +87,8 @@ export function renderZoom(result: ZoomResult, asked: string | undefined, option
 
 function quoteArg(text: string): string {
   return /^[\w.:-]*$/.test(text) ? text : `"${text}"`;
+}
+
+function plural(n: number, noun: string): string {
+  return n === 1 ? noun : noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`;
 }

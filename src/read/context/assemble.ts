@@ -71,8 +71,15 @@ export function assembleContext(options: ContextOptions): AssembledContext {
   const candidates = tierCandidates({ vault, stream: options.stream, signals: options.signals, now: options.now, index: options.index });
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
-  const sized = Object.fromEntries(TIER_NAMES.map((tier) => [tier, candidates[tier].map((c) => ({ c, tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)) }))])) as Record<TierName, { c: Candidate; tokens: number[] }[]>;
-  const demand = Object.fromEntries(TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens[0]!, 0)])) as Record<TierName, number>;
+  const sized = Object.fromEntries(
+    TIER_NAMES.map((tier) => [
+      tier,
+      candidates[tier].map((c) => ({ c, tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)) })),
+    ]),
+  ) as Record<TierName, { c: Candidate; tokens: number[] }[]>;
+  const demand = Object.fromEntries(
+    TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens[0]!, 0)]),
+  ) as Record<TierName, number>;
   const allowance = allocateBudget(Math.max(0, budget - count(title)), demand, sharesFor(options.activity));
 
   const placed: Placed[] = [];
@@ -82,7 +89,14 @@ export function assembleContext(options: ContextOptions): AssembledContext {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
     const i = tokens.findIndex((t) => heading + t <= room);
     if (i >= 0) {
-      placed.push({ tier, version: c.versions[i]!, block: renderVersion(c.versions[i]!, tier), tokens: tokens[i]!, level: i === 0 ? 'full' : 'coarser', order });
+      placed.push({
+        tier,
+        version: c.versions[i]!,
+        block: renderVersion(c.versions[i]!, tier),
+        tokens: tokens[i]!,
+        level: i === 0 ? 'full' : 'coarser',
+        order,
+      });
       return heading + tokens[i]!;
     }
     // A pinned memory is cut rather than left out; any other item is cut only to fill a large remainder (a long summary in a small budget).
@@ -135,8 +149,17 @@ export function assembleContext(options: ContextOptions): AssembledContext {
     context = '';
     total = 0;
   }
-  const tiers = Object.fromEntries(TIER_NAMES.map((t) => [t, kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0])) as Record<TierName, number>;
-  return { context, token_count: total, budget, tiers, allowance, items: kept.map((p) => ({ tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level })) };
+  const tiers = Object.fromEntries(
+    TIER_NAMES.map((t) => [t, kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0]),
+  ) as Record<TierName, number>;
+  return {
+    context,
+    token_count: total,
+    budget,
+    tiers,
+    allowance,
+    items: kept.map((p) => ({ tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level })),
+  };
 }
 
 /** A pinned memory cut by halves until its block fits `room` tokens, marked as cut. */

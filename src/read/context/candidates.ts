@@ -47,8 +47,16 @@ const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
   const { vault, stream } = input;
   const byPath = new Map(stream.memories.map((m) => [m.path, m]));
-  const memoryVersion = (m: Memory): Version => ({ source: m.path, label: `${m.date} ${m.title ?? m.id} (${m.kind}${m.tags.length > 0 ? `; ${m.tags.join(', ')}` : ''})`, text: memoryBody(vault, m) });
-  const summaryVersion = (s: Summary): Version => ({ source: s.path, label: `${s.meta.tier} ${s.meta.period} (${s.meta.start} to ${s.meta.end})`, text: summaryBody(vault, s) });
+  const memoryVersion = (m: Memory): Version => ({
+    source: m.path,
+    label: `${m.date} ${m.title ?? m.id} (${m.kind}${m.tags.length > 0 ? `; ${m.tags.join(', ')}` : ''})`,
+    text: memoryBody(vault, m),
+  });
+  const summaryVersion = (s: Summary): Version => ({
+    source: s.path,
+    label: `${s.meta.tier} ${s.meta.period} (${s.meta.start} to ${s.meta.end})`,
+    text: summaryBody(vault, s),
+  });
   const summaryAt = (p: string): Summary | undefined => stream.summaries.get(p);
   /** A memory, else its daily, else its weekly (what exists of them). */
   const ladder = (p: string): Version[] => {
@@ -84,7 +92,13 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   const push = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
   for (const m of stream.memories) if (m.importance === 'pinned') push(critical, take('critical', [memoryVersion(m)], true));
   const decisions = stream.memories.filter((m) => m.kind.toLowerCase() === 'decision');
-  const relevantDecisions = queries.length > 0 ? roundRobin(queries.map((q) => search(`${q.text} kind:decision`, 3))) : decisions.slice(-3).reverse().map((m) => m.path);
+  const relevantDecisions =
+    queries.length > 0
+      ? roundRobin(queries.map((q) => search(`${q.text} kind:decision`, 3)))
+      : decisions
+          .slice(-3)
+          .reverse()
+          .map((m) => m.path);
   for (const p of relevantDecisions) if (byPath.has(p)) push(critical, take('critical', [memoryVersion(byPath.get(p)!)]));
   for (const error of recentErrors(stream.memories, input.now, vault.config.timezone)) {
     push(critical, take('critical', [memoryVersion(error)]));
@@ -98,7 +112,8 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 
   // Background: conventions, the long-term summary, the latest monthly.
   const background: Candidate[] = [];
-  for (const m of [...stream.memories].reverse()) if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention')) push(background, take('background', [memoryVersion(m)]));
+  for (const m of [...stream.memories].reverse())
+    if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention')) push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) push(background, take('background', [summaryVersion(longterm)]));
   const monthly = [...stream.summaries.values()].filter((s) => s.meta.tier === 'monthly').sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0];
@@ -111,7 +126,9 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
   let topics: { period: string; path: string; terms: string[] }[] = [];
   try {
-    const index = JSON.parse(readFileSync(path.join(vault.vaultDir, vaultPaths.indexJson), 'utf8')) as { streams?: { name?: string; topics?: typeof topics }[] };
+    const index = JSON.parse(readFileSync(path.join(vault.vaultDir, vaultPaths.indexJson), 'utf8')) as {
+      streams?: { name?: string; topics?: typeof topics }[];
+    };
     topics = index.streams?.find((s) => s.name === stream)?.topics ?? [];
   } catch {
     return [];
@@ -129,7 +146,10 @@ function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
   }
   // Terms that recur over several periods first (a lasting topic), then newest first.
   const ranked = [...seen].sort((a, b) => b[1].periods.length - a[1].periods.length || a[1].first - b[1].first);
-  return ranked.map(([term, entry]) => ({ tier: 'index' as const, versions: [{ source: entry.path, label: term, text: `${term} (${entry.periods.slice(0, 3).join(', ')})` }] }));
+  return ranked.map(([term, entry]) => ({
+    tier: 'index' as const,
+    versions: [{ source: entry.path, label: term, text: `${term} (${entry.periods.slice(0, 3).join(', ')})` }],
+  }));
 }
 
 function recentErrors(memories: readonly Memory[], now: Date, zone: string): Memory[] {

@@ -31,10 +31,34 @@ export function searchDocuments(loaded: LoadedVault): SearchDoc[] {
   const docs: SearchDoc[] = [];
   for (const stream of loaded.state.streams.values()) {
     for (const m of stream.memories) {
-      docs.push({ id: m.path, stream: stream.name, tier: 'memories', kind: m.kind, tags: m.tags, title: m.title ?? '', start: m.day, end: m.day, period: m.day, date: m.date, sha256: m.sha256 });
+      docs.push({
+        id: m.path,
+        stream: stream.name,
+        tier: 'memories',
+        kind: m.kind,
+        tags: m.tags,
+        title: m.title ?? '',
+        start: m.day,
+        end: m.day,
+        period: m.day,
+        date: m.date,
+        sha256: m.sha256,
+      });
     }
     for (const s of stream.summaries.values()) {
-      docs.push({ id: s.path, stream: stream.name, tier: s.meta.tier, kind: 'summary', tags: [], title: '', start: s.meta.start, end: s.meta.end, period: s.meta.period, date: s.meta.end, sha256: s.sha256 });
+      docs.push({
+        id: s.path,
+        stream: stream.name,
+        tier: s.meta.tier,
+        kind: 'summary',
+        tags: [],
+        title: '',
+        start: s.meta.start,
+        end: s.meta.end,
+        period: s.meta.period,
+        date: s.meta.end,
+        sha256: s.sha256,
+      });
     }
   }
   return docs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

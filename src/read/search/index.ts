@@ -16,7 +16,10 @@ export const ANALYZER_VERSION = 1;
 /** A document as minisearch sees it: the metadata plus its text (not stored). */
 export type IndexedDoc = SearchDoc & { text: string };
 
-/** Stored with each document and returned with its hits. Tags are stored as `tagList`: minisearch stores what `extractField` gives, and that joins `tags` into words. */
+/**
+ * Stored with each document and returned with its hits. Tags are stored as
+ * `tagList`: minisearch stores what `extractField` gives, and that joins `tags` into words.
+ */
 export const STORED_FIELDS = ['id', 'stream', 'tier', 'kind', 'tagList', 'title', 'start', 'end', 'period', 'date', 'sha256'];
 
 /** Stemmed form of one word; also how a snippet recognises the words a hit matched. */
@@ -79,7 +82,13 @@ export interface SyncCounts {
  * gone one discarded. `known` (path → hash of what is indexed) is updated in
  * place. Only changed documents' text is read.
  */
-export function syncIndex(index: SearchIndex, known: Map<string, string>, docs: readonly SearchDoc[], text: (doc: SearchDoc) => string, record?: (change: IndexChange) => void): SyncCounts {
+export function syncIndex(
+  index: SearchIndex,
+  known: Map<string, string>,
+  docs: readonly SearchDoc[],
+  text: (doc: SearchDoc) => string,
+  record?: (change: IndexChange) => void,
+): SyncCounts {
   const counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
   const present = new Set<string>();
   for (const doc of docs) {

@@ -87,8 +87,13 @@ export function runSearch(index: SearchIndex, query: ParsedQuery, options: Searc
   const filters = { ...query.filters };
   if (options.stream) filters.stream = [...filters.stream, options.stream];
   if (options.tier && options.tier !== 'all') filters.tier = [...filters.tier, options.tier];
-  for (const tier of filters.tier) if (!(TIERS as readonly string[]).includes(tier)) throw new UserError(`tier \`${tier}\` is not one of ${TIERS.join(', ')}`, 'e.g. tier:weekly or --tier memories', 'search/tier');
-  const since = [options.since, ...filters.since].filter((d): d is string => d !== undefined).sort().pop();
+  for (const tier of filters.tier)
+    if (!(TIERS as readonly string[]).includes(tier))
+      throw new UserError(`tier \`${tier}\` is not one of ${TIERS.join(', ')}`, 'e.g. tier:weekly or --tier memories', 'search/tier');
+  const since = [options.since, ...filters.since]
+    .filter((d): d is string => d !== undefined)
+    .sort()
+    .pop();
   const until = [options.until, ...filters.until].filter((d): d is string => d !== undefined).sort()[0];
   const lower = (values: string[]): string[] => values.map((v) => v.toLowerCase());
   const [tags, kinds] = [lower(filters.tag), lower(filters.kind)];
@@ -117,7 +122,19 @@ export function runSearch(index: SearchIndex, query: ParsedQuery, options: Searc
     if (!snippet) continue; // a quoted phrase it does not contain
     const score = Math.round(result.score * 1000) / 1000;
     if (group) group.more.push({ path: doc.id, line: snippet.line, score, title: doc.title });
-    else groups.set(key, { path: doc.id, line: snippet.line, stream: doc.stream, tier: doc.tier, kind: doc.kind, period: doc.period, title: doc.title, snippet: snippet.text, score, more: [] });
+    else
+      groups.set(key, {
+        path: doc.id,
+        line: snippet.line,
+        stream: doc.stream,
+        tier: doc.tier,
+        kind: doc.kind,
+        period: doc.period,
+        title: doc.title,
+        snippet: snippet.text,
+        score,
+        more: [],
+      });
   }
   return [...groups.values()];
 }

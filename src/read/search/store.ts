@@ -5,7 +5,17 @@ import { writeFileAtomic } from '../../util/atomic.js';
 import { hashValue } from '../../util/hash.js';
 import type { LoadedVault } from '../../vault/load.js';
 import { searchDocuments, textReader, type SearchDoc } from './documents.js';
-import { ANALYZER_VERSION, applyChange, createIndex, INDEX_OPTIONS, syncIndex, type IndexChange, type IndexedDoc, type SearchIndex, type SyncCounts } from './index.js';
+import {
+  ANALYZER_VERSION,
+  applyChange,
+  createIndex,
+  INDEX_OPTIONS,
+  syncIndex,
+  type IndexChange,
+  type IndexedDoc,
+  type SearchIndex,
+  type SyncCounts,
+} from './index.js';
 
 /**
  * The search index on disk, under `.memvault/search/`:
@@ -47,7 +57,11 @@ export interface IndexReport extends SyncCounts {
 }
 
 export const searchDir = (root: string): string => path.join(root, '.memvault', 'search');
-const files = (root: string) => ({ snapshot: path.join(searchDir(root), 'index.json'), log: path.join(searchDir(root), 'changes.jsonl'), state: path.join(searchDir(root), 'state.json') });
+const files = (root: string) => ({
+  snapshot: path.join(searchDir(root), 'index.json'),
+  log: path.join(searchDir(root), 'changes.jsonl'),
+  state: path.join(searchDir(root), 'state.json'),
+});
 
 // The last index this process read or wrote, so `watch` (and the MCP server) update it in memory instead of reading it back each time.
 let memo: { root: string; stamp: string; loaded: LoadedIndex; logged: number } | undefined;
@@ -71,7 +85,10 @@ export function readIndex(root: string): LoadedIndex | undefined {
   try {
     const stored = JSON.parse(readFileSync(files(root).snapshot, 'utf8')) as StoredIndex;
     if (stored.format !== FORMAT_VERSION || stored.analyzer !== ANALYZER_VERSION || typeof stored.docs !== 'object') return undefined;
-    const loaded = { index: MiniSearch.loadJS<IndexedDoc>(stored.index as Parameters<typeof MiniSearch.loadJS>[0], INDEX_OPTIONS), known: new Map(Object.entries(stored.docs)) };
+    const loaded = {
+      index: MiniSearch.loadJS<IndexedDoc>(stored.index as Parameters<typeof MiniSearch.loadJS>[0], INDEX_OPTIONS),
+      known: new Map(Object.entries(stored.docs)),
+    };
     let logged = 0;
     let log = '';
     try {
@@ -131,7 +148,13 @@ export function updateSearchIndex(root: string, vault: LoadedVault, options: { c
   const started = performance.now();
   const docs = searchDocuments(vault);
   const fingerprint = fingerprintOf(docs);
-  const report = (counts: SyncCounts, rebuilt: boolean, written: boolean): IndexReport => ({ documents: docs.length, ...counts, rebuilt, written, ms: Math.round(performance.now() - started) });
+  const report = (counts: SyncCounts, rebuilt: boolean, written: boolean): IndexReport => ({
+    documents: docs.length,
+    ...counts,
+    rebuilt,
+    written,
+    ms: Math.round(performance.now() - started),
+  });
   // `force`: the caller found the index unreadable, whatever state.json says (file times are too coarse to catch every rewrite).
   if (!options.force && storedFingerprint(root) === fingerprint) return report({ added: 0, updated: 0, removed: 0 }, false, false);
   const existing = readIndex(root);
