@@ -11,8 +11,8 @@ import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { UserError } from '../util/errors.js';
 import { loadVault, type LoadedVault, type LoadOptions } from '../vault/load.js';
-import type { IndexReport } from '../read/search/store.js';
 import type { ParsedContent } from '../vault/cache.js';
+import type { IndexReport } from '../read/search/store.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { CommitOutcome } from '../git/commit.js';
@@ -152,10 +152,10 @@ export interface BuildReport {
    */
   stats: { files: number; parsed: number; workerParses: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
   generator: { provider: string; model: string };
-}
-
   /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */
   search?: IndexReport;
+}
+
 const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
