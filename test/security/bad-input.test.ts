@@ -40,6 +40,7 @@ const cases: Case[] = [];
 let result: CliResult;
 let report: { diagnostics: { path: string; line: number; column: number; severity: string; reason: string; hint?: string; rule: string }[] };
 
+const ODD_STREAMS = ['we ird $(touch PWNED) `touch PWNED`', '-rf', 'ünï;|&'];
 const good = (word: string, extra = ''): string => `---\ndate: ${DAY}\n${extra}---\nThe ${word} migration was finished and verified today.\n`;
 const dated = (frontmatter: string, body = 'Broken but harmless text.'): string => `---\n${frontmatter}\n---\n${body}\n`;
 
@@ -127,6 +128,8 @@ beforeAll(async () => {
   );
   const files: Record<string, string | Buffer> = { 'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone migration was finished.' }) };
   for (const c of cases) if (c.content !== undefined) files[`vault/main/${c.file}`] = c.content;
+  // Stream folders with odd names: built like any other, nothing in the name is run, nothing written outside them.
+  for (const stream of ODD_STREAMS) files[`vault/${stream}/memories/2026-02-03-odd.md`] = good('oddstream');
   writeFilesRaw(root, files);
   const memories = path.join(root, 'vault/main/memories');
   symlinkSync('2026-02-02-good.md', path.join(memories, 'link-inside.md'));
@@ -199,6 +202,8 @@ describe('a vault of hostile files builds', () => {
 
   it('never runs frontmatter code, never reads through a link', () => {
     expect(existsSync(marker)).toBe(false);
+    for (const stream of ODD_STREAMS) expect(read(`vault/${stream}/daily/${DAY}.md`), stream).toContain('oddstream');
+    expect(execFileSync('find', [root, outside, '-name', 'PWNED'], { encoding: 'utf8' })).toBe('');
     const outputs = ['vault/main/UPLOAD_PACKAGE.md', `vault/main/daily/${DAY}.md`, 'vault/INDEX.md'].map(read).join('\n');
     expect(outputs).not.toContain('outsidermarker');
     // The linked file is summarized once, from its own path, not again through the link.
