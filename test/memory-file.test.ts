@@ -363,10 +363,14 @@ describe('hostile frontmatter and bodies (issue 13)', () => {
       ['ordered', `${'1. '.repeat(5000)}x`],
       ['emphasis', `${'*'.repeat(5000)}x${'*'.repeat(5000)}`],
       ['mixed emphasis', `${'_*'.repeat(2500)}x`],
+      ['emphasis pairs in one paragraph', '*a* '.repeat(2000)],
+      ['brackets in one paragraph', `${'[a '.repeat(1001)}`],
     ];
     // The indented list passes the limit on the line indented 64 columns.
     for (const [name, body] of cases) expect(problem(`${head}${body}\n`), name).toMatchObject({ rule: 'memory/too-deep', line: name === 'indented list' ? 69 : 5 });
     // Under the limits, and inside fenced code, nothing is refused.
+    // The same marks in paragraphs of 100 are fine.
+    expect(parseMemoryFile(utf8(`${head}${'*a* '.repeat(100).concat('\n\n').repeat(30)}`), place(), 'UTC').ok).toBe(true);
     const fine = `${head}${'- '.repeat(30)}x\n\n${'*'.repeat(3)}bold${'*'.repeat(3)}\n\n${'*'.repeat(200)}\n\n\`\`\`\n${'> '.repeat(500)}\n${' '.repeat(400)}x\n\`\`\`\n`;
     expect(parseMemoryFile(utf8(fine), place(), 'UTC').ok).toBe(true);
   }, 30_000);

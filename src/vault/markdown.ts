@@ -15,6 +15,12 @@ const parser = lazy(() => {
 export const MAX_MARKDOWN_NESTING = 32;
 /** Longest run of `*`/`_` emphasis marks outside a thematic break: micromark resolves a run in time quadratic in its length. */
 export const MAX_EMPHASIS_RUN = 64;
+/**
+ * Emphasis runs and `[` brackets in one paragraph (lines up to a blank one):
+ * micromark matches openers and closers across the paragraph, in time that
+ * grows with their count squared (`*a* ` × 50,000 in one paragraph: 21 s).
+ */
+export const MAX_PARAGRAPH_DELIMITERS = 1000;
 
 /**
  * Parses a markdown body into an mdast syntax tree (CommonMark, via unified +
@@ -33,12 +39,14 @@ export function parseMarkdown(text: string): Root {
  * emphasis run longer than `MAX_EMPHASIS_RUN`, or undefined. One pass over
  * the text: each line's container prefix (`>`, `-`/`*`/`+`/`1.` markers and
  * indentation) is counted, lines inside fenced code are not looked at.
- * remark-parse takes ~55 s for a list nested 5,000 deep and ~15 s for 5,000
- * nested emphasis marks; at these limits a line costs well under a millisecond.
+ * remark-parse takes ~55 s for a list nested 5,000 deep, ~15 s for 5,000
+ * nested emphasis marks and ~21 s for 50,000 `*a*` in one paragraph; under
+ * these limits its time stays about linear in the text's length.
  */
 export function markdownNestingProblem(text: string): { line: number; what: string; limit: number } | undefined {
   let line = 0;
   let fence = '';
+  let delimiters = 0;
   for (let start = 0; start <= text.length; line++) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
@@ -72,10 +80,13 @@ export function markdownNestingProblem(text: string): { line: number; what: stri
     if (!fence && !isThematicBreak(text, start, end)) {
       if (markers + Math.floor(spaces / 2) > MAX_MARKDOWN_NESTING) return { line: line + 1, what: 'lists or block quotes', limit: MAX_MARKDOWN_NESTING };
       let run = 0;
+      if (i >= end) delimiters = 0; // a blank line ends the paragraph
       for (let k = i; k < end && !opener; k++) {
         const c = text.charCodeAt(k);
         run = c === 42 || c === 95 ? run + 1 : 0;
         if (run > MAX_EMPHASIS_RUN) return { line: line + 1, what: 'a run of `*`/`_` emphasis marks', limit: MAX_EMPHASIS_RUN };
+        if (run === 1 || c === 91) delimiters++;
+        if (delimiters > MAX_PARAGRAPH_DELIMITERS) return { line: line + 1, what: 'emphasis marks and `[` brackets in one paragraph', limit: MAX_PARAGRAPH_DELIMITERS };
       }
     }
     if (fence) {

@@ -84,8 +84,9 @@ beforeAll(async () => {
     { file: 'memories/2026-02-03-deep-quote.md', content: dated(`date: ${DAY}`, `${'>'.repeat(5000)} deep`), rule: 'memory/too-deep', line: 4 },
     { file: 'memories/2026-02-03-deep-emphasis.md', content: dated(`date: ${DAY}`, `${'*'.repeat(5000)}x${'*'.repeat(5000)}`), rule: 'memory/too-deep', line: 4 },
     { file: 'memories/2026-02-03-mixed-emphasis.md', content: dated(`date: ${DAY}`, `${'_*'.repeat(2500)}x`), rule: 'memory/too-deep', line: 4 },
-    // Nested links are shallow in the syntax tree: read as a memory.
-    { file: 'memories/2026-02-03-deep-links.md', content: dated(`date: ${DAY}`, `The deeplinks memory. ${'['.repeat(5000)}x${'](u)'.repeat(5000)}`) },
+    // Nested links: more `[` in one paragraph than micromark matches in linear time.
+    { file: 'memories/2026-02-03-deep-links.md', content: dated(`date: ${DAY}`, `The deeplinks memory. ${'['.repeat(5000)}x${'](u)'.repeat(5000)}`), rule: 'memory/too-deep', line: 4 },
+    { file: 'memories/2026-02-03-many-emphasis.md', content: dated(`date: ${DAY}`, '*a* '.repeat(50_000)), rule: 'memory/too-deep', line: 4 },
     // A long paragraph (0.9 MB) is read in linear time.
     { file: 'memories/2026-02-03-long-paragraph.md', content: dated(`date: ${DAY}`, `The longparagraph memory begins. ${paragraph}`) },
     // Bad dates.
@@ -189,7 +190,7 @@ describe('a vault of hostile files builds', () => {
     // The extractive summary drops near-duplicate sentences: the sources list says which memories it read.
     const daily = read(`vault/main/daily/${DAY}.md`);
     const goodCases = cases.filter((c) => c.rule === undefined);
-    expect(goodCases.length).toBeGreaterThanOrEqual(9);
+    expect(goodCases.length).toBeGreaterThanOrEqual(8);
     for (const c of goodCases) expect(daily, c.file).toContain(`id: ${path.basename(c.file, '.md')},`);
     expect(daily).not.toMatch(/id: (?:js|javascript|coffee|link-inside|link-outside|linkdir|fifo|2026-02-03-huge|2026-02-03-deep-list),/);
     expect(read('vault/main/daily/2026-02-02.md')).toContain('goodone');
