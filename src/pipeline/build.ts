@@ -213,7 +213,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     for (const m of loadedStream.memories) {
       if (isPast(m)) continue;
       const reason = `dated after the build's now (\`${m.date}\`): left out of this build`;
-      report.diagnostics.push({ path: m.path, line: 1, column: 1, severity: 'info', reason, hint: 'a later build includes it; fix the date if it is a typo', rule: 'memory/future-date' });
+      const hint = 'a later build includes it; fix the date if it is a typo';
+      report.diagnostics.push({ path: m.path, line: 1, column: 1, severity: 'info', reason, hint, rule: 'memory/future-date' });
     }
     if (streamConfig.waterfall) {
       // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.

@@ -25,7 +25,9 @@ export const MAX_YAML_DEPTH = 64;
 // The language is checked before gray-matter is called, and every engine it has is replaced by one that parses
 // nothing, so no tag can reach an evaluating engine even if that check were bypassed.
 const noEngine = { parse: () => ({}), stringify: () => '' };
-const splitOnly = { engines: { yaml: noEngine, yml: noEngine, json: noEngine, javascript: noEngine, js: noEngine, coffee: noEngine, cson: noEngine, toml: noEngine } } as const;
+const splitOnly = {
+  engines: { yaml: noEngine, yml: noEngine, json: noEngine, javascript: noEngine, js: noEngine, coffee: noEngine, cson: noEngine, toml: noEngine },
+} as const;
 
 export interface ParsedFrontmatter {
   /** The frontmatter as plain data ({} when there is none). */
@@ -56,7 +58,8 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   const language = fenceLanguage(text);
   if (language !== undefined && !FRONTMATTER_LANGUAGES.has(language.toLowerCase())) {
     const hint = 'frontmatter is data: open it with a plain `---` line and write YAML (or `---json`); it is never run as code';
-    return { ...nothing, error: { line: 1, column: 1, reason: `unsupported frontmatter language ${JSON.stringify(language)}`, rule: 'memory/frontmatter-language', hint } };
+    const reason = `unsupported frontmatter language ${JSON.stringify(language)}`;
+    return { ...nothing, error: { line: 1, column: 1, reason, rule: 'memory/frontmatter-language', hint } };
   }
   let file: matterType.GrayMatterFile<string>;
   try {
@@ -68,13 +71,15 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   const hasFrontmatter = file.matter.length > 0 || /^---\n/.test(text);
   if (file.matter.length > MAX_FRONTMATTER_CHARS) {
     const reason = `frontmatter too large: ${file.matter.length} characters (limit ${MAX_FRONTMATTER_CHARS})`;
-    return { ...nothing, error: { line: 1, column: 1, reason, rule: 'memory/too-large', hint: 'keep frontmatter to a few fields; put text in the body (is the closing `---` line missing?)' } };
+    const hint = 'keep frontmatter to a few fields; put text in the body (is the closing `---` line missing?)';
+    return { ...nothing, error: { line: 1, column: 1, reason, rule: 'memory/too-large', hint } };
   }
   const bodyLine = hasFrontmatter ? lineCount(file.matter) + 3 : 1;
   const deep = yamlDepthProblem(file.matter);
   if (deep) {
     const reason = `frontmatter nested deeper than ${MAX_YAML_DEPTH} levels`;
-    return { ...nothing, bodyLine, error: { line: deep.line, column: 1, reason, rule: 'memory/frontmatter-depth', hint: 'flatten the frontmatter: memories need a few `key: value` lines' } };
+    const hint = 'flatten the frontmatter: memories need a few `key: value` lines';
+    return { ...nothing, bodyLine, error: { line: deep.line, column: 1, reason, rule: 'memory/frontmatter-depth', hint } };
   }
   const lineCounter = new LineCounter();
   // `file.matter` starts right after the opening `---`, so its line N is the file's line N.
@@ -116,7 +121,8 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
     });
     const reason = at ? `frontmatter expands too many YAML aliases (limit ${MAX_YAML_ALIASES})` : `invalid YAML frontmatter: ${(error as Error).message}`;
     at ??= { line: 1, column: 1 };
-    return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: { ...at, reason, rule: 'memory/frontmatter', hint: 'write the values out instead of `&anchor`/`*alias` references' } };
+    const hint = 'write the values out instead of `&anchor`/`*alias` references';
+    return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: { ...at, reason, rule: 'memory/frontmatter', hint } };
   }
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
     return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: { line: 2, column: 1, reason: 'frontmatter must be a mapping of `key: value` lines' } };

@@ -86,7 +86,9 @@ export function markdownNestingProblem(text: string): { line: number; what: stri
         run = c === 42 || c === 95 ? run + 1 : 0;
         if (run > MAX_EMPHASIS_RUN) return { line: line + 1, what: 'a run of `*`/`_` emphasis marks', limit: MAX_EMPHASIS_RUN };
         if (run === 1 || c === 91) delimiters++;
-        if (delimiters > MAX_PARAGRAPH_DELIMITERS) return { line: line + 1, what: 'emphasis marks and `[` brackets in one paragraph', limit: MAX_PARAGRAPH_DELIMITERS };
+        if (delimiters > MAX_PARAGRAPH_DELIMITERS) {
+          return { line: line + 1, what: 'emphasis marks and `[` brackets in one paragraph', limit: MAX_PARAGRAPH_DELIMITERS };
+        }
       }
     }
     if (fence) {

@@ -37,6 +37,7 @@ const frontmatterSchema = lazy(() => {
 });
 
 const FILE_NAME_DATE = /(\d{4}-\d{2}-\d{2})/;
+const DATE_HINT = 'use an existing calendar date of a year from 1000 to 9999, in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`';
 
 /**
  * Reads one memory file. Never throws for bad content: a file that cannot be
@@ -60,12 +61,16 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
   if (text.trim().length === 0) return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
 
   const fm = parseFrontmatter(text);
-  if (fm.error) return fail(fm.error.line, fm.error.column, fm.error.reason, fm.error.hint ?? 'fix the YAML between the `---` lines (indentation, quotes, brackets)', fm.error.rule ?? 'memory/frontmatter');
+  if (fm.error) {
+    const hint = fm.error.hint ?? 'fix the YAML between the `---` lines (indentation, quotes, brackets)';
+    return fail(fm.error.line, fm.error.column, fm.error.reason, hint, fm.error.rule ?? 'memory/frontmatter');
+  }
   // Where a file sits decides what it is: a memory saying it is a generated summary would be read differently by a
   // cold parse and a warm cache once archived, so the key that marks generated files is refused in memories.
   if (Object.hasOwn(fm.data, 'memvault')) {
     const pos = fm.positionOf('memvault');
-    return fail(pos.line, pos.column, 'the `memvault` key is reserved for files memvault generates', 'remove the `memvault:` line: a file under `memories/` is always a memory', 'memory/reserved-key');
+    const hint = 'remove the `memvault:` line: a file under `memories/` is always a memory';
+    return fail(pos.line, pos.column, 'the `memvault` key is reserved for files memvault generates', hint, 'memory/reserved-key');
   }
 
   const parsed = frontmatterSchema().safeParse(fm.data);
@@ -98,19 +103,21 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
   if (!when) {
     const pos = dateKey ? fm.positionOf(dateKey) : { line: 1, column: 1 };
     const where = dateKey ? `\`${dateKey}\`` : 'the date in the file name';
-    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, 'use an existing calendar date of a year from 1000 to 9999, in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, DATE_HINT, 'memory/invalid-date');
   }
 
   const idProblem = data.id === undefined ? undefined : memoryIdProblem(data.id);
   if (idProblem) {
     const pos = fm.positionOf('id');
-    return fail(pos.line, pos.column, `\`id\` ${idProblem}: ${JSON.stringify(data.id)}`, 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`', 'memory/invalid-id');
+    const hint = 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`';
+    return fail(pos.line, pos.column, `\`id\` ${idProblem}: ${JSON.stringify(data.id)}`, hint, 'memory/invalid-id');
   }
   const body = fm.body.trim();
   const nesting = markdownNestingProblem(fm.body);
   if (nesting) {
     const reason = `markdown nested too deep: ${nesting.what} (limit ${nesting.limit})`;
-    return fail(fm.bodyLine + nesting.line - 1, 1, reason, 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing', 'memory/too-deep');
+    const hint = 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing';
+    return fail(fm.bodyLine + nesting.line - 1, 1, reason, hint, 'memory/too-deep');
   }
 
   const importance: Importance = data.importance ?? 'normal';

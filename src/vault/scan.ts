@@ -127,9 +127,11 @@ export function walkStream(dir: string, skipped: ReadonlySet<string> = new Set()
 /** The diagnostic for a `special` scan entry: reported (info), never read. */
 export function specialDiagnostic(vaultPath: string, special: 'symlink' | 'not-a-file'): Diagnostic {
   if (special === 'symlink') {
-    return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'symbolic link not followed', hint: 'memvault never reads through links (one could point outside the repository): put the file itself in the vault', rule: 'memory/symlink-skipped' };
+    const hint = 'memvault never reads through links (one could point outside the repository): put the file itself in the vault';
+    return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'symbolic link not followed', hint, rule: 'memory/symlink-skipped' };
   }
-  return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'not a regular file (a FIFO, socket or device)', hint: 'only regular `.md` files are read: remove it or rename it', rule: 'memory/not-a-file' };
+  const hint = 'only regular `.md` files are read: remove it or rename it';
+  return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'not a regular file (a FIFO, socket or device)', hint, rule: 'memory/not-a-file' };
 }
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; diagnostic: Diagnostic };
@@ -143,7 +145,10 @@ export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; diagnostic: 
  */
 export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: Map<string, boolean> = new Map()): ReadResult {
   const file = path.join(vaultDir, vaultPath);
-  const fail = (severity: Diagnostic['severity'], reason: string, hint: string, rule: string): ReadResult => ({ ok: false, diagnostic: { path: vaultPath, line: 1, column: 1, severity, reason, hint, rule } });
+  const fail = (severity: Diagnostic['severity'], reason: string, hint: string, rule: string): ReadResult => ({
+    ok: false,
+    diagnostic: { path: vaultPath, line: 1, column: 1, severity, reason, hint, rule },
+  });
   const folder = path.dirname(file);
   let inside = insideVault.get(folder);
   if (inside === undefined) {
@@ -163,7 +168,7 @@ export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ELOOP' || code === 'EMLINK') return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'symlink') };
-    return fail('error', `cannot read the file (${code})`, 'check its permissions (`chmod u+r`) or remove it; the rest of the vault builds without it', 'memory/unreadable');
+    return fail('error', `cannot read the file (${code})`, 'check its permissions (`chmod u+r`) or remove it; the rest builds without it', 'memory/unreadable');
   }
   try {
     const stat = fstatSync(fd);
@@ -182,7 +187,8 @@ export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: 
     }
     return { ok: true, bytes: Buffer.concat(chunks, total) };
   } catch (error) {
-    return fail('error', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the file and the disk; the rest of the vault builds without it', 'memory/unreadable');
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    return fail('error', `cannot read the file (${code})`, 'check the file and the disk; the rest of the vault builds without it', 'memory/unreadable');
   } finally {
     closeSync(fd);
   }
