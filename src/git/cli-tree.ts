@@ -87,22 +87,31 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
     if (change) items.set(name, { mode: change.mode, type: 'blob', oid: change.oid, name });
     else if (items.get(name)?.type === 'blob') items.delete(name);
   }
-  // Deepest first, so each folder's new id is known before its parent is written.
-  const order = [...touched].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
+  // Deepest level first, so each folder's new id is known before its parent is written; the folders of one level are
+  // sent together (one round trip per level, not per folder).
+  const levels = new Map<number, string[]>();
+  for (const folder of touched) levels.set(depth(folder), [...(levels.get(depth(folder)) ?? []), folder]);
   const mktree = new MkTree(gitDir);
   try {
     let root = '';
-    for (const folder of order) {
-      const items = edited.get(folder)!;
-      if (folder && items.size === 0) {
-        edited.get(path.posix.dirname(folder).replace(/^\.$/, ''))!.delete(path.posix.basename(folder));
-        continue;
-      }
-      const oid = await mktree.write([...items.values()]);
-      if (!folder) root = oid;
-      else {
-        const name = path.posix.basename(folder);
-        edited.get(path.posix.dirname(folder).replace(/^\.$/, ''))!.set(name, { mode: '040000', type: 'tree', oid, name });
+    for (const level of [...levels.keys()].sort((a, b) => b - a)) {
+      const written = levels.get(level)!.sort().flatMap((folder) => {
+        const items = edited.get(folder)!;
+        if (folder && items.size === 0) {
+          edited.get(parentOf(folder))!.delete(path.posix.basename(folder));
+          return [];
+        }
+        const oid = mktree.write([...items.values()]);
+        oid.catch(() => undefined); // awaited below; a failure surfaces there, once
+        return [{ folder, oid }];
+      });
+      for (const { folder, oid: pending } of written) {
+        const oid = await pending;
+        if (!folder) root = oid;
+        else {
+          const name = path.posix.basename(folder);
+          edited.get(parentOf(folder))!.set(name, { mode: '040000', type: 'tree', oid, name });
+        }
       }
     }
     return root;
@@ -112,6 +121,7 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
 }
 
 const depth = (folder: string) => (folder ? folder.split('/').length : 0);
+const parentOf = (folder: string) => path.posix.dirname(folder).replace(/^\.$/, '');
 
 /** One `git mktree --batch -z` process: each tree written is answered with its id on a line. */
 class MkTree {
