@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMarkdown } from '../src/vault/markdown.js';
+import { headingSpans, parseMarkdown } from '../src/vault/markdown.js';
 import type { Sentence } from '../src/vault/model.js';
 import { extractSentences, MAX_SENTENCE_CHARS, splitSentences } from '../src/vault/sentences.js';
 
@@ -189,4 +189,40 @@ describe('long paragraphs (issue 13)', () => {
     expect(pieces.join(' ')).toContain('`a.b.c()`');
     expect(pieces.join(' ')).not.toContain('\u0000');
   });
+});
+
+describe('long markdown parsed in pieces (issue 13)', () => {
+  // The same text through remark in one call: what the pieces must add up to.
+  const whole = async (text: string): Promise<ReturnType<typeof parseMarkdown>> => {
+    const { unified } = await import('unified');
+    const remarkParse = (await import('remark-parse')).default;
+    return unified().use(remarkParse).parse(text);
+  };
+
+  it('gives the same sentences and headings as one parse', async () => {
+    const parts: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      parts.push(`## Section ${i}\n\nWe fixed bug ${i} today. It took \`npm test\` twice.\n\n- item ${i} one\n  - sub ${i}\n- item ${i} two\ncontinued lazily.\n\n1. first ${i}\n2. second ${i}\n`);
+      if (i % 10 === 0) parts.push('```\n- not a list\n\n- still code\n```\n');
+    }
+    const text = parts.join('\n');
+    const [pieces, one] = [parseMarkdown(text), await whole(text)];
+    expect(text.split('\n').length).toBeGreaterThan(1000);
+    expect(extractSentences(pieces, { pinned: false })).toEqual(extractSentences(one, { pinned: false }));
+    expect(headingSpans(pieces)).toEqual(headingSpans(one));
+  });
+
+  it('parses a long list of sub-lists in linear time', () => {
+    const time = (items: number): number => {
+      const started = performance.now();
+      const tree = parseMarkdown('- a\n  - b\n'.repeat(items));
+      expect(tree.children.length).toBeGreaterThan(0);
+      return performance.now() - started;
+    };
+    time(500);
+    // One call took ~30 s for 4,000 items (quadratic); in pieces 8,000 cost about twice 4,000.
+    const [four, eight] = [time(4000), time(8000)];
+    expect(eight).toBeLessThan(four * 4);
+    expect(eight).toBeLessThan(20_000);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import type { Heading, Root } from 'mdast';
+import type { Heading, Nodes, Root } from 'mdast';
 import type remarkParseType from 'remark-parse';
 import type { unified as unifiedType } from 'unified';
 import { lazy, requireLazy } from '../util/lazy.js';
@@ -31,7 +31,72 @@ export const MAX_PARAGRAPH_DELIMITERS = 1000;
  */
 export function parseMarkdown(text: string): Root {
   if (markdownNestingProblem(text)) return { type: 'root', children: [] };
-  return parser().parse(text);
+  const pieces = topLevelPieces(text, PIECE_LINES);
+  if (pieces.length === 1) return parser().parse(text);
+  // Long text is parsed in pieces cut where a top-level block starts: micromark and mdast-util-from-markdown take
+  // time quadratic in a list's items when they hold sub-lists (`- a` / `  - b` × 4,000: ~30 s). A list cut in two is
+  // two lists of the same items, which reads the same as sentences; positions are shifted back to the whole text's.
+  const root: Root = { type: 'root', children: [] };
+  for (const piece of pieces) {
+    const tree = parser().parse(text.slice(piece.offset, piece.end));
+    shiftPositions(tree, piece.line, piece.offset);
+    root.children.push(...tree.children);
+  }
+  root.position = { start: { line: 1, column: 1, offset: 0 }, end: root.children.at(-1)?.position?.end ?? { line: 1, column: 1, offset: 0 } };
+  return root;
+}
+
+/** Lines per piece (at least) before `parseMarkdown` may cut long text. */
+const PIECE_LINES = 200;
+
+/**
+ * Where long text may be cut: after at least `minLines` lines, before a line
+ * at column 0 that follows a blank line or opens a list item (`-`, `*`, `+`,
+ * `1.`), outside fenced code. Such a line starts a new top-level block (or a
+ * new item of the same list), so no paragraph or code block is cut.
+ */
+function topLevelPieces(text: string, minLines: number): { offset: number; end: number; line: number }[] {
+  const pieces: { offset: number; end: number; line: number }[] = [];
+  let pieceStart = 0;
+  let pieceLine = 0;
+  let line = 0;
+  let fence = '';
+  let previousBlank = false;
+  for (let start = 0; start < text.length; line++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const c = text.charCodeAt(start);
+    const opener = /^ {0,3}(`{3,}|~{3,})/.exec(text.slice(start, Math.min(end, start + 20)))?.[1];
+    const topLevel = start < end && !isBlank(c) && (previousBlank || /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/.test(text.slice(start, Math.min(end, start + 12))));
+    if (!fence && topLevel && line - pieceLine >= minLines && !opener) {
+      pieces.push({ offset: pieceStart, end: start, line: pieceLine });
+      pieceStart = start;
+      pieceLine = line;
+    }
+    if (fence) {
+      if (opener && opener[0] === fence[0] && opener.length >= fence.length) fence = '';
+    } else if (opener) fence = opener;
+    previousBlank = text.slice(start, end).trim().length === 0;
+    start = end + 1;
+  }
+  pieces.push({ offset: pieceStart, end: text.length, line: pieceLine });
+  return pieces;
+}
+
+/** Moves every position of a tree parsed from a piece by the piece's first line and offset (an explicit stack: trees may be deep). */
+function shiftPositions(tree: Root, lines: number, offset: number): void {
+  const stack: Nodes[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const position = node.position;
+    if (position) {
+      for (const point of [position.start, position.end]) {
+        point.line += lines;
+        if (point.offset !== undefined) point.offset += offset;
+      }
+    }
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
 }
 
 /**
