@@ -149,8 +149,9 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
       present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
     }
-    const lookups = [headNow, staging.filesAt(sorted), staging.ignored(present.map((file) => file.path))] as const;
-    const [head, inHead, ignoredAll] = await Promise.all(lookups);
+    // Blobs are stored while the parent is looked up: an ignored new file's blob stays unreferenced (git gc prunes it).
+    const lookups = [headNow, staging.filesAt(sorted), staging.ignored(present.map((file) => file.path)), staging.hashFiles(present)] as const;
+    const [head, inHead, ignoredAll, presentOids] = await Promise.all(lookups);
     if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
       throw new UserError(
         `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
@@ -177,11 +178,10 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     }
 
     // Only a path new to the tree can be ignored: a tracked file is committed whatever .gitignore says, as git does.
-    const files = present.filter((file) => inHead.has(file.path) || !ignoredAll.has(file.path));
-    const oids = await staging.hashFiles(files);
     const newBlobs = new Set<string>();
-    files.forEach((file, i) => {
-      const oid = oids[i]!;
+    present.forEach((file, i) => {
+      if (!inHead.has(file.path) && ignoredAll.has(file.path)) return;
+      const oid = presentOids[i]!;
       const committed = inHead.get(file.path);
       if (!committed || committed.oid !== oid || committed.mode !== file.mode) {
         treeChanges.set(file.path, { oid, mode: file.mode });
