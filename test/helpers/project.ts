@@ -67,14 +67,16 @@ export interface CliResult {
  * Runs `memvault <args>` in a child process (no shell) with `NO_COLOR=1`,
  * capturing its output. `MEMVAULT_*` variables of the test runner are not
  * passed on, so a stray `MEMVAULT_NOW` cannot change a result; set them in
- * `options.env`.
+ * `options.env`. `uid`/`gid` run it as another user (the test runner must be
+ * root): how a test makes a file unreadable when the runner itself is root.
  */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+export function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; uid?: number; gid?: number }): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_')) env[key] = value;
   Object.assign(env, { NO_COLOR: '1' }, options.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid };
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...user });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

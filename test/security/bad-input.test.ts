@@ -254,16 +254,20 @@ describe('frontmatter code never runs in any command', () => {
 });
 
 describe('an unreadable file', () => {
-  // Tests run as root here, where chmod 000 changes nothing: the read error path is covered in test/scan.test.ts.
-  it.skipIf(process.getuid?.() === 0)('is one error, and the rest builds', async () => {
+  // chmod 000 does not stop root: as root, the CLI runs as the unprivileged user `nobody` (65534) on a project it may write.
+  const asRoot = process.getuid?.() === 0;
+  it('is one error, and the rest builds', async () => {
     const project = createProject({
       'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone memory.' }),
       'vault/main/memories/2026-02-03-locked.md': good('locked'),
     });
     roots.push(project);
+    if (asRoot) execFileSync('chmod', ['-R', 'a+rwX', project]);
     chmodSync(path.join(project, 'vault/main/memories/2026-02-03-locked.md'), 0);
-    const run = await runCli(['build', '--no-commit', '--now', NOW], { cwd: project });
-    expect(run.code).toBe(0);
+    const user = asRoot ? { uid: 65534, gid: 65534, env: { HOME: project } } : {};
+    const run = await runCli(['build', '--no-commit', '--now', NOW], { cwd: project, ...user });
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('main/memories/2026-02-03-locked.md:1:1 error cannot read the file (EACCES)');
+    expect(readFileSync(path.join(project, 'vault/main/daily/2026-02-02.md'), 'utf8')).toContain('goodone');
   }, 60_000);
 });
