@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assertLockHeld } from './lock-state.js';
+import { isAlive } from './process.js';
 
 let counter = 0;
 
@@ -67,13 +68,4 @@ export function removeStaleTempFiles(dirs: Iterable<string>): string[] {
     }
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -5,6 +5,7 @@ import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from './atomic.js';
 import { UserError } from './errors.js';
 import { clearLockLost, setLockLost } from './lock-state.js';
+import { isAlive } from './process.js';
 
 interface Owner {
   pid: number;
@@ -165,15 +166,6 @@ function readOwner(file: string): Owner | undefined {
     return typeof owner?.pid === 'number' ? owner : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
