@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../src/llm/extractive.js';
+import { createExtractiveSummarizer } from '../src/llm/extractive/index.js';
 import type { SummaryRequest, SummarySource } from '../src/llm/types.js';
 import type { Importance, Tier } from '../src/vault/model.js';
 import { parseMarkdown } from '../src/vault/markdown.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { UserError } from '../util/errors.js';
-import { createExtractiveSummarizer } from './extractive.js';
+import { createExtractiveSummarizer } from './extractive/index.js';
 import { createOpenAiSummarizer, resolveOpenAiSettings } from './openai.js';
 import { loadPrompts, PromptsInvalidError } from './prompts.js';
 import type { Summarizer } from './types.js';

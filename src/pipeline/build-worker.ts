@@ -16,7 +16,7 @@ import type { BuildAnswer, BuildTask, BuildWorkerData, RollupAnswer } from './bu
  */
 
 const loadStages = async () => {
-  const [extractive, parseFile, rollup] = await Promise.all([import('../llm/extractive.js'), import('../vault/parse-file.js'), import('./rollup.js')]);
+  const [extractive, parseFile, rollup] = await Promise.all([import('../llm/extractive/index.js'), import('../vault/parse-file.js'), import('./rollup.js')]);
   return { extractive, parseFile, rollup };
 };
 let stages: ReturnType<typeof loadStages> | undefined;

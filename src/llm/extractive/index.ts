@@ -1,0 +1,1 @@
+export { createExtractiveSummarizer } from './summarize.js';

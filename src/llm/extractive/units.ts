@@ -1,0 +1,254 @@
+import { itemKey, itemsOfSentence } from '../../retention/items.js';
+import { weekRange } from '../../time/periods.js';
+import { countBytes } from '../../util/tokens.js';
+import type { Tier } from '../../vault/model.js';
+import type { SummaryRequest, SummarySource } from '../types.js';
+import { ROLE_INDEX, type Layout, type Unit, type UnitSet } from './model.js';
+import { contentWords, qualityOf } from './worth.js';
+
+/**
+ * Cuts a request's sources into units: one per sentence, with the day, speaker
+ * and `Pinned:` labels of finer summaries read back and taken off the text.
+ */
+
+/** Assigns ids to words and item keys while the units are built. */
+class Vocabulary {
+  readonly words: string[] = [];
+  private readonly wordIds = new Map<string, number>();
+  private readonly itemIds = new Map<string, number>();
+
+  wordIdsOf(words: ReadonlySet<string>): Int32Array {
+    const ids = new Int32Array(words.size);
+    let i = 0;
+    for (const word of words) {
+      let id = this.wordIds.get(word);
+      if (id === undefined) {
+        id = this.words.length;
+        this.words.push(word);
+        this.wordIds.set(word, id);
+      }
+      ids[i++] = id;
+    }
+    return ids;
+  }
+
+  itemIdsOf(keys: readonly string[]): Int32Array {
+    return Int32Array.from(keys, (key) => {
+      let id = this.itemIds.get(key);
+      if (id === undefined) this.itemIds.set(key, (id = this.itemIds.size));
+      return id;
+    });
+  }
+
+  unitSet(units: Unit[]): UnitSet {
+    return { units, words: this.words, itemKeys: this.itemIds.size };
+  }
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+/** A day label written by this summarizer one tier below (bold markers are gone once parsed). */
+const DAY_PREFIX = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:(\d{4})-)?(\d{2})-(\d{2})(?:\s+|$)/;
+const PINNED_PREFIX = /^Pinned:\s+/;
+/** `Caroline: …`, `Dr Amy Ellis: …`, `user: …`: a label of one to three words opening a sentence. */
+const SPEAKER = /^((?:[\p{Lu}][\p{L}\p{N}'’.-]*)(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
+/** Labels that open a sentence without naming who speaks. */
+const NOT_SPEAKERS = new Set(
+  'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status next summary question answer idea risk warning important critical action blocker blockers done learned lesson pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner deadline'.split(' '),
+);
+
+/**
+ * The day a merged summary's heading gives a sentence (`### 2026-02-10`, or a
+ * week `#### 2026-W07` → its Monday): merges keep sources under such headings.
+ */
+function dayFromSection(section: string): string | undefined {
+  const days = section.match(/\b\d{4}-\d{2}-\d{2}\b/g);
+  if (days) return days[days.length - 1];
+  const weeks = section.match(/\b\d{4}-W\d{2}\b/g);
+  if (weeks) {
+    try {
+      return weekRange(weeks[weeks.length - 1]!).start;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Labels opening at least two sentences across the request: a conversation's speakers. */
+function speakersOf(request: SummaryRequest): Set<string> {
+  const counts = new Map<string, number>();
+  for (const source of request.sources) {
+    for (const sentence of source.sentences) {
+      const text = sentence.text.trim().replace(DAY_PREFIX, '').replace(PINNED_PREFIX, '');
+      const label = SPEAKER.exec(text)?.[1];
+      if (label && !NOT_SPEAKERS.has(label.toLowerCase())) counts.set(label, (counts.get(label) ?? 0) + 1);
+    }
+  }
+  return new Set([...counts].filter(([, n]) => n >= 2).map(([label]) => label));
+}
+
+/** Units by sources array and tier: a retry gets the same sources, and need not cut and measure them again. */
+const unitCache = new WeakMap<readonly SummarySource[], Map<Tier, UnitSet>>();
+
+export function cachedUnits(request: SummaryRequest, layout: Layout): UnitSet {
+  let byTier = unitCache.get(request.sources);
+  if (!byTier) unitCache.set(request.sources, (byTier = new Map()));
+  let units = byTier.get(request.tier);
+  if (!units) byTier.set(request.tier, (units = buildUnits(request, layout)));
+  return units;
+}
+
+function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
+  const units: Unit[] = [];
+  const vocabulary = new Vocabulary();
+  const speakers = speakersOf(request);
+  request.sources.forEach((source, sourceIndex) => {
+    // A bullet of a finer summary may carry on over several sentences, or be a day label over nested bullets.
+    let blockDay: { block: number; day: string } | undefined;
+    let labelDay: { section: string; day: string } | undefined;
+    let blockSpeaker: { block: number; speaker: string } | undefined;
+    source.sentences.forEach((sentence, sentenceIndex) => {
+      if (sentence.role === 'heading') return;
+      let text = sentence.text.trim();
+      let day = blockDay?.block === sentence.block ? blockDay.day : labelDay?.section === sentence.section ? labelDay.day : (dayFromSection(sentence.section) ?? source.day);
+
+      const dated = parseDayPrefix(text, source.day);
+      if (dated) {
+        text = text.slice(dated.length).trim();
+        day = dated.day;
+        if (text.length === 0) {
+          // `- **Mon 05-08**` over nested bullets: the day of what follows in this section.
+          labelDay = { section: sentence.section, day };
+          return;
+        }
+        blockDay = { block: sentence.block, day };
+      }
+      // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
+      let pinned = sentence.mustKeep.includes('pinned');
+      if (PINNED_PREFIX.test(text)) {
+        text = text.replace(PINNED_PREFIX, '');
+        pinned = true;
+      }
+      let speaker: string | undefined;
+      const label = SPEAKER.exec(text);
+      if (label && speakers.has(label[1]!)) {
+        speaker = label[1]!;
+        text = text.slice(label[0].length);
+        blockSpeaker = { block: sentence.block, speaker };
+      } else if (blockSpeaker?.block === sentence.block) speaker = blockSpeaker.speaker;
+      text = trimOpening(text);
+      if (text.length === 0) return;
+      if (layout.firstPerson) text = toFirstPerson(text);
+
+      const mustKeep = pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
+      const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
+      const words = new Set(contentWords(text));
+      const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
+      units.push({
+        sourceIndex,
+        sentenceIndex,
+        block: sentence.block,
+        day,
+        section,
+        speaker,
+        pinned,
+        text,
+        textBytes: countBytes(text),
+        words,
+        wordIds: vocabulary.wordIdsOf(words),
+        items,
+        itemIds: vocabulary.itemIdsOf(items.map(itemKey)),
+        group: `${section}|${day}`,
+        quality: qualityOf(text, sentence.role),
+        tokens: undefined,
+        bytes: 0,
+      });
+    });
+  });
+  return vocabulary.unitSet(units);
+}
+
+/** Sources without a single sentence (bodies of code blocks only) are still named, so a period is never blank. */
+export function labelUnits(request: SummaryRequest): UnitSet {
+  const vocabulary = new Vocabulary();
+  const units = request.sources.map((source: SummarySource, sourceIndex): Unit => {
+    const time = request.tier === 'daily' && source.time ? `${source.time} ` : '';
+    const kind = request.tier === 'daily' && source.kind ? ` (${source.kind})` : '';
+    const text = `${time}${source.label}${kind}`;
+    const pinned = source.importance === 'pinned';
+    const words = new Set(contentWords(text));
+    return {
+      sourceIndex,
+      sentenceIndex: 0,
+      block: 0,
+      day: source.day,
+      section: 0,
+      speaker: undefined,
+      pinned: false,
+      text,
+      textBytes: countBytes(text),
+      words,
+      wordIds: vocabulary.wordIdsOf(words),
+      items: pinned ? [{ kind: 'pinned' as const, text }] : [],
+      itemIds: vocabulary.itemIdsOf(pinned ? [`pinned:${text}`] : []),
+      group: `0|${source.day}`,
+      quality: 1,
+      tokens: undefined,
+      bytes: 0,
+    };
+  });
+  return vocabulary.unitSet(units);
+}
+
+function parseDayPrefix(text: string, sourceDay: string): { day: string; length: number } | undefined {
+  const match = DAY_PREFIX.exec(text);
+  if (!match) return undefined;
+  const [whole, weekday, year, month, day] = match;
+  if (whole === undefined || month === undefined || day === undefined) return undefined;
+  const anchor = Date.parse(`${sourceDay}T00:00:00Z`);
+  const anchorYear = Number.isNaN(anchor) ? Number(sourceDay.slice(0, 4)) : new Date(anchor).getUTCFullYear();
+  // `Tue 01-02` in a week that starts on 2025-12-29 is in 2026: take the year that puts it nearest the source.
+  const years = year !== undefined ? [Number(year)] : [anchorYear - 1, anchorYear, anchorYear + 1];
+  let best: { iso: string; distance: number } | undefined;
+  for (const y of years) {
+    const iso = `${String(y).padStart(4, '0')}-${month}-${day}`;
+    const time = Date.parse(`${iso}T00:00:00Z`);
+    if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== iso) continue;
+    if (WEEKDAYS[new Date(time).getUTCDay()] !== weekday) continue;
+    const distance = Number.isNaN(anchor) ? 0 : Math.abs(time - anchor);
+    if (!best || distance < best.distance) best = { iso, distance };
+  }
+  return best ? { day: best.iso, length: whole.length } : undefined;
+}
+
+export function formatDay(day: string, form: 'short' | 'long'): string {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  if (Number.isNaN(time)) return day;
+  const weekday = WEEKDAYS[new Date(time).getUTCDay()] ?? '';
+  return `${weekday} ${form === 'long' ? day : day.slice(5)}`;
+}
+
+/**
+ * Cuts what opens a sentence without saying anything: interjections and a
+ * name called out (`Wow, Mel, I'm …` → `I'm …`, `Hey Caroline! Since …`).
+ * Only when enough is left to stand alone.
+ */
+function trimOpening(text: string): string {
+  const match = /^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?/iu.exec(text);
+  if (!match || match[0].length === 0) return text;
+  const rest = text.slice(match[0].length);
+  if (rest.split(/\s+/).length < 4) return text;
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
+}
+
+const FIRST_PERSON_VERBS = new Set(
+  'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'.split(' '),
+);
+
+/** `Replaced JWT …` → `I replaced JWT …`; anything with a subject is left alone. */
+function toFirstPerson(text: string): string {
+  const match = /^([A-Z][a-z]+)\b/.exec(text);
+  const verb = match?.[1];
+  if (!verb || !FIRST_PERSON_VERBS.has(verb.toLowerCase())) return text;
+  return `I ${verb.toLowerCase()}${text.slice(verb.length)}`;
+}
