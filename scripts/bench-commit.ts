@@ -54,16 +54,25 @@ async function main(): Promise<void> {
       const author = { name: 'bench', email: 'bench@example.org' };
       const session = await openCommitSession({ vaultDir: vault, stateDir: path.join(root, '.memvault'), enabled: true, author });
       if ('status' in session) throw new Error(session.note);
-      const outcome = await commitPaths(session, { paths: edited, pinned: new Map(), keep: new Set(), message: `round ${round}\n`, now: new Date() });
+      const outcome = await commitPaths(session, {
+        paths: edited,
+        pinned: new Map(),
+        keep: new Set(),
+        message: `round ${round}\n`,
+        now: new Date(),
+      });
       samples.push(performance.now() - started);
-      if (outcome.status !== 'committed' || outcome.files.length !== EDITS) throw new Error(`round ${round} did not commit its ${EDITS} files`);
+      if (outcome.status !== 'committed' || outcome.files.length !== EDITS)
+        throw new Error(`round ${round} did not commit its ${EDITS} files`);
     }
     if (git(root, 'status', '--porcelain') !== '') throw new Error('the work tree is not clean after the rounds');
     samples.sort((a, b) => a - b);
     const median = samples[Math.floor(samples.length / 2)]!;
     const backend = process.env.MEMVAULT_GIT_BACKEND ?? 'default backend';
     const range = `min ${samples[0]!.toFixed(1)} ms, max ${samples[samples.length - 1]!.toFixed(1)} ms`;
-    console.log(`commit of ${EDITS} files in a ${FILES}-file repository, ${ROUNDS} rounds (${backend}): median ${median.toFixed(1)} ms, ${range}`);
+    console.log(
+      `commit of ${EDITS} files in a ${FILES}-file repository, ${ROUNDS} rounds (${backend}): median ${median.toFixed(1)} ms, ${range}`,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -118,7 +118,11 @@ async function main(): Promise<void> {
   const cliTimes: number[] = [];
   for (let i = 0; i < 5; i++) {
     start = performance.now();
-    const child = spawnSync(process.execPath, [CLI, 'search', QUERIES[i]!, '--json'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const child = spawnSync(process.execPath, [CLI, 'search', QUERIES[i]!, '--json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     cliTimes.push(ms(start));
     if (child.status !== 0) throw new Error(`search failed: ${child.stderr}`);
   }

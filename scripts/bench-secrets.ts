@@ -14,7 +14,8 @@ import { generateSyntheticVault } from './fixtures/synthetic-vault.js';
  */
 const dir = process.argv[2] ?? '/tmp/memvault-bench-secrets';
 const memories = Number(process.argv[3] ?? 4000);
-if (!existsSync(path.join(dir, 'vault'))) generateSyntheticVault(dir, { memories, days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 });
+if (!existsSync(path.join(dir, 'vault')))
+  generateSyntheticVault(dir, { memories, days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 });
 const vault = path.join(dir, 'vault');
 const files = listMarkdownFiles(vault).filter((file) => file.includes('/memories/'));
 const bytes = files.map((file) => readFileSync(path.join(vault, file)));

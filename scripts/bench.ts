@@ -122,7 +122,14 @@ function parseOptions(argv: string[]): BenchOptions {
   const sizes = values.sizes === undefined ? DEFAULT_SIZES : values.sizes.split(',').map((s) => positiveInt(s, '--sizes'));
   const coldRuns = values.runs === undefined ? undefined : positiveInt(values.runs, '--runs');
   const watchRuns = values['watch-runs'] === undefined ? WATCH_RUNS : positiveInt(values['watch-runs'], '--watch-runs');
-  return { sizes, coldRuns, skipEleventy: values['skip-eleventy'] === true, watchRuns, skipWatch: values['skip-watch'] === true, watchOnly: values['watch-only'] === true };
+  return {
+    sizes,
+    coldRuns,
+    skipEleventy: values['skip-eleventy'] === true,
+    watchRuns,
+    skipWatch: values['skip-watch'] === true,
+    watchOnly: values['watch-only'] === true,
+  };
 }
 
 function positiveInt(text: string, flag: string): number {
@@ -272,7 +279,8 @@ async function benchEditWithCommit(dir: string): Promise<Stats> {
     await editOneMemory(repo);
     const head = git('rev-parse', 'HEAD');
     const sample = timeNode([CLI, 'build', '--now', NOW, '--json'], repo);
-    if (git('rev-parse', 'HEAD') === head || git('status', '--porcelain') !== '') throw new Error(`the build in ${repo} did not commit its changes`);
+    if (git('rev-parse', 'HEAD') === head || git('status', '--porcelain') !== '')
+      throw new Error(`the build in ${repo} did not commit its changes`);
     log(`  edit-one + commit ${i}/${REBUILD_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
     samples.push(sample);
   }
@@ -303,7 +311,10 @@ interface WatchResult {
 /** The newest memory of the stream: the last day's files (names start with the date), latest `date:` first. */
 function newestMemory(dir: string): string {
   const root = path.join(dir, 'vault', 'main', 'memories');
-  const files = readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.md')).sort();
+  const files = readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   const lastDay = path.basename(files.at(-1) ?? '').slice(0, 10);
   const dated = files
     .filter((f) => path.basename(f).startsWith(lastDay))
@@ -364,7 +375,14 @@ function startWatch(dir: string): WatchChild {
  * UPLOAD_PACKAGE.md on disk holds that line; waits for each rebuild to end
  * (the index is written after the package) before the next save.
  */
-async function timeSaves(watch: WatchChild, dir: string, target: string, original: string, runs: number, label: string): Promise<WatchStats> {
+async function timeSaves(
+  watch: WatchChild,
+  dir: string,
+  target: string,
+  original: string,
+  runs: number,
+  label: string,
+): Promise<WatchStats> {
   const packagePath = path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md');
   const samplesMs: number[] = [];
   const rebuildMs: number[] = [];
@@ -381,7 +399,8 @@ async function timeSaves(watch: WatchChild, dir: string, target: string, origina
         // Between unlink and rename on some file systems: try again.
       }
       if (text.includes(marker)) break;
-      if (performance.now() - t0 > WATCH_TIMEOUT_MS) throw new Error(`UPLOAD_PACKAGE.md did not show ${label} edit ${i} within ${WATCH_TIMEOUT_MS} ms`);
+      if (performance.now() - t0 > WATCH_TIMEOUT_MS)
+        throw new Error(`UPLOAD_PACKAGE.md did not show ${label} edit ${i} within ${WATCH_TIMEOUT_MS} ms`);
       await sleep(2);
     }
     const ms = performance.now() - t0;
@@ -389,7 +408,9 @@ async function timeSaves(watch: WatchChild, dir: string, target: string, origina
     await watch.waitFor(() => watch.rebuilds().length > before, `rebuild ${i}`);
     const event = watch.rebuilds().at(-1)!;
     rebuildMs.push(Number(event.ms));
-    log(`  ${label} ${i}/${runs}: save → package ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`);
+    log(
+      `  ${label} ${i}/${runs}: save → package ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`,
+    );
     await sleep(400);
   }
   return { runs, medianMs: median(samplesMs), minMs: Math.min(...samplesMs), maxMs: Math.max(...samplesMs), samplesMs, rebuildMs };
@@ -468,10 +489,19 @@ function benchEleventy(size: SizeResult): EleventyResult {
   rmSync(output, { recursive: true, force: true });
   // What remark's parse alone costs on the same files: the floor under any build that parses them with remark, as memvault must.
   const remarkFloor = [...new Set([1, Math.min(os.availableParallelism(), 8)])].map((threads) => {
-    const stats = repeat(`remark-parse alone, ${threads} thread${threads > 1 ? 's' : ''}`, ELEVENTY_RUNS, () => timeNode([PARSE_FLOOR, input, '--threads', String(threads)], size.dir));
+    const stats = repeat(`remark-parse alone, ${threads} thread${threads > 1 ? 's' : ''}`, ELEVENTY_RUNS, () =>
+      timeNode([PARSE_FLOOR, input, '--threads', String(threads)], size.dir),
+    );
     return { threads, stats, ratio: stats.medianSeconds / result.medianSeconds };
   });
-  return { version, memories: size.memories, inputFiles, stats: result, ratio: size.scenarios.cold.medianSeconds / result.medianSeconds, remarkFloor };
+  return {
+    version,
+    memories: size.memories,
+    inputFiles,
+    stats: result,
+    ratio: size.scenarios.cold.medianSeconds / result.medianSeconds,
+    remarkFloor,
+  };
 }
 
 /** The vault Eleventy is compared on: 4,000 memories, or the benchmarked size closest to it. */
@@ -498,7 +528,12 @@ function formatMb(mb: number | null): string {
   return mb === null ? 'n/a' : `${Math.round(mb)} MB`;
 }
 
-function report(info: Record<string, string | number>, results: SizeResult[], eleventy: EleventyResult | null, watch: WatchResult | null): string {
+function report(
+  info: Record<string, string | number>,
+  results: SizeResult[],
+  eleventy: EleventyResult | null,
+  watch: WatchResult | null,
+): string {
   const lines = [
     '## memvault build benchmark',
     '',
@@ -549,7 +584,9 @@ function report(info: Record<string, string | number>, results: SizeResult[], el
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (!existsSync(CLI)) {
-    throw new Error(`${path.relative(process.cwd(), CLI)} does not exist; compile first with \`npx tsc -p tsconfig.build.json\` (or use \`npm run bench\`)`);
+    throw new Error(
+      `${path.relative(process.cwd(), CLI)} does not exist; compile first with \`npx tsc -p tsconfig.build.json\` (or use \`npm run bench\`)`,
+    );
   }
   mkdirSync(BENCH_ROOT, { recursive: true });
   const info = machine();
@@ -571,7 +608,9 @@ async function main(): Promise<void> {
 
   // --watch-only adds its numbers to the last full run's results instead of replacing them.
   const previous = options.watchOnly && existsSync(RESULTS_FILE) ? readJson(RESULTS_FILE) : {};
-  const data = options.watchOnly ? { ...previous, watch, watchDate: new Date().toISOString() } : { date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy, watch };
+  const data = options.watchOnly
+    ? { ...previous, watch, watchDate: new Date().toISOString() }
+    : { date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy, watch };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(data, null, 2)}\n`);
   console.log(report(info, results, eleventy, watch));
   console.log(`\nResults: ${RESULTS_FILE}`);

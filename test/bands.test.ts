@@ -19,10 +19,16 @@ function brokenInvariants(bands: Bands, now: Date, zone: string, upload: UploadC
   check(bands.rawFrom <= bands.today, 'rawFrom ≤ today');
   check(weekdayName(bands.monthlyFrom) === 'Monday', 'monthlyFrom is a Monday');
   check(monthRange(pyramidMonthOf(bands.monthlyFrom)).start === bands.monthlyFrom, 'monthlyFrom starts a month period');
-  check(monthRange(bands.longtermThrough).end === addDays(bands.monthlyFrom, -1), 'the month longtermThrough ends the day before monthlyFrom');
+  check(
+    monthRange(bands.longtermThrough).end === addDays(bands.monthlyFrom, -1),
+    'the month longtermThrough ends the day before monthlyFrom',
+  );
   // Band starts sit on period boundaries so no week (month) is split between two bands needlessly.
   check(bands.dailyFrom === bands.rawFrom || weekdayName(bands.dailyFrom) === 'Monday', 'dailyFrom is a Monday (or the raw band start)');
-  check(bands.weeklyFrom === bands.dailyFrom || monthRange(pyramidMonthOf(bands.weeklyFrom)).start === bands.weeklyFrom, 'weeklyFrom starts a month period (or is dailyFrom)');
+  check(
+    bands.weeklyFrom === bands.dailyFrom || monthRange(pyramidMonthOf(bands.weeklyFrom)).start === bands.weeklyFrom,
+    'weeklyFrom starts a month period (or is dailyFrom)',
+  );
   // Exactly `monthly_window` whole months lie between the long-term summary and the weekly band.
   const lastMonthly = addMonths(bands.longtermThrough, upload.monthly_window);
   check(monthRange(lastMonthly).end < bands.weeklyFrom, `the ${upload.monthly_window} months after longtermThrough end before weeklyFrom`);
@@ -78,7 +84,12 @@ describe('computeBands', () => {
 
   // The default config in zones on both sides of UTC, morning and night; the variants in UTC at 06:00.
   const runs: [string, UploadConfig, string, string[]][] = [
-    ...['UTC', 'America/New_York', 'Pacific/Kiritimati'].map((zone): [string, UploadConfig, string, string[]] => [configs[0]![0], defaults, zone, ['T06:00:00Z', 'T23:59:00Z']]),
+    ...['UTC', 'America/New_York', 'Pacific/Kiritimati'].map((zone): [string, UploadConfig, string, string[]] => [
+      configs[0]![0],
+      defaults,
+      zone,
+      ['T06:00:00Z', 'T23:59:00Z'],
+    ]),
     ...configs.slice(1).map(([name, upload]): [string, UploadConfig, string, string[]] => [name, upload, 'UTC', ['T06:00:00Z']]),
   ];
   for (const [name, upload, zone, times] of runs) {

@@ -78,7 +78,17 @@ describe('parse cache on disk', () => {
     const cache = ParseCache.open(dir, 'UTC');
     const memory = memoryEntry(1, 'Zoë’s 東京 notes 🚀');
     const summary = summaryEntry();
-    const invalid: CacheEntry = { size: 3, mtimeMs: 5, sha256: 'c'.repeat(64), result: { type: 'invalid', diagnostics: [{ path: 'main/memories/bad.md', line: 2, column: 1, severity: 'error', reason: 'broken YAML', rule: 'memory/frontmatter' }] } };
+    const invalid: CacheEntry = {
+      size: 3,
+      mtimeMs: 5,
+      sha256: 'c'.repeat(64),
+      result: {
+        type: 'invalid',
+        diagnostics: [
+          { path: 'main/memories/bad.md', line: 2, column: 1, severity: 'error', reason: 'broken YAML', rule: 'memory/frontmatter' },
+        ],
+      },
+    };
     cache.set('main/memories/2026/01/m-1.md', memory, { body: 'Zoë went to 東京.', sentences: [] });
     cache.set('main/daily/2026-01-02.md', summary);
     cache.set('main/memories/bad.md', invalid);
@@ -100,7 +110,9 @@ describe('parse cache on disk', () => {
 
     const second = ParseCache.open(dir, 'UTC');
     second.set('main/memories/2026/01/m-7.md', memoryEntry(7, 'Edited title'));
-    second.retain(new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`).filter((p) => !p.endsWith('m-9.md'))));
+    second.retain(
+      new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`).filter((p) => !p.endsWith('m-9.md'))),
+    );
     second.save();
 
     expect(readFileSync(filesJson()).equals(before)).toBe(true);
@@ -151,7 +163,9 @@ describe('parse cache on disk', () => {
     for (let n = 2; n <= 3000; n++) big.set(`main/memories/2026/01/m-${n}.md`, memoryEntry(n, `A long title for memory ${n} `.repeat(4)));
     big.save();
     expect(existsSync(filesLog())).toBe(false);
-    expect(reopen(['main/memories/2026/01/m-2999.md'])['main/memories/2026/01/m-2999.md']).toEqual(memoryEntry(2999, `A long title for memory 2999 `.repeat(4)));
+    expect(reopen(['main/memories/2026/01/m-2999.md'])['main/memories/2026/01/m-2999.md']).toEqual(
+      memoryEntry(2999, `A long title for memory 2999 `.repeat(4)),
+    );
   });
 
   it('starts empty for another time zone', () => {

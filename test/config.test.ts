@@ -40,7 +40,13 @@ describe('defaults', () => {
     expect(config.upload.max_tokens).toBe(8750);
     expect(config.upload.max_bytes).toBe(35840);
     expect(config.upload.full_detail_hours).toBe(24);
-    expect(config.waterfall).toEqual({ immediate_window: 64, recent_window: 64, recent: { target_tokens: 800, max_bytes: 4000 }, longterm: { target_tokens: 1200, max_bytes: 6000 }, context_max_tokens: 10000 });
+    expect(config.waterfall).toEqual({
+      immediate_window: 64,
+      recent_window: 64,
+      recent: { target_tokens: 800, max_bytes: 4000 },
+      longterm: { target_tokens: 1200, max_bytes: 6000 },
+      context_max_tokens: 10000,
+    });
     expect(config.llm.profile).toBe('summarizer');
     expect(config.llm.profiles.summarizer?.provider).toBe('extractive');
     expect(config.git.commit).toBe(true);
@@ -63,7 +69,10 @@ describe('defaults', () => {
   });
 
   it('a partial section keeps the defaults of its siblings', () => {
-    const { config, errors } = validateConfig('calendar:\n  daily: { target_tokens: 300, max_bytes: 2048 }\nupload:\n  max_tokens: 4000\n', FILE);
+    const { config, errors } = validateConfig(
+      'calendar:\n  daily: { target_tokens: 300, max_bytes: 2048 }\nupload:\n  max_tokens: 4000\n',
+      FILE,
+    );
     expect(errors).toEqual([]);
     const defaults = configSchema.parse({});
     expect(config.calendar.daily).toEqual({ target_tokens: 300, max_bytes: 2048 });
@@ -173,7 +182,10 @@ describe('schema errors name the key path and the offending node', () => {
     const error = onlyError('upload:\n  max_tokens: -5\n');
     const mentioned = /[\w./-]*memory\.config\.schema\.json/.exec(error.hint ?? '')?.[0];
     expect(mentioned, `hint: ${error.hint}`).toBeDefined();
-    expect(existsSync(path.join(repoRoot, mentioned!)), `the hint names \`${mentioned}\`, which does not exist; the schema is \`${SCHEMA_FILE}\``).toBe(true);
+    expect(
+      existsSync(path.join(repoRoot, mentioned!)),
+      `the hint names \`${mentioned}\`, which does not exist; the schema is \`${SCHEMA_FILE}\``,
+    ).toBe(true);
   });
 });
 
@@ -184,7 +196,10 @@ describe('JSON Schema and the committed files', () => {
   });
 
   it('the JSON Schema rejects unknown keys and carries the defaults, so editors flag typos and show defaults', () => {
-    const schema = configJsonSchema() as { additionalProperties?: unknown; properties: Record<string, { default?: unknown; additionalProperties?: unknown }> };
+    const schema = configJsonSchema() as {
+      additionalProperties?: unknown;
+      properties: Record<string, { default?: unknown; additionalProperties?: unknown }>;
+    };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.upload?.additionalProperties).toBe(false);
     expect(schema.properties.timezone?.default).toBe('UTC');

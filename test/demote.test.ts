@@ -27,7 +27,9 @@ describe('demoting headings', () => {
   }
 
   it('nests the shallowest heading just below the given level and leaves fenced code alone', () => {
-    expect(demoteHeadings(bodies[2]!, 2, parsed(bodies[2]!))).toBe('```md\n# not a heading, inside a fence\n```\n\n### Real heading\n\nBody.');
+    expect(demoteHeadings(bodies[2]!, 2, parsed(bodies[2]!))).toBe(
+      '```md\n# not a heading, inside a fence\n```\n\n### Real heading\n\nBody.',
+    );
     expect(demoteHeadings(bodies[0]!, 2)).toBe('### Title\n\n#### Done\n\n- shipped the `auth` fix\n\n#### Decisions\n\nKeep Postgres.');
   });
 

@@ -6,7 +6,12 @@ import { parseMarkdown } from '../src/vault/markdown.js';
 import { extractSentences } from '../src/vault/sentences.js';
 import { countBytes, countTokens } from '../src/util/tokens.js';
 
-function source(id: string, day: string, body: string, options: { importance?: Importance; time?: string; label?: string } = {}): SummarySource {
+function source(
+  id: string,
+  day: string,
+  body: string,
+  options: { importance?: Importance; time?: string; label?: string } = {},
+): SummarySource {
   const importance = options.importance ?? 'normal';
   return {
     id,
@@ -20,7 +25,12 @@ function source(id: string, day: string, body: string, options: { importance?: I
   };
 }
 
-function request(tier: Tier, sources: SummarySource[], budget: { tokens: number; bytes: number }, extra: Partial<SummaryRequest> = {}): SummaryRequest {
+function request(
+  tier: Tier,
+  sources: SummarySource[],
+  budget: { tokens: number; bytes: number },
+  extra: Partial<SummaryRequest> = {},
+): SummaryRequest {
   return { tier, stream: 'main', period: 'p', start: '2026-02-09', end: '2026-02-15', sources, budget, attempt: 0, missing: [], ...extra };
 }
 
@@ -52,7 +62,10 @@ function busyDay(): SummarySource[] {
 }
 
 function sectionTitles(body: string): string[] {
-  return body.split('\n').filter((line) => line.startsWith('## ')).map((line) => line.slice(3));
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('## '))
+    .map((line) => line.slice(3));
 }
 
 function bullets(body: string, section?: string): string[] {
@@ -108,8 +121,16 @@ describe('extractive summarizer', () => {
 
   it('says a near-duplicate across two sources once', async () => {
     const sources = [
-      source('daily/2026-02-10', '2026-02-10', '## Done\n\n- Replaced JWT with server sessions because tokens grew past the cookie limit.\n- Wrote the migration guide for the mobile team.'),
-      source('daily/2026-02-11', '2026-02-11', '## Done\n\n- Replaced JWT with server sessions since the tokens grew past the cookie limit.\n- Profiled the search endpoint and found an N+1 query.'),
+      source(
+        'daily/2026-02-10',
+        '2026-02-10',
+        '## Done\n\n- Replaced JWT with server sessions because tokens grew past the cookie limit.\n- Wrote the migration guide for the mobile team.',
+      ),
+      source(
+        'daily/2026-02-11',
+        '2026-02-11',
+        '## Done\n\n- Replaced JWT with server sessions since the tokens grew past the cookie limit.\n- Profiled the search endpoint and found an N+1 query.',
+      ),
     ];
     const body = await summarize(request('weekly', sources, { tokens: 1000, bytes: 12288 }));
     expect(body.match(/Replaced JWT/g)).toHaveLength(1);
@@ -123,7 +144,9 @@ describe('extractive summarizer', () => {
       source('m2', '2026-02-10', 'The staging database runs Postgres 16 on a 4 GB instance.', { time: '10:00' }),
       source('m3', '2026-02-10', 'Decision: we will ship the CSV export behind a flag.', { time: '12:00' }),
       // Scores higher than the 09:00 line (numbers, names, issue ref) yet must come after it.
-      source('m4', '2026-02-10', 'Shipped the Stripe webhook retry fix for #412, cutting failed payments from 3.1% to 0.2%.', { time: '16:00' }),
+      source('m4', '2026-02-10', 'Shipped the Stripe webhook retry fix for #412, cutting failed payments from 3.1% to 0.2%.', {
+        time: '16:00',
+      }),
     ];
     const body = await summarize(request('daily', sources, { tokens: 500, bytes: 8192 }));
     expect(sectionTitles(body)).toEqual(['Done', 'Decisions', 'State', 'Context to keep']);
@@ -136,7 +159,9 @@ describe('extractive summarizer', () => {
   });
 
   it('omits empty sections', async () => {
-    const body = await summarize(request('daily', [source('m1', '2026-02-10', 'Fixed the flaky upload test in the payments service.')], { tokens: 500, bytes: 8192 }));
+    const body = await summarize(
+      request('daily', [source('m1', '2026-02-10', 'Fixed the flaky upload test in the payments service.')], { tokens: 500, bytes: 8192 }),
+    );
     expect(sectionTitles(body)).toEqual(['Done']);
   });
 
@@ -149,7 +174,9 @@ describe('extractive summarizer', () => {
 
   it('forces an item named in `missing` in', async () => {
     // Small talk scores low: on its own merits this sentence does not make the cut.
-    const sources = busyDay().concat(source('m4', '2026-02-10', 'Thanks for the coffee, and by the way the old box is still called hermes.'));
+    const sources = busyDay().concat(
+      source('m4', '2026-02-10', 'Thanks for the coffee, and by the way the old box is still called hermes.'),
+    );
     const budget = { tokens: 120, bytes: 8192 };
     const without = await summarize(request('daily', sources, budget));
     expect(without).not.toContain('hermes');
@@ -159,7 +186,6 @@ describe('extractive summarizer', () => {
     // The forced sentence does not push out the pinned, critical or decision lines.
     expect(withMissing).toContain('#critical');
   });
-
 
   it('forces, for a missing item, the sentence naming it that says the most, wherever it is among the sources', async () => {
     // Small talk, both: on their own merits neither line makes the cut; of the two, the longer one says more.
@@ -218,7 +244,9 @@ describe('extractive summarizer', () => {
   it('prefers a sentence with numbers and names over chit-chat', async () => {
     const sources = [
       source('m1', '2026-02-10', 'Thanks a lot for the help today, going to grab lunch and a coffee now.', { time: '12:00' }),
-      source('m2', '2026-02-10', 'The p95 latency of the Billing API went from 840 ms to 210 ms once Marta added the index.', { time: '13:00' }),
+      source('m2', '2026-02-10', 'The p95 latency of the Billing API went from 840 ms to 210 ms once Marta added the index.', {
+        time: '13:00',
+      }),
     ];
     const body = await summarize(request('daily', sources, { tokens: 40, bytes: 8192 }));
     expect(body).toContain('840 ms to 210 ms');
@@ -239,7 +267,9 @@ describe('extractive summarizer', () => {
     expect(body).not.toContain('**Pinned:** Looked');
     // The mark survives the roll-up into the week, under the day (two bullets of one day nest under its label).
     const weekly = await summarize(request('weekly', [source('daily/2026-02-10', '2026-02-10', body)], { tokens: 1000, bytes: 12288 }));
-    expect(weekly).toContain('- **Tue 02-10**\n  - **Pinned:** The production database password rotates every 90 days.\n  - Looked into the slow CI job');
+    expect(weekly).toContain(
+      '- **Tue 02-10**\n  - **Pinned:** The production database password rotates every 90 days.\n  - Looked into the slow CI job',
+    );
     // And into the month, still once, still marked.
     const monthly = await summarize(request('monthly', [source('weekly/2026-W07', '2026-02-09', weekly)], { tokens: 2000, bytes: 15360 }));
     expect(monthly.match(/\*\*Pinned:\*\* The production database password/g)).toHaveLength(1);
@@ -296,7 +326,11 @@ describe('extractive summarizer', () => {
   it('says a fact repeated on several days of a week once, and uses the room for other days', async () => {
     const repeated = 'The Stripe webhook signature check fails for events from the Connect platform account acct_9k2.';
     const days = ['2026-02-09', '2026-02-10', '2026-02-11'].map((day, i) =>
-      source(`daily/${day}`, day, `## State\n\n- ${repeated}\n- ${['Priya moved the PDF renderer to a worker pool of 4.', 'Marcus cut the CI time from 14 to 9 minutes with test sharding.', 'Jonas wrote the FAQ entry about currency conversion.'][i]}`),
+      source(
+        `daily/${day}`,
+        day,
+        `## State\n\n- ${repeated}\n- ${['Priya moved the PDF renderer to a worker pool of 4.', 'Marcus cut the CI time from 14 to 9 minutes with test sharding.', 'Jonas wrote the FAQ entry about currency conversion.'][i]}`,
+      ),
     );
     const body = await summarize(request('weekly', days, { tokens: 1000, bytes: 12288 }));
     expect(body.match(/webhook signature check/g)).toHaveLength(1);
@@ -304,11 +338,22 @@ describe('extractive summarizer', () => {
   });
 
   it('keeps room for accomplishments when a day is full of decisions', async () => {
-    const decisions = Array.from({ length: 12 }, (_, i) => `- Decision ${i + 1}: the ${['billing', 'auth', 'search', 'export', 'queue', 'mailer'][i % 6]} service keeps its own ${['schema', 'cache', 'retry policy', 'rate limit'][i % 4]} number ${i + 1} for the next ${i + 2} releases.`).join('\n');
-    const done = ['Fixed the invoice rounding bug that showed 0.01 differences on totals.', 'Shipped the CSV export for the finance team with per-currency columns.'];
-    const body = await summarize(request('daily', [source('m1', '2026-02-10', `## Decisions\n\n${decisions}\n\n## Done\n\n${done.map((d) => `- ${d}`).join('\n')}`)], { tokens: 200, bytes: 8192 }));
+    const decisions = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `- Decision ${i + 1}: the ${['billing', 'auth', 'search', 'export', 'queue', 'mailer'][i % 6]} service keeps its own ${['schema', 'cache', 'retry policy', 'rate limit'][i % 4]} number ${i + 1} for the next ${i + 2} releases.`,
+    ).join('\n');
+    const done = [
+      'Fixed the invoice rounding bug that showed 0.01 differences on totals.',
+      'Shipped the CSV export for the finance team with per-currency columns.',
+    ];
+    const body = await summarize(
+      request('daily', [source('m1', '2026-02-10', `## Decisions\n\n${decisions}\n\n## Done\n\n${done.map((d) => `- ${d}`).join('\n')}`)], {
+        tokens: 200,
+        bytes: 8192,
+      }),
+    );
     expect(bullets(body, 'Done').length).toBeGreaterThanOrEqual(1);
     expect(bullets(body, 'Decisions').length).toBeGreaterThanOrEqual(2);
   });
 });
-

@@ -16,12 +16,18 @@ function reference(value: unknown): string {
 describe('canonical hashing', () => {
   const values: unknown[] = [
     { b: 1, a: [1, 'x'], c: { z: null, y: true } },
-    [{ id: 'daily/2026-01-01', sha256: 'ab' }, { id: 'daily/2026-01-02', sha256: 'cd' }],
+    [
+      { id: 'daily/2026-01-01', sha256: 'ab' },
+      { id: 'daily/2026-01-02', sha256: 'cd' },
+    ],
     [{ sha256: 'ab', id: 'unsorted keys' }],
     [{ id: 'x', sha256: 'y', extra: undefined }],
     [{ id: 'x', nested: { b: 2, a: 1 } }],
     [{ 2: 'b', 10: 'a', x: 'c' }],
-    [['main/a.md', 'sha'], ['main/b.md', 'sha2']],
+    [
+      ['main/a.md', 'sha'],
+      ['main/b.md', 'sha2'],
+    ],
     [{ '': 'empty key', a: 1 }],
     { sources: [{ id: 'é', sha256: '→' }], tier: 'daily', budget: { max_bytes: 1400, target_tokens: 300 } },
   ];

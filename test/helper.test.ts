@@ -23,7 +23,13 @@ let vault: string;
 beforeAll(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'memvault-scan-'));
   vault = path.join(root, 'vault');
-  const files = ['main/memories/2026/01/2026-01-02-a.md', 'main/daily/2026-01-02.md', 'main/history/daily/x.md', 'agent/memories/0001.md', 'main/notes.txt'];
+  const files = [
+    'main/memories/2026/01/2026-01-02-a.md',
+    'main/daily/2026-01-02.md',
+    'main/history/daily/x.md',
+    'agent/memories/0001.md',
+    'main/notes.txt',
+  ];
   for (const file of files) {
     mkdirSync(path.join(vault, path.dirname(file)), { recursive: true });
     writeFileSync(path.join(vault, file), `content of ${file}\n`);
@@ -75,7 +81,9 @@ describe('the scan thread', () => {
     const script =
       `import { BuildPool } from ${compiled}; const pool = BuildPool.create({ scanRoot: ${JSON.stringify(root)} });\n` +
       `console.log(pool?.scans ? 'started' : 'none');`;
-    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 }).trim()).toBe('started');
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 }).trim()).toBe(
+      'started',
+    );
   });
 });
 

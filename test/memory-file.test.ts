@@ -8,7 +8,8 @@ function place(inside = '2026/03/note.md'): MemoryPlace {
 }
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-const bytes = (...parts: (string | number[])[]): Uint8Array => new Uint8Array(parts.flatMap((part) => (typeof part === 'string' ? [...utf8(part)] : part)));
+const bytes = (...parts: (string | number[])[]): Uint8Array =>
+  new Uint8Array(parts.flatMap((part) => (typeof part === 'string' ? [...utf8(part)] : part)));
 
 function parseOk(input: string | Uint8Array, inside?: string, zone = 'UTC'): MemoryContent {
   const result = parseMemoryFile(typeof input === 'string' ? utf8(input) : input, place(inside), zone);
@@ -95,7 +96,9 @@ describe('writeMemoryFile → parseMemoryFile round trip', () => {
   });
 
   it('unknown frontmatter keys are passed through untouched', () => {
-    const { frontmatter } = parseOk('---\ndate: 2026-01-01\nproject: x\nnested: {a: 1, b: [true, null]}\nvalid_from: 2026-01-01\n---\nbody\n');
+    const { frontmatter } = parseOk(
+      '---\ndate: 2026-01-01\nproject: x\nnested: {a: 1, b: [true, null]}\nvalid_from: 2026-01-01\n---\nbody\n',
+    );
     expect(frontmatter).toEqual({ date: '2026-01-01', project: 'x', nested: { a: 1, b: [true, null] }, valid_from: '2026-01-01' });
   });
 });
@@ -176,7 +179,8 @@ describe('fields and their defaults', () => {
   });
 
   it('a pinned memory makes its lead sentence must-keep; an unpinned one does not', () => {
-    const text = (importance: string) => `---\ndate: 2026-01-01\nimportance: ${importance}\n---\nNever deploy on Fridays here. The staging box is shared.\n`;
+    const text = (importance: string) =>
+      `---\ndate: 2026-01-01\nimportance: ${importance}\n---\nNever deploy on Fridays here. The staging box is shared.\n`;
     const pinned = parseOk(text('pinned')).sentences;
     expect(pinned.map((s) => s.text)).toEqual(['Never deploy on Fridays here.', 'The staging box is shared.']);
     expect(pinned[0]!.mustKeep).toContain('pinned');
@@ -308,28 +312,52 @@ describe('hostile frontmatter and bodies (issue 13)', () => {
     g.memvaultRan = 0;
     for (const tag of ['js', 'javascript', 'JS', 'coffee', 'cson', 'toml', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
       const d = problem(`---${tag}\n{ date: (globalThis.memvaultRan = 1) && '2026-02-03' }\n---\nBody.\n`);
-      expect(d).toMatchObject({ line: 1, column: 1, rule: 'memory/frontmatter-language', reason: `unsupported frontmatter language "${tag}"` });
+      expect(d).toMatchObject({
+        line: 1,
+        column: 1,
+        rule: 'memory/frontmatter-language',
+        reason: `unsupported frontmatter language "${tag}"`,
+      });
     }
     expect(g.memvaultRan).toBe(0);
   });
 
   it('reads `---json` and `---yaml` fences as data', () => {
-    for (const text of ['---json\n{"date": "2026-02-03", "title": "J"}\n---\nBody.\n', '---yaml\ndate: 2026-02-03\ntitle: J\n---\nBody.\n']) {
+    for (const text of [
+      '---json\n{"date": "2026-02-03", "title": "J"}\n---\nBody.\n',
+      '---yaml\ndate: 2026-02-03\ntitle: J\n---\nBody.\n',
+    ]) {
       const result = parseMemoryFile(utf8(text), place(), 'UTC');
       expect(result.ok && result.content.memory).toMatchObject({ day: '2026-02-03', title: 'J' });
     }
   });
 
   it('stops at the alias, depth and size limits with a place', () => {
-    const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]', ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]`)].join('\n');
-    expect(problem(`---\ndate: 2026-02-03\n${bomb}\n---\nBody.\n`)).toMatchObject({ rule: 'memory/frontmatter', reason: expect.stringContaining('aliases') as string, line: 4 });
+    const bomb = [
+      'a: &a [x,x,x,x,x,x,x,x,x]',
+      ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]`),
+    ].join('\n');
+    expect(problem(`---\ndate: 2026-02-03\n${bomb}\n---\nBody.\n`)).toMatchObject({
+      rule: 'memory/frontmatter',
+      reason: expect.stringContaining('aliases') as string,
+      line: 4,
+    });
     // A few aliases are fine.
     expect(parseMemoryFile(utf8('---\ndate: &d 2026-02-03\ncreated: *d\n---\nBody.\n'), place(), 'UTC').ok).toBe(true);
-    expect(problem(`---\ndate: 2026-02-03\na: ${'['.repeat(65)}${']'.repeat(65)}\n---\nBody.\n`)).toMatchObject({ rule: 'memory/frontmatter-depth', line: 3 });
-    expect(problem(`---\ndate: 2026-02-03\na:\n${'- '.repeat(30000)}x\n---\nBody.\n`)).toMatchObject({ rule: 'memory/frontmatter-depth', line: 4 });
+    expect(problem(`---\ndate: 2026-02-03\na: ${'['.repeat(65)}${']'.repeat(65)}\n---\nBody.\n`)).toMatchObject({
+      rule: 'memory/frontmatter-depth',
+      line: 3,
+    });
+    expect(problem(`---\ndate: 2026-02-03\na:\n${'- '.repeat(30000)}x\n---\nBody.\n`)).toMatchObject({
+      rule: 'memory/frontmatter-depth',
+      line: 4,
+    });
     const nested = Array.from({ length: 70 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
     expect(problem(`---\ndate: 2026-02-03\n${nested} v\n---\nBody.\n`)).toMatchObject({ rule: 'memory/frontmatter-depth' });
-    expect(problem(`---\ndate: 2026-02-03\nnote: "${'x'.repeat(70_000)}"\n---\nBody.\n`)).toMatchObject({ rule: 'memory/too-large', line: 1 });
+    expect(problem(`---\ndate: 2026-02-03\nnote: "${'x'.repeat(70_000)}"\n---\nBody.\n`)).toMatchObject({
+      rule: 'memory/too-large',
+      line: 1,
+    });
   });
 
   it('refuses ids that could name a path outside the vault', () => {
@@ -342,7 +370,11 @@ describe('hostile frontmatter and bodies (issue 13)', () => {
   });
 
   it('keeps the `memvault` key for generated files', () => {
-    expect(problem('---\ndate: 2026-02-03\nmemvault: summary\n---\nBody.\n')).toMatchObject({ rule: 'memory/reserved-key', line: 3, column: 11 });
+    expect(problem('---\ndate: 2026-02-03\nmemvault: summary\n---\nBody.\n')).toMatchObject({
+      rule: 'memory/reserved-key',
+      line: 3,
+      column: 11,
+    });
   });
 
   it('rejects years outside 1000-9999 and impossible days', () => {
@@ -367,7 +399,8 @@ describe('hostile frontmatter and bodies (issue 13)', () => {
       ['brackets in one paragraph', `${'[a '.repeat(1001)}`],
     ];
     // The indented list passes the limit on the line indented 64 columns.
-    for (const [name, body] of cases) expect(problem(`${head}${body}\n`), name).toMatchObject({ rule: 'memory/too-deep', line: name === 'indented list' ? 69 : 5 });
+    for (const [name, body] of cases)
+      expect(problem(`${head}${body}\n`), name).toMatchObject({ rule: 'memory/too-deep', line: name === 'indented list' ? 69 : 5 });
     // Under the limits, and inside fenced code, nothing is refused.
     // The same marks in paragraphs of 100 are fine.
     expect(parseMemoryFile(utf8(`${head}${'*a* '.repeat(100).concat('\n\n').repeat(30)}`), place(), 'UTC').ok).toBe(true);

@@ -67,7 +67,12 @@ function writeVault(shape: VaultShape): { dir: string; pinnedBodies: string[]; d
       if (isPinned) pinnedBodies.push(body);
       writeFileSync(
         path.join(folder, `${day}-m${n}.md`),
-        writeMemoryFile({ date: `${day}T${String(8 + n).padStart(2, '0')}:00:00Z`, title: `Note ${index}`, importance: isPinned ? 'pinned' : 'normal', body }),
+        writeMemoryFile({
+          date: `${day}T${String(8 + n).padStart(2, '0')}:00:00Z`,
+          title: `Note ${index}`,
+          importance: isPinned ? 'pinned' : 'normal',
+          body,
+        }),
       );
     }
   });
@@ -105,7 +110,12 @@ const shapeArbitrary = (maxDays: number) =>
     // Lengths drawn uniformly (fast-check's default sizes favour short arrays).
     perDay: fc
       .integer({ min: 1, max: maxDays })
-      .chain((days) => fc.array(fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }), { minLength: days, maxLength: days })),
+      .chain((days) =>
+        fc.array(fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }), {
+          minLength: days,
+          maxLength: days,
+        }),
+      ),
     length: fc.integer({ min: 1, max: 8 }),
     pinned: fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 3 }),
     nowHours: fc.integer({ min: 0, max: 60 }),
@@ -140,7 +150,13 @@ describe('UPLOAD_PACKAGE.md properties', () => {
   });
 
   it('under a tight budget trades detail for coverage in the documented order and lists what it did', async () => {
-    const shape: VaultShape = { firstDay: '2026-01-05', perDay: Array.from({ length: 70 }, (_, d) => 1 + (d % 3)), length: 8, pinned: [5], nowHours: 10 };
+    const shape: VaultShape = {
+      firstDay: '2026-01-05',
+      perDay: Array.from({ length: 70 }, (_, d) => 1 + (d % 3)),
+      length: 8,
+      pinned: [5],
+      nowHours: 10,
+    };
     const { dir, pinnedBodies, days } = writeVault(shape);
     writeFileSync(path.join(dir, 'memory.config.yaml'), 'timezone: UTC\nupload: { max_tokens: 1200, max_bytes: 6000 }\n');
     await build({ root: dir, now: new Date('2026-03-16T10:00:00Z') });
@@ -151,13 +167,21 @@ describe('UPLOAD_PACKAGE.md properties', () => {
     // Degradation is oldest-first: no left-out item is newer than an included history item.
     const leftOut = changed.filter((item) => item.status === 'left-out');
     const kept = manifest.items.filter((item) => item.type !== 'pinned' && item.status !== 'left-out');
-    if (leftOut.length > 0 && kept.length > 0) expect(leftOut.map((i) => i.end).sort().at(-1)! <= kept.map((i) => i.start).sort()[0]!).toBe(true);
+    if (leftOut.length > 0 && kept.length > 0)
+      expect(
+        leftOut
+          .map((i) => i.end)
+          .sort()
+          .at(-1)! <= kept.map((i) => i.start).sort()[0]!,
+      ).toBe(true);
   });
 
   it('fails with a message naming what to unpin when pinned memories alone exceed the budget', async () => {
     const { dir } = writeVault({ firstDay: '2026-02-02', perDay: [2, 2], length: 1, pinned: [0, 1, 2, 3], nowHours: 5 });
     writeFileSync(path.join(dir, 'memory.config.yaml'), 'timezone: UTC\nupload: { max_tokens: 60, max_bytes: 4000 }\n');
-    await expect(build({ root: dir, now: new Date('2026-02-04T05:00:00Z') })).rejects.toThrow(/critical section .* over the package budget/);
+    await expect(build({ root: dir, now: new Date('2026-02-04T05:00:00Z') })).rejects.toThrow(
+      /critical section .* over the package budget/,
+    );
   });
 });
 

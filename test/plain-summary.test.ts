@@ -38,7 +38,9 @@ describe('readPlainSummary', () => {
       .filter((file) => file.endsWith('.md') && !file.startsWith('memories') && !file.startsWith('UPLOAD'));
     let plain = 0;
     for (const file of files) {
-      const body = readFileSync(path.join(stream, file), 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '').trim();
+      const body = readFileSync(path.join(stream, file), 'utf8')
+        .replace(/^---\n[\s\S]*?\n---\n/, '')
+        .trim();
       const read = viaPlain(body);
       if (read === undefined) continue;
       plain++;
@@ -98,7 +100,23 @@ describe('readPlainSummary', () => {
       { weight: 2, arbitrary: fc.stringMatching(/^`[^`\n]{1,6}`$/) },
       { weight: 1, arbitrary: fc.stringMatching(/^#\d{1,4}$/) },
       { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z0-9_*`[\]<>&\\#!|~:.,()'"…-]{1,8}$/) },
-      { weight: 2, arbitrary: fc.constantFrom('*em*', '_em_', '**strong**', '[a](b)', '<b>', '<https://x.org>', '&amp;', '\\*', '` x `', '``a`b``', '~~s~~', '![i](p)') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          '*em*',
+          '_em_',
+          '**strong**',
+          '[a](b)',
+          '<b>',
+          '<https://x.org>',
+          '&amp;',
+          '\\*',
+          '` x `',
+          '``a`b``',
+          '~~s~~',
+          '![i](p)',
+        ),
+      },
     );
     const text = fc.array(word, { minLength: 1, maxLength: 7 }).map((words) => words.join(' '));
     const label = fc.constantFrom('', '**Tue 02-10** ', '**Mon 2026-02-09** ', '**Pinned:** ', '**Tue 02-10**');

@@ -25,7 +25,9 @@ function project(): string {
   writeFileSync(path.join(dir, 'memory.config.yaml'), 'timezone: UTC\ncalendar:\n  daily: { target_tokens: 120, max_bytes: 2000 }\n');
   const folder = path.join(dir, 'vault', 'main', 'memories');
   mkdirSync(folder, { recursive: true });
-  const long = Array.from({ length: 12 }, (_, i) => `Step ${i}: rewrote the invoice exporter and measured ${100 + i} ms per page.`).join(' ');
+  const long = Array.from({ length: 12 }, (_, i) => `Step ${i}: rewrote the invoice exporter and measured ${100 + i} ms per page.`).join(
+    ' ',
+  );
   for (const day of ['2026-03-02', '2026-03-03']) {
     writeFileSync(path.join(folder, `${day}-work.md`), writeMemoryFile({ date: `${day}T10:00:00Z`, title: `Work ${day}`, body: long }));
   }
@@ -46,12 +48,17 @@ function scripted(answer: (request: SummaryRequest) => string): Summarizer & { r
   };
 }
 
-const dailyOf = (dir: string, day: string) => parseSummaryFile(readFileSync(path.join(dir, `vault/main/daily/${day}.md`), 'utf8'), `main/daily/${day}.md`);
+const dailyOf = (dir: string, day: string) =>
+  parseSummaryFile(readFileSync(path.join(dir, `vault/main/daily/${day}.md`), 'utf8'), `main/daily/${day}.md`);
 
 describe('budget retries', () => {
   it('retries tighter after an over-budget answer and keeps the answer that fits', async () => {
     const dir = project();
-    const summarizer = scripted((request) => (request.attempt === 0 ? '## Done\n\n' + '- a long line of filler words that will not fit '.repeat(40) : '## Done\n\n- Rewrote the invoice exporter.'));
+    const summarizer = scripted((request) =>
+      request.attempt === 0
+        ? '## Done\n\n' + '- a long line of filler words that will not fit '.repeat(40)
+        : '## Done\n\n- Rewrote the invoice exporter.',
+    );
     await build({ root: dir, now: new Date('2026-03-04T08:00:00Z'), summarizer });
     const daily = dailyOf(dir, '2026-03-02');
     expect(daily.ok && daily.summary.meta.review).toBeUndefined();

@@ -40,7 +40,10 @@ describe('parsing and rollups on the build worker threads', () => {
   it('write byte for byte what the in-process parse and rollups write', async () => {
     const cli = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--json', '--no-commit'], { cwd: workerRoot, encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
-    type Report = { stats: { parsed: number; workerParses: number; workerRollups: number }; streams: { tiers: Record<'daily' | 'weekly' | 'monthly' | 'longterm', { created: number }> }[] };
+    type Report = {
+      stats: { parsed: number; workerParses: number; workerRollups: number };
+      streams: { tiers: Record<'daily' | 'weekly' | 'monthly' | 'longterm', { created: number }> }[];
+    };
     const report = JSON.parse(cli.stdout) as Report;
     const tiers = report.streams[0]!.tiers;
     expect(tiers.daily.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_WORKERS);
@@ -55,7 +58,12 @@ describe('parsing and rollups on the build worker threads', () => {
 
     // The TypeScript sources under vitest have no compiled worker: everything in-process.
     const parseProgress: [number, number][] = [];
-    const inProcess = await build({ root: inProcessRoot, now: new Date(NOW), commit: false, onParse: (done, total) => parseProgress.push([done, total]) });
+    const inProcess = await build({
+      root: inProcessRoot,
+      now: new Date(NOW),
+      commit: false,
+      onParse: (done, total) => parseProgress.push([done, total]),
+    });
     expect(inProcess.stats.workerParses).toBe(0);
     // Parse progress: from 0 to every file, in steps, never backwards.
     const parsed = inProcess.stats.parsed;

@@ -26,7 +26,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(vault, { recursive: true, force: true }));
 
-const expected = ['agent/memories/0001.md', 'main/daily/2026-01-02.md', 'main/memories/2026-01-03-b.MD', 'main/memories/2026/01/2026-01-02-a.md', 'main/waterfall/recent.md'];
+const expected = [
+  'agent/memories/0001.md',
+  'main/daily/2026-01-02.md',
+  'main/memories/2026-01-03-b.MD',
+  'main/memories/2026/01/2026-01-02-a.md',
+  'main/waterfall/recent.md',
+];
 
 describe('scanning the vault', () => {
   it('lists the markdown files of each stream with size and mtime, skipping copies, dot folders and other files', () => {
@@ -70,7 +76,11 @@ describe('what the scan does not read (issue 13)', () => {
     ]);
     expect(listMarkdownFiles(path.join(dir, 'main'))).toEqual(['memories/a.md', 'memories/big.md', 'memories/limit.md']);
     // Columns (what the scan thread sends back) keep the marks.
-    expect(fromColumns(toColumns(scanStreams(dir, ['main']))).filter((f) => f.special).map((f) => f.special)).toEqual(['not-a-file', 'symlink', 'symlink']);
+    expect(
+      fromColumns(toColumns(scanStreams(dir, ['main'])))
+        .filter((f) => f.special)
+        .map((f) => f.special),
+    ).toEqual(['not-a-file', 'symlink', 'symlink']);
   });
 
   it('reads files up to the limit, and reports the rest without reading through links', () => {
@@ -86,6 +96,9 @@ describe('what the scan does not read (issue 13)', () => {
     expect(read('main/memories/fifo.md')).toBe('info memory/not-a-file');
     // A read that fails (here ENOTDIR: tests run as root, where chmod 000 still reads) is an error diagnostic, not a throw.
     expect(read('main/memories/a.md/b.md')).toBe('error memory/unreadable');
-    expect(readVaultFile(dir, 'main/memories/a.md/b.md')).toMatchObject({ ok: false, diagnostic: { reason: 'cannot read the file (ENOTDIR)' } });
+    expect(readVaultFile(dir, 'main/memories/a.md/b.md')).toMatchObject({
+      ok: false,
+      diagnostic: { reason: 'cannot read the file (ENOTDIR)' },
+    });
   });
 });

@@ -49,7 +49,9 @@ describe('splitting into sentences', () => {
 
 describe('blocks', () => {
   it('paragraphs and list items are separate blocks, nested items too', () => {
-    const all = sentences('First paragraph here. Still the first.\n\nSecond paragraph.\n\n- item one is here\n- item two is here\n  - nested item here\n');
+    const all = sentences(
+      'First paragraph here. Still the first.\n\nSecond paragraph.\n\n- item one is here\n- item two is here\n  - nested item here\n',
+    );
     expect(all.map((s) => [s.text, s.block])).toEqual([
       ['First paragraph here.', 0],
       ['Still the first.', 0],
@@ -72,7 +74,9 @@ describe('blocks', () => {
 
 describe('sections', () => {
   it('headings set the section path and are not sentences themselves', () => {
-    const all = sentences('# Project\n\n## Backend\n\n### Auth\n\nText one is here.\n\n## Frontend\n\nText two is here.\n\n# Other\n\nText three is here.\n');
+    const all = sentences(
+      '# Project\n\n## Backend\n\n### Auth\n\nText one is here.\n\n## Frontend\n\nText two is here.\n\n# Other\n\nText three is here.\n',
+    );
     expect(all.map((s) => [s.text, s.section])).toEqual([
       ['Text one is here.', 'Project / Backend / Auth'],
       ['Text two is here.', 'Project / Frontend'],
@@ -107,7 +111,10 @@ describe('roles', () => {
   });
 
   it('the nearest heading decides: a bullet under `## Open questions` is state', () => {
-    expect(sentences('## Decisions\n\n- Use Postgres\n\n## Open questions\n\n- Which region to host in\n').map((s) => s.role)).toEqual(['decision', 'state']);
+    expect(sentences('## Decisions\n\n- Use Postgres\n\n## Open questions\n\n- Which region to host in\n').map((s) => s.role)).toEqual([
+      'decision',
+      'state',
+    ]);
   });
 
   it('`blocked on …` is state', () => {
@@ -202,7 +209,9 @@ describe('long markdown parsed in pieces (issue 13)', () => {
   it('gives the same sentences and headings as one parse', async () => {
     const parts: string[] = [];
     for (let i = 0; i < 120; i++) {
-      parts.push(`## Section ${i}\n\nWe fixed bug ${i} today. It took \`npm test\` twice.\n\n- item ${i} one\n  - sub ${i}\n- item ${i} two\ncontinued lazily.\n\n1. first ${i}\n2. second ${i}\n`);
+      parts.push(
+        `## Section ${i}\n\nWe fixed bug ${i} today. It took \`npm test\` twice.\n\n- item ${i} one\n  - sub ${i}\n- item ${i} two\ncontinued lazily.\n\n1. first ${i}\n2. second ${i}\n`,
+      );
       if (i % 10 === 0) parts.push('```\n- not a list\n\n- still code\n```\n');
     }
     const text = parts.join('\n');

@@ -60,10 +60,37 @@ describe('writeSummaryFile → parseSummaryFile round trip', () => {
       }),
       'Long history.\n',
     ],
-    ['a daily summary with no sources and an empty body', weekly('', { tier: 'daily', period: '2026-02-10', start: '2026-02-10', end: '2026-02-10', sources: [], memories: 0, tokens: 0, bytes: 0 }), ''],
-    ['a body that starts with a blank line and contains a rule', weekly('\n\nFirst.\n\n---\n\nSecond.\n'), '\n\nFirst.\n\n---\n\nSecond.\n'],
+    [
+      'a daily summary with no sources and an empty body',
+      weekly('', {
+        tier: 'daily',
+        period: '2026-02-10',
+        start: '2026-02-10',
+        end: '2026-02-10',
+        sources: [],
+        memories: 0,
+        tokens: 0,
+        bytes: 0,
+      }),
+      '',
+    ],
+    [
+      'a body that starts with a blank line and contains a rule',
+      weekly('\n\nFirst.\n\n---\n\nSecond.\n'),
+      '\n\nFirst.\n\n---\n\nSecond.\n',
+    ],
     ['a body without a trailing newline', weekly('No newline at the end'), 'No newline at the end'],
-    ['a waterfall summary with strings that look like other YAML types', weekly('Recent.\n', { tier: 'waterfall-recent', period: 'recent', start: '2026-02-09', end: '2026-02-15', generator: { provider: 'openai', model: 'true', prompt: '123' } }), 'Recent.\n'],
+    [
+      'a waterfall summary with strings that look like other YAML types',
+      weekly('Recent.\n', {
+        tier: 'waterfall-recent',
+        period: 'recent',
+        start: '2026-02-09',
+        end: '2026-02-15',
+        generator: { provider: 'openai', model: 'true', prompt: '123' },
+      }),
+      'Recent.\n',
+    ],
   ];
 
   for (const [name, meta, body] of cases) {

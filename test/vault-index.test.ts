@@ -6,21 +6,44 @@ import type { Summary, SummaryMeta } from '../src/vault/model.js';
 /** INDEX topics: computed from weekly and monthly bodies, reused from the previous index while those bodies are unchanged. */
 
 function summary(tier: 'weekly' | 'monthly', period: string, start: string, end: string, body: string): Summary & { body: string } {
-  const meta = { memvault: 'summary', tier, stream: 'main', period, start, end, sources: [], memories: 3, tokens: 10, bytes: 40, generator: { provider: 'extractive', model: 'm' }, input_hash: 'i', output_hash: body } as unknown as SummaryMeta;
+  const meta = {
+    memvault: 'summary',
+    tier,
+    stream: 'main',
+    period,
+    start,
+    end,
+    sources: [],
+    memories: 3,
+    tokens: 10,
+    bytes: 40,
+    generator: { provider: 'extractive', model: 'm' },
+    input_hash: 'i',
+    output_hash: body,
+  } as unknown as SummaryMeta;
   return { path: `main/${tier}/${period}.md`, sha256: `sha-${body}`, bodyHash: body, meta, body };
 }
 
-const stream = (summaries: (Summary & { body: string })[]): StreamIndexInput => ({ name: 'main', memories: [], summaries, held: [], deferred: [], manifest: undefined });
+const stream = (summaries: (Summary & { body: string })[]): StreamIndexInput => ({
+  name: 'main',
+  memories: [],
+  summaries,
+  held: [],
+  deferred: [],
+  manifest: undefined,
+});
 
 describe('index topics', () => {
   const weeks = [
     summary('weekly', '2026-W01', '2025-12-29', '2026-01-04', 'Billing retries moved into the queue; billing latency dropped.'),
     summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Search index rebuilt with tsvector; search queries faster.'),
   ];
-  const read = (reads: string[]) => (s: Summary): ParsedContent => {
-    reads.push(s.path);
-    return { body: (s as Summary & { body: string }).body, sentences: [] };
-  };
+  const read =
+    (reads: string[]) =>
+    (s: Summary): ParsedContent => {
+      reads.push(s.path);
+      return { body: (s as Summary & { body: string }).body, sentences: [] };
+    };
 
   it('reads the bodies when there is no previous index, and reuses its topics while they are unchanged', () => {
     const reads: string[] = [];
@@ -37,7 +60,10 @@ describe('index topics', () => {
 
   it('computes them again when a weekly body changed, or when the previous index is damaged', () => {
     const first = buildIndex([stream(weeks)], [], read([]));
-    const changed = [weeks[0]!, summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Deploys moved to Fridays; deploys now need two reviews.')];
+    const changed = [
+      weeks[0]!,
+      summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Deploys moved to Fridays; deploys now need two reviews.'),
+    ];
     const reads: string[] = [];
     const second = buildIndex([stream(changed)], [], read(reads), { previous: first.json });
     expect(reads).toHaveLength(2);

@@ -56,7 +56,8 @@ function pool(size: number, worker = workerUrl): BuildPool {
   return created;
 }
 
-const run = (workers: BuildPool, task: TestTask): Promise<Answer> => workers.run(task as unknown as BuildTask) as unknown as Promise<Answer>;
+const run = (workers: BuildPool, task: TestTask): Promise<Answer> =>
+  workers.run(task as unknown as BuildTask) as unknown as Promise<Answer>;
 
 describe('BuildPool', () => {
   it('starts on the first task and answers each task with its own answer, on every thread', async () => {
@@ -73,14 +74,22 @@ describe('BuildPool', () => {
     workers.start();
     workers.start();
     expect(workers.started).toBe(true);
-    const answers = await Promise.all([run(workers, { value: 1, delay: 30 }), run(workers, { value: 2, delay: 30 }), run(workers, { value: 3 })]);
+    const answers = await Promise.all([
+      run(workers, { value: 1, delay: 30 }),
+      run(workers, { value: 2, delay: 30 }),
+      run(workers, { value: 3 }),
+    ]);
     expect(answers.map((answer) => answer.value)).toEqual([2, 4, 6]);
     expect(new Set(answers.map((answer) => answer.thread)).size).toBe(2);
   });
 
   it('fails only the task that threw', async () => {
     const workers = pool(2);
-    const results = await Promise.allSettled([run(workers, { value: 1 }), run(workers, { op: 'throw', value: 2 }), run(workers, { value: 3 })]);
+    const results = await Promise.allSettled([
+      run(workers, { value: 1 }),
+      run(workers, { op: 'throw', value: 2 }),
+      run(workers, { value: 3 }),
+    ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toContain('cannot do 2');
     expect(await run(workers, { value: 4 })).toMatchObject({ value: 8 });
@@ -92,7 +101,10 @@ describe('BuildPool', () => {
   ] as const;
   it.each(deaths)('fails only the task whose thread $how; queued and later tasks run on a new thread', async ({ op }) => {
     const workers = pool(2);
-    const results = await Promise.allSettled([run(workers, { op, value: 7 }), ...Array.from({ length: 4 }, (_, i) => run(workers, { value: i, delay: 10 }))]);
+    const results = await Promise.allSettled([
+      run(workers, { op, value: 7 }),
+      ...Array.from({ length: 4 }, (_, i) => run(workers, { value: i, delay: 10 })),
+    ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(op === 'die' ? /the worker died on 7/ : /exited \(code 3\)/);
     const later = await Promise.all([run(workers, { value: 10, delay: 20 }), run(workers, { value: 11, delay: 20 })]);
@@ -139,7 +151,8 @@ describe('BuildPool', () => {
     const workers = Compiled.create({ size: 2 })!;
     pools.push(workers);
     const files: FileToParse[] = Array.from({ length: 150 }, (_, i) => {
-      const vaultPath = i % 10 === 9 ? `main/daily/2026-01-${String((i % 28) + 1).padStart(2, '0')}.md` : `main/memories/2026/01/note-${i}.md`;
+      const vaultPath =
+        i % 10 === 9 ? `main/daily/2026-01-${String((i % 28) + 1).padStart(2, '0')}.md` : `main/memories/2026/01/note-${i}.md`;
       const text =
         i % 7 === 3
           ? `---\ndate: not a date\n---\nBroken ${i}\n`

@@ -112,7 +112,15 @@ export function convertSample(sample: LocomoSample, n: number): ConvertedConvers
     const body = lines.join('\n\n');
     const title = `Session ${index}: ${a} and ${b}`;
     const file = `---\ndate: ${date}\ntitle: "${title}"\nkind: session\n---\n${body}\n`;
-    sessions.push({ index, date, day, path: `vault/${stream}/memories/${day}-session-${String(index).padStart(2, '0')}.md`, file, body, turns: byId });
+    sessions.push({
+      index,
+      date,
+      day,
+      path: `vault/${stream}/memories/${day}-session-${String(index).padStart(2, '0')}.md`,
+      file,
+      body,
+      turns: byId,
+    });
   }
   sessions.sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : x.index - y.index));
   const last = sessions[sessions.length - 1];

@@ -124,7 +124,6 @@ export function evidenceTokens(conversation: ConvertedConversation): { qa: Locom
   return out;
 }
 
-
 /** Evidence-token recall of `text` for the given questions. */
 export function evidenceRecall(text: string, questions: readonly { qa: LocomoQa; tokens: ReadonlySet<string> }[]): Tally {
   const present = new Set(recallTokens(text));

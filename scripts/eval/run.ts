@@ -76,13 +76,23 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--keep') options.keep = true;
     else if (arg === '--out') options.out = value();
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run eval -- --dataset locomo data/locomo10.json [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out data/eval-results.json]\n');
+      process.stdout.write(
+        'usage: npm run eval -- --dataset locomo data/locomo10.json [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out data/eval-results.json]\n',
+      );
       process.exit(0);
     } else rest.push(arg);
   }
   if (options.dataset !== 'locomo') throw new Error('only `--dataset locomo` is supported');
   const file = rest[0] ?? path.join(ROOT, 'data', 'locomo10.json');
-  return { dataset: 'locomo', file, jobs: options.jobs, keep: options.keep, out: options.out ?? path.join(ROOT, 'data', 'eval-results.json'), ...(options.config ? { config: options.config } : {}), ...(options.only ? { only: options.only } : {}) };
+  return {
+    dataset: 'locomo',
+    file,
+    jobs: options.jobs,
+    keep: options.keep,
+    out: options.out ?? path.join(ROOT, 'data', 'eval-results.json'),
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.only ? { only: options.only } : {}),
+  };
 }
 
 /** The project config: the defaults, in UTC (LoCoMo has no zones), plus the stream and any `--config` additions. */
@@ -95,13 +105,24 @@ function runBuild(root: string, now: string): Promise<{ code: number; stdout: st
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const key of Object.keys(env)) if (key.startsWith('MEMVAULT_')) delete env[key];
-    const child = spawn(process.execPath, [CLI, 'build', '--now', now, '--no-commit', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'build', '--now', now, '--no-commit', '--json'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: performance.now() - started }));
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? 1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: performance.now() - started,
+      }),
+    );
   });
 }
 
@@ -131,7 +152,12 @@ function stripFrontmatter(text: string): string {
   return text.replace(/^---\n[\s\S]*?\n---\n/, '');
 }
 
-async function evaluate(conversation: ConvertedConversation, options: Options, extraConfig: string, budget: { maxTokens: number; maxBytes: number }): Promise<ConversationResult> {
+async function evaluate(
+  conversation: ConvertedConversation,
+  options: Options,
+  extraConfig: string,
+  budget: { maxTokens: number; maxBytes: number },
+): Promise<ConversationResult> {
   const { maxTokens } = budget;
   const root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`));
   try {
@@ -143,7 +169,9 @@ async function evaluate(conversation: ConvertedConversation, options: Options, e
     }
     const build = await runBuild(root, conversation.now);
     if (build.code !== 0) throw new Error(`build of ${conversation.stream} failed (exit ${build.code}): ${build.stderr.trim()}`);
-    const report = JSON.parse(build.stdout) as { streams: { name: string; tiers: Record<string, { calls: number }>; package: { tokens: number; bytes: number } | null }[] };
+    const report = JSON.parse(build.stdout) as {
+      streams: { name: string; tiers: Record<string, { calls: number }>; package: { tokens: number; bytes: number } | null }[];
+    };
     const streamReport = report.streams.find((s) => s.name === conversation.stream);
     const streamDir = path.join(root, 'vault', conversation.stream);
     const whole = conversationText(conversation);
@@ -204,19 +232,24 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
-  if (!existsSync(options.file)) throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
+  if (!existsSync(options.file))
+    throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
   const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];
   const extraConfig = options.config ? `${readFileSync(options.config, 'utf8').trim()}\n` : '';
   const extra = (parseYaml(extraConfig || '{}') ?? {}) as { upload?: { max_tokens?: number; max_bytes?: number } };
   const maxTokens = extra.upload?.max_tokens ?? DEFAULT_MAX_TOKENS;
   const maxBytes = extra.upload?.max_bytes ?? DEFAULT_MAX_BYTES;
-  const conversations = samples.map((sample, i) => convertSample(sample, i + 1)).filter((_, i) => !options.only || options.only.includes(i + 1));
+  const conversations = samples
+    .map((sample, i) => convertSample(sample, i + 1))
+    .filter((_, i) => !options.only || options.only.includes(i + 1));
   const started = performance.now();
   const results = await mapLimit(conversations, options.jobs, async (conversation) => {
     const result = await evaluate(conversation, options, extraConfig, { maxTokens, maxBytes });
     const a = rates(result.answer.package).overall;
     const e = rates(result.evidence.package).overall;
-    process.stderr.write(`${result.stream} (${result.sample_id}): ${result.sessions} sessions, package ${result.package_tokens} tokens, answer ${formatRate(a)}, evidence ${formatRate(e)}, ${result.build_ms} ms\n`);
+    process.stderr.write(
+      `${result.stream} (${result.sample_id}): ${result.sessions} sessions, package ${result.package_tokens} tokens, answer ${formatRate(a)}, evidence ${formatRate(e)}, ${result.build_ms} ms\n`,
+    );
     return result;
   });
   const total: Totals = { answer: {} as Record<Source, Tally>, evidence: {} as Record<Source, Tally> };
@@ -238,10 +271,16 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${tables}\n${footer}\n`);
   const summary = Object.fromEntries(
-    (['answer', 'evidence'] as const).map((which) => [which, Object.fromEntries(SOURCES.map((source) => [source, rates(total[which][source])]))]),
+    (['answer', 'evidence'] as const).map((which) => [
+      which,
+      Object.fromEntries(SOURCES.map((source) => [source, rates(total[which][source])])),
+    ]),
   );
   mkdirSync(path.dirname(options.out), { recursive: true });
-  writeFileSync(options.out, `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`);
+  writeFileSync(
+    options.out,
+    `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`,
+  );
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }
 

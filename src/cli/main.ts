@@ -23,7 +23,11 @@ program
   .option('--force', 'also summarize incomplete periods and regenerate fresh summaries (hand edits are still kept)')
   .option('--through <date>', 'treat periods ending on or before this day (YYYY-MM-DD) as complete')
   .option('--dry-run', 'print the plan with estimated LLM calls and tokens per tier; write nothing, call nothing')
-  .option('--regenerate <path>', 'generate this hand-edited summary again (repeatable); the edited version is kept in history/', (value: string, previous: string[] = []) => [...previous, value])
+  .option(
+    '--regenerate <path>',
+    'generate this hand-edited summary again (repeatable); the edited version is kept in history/',
+    (value: string, previous: string[] = []) => [...previous, value],
+  )
   .option('--no-commit', 'write the files but do not commit them (default: one git commit per build, see git.commit)')
   .option('--json', 'print the build report as JSON')
   .option('--strict', 'exit 1 when a rollup failed or was flagged over budget (default: report it, build the rest, exit 0)')
@@ -64,10 +68,15 @@ Examples:
 
 program
   .command('compact')
-  .description('Run the waterfall of agent streams (`waterfall: true`) now: fold the recent summary into the long-term one, summarize what left the verbatim window, rewrite CONTEXT.md.')
+  .description(
+    'Run the waterfall of agent streams (`waterfall: true`) now: fold the recent summary into the long-term one, summarize what left the verbatim window, rewrite CONTEXT.md.',
+  )
   .option('--stream <name>', 'only this stream (default: every waterfall stream)')
   .option('--force', 'compact even if the next trigger count is not reached')
-  .option('--rebuild', 'replay every compaction from the first memory (after memories were edited, deleted or added with old dates); old files are kept')
+  .option(
+    '--rebuild',
+    'replay every compaction from the first memory (after memories were edited, deleted or added with old dates); old files are kept',
+  )
   .option('--now <datetime>', 'fix the clock (ISO 8601); also MEMVAULT_NOW')
   .option('--dry-run', 'print the compactions that would run and write nothing')
   .option('--json', 'print the report as JSON')
@@ -87,7 +96,9 @@ Examples:
 
 program
   .command('init')
-  .description('Create memory.config.yaml, its JSON Schema, an empty vault, the .gitattributes entries that keep generated files out of line merges and a nightly rollup workflow (.github/workflows/memvault-nightly.yml) in the current folder.')
+  .description(
+    'Create memory.config.yaml, its JSON Schema, an empty vault, the .gitattributes entries that keep generated files out of line merges and a nightly rollup workflow (.github/workflows/memvault-nightly.yml) in the current folder.',
+  )
   .option('--stream <name>', 'name of the first stream', 'main')
   .option('--no-workflow', 'do not write the nightly rollup workflow')
   .option('--json', 'print what was created (and what was kept because it already existed) as JSON')
@@ -151,12 +162,16 @@ Examples:
   git log -1 --format=%B | memvault add --title "Release notes" --tag release
   memvault add "Call with Farah about invoicing" --date 2026-02-13T14:05:00+01:00 --json`,
   )
-  .action(async (text: string | undefined, options) => (await import('./commands/add.js')).addCommand(text, { ...program.opts(), ...options }));
+  .action(async (text: string | undefined, options) =>
+    (await import('./commands/add.js')).addCommand(text, { ...program.opts(), ...options }),
+  );
 
 program
   .command('ingest')
   .argument('<files...>', 'transcripts: Claude Code .jsonl, OpenAI messages .json, ChatGPT conversations.json, .md/.txt')
-  .description('Import session transcripts as session memories, one per session and day, secrets redacted. Importing a file again changes nothing.')
+  .description(
+    'Import session transcripts as session memories, one per session and day, secrets redacted. Importing a file again changes nothing.',
+  )
   .option('--stream <name>', 'stream to write to (default: the first stream of the config)')
   .option('--tag <tag>', 'tag every memory (repeatable)', collect)
   .option('--format <format>', 'claude-code, openai, chatgpt or markdown (default: from the extension and content)')
@@ -179,12 +194,16 @@ Examples:
   memvault ingest session.jsonl --primer        one summary instead of the transcript
   memvault ingest notes/*.md --dry-run`,
   )
-  .action(async (files: string[], options) => (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }));
+  .action(async (files: string[], options) =>
+    (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }),
+  );
 
 program
   .command('redact')
   .argument('<paths...>', 'memory files, or folders to search for .md files')
-  .description('Replace secrets in memory files by [REDACTED:kind] markers, in place (atomically), and print what was replaced. The build holds back a memory holding a secret until it is redacted or allowed.')
+  .description(
+    'Replace secrets in memory files by [REDACTED:kind] markers, in place (atomically), and print what was replaced. The build holds back a memory holding a secret until it is redacted or allowed.',
+  )
   .option('--dry-run', 'print what would be replaced, write nothing')
   .option('--json', 'print the report as JSON')
   .addHelpText(
@@ -199,7 +218,9 @@ Examples:
   memvault redact vault --dry-run
   memvault redact vault/main/memories --json | jq '.files[].path'`,
   )
-  .action(async (paths: string[], options) => (await import('./commands/redact.js')).redactCommand(paths, { ...program.opts(), ...options }));
+  .action(async (paths: string[], options) =>
+    (await import('./commands/redact.js')).redactCommand(paths, { ...program.opts(), ...options }),
+  );
 
 program
   .command('log')
@@ -240,7 +261,10 @@ program
   .command('show')
   .description('A file as it was committed at a date or revision, e.g. the UPLOAD_PACKAGE.md an agent saw on a given day.')
   .argument('<path>', 'file path, relative to the current folder or to the vault')
-  .option('--at <date|rev>', 'a date (YYYY-MM-DD = the end of that day in the configured time zone, or an ISO datetime) or a revision (default: HEAD)')
+  .option(
+    '--at <date|rev>',
+    'a date (YYYY-MM-DD = the end of that day in the configured time zone, or an ISO datetime) or a revision (default: HEAD)',
+  )
   .addHelpText(
     'after',
     `
@@ -277,12 +301,16 @@ Examples:
   memvault zoom --memories 65..128 --stream agent
   memvault zoom yesterday --json | jq '.memories[].path'`,
   )
-  .action(async (period: string | undefined, options) => (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }));
+  .action(async (period: string | undefined, options) =>
+    (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }),
+  );
 
 program
   .command('search')
   .argument('<query...>', 'words, "quoted phrases" and filters: tag:auth kind:decision stream:main tier:weekly since:2026-02 until:2026-03')
-  .description('Ranked full-text search (BM25, stemmed, prefix and typo tolerant) over memories, the archive and summaries; hits of one day are grouped.')
+  .description(
+    'Ranked full-text search (BM25, stemmed, prefix and typo tolerant) over memories, the archive and summaries; hits of one day are grouped.',
+  )
   .option('--stream <name>', 'only this stream (default: all)')
   .option('--tier <tier>', 'memories, daily, weekly, monthly, longterm or all (default: all)')
   .option('--since <period>', 'only what is about this day or later (a day, week, month, or phrase such as "last month")')
@@ -304,11 +332,15 @@ Examples:
   memvault search payments --tier weekly --limit 5
   memvault search rollback --json | jq '.hits[] | "\\(.path):\\(.line)"'`,
   )
-  .action(async (query: string[], options) => (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }));
+  .action(async (query: string[], options) =>
+    (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }),
+  );
 
 program
   .command('context')
-  .description('Assemble a context for what you are doing, within a token budget: critical (pinned, decisions, recent errors), relevant (search hits for the signals), background (conventions, long-term, latest monthly) and an index of what else to ask.')
+  .description(
+    'Assemble a context for what you are doing, within a token budget: critical (pinned, decisions, recent errors), relevant (search hits for the signals), background (conventions, long-term, latest monthly) and an index of what else to ask.',
+  )
   .option('--budget <tokens>', 'at most this many tokens (configured tokenizer)', '8000')
   .option('--query <text>', 'what you are asking or working on')
   .option('--file <path>', 'the file being edited: its path, module and name are searched')
@@ -358,7 +390,9 @@ function exitCodeFor(error: unknown): number {
     return 1;
   }
   const detail = error instanceof Error ? (process.env.MEMVAULT_DEBUG ? error.stack : error.message) : String(error);
-  process.stderr.write(`memvault: internal error: ${detail}\n  hint: this is a bug; rerun with MEMVAULT_DEBUG=1 for the stack trace and report it\n`);
+  process.stderr.write(
+    `memvault: internal error: ${detail}\n  hint: this is a bug; rerun with MEMVAULT_DEBUG=1 for the stack trace and report it\n`,
+  );
   return 2;
 }
 

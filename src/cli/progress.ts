@@ -51,7 +51,15 @@ function barProgress(options: ProgressOptions): ProgressDisplay {
         stop();
         key = 'parse';
         bar = new cliProgress.SingleBar(
-          { stream: options.stream, format: `  ${options.color ? '\x1b[36mparse\x1b[0m' : 'parse'} [{bar}] {value}/{total} files | ETA {eta_formatted}`, barsize: 24, hideCursor: true, clearOnComplete: true, etaBuffer: 20, fps: 8 },
+          {
+            stream: options.stream,
+            format: `  ${options.color ? '\x1b[36mparse\x1b[0m' : 'parse'} [{bar}] {value}/{total} files | ETA {eta_formatted}`,
+            barsize: 24,
+            hideCursor: true,
+            clearOnComplete: true,
+            etaBuffer: 20,
+            fps: 8,
+          },
           cliProgress.Presets.shades_classic,
         );
         bar.start(total, done);
@@ -60,7 +68,13 @@ function barProgress(options: ProgressOptions): ProgressDisplay {
       bar.update(done);
     },
     update(event) {
-      const payload = { stream: event.stream, tier: event.tier.padEnd(8), tokens: num(event.inputTokens + event.outputTokens), calls: num(event.calls), failed: event.failed > 0 ? ` | ${event.failed} failed` : '' };
+      const payload = {
+        stream: event.stream,
+        tier: event.tier.padEnd(8),
+        tokens: num(event.inputTokens + event.outputTokens),
+        calls: num(event.calls),
+        failed: event.failed > 0 ? ` | ${event.failed} failed` : '',
+      };
       const current = `${event.stream}/${event.tier}`;
       if (current !== key || !bar) {
         stop();
@@ -107,10 +121,16 @@ function plainProgress(options: ProgressOptions): ProgressDisplay {
       if (!finished && now - last < interval) return;
       last = now;
       const elapsed = now - started;
-      const eta = finished ? `${(elapsed / 1000).toFixed(1)} s` : event.done > 0 ? `ETA ${formatDuration((elapsed / event.done) * (event.total - event.done))}` : 'ETA …';
+      const eta = finished
+        ? `${(elapsed / 1000).toFixed(1)} s`
+        : event.done > 0
+          ? `ETA ${formatDuration((elapsed / event.done) * (event.total - event.done))}`
+          : 'ETA …';
       const failed = event.failed > 0 ? `, ${event.failed} failed` : '';
       const calls = `${num(event.calls)} call${event.calls === 1 ? '' : 's'}`;
-      options.stream.write(`memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} (${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`);
+      options.stream.write(
+        `memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} (${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`,
+      );
     },
     done() {},
   };

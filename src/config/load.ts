@@ -95,7 +95,8 @@ function locate(doc: Document, counter: LineCounter, issuePath: readonly Propert
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
   return issue.message;
 }
 
@@ -106,7 +107,11 @@ function firstLine(text: string): string {
 /** `memory.config.yaml` has problems; `diagnostics` holds each with its place (the CLI prints them one per line). */
 export class ConfigInvalidError extends UserError {
   constructor(readonly diagnostics: Diagnostic[]) {
-    super(`memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, 'fix the lines listed above', 'config/invalid');
+    super(
+      `memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
+      'fix the lines listed above',
+      'config/invalid',
+    );
   }
 }
 

@@ -24,12 +24,25 @@ const streamSchema = z.strictObject({
 
 const profileSchema = z.strictObject({
   provider: z.enum(['extractive', 'openai']).describe('`extractive` is embedded and offline; `openai` is any OpenAI-compatible endpoint.'),
-  base_url: z.string().optional().describe('OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com. MEMVAULT_BASE_URL overrides.'),
+  base_url: z
+    .string()
+    .optional()
+    .describe(
+      'OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com. MEMVAULT_BASE_URL overrides.',
+    ),
   model: z.string().optional().describe('Model name, e.g. `gpt-4.1-mini` or `llama3.1:8b`. MEMVAULT_MODEL overrides.'),
-  api_key_env: z.string().optional().describe('Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for api.openai.com; other hosts get a key only when this names one.'),
-  mode: z.enum(['chat', 'completion']).default('chat').describe('`chat` (system + user messages) or `completion` (base models: the plain `# Memories:` … `>` format with stop sequences).'),
+  api_key_env: z
+    .string()
+    .optional()
+    .describe(
+      'Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for api.openai.com; other hosts get a key only when this names one.',
+    ),
+  mode: z
+    .enum(['chat', 'completion'])
+    .default('chat')
+    .describe('`chat` (system + user messages) or `completion` (base models: the plain `# Memories:` … `>` format with stop sequences).'),
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; default 0.2.'),
-  max_tokens: z.number().int().positive().optional().describe('Cap on each answer; default twice the tier\'s token budget.'),
+  max_tokens: z.number().int().positive().optional().describe("Cap on each answer; default twice the tier's token budget."),
   stop: z.array(z.string()).optional().describe('Stop sequences; completion mode defaults to the prompt file\'s (`["\\n#"]`).'),
   timeout_s: z.number().positive().optional().describe('Request timeout for this profile; default `llm.timeout_s`.'),
 });
@@ -41,7 +54,8 @@ export const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** Throws a `UserError` for a stream name that is not allowed (`--stream` flags). */
 export function assertStreamName(name: string): void {
-  if (!STREAM_NAME.test(name)) throw new UserError(`stream name \`${name}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+  if (!STREAM_NAME.test(name))
+    throw new UserError(`stream name \`${name}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
 }
 
 export const configSchema = z.strictObject({
@@ -80,12 +94,28 @@ export const configSchema = z.strictObject({
   waterfall: z
     .strictObject({
       immediate_window: z.number().int().positive().default(64).describe('Newest memories of a waterfall stream kept verbatim.'),
-      recent_window: z.number().int().positive().default(64).describe('Memories folded per compaction: the first at immediate + recent + 1 memories, then every recent_window.'),
+      recent_window: z
+        .number()
+        .int()
+        .positive()
+        .default(64)
+        .describe('Memories folded per compaction: the first at immediate + recent + 1 memories, then every recent_window.'),
       recent: budget(800, 4000),
       longterm: budget(1200, 6000),
-      context_max_tokens: z.number().int().positive().default(10000).describe('Token budget of CONTEXT.md; the oldest verbatim memories are shortened, then left out, to fit.'),
+      context_max_tokens: z
+        .number()
+        .int()
+        .positive()
+        .default(10000)
+        .describe('Token budget of CONTEXT.md; the oldest verbatim memories are shortened, then left out, to fit.'),
     })
-    .default({ immediate_window: 64, recent_window: 64, recent: { target_tokens: 800, max_bytes: 4000 }, longterm: { target_tokens: 1200, max_bytes: 6000 }, context_max_tokens: 10000 }),
+    .default({
+      immediate_window: 64,
+      recent_window: 64,
+      recent: { target_tokens: 800, max_bytes: 4000 },
+      longterm: { target_tokens: 1200, max_bytes: 6000 },
+      context_max_tokens: 10000,
+    }),
   upload: z
     .strictObject({
       max_tokens: z.number().int().positive().default(8750),
@@ -100,33 +130,75 @@ export const configSchema = z.strictObject({
     .strictObject({
       profile: z.string().default('summarizer'),
       profiles: z.record(z.string(), profileSchema).default({ summarizer: { provider: 'extractive', mode: 'chat' } }),
-      retries: z.number().int().min(0).max(10).default(2).describe('Tighter retries after an over-budget answer, before the rollup is flagged for review.'),
-      timeout_s: z.number().positive().default(120).describe('Timeout of one LLM request in seconds (a profile\'s `timeout_s` wins); each further attempt waits 50 % longer.'),
+      retries: z
+        .number()
+        .int()
+        .min(0)
+        .max(10)
+        .default(2)
+        .describe('Tighter retries after an over-budget answer, before the rollup is flagged for review.'),
+      timeout_s: z
+        .number()
+        .positive()
+        .default(120)
+        .describe("Timeout of one LLM request in seconds (a profile's `timeout_s` wins); each further attempt waits 50 % longer."),
       concurrency: z.number().int().min(1).max(64).default(2).describe('Independent rollups summarized at the same time.'),
-      fault_retries: z.number().int().min(0).max(10).default(3).describe('Retries of one request after a timeout, a refused connection, 429, 5xx or an empty answer.'),
-      backoff_ms: z.number().int().min(0).default(1000).describe('First pause before a fault retry; doubles each time (±25 % jitter), at most 30 s.'),
+      fault_retries: z
+        .number()
+        .int()
+        .min(0)
+        .max(10)
+        .default(3)
+        .describe('Retries of one request after a timeout, a refused connection, 429, 5xx or an empty answer.'),
+      backoff_ms: z
+        .number()
+        .int()
+        .min(0)
+        .default(1000)
+        .describe('First pause before a fault retry; doubles each time (±25 % jitter), at most 30 s.'),
       max_wait_s: z.number().min(0).default(60).describe('Longest `retry-after` (429) honoured; longer waits are cut to this.'),
     })
-    .default({ profile: 'summarizer', profiles: { summarizer: { provider: 'extractive', mode: 'chat' } }, retries: 2, timeout_s: 120, concurrency: 2, fault_retries: 3, backoff_ms: 1000, max_wait_s: 60 }),
-  prompts: z.string().default('prompts/').describe('Folder of prompt overrides (`daily.yaml`, `weekly.yaml`, …), relative to this file; a file there replaces the built-in prompt.'),
+    .default({
+      profile: 'summarizer',
+      profiles: { summarizer: { provider: 'extractive', mode: 'chat' } },
+      retries: 2,
+      timeout_s: 120,
+      concurrency: 2,
+      fault_retries: 3,
+      backoff_ms: 1000,
+      max_wait_s: 60,
+    }),
+  prompts: z
+    .string()
+    .default('prompts/')
+    .describe(
+      'Folder of prompt overrides (`daily.yaml`, `weekly.yaml`, …), relative to this file; a file there replaces the built-in prompt.',
+    ),
   secrets: z
     .strictObject({
       allow: z
-        .array(
-          z.string().min(1).refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }),
-        )
+        .array(z.string().min(1).refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }))
         .default([])
-        .describe('False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A line holding `memvault:allow-secret` is allowed too.'),
+        .describe(
+          'False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A line holding `memvault:allow-secret` is allowed too.',
+        ),
     })
     .default({ allow: [] })
-    .describe('Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.'),
+    .describe(
+      'Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.',
+    ),
   git: z
     .strictObject({
-      commit: z.boolean().default(true).describe('Commit each build\'s changes under the vault (one commit per build; `--no-commit` turns it off for one build).'),
+      commit: z
+        .boolean()
+        .default(true)
+        .describe("Commit each build's changes under the vault (one commit per build; `--no-commit` turns it off for one build)."),
       author: z
         .strictObject({ name: z.string().min(1), email: z.string().min(1) })
         .optional()
-        .describe('Author and committer of memvault\'s commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git\'s user.name/user.email, else `memvault <memvault@users.noreply.local>`.'),
+        .describe(
+          "Author and committer of memvault's commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's user.name/user.email, else `memvault <memvault@users.noreply.local>`.",
+        ),
     })
     .default({ commit: true }),
 });

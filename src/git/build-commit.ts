@@ -20,7 +20,12 @@ export interface StreamSources {
 }
 
 /** Commits the build's changes, or passes a skip note through. */
-export async function commitBuild(session: CommitSession | CommitSkip, report: BuildReport, streams: readonly StreamSources[], now: Date): Promise<CommitOutcome> {
+export async function commitBuild(
+  session: CommitSession | CommitSkip,
+  report: BuildReport,
+  streams: readonly StreamSources[],
+  now: Date,
+): Promise<CommitOutcome> {
   if ('status' in session) return session;
   return commitPaths(session, { ...selectPaths(report, streams), message: commitMessage(report, session.recover), now });
 }
@@ -48,12 +53,18 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
     }
   }
   // A waterfall's CONTEXT.md and summaries are built from the whole stream: pin all its memories (unchanged ones cost a stat).
-  const waterfallWritten = new Set(report.written.filter((file) => /^[^/]+\/(waterfall\/|CONTEXT\.md$)/.test(file)).map((file) => file.split('/')[0]!));
+  const waterfallWritten = new Set(
+    report.written.filter((file) => /^[^/]+\/(waterfall\/|CONTEXT\.md$)/.test(file)).map((file) => file.split('/')[0]!),
+  );
   for (const stream of streams) {
     const days = writtenDays.get(stream.name);
     const everything = waterfallWritten.has(stream.name);
     const packageWritten = report.streams.some((s) => s.name === stream.name && s.package?.changed);
-    const inPackage = new Set(packageWritten && stream.manifest ? stream.manifest.items.filter((item) => item.tier === 'raw' && item.status !== 'left-out').map((item) => item.path) : []);
+    const inPackage = new Set(
+      packageWritten && stream.manifest
+        ? stream.manifest.items.filter((item) => item.tier === 'raw' && item.status !== 'left-out').map((item) => item.path)
+        : [],
+    );
     for (const memory of stream.memories) {
       if (everything || days?.has(memory.day) || inPackage.has(memory.path)) pinned.set(memory.path, memory.sha256);
     }
@@ -64,7 +75,12 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
 }
 
 const TIER_ORDER = ['daily', 'weekly', 'monthly', 'longterm'] as const;
-const TIER_LABEL: Record<(typeof TIER_ORDER)[number], string> = { daily: 'daily', weekly: 'weekly', monthly: 'monthly', longterm: 'long-term' };
+const TIER_LABEL: Record<(typeof TIER_ORDER)[number], string> = {
+  daily: 'daily',
+  weekly: 'weekly',
+  monthly: 'monthly',
+  longterm: 'long-term',
+};
 
 /**
  * The commit message: a subject naming the newest, coarsest period rolled up
@@ -81,7 +97,8 @@ export function commitMessage(report: BuildReport, recovered = false): string {
     byStream.set(role.stream, tiers);
   }
   const counts: Record<string, number> = {};
-  for (const tiers of byStream.values()) for (const [tier, periods] of Object.entries(tiers)) counts[tier] = (counts[tier] ?? 0) + periods.length;
+  for (const tiers of byStream.values())
+    for (const [tier, periods] of Object.entries(tiers)) counts[tier] = (counts[tier] ?? 0) + periods.length;
   const archived = report.archived ?? [];
 
   let headline = '';
@@ -95,7 +112,9 @@ export function commitMessage(report: BuildReport, recovered = false): string {
   const waterfall = (counts['waterfall-recent'] ?? 0) + (counts['waterfall-longterm'] ?? 0) > 0;
   if (!headline && counts.longterm) headline = 'long-term';
   if (!headline && waterfall) headline = 'waterfall';
-  const parts = TIER_ORDER.filter((tier) => counts[tier]).map((tier) => (tier === 'longterm' ? TIER_LABEL[tier] : `${counts[tier]} ${TIER_LABEL[tier]}`));
+  const parts = TIER_ORDER.filter((tier) => counts[tier]).map((tier) =>
+    tier === 'longterm' ? TIER_LABEL[tier] : `${counts[tier]} ${TIER_LABEL[tier]}`,
+  );
   if (waterfall) parts.push('waterfall compaction');
   if (archived.length > 0) parts.push(`${archived.length} archived`);
   const subject = headline
@@ -108,7 +127,9 @@ export function commitMessage(report: BuildReport, recovered = false): string {
   for (const stream of report.streams) {
     const tiers = byStream.get(stream.name);
     if (tiers) {
-      const listed = TIER_ORDER.filter((tier) => tiers[tier]).map((tier) => (tier === 'longterm' ? 'long-term' : `${tier} ${[...tiers[tier]!].sort().join(', ')}`));
+      const listed = TIER_ORDER.filter((tier) => tiers[tier]).map((tier) =>
+        tier === 'longterm' ? 'long-term' : `${tier} ${[...tiers[tier]!].sort().join(', ')}`,
+      );
       lines.push(`${stream.name}: ${listed.join('; ')}`);
     }
     const moves = archived.filter((move) => move.stream === stream.name);
@@ -116,9 +137,14 @@ export function commitMessage(report: BuildReport, recovered = false): string {
       const kinds = countBy(moves.map((move) => move.kind));
       const plural: Record<string, string> = { memory: 'memories', daily: 'dailies', weekly: 'weeklies' };
       const quarters = [...new Set(moves.map((move) => move.quarter))].sort();
-      lines.push(`${stream.name}: archived ${Object.entries(kinds).map(([kind, n]) => `${n} ${n === 1 ? kind : plural[kind]}`).join(', ')} to archive/${quarters.join(', archive/')}`);
+      lines.push(
+        `${stream.name}: archived ${Object.entries(kinds)
+          .map(([kind, n]) => `${n} ${n === 1 ? kind : plural[kind]}`)
+          .join(', ')} to archive/${quarters.join(', archive/')}`,
+      );
     }
-    if (stream.package?.changed) lines.push(`${stream.name}: UPLOAD_PACKAGE.md ${stream.package.tokens} tokens, ${stream.package.bytes} bytes`);
+    if (stream.package?.changed)
+      lines.push(`${stream.name}: UPLOAD_PACKAGE.md ${stream.package.tokens} tokens, ${stream.package.bytes} bytes`);
     for (const held of stream.held) lines.push(`${stream.name}: kept hand-edited ${held.path} (${held.status})`);
   }
   if (report.historyCopies.length > 0) lines.push(`previous versions kept: ${report.historyCopies.length} file(s) under history/`);

@@ -127,7 +127,10 @@ export const cliBackend: GitBackend = {
 
       async ignored(paths) {
         if (paths.length === 0) return new Set();
-        const result = await run(repo.dir, ['check-ignore', '--no-index', '-z', '--stdin'], { input: paths.map((p) => `${p}\0`).join(''), ok: [1] });
+        const result = await run(repo.dir, ['check-ignore', '--no-index', '-z', '--stdin'], {
+          input: paths.map((p) => `${p}\0`).join(''),
+          ok: [1],
+        });
         return new Set(records(result.stdout));
       },
 
@@ -149,7 +152,9 @@ export const cliBackend: GitBackend = {
 
       async moveRef(ref, oid, parentOid, subject, who) {
         try {
-          await run(repo.dir, ['update-ref', '-m', `commit${parentOid ? '' : ' (initial)'}: ${subject}`, ref, oid, parentOid ?? ''], { env: identityEnv(who) });
+          await run(repo.dir, ['update-ref', '-m', `commit${parentOid ? '' : ' (initial)'}: ${subject}`, ref, oid, parentOid ?? ''], {
+            env: identityEnv(who),
+          });
         } catch (error) {
           if (!(error instanceof GitCommandError)) throw error;
           const branch = ref.replace(/^refs\/heads\//, '');

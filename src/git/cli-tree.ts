@@ -95,16 +95,19 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
   try {
     let root = '';
     for (const level of [...levels.keys()].sort((a, b) => b - a)) {
-      const written = levels.get(level)!.sort().flatMap((folder) => {
-        const items = edited.get(folder)!;
-        if (folder && items.size === 0) {
-          edited.get(parentOf(folder))!.delete(path.posix.basename(folder));
-          return [];
-        }
-        const oid = mktree.write([...items.values()]);
-        oid.catch(() => undefined); // awaited below; a failure surfaces there, once
-        return [{ folder, oid }];
-      });
+      const written = levels
+        .get(level)!
+        .sort()
+        .flatMap((folder) => {
+          const items = edited.get(folder)!;
+          if (folder && items.size === 0) {
+            edited.get(parentOf(folder))!.delete(path.posix.basename(folder));
+            return [];
+          }
+          const oid = mktree.write([...items.values()]);
+          oid.catch(() => undefined); // awaited below; a failure surfaces there, once
+          return [{ folder, oid }];
+        });
       for (const { folder, oid: pending } of written) {
         const oid = await pending;
         if (!folder) root = oid;

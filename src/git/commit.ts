@@ -66,7 +66,10 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   const repo = findRepo(options.vaultDir);
   const vaultPrefix = repo ? repoRelative(repo, options.vaultDir) : undefined;
   if (!repo || vaultPrefix === undefined) {
-    return { status: 'not-a-repo', note: 'not a git repository: files written, nothing committed (run `git init` to keep the vault\'s history)' };
+    return {
+      status: 'not-a-repo',
+      note: "not a git repository: files written, nothing committed (run `git init` to keep the vault's history)",
+    };
   }
   const operation = operationInProgress(repo);
   if (operation) {
@@ -78,7 +81,10 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   }
   const backend = await gitBackend(options.env);
   // git.author in the config usually names the identity; else git config is read while HEAD is looked up.
-  const [head, identity] = await Promise.all([backend.headState(repo), resolveIdentity(backend, repo, options.author, options.env)] as const);
+  const [head, identity] = await Promise.all([
+    backend.headState(repo),
+    resolveIdentity(backend, repo, options.author, options.env),
+  ] as const);
   if ('detached' in head) {
     throw new UserError(
       `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`,
@@ -150,7 +156,12 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
     }
     // Blobs are stored while the parent is looked up: an ignored new file's blob stays unreferenced (git gc prunes it).
-    const lookups = [headNow, staging.filesAt(sorted), staging.ignored(present.map((file) => file.path)), staging.hashFiles(present)] as const;
+    const lookups = [
+      headNow,
+      staging.filesAt(sorted),
+      staging.ignored(present.map((file) => file.path)),
+      staging.hashFiles(present),
+    ] as const;
     const [head, inHead, ignoredAll, presentOids] = await Promise.all(lookups);
     if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
       throw new UserError(
@@ -197,7 +208,11 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
 
     let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
     if (treeChanges.size > 0) {
-      const who: Signature = { ...session.identity, seconds: Math.floor(request.now.getTime() / 1000), offsetMinutes: localOffsetMinutes(request.now) };
+      const who: Signature = {
+        ...session.identity,
+        seconds: Math.floor(request.now.getTime() / 1000),
+        offsetMinutes: localOffsetMinutes(request.now),
+      };
       const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;
       const oid = await staging.commit(treeChanges, message, who);
       crashPoint('commit');

@@ -60,7 +60,14 @@ export class FileHistory {
     const known = this.commits.get(oid);
     if (known) return known;
     const { commit } = await git.readCommit({ fs, gitdir: this.repo.gitdir, oid, cache: this.repo.cache });
-    const info = { oid, timestamp: commit.committer.timestamp, subject: commit.message.split('\n')[0] ?? '', author: `${commit.author.name} <${commit.author.email}>`, parent: commit.parent[0], tree: commit.tree };
+    const info = {
+      oid,
+      timestamp: commit.committer.timestamp,
+      subject: commit.message.split('\n')[0] ?? '',
+      author: `${commit.author.name} <${commit.author.email}>`,
+      parent: commit.parent[0],
+      tree: commit.tree,
+    };
     this.commits.set(oid, info);
     return info;
   }
@@ -87,8 +94,10 @@ export class FileHistory {
       const before = info.parent ? await this.locate(info.parent, repoPath).catch(() => undefined) : undefined;
       if (current && !before) out.push({ commit: info, change: 'added', path: current.path, blob: current.blob });
       else if (!current && before) out.push({ commit: info, change: 'deleted', path: before.path, blob: null });
-      else if (current && before && current.blob !== before.blob) out.push({ commit: info, change: 'modified', path: current.path, blob: current.blob });
-      else if (current && before && current.path !== before.path) out.push({ commit: info, change: 'moved', path: current.path, blob: current.blob });
+      else if (current && before && current.blob !== before.blob)
+        out.push({ commit: info, change: 'modified', path: current.path, blob: current.blob });
+      else if (current && before && current.path !== before.path)
+        out.push({ commit: info, change: 'moved', path: current.path, blob: current.blob });
       oid = info.parent && (await this.exists(info.parent)) ? info.parent : undefined;
       current = before;
     }
@@ -143,7 +152,8 @@ export class FileHistory {
       if (rest.length === 2 && (rest[0] === 'daily' || rest[0] === 'weekly')) out.unshift(`${prefix}${stream}/${rest.join('/')}`);
       return out;
     }
-    const rest = folder === 'memories' ? parts.slice(2).join('/') : folder === 'daily' || folder === 'weekly' ? parts.slice(1).join('/') : undefined;
+    const rest =
+      folder === 'memories' ? parts.slice(2).join('/') : folder === 'daily' || folder === 'weekly' ? parts.slice(1).join('/') : undefined;
     if (rest === undefined) return [];
     const quarters = await this.folders(tree, archiveDir);
     return quarters.map((quarter) => `${archiveDir}/${quarter}/${rest}`);
@@ -151,7 +161,13 @@ export class FileHistory {
 
   private async folders(tree: string, dir: string): Promise<string[]> {
     const oid = await this.walk(tree, dir.split('/'));
-    return oid ? (await this.entries(oid)).filter((e) => e.type === 'tree').map((e) => e.path).sort().reverse() : [];
+    return oid
+      ? (await this.entries(oid))
+          .filter((e) => e.type === 'tree')
+          .map((e) => e.path)
+          .sort()
+          .reverse()
+      : [];
   }
 
   /** The blob at `filepath` in a tree, if a file is there. */
@@ -231,8 +247,14 @@ async function commitAsOf(repo: Repo, head: string, instant: Date, label: string
     oldest = commit;
     oid = commit.parent[0];
   }
-  const first = oldest ? DateTime.fromSeconds(oldest.committer.timestamp, { zone: 'utc' }).toISO({ suppressMilliseconds: true }) : undefined;
-  throw new UserError(`there is no commit on or before ${label}`, first ? `the branch's history starts at ${first}` : 'the branch has no commits yet', 'git/no-commit-then');
+  const first = oldest
+    ? DateTime.fromSeconds(oldest.committer.timestamp, { zone: 'utc' }).toISO({ suppressMilliseconds: true })
+    : undefined;
+  throw new UserError(
+    `there is no commit on or before ${label}`,
+    first ? `the branch's history starts at ${first}` : 'the branch has no commits yet',
+    'git/no-commit-then',
+  );
 }
 
 async function resolveBase(repo: Repo, base: string, revision: string): Promise<string> {
@@ -265,7 +287,11 @@ async function parents(repo: Repo, oid: string, revision: string): Promise<strin
 }
 
 function unknownRevision(revision: string, why?: string): UserError {
-  return new UserError(`unknown revision \`${revision}\`${why ? ` (${why})` : ''}`, 'use a commit id (see `memvault log PATH`), HEAD~N, a branch or tag, or a date such as 2026-02-13', 'git/revision');
+  return new UserError(
+    `unknown revision \`${revision}\`${why ? ` (${why})` : ''}`,
+    'use a commit id (see `memvault log PATH`), HEAD~N, a branch or tag, or a date such as 2026-02-13',
+    'git/revision',
+  );
 }
 
 /** `2026-02-16 07:00 +01:00`: a commit time in the configured zone. */

@@ -101,7 +101,10 @@ export const isoBackend: GitBackend = {
       },
 
       async hashFiles(files) {
-        refuseFilters(repo, files.flatMap((file) => ancestorAttributes(repo, file.path)));
+        refuseFilters(
+          repo,
+          files.flatMap((file) => ancestorAttributes(repo, file.path)),
+        );
         const oids: string[] = [];
         for (const file of files) oids.push(await git.writeBlob({ fs, gitdir, blob: file.bytes }));
         return oids;
@@ -110,26 +113,35 @@ export const isoBackend: GitBackend = {
       async commit(changes, message, who) {
         const tree = await editTree(gitdir, listing, '', changes);
         const signature = { name: who.name, email: who.email, timestamp: who.seconds, timezoneOffset: -who.offsetMinutes };
-        return git.writeCommit({ fs, gitdir, commit: { tree, parent: parent ? [parent] : [], author: signature, committer: signature, message } });
+        return git.writeCommit({
+          fs,
+          gitdir,
+          commit: { tree, parent: parent ? [parent] : [], author: signature, committer: signature, message },
+        });
       },
 
       async moveRef(ref, oid, parentOid, subject, who) {
-        await withLock(path.join(gitdir, ...ref.split('/')), `the branch \`${ref.replace(/^refs\/heads\//, '')}\``, 'git/ref-locked', async () => {
-          let current: string | undefined;
-          try {
-            current = await git.resolveRef({ fs, gitdir, ref });
-          } catch {
-            current = undefined;
-          }
-          if (current !== parentOid) {
-            throw new UserError(
-              `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
-              'run the build again: the files are written, the next build commits them',
-              'git/head-moved',
-            );
-          }
-          await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
-        });
+        await withLock(
+          path.join(gitdir, ...ref.split('/')),
+          `the branch \`${ref.replace(/^refs\/heads\//, '')}\``,
+          'git/ref-locked',
+          async () => {
+            let current: string | undefined;
+            try {
+              current = await git.resolveRef({ fs, gitdir, ref });
+            } catch {
+              current = undefined;
+            }
+            if (current !== parentOid) {
+              throw new UserError(
+                `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
+                'run the build again: the files are written, the next build commits them',
+                'git/head-moved',
+              );
+            }
+            await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
+          },
+        );
         const zero = '0'.repeat(oid.length);
         const ident = `${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}`;
         const line = `${parentOid ?? zero} ${oid} ${ident}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;

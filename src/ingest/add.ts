@@ -56,7 +56,8 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
-  if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim())) throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');
+  if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim()))
+    throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');
 
   const redact = options.redact ?? true;
   const counts = new Map<string, number>();
@@ -67,14 +68,27 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     return result.text;
   };
   const body = clean(options.text.replace(/\r\n?/g, '\n')).trim();
-  if (body.length === 0) throw new UserError('the memory text is empty', 'pass the text as an argument (memvault add "what happened") or on stdin', 'add/empty');
+  if (body.length === 0)
+    throw new UserError('the memory text is empty', 'pass the text as an argument (memvault add "what happened") or on stdin', 'add/empty');
   const title = options.title?.trim() ? clean(options.title.trim()) : undefined;
-  const tags = [...new Set((options.tags ?? []).flatMap((tag) => tag.split(',')).map((tag) => clean(tag.trim())).filter(Boolean))];
+  const tags = [
+    ...new Set(
+      (options.tags ?? [])
+        .flatMap((tag) => tag.split(','))
+        .map((tag) => clean(tag.trim()))
+        .filter(Boolean),
+    ),
+  ];
 
   let date: string;
   if (options.date !== undefined) {
     date = options.date.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
-    if (!/^\d{4}-\d{2}-\d{2}/.test(date) || !dayOfInstant(date, config.timezone)) throw new UserError(`--date \`${options.date}\` is not an ISO 8601 date or datetime`, 'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00', 'cli/date');
+    if (!/^\d{4}-\d{2}-\d{2}/.test(date) || !dayOfInstant(date, config.timezone))
+      throw new UserError(
+        `--date \`${options.date}\` is not an ISO 8601 date or datetime`,
+        'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00',
+        'cli/date',
+      );
   } else date = isoInZone(options.now, config.timezone);
   const day = dayOfInstant(date, config.timezone)!.day;
 
@@ -88,9 +102,20 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   });
   const vaultDir = path.resolve(options.root, config.vault);
   const slug = slugify(title ?? body.split('\n').find((line) => line.trim() && !/^#+\s*$/.test(line)) ?? body);
-  const check = parseMemoryFile(Buffer.from(text, 'utf8'), { path: `${stream}/memories/${day}-${slug}.md`, stream, location: 'memories', relativeId: 'check' }, config.timezone);
+  const check = parseMemoryFile(
+    Buffer.from(text, 'utf8'),
+    { path: `${stream}/memories/${day}-${slug}.md`, stream, location: 'memories', relativeId: 'check' },
+    config.timezone,
+  );
   if (!check.ok) throw new Error(`add produced an unreadable memory: ${check.diagnostics[0]?.reason}`);
   const vaultPath = writeNewMemory(vaultDir, stream, day, slug, text);
   const redactions = [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
-  return { path: vaultPath, file: path.join(vaultDir, vaultPath), id: vaultPath.slice(`${stream}/memories/`.length).replace(/\.md$/, ''), stream, date, redactions };
+  return {
+    path: vaultPath,
+    file: path.join(vaultDir, vaultPath),
+    id: vaultPath.slice(`${stream}/memories/`.length).replace(/\.md$/, ''),
+    stream,
+    date,
+    redactions,
+  };
 }

@@ -25,13 +25,27 @@ export function parseChatGpt(value: unknown, text: string, file: string): Parsed
     const at = (...rest: (string | number)[]) => placeOf(text, path(...rest));
     if (typeof conversation !== 'object' || conversation === null || Array.isArray(conversation)) {
       const p = at();
-      fail(file, p.line, p.column, `conversation ${i + 1}: expected an object with \`title\` and \`mapping\``, 'is this the `conversations.json` of a ChatGPT data export?', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `conversation ${i + 1}: expected an object with \`title\` and \`mapping\``,
+        'is this the `conversations.json` of a ChatGPT data export?',
+        RULE,
+      );
     }
     const c = conversation as Record<string, unknown>;
     const mapping = c.mapping;
     if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping)) {
       const p = at(c.mapping === undefined ? 'title' : 'mapping');
-      fail(file, p.line, p.column, `conversation ${i + 1}: expected a \`mapping\` object of message nodes`, 'is this the `conversations.json` of a ChatGPT data export?', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `conversation ${i + 1}: expected a \`mapping\` object of message nodes`,
+        'is this the `conversations.json` of a ChatGPT data export?',
+        RULE,
+      );
     }
     const nodes = mapping as Record<string, unknown>;
     const chain = branch(nodes, typeof c.current_node === 'string' ? c.current_node : undefined);
@@ -42,20 +56,41 @@ export function parseChatGpt(value: unknown, text: string, file: string): Parsed
       const node = nodes[nodeId];
       if (typeof node !== 'object' || node === null) {
         const p = at('mapping', nodeId);
-        fail(file, p.line, p.column, `conversation ${i + 1}: node \`${nodeId}\` is not an object`, 'the export may be damaged; export the data again', RULE);
+        fail(
+          file,
+          p.line,
+          p.column,
+          `conversation ${i + 1}: node \`${nodeId}\` is not an object`,
+          'the export may be damaged; export the data again',
+          RULE,
+        );
       }
       const message = (node as Record<string, unknown>).message;
       if (message === null || message === undefined) continue;
       if (typeof message !== 'object') {
         const p = at('mapping', nodeId, 'message');
-        fail(file, p.line, p.column, `conversation ${i + 1}: expected \`message\` of node \`${nodeId}\` to be an object or null`, 'the export may be damaged; export the data again', RULE);
+        fail(
+          file,
+          p.line,
+          p.column,
+          `conversation ${i + 1}: expected \`message\` of node \`${nodeId}\` to be an object or null`,
+          'the export may be damaged; export the data again',
+          RULE,
+        );
       }
       const m = message as Record<string, unknown>;
       const author = (m.author ?? {}) as Record<string, unknown>;
       const role = author.role;
       if (typeof role !== 'string') {
         const p = at('mapping', nodeId, 'message', 'author');
-        fail(file, p.line, p.column, `conversation ${i + 1}: message \`${nodeId}\` has no \`author.role\``, 'expected `"author": {"role": "user"}` (or assistant, system, tool)', RULE);
+        fail(
+          file,
+          p.line,
+          p.column,
+          `conversation ${i + 1}: message \`${nodeId}\` has no \`author.role\``,
+          'expected `"author": {"role": "user"}` (or assistant, system, tool)',
+          RULE,
+        );
       }
       const content = (m.content ?? {}) as Record<string, unknown>;
       const contentType = typeof content.content_type === 'string' ? content.content_type : 'text';
@@ -101,7 +136,8 @@ export function parseChatGpt(value: unknown, text: string, file: string): Parsed
     if (title) session.title = title;
     if (turns.length > 0) sessions.push(session);
   });
-  if (sessions.length === 0) fail(file, 1, 1, 'no conversation with messages found', 'is this the `conversations.json` of a ChatGPT data export?', RULE);
+  if (sessions.length === 0)
+    fail(file, 1, 1, 'no conversation with messages found', 'is this the `conversations.json` of a ChatGPT data export?', RULE);
   return { format: 'chatgpt', sessions, warnings: [] };
 }
 
@@ -127,7 +163,8 @@ function branch(nodes: Record<string, unknown>, current: string | undefined): st
     seen.add(id);
     chain.push(id);
     const children = (nodes[id] as Record<string, unknown> | undefined)?.children;
-    id = Array.isArray(children) && typeof children[children.length - 1] === 'string' ? (children[children.length - 1] as string) : undefined;
+    id =
+      Array.isArray(children) && typeof children[children.length - 1] === 'string' ? (children[children.length - 1] as string) : undefined;
   }
   return chain;
 }

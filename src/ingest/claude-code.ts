@@ -42,17 +42,47 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       const where = jsonSyntaxError(raw, error);
       if (isLast && !text.endsWith('\n')) {
         // Claude Code appends as it goes: a cut-off last line is a session that was still being written.
-        warnings.push({ path: file, line: lineNo, column: where.column, severity: 'warning', reason: 'incomplete last line ignored (the session was still being written?)', hint: 'ingest the file again once the session has ended', rule: RULE });
+        warnings.push({
+          path: file,
+          line: lineNo,
+          column: where.column,
+          severity: 'warning',
+          reason: 'incomplete last line ignored (the session was still being written?)',
+          hint: 'ingest the file again once the session has ended',
+          rule: RULE,
+        });
         continue;
       }
-      fail(file, lineNo, where.column, `not valid JSON: ${where.reason}`, 'each line of a Claude Code session log is one JSON object; is this the right file?', RULE);
+      fail(
+        file,
+        lineNo,
+        where.column,
+        `not valid JSON: ${where.reason}`,
+        'each line of a Claude Code session log is one JSON object; is this the right file?',
+        RULE,
+      );
     }
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      fail(file, lineNo, 1, 'expected a JSON object with a `type` field', 'each line of a Claude Code session log is one JSON object', RULE);
+      fail(
+        file,
+        lineNo,
+        1,
+        'expected a JSON object with a `type` field',
+        'each line of a Claude Code session log is one JSON object',
+        RULE,
+      );
     }
     const record = entry as Record<string, unknown>;
     const type = record.type;
-    if (typeof type !== 'string') fail(file, lineNo, 1, 'expected a `type` field (`user`, `assistant`, `summary`, …)', 'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)?', RULE);
+    if (typeof type !== 'string')
+      fail(
+        file,
+        lineNo,
+        1,
+        'expected a `type` field (`user`, `assistant`, `summary`, …)',
+        'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)?',
+        RULE,
+      );
     if (type === 'summary') {
       if (typeof record.summary === 'string' && title === undefined) title = record.summary.trim();
       continue;
@@ -61,16 +91,38 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     if (record.isSidechain === true || record.isMeta === true) continue;
     const message = record.message;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      fail(file, lineNo, columnOf(raw, '"message"'), `expected a \`message\` object in this \`${type}\` line`, 'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`', RULE);
+      fail(
+        file,
+        lineNo,
+        columnOf(raw, '"message"'),
+        `expected a \`message\` object in this \`${type}\` line`,
+        'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`',
+        RULE,
+      );
     }
     const { role, content, id, model } = message as Record<string, unknown>;
     if (content === undefined || (typeof content !== 'string' && !Array.isArray(content))) {
-      fail(file, lineNo, columnOf(raw, '"content"'), 'expected `message.content` to be a string or a list of content blocks', 'Claude Code writes `"content": "text"` or `"content": [{"type":"text","text":…}]`', RULE);
+      fail(
+        file,
+        lineNo,
+        columnOf(raw, '"content"'),
+        'expected `message.content` to be a string or a list of content blocks',
+        'Claude Code writes `"content": "text"` or `"content": [{"type":"text","text":…}]`',
+        RULE,
+      );
     }
     let time: Date | undefined;
     if (record.timestamp !== undefined) {
       time = timeOf(record.timestamp);
-      if (!time) fail(file, lineNo, columnOf(raw, '"timestamp"'), `expected \`timestamp\` to be an ISO 8601 datetime, got \`${String(record.timestamp)}\``, 'e.g. "2026-02-13T14:05:00.000Z"', RULE);
+      if (!time)
+        fail(
+          file,
+          lineNo,
+          columnOf(raw, '"timestamp"'),
+          `expected \`timestamp\` to be an ISO 8601 datetime, got \`${String(record.timestamp)}\``,
+          'e.g. "2026-02-13T14:05:00.000Z"',
+          RULE,
+        );
     }
     if (typeof record.sessionId === 'string') sessionId ??= record.sessionId;
     if (typeof record.cwd === 'string') meta.cwd ??= record.cwd;
@@ -83,11 +135,32 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     const tools: ToolCall[] = [];
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[]);
     blocks.forEach((block, b) => {
-      if (typeof block !== 'object' || block === null) fail(file, lineNo, columnOf(raw, '"content"'), `expected content block ${b + 1} to be an object with a \`type\``, 'see the Claude Code message format', RULE);
-      const { type: blockType, text: blockText, name, input, id: callId, tool_use_id: resultFor, content: resultContent, is_error: isError } = block as Record<string, unknown>;
+      if (typeof block !== 'object' || block === null)
+        fail(
+          file,
+          lineNo,
+          columnOf(raw, '"content"'),
+          `expected content block ${b + 1} to be an object with a \`type\``,
+          'see the Claude Code message format',
+          RULE,
+        );
+      const {
+        type: blockType,
+        text: blockText,
+        name,
+        input,
+        id: callId,
+        tool_use_id: resultFor,
+        content: resultContent,
+        is_error: isError,
+      } = block as Record<string, unknown>;
       if (blockType === 'text' && typeof blockText === 'string') texts.push(speaker === 'user' ? cleanUserText(blockText) : blockText);
       else if (blockType === 'tool_use') {
-        const call: ToolCall = { name: typeof name === 'string' ? name : 'tool', input, ...(typeof callId === 'string' ? { id: callId } : {}) };
+        const call: ToolCall = {
+          name: typeof name === 'string' ? name : 'tool',
+          input,
+          ...(typeof callId === 'string' ? { id: callId } : {}),
+        };
         if (call.id) calls.set(call.id, call);
         tools.push(call);
       } else if (blockType === 'tool_result') {
@@ -121,7 +194,14 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     turns.push({ role: speaker, ...(time ? { time } : {}), text: joined, tools });
   }
   if (messages === 0) {
-    fail(file, 1, 1, 'no `user` or `assistant` lines found', 'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)? Use --format to choose another format', RULE);
+    fail(
+      file,
+      1,
+      1,
+      'no `user` or `assistant` lines found',
+      'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)? Use --format to choose another format',
+      RULE,
+    );
   }
   const session: Session = { format: 'claude-code', id: sessionId ?? file, turns, meta };
   const name = title ?? titleFromTurns(turns);

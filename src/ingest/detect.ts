@@ -18,7 +18,8 @@ const MARKDOWN_EXTENSIONS = new Set(['.md', '.markdown', '.mdown', '.txt', '.tex
 
 /** Parses the bytes of one input file; throws `IngestError` with the place and what was expected. */
 export function parseTranscript(bytes: Uint8Array, file: string, format?: IngestFormat): ParsedTranscript {
-  if (bytes.includes(0)) fail(file, 1, 1, 'binary content (a NUL byte)', 'ingest reads text transcripts: JSONL, JSON, markdown or text', RULE);
+  if (bytes.includes(0))
+    fail(file, 1, 1, 'binary content (a NUL byte)', 'ingest reads text transcripts: JSONL, JSON, markdown or text', RULE);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
@@ -60,7 +61,14 @@ function guessFormat(text: string, extension: string, file: string): { format: I
       RULE,
     );
   }
-  return fail(file, 1, 1, `unknown transcript format${extension ? ` (\`${extension}\`)` : ''}`, `name the file .jsonl, .json, .md or .txt, or choose the format with --format (${INGEST_FORMATS.join(', ')})`, RULE);
+  return fail(
+    file,
+    1,
+    1,
+    `unknown transcript format${extension ? ` (\`${extension}\`)` : ''}`,
+    `name the file .jsonl, .json, .md or .txt, or choose the format with --format (${INGEST_FORMATS.join(', ')})`,
+    RULE,
+  );
 }
 
 function parseJson(text: string, file: string): unknown {
@@ -68,6 +76,13 @@ function parseJson(text: string, file: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     const where = jsonSyntaxError(text, error);
-    return fail(file, where.line, where.column, `not valid JSON: ${where.reason}`, 'is the file complete? A ChatGPT export is `conversations.json` from the data export zip', RULE);
+    return fail(
+      file,
+      where.line,
+      where.column,
+      `not valid JSON: ${where.reason}`,
+      'is the file complete? A ChatGPT export is `conversations.json` from the data export zip',
+      RULE,
+    );
   }
 }

@@ -94,7 +94,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const index = IngestedIndex.scan(vaultDir, stream);
   let summarizer = options.summarizer;
   // Loaded only for --primer: the LLM providers are the heaviest part of the CLI.
-  if (options.primer && !summarizer) summarizer = (await import('../llm/create.js')).createSummarizer(config, process.env, { root: options.root });
+  if (options.primer && !summarizer)
+    summarizer = (await import('../llm/create.js')).createSummarizer(config, process.env, { root: options.root });
   const report: IngestReport = { stream, vault: config.vault, dryRun: options.dryRun ?? false, redact, files: [] };
 
   for (const file of options.files) {
@@ -108,8 +109,17 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       mtime = statSync(absolute).mtime;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(error)})`;
-      fileReport.diagnostics.push({ path: file, line: 1, column: 1, severity: 'error', reason, hint: 'pass transcript files (a folder: `memvault ingest folder/*.jsonl`)', rule: 'ingest/read' });
+      const reason =
+        code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(error)})`;
+      fileReport.diagnostics.push({
+        path: file,
+        line: 1,
+        column: 1,
+        severity: 'error',
+        reason,
+        hint: 'pass transcript files (a folder: `memvault ingest folder/*.jsonl`)',
+        rule: 'ingest/read',
+      });
       continue;
     }
     const fileSha = sha256(bytes);
@@ -142,7 +152,14 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         if (session.format === 'markdown') session.id = context.source.file;
         if (options.primer && session.turns.length > 0) {
           drafts.push(
-            await renderPrimer(session, { ...context, summarizer: summarizer!, budget: config.calendar.daily, tokenizer: config.tokenizer, retries: config.llm.retries, stream }),
+            await renderPrimer(session, {
+              ...context,
+              summarizer: summarizer!,
+              budget: config.calendar.daily,
+              tokenizer: config.tokenizer,
+              retries: config.llm.retries,
+              stream,
+            }),
           );
         } else drafts.push(...renderSession(session, context));
       }
@@ -191,7 +208,12 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 /** `--date 2026-02-13` (midnight in `zone`) or `--date 2026-02-13T14:05:00+01:00`. */
 export function parseDateFlag(value: string, zone: string): Date {
   const parsed = /^\d{4}-\d{2}-\d{2}/.test(value) ? DateTime.fromISO(value, { zone }) : undefined;
-  if (!parsed?.isValid) throw new UserError(`--date \`${value}\` is not an ISO 8601 date or datetime`, 'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00', 'cli/date');
+  if (!parsed?.isValid)
+    throw new UserError(
+      `--date \`${value}\` is not an ISO 8601 date or datetime`,
+      'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00',
+      'cli/date',
+    );
   return parsed.toJSDate();
 }
 
@@ -208,6 +230,11 @@ function recordedPath(root: string, absolute: string): string {
 
 /** A draft must read back as a valid memory; anything else is a bug, caught before writing. */
 function assertReadable(text: string, draft: MemoryDraft, stream: string, zone: string): void {
-  const parsed = parseMemoryFile(Buffer.from(text, 'utf8'), { path: memoryPath(stream, draft.day, 'check'), stream, location: 'memories', relativeId: 'check' }, zone);
-  if (!parsed.ok) throw new Error(`ingest produced an unreadable memory (${parsed.diagnostics[0]?.reason}); frontmatter: ${text.slice(0, 200)}`);
+  const parsed = parseMemoryFile(
+    Buffer.from(text, 'utf8'),
+    { path: memoryPath(stream, draft.day, 'check'), stream, location: 'memories', relativeId: 'check' },
+    zone,
+  );
+  if (!parsed.ok)
+    throw new Error(`ingest produced an unreadable memory (${parsed.diagnostics[0]?.reason}); frontmatter: ${text.slice(0, 200)}`);
 }

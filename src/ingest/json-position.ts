@@ -24,9 +24,17 @@ export function jsonSyntaxError(text: string, error: unknown): { line: number; c
   const message = error instanceof Error ? error.message : String(error);
   const lineCol = /line (\d+) column (\d+)/.exec(message);
   const position = /position (\d+)/.exec(message);
-  const place = lineCol ? { line: Number(lineCol[1]), column: Number(lineCol[2]) } : position ? lineColumn(text, Number(position[1])) : endOf(text);
+  const place = lineCol
+    ? { line: Number(lineCol[1]), column: Number(lineCol[2]) }
+    : position
+      ? lineColumn(text, Number(position[1]))
+      : endOf(text);
   // V8 quotes the input (`"…" is not valid JSON`): keep the reason short.
-  const reason = message.replace(/,? "(?:[^"\\]|\\.)*" is not valid JSON/, '').replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)/, '').trim();
+  const reason = message
+    .replace(/,? "(?:[^"\\]|\\.)*" is not valid JSON/, '')
+    .replace(/ in JSON at position \d+.*$/, '')
+    .replace(/\s*\(line \d+ column \d+\)/, '')
+    .trim();
   return { ...place, reason: reason || 'invalid JSON' };
 }
 

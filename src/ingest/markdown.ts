@@ -26,7 +26,14 @@ export function parseMarkdownTranscript(text: string, file: string): ParsedTrans
     if (value === undefined) continue;
     if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
       const p = fm.positionOf(key);
-      fail(file, p.line, p.column, `\`${key}\` must be an ISO 8601 date or datetime, got \`${String(value)}\``, 'write e.g. `date: 2026-02-13T14:05:00+01:00`', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `\`${key}\` must be an ISO 8601 date or datetime, got \`${String(value)}\``,
+        'write e.g. `date: 2026-02-13T14:05:00+01:00`',
+        RULE,
+      );
     }
     date = value.trim();
     delete data[key];
@@ -35,16 +42,29 @@ export function parseMarkdownTranscript(text: string, file: string): ParsedTrans
   const fromName = /(\d{4}-\d{2}-\d{2})/.exec(path.basename(file))?.[1];
   // A text file often starts with a title line of its own.
   const firstLine = /^([^\n]{3,80})\n\s*\n/.exec(body)?.[1];
-  const heading = /^#\s+(.+)$/m.exec(body)?.[1] ?? (firstLine && !/[:.]\s*$/.test(firstLine) && !/^[-*>|`]/.test(firstLine) ? firstLine : undefined);
+  const heading =
+    /^#\s+(.+)$/m.exec(body)?.[1] ?? (firstLine && !/[:.]\s*$/.test(firstLine) && !/^[-*>|`]/.test(firstLine) ? firstLine : undefined);
   const titleValue = data.title;
   delete data.title;
-  const title = typeof titleValue === 'string' && titleValue.trim() ? titleValue.trim() : heading ? shorten(heading, 80) : shorten(path.basename(file).replace(/\.[^.]+$/, '').replace(/^\d{4}-\d{2}-\d{2}[-_ ]*/, '').replace(/[-_]+/g, ' '), 80);
+  const title =
+    typeof titleValue === 'string' && titleValue.trim()
+      ? titleValue.trim()
+      : heading
+        ? shorten(heading, 80)
+        : shorten(
+            path
+              .basename(file)
+              .replace(/\.[^.]+$/, '')
+              .replace(/^\d{4}-\d{2}-\d{2}[-_ ]*/, '')
+              .replace(/[-_]+/g, ' '),
+            80,
+          );
   const session: Session = {
     format: 'markdown',
     id: file,
     turns: [],
     meta: {},
-    document: { body, data, ...(date ?? fromName ? { date: (date ?? fromName)! } : {}) },
+    document: { body, data, ...((date ?? fromName) ? { date: (date ?? fromName)! } : {}) },
     ...(title ? { title } : {}),
   };
   return { format: 'markdown', sessions: [session], warnings: [] };

@@ -13,7 +13,14 @@ import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Role, type Se
  */
 
 const RULE = 'ingest/openai';
-const ROLES: Record<string, Role> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
+const ROLES: Record<string, Role> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  tool: 'tool',
+  function: 'tool',
+};
 
 /** The session of a parsed message list or request body (`text` locates errors); throws `IngestError` with the place of a bad message. */
 export function parseOpenAi(value: unknown, text: string, file: string): ParsedTranscript {
@@ -29,9 +36,17 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
     created = timeOf(body.created);
     if (typeof body.model === 'string') model = body.model;
   } else {
-    return fail(file, 1, 1, 'expected a JSON array of chat messages (`[{"role": …, "content": …}]`) or an object with a `messages` array', 'export the `messages` you sent to the chat-completions API', RULE);
+    return fail(
+      file,
+      1,
+      1,
+      'expected a JSON array of chat messages (`[{"role": …, "content": …}]`) or an object with a `messages` array',
+      'export the `messages` you sent to the chat-completions API',
+      RULE,
+    );
   }
-  if (messages.length === 0) fail(file, placeOf(text, base).line, placeOf(text, base).column, 'no messages in the array', 'nothing to import', RULE);
+  if (messages.length === 0)
+    fail(file, placeOf(text, base).line, placeOf(text, base).column, 'no messages in the array', 'nothing to import', RULE);
 
   const turns: Turn[] = [];
   const calls = new Map<string, ToolCall>();
@@ -39,18 +54,39 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
     const at = (...rest: (string | number)[]) => placeOf(text, [...base, i, ...rest]);
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       const p = at();
-      fail(file, p.line, p.column, `message ${i + 1}: expected an object with \`role\` and \`content\``, 'each message is `{"role": "user", "content": "…"}`', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `message ${i + 1}: expected an object with \`role\` and \`content\``,
+        'each message is `{"role": "user", "content": "…"}`',
+        RULE,
+      );
     }
     const m = message as Record<string, unknown>;
     const role = typeof m.role === 'string' ? ROLES[m.role] : undefined;
     if (!role) {
       const p = m.role === undefined ? at() : at('role');
-      fail(file, p.line, p.column, `message ${i + 1}: expected \`role\` to be one of system, developer, user, assistant, tool, got ${m.role === undefined ? 'none' : `\`${JSON.stringify(m.role)}\``}`, 'is this an OpenAI chat-completions message list?', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `message ${i + 1}: expected \`role\` to be one of system, developer, user, assistant, tool, got ${m.role === undefined ? 'none' : `\`${JSON.stringify(m.role)}\``}`,
+        'is this an OpenAI chat-completions message list?',
+        RULE,
+      );
     }
     const content = contentText(m.content);
     if (content === undefined) {
       const p = at('content');
-      fail(file, p.line, p.column, `message ${i + 1}: expected \`content\` to be a string, null or a list of content parts`, 'e.g. "content": "Hello" or "content": [{"type": "text", "text": "Hello"}]', RULE);
+      fail(
+        file,
+        p.line,
+        p.column,
+        `message ${i + 1}: expected \`content\` to be a string, null or a list of content parts`,
+        'e.g. "content": "Hello" or "content": [{"type": "text", "text": "Hello"}]',
+        RULE,
+      );
     }
     const time = timeOf(m.timestamp) ?? timeOf(m.created_at) ?? timeOf(m.created);
     const tools: ToolCall[] = [];
@@ -58,13 +94,30 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
     if (toolCalls !== undefined) {
       if (!Array.isArray(toolCalls)) {
         const p = at('tool_calls');
-        fail(file, p.line, p.column, `message ${i + 1}: expected \`tool_calls\` to be a list`, 'each tool call is `{"id": …, "type": "function", "function": {"name": …, "arguments": "…"}}`', RULE);
+        fail(
+          file,
+          p.line,
+          p.column,
+          `message ${i + 1}: expected \`tool_calls\` to be a list`,
+          'each tool call is `{"id": …, "type": "function", "function": {"name": …, "arguments": "…"}}`',
+          RULE,
+        );
       }
       toolCalls.forEach((call, c) => {
-        const fn = typeof call === 'object' && call !== null ? ((call as Record<string, unknown>).function as Record<string, unknown> | undefined) : undefined;
+        const fn =
+          typeof call === 'object' && call !== null
+            ? ((call as Record<string, unknown>).function as Record<string, unknown> | undefined)
+            : undefined;
         if (!fn || typeof fn.name !== 'string') {
           const p = at('tool_calls', c);
-          fail(file, p.line, p.column, `message ${i + 1}: tool call ${c + 1} has no \`function.name\``, 'each tool call is `{"id": …, "type": "function", "function": {"name": …, "arguments": "…"}}`', RULE);
+          fail(
+            file,
+            p.line,
+            p.column,
+            `message ${i + 1}: tool call ${c + 1} has no \`function.name\``,
+            'each tool call is `{"id": …, "type": "function", "function": {"name": …, "arguments": "…"}}`',
+            RULE,
+          );
         }
         const id = (call as Record<string, unknown>).id;
         const parsed: ToolCall = { name: fn.name, input: parseArguments(fn.arguments), ...(typeof id === 'string' ? { id } : {}) };
@@ -74,7 +127,9 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
     }
     if (role === 'tool') {
       const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : undefined;
-      const call = id ? calls.get(id) : [...calls.values()].reverse().find((c) => c.result === undefined && (m.name === undefined || c.name === m.name));
+      const call = id
+        ? calls.get(id)
+        : [...calls.values()].reverse().find((c) => c.result === undefined && (m.name === undefined || c.name === m.name));
       if (call) {
         call.result = content;
         return;
@@ -88,7 +143,10 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
 
   if (created && turns.length > 0 && !turns.some((t) => t.time)) turns[0]!.time = created;
   // No id in the format: the opening messages identify the conversation, so a longer copy of it is recognised.
-  const opening = turns.slice(0, 2).map((t) => `${t.role}:${t.text}`).join('\n');
+  const opening = turns
+    .slice(0, 2)
+    .map((t) => `${t.role}:${t.text}`)
+    .join('\n');
   const session: Session = { format: 'openai', id: `openai-${sha256(opening).slice(0, 16)}`, turns, meta: model ? { model } : {} };
   const title = titleFromTurns(turns);
   if (title) session.title = title;

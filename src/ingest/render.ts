@@ -133,7 +133,9 @@ function header(session: Session, turns: readonly TimedTurn[], ctx: RenderContex
   const { cwd, branch, model } = session.meta;
   const where = [cwd ? ` in \`${path.basename(cwd)}\`` : '', branch ? ` on branch \`${branch}\`` : ''].join('');
   const originalTimes = session.turns.some((t) => t.time);
-  const span = originalTimes ? `, ${clock(turns[0]!.time, ctx.timezone)}–${clock(turns[turns.length - 1]!.time, ctx.timezone)} ${ctx.timezone}` : '';
+  const span = originalTimes
+    ? `, ${clock(turns[0]!.time, ctx.timezone)}–${clock(turns[turns.length - 1]!.time, ctx.timezone)} ${ctx.timezone}`
+    : '';
   const messages = turns.filter((t) => t.turn.role === 'user' || t.turn.role === 'assistant').length;
   const calls = turns.reduce((sum, t) => sum + t.turn.tools.filter((tool) => tool.input !== undefined).length, 0);
   const counts = `${messages} message${messages === 1 ? '' : 's'}${calls > 0 ? `, ${calls} tool call${calls === 1 ? '' : 's'}` : ''}`;
@@ -167,13 +169,15 @@ function describeInput(call: ToolCall, session: Session, ctx: RenderContext): st
   if (typeof input !== 'object' || input === null) return code(String(input));
   const record = input as Record<string, unknown>;
   if (Array.isArray(record.todos)) return `${record.todos.length} todo${record.todos.length === 1 ? '' : 's'}`;
-  if (Array.isArray(record.edits) && typeof record.file_path === 'string') return `${code(relativeTo(session.meta.cwd, cleanText(record.file_path, ctx)))} (${record.edits.length} edits)`;
+  if (Array.isArray(record.edits) && typeof record.file_path === 'string')
+    return `${code(relativeTo(session.meta.cwd, cleanText(record.file_path, ctx)))} (${record.edits.length} edits)`;
   for (const key of INPUT_KEYS) {
     const value = record[key];
     if (typeof value !== 'string' || value.trim() === '') continue;
     const cleaned = cleanText(value, ctx);
     const shown = key.endsWith('path') ? relativeTo(session.meta.cwd, cleaned) : cleaned;
-    const extra = key === 'pattern' && typeof record.path === 'string' ? ` in ${code(relativeTo(session.meta.cwd, cleanText(record.path, ctx)))}` : '';
+    const extra =
+      key === 'pattern' && typeof record.path === 'string' ? ` in ${code(relativeTo(session.meta.cwd, cleanText(record.path, ctx)))}` : '';
     return `${code(oneLine(shown))}${extra}`;
   }
   return code(oneLine(cleanText(JSON.stringify(record), ctx)));
@@ -182,12 +186,16 @@ function describeInput(call: ToolCall, session: Session, ctx: RenderContext): st
 function describeResult(call: ToolCall, ctx: RenderContext): string {
   if (call.result === undefined) return '';
   const text = cleanText(call.result, ctx);
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   if (call.error) return `error: ${shorten(lines[0] ?? 'failed', MAX_TOOL_CHARS)}`;
   if (lines.length === 0) return 'done';
   if (/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(call.name)) return 'done';
   // A file's or a search's content is not worth repeating; its size is.
-  if (/^(Read|Glob|Grep|LS|NotebookRead|WebFetch|WebSearch|browser|web\.run|myfiles_browser)$/i.test(call.name)) return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
+  if (/^(Read|Glob|Grep|LS|NotebookRead|WebFetch|WebSearch|browser|web\.run|myfiles_browser)$/i.test(call.name))
+    return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
   // Commands end with their verdict (`Tests: 3 failed`); other tools lead with it.
   const pick = /^(Bash|python|shell|terminal|exec|run)/i.test(call.name) ? lines[lines.length - 1]! : lines[0]!;
   return `${shorten(pick, MAX_TOOL_CHARS)}${lines.length > 1 ? ` (${lines.length} lines)` : ''}`;
@@ -201,7 +209,10 @@ function renderDocument(session: Session, ctx: RenderContext): MemoryDraft {
   const date = zoneDate ?? isoInZone(ctx.fallback, ctx.timezone);
   const day = dayOfInstant(date, ctx.timezone)!.day;
   const body = cleanText(document.body, ctx);
-  const tags = unique([...(Array.isArray(ownTags) ? ownTags.map(String) : typeof ownTags === 'string' ? ownTags.split(',').map((t) => t.trim()) : []), ...ctx.tags]);
+  const tags = unique([
+    ...(Array.isArray(ownTags) ? ownTags.map(String) : typeof ownTags === 'string' ? ownTags.split(',').map((t) => t.trim()) : []),
+    ...ctx.tags,
+  ]);
   const draft: MemoryDraft = {
     day,
     date,
@@ -225,7 +236,8 @@ function deepClean(value: unknown, ctx: RenderContext, key?: string): unknown {
     return cleaned.startsWith(prefix) ? cleaned.slice(prefix.length) : cleanText(value, ctx);
   }
   if (Array.isArray(value)) return value.map((item) => deepClean(item, ctx, key));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepClean(v, ctx, k)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepClean(v, ctx, k)]));
   return value;
 }
 

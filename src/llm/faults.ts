@@ -81,7 +81,11 @@ export interface SdkErrors {
  * Classifies an error thrown by the openai SDK (or by fetch under it).
  * `where` names the endpoint in messages (its userinfo, if any, is masked).
  */
-export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: string; timeoutMs: number; secrets: readonly string[] }): Fault {
+export function classifyError(
+  error: unknown,
+  sdk: SdkErrors,
+  where: { baseURL: string; timeoutMs: number; secrets: readonly string[] },
+): Fault {
   const { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } = sdk;
   const endpoint = displayUrl(where.baseURL);
   const clean = (text: string): string => oneLine(redactSecrets(stripControl(text), where.secrets));
@@ -98,14 +102,26 @@ export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: 
     };
   }
   if (error instanceof APIConnectionTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
-    return { kind: 'timeout', message: `no answer from ${endpoint} within ${formatSeconds(where.timeoutMs)}`, retryable: true, fatal: false };
+    return {
+      kind: 'timeout',
+      message: `no answer from ${endpoint} within ${formatSeconds(where.timeoutMs)}`,
+      retryable: true,
+      fatal: false,
+    };
   }
   if (error instanceof APIUserAbortError) {
     return { kind: 'timeout', message: `the request to ${endpoint} was aborted`, retryable: true, fatal: false };
   }
   if (error instanceof APIConnectionError) {
     const code = causeCode(error);
-    const why = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code ? code : clean(error.message || 'connection error');
+    const why =
+      code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : code === 'ENOTFOUND'
+          ? 'host not found'
+          : code
+            ? code
+            : clean(error.message || 'connection error');
     return { kind: 'connection', message: `cannot reach ${endpoint} (${why})`, retryable: true, fatal: false };
   }
   if (error instanceof APIError && typeof error.status === 'number') {
@@ -116,17 +132,55 @@ export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: 
     if (status === 429) {
       // OpenAI answers 429 both for rate limits (retry) and for an exhausted quota (no point retrying).
       const quota = /insufficient_quota|exceeded your current quota|billing/i.test(detail);
-      return { kind: 'rate-limit', message: `${endpoint} answered 429 ${quota ? 'quota exceeded' : 'too many requests'}${detail ? `: ${detail}` : ''}`, retryable: !quota, fatal: quota, ...base };
+      return {
+        kind: 'rate-limit',
+        message: `${endpoint} answered 429 ${quota ? 'quota exceeded' : 'too many requests'}${detail ? `: ${detail}` : ''}`,
+        retryable: !quota,
+        fatal: quota,
+        ...base,
+      };
     }
     if (status === 401 || status === 403) {
-      return { kind: 'auth', message: `${endpoint} refused the API key (${status})${detail ? `: ${detail}` : ''}`, retryable: false, fatal: true, ...base };
+      return {
+        kind: 'auth',
+        message: `${endpoint} refused the API key (${status})${detail ? `: ${detail}` : ''}`,
+        retryable: false,
+        fatal: true,
+        ...base,
+      };
     }
     if (status === 404) {
-      return { kind: 'not-found', message: `${endpoint} answered 404 (unknown model or endpoint)${detail ? `: ${detail}` : ''}`, retryable: false, fatal: true, ...base };
+      return {
+        kind: 'not-found',
+        message: `${endpoint} answered 404 (unknown model or endpoint)${detail ? `: ${detail}` : ''}`,
+        retryable: false,
+        fatal: true,
+        ...base,
+      };
     }
-    if (status === 408 || status === 409) return { kind: 'http', message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`, retryable: true, fatal: false, ...base };
-    if (status >= 500) return { kind: 'server', message: `${endpoint} answered ${status} (server error)${detail ? `: ${detail}` : ''}`, retryable: true, fatal: false, ...base };
-    return { kind: 'bad-request', message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`, retryable: false, fatal: false, ...base };
+    if (status === 408 || status === 409)
+      return {
+        kind: 'http',
+        message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`,
+        retryable: true,
+        fatal: false,
+        ...base,
+      };
+    if (status >= 500)
+      return {
+        kind: 'server',
+        message: `${endpoint} answered ${status} (server error)${detail ? `: ${detail}` : ''}`,
+        retryable: true,
+        fatal: false,
+        ...base,
+      };
+    return {
+      kind: 'bad-request',
+      message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`,
+      retryable: false,
+      fatal: false,
+      ...base,
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   // A 200 answer that is not JSON (a proxy's HTML page, a truncated body) is a server fault.
@@ -137,7 +191,10 @@ export function classifyError(error: unknown, sdk: SdkErrors, where: { baseURL: 
  * Milliseconds the server asked to wait: `retry-after-ms`, else `retry-after`
  * in seconds or as an HTTP date. Undefined when absent or unparsable.
  */
-export function parseRetryAfter(headers: Headers | Record<string, string | undefined> | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: Headers | Record<string, string | undefined> | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const get = (name: string): string | undefined => (headers instanceof Headers ? (headers.get(name) ?? undefined) : headers[name]);
   const ms = get('retry-after-ms');
@@ -173,7 +230,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
-  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (match) => (match.toLowerCase().startsWith('bearer') ? 'Bearer [redacted]' : 'sk-[redacted]'));
+  for (const pattern of SECRET_PATTERNS)
+    out = out.replace(pattern, (match) => (match.toLowerCase().startsWith('bearer') ? 'Bearer [redacted]' : 'sk-[redacted]'));
   return out;
 }
 

@@ -63,23 +63,41 @@ export interface OpenAiSettings {
  * placeholder is sent. A missing key for api.openai.com is a `UserError`,
  * unless `requireKey` is false (dry runs spend nothing).
  */
-export function resolveOpenAiSettings(config: Config, name: string, profile: LlmProfile, env: NodeJS.ProcessEnv, options: { requireKey?: boolean } = {}): OpenAiSettings {
+export function resolveOpenAiSettings(
+  config: Config,
+  name: string,
+  profile: LlmProfile,
+  env: NodeJS.ProcessEnv,
+  options: { requireKey?: boolean } = {},
+): OpenAiSettings {
   const rawUrl = nonEmpty(env.MEMVAULT_BASE_URL) ?? profile.base_url ?? OPENAI_BASE_URL;
   let url: URL;
   try {
     url = new URL(rawUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new UserError(`base URL \`${displayUrl(rawUrl)}\` of profile \`${name}\` is not an http(s) URL`, 'use e.g. `base_url: http://localhost:11434/v1` (Ollama) or leave it out for api.openai.com', 'llm/base-url');
+    throw new UserError(
+      `base URL \`${displayUrl(rawUrl)}\` of profile \`${name}\` is not an http(s) URL`,
+      'use e.g. `base_url: http://localhost:11434/v1` (Ollama) or leave it out for api.openai.com',
+      'llm/base-url',
+    );
   }
   const official = url.hostname === 'api.openai.com';
   const model = nonEmpty(env.MEMVAULT_MODEL) ?? profile.model;
   if (!model) {
-    throw new UserError(`profile \`${name}\` names no model`, `add \`model:\` to \`llm.profiles.${name}\` (e.g. \`gpt-4.1-mini\`, \`llama3.1:8b\`) or set MEMVAULT_MODEL`, 'llm/model');
+    throw new UserError(
+      `profile \`${name}\` names no model`,
+      `add \`model:\` to \`llm.profiles.${name}\` (e.g. \`gpt-4.1-mini\`, \`llama3.1:8b\`) or set MEMVAULT_MODEL`,
+      'llm/model',
+    );
   }
   if (profile.api_key_env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(profile.api_key_env)) {
     // Somebody pasted the key itself: say so without repeating it.
-    throw new UserError(`\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`, 'remove the key from memory.config.yaml (and from git history if it was committed), then set e.g. `api_key_env: OPENAI_API_KEY` and export the key in the environment', 'llm/api-key-env');
+    throw new UserError(
+      `\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`,
+      'remove the key from memory.config.yaml (and from git history if it was committed), then set e.g. `api_key_env: OPENAI_API_KEY` and export the key in the environment',
+      'llm/api-key-env',
+    );
   }
   const keyVar = profile.api_key_env ?? (official ? 'OPENAI_API_KEY' : undefined);
   const key = keyVar ? nonEmpty(env[keyVar]) : undefined;
@@ -129,7 +147,11 @@ export type RenderedPrompt = { mode: 'chat'; system: string; user: string } | { 
  *   const summarizer = createOpenAiSummarizer(resolveOpenAiSettings(config, 'local', profile, process.env), loadPrompts().prompts);
  *   const { body, usage } = await summarizer.summarize(request);
  */
-export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: ReadonlyMap<PromptName, LoadedPrompt>, options: OpenAiSummarizerOptions = {}): Summarizer {
+export function createOpenAiSummarizer(
+  settings: OpenAiSettings,
+  prompts: ReadonlyMap<PromptName, LoadedPrompt>,
+  options: OpenAiSummarizerOptions = {},
+): Summarizer {
   const tokenizer = options.tokenizer ?? 'o200k_base';
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
@@ -163,7 +185,11 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
       errors: module,
     })));
 
-  const call = async (rendered: RenderedPrompt, maxTokens: number, timeoutMs: number): Promise<{ text: string; finish: string | undefined; inputTokens: number; outputTokens: number }> => {
+  const call = async (
+    rendered: RenderedPrompt,
+    maxTokens: number,
+    timeoutMs: number,
+  ): Promise<{ text: string; finish: string | undefined; inputTokens: number; outputTokens: number }> => {
     const { client } = await connect();
     const sampling = settings.temperature !== undefined ? { temperature: settings.temperature } : {};
     // The SDK's `timeout` ends when the headers arrive; the deadline also bounds reading the body (a stalled or trickling answer).
@@ -197,11 +223,16 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
       return {
         text,
         finish: choice?.finish_reason ?? undefined,
-        inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(`${rendered.system}\n${rendered.user}`, tokenizer)),
+        inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () =>
+          countTokens(`${rendered.system}\n${rendered.user}`, tokenizer),
+        ),
         outputTokens: audit.tokens(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
       };
     }
-    const response = await client.completions.create({ model: settings.model, prompt: rendered.prompt, max_tokens: maxTokens, ...sampling, stop: rendered.stop }, requestOptions);
+    const response = await client.completions.create(
+      { model: settings.model, prompt: rendered.prompt, max_tokens: maxTokens, ...sampling, stop: rendered.stop },
+      requestOptions,
+    );
     const choice = response.choices?.[0];
     const text = stripControl(stringOr(choice?.text));
     return {
@@ -237,11 +268,16 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
     estimateInputTokens(request: SummaryRequest): number {
       const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
       // Chat formats add a few tokens per message.
-      return rendered.mode === 'chat' ? countTokens(rendered.system, tokenizer) + countTokens(rendered.user, tokenizer) + 8 : countTokens(rendered.prompt, tokenizer);
+      return rendered.mode === 'chat'
+        ? countTokens(rendered.system, tokenizer) + countTokens(rendered.user, tokenizer) + 8
+        : countTokens(rendered.prompt, tokenizer);
     },
     async summarize(request: SummaryRequest): Promise<SummaryOutput> {
       const usage: Required<SummaryUsage> = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
-      const skip = (): SummarizerError | undefined => (halted ? new SummarizerError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false }, usage, usage.calls) : undefined);
+      const skip = (): SummarizerError | undefined =>
+        halted
+          ? new SummarizerError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false }, usage, usage.calls)
+          : undefined;
       let skipped = skip();
       if (skipped) throw skipped;
       const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
@@ -257,9 +293,19 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
           usage.outputTokens += answer.outputTokens;
           const cleaned = cleanOutput(answer.text, settings.mode);
           if (cleaned.body.length > 0) {
-            return { body: cleaned.body, usage, finish: answer.finish === 'length' ? 'length' : 'stop', ...(cleaned.notes.length > 0 ? { notes: cleaned.notes } : {}) };
+            return {
+              body: cleaned.body,
+              usage,
+              finish: answer.finish === 'length' ? 'length' : 'stop',
+              ...(cleaned.notes.length > 0 ? { notes: cleaned.notes } : {}),
+            };
           }
-          const why = answer.finish === 'length' ? ` (cut off by max_tokens ${maxTokens} before any summary)` : cleaned.notes.length > 0 ? ` (nothing left after removing ${cleaned.notes.join(', ')})` : '';
+          const why =
+            answer.finish === 'length'
+              ? ` (cut off by max_tokens ${maxTokens} before any summary)`
+              : cleaned.notes.length > 0
+                ? ` (nothing left after removing ${cleaned.notes.join(', ')})`
+                : '';
           fault = { kind: 'empty', message: `${settings.model} returned an empty answer${why}`, retryable: true, fatal: false };
         } catch (error) {
           const { errors } = await connect();
@@ -267,12 +313,18 @@ export function createOpenAiSummarizer(settings: OpenAiSettings, prompts: Readon
         }
         if (!fault.retryable || retry >= settings.faultRetries) {
           const attempts = retry + 1;
-          const final: Fault = { ...fault, message: `${fault.message}${fault.retryable ? ` (${attempts} attempt${attempts > 1 ? 's' : ''})` : ''}` };
+          const final: Fault = {
+            ...fault,
+            message: `${fault.message}${fault.retryable ? ` (${attempts} attempt${attempts > 1 ? 's' : ''})` : ''}`,
+          };
           if (fault.fatal || fault.kind === 'connection') halted ??= final;
           throw new SummarizerError(final, usage, usage.calls);
         }
         usage.retries++;
-        const wait = fault.retryAfterMs !== undefined ? Math.min(fault.retryAfterMs, settings.maxWaitMs) : backoffDelay(retry, settings.backoffMs, 30_000, random);
+        const wait =
+          fault.retryAfterMs !== undefined
+            ? Math.min(fault.retryAfterMs, settings.maxWaitMs)
+            : backoffDelay(retry, settings.backoffMs, 30_000, random);
         await sleep(wait);
         // Another rollup found the endpoint dead meanwhile: stop here too.
         skipped = skip();
@@ -312,12 +364,14 @@ export function renderPrompt(prompt: PromptFile, request: SummaryRequest, settin
     const previous = request.previousTokens !== undefined ? String(request.previousTokens) : `more than ${request.budget.tokens}`;
     notes.push(renderTemplate(retry, { ...variables, previous_tokens: previous }));
   }
-  if (request.missing.length > 0) notes.push(renderTemplate(prompt.keep, { ...variables, missing: request.missing.map((item) => `“${item}”`).join('; ') }));
+  if (request.missing.length > 0)
+    notes.push(renderTemplate(prompt.keep, { ...variables, missing: request.missing.map((item) => `“${item}”`).join('; ') }));
   const notesText = notes.join('\n');
   const sources = request.sources.map((source) => renderTemplate(prompt.source, sourceVariables(source)).trim()).join('\n\n');
   const fill = (text: string): string => {
     let out = renderTemplate(text, { ...variables, sources, notes: notesText });
-    if (notesText && !/\{\{\s*notes\s*\}\}/.test(text)) out = settings.mode === 'chat' ? `${out.trimEnd()}\n\n${notesText}` : `${notesText}\n\n${out}`;
+    if (notesText && !/\{\{\s*notes\s*\}\}/.test(text))
+      out = settings.mode === 'chat' ? `${out.trimEnd()}\n\n${notesText}` : `${notesText}\n\n${out}`;
     return tidy(out);
   };
   if (settings.mode === 'chat') return { mode: 'chat', system: tidy(renderTemplate(prompt.system, variables)), user: fill(prompt.user) };
@@ -382,7 +436,10 @@ function demote(body: string): string {
 
 /** Blank-only lines emptied, runs of blank lines cut to one, trailing space dropped. */
 function tidy(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

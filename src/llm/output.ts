@@ -29,7 +29,8 @@ const META_OPENING = new RegExp(
   'i',
 );
 /** A closing offer or wish, after the summary. */
-const META_CLOSING = /^(?:let me know|i hope|hope this|feel free|if you(?:'d| would)? (?:like|want|need)|would you like|is there anything|happy to)\b/i;
+const META_CLOSING =
+  /^(?:let me know|i hope|hope this|feel free|if you(?:'d| would)? (?:like|want|need)|would you like|is there anything|happy to)\b/i;
 const FENCE_LINE = /^\s*(?:-{3,}|\.{3})\s*$/;
 
 /**
@@ -52,7 +53,12 @@ export function cleanOutput(text: string, mode: 'chat' | 'completion'): CleanedO
   }
   out = out.trim();
 
-  if (mode === 'completion') out = out.split('\n').map((line) => line.replace(/^\s*>\s?/, '')).join('\n').trim();
+  if (mode === 'completion')
+    out = out
+      .split('\n')
+      .map((line) => line.replace(/^\s*>\s?/, ''))
+      .join('\n')
+      .trim();
 
   // A whole answer wrapped in ```markdown … ```.
   const fenced = /^```[\w-]*\n([\s\S]*?)\n```$/.exec(out);
@@ -93,7 +99,10 @@ export function cleanOutput(text: string, mode: 'chat' | 'completion'): CleanedO
     notes.add('frontmatter fence');
   }
 
-  out = out.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  out = out
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
   // A secret in the answer (echoed from a prompt, or made up to look like one) is never written: the summary is committed.
   const redacted = redactSecrets(out);
@@ -109,7 +118,11 @@ function isMetaOpening(line: string): boolean {
   const text = line.replace(/^[*_\s]+|[*_\s]+$/g, '');
   if (!META_OPENING.test(text)) return false;
   // Talks about the answer, introduces it, or is a bare interjection ("Sure!").
-  return /:$/.test(text) || /summar|recap|overview|condens|memor|requested/i.test(text) || /^(?:sure|certainly|of course|absolutely|okay|ok|great|alright|no problem)\W*$/i.test(text);
+  return (
+    /:$/.test(text) ||
+    /summar|recap|overview|condens|memor|requested/i.test(text) ||
+    /^(?:sure|certainly|of course|absolutely|okay|ok|great|alright|no problem)\W*$/i.test(text)
+  );
 }
 
 /**

@@ -22,7 +22,8 @@ export const PROMPT_NAMES = ['daily', 'weekly', 'monthly', 'longterm', 'waterfal
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
 /** The seed design's plain format for base models, used when a prompt file has no `completion` section. */
-export const SEED_COMPLETION_PROMPT = '{{notes}}\n# Memories:\n\n{{sources}}\n\n# Summary (first-person perspective, I/me/my, no meta-commentary):\n>';
+export const SEED_COMPLETION_PROMPT =
+  '{{notes}}\n# Memories:\n\n{{sources}}\n\n# Summary (first-person perspective, I/me/my, no meta-commentary):\n>';
 const DEFAULT_SOURCE = '### {{heading}}\n\n{{body}}\n';
 const DEFAULT_RETRY = [
   'Your previous answer was {{previous_tokens}} tokens, over the limit. Keep output under {{max_tokens}} tokens (about {{max_words}} words).',
@@ -38,11 +39,17 @@ const promptSchema = z.strictObject({
   system: template.describe('Chat mode: the system message.'),
   user: template.describe('Chat mode: the user message; must contain {{sources}}.'),
   source: template.default(DEFAULT_SOURCE).describe('How one source is rendered into {{sources}}.'),
-  retry: z.array(template).min(1, 'needs at least one instruction').default(DEFAULT_RETRY).describe('Instructions added to retries after an over-budget answer; retry n uses entry n (the last one from then on).'),
+  retry: z
+    .array(template)
+    .min(1, 'needs at least one instruction')
+    .default(DEFAULT_RETRY)
+    .describe('Instructions added to retries after an over-budget answer; retry n uses entry n (the last one from then on).'),
   keep: template.default(DEFAULT_KEEP).describe('Added when must-keep items were lost; must contain {{missing}}.'),
   completion: z
     .strictObject({
-      prompt: template.default(SEED_COMPLETION_PROMPT).describe('Completion mode (base models): the whole prompt; must contain {{sources}}.'),
+      prompt: template
+        .default(SEED_COMPLETION_PROMPT)
+        .describe('Completion mode (base models): the whole prompt; must contain {{sources}}.'),
       stop: z.array(z.string().min(1)).min(1).default(['\n#']).describe('Stop sequences for completion mode.'),
     })
     .default({ prompt: SEED_COMPLETION_PROMPT, stop: ['\n#'] }),
@@ -70,7 +77,11 @@ export interface PromptLoadResult {
 /** Prompt files that cannot be used, each error with its place; the CLI prints them one per line. */
 export class PromptsInvalidError extends UserError {
   constructor(readonly diagnostics: Diagnostic[]) {
-    super(`prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, 'fix the lines listed above, or delete the override to use the built-in prompt', 'prompt/invalid');
+    super(
+      `prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
+      'fix the lines listed above, or delete the override to use the built-in prompt',
+      'prompt/invalid',
+    );
   }
 }
 
@@ -78,7 +89,18 @@ export class PromptsInvalidError extends UserError {
 // Variables
 
 /** Variables every template of a request may use. */
-const REQUEST_VARIABLES = ['stream', 'tier', 'period', 'start', 'end', 'max_tokens', 'max_words', 'max_bytes', 'source_count', 'attempt'] as const;
+const REQUEST_VARIABLES = [
+  'stream',
+  'tier',
+  'period',
+  'start',
+  'end',
+  'max_tokens',
+  'max_words',
+  'max_bytes',
+  'source_count',
+  'attempt',
+] as const;
 /** Variables of the `source` template (one source). */
 const SOURCE_VARIABLES = ['heading', 'label', 'day', 'time', 'kind', 'importance', 'id', 'body'] as const;
 
@@ -141,7 +163,14 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
     return { line: pos.line, column: pos.col };
   };
   for (const error of doc.errors) {
-    errors.push({ path: file, ...at(error.pos[0]), severity: 'error', reason: `invalid YAML: ${error.message.split('\n')[0]}`, hint: 'fix the YAML syntax at this position (indentation, a missing `:`, an unclosed quote; a value starting with `{{` must be quoted)', rule: 'prompt/yaml' });
+    errors.push({
+      path: file,
+      ...at(error.pos[0]),
+      severity: 'error',
+      reason: `invalid YAML: ${error.message.split('\n')[0]}`,
+      hint: 'fix the YAML syntax at this position (indentation, a missing `:`, an unclosed quote; a value starting with `{{` must be quoted)',
+      rule: 'prompt/yaml',
+    });
   }
   if (errors.length > 0) return { prompt: undefined, errors };
 
@@ -150,7 +179,10 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const keyPath = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
-      const reason = issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}` : issue.message;
+      const reason =
+        issue.code === 'unrecognized_keys'
+          ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`
+          : issue.message;
       errors.push({
         path: file,
         ...at(offsetOf(doc, keyPath, issue.code === 'unrecognized_keys')),
@@ -185,7 +217,14 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
       });
     }
     if (rule.required && !seen.has(rule.required)) {
-      errors.push({ path: file, ...at(start), severity: 'error', reason: `\`${keyPath.join('.')}\`: must contain \`{{${rule.required}}}\``, hint: `add {{${rule.required}}} where it belongs`, rule: 'prompt/variable' });
+      errors.push({
+        path: file,
+        ...at(start),
+        severity: 'error',
+        reason: `\`${keyPath.join('.')}\`: must contain \`{{${rule.required}}}\``,
+        hint: `add {{${rule.required}}} where it belongs`,
+        rule: 'prompt/variable',
+      });
     }
   };
   check(['system'], prompt.system, FIELD_RULES.system!);
@@ -241,9 +280,10 @@ export function loadPrompts(options: { projectDir?: string; root?: string; built
  * regenerates nothing.
  */
 export function promptFingerprint(prompt: PromptFile, mode: 'chat' | 'completion'): string {
-  const used = mode === 'chat'
-    ? { system: prompt.system, user: prompt.user, source: prompt.source, retry: prompt.retry, keep: prompt.keep }
-    : { completion: prompt.completion, source: prompt.source, retry: prompt.retry, keep: prompt.keep };
+  const used =
+    mode === 'chat'
+      ? { system: prompt.system, user: prompt.user, source: prompt.source, retry: prompt.retry, keep: prompt.keep }
+      : { completion: prompt.completion, source: prompt.source, retry: prompt.retry, keep: prompt.keep };
   return hashValue({ version: prompt.version, mode, ...used });
 }
 

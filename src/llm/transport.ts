@@ -19,7 +19,8 @@ export async function withDeadline<T>(timeoutMs: number, send: (signal: AbortSig
   try {
     return await send(deadline);
   } catch (error) {
-    if (deadline.aborted) throw Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { name: 'TimeoutError', cause: error });
+    if (deadline.aborted)
+      throw Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { name: 'TimeoutError', cause: error });
     throw error;
   }
 }

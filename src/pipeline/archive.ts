@@ -44,8 +44,10 @@ export interface ArchiveMove {
 /** What to move, as of `today` (the build's day in the configured zone). Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
   const homes = summariesAtHome(stream.summaries, stream.name);
-  const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined => homes.get(vaultPaths.summary(stream.name, tier, period));
-  const lists = (parent: Summary | undefined, ref: SourceRef): boolean => parent?.meta.sources.some((s) => s.id === ref.id && s.sha256 === ref.sha256) ?? false;
+  const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined =>
+    homes.get(vaultPaths.summary(stream.name, tier, period));
+  const lists = (parent: Summary | undefined, ref: SourceRef): boolean =>
+    parent?.meta.sources.some((s) => s.id === ref.id && s.sha256 === ref.sha256) ?? false;
   /** The weekly and monthly above a daily list it. */
   const dailyHeld = (daily: Summary | undefined, day: string): boolean => {
     if (!daily) return false;
@@ -64,11 +66,24 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
   const memoryCutoff = addDays(today, -retention.memories_days);
   const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
   for (const memory of stream.memories) {
-    if (memory.location !== 'memories' || memory.importance === 'pinned' || memory.day >= memoryCutoff || !memory.path.startsWith(memoriesPrefix)) continue;
+    if (
+      memory.location !== 'memories' ||
+      memory.importance === 'pinned' ||
+      memory.day >= memoryCutoff ||
+      !memory.path.startsWith(memoriesPrefix)
+    )
+      continue;
     const daily = summary('daily', memory.day);
     if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !dailyHeld(daily, memory.day)) continue;
     const quarter = quarterOf(memory.day);
-    add({ stream: stream.name, kind: 'memory', id: memory.id, from: memory.path, to: `${vaultPaths.archiveDir(stream.name)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`, quarter });
+    add({
+      stream: stream.name,
+      kind: 'memory',
+      id: memory.id,
+      from: memory.path,
+      to: `${vaultPaths.archiveDir(stream.name)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
+      quarter,
+    });
   }
 
   const dailyCutoff = addDays(today, -retention.daily_days);
@@ -78,10 +93,28 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     const { tier, period } = current.meta;
     if (tier === 'daily' && period < dailyCutoff && dailyHeld(current, period)) {
       const quarter = quarterOf(period);
-      add({ stream: stream.name, kind: 'daily', id: period, from: current.path, to: archivedSummaryPath(stream.name, quarter, 'daily', period), quarter });
-    } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && lists(summary('monthly', monthOfWeek(period)), sourceRefOf(current))) {
+      add({
+        stream: stream.name,
+        kind: 'daily',
+        id: period,
+        from: current.path,
+        to: archivedSummaryPath(stream.name, quarter, 'daily', period),
+        quarter,
+      });
+    } else if (
+      tier === 'weekly' &&
+      weekRange(period).end < weeklyCutoff &&
+      lists(summary('monthly', monthOfWeek(period)), sourceRefOf(current))
+    ) {
       const quarter = quarterOf(addDays(weekRange(period).start, 3));
-      add({ stream: stream.name, kind: 'weekly', id: period, from: current.path, to: archivedSummaryPath(stream.name, quarter, 'weekly', period), quarter });
+      add({
+        stream: stream.name,
+        kind: 'weekly',
+        id: period,
+        from: current.path,
+        to: archivedSummaryPath(stream.name, quarter, 'weekly', period),
+        quarter,
+      });
     }
   }
   return moves;
@@ -118,14 +151,16 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
       if (i === undefined) continue;
       const next: Memory = { ...stream.memories[i]!, path: move.to, location: 'archive' };
       stream.memories[i] = next;
-      if (entry?.sha256 === next.sha256) cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'memory', memory: next } });
+      if (entry?.sha256 === next.sha256)
+        cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'memory', memory: next } });
     } else {
       const current = stream.summaries.get(move.from);
       if (!current) continue;
       const next: Summary = { ...current, path: move.to };
       stream.summaries.delete(move.from);
       stream.summaries.set(move.to, next);
-      if (entry?.sha256 === next.sha256) cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'summary', summary: next } });
+      if (entry?.sha256 === next.sha256)
+        cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'summary', summary: next } });
     }
   }
   return moved;
@@ -136,7 +171,10 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
  * monthly made in this build already lets its memories go): plans the moves
  * and, unless it is a dry run (which only reports them), performs them.
  */
-export function archiveStream(stream: StreamState, ctx: { vaultDir: string; retention: RetentionConfig; today: string; dryRun: boolean; cache: ParseCache }): ArchiveMove[] {
+export function archiveStream(
+  stream: StreamState,
+  ctx: { vaultDir: string; retention: RetentionConfig; today: string; dryRun: boolean; cache: ParseCache },
+): ArchiveMove[] {
   const planned = planArchive(stream, ctx.retention, ctx.today);
   if (ctx.dryRun || planned.length === 0) return planned;
   return applyArchive(ctx.vaultDir, stream, planned, ctx.cache);

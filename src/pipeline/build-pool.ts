@@ -205,7 +205,8 @@ export class BuildPool implements ParsePool {
       let failed = false;
       thread.once('error', () => (failed = true));
       thread.once('exit', (code: number) => {
-        if (!failed && !this.stopping.has(pool)) thread.emit('error', new Error(`a build worker thread exited (code ${code}) in the middle of its task`));
+        if (!failed && !this.stopping.has(pool))
+          thread.emit('error', new Error(`a build worker thread exited (code ${code}) in the middle of its task`));
       });
     }
   }

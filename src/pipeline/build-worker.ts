@@ -16,7 +16,11 @@ import type { BuildAnswer, BuildTask, BuildWorkerData, RollupAnswer } from './bu
  */
 
 const loadStages = async () => {
-  const [extractive, parseFile, rollup] = await Promise.all([import('../llm/extractive/index.js'), import('../vault/parse-file.js'), import('./rollup.js')]);
+  const [extractive, parseFile, rollup] = await Promise.all([
+    import('../llm/extractive/index.js'),
+    import('../vault/parse-file.js'),
+    import('./rollup.js'),
+  ]);
   return { extractive, parseFile, rollup };
 };
 let stages: ReturnType<typeof loadStages> | undefined;
@@ -27,9 +31,11 @@ const summarizers = new Map<string, Summarizer>();
 export default async function run(task: BuildTask): Promise<BuildAnswer> {
   if (task.kind === 'scan') return toColumns(scanStreams(task.vaultDir, task.streams));
   const { extractive, parseFile, rollup } = await (stages ??= loadStages());
-  if (task.kind === 'parse') return task.files.map((file) => parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone));
+  if (task.kind === 'parse')
+    return task.files.map((file) => parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone));
   let summarizer = summarizers.get(task.settings.tokenizer);
-  if (!summarizer) summarizers.set(task.settings.tokenizer, (summarizer = extractive.createExtractiveSummarizer({ tokenizer: task.settings.tokenizer })));
+  if (!summarizer)
+    summarizers.set(task.settings.tokenizer, (summarizer = extractive.createExtractiveSummarizer({ tokenizer: task.settings.tokenizer })));
   try {
     const result = await rollup.rollupSources(task.job, task.sources, { ...task.settings, summarizer });
     // Parsed here, so the tier above reads the summary without parsing it on the main thread.

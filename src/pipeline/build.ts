@@ -19,7 +19,18 @@ import type { CommitOutcome } from '../git/commit.js';
 import { archiveStream, type ArchiveMove } from './archive.js';
 import { computeBands } from './bands.js';
 import { assemblePackage, CriticalOverBudgetError, packageInputHash, type Manifest } from './package.js';
-import { planDailies, planLongterm, planMonthlies, planWeeklies, resolveRegenerate, sourceRefOf, type HeldSummary, type PlanContext, type RollupJob, type TierPlan } from './plan.js';
+import {
+  planDailies,
+  planLongterm,
+  planMonthlies,
+  planWeeklies,
+  resolveRegenerate,
+  sourceRefOf,
+  type HeldSummary,
+  type PlanContext,
+  type RollupJob,
+  type TierPlan,
+} from './plan.js';
 import type { TierEstimate } from './estimate.js';
 import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
 import { BuildPool } from './build-pool.js';
@@ -150,7 +161,18 @@ export interface BuildReport {
    * thread of its own (large vaults, build-pool.ts). Timings in ms: `load` (find and parse files),
    * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
    */
-  stats: { files: number; parsed: number; workerParses: number; workerRollups: number; helper: boolean; ms: number; load: number; package: number; index: number; commit: number };
+  stats: {
+    files: number;
+    parsed: number;
+    workerParses: number;
+    workerRollups: number;
+    helper: boolean;
+    ms: number;
+    load: number;
+    package: number;
+    index: number;
+    commit: number;
+  };
   generator: { provider: string; model: string };
   /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */
   search?: IndexReport;
@@ -164,8 +186,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const pool = options.pool ?? BuildPool.create();
   try {
     const config = await loadValidConfig(options.root);
-    if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
-    const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), options.lockCommand ?? 'memvault build');
+    if (options.through !== undefined && !isValidDay(options.through))
+      throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
+    const release = options.dryRun
+      ? async () => {}
+      : await acquireBuildLock(path.join(options.root, '.memvault'), options.lockCommand ?? 'memvault build');
     try {
       return await buildLocked(options, config, started, pool);
     } finally {
@@ -180,11 +205,26 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const vaultDir = path.resolve(options.root, config.vault);
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-  const loaded = await (options.loader ?? loadVault)({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets, ...(pool ? { pool } : {}), ...(options.onParse ? { onParse: options.onParse } : {}) });
+  const loaded = await (options.loader ?? loadVault)({
+    vaultDir,
+    cacheDir: path.join(options.root, '.memvault', 'cache'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+    secrets: config.secrets,
+    ...(pool ? { pool } : {}),
+    ...(options.onParse ? { onParse: options.onParse } : {}),
+  });
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
-  const session = commitEnabled ? await (await import('../git/commit.js')).openCommitSession({ vaultDir, stateDir: path.join(options.root, '.memvault'), enabled: true, author: config.git.author }) : undefined;
+  const session = commitEnabled
+    ? await (await import('../git/commit.js')).openCommitSession({
+        vaultDir,
+        stateDir: path.join(options.root, '.memvault'),
+        enabled: true,
+        author: config.git.author,
+      })
+    : undefined;
   const report: BuildReport = {
     now: options.now.toISOString(),
     vault: config.vault,
@@ -196,11 +236,23 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     archived: [],
     commit: null,
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
-    stats: { files: loaded.stats.files, parsed: loaded.stats.parsed, workerParses: loaded.stats.workerParses, workerRollups: 0, helper: pool?.scans === true && options.loader === undefined, ms: 0, load: Math.round(performance.now() - started), package: 0, index: 0, commit: 0 },
+    stats: {
+      files: loaded.stats.files,
+      parsed: loaded.stats.parsed,
+      workerParses: loaded.stats.workerParses,
+      workerRollups: 0,
+      helper: pool?.scans === true && options.loader === undefined,
+      ms: 0,
+      load: Math.round(performance.now() - started),
+      package: 0,
+      index: 0,
+      commit: 0,
+    },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
-  if (!report.dryRun) report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
+  if (!report.dryRun)
+    report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
   const indexInputs: StreamIndexInput[] = [];
   const nowDay = todayIn(options.now, config.timezone);
   const nowMinute = minuteOfDay(options.now, config.timezone);
@@ -220,19 +272,41 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       // Count-based compaction and CONTEXT.md (waterfall-build.ts); forcing one is `memvault compact --force`'s job, not `build --force`'s.
       // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
       const { runWaterfall } = await import('./waterfall-build.js');
-      const waterfall = await runWaterfall(stream, { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: report.dryRun });
+      const waterfall = await runWaterfall(stream, {
+        config,
+        vaultDir,
+        loaded,
+        summarizer,
+        now: options.now,
+        force: false,
+        dryRun: report.dryRun,
+      });
       report.waterfall.push(waterfall);
       report.written.push(...waterfall.written);
       report.historyCopies.push(...waterfall.historyCopies);
       if (!streamConfig.calendar) {
-        indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: [], deferred: [], manifest: undefined });
+        indexInputs.push({
+          name: stream.name,
+          memories: stream.memories,
+          summaries: [...stream.summaries.values()],
+          held: [],
+          deferred: [],
+          manifest: undefined,
+        });
         continue;
       }
     }
     const result = await buildStream(stream, { options, config, vaultDir, loaded, summarizer, report, regenerate, pool });
     result.report.future = loadedStream.memories.length - stream.memories.length;
     report.streams.push(result.report);
-    indexInputs.push({ name: stream.name, memories: stream.memories, summaries: [...stream.summaries.values()], held: result.report.held, deferred: result.report.deferred, manifest: result.manifest });
+    indexInputs.push({
+      name: stream.name,
+      memories: stream.memories,
+      summaries: [...stream.summaries.values()],
+      held: result.report.held,
+      deferred: result.report.deferred,
+      manifest: result.manifest,
+    });
   }
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
@@ -277,7 +351,12 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     force: options.force ?? false,
     regenerate: ctx.regenerate,
     generator: { provider: ctx.summarizer.provider, model: ctx.summarizer.model, promptId: (tier) => ctx.summarizer.promptId(tier) },
-    budgets: { daily: config.calendar.daily, weekly: config.calendar.weekly, monthly: config.calendar.monthly, longterm: config.calendar.longterm },
+    budgets: {
+      daily: config.calendar.daily,
+      weekly: config.calendar.weekly,
+      monthly: config.calendar.monthly,
+      longterm: config.calendar.longterm,
+    },
   };
   const report: StreamReport = {
     name: stream.name,
@@ -314,7 +393,11 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
     if (options.dryRun && tier !== 'daily') {
       // Upper tiers: what is stale already (a changed prompt, say), plus what the planned dailies change (listed with them).
       const listed = new Set(report.planned.map((p) => (p.tier === 'longterm' ? 'longterm' : `${p.tier}/${p.period}`)));
-      report.planned.push(...plan.jobs.filter((job) => !listed.has(tier === 'longterm' ? 'longterm' : `${tier}/${job.period}`)).map((job) => ({ tier, period: job.period, reason: job.reason })));
+      report.planned.push(
+        ...plan.jobs
+          .filter((job) => !listed.has(tier === 'longterm' ? 'longterm' : `${tier}/${job.period}`))
+          .map((job) => ({ tier, period: job.period, reason: job.reason })),
+      );
       continue;
     }
     report.deferred.push(...plan.deferred.map((d) => ({ tier, ...d })));
@@ -323,14 +406,25 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
       report.planned.push(...plan.jobs.map((job) => ({ tier, period: job.period, reason: job.reason })));
       report.planned.push(...estimateUpperTiers(plan.jobs, planContext));
       // A changed monthly that is folded into the long-term summary changes it too.
-      const folded = report.planned.filter((p) => p.tier === 'monthly' && p.period <= bands.longtermThrough).map((p) => p.period).sort();
+      const folded = report.planned
+        .filter((p) => p.tier === 'monthly' && p.period <= bands.longtermThrough)
+        .map((p) => p.period)
+        .sort();
       if (folded.length > 0) report.planned.push({ tier: 'longterm', period: folded[folded.length - 1]!, reason: 'inputs change' });
       continue;
     }
     await runTier(tier, plan.jobs, stream, memoriesById, ctx, report);
   }
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
-  ctx.report.archived.push(...archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: options.dryRun ?? false, cache: ctx.loaded.cache }));
+  ctx.report.archived.push(
+    ...archiveStream(stream, {
+      vaultDir: ctx.vaultDir,
+      retention: config.calendar.retention,
+      today,
+      dryRun: options.dryRun ?? false,
+      cache: ctx.loaded.cache,
+    }),
+  );
   if (options.dryRun) {
     const { estimateCost } = await import('./estimate.js'); // dry runs only
     report.estimate = estimateCost({
@@ -351,7 +445,14 @@ async function buildStream(stream: StreamState, ctx: StreamContext): Promise<{ r
   return { report, manifest };
 }
 
-async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: StreamContext, report: StreamReport): Promise<void> {
+async function runTier(
+  tier: CalendarTier,
+  jobs: readonly RollupJob[],
+  stream: StreamState,
+  memoriesById: ReadonlyMap<string, Memory>,
+  ctx: StreamContext,
+  report: StreamReport,
+): Promise<void> {
   if (jobs.length === 0) return;
   const started = performance.now();
   const stats = report.tiers[tier];
@@ -375,13 +476,21 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
     count(outcome);
     if (outcome instanceof RollupError) return;
     if (parsed) parsedBodies.set(outcome, parsed);
-    const op: WriteOp = { path: outcome.job.path, text: outcome.text, history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period } };
+    const op: WriteOp = {
+      path: outcome.job.path,
+      text: outcome.text,
+      history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period },
+    };
     writes[index] = applyWrites(ctx.vaultDir, [op], ctx.options.now);
   };
   const inWorkers = async (pool: BuildPool): Promise<(RollupResult | RollupError)[]> => {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
-    const pooled = await rollupInWorkers(jobs, (job) => rollupSourcesOf(job, rollupContext), settings, pool, (index, outcome) =>
-      outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed),
+    const pooled = await rollupInWorkers(
+      jobs,
+      (job) => rollupSourcesOf(job, rollupContext),
+      settings,
+      pool,
+      (index, outcome) => (outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed)),
     );
     ctx.report.stats.workerRollups += jobs.length;
     return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
@@ -413,7 +522,14 @@ async function runTier(tier: CalendarTier, jobs: readonly RollupJob[], stream: S
   }
   for (const outcome of outcomes) {
     if (outcome instanceof RollupError) {
-      report.failed.push({ tier, period: outcome.job.period, path: outcome.job.path, kind: outcome.kind, reason: outcome.message, kept: outcome.job.existing !== undefined });
+      report.failed.push({
+        tier,
+        period: outcome.job.period,
+        path: outcome.job.path,
+        kind: outcome.kind,
+        reason: outcome.message,
+        kept: outcome.job.existing !== undefined,
+      });
       addFailure(stats, outcome);
       continue;
     }
@@ -430,7 +546,11 @@ function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamCon
   const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body, parsedBody);
   // Record the file in the parse cache now, so the next build does not read it again.
   const stat = statSync(path.join(ctx.vaultDir, summary.path));
-  ctx.loaded.cache.set(summary.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);
+  ctx.loaded.cache.set(
+    summary.path,
+    { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } },
+    parsed,
+  );
 }
 
 function addUsage(stats: TierStats, result: RollupResult): void {
@@ -457,7 +577,12 @@ function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, 
   return {
     summarizer: ctx.summarizer,
     tokenizer: ctx.config.tokenizer,
-    budgets: { daily: ctx.config.calendar.daily, weekly: ctx.config.calendar.weekly, monthly: ctx.config.calendar.monthly, longterm: ctx.config.calendar.longterm },
+    budgets: {
+      daily: ctx.config.calendar.daily,
+      weekly: ctx.config.calendar.weekly,
+      monthly: ctx.config.calendar.monthly,
+      longterm: ctx.config.calendar.longterm,
+    },
     retries: ctx.config.llm.retries,
     content: ctx.loaded.content,
     memoriesById,
@@ -465,10 +590,23 @@ function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, 
   };
 }
 
-function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands>, ctx: StreamContext, report: StreamReport): Manifest | undefined {
+function writePackage(
+  stream: StreamState,
+  bands: ReturnType<typeof computeBands>,
+  ctx: StreamContext,
+  report: StreamReport,
+): Manifest | undefined {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
-  const base = { stream: stream.name, vaultLabel: ctx.config.vault, bands, memories: stream.memories, summaries: stream.summaries, upload: ctx.config.upload, tokenizer: ctx.config.tokenizer };
+  const base = {
+    stream: stream.name,
+    vaultLabel: ctx.config.vault,
+    bands,
+    memories: stream.memories,
+    summaries: stream.summaries,
+    upload: ctx.config.upload,
+    tokenizer: ctx.config.tokenizer,
+  };
   const previous = readJson<Manifest>(path.join(ctx.vaultDir, manifestPath));
   const inputHash = packageInputHash(base);
   if (previous && previous.input_hash === inputHash && fileExists(path.join(ctx.vaultDir, packagePath))) {
@@ -477,25 +615,48 @@ function writePackage(stream: StreamState, bands: ReturnType<typeof computeBands
   }
   let assembled;
   try {
-    assembled = assemblePackage({ ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) }, inputHash);
+    assembled = assemblePackage(
+      { ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) },
+      inputHash,
+    );
   } catch (error) {
     if (error instanceof CriticalOverBudgetError) {
-      const biggest = error.pinned.slice(0, 3).map((p) => `${p.path} (${p.tokens} tokens)`).join(', ');
-      throw new UserError(`${error.message} (${ctx.config.upload.max_tokens} tokens / ${ctx.config.upload.max_bytes} bytes allowed)`, `unpin some memories (set \`importance: high\`), largest first: ${biggest}`, 'package/critical-over-budget');
+      const biggest = error.pinned
+        .slice(0, 3)
+        .map((p) => `${p.path} (${p.tokens} tokens)`)
+        .join(', ');
+      throw new UserError(
+        `${error.message} (${ctx.config.upload.max_tokens} tokens / ${ctx.config.upload.max_bytes} bytes allowed)`,
+        `unpin some memories (set \`importance: high\`), largest first: ${biggest}`,
+        'package/critical-over-budget',
+      );
     }
     throw error;
   }
-  const written = applyWrites(ctx.vaultDir, [
-    { path: packagePath, text: assembled.text },
-    { path: manifestPath, text: `${JSON.stringify(assembled.manifest, null, 2)}\n` },
-  ], ctx.options.now);
+  const written = applyWrites(
+    ctx.vaultDir,
+    [
+      { path: packagePath, text: assembled.text },
+      { path: manifestPath, text: `${JSON.stringify(assembled.manifest, null, 2)}\n` },
+    ],
+    ctx.options.now,
+  );
   ctx.report.written.push(...written.written);
-  report.package = { path: packagePath, tokens: assembled.manifest.tokens, bytes: assembled.manifest.bytes, changed: written.written.length > 0, ...countStatuses(assembled.manifest) };
+  report.package = {
+    path: packagePath,
+    tokens: assembled.manifest.tokens,
+    bytes: assembled.manifest.bytes,
+    changed: written.written.length > 0,
+    ...countStatuses(assembled.manifest),
+  };
   return assembled.manifest;
 }
 
 function countStatuses(manifest: Manifest): { degraded: number; leftOut: number } {
-  return { degraded: manifest.items.filter((i) => i.status === 'degraded').length, leftOut: manifest.items.filter((i) => i.status === 'left-out').length };
+  return {
+    degraded: manifest.items.filter((i) => i.status === 'degraded').length,
+    leftOut: manifest.items.filter((i) => i.status === 'left-out').length,
+  };
 }
 
 function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
@@ -504,10 +665,14 @@ function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, v
   const inputHash = indexInputHash(streams, diagnostics);
   if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
   const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
-  const written = applyWrites(vaultDir, [
-    { path: vaultPaths.indexMarkdown, text: index.markdown },
-    { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },
-  ], new Date(0));
+  const written = applyWrites(
+    vaultDir,
+    [
+      { path: vaultPaths.indexMarkdown, text: index.markdown },
+      { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },
+    ],
+    new Date(0),
+  );
   report.written.push(...written.written);
 }
 
@@ -522,7 +687,19 @@ function estimateUpperTiers(dailyJobs: readonly RollupJob[], ctx: PlanContext): 
 }
 
 function emptyStats(): TierStats {
-  return { created: 0, updated: 0, merged: 0, flagged: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, failed: 0, sanitized: 0, ms: 0 };
+  return {
+    created: 0,
+    updated: 0,
+    merged: 0,
+    flagged: 0,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    retries: 0,
+    failed: 0,
+    sanitized: 0,
+    ms: 0,
+  };
 }
 
 function readJson<T>(file: string): T | undefined {
@@ -555,4 +732,3 @@ async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
-

@@ -82,14 +82,28 @@ export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEst
     size.set(tier === 'longterm' ? 'longterm' : `${tier}/${period}`, budget.target_tokens);
   };
 
-  for (const week of planned('weekly')) upper('weekly', week, days.filter((day) => weekOf(day) === week).map((day) => `daily/${day}`));
-  for (const month of planned('monthly')) upper('monthly', month, weeks.filter((week) => monthOfWeek(week) === month).map((week) => `weekly/${week}`));
+  for (const week of planned('weekly'))
+    upper(
+      'weekly',
+      week,
+      days.filter((day) => weekOf(day) === week).map((day) => `daily/${day}`),
+    );
+  for (const month of planned('monthly'))
+    upper(
+      'monthly',
+      month,
+      weeks.filter((week) => monthOfWeek(week) === month).map((week) => `weekly/${week}`),
+    );
   if (planned('longterm').length > 0) {
     const months = [...new Set(weeks.map(monthOfWeek))].filter((month) => month <= input.longtermThrough).sort();
     const current = input.stream.summaries.get(vaultPaths.summary(input.stream.name, 'longterm', 'longterm'));
     const folded = new Set((current?.meta.folded ?? []).map((ref) => ref.id));
     const fresh = months.map((month) => `monthly/${month}`).filter((id) => !folded.has(id));
-    upper('longterm', planned('longterm')[0]!, current && fresh.length < months.length ? ['longterm', ...fresh] : months.map((month) => `monthly/${month}`));
+    upper(
+      'longterm',
+      planned('longterm')[0]!,
+      current && fresh.length < months.length ? ['longterm', ...fresh] : months.map((month) => `monthly/${month}`),
+    );
   }
   return out;
 }
@@ -97,7 +111,19 @@ export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEst
 /** Tokens of a tier's prompt without sources. */
 function promptOverhead(input: EstimateInput, tier: CalendarTier, period: string): number {
   const budget = input.budgets[tier];
-  return input.summarizer.estimateInputTokens?.({ tier, stream: input.stream.name, period, start: period, end: period, sources: [], budget: { tokens: budget.target_tokens, bytes: budget.max_bytes }, attempt: 0, missing: [] }) ?? 0;
+  return (
+    input.summarizer.estimateInputTokens?.({
+      tier,
+      stream: input.stream.name,
+      period,
+      start: period,
+      end: period,
+      sources: [],
+      budget: { tokens: budget.target_tokens, bytes: budget.max_bytes },
+      attempt: 0,
+      missing: [],
+    }) ?? 0
+  );
 }
 
 function add(estimate: TierEstimate, merge: boolean, calls: boolean, inputTokens: number, outputTokens: number): void {

@@ -24,7 +24,8 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
     dirs.push(streamDir);
     for (const sub of subfolders(streamDir)) {
       dirs.push(path.join(streamDir, sub));
-      if (sub === 'history' || sub === 'waterfall') for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
+      if (sub === 'history' || sub === 'waterfall')
+        for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
     }
   }
   return removeStaleTempFiles(dirs).map((file) => ({

@@ -108,10 +108,18 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     const copy = history.get(copyPath);
     if (!copy) {
       missingCopies.push(copyPath);
-      problems.push({ check: 'history', path: copyPath, reason: `history copy of a recent summary folded into ${longtermPath} is missing; restore it from git, or \`memvault compact --rebuild\` writes a new chain` });
+      problems.push({
+        check: 'history',
+        path: copyPath,
+        reason: `history copy of a recent summary folded into ${longtermPath} is missing; restore it from git, or \`memvault compact --rebuild\` writes a new chain`,
+      });
     } else if (copy.sha256 !== ref.sha256) {
       changedCopies.push(copyPath);
-      problems.push({ check: 'history', path: copyPath, reason: 'history copy changed since it was folded into the long-term summary (hash differs)' });
+      problems.push({
+        check: 'history',
+        path: copyPath,
+        reason: 'history copy changed since it was folded into the long-term summary (hash differs)',
+      });
       foldedCopies.push(copy);
     } else foldedCopies.push(copy);
   }
@@ -122,10 +130,18 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     } else {
       referenced.add(current);
       const copy = history.get(current);
-      const same = copy?.summary && copy.summary.meta.input_hash === recent.meta.input_hash && copy.summary.meta.output_hash === recent.meta.output_hash && copy.summary.bodyHash === copy.summary.meta.output_hash;
+      const same =
+        copy?.summary &&
+        copy.summary.meta.input_hash === recent.meta.input_hash &&
+        copy.summary.meta.output_hash === recent.meta.output_hash &&
+        copy.summary.bodyHash === copy.summary.meta.output_hash;
       if (!copy) {
         missingCopies.push(current);
-        problems.push({ check: 'history', path: current, reason: 'history copy of the current recent summary is missing (the next build restores it if the summary is unedited)' });
+        problems.push({
+          check: 'history',
+          path: current,
+          reason: 'history copy of the current recent summary is missing (the next build restores it if the summary is unedited)',
+        });
       } else if (!same) {
         changedCopies.push(current);
         problems.push({ check: 'history', path: current, reason: 'history copy differs from the recent summary it should be a copy of' });
@@ -135,10 +151,18 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
   const recentSummaries = position.interrupted ? position.compaction - 1 : position.compaction;
   const chain = (longterm?.meta.folded?.length ?? 0) + (recent && !position.interrupted ? 1 : 0);
   if (chain !== recentSummaries) {
-    problems.push({ check: 'history', path: longterm ? longtermPath : recentPath, reason: `${recentSummaries} recent summaries were produced (compaction ${position.compaction}) but the summaries refer to ${chain} history copies` });
+    problems.push({
+      check: 'history',
+      path: longterm ? longtermPath : recentPath,
+      reason: `${recentSummaries} recent summaries were produced (compaction ${position.compaction}) but the summaries refer to ${chain} history copies`,
+    });
   }
   if (position.interrupted) {
-    problems.push({ check: 'compaction', path: recentPath, reason: `compaction ${position.compaction} was interrupted after folding into the long-term summary; the next \`memvault build\` or \`memvault compact\` completes it` });
+    problems.push({
+      check: 'compaction',
+      path: recentPath,
+      reason: `compaction ${position.compaction} was interrupted after folding into the long-term summary; the next \`memvault build\` or \`memvault compact\` completes it`,
+    });
   }
 
   // Accounted: exact membership of every memory.
@@ -165,9 +189,20 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     }
   });
   const missing = [...summarized.keys()].filter((id) => !byId.has(id));
-  for (const id of inNoLayer) problems.push({ check: 'accounted', path: byId.get(id)!.path, reason: `memory \`${id}\` lies in the long-term range but no summary covers it (added with an older date after its period was compacted?); \`memvault compact --rebuild\` folds it in` });
-  for (const id of inTwoLayers) problems.push({ check: 'accounted', path: byId.get(id)!.path, reason: `memory \`${id}\` is covered by more than one layer` });
-  for (const id of missing) problems.push({ check: 'accounted', path: longterm && !recentIds.has(id) ? longtermPath : recentPath, reason: `memory \`${id}\`, a source of a summary, is no longer in the vault (deleted, renamed or its id changed); restore it, or \`memvault compact --rebuild\`` });
+  for (const id of inNoLayer)
+    problems.push({
+      check: 'accounted',
+      path: byId.get(id)!.path,
+      reason: `memory \`${id}\` lies in the long-term range but no summary covers it (added with an older date after its period was compacted?); \`memvault compact --rebuild\` folds it in`,
+    });
+  for (const id of inTwoLayers)
+    problems.push({ check: 'accounted', path: byId.get(id)!.path, reason: `memory \`${id}\` is covered by more than one layer` });
+  for (const id of missing)
+    problems.push({
+      check: 'accounted',
+      path: longterm && !recentIds.has(id) ? longtermPath : recentPath,
+      reason: `memory \`${id}\`, a source of a summary, is no longer in the vault (deleted, renamed or its id changed); restore it, or \`memvault compact --rebuild\``,
+    });
 
   // Sources: hashes of what each summary was built from.
   let checked = 0;
@@ -179,14 +214,20 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
       checked++;
       if (memory.sha256 !== source.sha256) {
         changed.push(source.id);
-        problems.push({ check: 'sources', path: memory.path, reason: `memory \`${source.id}\` changed after it was summarized into ${from}; \`memvault compact --rebuild\` summarizes it again` });
+        problems.push({
+          check: 'sources',
+          path: memory.path,
+          reason: `memory \`${source.id}\` changed after it was summarized into ${from}; \`memvault compact --rebuild\` summarizes it again`,
+        });
       }
     }
   };
   for (const copy of foldedCopies) checkSources(copy.summary?.meta.sources ?? [], longtermPath);
   if (recent && !position.interrupted) checkSources(recent.meta.sources, recentPath);
 
-  const edited = [recent, longterm].filter((summary): summary is Summary => summary !== undefined && summary.bodyHash !== summary.meta.output_hash).map((summary) => summary.path);
+  const edited = [recent, longterm]
+    .filter((summary): summary is Summary => summary !== undefined && summary.bodyHash !== summary.meta.output_hash)
+    .map((summary) => summary.path);
   const unreferenced = [...history.keys()].filter((copyPath) => !referenced.has(copyPath)).sort();
   const twice = new Set([...inTwoLayers, ...inNoLayer]);
   return {
@@ -201,7 +242,13 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
       verified,
     },
     sources: { checked, changed },
-    history: { recent_summaries: recentSummaries, present: referenced.size - missingCopies.length - changedCopies.length, missing: missingCopies, changed: changedCopies, unreferenced },
+    history: {
+      recent_summaries: recentSummaries,
+      present: referenced.size - missingCopies.length - changedCopies.length,
+      missing: missingCopies,
+      changed: changedCopies,
+      unreferenced,
+    },
     edited,
     problems,
   };

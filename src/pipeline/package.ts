@@ -105,7 +105,15 @@ interface Item extends ManifestItem {
 export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
   // v2: the header names zoom, search and context.
-  return hashValue({ v: 2, stream: input.stream, bands: input.bands, upload: input.upload, tokenizer: input.tokenizer, memories: input.memories.map((m) => [m.path, m.sha256]), summaries });
+  return hashValue({
+    v: 2,
+    stream: input.stream,
+    bands: input.bands,
+    upload: input.upload,
+    tokenizer: input.tokenizer,
+    memories: input.memories.map((m) => [m.path, m.sha256]),
+    summaries,
+  });
 }
 
 /** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
@@ -141,12 +149,19 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
   const criticalOnly = renderPackage(input, firstDay, critical, []);
   if (!fits(criticalOnly)) {
     const size = measure(criticalOnly);
-    const sizes = critical.map((item) => ({ path: item.path, tokens: countTokens(item.render(), input.tokenizer) })).sort((a, b) => b.tokens - a.tokens);
+    const sizes = critical
+      .map((item) => ({ path: item.path, tokens: countTokens(item.render(), input.tokenizer) }))
+      .sort((a, b) => b.tokens - a.tokens);
     throw new CriticalOverBudgetError(input.stream, size.tokens, size.bytes, sizes);
   }
 
   let text = render();
-  const steps = [() => promote(history, 'daily', 'weekly', input), () => promote(history, 'weekly', 'monthly', input), () => shortenOldestMemory(history, input), () => leaveOutOldest(history)];
+  const steps = [
+    () => promote(history, 'daily', 'weekly', input),
+    () => promote(history, 'weekly', 'monthly', input),
+    () => shortenOldestMemory(history, input),
+    () => leaveOutOldest(history),
+  ];
   for (const step of steps) {
     while (!fits(text) && step()) text = render();
   }
@@ -169,7 +184,17 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
       days_with_memories: daysWithMemories.size,
       days_covered: [...daysWithMemories].filter((day) => covered.has(day)).length,
     },
-    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason, summary }) => ({ type, tier, id, path, start, end, status, ...(reason ? { reason } : {}), ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}) })),
+    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason, summary }) => ({
+      type,
+      tier,
+      id,
+      path,
+      start,
+      end,
+      status,
+      ...(reason ? { reason } : {}),
+      ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}),
+    })),
     input_hash: inputHash,
   };
   return { text, manifest };
@@ -180,7 +205,9 @@ function selectCoverage(input: PackageInput): Item[] {
   const { bands } = input;
   const covered = new Set<string>();
   const items: Item[] = [];
-  const usable = [...input.summaries.values()].filter((summary) => summary.meta.stream === input.stream && !summary.meta.review?.includes('over-budget'));
+  const usable = [...input.summaries.values()].filter(
+    (summary) => summary.meta.stream === input.stream && !summary.meta.review?.includes('over-budget'),
+  );
   const tiers: CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
   for (const tier of tiers) {
     const rank = TIER_RANK[tier];
@@ -253,7 +280,9 @@ function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: PackageInp
 }
 
 function memoryHeading(memory: Memory): string {
-  const time = /T\d{2}:\d{2}/.test(memory.date) ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}` : '';
+  const time = /T\d{2}:\d{2}/.test(memory.date)
+    ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
+    : '';
   const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
   return `${memory.day}${time} ${memory.title ?? memory.id}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
 }
@@ -288,7 +317,9 @@ function renderPackage(input: PackageInput, firstDay: string | null, critical: r
   }
   const leftOut = history.filter((item) => item.status === 'left-out');
   if (leftOut.length > 0) {
-    parts.push(`## Left out\n\n${leftOut.length} older item(s) did not fit the budget (${leftOut[0]!.start} to ${leftOut[leftOut.length - 1]!.end}); see UPLOAD_PACKAGE.manifest.json and \`memvault zoom\`.`);
+    parts.push(
+      `## Left out\n\n${leftOut.length} older item(s) did not fit the budget (${leftOut[0]!.start} to ${leftOut[leftOut.length - 1]!.end}); see UPLOAD_PACKAGE.manifest.json and \`memvault zoom\`.`,
+    );
   }
   return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
 }
@@ -302,12 +333,20 @@ function shortened(item: Item, input: PackageInput): string {
 /** Replaces the finer items of the oldest complete coarser period by its summary. */
 function promote(history: Item[], finer: CalendarTier, coarser: CalendarTier, input: PackageInput): boolean {
   const candidates = [...input.summaries.values()]
-    .filter((s) => s.meta.stream === input.stream && s.meta.tier === coarser && !s.meta.review?.includes('over-budget') && s.meta.end < input.bands.rawFrom)
+    .filter(
+      (s) =>
+        s.meta.stream === input.stream &&
+        s.meta.tier === coarser &&
+        !s.meta.review?.includes('over-budget') &&
+        s.meta.end < input.bands.rawFrom,
+    )
     .sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1));
   for (const summary of candidates) {
     const inside = history.filter((item) => item.status !== 'left-out' && item.start >= summary.meta.start && item.end <= summary.meta.end);
     if (inside.length === 0 || !inside.some((item) => item.tier === finer)) continue;
-    const overlapping = history.some((item) => item.status !== 'left-out' && !inside.includes(item) && item.start <= summary.meta.end && item.end >= summary.meta.start);
+    const overlapping = history.some(
+      (item) => item.status !== 'left-out' && !inside.includes(item) && item.start <= summary.meta.end && item.end >= summary.meta.start,
+    );
     if (overlapping) continue;
     for (const item of inside) history.splice(history.indexOf(item), 1);
     const promoted = summaryItem(summary, input);
@@ -336,8 +375,12 @@ function leaveOutOldest(history: Item[]): boolean {
   return true;
 }
 
-
-const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = { longterm: 'monthly', monthly: 'weekly', weekly: 'daily', daily: 'raw' };
+const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = {
+  longterm: 'monthly',
+  monthly: 'weekly',
+  weekly: 'daily',
+  daily: 'raw',
+};
 const REFINE_ORDER: readonly CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
 
 /**
@@ -353,7 +396,9 @@ function refine(history: Item[], input: PackageInput, text: string, render: () =
   const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
   for (;;) {
     const candidate = REFINE_ORDER.flatMap((tier) =>
-      history.filter((item) => item.type === 'summary' && item.tier === tier && !tried.has(item)).sort((a, b) => (a.start < b.start ? 1 : -1)),
+      history
+        .filter((item) => item.type === 'summary' && item.tier === tier && !tried.has(item))
+        .sort((a, b) => (a.start < b.start ? 1 : -1)),
     )[0];
     if (!candidate) return text;
     tried.add(candidate);
@@ -374,7 +419,12 @@ function refine(history: Item[], input: PackageInput, text: string, render: () =
 }
 
 /** The finer items that cover exactly the days with memories of `item`, or undefined when one is missing. */
-function finerParts(item: Item, usable: readonly Summary[], daysWithMemories: ReadonlySet<string>, input: PackageInput): Item[] | undefined {
+function finerParts(
+  item: Item,
+  usable: readonly Summary[],
+  daysWithMemories: ReadonlySet<string>,
+  input: PackageInput,
+): Item[] | undefined {
   const finer = FINER[item.tier as CalendarTier];
   if (!finer) return undefined;
   const reason = `finer than its band: the package had room (instead of ${item.tier} ${item.id})`;
@@ -384,12 +434,15 @@ function finerParts(item: Item, usable: readonly Summary[], daysWithMemories: Re
     if (memories.length === 0 || memories.some((memory) => memory.importance === 'pinned')) return undefined;
     return memories.map((memory) => memoryItem(memory, 'memory', input, reason));
   }
-  const parts = usable.filter((s) => s.meta.tier === finer && s.meta.start >= item.start && s.meta.end <= item.end).sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1));
+  const parts = usable
+    .filter((s) => s.meta.tier === finer && s.meta.start >= item.start && s.meta.end <= item.end)
+    .sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1));
   const covered = new Set<string>();
-  for (const part of parts) for (const day of eachDay(part.meta.start, part.meta.end)) {
-    if (covered.has(day)) return undefined; // overlapping parts: not a partition
-    covered.add(day);
-  }
+  for (const part of parts)
+    for (const day of eachDay(part.meta.start, part.meta.end)) {
+      if (covered.has(day)) return undefined; // overlapping parts: not a partition
+      covered.add(day);
+    }
   for (const day of eachDay(item.start, item.end)) if (daysWithMemories.has(day) && !covered.has(day)) return undefined;
   if (parts.length === 0) return undefined;
   return parts.map((summary) => ({ ...summaryItem(summary, input), reason }));

@@ -78,7 +78,8 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
   // Every build hashes every period's inputs (1,000+ dailies in a long history); watch mode rebuilds often.
   // The same inputs give the same hash: remember it by a plain key instead of canonical JSON + SHA-256.
   let key = `${tier}\n${period}\n${provider}\n${model}\n${prompt}\n${JSON.stringify(budget)}`;
-  for (const source of sources) key += `\n${source.id}\t${source.sha256}${Object.keys(source).length === 2 ? '' : `\t${JSON.stringify(source)}`}`;
+  for (const source of sources)
+    key += `\n${source.id}\t${source.sha256}${Object.keys(source).length === 2 ? '' : `\t${JSON.stringify(source)}`}`;
   const known = inputHashes.get(key);
   if (known !== undefined) return known;
   if (inputHashes.size >= 50_000) inputHashes.clear();
@@ -196,7 +197,10 @@ export function planLongterm(existing: ReadonlyMap<string, Summary>, through: st
   const target = monthlies.map(sourceRefOf);
   const current = existing.get(vaultPaths.summary(ctx.stream, 'longterm', 'longterm'));
   const folded = current?.meta.folded ?? [];
-  const extendsCurrent = folded.length > 0 && folded.length < target.length && folded.every((ref, i) => ref.id === target[i]!.id && ref.sha256 === target[i]!.sha256);
+  const extendsCurrent =
+    folded.length > 0 &&
+    folded.length < target.length &&
+    folded.every((ref, i) => ref.id === target[i]!.id && ref.sha256 === target[i]!.sha256);
   const lastMonth = monthlies[monthlies.length - 1]!;
   return decide(
     'longterm',
@@ -260,7 +264,11 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
  * generated summaries they name. Throws a UserError for anything that is not
  * a loaded summary, before the build changes anything.
  */
-export function resolveRegenerate(paths: readonly string[], vaultDir: string, streams: Iterable<{ summaries: ReadonlyMap<string, Summary> }>): Set<string> {
+export function resolveRegenerate(
+  paths: readonly string[],
+  vaultDir: string,
+  streams: Iterable<{ summaries: ReadonlyMap<string, Summary> }>,
+): Set<string> {
   const known = new Set<string>();
   for (const stream of streams) for (const summary of stream.summaries.values()) known.add(summary.path);
   const out = new Set<string>();

@@ -1,7 +1,15 @@
 import type { TierBudget } from '../config/schema.js';
 import { SummarizerError } from '../llm/faults.js';
 import type { Summarizer, SummarySource, SummaryUsage } from '../llm/types.js';
-import { checkRetention, collectMustKeep, compareMissing, droppedText, MAX_NAMED_MISSING, resolveRelativeDates, type MustKeepItem } from '../retention/index.js';
+import {
+  checkRetention,
+  collectMustKeep,
+  compareMissing,
+  droppedText,
+  MAX_NAMED_MISSING,
+  resolveRelativeDates,
+  type MustKeepItem,
+} from '../retention/index.js';
 import { weekdayName } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
@@ -81,7 +89,17 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
   // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
   const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
   const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
-  if (merged !== undefined && fits(merged)) return finish(job, merged, tokensOf(merged), { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` }, { calls: 0, inputTokens: 0, outputTokens: 0 }, 0, false, retentionOf(mustKeep, merged));
+  if (merged !== undefined && fits(merged))
+    return finish(
+      job,
+      merged,
+      tokensOf(merged),
+      { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` },
+      { calls: 0, inputTokens: 0, outputTokens: 0 },
+      0,
+      false,
+      retentionOf(mustKeep, merged),
+    );
 
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
   const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
@@ -124,7 +142,11 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     if (usable && (!best || compareMissing(lost, best.missing) < 0)) best = { body, missing: lost };
     if (usable && !worthRetrying(lost, output.usage)) break;
     missing = lost;
-    previousTokens = usable ? undefined : output.usage.outputTokens > 0 ? output.usage.outputTokens : countTokens(output.body, ctx.tokenizer);
+    previousTokens = usable
+      ? undefined
+      : output.usage.outputTokens > 0
+        ? output.usage.outputTokens
+        : countTokens(output.body, ctx.tokenizer);
   }
   if (best) {
     // A retry for lost items may come back worse (or cut off): the best answer is the one kept.
@@ -132,14 +154,35 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     truncated = false;
   }
   if (truncated) {
-    throw new RollupError(job, 'truncated', `every answer was cut off by max_tokens (a runaway output) after ${attempts} attempt${attempts > 1 ? 's' : ''}`, usage, attempts);
+    throw new RollupError(
+      job,
+      'truncated',
+      `every answer was cut off by max_tokens (a runaway output) after ${attempts} attempt${attempts > 1 ? 's' : ''}`,
+      usage,
+      attempts,
+    );
   }
   if (!fits(body) && job.existing) {
     // Keep the previous version rather than replace it with one the package could not use.
-    throw new RollupError(job, 'over-budget', `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`, usage, attempts);
+    throw new RollupError(
+      job,
+      'over-budget',
+      `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`,
+      usage,
+      attempts,
+    );
   }
   const generator = { provider: ctx.summarizer.provider, model: ctx.summarizer.model, prompt: ctx.summarizer.promptId(job.tier) };
-  const result = finish(job, body, tokensOf(body), generator, usage, attempts, !fits(body), best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body));
+  const result = finish(
+    job,
+    body,
+    tokensOf(body),
+    generator,
+    usage,
+    attempts,
+    !fits(body),
+    best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body),
+  );
   return notes.size > 0 ? { ...result, notes: [...notes] } : result;
 }
 
@@ -159,7 +202,17 @@ export function estimateRollup(job: RollupJob, ctx: RollupContext): { merge: boo
     return { merge: true, inputTokens: 0, outputTokens: countTokens(merged, ctx.tokenizer) };
   }
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
-  const request = { tier: job.tier, stream: job.stream, period: job.period, start: job.start, end: job.end, sources, budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes }, attempt: 0, missing: [] };
+  const request = {
+    tier: job.tier,
+    stream: job.stream,
+    period: job.period,
+    start: job.start,
+    end: job.end,
+    sources,
+    budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
+    attempt: 0,
+    missing: [],
+  };
   return { merge: false, inputTokens: ctx.summarizer.estimateInputTokens?.(request) ?? 0, outputTokens: budget.target_tokens };
 }
 
@@ -199,7 +252,13 @@ function addUsage(total: SummaryUsage, more: SummaryUsage): SummaryUsage {
  * name never costs a call; what stays lost is listed as dropped.
  */
 function worthRetrying(lost: readonly MustKeepItem[], usage: SummaryUsage): boolean {
-  if (lost.some((item) => item.kind === 'pinned' || item.kind === 'critical' || item.kind === 'decision' || item.kind === 'code' || item.kind === 'issue')) return true;
+  if (
+    lost.some(
+      (item) =>
+        item.kind === 'pinned' || item.kind === 'critical' || item.kind === 'decision' || item.kind === 'code' || item.kind === 'issue',
+    )
+  )
+    return true;
   return usage.calls === 0 && lost.length > 0;
 }
 
@@ -207,7 +266,16 @@ function retentionOf(mustKeep: readonly MustKeepItem[], body: string): { items: 
   return { items: mustKeep.length, dropped: checkRetention(mustKeep, body).missing };
 }
 
-function finish(job: RollupJob, body: string, tokens: number, generator: SummaryMeta['generator'], usage: SummaryUsage, attempts: number, flagged: boolean, retention?: { items: number; dropped: readonly MustKeepItem[] }): RollupResult {
+function finish(
+  job: RollupJob,
+  body: string,
+  tokens: number,
+  generator: SummaryMeta['generator'],
+  usage: SummaryUsage,
+  attempts: number,
+  flagged: boolean,
+  retention?: { items: number; dropped: readonly MustKeepItem[] },
+): RollupResult {
   const meta: SummaryMeta = {
     memvault: 'summary',
     tier: job.tier,
@@ -256,7 +324,9 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
   const memory = ctx.memoriesById.get(id);
   if (memory) {
     const parsed = ctx.content.memory(memory);
-    const time = /T\d{2}:\d{2}/.test(memory.date) ? `${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}` : undefined;
+    const time = /T\d{2}:\d{2}/.test(memory.date)
+      ? `${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
+      : undefined;
     // "yesterday" in a memory means the day before the memory: say which day, for every tier above it.
     const resolve = (text: string): string => resolveRelativeDates(text, memory.day);
     return {
@@ -273,7 +343,15 @@ function toSummarySource(id: string, ctx: RollupContext): SummarySource {
   const summary = ctx.summariesById.get(id);
   if (!summary) throw new Error(`source \`${id}\` of a planned summary is not loaded`);
   const parsed = ctx.content.summary(summary);
-  return { id, label: summary.meta.tier === 'longterm' ? 'long-term memory' : summary.meta.period, day: summary.meta.start, kind: 'summary', importance: 'normal', body: bodyWithoutTitle(parsed.body), sentences: parsed.sentences };
+  return {
+    id,
+    label: summary.meta.tier === 'longterm' ? 'long-term memory' : summary.meta.period,
+    day: summary.meta.start,
+    kind: 'summary',
+    importance: 'normal',
+    body: bodyWithoutTitle(parsed.body),
+    sentences: parsed.sentences,
+  };
 }
 
 /** Concatenates sources under their own headings: lossless, used when it fits the budget. */
@@ -319,7 +397,9 @@ function spansWithin(parsed: ParsedContent, body: string): HeadingSpan[] | undef
   const cut = parsed.body.length - body.length;
   if (!parsed.headings || cut < 0 || !parsed.body.endsWith(body)) return undefined;
   const shift = (offset: number): number => (offset < 0 ? offset : offset - cut);
-  return parsed.headings.filter((span) => span[0] >= cut).map(([start, end, depth, textStart, textEnd]) => [shift(start), shift(end), depth, shift(textStart), shift(textEnd)]);
+  return parsed.headings
+    .filter((span) => span[0] >= cut)
+    .map(([start, end, depth, textStart, textEnd]) => [shift(start), shift(end), depth, shift(textStart), shift(textEnd)]);
 }
 
 function applyDemotion(body: string, headings: readonly HeadingSpan[], level: number): string {

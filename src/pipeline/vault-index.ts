@@ -32,7 +32,19 @@ export interface StreamIndex {
   memories: { total: number; archived: number; pinned: number };
   coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
   package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number } | null;
-  summaries: { tier: string; period: string; path: string; start: string; end: string; tokens: number; bytes: number; sources: number; memories: number; generator: string; flags: string[] }[];
+  summaries: {
+    tier: string;
+    period: string;
+    path: string;
+    start: string;
+    end: string;
+    tokens: number;
+    bytes: number;
+    sources: number;
+    memories: number;
+    generator: string;
+    flags: string[];
+  }[];
   topics: { tier: string; period: string; path: string; terms: string[] }[];
   /** Fingerprint of the weeklies and monthlies the topics were computed from: a build whose fingerprint matches reuses them. */
   topics_hash: string;
@@ -80,12 +92,24 @@ export function buildIndex(
 ): { json: VaultIndex; markdown: string } {
   const { previous } = options;
   const previousStreams = new Map((Array.isArray(previous?.streams) ? previous.streams : []).map((stream) => [stream.name, stream]));
-  const json: VaultIndex = { memvault: 'index', streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary, previousStreams.get(stream.name))), invalid: [...diagnostics], input_hash: options.inputHash ?? indexInputHash(streams, diagnostics) };
+  const json: VaultIndex = {
+    memvault: 'index',
+    streams: streams.map((stream) => indexStream(stream, diagnostics, readSummary, previousStreams.get(stream.name))),
+    invalid: [...diagnostics],
+    input_hash: options.inputHash ?? indexInputHash(streams, diagnostics),
+  };
   return { json, markdown: renderIndex(json) };
 }
 
-function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[], readSummary: (summary: Summary) => ParsedContent, previous: StreamIndex | undefined): StreamIndex {
-  const summaries = [...stream.summaries].sort((a, b) => tierOrder(a.meta.tier) - tierOrder(b.meta.tier) || (a.meta.period < b.meta.period ? -1 : 1));
+function indexStream(
+  stream: StreamIndexInput,
+  diagnostics: readonly Diagnostic[],
+  readSummary: (summary: Summary) => ParsedContent,
+  previous: StreamIndex | undefined,
+): StreamIndex {
+  const summaries = [...stream.summaries].sort(
+    (a, b) => tierOrder(a.meta.tier) - tierOrder(b.meta.tier) || (a.meta.period < b.meta.period ? -1 : 1),
+  );
   const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
   // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
   const topicSources = summaries.filter((summary) => summary.meta.tier === 'monthly' || summary.meta.tier === 'weekly');
@@ -96,12 +120,27 @@ function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[
       : distinctiveTerms(new Map(topicSources.map((summary) => [summary.path, termCounts(readSummary(summary).body)])), TOPIC_TERMS);
   const review: ReviewItem[] = [];
   for (const summary of summaries) {
-    if (summary.meta.review?.includes('over-budget')) review.push({ path: summary.path, kind: 'over-budget', reason: `${summary.meta.tokens} tokens after retries; the package uses the finer tier instead` });
+    if (summary.meta.review?.includes('over-budget'))
+      review.push({
+        path: summary.path,
+        kind: 'over-budget',
+        reason: `${summary.meta.tokens} tokens after retries; the package uses the finer tier instead`,
+      });
   }
-  for (const held of stream.held) review.push({ path: held.path, kind: held.status, reason: held.status === 'edited' ? 'edited by a person; kept as is' : 'edited by a person and its sources changed since; run `memvault build --regenerate PATH` to replace it' });
-  for (const deferred of stream.deferred) review.push({ path: `${stream.name}/${deferred.tier}/${deferred.period}.md`, kind: 'deferred', reason: deferred.reason });
+  for (const held of stream.held)
+    review.push({
+      path: held.path,
+      kind: held.status,
+      reason:
+        held.status === 'edited'
+          ? 'edited by a person; kept as is'
+          : 'edited by a person and its sources changed since; run `memvault build --regenerate PATH` to replace it',
+    });
+  for (const deferred of stream.deferred)
+    review.push({ path: `${stream.name}/${deferred.tier}/${deferred.period}.md`, kind: 'deferred', reason: deferred.reason });
   for (const diagnostic of diagnostics) {
-    if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error') review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });
+    if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error')
+      review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });
   }
   return {
     name: stream.name,
@@ -112,7 +151,13 @@ function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[
     },
     coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
     package: stream.manifest
-      ? { path: vaultPaths.package(stream.name), tokens: stream.manifest.tokens, bytes: stream.manifest.bytes, max_tokens: stream.manifest.budget.max_tokens, max_bytes: stream.manifest.budget.max_bytes }
+      ? {
+          path: vaultPaths.package(stream.name),
+          tokens: stream.manifest.tokens,
+          bytes: stream.manifest.bytes,
+          max_tokens: stream.manifest.budget.max_tokens,
+          max_bytes: stream.manifest.budget.max_bytes,
+        }
       : null,
     summaries: summaries.map((summary) => ({
       tier: summary.meta.tier,
@@ -124,12 +169,24 @@ function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[
       bytes: summary.meta.bytes,
       sources: summary.meta.sources.length,
       memories: summary.meta.memories,
-      generator: summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
+      generator:
+        summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
       flags: [...(summary.meta.review ?? []), ...(summary.bodyHash !== summary.meta.output_hash ? ['edited'] : [])],
     })),
     topics: topicSources
-      .filter((summary) => summary.meta.tier === 'monthly' || !topicSources.some((other) => other.meta.tier === 'monthly' && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end))
-      .map((summary) => ({ tier: summary.meta.tier, period: summary.meta.period, path: summary.path, terms: terms.get(summary.path) ?? [] })),
+      .filter(
+        (summary) =>
+          summary.meta.tier === 'monthly' ||
+          !topicSources.some(
+            (other) => other.meta.tier === 'monthly' && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end,
+          ),
+      )
+      .map((summary) => ({
+        tier: summary.meta.tier,
+        period: summary.meta.period,
+        path: summary.path,
+        terms: terms.get(summary.path) ?? [],
+      })),
     topics_hash: topicsHash,
     review,
   };
@@ -137,7 +194,13 @@ function indexStream(stream: StreamIndexInput, diagnostics: readonly Diagnostic[
 
 /** A topic list read back from index.json (a file on disk: checked, not trusted). */
 function isTopicList(value: unknown): value is StreamIndex['topics'] {
-  return Array.isArray(value) && value.every((topic: { path?: unknown; terms?: unknown }) => typeof topic?.path === 'string' && Array.isArray(topic.terms) && topic.terms.every((term) => typeof term === 'string'));
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (topic: { path?: unknown; terms?: unknown }) =>
+        typeof topic?.path === 'string' && Array.isArray(topic.terms) && topic.terms.every((term) => typeof term === 'string'),
+    )
+  );
 }
 
 function tierOrder(tier: string): number {
@@ -159,8 +222,13 @@ function renderIndex(index: VaultIndex): string {
     lines.push(`## Stream \`${stream.name}\``, '');
     const { coverage, memories } = stream;
     lines.push(`- Memories: ${memories.total} (${memories.archived} archived, ${memories.pinned} pinned)`);
-    lines.push(`- Coverage: ${coverage.first_day ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories` : 'no memories yet'}`);
-    if (stream.package) lines.push(`- Package: [${stream.package.path}](${stream.package.path}), ${stream.package.tokens}/${stream.package.max_tokens} tokens, ${stream.package.bytes}/${stream.package.max_bytes} bytes`);
+    lines.push(
+      `- Coverage: ${coverage.first_day ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories` : 'no memories yet'}`,
+    );
+    if (stream.package)
+      lines.push(
+        `- Package: [${stream.package.path}](${stream.package.path}), ${stream.package.tokens}/${stream.package.max_tokens} tokens, ${stream.package.bytes}/${stream.package.max_bytes} bytes`,
+      );
     lines.push('');
     if (stream.review.length > 0) {
       lines.push('### Review queue', '');
@@ -173,14 +241,23 @@ function renderIndex(index: VaultIndex): string {
       lines.push('');
     }
     if (stream.summaries.length > 0) {
-      lines.push('### Summaries', '', '| tier | period | tokens | sources | memories | generator | flags |', '| --- | --- | ---: | ---: | ---: | --- | --- |');
-      for (const s of stream.summaries) lines.push(`| ${s.tier} | [${s.period}](${s.path}) | ${s.tokens} | ${s.sources} | ${s.memories} | ${s.generator} | ${s.flags.join(', ')} |`);
+      lines.push(
+        '### Summaries',
+        '',
+        '| tier | period | tokens | sources | memories | generator | flags |',
+        '| --- | --- | ---: | ---: | ---: | --- | --- |',
+      );
+      for (const s of stream.summaries)
+        lines.push(
+          `| ${s.tier} | [${s.period}](${s.path}) | ${s.tokens} | ${s.sources} | ${s.memories} | ${s.generator} | ${s.flags.join(', ')} |`,
+        );
       lines.push('');
     }
   }
   if (index.invalid.length > 0) {
     lines.push('## Files that could not be used', '');
-    for (const d of index.invalid) lines.push(`- \`${d.path}:${d.line}:${d.column}\` ${d.severity}: ${d.reason}${d.hint ? ` (${d.hint})` : ''}`);
+    for (const d of index.invalid)
+      lines.push(`- \`${d.path}:${d.line}:${d.column}\` ${d.severity}: ${d.reason}${d.hint ? ` (${d.hint})` : ''}`);
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -17,7 +17,14 @@ import { parseSummaryFile, writeSummaryFile } from '../vault/summary-file.js';
 import { checkIntegrity, historyIdOf, type HistoryCopy, type IntegrityReport } from './integrity.js';
 import type { RollupJob } from './plan.js';
 import { RollupError, runRollup, type RollupContext, type RollupResult } from './rollup.js';
-import { assignLayers, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallPosition, type WaterfallWindows } from './waterfall.js';
+import {
+  assignLayers,
+  planWaterfall,
+  waterfallPosition,
+  type CompactionStep,
+  type WaterfallPosition,
+  type WaterfallWindows,
+} from './waterfall.js';
 import { assembleContext, contextInputHash } from './waterfall-context.js';
 import { applyWrites, takeMovedAside } from './write.js';
 
@@ -63,7 +70,15 @@ export interface CompactionReport {
   reason: CompactionStep['reason'];
   /** The new long-term summary; null when nothing was folded (first compaction, resumed one). */
   longterm: { path: string; memories: number; tokens: number; generator: string; flagged: boolean } | null;
-  recent: { path: string; memories: number; positions: [number, number]; tokens: number; generator: string; flagged: boolean; history: string };
+  recent: {
+    path: string;
+    memories: number;
+    positions: [number, number];
+    tokens: number;
+    generator: string;
+    flagged: boolean;
+    history: string;
+  };
 }
 
 export interface WaterfallReport {
@@ -78,7 +93,16 @@ export interface WaterfallReport {
   failed?: { compaction: number; tier: WaterfallTier; kind: string; reason: string };
   position: WaterfallPosition;
   layers: { longterm: number; recent: number; immediate: number };
-  context: { path: string; changed: boolean; tokens?: number; bytes?: number; maxTokens: number; shortened?: number; leftOut?: number; overBudget?: boolean } | null;
+  context: {
+    path: string;
+    changed: boolean;
+    tokens?: number;
+    bytes?: number;
+    maxTokens: number;
+    shortened?: number;
+    leftOut?: number;
+    overBudget?: boolean;
+  } | null;
   usage: { calls: number; inputTokens: number; outputTokens: number; retries: number; ms: number };
   /** Things worth telling: repairs done, anomalies seen. */
   notes: string[];
@@ -94,7 +118,10 @@ export function windowsOf(config: Config): WaterfallWindows {
 export function waterfallSummaries(stream: StreamState): { recent: Summary | undefined; longterm: Summary | undefined } {
   const recent = stream.summaries.get(vaultPaths.waterfallRecent(stream.name));
   const longterm = stream.summaries.get(vaultPaths.waterfallLongterm(stream.name));
-  return { recent: recent?.meta.tier === 'waterfall-recent' ? recent : undefined, longterm: longterm?.meta.tier === 'waterfall-longterm' ? longterm : undefined };
+  return {
+    recent: recent?.meta.tier === 'waterfall-recent' ? recent : undefined,
+    longterm: longterm?.meta.tier === 'waterfall-longterm' ? longterm : undefined,
+  };
 }
 
 /**
@@ -120,7 +147,13 @@ export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext
     stream: stream.name,
     memories: stream.memories.length,
     compactions: [],
-    planned: plan.steps.map((step) => ({ compaction: step.compaction, count: step.count, reason: step.reason, recent: step.recent.length, fold: step.fold !== null })),
+    planned: plan.steps.map((step) => ({
+      compaction: step.compaction,
+      count: step.count,
+      reason: step.reason,
+      recent: step.recent.length,
+      fold: step.fold !== null,
+    })),
     ...(plan.skipped ? { skipped: plan.skipped } : {}),
     position: waterfallPosition(stream.memories.length, initial.recent, initial.longterm, windows),
     layers: { longterm: 0, recent: 0, immediate: 0 },
@@ -171,13 +204,24 @@ function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext, repor
     report.notes.push(`the history copy ${copyPath} is missing and ${recent.path} was edited since: the copy cannot be restored`);
     return;
   }
-  const written = applyWrites(ctx.vaultDir, [{ path: copyPath, text: readFileSync(path.join(ctx.vaultDir, recent.path), 'utf8') }], ctx.now);
+  const written = applyWrites(
+    ctx.vaultDir,
+    [{ path: copyPath, text: readFileSync(path.join(ctx.vaultDir, recent.path), 'utf8') }],
+    ctx.now,
+  );
   report.written.push(...written.written);
   report.historyCopies.push(...written.written);
   report.notes.push(`restored the missing history copy ${copyPath}`);
 }
 
-async function compact(stream: StreamState, step: CompactionStep, taken: Set<string>, run: { keepRecentEdit: boolean }, ctx: WaterfallRunContext, report: WaterfallReport): Promise<void> {
+async function compact(
+  stream: StreamState,
+  step: CompactionStep,
+  taken: Set<string>,
+  run: { keepRecentEdit: boolean },
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): Promise<void> {
   const name = stream.name;
   const { recent: previousRecent, longterm: previousLongterm } = waterfallSummaries(stream);
   // The long-term job reads summaries only, the recent one memories only: a memory id can never shadow a summary's.
@@ -190,7 +234,11 @@ async function compact(stream: StreamState, step: CompactionStep, taken: Set<str
     content: ctx.loaded.content,
   };
   const longtermContext: RollupContext = { ...base, memoriesById: new Map(), summariesById };
-  const recentContext: RollupContext = { ...base, memoriesById: new Map(step.recent.map((memory) => [memory.id, memory])), summariesById: new Map() };
+  const recentContext: RollupContext = {
+    ...base,
+    memoriesById: new Map(step.recent.map((memory) => [memory.id, memory])),
+    summariesById: new Map(),
+  };
   let longtermReport: CompactionReport['longterm'] = null;
 
   // 1. longterm ← summarize(old longterm + old recent)
@@ -207,32 +255,92 @@ async function compact(stream: StreamState, step: CompactionStep, taken: Set<str
     const foldedId = edited ? 'waterfall/recent' : copyId;
     sources.push({ id: foldedId, sha256: previousRecent.sha256 });
     summariesById.set(foldedId, previousRecent);
-    const copySha = edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath)) ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath))) : previousRecent.sha256;
+    const copySha =
+      edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath))
+        ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath)))
+        : previousRecent.sha256;
     const folded = [...(previousLongterm?.meta.folded ?? []), { id: copyId, sha256: copySha }];
-    const job = waterfallJob('waterfall-longterm', name, `memories 1-${step.fold.memories}`, step.fold.coversFrom, step.fold.coversThrough, sources, step.fold.memories, ctx, step);
+    const job = waterfallJob(
+      'waterfall-longterm',
+      name,
+      `memories 1-${step.fold.memories}`,
+      step.fold.coversFrom,
+      step.fold.coversThrough,
+      sources,
+      step.fold.memories,
+      ctx,
+      step,
+    );
     job.folded = folded;
     const result = await runRollup(job, longtermContext);
-    const meta: SummaryMeta = { ...result.meta, waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: step.fold.coversFrom.id, covers_through: step.fold.coversThrough.id } };
+    const meta: SummaryMeta = {
+      ...result.meta,
+      waterfall: {
+        compaction: step.compaction,
+        compacted_at_count: step.count,
+        covers_from: step.fold.coversFrom.id,
+        covers_through: step.fold.coversThrough.id,
+      },
+    };
     const text = writeSummaryFile(meta, result.body);
-    write(stream, [{ path: job.path, text, history: { stream: name, tier: 'waterfall-longterm', period: 'longterm' } }], meta, result.body, ctx, report);
+    write(
+      stream,
+      [{ path: job.path, text, history: { stream: name, tier: 'waterfall-longterm', period: 'longterm' } }],
+      meta,
+      result.body,
+      ctx,
+      report,
+    );
     addUsage(report, result);
-    longtermReport = { path: job.path, memories: step.fold.memories, tokens: meta.tokens, generator: generatorName(meta), flagged: result.flagged };
+    longtermReport = {
+      path: job.path,
+      memories: step.fold.memories,
+      tokens: meta.tokens,
+      generator: generatorName(meta),
+      flagged: result.flagged,
+    };
   }
 
   // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
   const first = step.recent[0]!;
   const last = step.recent[step.recent.length - 1]!;
   const [from, through] = step.positions;
-  const job = waterfallJob('waterfall-recent', name, from === through ? `memory ${from}` : `memories ${from}-${through}`, first, last, step.recent.map((m) => ({ id: m.id, sha256: m.sha256 })), step.recent.length, ctx, step);
+  const job = waterfallJob(
+    'waterfall-recent',
+    name,
+    from === through ? `memory ${from}` : `memories ${from}-${through}`,
+    first,
+    last,
+    step.recent.map((m) => ({ id: m.id, sha256: m.sha256 })),
+    step.recent.length,
+    ctx,
+    step,
+  );
   const result = await runRollup(job, recentContext);
   const copyPath = freeHistoryName(name, ctx.now, taken);
   taken.add(copyPath);
-  const meta: SummaryMeta = { ...result.meta, waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: first.id, covers_through: last.id, history: copyPath } };
+  const meta: SummaryMeta = {
+    ...result.meta,
+    waterfall: {
+      compaction: step.compaction,
+      compacted_at_count: step.count,
+      covers_from: first.id,
+      covers_through: last.id,
+      history: copyPath,
+    },
+  };
   const text = writeSummaryFile(meta, result.body);
   // The recent summary's history is its copy in waterfall/history/; only a hand edit, which that copy lacks, goes to history/.
   const keepEdit = run.keepRecentEdit || (previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash);
   run.keepRecentEdit = false;
-  write(stream, [{ path: job.path, text, ...(keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {}) }], meta, result.body, ctx, report);
+  write(
+    stream,
+    [{ path: job.path, text, ...(keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {}) }],
+    meta,
+    result.body,
+    ctx,
+    report,
+  );
   const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
   report.written.push(...copy.written);
   report.historyCopies.push(...copy.written);
@@ -242,11 +350,29 @@ async function compact(stream: StreamState, step: CompactionStep, taken: Set<str
     count: step.count,
     reason: step.reason,
     longterm: longtermReport,
-    recent: { path: job.path, memories: step.recent.length, positions: step.positions, tokens: meta.tokens, generator: generatorName(meta), flagged: result.flagged, history: copyPath },
+    recent: {
+      path: job.path,
+      memories: step.recent.length,
+      positions: step.positions,
+      tokens: meta.tokens,
+      generator: generatorName(meta),
+      flagged: result.flagged,
+      history: copyPath,
+    },
   });
 }
 
-function waterfallJob(tier: WaterfallTier, stream: string, period: string, from: Memory, through: Memory, sources: SourceRef[], memories: number, ctx: WaterfallRunContext, step: CompactionStep): RollupJob {
+function waterfallJob(
+  tier: WaterfallTier,
+  stream: string,
+  period: string,
+  from: Memory,
+  through: Memory,
+  sources: SourceRef[],
+  memories: number,
+  ctx: WaterfallRunContext,
+  step: CompactionStep,
+): RollupJob {
   const budget = tier === 'waterfall-recent' ? ctx.config.waterfall.recent : ctx.config.waterfall.longterm;
   const generator = { provider: ctx.summarizer.provider, model: ctx.summarizer.model, prompt: ctx.summarizer.promptId(tier) };
   return {
@@ -264,7 +390,14 @@ function waterfallJob(tier: WaterfallTier, stream: string, period: string, from:
   };
 }
 
-function write(stream: StreamState, ops: Parameters<typeof applyWrites>[1], meta: SummaryMeta, body: string, ctx: WaterfallRunContext, report: WaterfallReport): void {
+function write(
+  stream: StreamState,
+  ops: Parameters<typeof applyWrites>[1],
+  meta: SummaryMeta,
+  body: string,
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): void {
   const written = applyWrites(ctx.vaultDir, ops, ctx.now);
   report.written.push(...written.written);
   report.historyCopies.push(...written.historyCopies);
@@ -322,7 +455,15 @@ export function readHistoryCopies(vaultDir: string, stream: string): Map<string,
   return copies;
 }
 
-function writeContext(stream: StreamState, layers: ReturnType<typeof assignLayers>, position: WaterfallPosition, recent: Summary | undefined, longterm: Summary | undefined, ctx: WaterfallRunContext, report: WaterfallReport): void {
+function writeContext(
+  stream: StreamState,
+  layers: ReturnType<typeof assignLayers>,
+  position: WaterfallPosition,
+  recent: Summary | undefined,
+  longterm: Summary | undefined,
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): void {
   const contextPath = vaultPaths.context(stream.name);
   const maxTokens = ctx.config.waterfall.context_max_tokens;
   const base = { stream: stream.name, position, layers, longterm, recent, maxTokens, tokenizer: ctx.config.tokenizer };
@@ -331,11 +472,27 @@ function writeContext(stream: StreamState, layers: ReturnType<typeof assignLayer
     report.context = { path: contextPath, changed: false, maxTokens };
     return;
   }
-  const assembled = assembleContext({ ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) });
+  const assembled = assembleContext({
+    ...base,
+    readMemory: (memory) => ctx.loaded.content.memory(memory),
+    readSummary: (summary) => ctx.loaded.content.summary(summary),
+  });
   const written = applyWrites(ctx.vaultDir, [{ path: contextPath, text: assembled.text }], ctx.now);
   report.written.push(...written.written);
-  report.context = { path: contextPath, changed: written.written.length > 0, tokens: assembled.tokens, bytes: assembled.bytes, maxTokens, shortened: assembled.shortened, leftOut: assembled.leftOut, overBudget: assembled.overBudget };
-  if (assembled.overBudget) report.notes.push(`${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: raise \`waterfall.context_max_tokens\` or lower the summary budgets`);
+  report.context = {
+    path: contextPath,
+    changed: written.written.length > 0,
+    tokens: assembled.tokens,
+    bytes: assembled.bytes,
+    maxTokens,
+    shortened: assembled.shortened,
+    leftOut: assembled.leftOut,
+    overBudget: assembled.overBudget,
+  };
+  if (assembled.overBudget)
+    report.notes.push(
+      `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: raise \`waterfall.context_max_tokens\` or lower the summary budgets`,
+    );
 }
 
 function readContextHash(file: string): string | undefined {
@@ -384,30 +541,60 @@ export interface CompactReport {
  */
 export async function compactVault(options: CompactOptions): Promise<CompactReport> {
   const { config, errors } = await loadConfig(options.root);
-  if (errors.length > 0) throw new UserError(`memory.config.yaml is invalid (${errors.length} problem${errors.length > 1 ? 's' : ''})`, 'run `memvault status` to see them', 'config/invalid');
-  const waterfallStreams = Object.entries(config.streams).filter(([, s]) => s.waterfall).map(([name]) => name);
+  if (errors.length > 0)
+    throw new UserError(
+      `memory.config.yaml is invalid (${errors.length} problem${errors.length > 1 ? 's' : ''})`,
+      'run `memvault status` to see them',
+      'config/invalid',
+    );
+  const waterfallStreams = Object.entries(config.streams)
+    .filter(([, s]) => s.waterfall)
+    .map(([name]) => name);
   if (options.stream !== undefined && !waterfallStreams.includes(options.stream)) {
     const known = config.streams[options.stream] !== undefined;
     throw new UserError(
       known ? `stream \`${options.stream}\` is not a waterfall stream` : `stream \`${options.stream}\` is not configured`,
-      known ? `set \`waterfall: true\` for it under \`streams:\` in memory.config.yaml` : `add it under \`streams:\` in memory.config.yaml with \`waterfall: true\`${waterfallStreams.length > 0 ? `, or use one of: ${waterfallStreams.join(', ')}` : ''}`,
+      known
+        ? `set \`waterfall: true\` for it under \`streams:\` in memory.config.yaml`
+        : `add it under \`streams:\` in memory.config.yaml with \`waterfall: true\`${waterfallStreams.length > 0 ? `, or use one of: ${waterfallStreams.join(', ')}` : ''}`,
       'compact/stream',
     );
   }
-  if (waterfallStreams.length === 0) throw new UserError('no stream has `waterfall: true`', 'set `waterfall: true` for an agent stream under `streams:` in memory.config.yaml', 'compact/no-stream');
+  if (waterfallStreams.length === 0)
+    throw new UserError(
+      'no stream has `waterfall: true`',
+      'set `waterfall: true` for an agent stream under `streams:` in memory.config.yaml',
+      'compact/no-stream',
+    );
   const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault compact');
   try {
     const vaultDir = path.resolve(options.root, config.vault);
-    const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(options.root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets });
+    const loaded = await loadVaultWithWorkers({
+      vaultDir,
+      cacheDir: path.join(options.root, '.memvault', 'cache'),
+      timezone: config.timezone,
+      configuredStreams: Object.keys(config.streams),
+      secrets: config.secrets,
+    });
     const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
     const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
       const stream: StreamState = { ...loadedStream, memories: memoriesUpTo(loadedStream.memories, options.now, config.timezone) };
-      const run = { config, vaultDir, loaded, summarizer, now: options.now, force: options.force ?? false, rebuild: options.rebuild ?? false, dryRun: options.dryRun ?? false };
+      const run = {
+        config,
+        vaultDir,
+        loaded,
+        summarizer,
+        now: options.now,
+        force: options.force ?? false,
+        rebuild: options.rebuild ?? false,
+        dryRun: options.dryRun ?? false,
+      };
       const streamReport = await runWaterfall(stream, run);
       // A file memvault did not write at a generated path (CONTEXT.md by hand) was moved aside, never overwritten: say where.
-      for (const move of takeMovedAside()) streamReport.notes.push(`${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`);
+      for (const move of takeMovedAside())
+        streamReport.notes.push(`${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`);
       report.streams.push(streamReport);
     }
     if (!report.dryRun) loaded.cache.save();
@@ -451,7 +638,14 @@ export function waterfallStatus(stream: StreamState, config: Config, vaultDir: s
   const { recent, longterm } = waterfallSummaries(stream);
   const position = waterfallPosition(stream.memories.length, recent, longterm, windows);
   const layers = assignLayers(stream.memories, recent, longterm);
-  const integrity = checkIntegrity({ stream: stream.name, memories: stream.memories, recent, longterm, history: readHistoryCopies(vaultDir, stream.name), windows });
+  const integrity = checkIntegrity({
+    stream: stream.name,
+    memories: stream.memories,
+    recent,
+    longterm,
+    history: readHistoryCopies(vaultDir, stream.name),
+    windows,
+  });
   const summaryStatus = (summary: Summary | undefined, budget: { target_tokens: number; max_bytes: number }): SummaryStatus | null =>
     summary
       ? {
@@ -469,8 +663,22 @@ export function waterfallStatus(stream: StreamState, config: Config, vaultDir: s
   let context: WaterfallStatus['context'] = null;
   try {
     const text = readFileSync(path.join(vaultDir, contextPath), 'utf8');
-    const expected = contextInputHash({ stream: stream.name, position, layers, longterm, recent, maxTokens: config.waterfall.context_max_tokens, tokenizer: config.tokenizer });
-    context = { path: contextPath, tokens: countTokens(text, config.tokenizer), bytes: countBytes(text), max_tokens: config.waterfall.context_max_tokens, stale: /^input_hash: ([0-9a-f]+)$/m.exec(text)?.[1] !== expected };
+    const expected = contextInputHash({
+      stream: stream.name,
+      position,
+      layers,
+      longterm,
+      recent,
+      maxTokens: config.waterfall.context_max_tokens,
+      tokenizer: config.tokenizer,
+    });
+    context = {
+      path: contextPath,
+      tokens: countTokens(text, config.tokenizer),
+      bytes: countBytes(text),
+      max_tokens: config.waterfall.context_max_tokens,
+      stale: /^input_hash: ([0-9a-f]+)$/m.exec(text)?.[1] !== expected,
+    };
   } catch {
     context = null;
   }
@@ -499,9 +707,14 @@ export function renderWaterfallStatus(status: WaterfallStatus): string[] {
   for (const [name, s] of Object.entries(status.summaries)) {
     if (!s) continue;
     const flags = [s.over_budget ? 'over budget' : '', s.edited ? 'edited' : ''].filter(Boolean).join(', ');
-    lines.push(`  ${name.padEnd(9)} ${s.path}: ${s.memories} memories, ${s.tokens}/${s.budget_tokens} tokens, ${s.bytes}/${s.budget_bytes} bytes${flags ? ` (${flags})` : ''}`);
+    lines.push(
+      `  ${name.padEnd(9)} ${s.path}: ${s.memories} memories, ${s.tokens}/${s.budget_tokens} tokens, ${s.bytes}/${s.budget_bytes} bytes${flags ? ` (${flags})` : ''}`,
+    );
   }
-  if (status.context) lines.push(`  context: ${status.context.path} ${status.context.tokens}/${status.context.max_tokens} tokens${status.context.stale ? ' (stale: run `memvault build`)' : ''}`);
+  if (status.context)
+    lines.push(
+      `  context: ${status.context.path} ${status.context.tokens}/${status.context.max_tokens} tokens${status.context.stale ? ' (stale: run `memvault build`)' : ''}`,
+    );
   else lines.push('  context: not built yet (run `memvault build`)');
   const a = integrity.accounted;
   lines.push(

@@ -74,7 +74,8 @@ export function assembleContext(input: ContextInput): AssembledContext {
   let tokens = measure(text);
   if (tokens > input.maxTokens) {
     // Estimate from per-memory costs to trim in one go, then check on the real text.
-    const cost = (item: (typeof items)[number], state: State): number => (state === 'out' ? 0 : countTokens(renderMemory(item.memory, state, input), input.tokenizer) + 1);
+    const cost = (item: (typeof items)[number], state: State): number =>
+      state === 'out' ? 0 : countTokens(renderMemory(item.memory, state, input), input.tokenizer) + 1;
     let over = tokens - input.maxTokens;
     for (const item of items) {
       if (over <= 0) break;
@@ -121,7 +122,9 @@ function renderContext(input: ContextInput, items: readonly { memory: Memory; st
   };
   const parts: string[] = [`# Memory of ${stream}`];
   if (position.memories === 0) {
-    parts.push(`No memories yet. Write markdown files with a \`date:\` in their frontmatter under \`${stream}/memories/\`, then run \`memvault build\`.`);
+    parts.push(
+      `No memories yet. Write markdown files with a \`date:\` in their frontmatter under \`${stream}/memories/\`, then run \`memvault build\`.`,
+    );
     return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
   }
   const range = (from: number, count: number): string => (count === 1 ? `memory ${from}` : `memories ${from}–${from + count - 1}`);
@@ -139,17 +142,29 @@ function renderContext(input: ContextInput, items: readonly { memory: Memory; st
   );
 
   parts.push(`## ${CONTEXT_SECTIONS[0]}`);
-  parts.push(nL > 0 && input.longterm ? summaryBody(input.longterm, input) : '_Nothing yet: older memories are folded in here from the second compaction on._');
+  parts.push(
+    nL > 0 && input.longterm
+      ? summaryBody(input.longterm, input)
+      : '_Nothing yet: older memories are folded in here from the second compaction on._',
+  );
   parts.push(`## ${CONTEXT_SECTIONS[1]}`);
-  parts.push(nR > 0 && input.recent ? summaryBody(input.recent, input) : `_Nothing yet: the first compaction summarizes the oldest memories here once the stream has ${position.nextAt}._`);
+  parts.push(
+    nR > 0 && input.recent
+      ? summaryBody(input.recent, input)
+      : `_Nothing yet: the first compaction summarizes the oldest memories here once the stream has ${position.nextAt}._`,
+  );
   parts.push(`## ${CONTEXT_SECTIONS[2]}`);
   const shortened = items.filter((item) => item.state === 'short').length;
   const out = items.filter((item) => item.state === 'out');
   if (out.length > 0) {
-    parts.push(`_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${out.length === 1 ? 'oldest memory' : `${out.length} oldest memories`} of this section (${out[0]!.memory.day} to ${out[out.length - 1]!.memory.day}) ${out.length === 1 ? 'is' : 'are'} left out; ${out.length === 1 ? 'it is' : 'they are'} in the vault under \`${stream}/memories/\`._`);
+    parts.push(
+      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${out.length === 1 ? 'oldest memory' : `${out.length} oldest memories`} of this section (${out[0]!.memory.day} to ${out[out.length - 1]!.memory.day}) ${out.length === 1 ? 'is' : 'are'} left out; ${out.length === 1 ? 'it is' : 'they are'} in the vault under \`${stream}/memories/\`._`,
+    );
   }
   if (shortened > 0) {
-    parts.push(`_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${shortened === 1 ? 'oldest memory' : `${shortened} oldest memories`} below ${shortened === 1 ? 'is' : 'are'} shortened to ${shortened === 1 ? 'its' : 'their'} first sentence._`);
+    parts.push(
+      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${shortened === 1 ? 'oldest memory' : `${shortened} oldest memories`} below ${shortened === 1 ? 'is' : 'are'} shortened to ${shortened === 1 ? 'its' : 'their'} first sentence._`,
+    );
   }
   for (const item of items) if (item.state !== 'out') parts.push(renderMemory(item.memory, item.state, input));
   if (nI === 0) parts.push('_None: every memory is in the summaries above._');
@@ -174,7 +189,9 @@ function renderMemory(memory: Memory, state: State, input: ContextInput): string
 }
 
 function memoryHeading(memory: Memory): string {
-  const time = /T\d{2}:\d{2}/.test(memory.date) ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}` : '';
+  const time = /T\d{2}:\d{2}/.test(memory.date)
+    ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
+    : '';
   const kind = memory.kind !== 'note' ? ` (${memory.kind})` : '';
   const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
   return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${kind}${tags}`;

@@ -61,7 +61,12 @@ export interface WaterfallPosition {
 }
 
 /** The count and number of the last compaction recorded in the summaries (the newer of the two). */
-export function waterfallPosition(memoryCount: number, recent: Summary | undefined, longterm: Summary | undefined, windows: WaterfallWindows): WaterfallPosition {
+export function waterfallPosition(
+  memoryCount: number,
+  recent: Summary | undefined,
+  longterm: Summary | undefined,
+  windows: WaterfallWindows,
+): WaterfallPosition {
   const r = recent?.meta.waterfall;
   const l = longterm?.meta.waterfall;
   const last = l && (!r || l.compaction > r.compaction) ? l : r;
@@ -102,7 +107,10 @@ export function assignLayers(memories: readonly Memory[], recent: Summary | unde
     (recentIds.has(memory.id) ? layers.recent : layers.immediate).push(memory);
   }
   const missing = [...recentIds].filter((id) => !memories.some((memory) => memory.id === id));
-  if (missing.length > 0) notes.push(`${missing.length} memor${missing.length === 1 ? 'y' : 'ies'} of the recent summary no longer exist (first: \`${missing[0]}\`)`);
+  if (missing.length > 0)
+    notes.push(
+      `${missing.length} memor${missing.length === 1 ? 'y' : 'ies'} of the recent summary no longer exist (first: \`${missing[0]}\`)`,
+    );
   return layers;
 }
 
@@ -112,7 +120,9 @@ function longtermBoundary(memories: readonly Memory[], longterm: Summary | undef
   const index = memories.findIndex((memory) => memory.id === through);
   if (index >= 0) return index;
   // The last covered memory was deleted or renamed: fall back to the count the summary covers.
-  notes.push(`the last memory of the long-term summary, \`${through}\`, no longer exists; its first ${longterm.meta.memories} memories are taken as covered`);
+  notes.push(
+    `the last memory of the long-term summary, \`${through}\`, no longer exists; its first ${longterm.meta.memories} memories are taken as covered`,
+  );
   return Math.min(longterm.meta.memories, memories.length) - 1;
 }
 
@@ -184,7 +194,8 @@ export function planWaterfall(input: WaterfallPlanInput): WaterfallPlan {
       compaction: reason === 'resume' ? compaction : compaction + 1,
       count,
       reason,
-      fold: fold && newBoundary >= 0 ? { memories: newBoundary + 1, coversFrom: memories[0]!, coversThrough: memories[newBoundary]! } : null,
+      fold:
+        fold && newBoundary >= 0 ? { memories: newBoundary + 1, coversFrom: memories[0]!, coversThrough: memories[newBoundary]! } : null,
       recent,
       positions: [newBoundary + 2, end],
     });

@@ -61,13 +61,23 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
       const aside = freeHandWrittenPath(vaultDir, op.path, now);
       mkdirSync(path.dirname(path.join(vaultDir, aside)), { recursive: true });
       renameSync(target, path.join(vaultDir, aside));
-      const why = regular ? 'no `memvault:` frontmatter' : stat.isSymbolicLink() ? 'a symbolic link' : stat.isDirectory() ? 'a folder' : 'not a regular file';
+      const why = regular
+        ? 'no `memvault:` frontmatter'
+        : stat.isSymbolicLink()
+          ? 'a symbolic link'
+          : stat.isDirectory()
+            ? 'a folder'
+            : 'not a regular file';
       movedAside.push({ from: op.path, to: aside, why, commit: regular });
       if (regular) result.historyCopies.push(aside);
       previous = undefined;
     }
     if (previous !== undefined && op.history) {
-      const historyPath = freeHistoryPath(vaultDir, vaultPaths.history(op.history.stream, op.history.tier, op.history.period, now), previous);
+      const historyPath = freeHistoryPath(
+        vaultDir,
+        vaultPaths.history(op.history.stream, op.history.tier, op.history.period, now),
+        previous,
+      );
       if (historyPath) {
         mkdirSync(path.dirname(path.join(vaultDir, historyPath)), { recursive: true });
         copyFileSync(target, path.join(vaultDir, historyPath));

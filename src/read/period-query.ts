@@ -76,7 +76,8 @@ function relativePeriod(input: string, at: { now: Date; zone: string }): PeriodQ
   if (unit === 'week') return { label: weekOf(day), kind: 'week', ...weekRange(weekOf(day)) };
   const start = today.startOf(unit).toISODate()!;
   const end = today.endOf(unit).toISODate()!;
-  const label = unit === 'month' ? day.slice(0, 7) : unit === 'year' ? day.slice(0, 4) : `${day.slice(0, 4)}-Q${Math.ceil(today.month / 3)}`;
+  const label =
+    unit === 'month' ? day.slice(0, 7) : unit === 'year' ? day.slice(0, 4) : `${day.slice(0, 4)}-Q${Math.ceil(today.month / 3)}`;
   return { label, kind: unit, start, end };
 }
 

@@ -29,7 +29,8 @@ export interface ReadVault {
  */
 export async function openVault(root: string): Promise<ReadVault> {
   const { config, errors } = await loadConfig(root);
-  if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
+  if (errors.length > 0)
+    throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
   const vaultDir = path.resolve(root, config.vault);
   const loaded = await loadVaultWithWorkers({
     vaultDir,

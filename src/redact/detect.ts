@@ -35,7 +35,9 @@ export interface SecretPolicy {
 /** Every secret in `text` not allowed by a marker on its line or by `policy`, in text order, without overlaps. */
 export function findSecrets(text: string, policy: SecretPolicy = {}): SecretFinding[] {
   const markers = markerSpans(text);
-  const raw = [...secretlintFindings(text), ...ruleFindings(text, SECRET_RULES)].filter((f) => f.end > f.start && !overlapsMarker(markers, f));
+  const raw = [...secretlintFindings(text), ...ruleFindings(text, SECRET_RULES)].filter(
+    (f) => f.end > f.start && !overlapsMarker(markers, f),
+  );
   const allowed = allowlistMatcher(policy.allow ?? []);
   const lines = lineStarts(text);
   // Lines holding the allow marker, found once: testing each finding's line would be quadratic on one long line.

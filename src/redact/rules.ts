@@ -22,7 +22,11 @@ const notReference = (v: string): boolean => !isPlaceholder(unquote(v)) && !/^["
 
 export const SECRET_RULES: readonly SecretRule[] = [
   // Vendor shapes the preset lacks.
-  { kind: 'private-key', regex: /-----BEGIN ((?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED|SSH2) )?PRIVATE KEY( BLOCK)?-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\\[nr]|[\s\w+/=:,.-])*)/g },
+  {
+    kind: 'private-key',
+    regex:
+      /-----BEGIN ((?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED|SSH2) )?PRIVATE KEY( BLOCK)?-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\\[nr]|[\s\w+/=:,.-])*)/g,
+  },
   { kind: 'openai', regex: /(?<![\w-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/g },
   { kind: 'github-token', regex: /(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})/g },
   { kind: 'gitlab', regex: /(?<!\w)gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}/g },
@@ -44,7 +48,11 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { kind: 'doppler', regex: /(?<![\w.])dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g },
   { kind: 'atlassian', regex: /(?<![\w-])ATATT3[A-Za-z0-9_=-]{50,}/g },
   { kind: 'mailgun', regex: /(?<![\w-])key-[0-9a-f]{32}(?![\w-])/g },
-  { kind: 'postmark', regex: /(?:postmark|X-Postmark-(?:Server|Account)-Token)[^\n]{0,40}?(?<secret>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/gi },
+  {
+    kind: 'postmark',
+    regex:
+      /(?:postmark|X-Postmark-(?:Server|Account)-Token)[^\n]{0,40}?(?<secret>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/gi,
+  },
   { kind: 'sendgrid', regex: /(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}/g },
   { kind: 'sentry-dsn', regex: /\bhttps?:\/\/(?<secret>[0-9a-f]{32}(?::[0-9a-f]{32})?)@[\w.-]+\/\d+/g },
   { kind: 'azure-storage', regex: /\bAccountKey=(?<secret>[A-Za-z0-9+/]{40,}={0,2})/g },
@@ -52,39 +60,68 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // Credentials inside URLs: keep scheme, user and host, replace the password.
   {
     kind: 'database-password',
-    regex: /\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|couchdb|neo4j(?:\+s)?)(?:\+\w+)?:\/\/[^\s:/@"'`]*:(?<secret>[^\s@/"'`]+)@/gi,
+    regex:
+      /\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|couchdb|neo4j(?:\+s)?)(?:\+\w+)?:\/\/[^\s:/@"'`]*:(?<secret>[^\s@/"'`]+)@/gi,
     accept: (s) => !isPlaceholder(s),
   },
-  { kind: 'url-password', regex: /\b(?:https?|ftps?|sftp|ssh|git|svn|smtps?|imaps?|ldaps?|wss?):\/\/[^\s:/@"'`]+:(?<secret>[^\s@/"'`]+)@/gi, accept: (s) => !isPlaceholder(s) },
-  { kind: 'bearer-token', regex: /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g, accept: (s) => looksRandom(s, 16) || s.startsWith('eyJ') },
+  {
+    kind: 'url-password',
+    regex: /\b(?:https?|ftps?|sftp|ssh|git|svn|smtps?|imaps?|ldaps?|wss?):\/\/[^\s:/@"'`]+:(?<secret>[^\s@/"'`]+)@/gi,
+    accept: (s) => !isPlaceholder(s),
+  },
+  {
+    kind: 'bearer-token',
+    regex: /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
+    accept: (s) => looksRandom(s, 16) || s.startsWith('eyJ'),
+  },
   { kind: 'basic-auth', regex: /\bAuthorization["']?\s*[:=]\s*["']?Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})/gi },
   // Command lines: `mysql -pPASS`, `sshpass -p PASS`, `curl -u user:pass`, `redis-cli -a PASS`, `--password PASS`.
-  { kind: 'password', regex: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,300}?\s-p(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
+  {
+    kind: 'password',
+    regex: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,300}?\s-p(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g,
+    accept: notReference,
+  },
   { kind: 'password', regex: /\bsshpass\s+-p\s*(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
-  { kind: 'password', regex: /\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g, accept: notReference },
-  { kind: 'password', regex: /\b(?:curl|wget|http)\b[^\n]{0,300}?\s(?:-u|--user)[\s=]+["']?[^\s:'"]+:(?<secret>[^\s'"]+)/g, accept: notReference },
-  { kind: 'password', regex: /(?<![\w-])--(?:password|passwd|pass|token|api-key|secret|client-secret)[= ](?<secret>[^\s'"`-][^\s'"`]*|"[^"\n]+"|'[^'\n]+')/gi, accept: notReference },
+  {
+    kind: 'password',
+    regex: /\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+(?<secret>[^\s'"`-][^\s'"`]*|'[^'\n]+'|"[^"\n]+")/g,
+    accept: notReference,
+  },
+  {
+    kind: 'password',
+    regex: /\b(?:curl|wget|http)\b[^\n]{0,300}?\s(?:-u|--user)[\s=]+["']?[^\s:'"]+:(?<secret>[^\s'"]+)/g,
+    accept: notReference,
+  },
+  {
+    kind: 'password',
+    regex: /(?<![\w-])--(?:password|passwd|pass|token|api-key|secret|client-secret)[= ](?<secret>[^\s'"`-][^\s'"`]*|"[^"\n]+"|'[^'\n]+')/gi,
+    accept: notReference,
+  },
   // `password = "…"`, `PASSWORD: …`, `"password": "…"`, `SECRET_KEY='…'`: the value, quoted or not.
   {
     kind: 'password',
-    regex: /(?<![\w-])(?!1password)(?:[\w-]{0,40}(?:password|passwd|passphrase|pwd)[\w-]{0,40}|pass)["']?\s*(?:[:=]|=>|\s(?=["']))\s*(?<secret>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s,;'"`)}\]]+)/gi,
+    regex:
+      /(?<![\w-])(?!1password)(?:[\w-]{0,40}(?:password|passwd|passphrase|pwd)[\w-]{0,40}|pass)["']?\s*(?:[:=]|=>|\s(?=["']))\s*(?<secret>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s,;'"`)}\]]+)/gi,
     accept: acceptAssignedValue,
   },
   {
     kind: 'secret',
-    regex: /(?<![\w-])[\w-]{0,40}(?:secret|private[_-]?key|signing[_-]?key|encryption[_-]?key)[\w-]{0,40}["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]*"|'[^'\n]*'|[^\s,;'"`]+)/gi,
+    regex:
+      /(?<![\w-])[\w-]{0,40}(?:secret|private[_-]?key|signing[_-]?key|encryption[_-]?key)[\w-]{0,40}["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]*"|'[^'\n]*'|[^\s,;'"`]+)/gi,
     accept: acceptAssignedValue,
   },
   // A random-looking value assigned to a key-like name: `api_key = …`, `"token": "…"`, `X-Api-Key: …`.
   {
     kind: 'api-key',
-    regex: /(?<![\w-])[\w-]{0,40}(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|app[_-]?key|master[_-]?key|token|auth|session[_-]?(?:id|key))["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]{12,}"|'[^'\n]{12,}'|[A-Za-z0-9_.+/~=-]{16,})/gi,
+    regex:
+      /(?<![\w-])[\w-]{0,40}(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|app[_-]?key|master[_-]?key|token|auth|session[_-]?(?:id|key))["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]{12,}"|'[^'\n]{12,}'|[A-Za-z0-9_.+/~=-]{16,})/gi,
     accept: (value) => looksRandom(unquote(value), 16),
   },
   // Prose: "the wifi password is hunter2!", "the AWS secret is …", "my token: …".
   {
     kind: 'password',
-    regex: /\b(?:password|passphrase|passcode|passwd|pin|secret(?: key)?|api[ -]key|access key|token)\s+(?:is|was|=|:)\s+[`"']?(?<secret>[^\s`"']+?)[`"']?(?=[.,;:)]?(?:\s|$))/gi,
+    regex:
+      /\b(?:password|passphrase|passcode|passwd|pin|secret(?: key)?|api[ -]key|access key|token)\s+(?:is|was|=|:)\s+[`"']?(?<secret>[^\s`"']+?)[`"']?(?=[.,;:)]?(?:\s|$))/gi,
     accept: acceptProseValue,
   },
 ];

@@ -79,7 +79,8 @@ export function secretlintFindings(text: string): Finding[] {
  * looked up from the range's start, and the range is kept when it is not found.
  */
 function spanOf(text: string, range: readonly [number, number], data: unknown): { start: number; end: number } {
-  const values = data && typeof data === 'object' ? Object.values(data).filter((v): v is string => typeof v === 'string' && v.length >= 8) : [];
+  const values =
+    data && typeof data === 'object' ? Object.values(data).filter((v): v is string => typeof v === 'string' && v.length >= 8) : [];
   for (const value of values) {
     if (text.slice(range[0], range[1]) === value) break;
     const at = text.indexOf(value, range[0]);

@@ -30,7 +30,9 @@ function classes(text: string): number {
 export function isWordIdentifier(value: string): boolean {
   const parts = value.split(/[-_.]+/).filter(Boolean);
   if (parts.length < 2) return false;
-  return parts.every((part) => /^v?\d{1,4}$/i.test(part) || (/^[a-z]+\d{0,2}$/i.test(part) && /[aeiouy]/i.test(part) && !/[a-z][A-Z]{2}/.test(part)));
+  return parts.every(
+    (part) => /^v?\d{1,4}$/i.test(part) || (/^[a-z]+\d{0,2}$/i.test(part) && /[aeiouy]/i.test(part) && !/[a-z][A-Z]{2}/.test(part)),
+  );
 }
 
 /** Random-looking: a long token mixing letters and digits with high entropy, not a word, path or placeholder. */
@@ -51,7 +53,12 @@ export function isPlaceholder(value: string): boolean {
   if (v.length === 0) return true;
   if (v.includes('[REDACTED')) return true;
   if (/^(<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%\(?\w*\)?s|\$[A-Z_][A-Z0-9_]*|\*+|x+|X+|\.+|…|-+|_+|#+)$/.test(v)) return true;
-  if (/^(none|null|nil|undefined|true|false|string|number|boolean|any|unknown|str|int|bytes|secret|password|passwd|token|redacted|example|your[-_ ]?\w*|changeme|placeholder|todo|tbd|n\/a|empty|required|optional|hidden|masked)$/i.test(v)) return true;
+  if (
+    /^(none|null|nil|undefined|true|false|string|number|boolean|any|unknown|str|int|bytes|secret|password|passwd|token|redacted|example|your[-_ ]?\w*|changeme|placeholder|todo|tbd|n\/a|empty|required|optional|hidden|masked)$/i.test(
+      v,
+    )
+  )
+    return true;
   return false;
 }
 
@@ -66,7 +73,11 @@ export function acceptAssignedValue(value: string): boolean {
   const inner = quoted ? value.slice(1, -1) : value;
   if (isPlaceholder(inner)) return false;
   if (/^\$\{?\w+\}?$/.test(inner) || /^(process\.env|os\.environ|os\.getenv|env)\b/.test(inner)) return false;
-  if (/^[\w.$]+\(.*\)?$/.test(inner) || /^(self|this|req|request|args|opts|options|config|cfg|params|input|data|form|user|ctx|settings)[.[]/i.test(inner)) return false;
+  if (
+    /^[\w.$]+\(.*\)?$/.test(inner) ||
+    /^(self|this|req|request|args|opts|options|config|cfg|params|input|data|form|user|ctx|settings)[.[]/i.test(inner)
+  )
+    return false;
   if (/^[a-z_$][\w$]*(\.[a-z_$][\w$]*)+$/i.test(inner)) return false; // a property path
   // A quoted phrase of plain words is prose (`1Password: "Ledgerly Eng" vault`), not a password.
   if (quoted) return inner.length >= 4 && !isWordIdentifier(inner) && !/^[A-Za-z]+(?: [A-Za-z]+)+$/.test(inner);
@@ -82,7 +93,8 @@ export function acceptAssignedValue(value: string): boolean {
 }
 
 /** Words that follow "the password is" in prose without being a password. */
-const PROSE_NOT_A_VALUE = /^(a|an|the|not|now|still|also|only|set|stored|saved|kept|read|required|wrong|incorrect|invalid|correct|valid|expired|missing|empty|same|different|rotated|reset|changed|hashed|encrypted|in|on|at|from|for|to|used|shown|sent|given|masked|hidden|long|short|too|very|unknown|known|weak|strong|secure|safe|fine|ok|okay)$/i;
+const PROSE_NOT_A_VALUE =
+  /^(a|an|the|not|now|still|also|only|set|stored|saved|kept|read|required|wrong|incorrect|invalid|correct|valid|expired|missing|empty|same|different|rotated|reset|changed|hashed|encrypted|in|on|at|from|for|to|used|shown|sent|given|masked|hidden|long|short|too|very|unknown|known|weak|strong|secure|safe|fine|ok|okay)$/i;
 
 /**
  * A value stated in prose ("the wifi password is hunter2!"): one token that is

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
  */
 export const RULES_VERSION = 3;
 
-const presetVersion = (createRequire(import.meta.url)('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string }).version;
+const presetVersion = (createRequire(import.meta.url)('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string })
+  .version;
 
 export const DETECTOR_VERSION = `secretlint-preset-recommend@${presetVersion};memvault-rules@${RULES_VERSION}`;

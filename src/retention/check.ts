@@ -1,5 +1,14 @@
 import type { Sentence } from '../vault/model.js';
-import { canonicalDate, datesOf, KIND_ORDER, mustKeepOfSentences, normalizeForMatch, orderItems, SENTENCE_KINDS, type MustKeepItem } from './items.js';
+import {
+  canonicalDate,
+  datesOf,
+  KIND_ORDER,
+  mustKeepOfSentences,
+  normalizeForMatch,
+  orderItems,
+  SENTENCE_KINDS,
+  type MustKeepItem,
+} from './items.js';
 
 /**
  * The retention check: which must-keep items of a summary's sources survive
@@ -88,7 +97,9 @@ function keeps(output: OutputIndex, needle: ItemNeedle): boolean {
     const { words, numbers } = needle;
     if (words.length === 0) return true;
     // Its numbers are not optional: "3 shards" does not keep "2 shards".
-    return output.lines.some((line) => numbers.every((word) => line.has(word)) && words.filter((word) => line.has(word)).length / words.length >= SENTENCE_SHARE);
+    return output.lines.some(
+      (line) => numbers.every((word) => line.has(word)) && words.filter((word) => line.has(word)).length / words.length >= SENTENCE_SHARE,
+    );
   }
   if (needle.text.length === 0) return true;
   if (containsWords(output.text, needle.text)) return true;
@@ -116,7 +127,9 @@ export function collectMustKeep(sources: readonly { importance?: string; sentenc
     sources.flatMap((source) => {
       if (source.importance !== 'pinned') return mustKeepOfSentences(source.sentences);
       const lead = source.sentences.find((sentence) => sentence.role !== 'heading');
-      return lead ? mustKeepOfSentences([{ ...lead, mustKeep: lead.mustKeep.includes('pinned') ? lead.mustKeep : ['pinned', ...lead.mustKeep] }]) : [];
+      return lead
+        ? mustKeepOfSentences([{ ...lead, mustKeep: lead.mustKeep.includes('pinned') ? lead.mustKeep : ['pinned', ...lead.mustKeep] }])
+        : [];
     }),
   );
 }
@@ -136,7 +149,11 @@ export function compareMissing(a: readonly MustKeepItem[], b: readonly MustKeepI
   return 0;
 }
 
-const STOP = new Set('a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(' '));
+const STOP = new Set(
+  'a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(
+    ' ',
+  ),
+);
 
 function contentWords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter((word) => (word.length >= 2 || /\d/.test(word)) && !STOP.has(word));

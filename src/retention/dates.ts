@@ -17,7 +17,20 @@ import { addDays, weekOf, weekRange } from '../time/periods.js';
  * a phrase already followed by a parenthesis is not annotated twice.
  */
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
 /** `2023-05-07` → `7 May 2023`. */
@@ -42,7 +55,28 @@ function shiftMonth(day: string, n: number): string {
   return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
 }
 
-const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, fifteen: 15, twenty: 20, thirty: 30, 'a couple of': 2, 'a couple': 2, couple: 2 };
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  'a couple of': 2,
+  'a couple': 2,
+  couple: 2,
+};
 const COUNT = `(\\d{1,3}|a couple of|a couple|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)`;
 const WEEKDAY = '(sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tues?|wed|thur?s?|fri|sat)\\.?';
 
@@ -83,18 +117,27 @@ interface Rule {
 const RULES: Rule[] = [
   { pattern: /\bthe day before yesterday\b/i, resolve: (_, day) => formatLongDate(addDays(day, -2)) },
   { pattern: /\bthe day after tomorrow\b/i, resolve: (_, day) => formatLongDate(addDays(day, 2)) },
-  { pattern: /\byesterday (?:morning|afternoon|evening|night)\b|\byesterday\b|\blast night\b/i, resolve: (_, day) => formatLongDate(addDays(day, -1)) },
+  {
+    pattern: /\byesterday (?:morning|afternoon|evening|night)\b|\byesterday\b|\blast night\b/i,
+    resolve: (_, day) => formatLongDate(addDays(day, -1)),
+  },
   { pattern: /\btomorrow (?:morning|afternoon|evening|night)\b|\btomorrow\b/i, resolve: (_, day) => formatLongDate(addDays(day, 1)) },
-  { pattern: new RegExp(`\\b(?:last|this past|past) ${WEEKDAY}\\b`, 'i'), resolve: (m, day) => {
-    const target = weekdayIndex(m[1]!);
-    const back = ((weekdayOf(day) - target + 7) % 7) || 7;
-    return formatLongDate(addDays(day, -back));
-  } },
-  { pattern: new RegExp(`\\b(?:next|this coming) ${WEEKDAY}\\b`, 'i'), resolve: (m, day) => {
-    const target = weekdayIndex(m[1]!);
-    const ahead = ((target - weekdayOf(day) + 7) % 7) || 7;
-    return formatLongDate(addDays(day, ahead));
-  } },
+  {
+    pattern: new RegExp(`\\b(?:last|this past|past) ${WEEKDAY}\\b`, 'i'),
+    resolve: (m, day) => {
+      const target = weekdayIndex(m[1]!);
+      const back = (weekdayOf(day) - target + 7) % 7 || 7;
+      return formatLongDate(addDays(day, -back));
+    },
+  },
+  {
+    pattern: new RegExp(`\\b(?:next|this coming) ${WEEKDAY}\\b`, 'i'),
+    resolve: (m, day) => {
+      const target = weekdayIndex(m[1]!);
+      const ahead = (target - weekdayOf(day) + 7) % 7 || 7;
+      return formatLongDate(addDays(day, ahead));
+    },
+  },
   { pattern: /\b(?:last|this past|past) weekend\b/i, resolve: (_, day) => weekendLabel(day, 0) },
   { pattern: /\b(?:next|this coming) weekend\b/i, resolve: (_, day) => weekendLabel(day, 1) },
   { pattern: /\blast week\b/i, resolve: (_, day) => weekOfLabel(addDays(day, -7)) },
@@ -106,9 +149,18 @@ const RULES: Rule[] = [
   { pattern: /\blast year\b/i, resolve: (_, day) => String(Number(day.slice(0, 4)) - 1) },
   { pattern: /\bnext year\b/i, resolve: (_, day) => String(Number(day.slice(0, 4)) + 1) },
   { pattern: /\bthis year\b/i, resolve: (_, day) => day.slice(0, 4) },
-  { pattern: new RegExp(`\\b${COUNT} (day|week|month|year)s? (ago|before|earlier)\\b`, 'i'), resolve: (m, day) => shifted(day, -count(m[1]!), m[2]!.toLowerCase()) },
-  { pattern: new RegExp(`\\bin ${COUNT} (day|week|month|year)s?(?! ago)\\b`, 'i'), resolve: (m, day) => shifted(day, count(m[1]!), m[2]!.toLowerCase()) },
-  { pattern: new RegExp(`\\b${COUNT} (day|week|month|year)s? from now\\b`, 'i'), resolve: (m, day) => shifted(day, count(m[1]!), m[2]!.toLowerCase()) },
+  {
+    pattern: new RegExp(`\\b${COUNT} (day|week|month|year)s? (ago|before|earlier)\\b`, 'i'),
+    resolve: (m, day) => shifted(day, -count(m[1]!), m[2]!.toLowerCase()),
+  },
+  {
+    pattern: new RegExp(`\\bin ${COUNT} (day|week|month|year)s?(?! ago)\\b`, 'i'),
+    resolve: (m, day) => shifted(day, count(m[1]!), m[2]!.toLowerCase()),
+  },
+  {
+    pattern: new RegExp(`\\b${COUNT} (day|week|month|year)s? from now\\b`, 'i'),
+    resolve: (m, day) => shifted(day, count(m[1]!), m[2]!.toLowerCase()),
+  },
 ];
 
 function shifted(day: string, n: number, unit: string): string | undefined {

@@ -62,7 +62,10 @@ export function orderItems(items: readonly MustKeepItem[]): MustKeepItem[] {
     seen.add(key);
     unique.push(item);
   }
-  return unique.map((item, index) => ({ item, index })).sort((a, b) => KIND_ORDER.indexOf(a.item.kind) - KIND_ORDER.indexOf(b.item.kind) || a.index - b.index).map(({ item }) => item);
+  return unique
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => KIND_ORDER.indexOf(a.item.kind) - KIND_ORDER.indexOf(b.item.kind) || a.index - b.index)
+    .map(({ item }) => item);
 }
 
 /** Identity of an item: its kind and normalised text. */
@@ -99,7 +102,9 @@ function normalizeUncached(text: string): string {
     .replace(/[‐‑‒–—]/g, '-')
     .replace(/\\([\\[\]()*_#`>-])/g, '$1')
     .replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '')
-    .replace(/'/g, (quote, offset: number, whole: string) => (/\p{L}/u.test(whole[offset - 1] ?? '') && /\p{L}/u.test(whole[offset + 1] ?? '') ? quote : ' '))
+    .replace(/'/g, (quote, offset: number, whole: string) =>
+      /\p{L}/u.test(whole[offset - 1] ?? '') && /\p{L}/u.test(whole[offset + 1] ?? '') ? quote : ' ',
+    )
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -117,7 +122,8 @@ const COMMIT = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 const VERSION = /(?<![\w.])v\d+(?:\.\d+){1,3}\b/g;
 const ISSUE = /(?<![\w&/#])(?:[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)?#\d{1,6}\b|\b(?:GH|PR)-\d+\b/g;
 
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DATE_PATTERNS: RegExp[] = [
   /\b\d{4}-\d{2}-\d{2}\b/g,
   new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)? ${MONTH}\\.?,? \\d{4}\\b`, 'gi'),
@@ -128,12 +134,15 @@ const DATE_PATTERNS: RegExp[] = [
   /\b(?:19|20)\d{2}\b(?![-/.:]\d|\s?(?:%|ms|s|gb|mb|kb|px|tokens?|users?|rows?|lines?|words?)\b)/gi,
 ];
 
-const UNIT = '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?|errors?|rows?|items?|times?|people|members?|kids?|children|miles?|km|kilometers?|meters?|m|kg|lbs?|pounds?|dollars?|euros?|books?|pages?|points?)';
+const UNIT =
+  '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?|errors?|rows?|items?|times?|people|members?|kids?|children|miles?|km|kilometers?|meters?|m|kg|lbs?|pounds?|dollars?|euros?|books?|pages?|points?)';
 const NUMBER_WITH_UNIT = new RegExp(`(?:[$€£]\\s?\\d[\\d,.]*\\d?(?:\\s?[kmb]n?\\b)?|\\b\\d[\\d,.]*(?:\\s|-)?${UNIT}\\b(?!-\\d))`, 'gi');
 
 /** Words that are capitalised without being names. */
 const NOT_NAMES = new Set(
-  "i i'm i've i'll i'd im ive ok okay yes no hey hi hello wow oh thanks thank todo fyi btw lol omg ps the a an and but or so if then this that these those it its we our you your he she they my me his her their there here what when where why how who which while also just still yet maybe please sure great good nice cool awesome amazing mr mrs ms dr st jr monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec decision decisions pinned note notes update done next context state learning learnings today yesterday tomorrow tonight kb mb gb tb ms".split(' '),
+  "i i'm i've i'll i'd im ive ok okay yes no hey hi hello wow oh thanks thank todo fyi btw lol omg ps the a an and but or so if then this that these those it its we our you your he she they my me his her their there here what when where why how who which while also just still yet maybe please sure great good nice cool awesome amazing mr mrs ms dr st jr monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec decision decisions pinned note notes update done next context state learning learnings today yesterday tomorrow tonight kb mb gb tb ms".split(
+    ' ',
+  ),
 );
 
 /** Items of one sentence (its day prefix from a finer summary is layout, not content). */
@@ -193,13 +202,31 @@ export function datesOf(text: string): string[] {
   return found.sort((a, b) => a.start - b.start).map((f) => f.text);
 }
 
-const MONTH_INDEX: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+const MONTH_INDEX: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
 
 /** A date's canonical form, so `7 May 2023`, `May 7, 2023` and `2023-05-07` are one item: `2023-05-07`, `2023-05`, `2023`, or `--05-07` without a year. */
 export function canonicalDate(text: string): string | undefined {
   const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (iso) return text;
-  const lower = text.toLowerCase().replace(/(\d)(?:st|nd|rd|th)\b/g, '$1').replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim();
+  const lower = text
+    .toLowerCase()
+    .replace(/(\d)(?:st|nd|rd|th)\b/g, '$1')
+    .replace(/[.,]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const pad = (n: number): string => String(n).padStart(2, '0');
   let m = /^(\d{1,2}) ([a-z]+) (\d{4})$/.exec(lower) ?? undefined;
   if (m) return MONTH_INDEX[m[2]!.slice(0, 3)] ? `${m[3]}-${pad(MONTH_INDEX[m[2]!.slice(0, 3)]!)}-${pad(Number(m[1]))}` : undefined;

@@ -1,7 +1,46 @@
 import { lazy, requireLazy } from '../util/lazy.js';
 
 // The stop-word list is loaded on first use: only index topics and metrics need it.
-const stopWords = lazy(() => new Set<string>([...(requireLazy('stopword') as { eng: string[] }).eng, 'also', 'just', 'like', 'really', 'today', 'yesterday', 'tomorrow', 'got', 'get', 'make', 'made', 'still', 'will', 'would', 'could', 'should', 'one', 'two', 'day', 'week', 'month', 'done', 'context', 'keep', 'state', 'decisions', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'pinned']));
+const stopWords = lazy(
+  () =>
+    new Set<string>([
+      ...(requireLazy('stopword') as { eng: string[] }).eng,
+      'also',
+      'just',
+      'like',
+      'really',
+      'today',
+      'yesterday',
+      'tomorrow',
+      'got',
+      'get',
+      'make',
+      'made',
+      'still',
+      'will',
+      'would',
+      'could',
+      'should',
+      'one',
+      'two',
+      'day',
+      'week',
+      'month',
+      'done',
+      'context',
+      'keep',
+      'state',
+      'decisions',
+      'mon',
+      'tue',
+      'wed',
+      'thu',
+      'fri',
+      'sat',
+      'sun',
+      'pinned',
+    ]),
+);
 
 /**
  * Content words of a text: lowercased words of three or more letters or
@@ -28,13 +67,17 @@ export function termCounts(text: string): Map<string, number> {
  */
 export function distinctiveTerms(documents: ReadonlyMap<string, ReadonlyMap<string, number>>, limit: number): Map<string, string[]> {
   const documentFrequency = new Map<string, number>();
-  for (const counts of documents.values()) for (const term of counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  for (const counts of documents.values())
+    for (const term of counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   const total = documents.size;
   const out = new Map<string, string[]>();
   for (const [key, counts] of documents) {
     const scored = [...counts].map(([term, count]) => [term, count * Math.log((1 + total) / (documentFrequency.get(term) ?? 1))] as const);
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    out.set(key, scored.slice(0, limit).map(([term]) => term));
+    out.set(
+      key,
+      scored.slice(0, limit).map(([term]) => term),
+    );
   }
   return out;
 }

@@ -74,7 +74,11 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
     const owner = readOwner(ownerPath);
     if (!isStale(owner, lockPath)) {
       const who = owner ? `pid ${owner.pid}, \`${owner.command}\` started ${owner.started}` : 'unknown process';
-      throw new UserError(`another build is running (${who})`, 'wait for it to finish; if it hung, stop that process and run the build again', 'lock/busy');
+      throw new UserError(
+        `another build is running (${who})`,
+        'wait for it to finish; if it hung, stop that process and run the build again',
+        'lock/busy',
+      );
     }
     release = await takeOver(stateDir, lockPath, ownerPath, options, writeOwner);
   }

@@ -82,7 +82,8 @@ export function describeWritten(written: readonly string[]): string[] {
     if (folder === 'UPLOAD_PACKAGE.md') packages.push(`package ${stream}`);
     else if (folder === 'CONTEXT.md') packages.push(`context ${stream}`);
     else if (folder === 'longterm.md') out.push(`longterm ${stream}`);
-    else if (folder && name && (folder === 'daily' || folder === 'weekly' || folder === 'monthly')) out.push(`${folder} ${name.replace(/\.md$/, '')}`);
+    else if (folder && name && (folder === 'daily' || folder === 'weekly' || folder === 'monthly'))
+      out.push(`${folder} ${name.replace(/\.md$/, '')}`);
     else if (folder === 'waterfall' && name) out.push(`waterfall ${name.replace(/\.md$/, '')}`);
     else if (folder === 'archive') out.push(`archived ${parts.slice(3).join('/')}`);
   }
@@ -101,6 +102,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export function parseDuration(text: string, flag: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? 's']! : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new UserError(`${flag} \`${text}\` is not a duration`, `use e.g. ${flag} 10m, ${flag} 90s or ${flag} 1h`, 'cli/duration');
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new UserError(`${flag} \`${text}\` is not a duration`, `use e.g. ${flag} 10m, ${flag} 90s or ${flag} 1h`, 'cli/duration');
   return Math.round(ms);
 }

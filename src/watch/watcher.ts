@@ -141,7 +141,12 @@ export class VaultWatcher {
     if (this.options.commitEveryMs !== undefined) this.scheduleCommit();
     this.pollTimer = setInterval(() => this.pollRecent(), RECENT_POLL_MS);
     this.pollTimer.unref();
-    this.emit({ type: 'ready', vault: path.relative(this.options.root, this.vaultDir) || '.', config: CONFIG_FILE, files: this.session.fileCount });
+    this.emit({
+      type: 'ready',
+      vault: path.relative(this.options.root, this.vaultDir) || '.',
+      config: CONFIG_FILE,
+      files: this.session.fileCount,
+    });
   }
 
   /** Stops watching, lets the rebuild in progress finish (it releases the build lock), saves the parse cache. */
@@ -235,7 +240,14 @@ export class VaultWatcher {
       if (errors.length > 0) {
         this.configValid = false;
         requeue();
-        this.emit({ type: 'error', at: new Date().toISOString(), trigger: `${CONFIG_FILE} changed`, message: `${CONFIG_FILE} is invalid; the last outputs stay until it is fixed`, hint: 'fix the lines listed above and save again', diagnostics: errors });
+        this.emit({
+          type: 'error',
+          at: new Date().toISOString(),
+          trigger: `${CONFIG_FILE} changed`,
+          message: `${CONFIG_FILE} is invalid; the last outputs stay until it is fixed`,
+          hint: 'fix the lines listed above and save again',
+          diagnostics: errors,
+        });
         return false;
       }
       this.configValid = true;
@@ -290,9 +302,18 @@ export class VaultWatcher {
       this.rebuilds++;
       // What it wrote and moved is now known (the echoes are ignored) and part of the next load.
       const moves = report.archived ?? [];
-      this.session.recordBuild([...report.written, ...moves.map((move) => move.to)], moves.map((move) => move.from));
+      this.session.recordBuild(
+        [...report.written, ...moves.map((move) => move.to)],
+        moves.map((move) => move.from),
+      );
       if (this.options.commitEveryMs !== undefined) {
-        for (const file of [...report.written, ...report.historyCopies, ...moves.flatMap((move) => [move.from, move.to]), ...changes.keys()]) this.uncommitted.add(file);
+        for (const file of [
+          ...report.written,
+          ...report.historyCopies,
+          ...moves.flatMap((move) => [move.from, move.to]),
+          ...changes.keys(),
+        ])
+          this.uncommitted.add(file);
         this.uncommittedRebuilds.push(describeWritten(report.written));
       }
       const everything = first || configChanged;
@@ -323,8 +344,24 @@ export class VaultWatcher {
       }
       this.first = false;
       const diagnostics = error instanceof ConfigInvalidError ? error.diagnostics : [];
-      if (error instanceof UserError) this.emit({ type: 'error', at: new Date().toISOString(), trigger, message: error.message, ...(error.hint ? { hint: error.hint } : {}), diagnostics });
-      else this.emit({ type: 'error', at: new Date().toISOString(), trigger, message: `internal error: ${error instanceof Error ? (process.env.MEMVAULT_DEBUG ? error.stack : error.message) : String(error)}`, hint: 'this is a bug; the last outputs stay in place', diagnostics });
+      if (error instanceof UserError)
+        this.emit({
+          type: 'error',
+          at: new Date().toISOString(),
+          trigger,
+          message: error.message,
+          ...(error.hint ? { hint: error.hint } : {}),
+          diagnostics,
+        });
+      else
+        this.emit({
+          type: 'error',
+          at: new Date().toISOString(),
+          trigger,
+          message: `internal error: ${error instanceof Error ? (process.env.MEMVAULT_DEBUG ? error.stack : error.message) : String(error)}`,
+          hint: 'this is a bug; the last outputs stay in place',
+          diagnostics,
+        });
       return false;
     }
   }
@@ -344,10 +381,13 @@ export class VaultWatcher {
     clearTimeout(this.dayTimer);
     const now = new Date();
     const next = startOfDay(addDays(todayIn(now, this.timezone), 1), this.timezone).getTime() + 1000;
-    this.dayTimer = setTimeout(() => {
-      this.newDay = true;
-      void this.runNow();
-    }, Math.min(Math.max(1000, next - now.getTime()), 2 ** 31 - 1));
+    this.dayTimer = setTimeout(
+      () => {
+        this.newDay = true;
+        void this.runNow();
+      },
+      Math.min(Math.max(1000, next - now.getTime()), 2 ** 31 - 1),
+    );
   }
 
   /** Saves the parse cache under the build lock (a build running elsewhere writes it too); skipped while another holds the lock. */
@@ -399,23 +439,45 @@ export class VaultWatcher {
           this.emit({ type: 'note', at, message: session.note });
           return;
         }
-        const outcome = await commitPaths(session, { paths, pinned: new Map(), keep: new Set(), message: watchCommitMessage(rebuilds), now: this.options.now ?? new Date() });
+        const outcome = await commitPaths(session, {
+          paths,
+          pinned: new Map(),
+          keep: new Set(),
+          message: watchCommitMessage(rebuilds),
+          now: this.options.now ?? new Date(),
+        });
         this.uncommitted.clear();
         this.uncommittedRebuilds = [];
-        if (outcome.status === 'committed') this.emit({ type: 'note', at, message: `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${outcome.files.length} files)` });
+        if (outcome.status === 'committed')
+          this.emit({
+            type: 'note',
+            at,
+            message: `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${outcome.files.length} files)`,
+          });
       } finally {
         await release();
       }
     } catch (error) {
       // Kept for the next try (another build holds the lock, a rebase is in progress, the branch moved…).
       const message = error instanceof Error ? error.message : String(error);
-      this.emit({ type: 'error', at, trigger: 'commit', message: `not committed: ${message}`, ...(error instanceof UserError && error.hint ? { hint: error.hint } : { hint: 'the files stay written; the next commit retries' }), diagnostics: [] });
+      this.emit({
+        type: 'error',
+        at,
+        trigger: 'commit',
+        message: `not committed: ${message}`,
+        ...(error instanceof UserError && error.hint ? { hint: error.hint } : { hint: 'the files stay written; the next commit retries' }),
+        diagnostics: [],
+      });
     }
   }
 
   private watchError(error: unknown): void {
     const known = watchLimitError(error);
-    this.emit({ type: 'note', at: new Date().toISOString(), message: known ? `${known.message} (hint: ${known.hint})` : `file watcher: ${error instanceof Error ? error.message : String(error)}` });
+    this.emit({
+      type: 'note',
+      at: new Date().toISOString(),
+      message: known ? `${known.message} (hint: ${known.hint})` : `file watcher: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
 
   private emit(event: WatchEvent): void {
@@ -449,7 +511,9 @@ function watchLimitError(error: unknown): UserError | undefined {
   if (code !== 'ENOSPC' && code !== 'EMFILE') return undefined;
   return new UserError(
     `the system limit of file watches was reached (${code})`,
-    code === 'ENOSPC' ? 'raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`, then start watch again' : 'raise the open-file limit (`ulimit -n 65536`), then start watch again',
+    code === 'ENOSPC'
+      ? 'raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`, then start watch again'
+      : 'raise the open-file limit (`ulimit -n 65536`), then start watch again',
     'watch/limit',
   );
 }

@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, createProject, listFiles, readText, removeProject, runCli, runCliJson, splitFrontmatter, type CliResult } from '../helpers/project.js';
+import {
+  CLI,
+  createProject,
+  listFiles,
+  readText,
+  removeProject,
+  runCli,
+  runCliJson,
+  splitFrontmatter,
+  type CliResult,
+} from '../helpers/project.js';
 import { SECRET_CASES } from '../redact/corpus.js';
 
 /**
@@ -40,8 +50,15 @@ function addWithStdin(args: string[], cwd: string, input: string): Promise<CliRe
 describe('memvault add', () => {
   it('writes a memory dated now in the configured zone, named after its first words, and prints the path', async () => {
     const root = project();
-    const result = await runCli(['add', 'Replaced JWT with server sessions: tokens grew past the cookie limit.', '--tag', 'auth', '--tag', 'backend'], { cwd: root, env: NOW });
-    expect(result).toEqual({ code: 0, stdout: 'vault/main/memories/2026/02/2026-02-13-replaced-jwt-with-server-sessions-tokens-grew-past.md\n', stderr: '' });
+    const result = await runCli(
+      ['add', 'Replaced JWT with server sessions: tokens grew past the cookie limit.', '--tag', 'auth', '--tag', 'backend'],
+      { cwd: root, env: NOW },
+    );
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'vault/main/memories/2026/02/2026-02-13-replaced-jwt-with-server-sessions-tokens-grew-past.md\n',
+      stderr: '',
+    });
     expect(readText(root, result.stdout.trim())).toBe(
       '---\ndate: 2026-02-13T14:05:00+01:00\ntags: [ auth, backend ]\n---\nReplaced JWT with server sessions: tokens grew past the cookie limit.\n',
     );
@@ -50,7 +67,23 @@ describe('memvault add', () => {
   it('writes every flag to the frontmatter, names the file after the title, and reports JSON', async () => {
     const root = project();
     const { json } = await runCliJson(
-      ['add', 'Deploys need a green staging run first.', '--title', 'Deploy rule', '--kind', 'decision', '--importance', 'pinned', '--tag', 'deploy,ci', '--stream', 'ops', '--date', '2026-02-10T09:30:00+01:00', '--json'],
+      [
+        'add',
+        'Deploys need a green staging run first.',
+        '--title',
+        'Deploy rule',
+        '--kind',
+        'decision',
+        '--importance',
+        'pinned',
+        '--tag',
+        'deploy,ci',
+        '--stream',
+        'ops',
+        '--date',
+        '2026-02-10T09:30:00+01:00',
+        '--json',
+      ],
       { cwd: root, env: NOW },
     );
     expect(json).toEqual({
@@ -67,19 +100,26 @@ describe('memvault add', () => {
     // The build reads it: a pinned memory leads the package of its stream.
     const build = await runCliJson(['build', '--now', '2026-02-14T06:00:00Z', '--no-commit', '--json'], { cwd: root });
     expect(build.json.diagnostics).toEqual([]);
-    expect(readText(root, 'vault/ops/UPLOAD_PACKAGE.md')).toContain('## Critical (pinned)\n\n### 2026-02-10 09:30 Deploy rule (decision) [deploy, ci]');
+    expect(readText(root, 'vault/ops/UPLOAD_PACKAGE.md')).toContain(
+      '## Critical (pinned)\n\n### 2026-02-10 09:30 Deploy rule (decision) [deploy, ci]',
+    );
   });
 
   it('never overwrites: the same name again gets -2, -3', async () => {
     const root = project();
     const paths: string[] = [];
-    for (let i = 0; i < 3; i++) paths.push((await runCli(['add', `Standup note ${i}`, '--title', 'Standup', '--date', '2026-02-13'], { cwd: root })).stdout.trim());
+    for (let i = 0; i < 3; i++)
+      paths.push((await runCli(['add', `Standup note ${i}`, '--title', 'Standup', '--date', '2026-02-13'], { cwd: root })).stdout.trim());
     expect(paths).toEqual([
       'vault/main/memories/2026/02/2026-02-13-standup.md',
       'vault/main/memories/2026/02/2026-02-13-standup-2.md',
       'vault/main/memories/2026/02/2026-02-13-standup-3.md',
     ]);
-    expect(paths.map((p) => splitFrontmatter(readText(root, p)).body)).toEqual(['Standup note 0\n', 'Standup note 1\n', 'Standup note 2\n']);
+    expect(paths.map((p) => splitFrontmatter(readText(root, p)).body)).toEqual([
+      'Standup note 0\n',
+      'Standup note 1\n',
+      'Standup note 2\n',
+    ]);
   });
 
   it('reads the text from stdin when there is no text argument, or it is -', async () => {

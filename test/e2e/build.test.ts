@@ -64,7 +64,18 @@ const TEN_WEEKS = {
   [PINNED_PATH]: memory({ date: '2026-02-11T08:00:00Z', title: PINNED_TITLE, importance: 'pinned', kind: 'decision', body: PINNED_BODY }),
 };
 const EXPECTED_DAILIES = [...history.byDay.keys()].filter((day) => day < TODAY);
-const EXPECTED_WEEKLIES = ['2026-W07', '2026-W08', '2026-W09', '2026-W10', '2026-W11', '2026-W12', '2026-W13', '2026-W14', '2026-W15', '2026-W16'];
+const EXPECTED_WEEKLIES = [
+  '2026-W07',
+  '2026-W08',
+  '2026-W09',
+  '2026-W10',
+  '2026-W11',
+  '2026-W12',
+  '2026-W13',
+  '2026-W14',
+  '2026-W15',
+  '2026-W16',
+];
 /** By the Thursday rule: 2026-02 is W06–W09 (02-02 to 03-01), 2026-03 is W10–W13 (03-02 to 03-29); 2026-04 ends 05-03. */
 const EXPECTED_MONTHLIES = ['2026-02', '2026-03'];
 
@@ -164,7 +175,11 @@ describe('build: a ten-week vault', () => {
     const w08Days = daysBetween('2026-02-16', '2026-02-22').filter((day) => history.byDay.has(day));
     expect(w08.sources.map((s: { id: string }) => s.id)).toEqual(w08Days.map((day) => `daily/${day}`));
     expect(w08.memories).toBe(w08Days.reduce((sum, day) => sum + history.byDay.get(day)!.length, 0));
-    expect(readSummary(root, 'vault/main/monthly/2026-02.md').meta.sources.map((s: { id: string }) => s.id)).toEqual(['weekly/2026-W07', 'weekly/2026-W08', 'weekly/2026-W09']);
+    expect(readSummary(root, 'vault/main/monthly/2026-02.md').meta.sources.map((s: { id: string }) => s.id)).toEqual([
+      'weekly/2026-W07',
+      'weekly/2026-W08',
+      'weekly/2026-W09',
+    ]);
   });
 
   it('writes an UPLOAD_PACKAGE.md within 8750 tokens / 35840 bytes that covers every day once', () => {
@@ -195,7 +210,11 @@ describe('build: a ten-week vault', () => {
   });
 
   it('writes vault/INDEX.md and vault/index.json listing every summary', () => {
-    const summaries = [...listFiles(root, 'vault/main/daily'), ...listFiles(root, 'vault/main/weekly'), ...listFiles(root, 'vault/main/monthly')].map((file) => file.replace(/^vault\//, ''));
+    const summaries = [
+      ...listFiles(root, 'vault/main/daily'),
+      ...listFiles(root, 'vault/main/weekly'),
+      ...listFiles(root, 'vault/main/monthly'),
+    ].map((file) => file.replace(/^vault\//, ''));
     const index = readJsonFile(root, 'vault/index.json');
     const stream = index.streams.find((s: { name: string }) => s.name === 'main');
     expect(stream.summaries.map((s: { path: string }) => inVault(s.path)).sort()).toEqual([...summaries].sort());
@@ -240,16 +259,28 @@ describe('build: a ten-week vault', () => {
         'index.json',
       ].sort(),
     );
-    expect(allInVault(json.historyCopies).sort()).toEqual([`main/history/daily/${day}-${STAMP}.md`, `main/history/monthly/2026-02-${STAMP}.md`, `main/history/weekly/2026-W08-${STAMP}.md`]);
+    expect(allInVault(json.historyCopies).sort()).toEqual([
+      `main/history/daily/${day}-${STAMP}.md`,
+      `main/history/monthly/2026-02-${STAMP}.md`,
+      `main/history/weekly/2026-W08-${STAMP}.md`,
+    ]);
     expect(readText(copy, `vault/main/history/daily/${day}-${STAMP}.md`)).toBe(before.daily);
     expect(readText(copy, `vault/main/history/weekly/2026-W08-${STAMP}.md`)).toBe(before.weekly);
     expect(readText(copy, `vault/main/history/monthly/2026-02-${STAMP}.md`)).toBe(before.monthly);
     expect(json.stats.parsed).toBe(1);
     // The #critical line is must-keep: it climbs the whole pyramid into the package.
-    for (const summary of [`vault/main/daily/${day}.md`, 'vault/main/weekly/2026-W08.md', 'vault/main/monthly/2026-02.md', 'vault/main/UPLOAD_PACKAGE.md']) {
+    for (const summary of [
+      `vault/main/daily/${day}.md`,
+      'vault/main/weekly/2026-W08.md',
+      'vault/main/monthly/2026-02.md',
+      'vault/main/UPLOAD_PACKAGE.md',
+    ]) {
       expect(readText(copy, summary), summary).toContain('Never restart the billing primary');
     }
-    expect(readSummary(copy, `vault/main/daily/${day}.md`).meta.sources.find((s: { id: string }) => `vault/main/memories/${s.id}.md` === file).sha256).toBe(sha256(readText(copy, file)));
+    expect(
+      readSummary(copy, `vault/main/daily/${day}.md`).meta.sources.find((s: { id: string }) => `vault/main/memories/${s.id}.md` === file)
+        .sha256,
+    ).toBe(sha256(readText(copy, file)));
   });
 
   it('keeps every replaced version in history/ when a summary is regenerated twice at the same --now', async () => {
@@ -279,21 +310,28 @@ describe('build: a ten-week vault', () => {
     writeFileSync(path.join(copy, dailyPath), edited);
 
     const afterEdit = await build(copy);
-    expect(afterEdit.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([[`main/daily/${day}.md`, 'edited']]);
+    expect(afterEdit.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([
+      [`main/daily/${day}.md`, 'edited'],
+    ]);
     expect(allInVault(afterEdit.json.written)).not.toContain(`main/daily/${day}.md`);
     expect(readText(copy, dailyPath)).toBe(edited);
 
     const memoryFile = history.byDay.get(day)![0]!;
     writeFileSync(path.join(copy, memoryFile), `${readText(copy, memoryFile)}\nLate addition: the fix also needs a config change.\n`);
     const afterChange = await build(copy);
-    expect(afterChange.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([[`main/daily/${day}.md`, 'edited, stale']]);
+    expect(afterChange.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([
+      [`main/daily/${day}.md`, 'edited, stale'],
+    ]);
     expect(allInVault(afterChange.json.written)).not.toContain(`main/daily/${day}.md`);
     expect(afterChange.json.historyCopies).toEqual([]);
     expect(readText(copy, dailyPath)).toBe(edited);
     expect(listFiles(copy, 'vault/main/history/daily')).toEqual([]);
     // The review queue names it, for people and for scripts.
     const index = readJsonFile(copy, 'vault/index.json');
-    expect(index.streams[0].review.map((r: { path: string; kind: string }) => [inVault(r.path), r.kind])).toContainEqual([`main/daily/${day}.md`, 'edited, stale']);
+    expect(index.streams[0].review.map((r: { path: string; kind: string }) => [inVault(r.path), r.kind])).toContainEqual([
+      `main/daily/${day}.md`,
+      'edited, stale',
+    ]);
     expect(readText(copy, 'vault/INDEX.md')).toContain(`main/daily/${day}.md`);
     const status = await runCliJson(['status', '--json'], { cwd: copy });
     expect(allInVault(status.json.streams[0].tiers.daily.edited)).toEqual([`main/daily/${day}.md`]);
@@ -305,9 +343,26 @@ describe('build: bad input files', () => {
   const BAD: { file: string; content: string | Buffer; rule: string; line: number; column?: number }[] = [
     { file: 'broken-yaml.md', content: '---\ndate: 2026-02-10\ntitle: [unclosed\n---\nBody.\n', rule: 'memory/frontmatter', line: 3 },
     { file: 'no-date.md', content: '---\ntitle: Nothing to date\n---\nA memory without any date.\n', rule: 'memory/no-date', line: 1 },
-    { file: 'impossible-date.md', content: '---\ntitle: Leap\ndate: 2026-02-30\n---\nThere is no 30 February.\n', rule: 'memory/invalid-date', line: 3, column: 7 },
-    { file: 'binary.md', content: Buffer.from('---\ndate: 2026-02-10\n---\nab\u0000cd\n', 'utf8'), rule: 'memory/binary', line: 4, column: 3 },
-    { file: 'latin1.md', content: Buffer.concat([Buffer.from('---\ndate: 2026-02-10\n---\nCaf'), Buffer.from([0xe9]), Buffer.from(' au lait.\n')]), rule: 'memory/encoding', line: 4 },
+    {
+      file: 'impossible-date.md',
+      content: '---\ntitle: Leap\ndate: 2026-02-30\n---\nThere is no 30 February.\n',
+      rule: 'memory/invalid-date',
+      line: 3,
+      column: 7,
+    },
+    {
+      file: 'binary.md',
+      content: Buffer.from('---\ndate: 2026-02-10\n---\nab\u0000cd\n', 'utf8'),
+      rule: 'memory/binary',
+      line: 4,
+      column: 3,
+    },
+    {
+      file: 'latin1.md',
+      content: Buffer.concat([Buffer.from('---\ndate: 2026-02-10\n---\nCaf'), Buffer.from([0xe9]), Buffer.from(' au lait.\n')]),
+      rule: 'memory/encoding',
+      line: 4,
+    },
     { file: 'empty.md', content: '', rule: 'memory/empty', line: 1, column: 1 },
   ];
   let root: string;
@@ -382,7 +437,13 @@ describe('build: --dry-run, --through and --force', () => {
     const { json } = await runCliJson(['build', '--now', now, '--dry-run', '--json'], { cwd: root });
     expect(json.dryRun).toBe(true);
     expect(json.written).toEqual([]);
-    expect(json.streams[0].planned.filter((p: { tier: string }) => p.tier === 'daily').map((p: { period: string }) => p.period)).toEqual(['2026-02-09', '2026-02-10', '2026-02-12', '2026-02-16', '2026-02-17']);
+    expect(json.streams[0].planned.filter((p: { tier: string }) => p.tier === 'daily').map((p: { period: string }) => p.period)).toEqual([
+      '2026-02-09',
+      '2026-02-10',
+      '2026-02-12',
+      '2026-02-16',
+      '2026-02-17',
+    ]);
     expect(snapshotTree(root)).toEqual(before);
   });
 
@@ -434,7 +495,10 @@ describe('build: configuration and clock errors', () => {
 
   it('a bad --now (or MEMVAULT_NOW) exits 1 with a one-line reason and a hint', async () => {
     const root = project();
-    for (const [args, env] of [[['--now', 'yesterday'], {}], [[], { MEMVAULT_NOW: '2026-13-45' }]] as const) {
+    for (const [args, env] of [
+      [['--now', 'yesterday'], {}],
+      [[], { MEMVAULT_NOW: '2026-13-45' }],
+    ] as const) {
       const result = await runCli(['build', ...args], { cwd: root, env });
       expect(result.code).toBe(1);
       const lines = result.stderr.trimEnd().split('\n');
@@ -483,7 +547,10 @@ describe('build: the build lock', () => {
   function holdLock(pid: number): void {
     const state = path.join(root, '.memvault');
     mkdirSync(path.join(state, 'build.lock'), { recursive: true });
-    writeFileSync(path.join(state, 'build.owner.json'), JSON.stringify({ pid, started: '2026-02-13T08:59:00.000Z', command: 'memvault build' }));
+    writeFileSync(
+      path.join(state, 'build.owner.json'),
+      JSON.stringify({ pid, started: '2026-02-13T08:59:00.000Z', command: 'memvault build' }),
+    );
     const now = new Date();
     utimesSync(path.join(state, 'build.lock'), now, now);
   }

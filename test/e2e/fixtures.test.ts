@@ -2,7 +2,16 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProject, listFiles, readJsonFile, readText, removeProject, runCli, splitFrontmatter, type CliResult } from '../helpers/project.js';
+import {
+  createProject,
+  listFiles,
+  readJsonFile,
+  readText,
+  removeProject,
+  runCli,
+  splitFrontmatter,
+  type CliResult,
+} from '../helpers/project.js';
 
 /**
  * Fixture vaults (remark-frontmatter style): each `test/fixtures/e2e-<case>/`

@@ -21,7 +21,6 @@ const emptyDir = (): string => {
 afterAll(() => roots.forEach(removeProject));
 
 describe('memvault init', () => {
-
   it('creates a valid config, its JSON Schema and an empty vault, ignores .memvault/, and refuses to run twice', async () => {
     const root = emptyDir();
     const first = await runCli(['init'], { cwd: root });
@@ -79,7 +78,14 @@ describe('memvault init: the git-native files', () => {
     const { json } = await runCliJson(['init', '--json'], { cwd: root });
     expect(json).toEqual({
       root: expect.any(String),
-      created: ['memory.config.yaml', 'memory.config.schema.json', 'vault/main/memories/.gitkeep', '.gitignore (.memvault/)', ATTRIBUTES_LABEL, WORKFLOW],
+      created: [
+        'memory.config.yaml',
+        'memory.config.schema.json',
+        'vault/main/memories/.gitkeep',
+        '.gitignore (.memvault/)',
+        ATTRIBUTES_LABEL,
+        WORKFLOW,
+      ],
       kept: [],
     });
     const attributes = readText(root, '.gitattributes');
@@ -111,7 +117,9 @@ describe('memvault init: the git-native files', () => {
     // Run again (after removing the config, which init refuses to overwrite): nothing appended, reported as kept.
     rmSync(path.join(root, 'memory.config.yaml'));
     const second = await runCliJson(['init', '--json'], { cwd: root });
-    expect(second.json.kept).toEqual(expect.arrayContaining([ATTRIBUTES_LABEL, WORKFLOW, 'memory.config.schema.json', '.gitignore (.memvault/)']));
+    expect(second.json.kept).toEqual(
+      expect.arrayContaining([ATTRIBUTES_LABEL, WORKFLOW, 'memory.config.schema.json', '.gitignore (.memvault/)']),
+    );
     expect(second.json.created).toEqual(['memory.config.yaml']);
     expect(readText(root, '.gitattributes')).toBe(after);
 
@@ -175,7 +183,9 @@ describe('memvault init: the git-native files', () => {
     expect(setupNode.with['node-version']).toBe(find(repoJob.steps, uses('actions/setup-node'), 'setup-node').with['node-version']);
     expect(setupNode.with).not.toHaveProperty('cache'); // a vault repository has no package-lock.json
     expect(job.steps.some(runs(/\bnpm ci\b/))).toBe(false);
-    expect(find(job.steps, runs(/npm install --global/), 'install').run).toMatch(new RegExp(`npm install --global .*memvault@${VERSION.replace(/\./g, '\\.')}$`));
+    expect(find(job.steps, runs(/npm install --global/), 'install').run).toMatch(
+      new RegExp(`npm install --global .*memvault@${VERSION.replace(/\./g, '\\.')}$`),
+    );
 
     const build = find(job.steps, (s) => s.name === 'Build the vault and commit', 'build');
     const repoBuild = find(repoJob.steps, (s) => s.name === 'Build the vault and commit', 'build');
@@ -191,7 +201,9 @@ describe('memvault init: the git-native files', () => {
   it("the workflow's build step, run in an init'ed repository without secrets, builds offline and commits as memvault[bot]", async () => {
     const root = emptyDir();
     await runCliJson(['init', '--json'], { cwd: root });
-    writeFiles(root, { 'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }) });
+    writeFiles(root, {
+      'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }),
+    });
     initRepo(root);
     commitAll(root, 'memvault init');
 
@@ -200,11 +212,19 @@ describe('memvault init: the git-native files', () => {
     const script = String(step.run).replace(/^memvault build$/m, `node ${JSON.stringify(CLI)} build --json > report.json`);
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_')) env[key] = value;
-    Object.assign(env, { PROFILE: '', OPENAI_API_KEY: '', NOW: '2026-02-16T06:00:00Z', GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL });
+    Object.assign(env, {
+      PROFILE: '',
+      OPENAI_API_KEY: '',
+      NOW: '2026-02-16T06:00:00Z',
+      GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME,
+      GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL,
+    });
     execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
     const report = JSON.parse(readText(root, 'report.json'));
     expect(report.generator.provider).toBe('extractive');
-    expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe('memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly');
+    expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe(
+      'memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly',
+    );
   });
 
   it("in an init'ed repository, a generated file both sides changed keeps our side whole (-merge); memories merge as usual", async () => {
@@ -221,10 +241,16 @@ describe('memvault init: the git-native files', () => {
     ]);
 
     git(root, 'checkout', '-q', '-b', 'server');
-    writeFiles(root, { [DAILY]: 'base\nfrom the server\n', 'vault/main/memories/server.md': memory({ date: '2026-02-12T15:00:00Z', body: 'Export done.' }) });
+    writeFiles(root, {
+      [DAILY]: 'base\nfrom the server\n',
+      'vault/main/memories/server.md': memory({ date: '2026-02-12T15:00:00Z', body: 'Export done.' }),
+    });
     commitAll(root, 'server');
     git(root, 'checkout', '-q', 'main');
-    writeFiles(root, { [DAILY]: 'base\nfrom the laptop\n', 'vault/main/memories/laptop.md': memory({ date: '2026-02-12T10:00:00Z', body: 'Fixed rounding.' }) });
+    writeFiles(root, {
+      [DAILY]: 'base\nfrom the laptop\n',
+      'vault/main/memories/laptop.md': memory({ date: '2026-02-12T10:00:00Z', body: 'Fixed rounding.' }),
+    });
     commitAll(root, 'laptop');
 
     expect(gitStatus(root, 'merge', '--no-edit', 'server').code).not.toBe(0);
@@ -243,9 +269,18 @@ describe('memvault status', () => {
     const files: Record<string, string> = {};
     // Mon 2026-02-09 … Wed 2026-02-18: W07 complete, W08 not.
     for (const day of ['2026-02-09', '2026-02-10', '2026-02-11', '2026-02-13', '2026-02-16', '2026-02-17', '2026-02-18']) {
-      files[`${M}/${day}.md`] = memory({ date: `${day}T10:00:00Z`, title: `Notes of ${day}`, body: `Reviewed the deploy checklist on ${day}.` });
+      files[`${M}/${day}.md`] = memory({
+        date: `${day}T10:00:00Z`,
+        title: `Notes of ${day}`,
+        body: `Reviewed the deploy checklist on ${day}.`,
+      });
     }
-    files[`${M}/rule.md`] = memory({ date: '2026-02-10T12:00:00Z', title: 'Rule', importance: 'pinned', body: 'Rotate keys every 90 days.' });
+    files[`${M}/rule.md`] = memory({
+      date: '2026-02-10T12:00:00Z',
+      title: 'Rule',
+      importance: 'pinned',
+      body: 'Rotate keys every 90 days.',
+    });
     root = createProject(files, 'timezone: UTC\ncalendar:\n  daily: { target_tokens: 400, max_bytes: 4096 }\n');
 
     const before = await runCliJson(['status', '--json'], { cwd: root });
@@ -257,12 +292,23 @@ describe('memvault status', () => {
     const stream = json.streams[0];
     expect(stream).toMatchObject({ name: 'main', memories: 8, pinned: 1, archived: 0 });
     expect(stream.coverage).toEqual({ first_day: '2026-02-09', last_day: '2026-02-18', days_with_memories: 7 });
-    expect(Object.fromEntries(Object.entries(stream.tiers).map(([tier, t]: [string, any]) => [tier, t.count]))).toEqual({ daily: 6, weekly: 1, monthly: 0, longterm: 0 });
+    expect(Object.fromEntries(Object.entries(stream.tiers).map(([tier, t]: [string, any]) => [tier, t.count]))).toEqual({
+      daily: 6,
+      weekly: 1,
+      monthly: 0,
+      longterm: 0,
+    });
     expect(stream.tiers.daily.budget_tokens).toBe(400);
     expect(stream.tiers.daily.tokens_max).toBeGreaterThan(0);
     expect(stream.tiers.daily.tokens_max).toBeLessThanOrEqual(stream.tiers.daily.budget_tokens);
     const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
-    expect(stream.package).toMatchObject({ path: expect.stringMatching(/^(vault\/)?main\/UPLOAD_PACKAGE\.md$/), tokens: manifest.tokens, bytes: manifest.bytes, max_tokens: 8750, max_bytes: 35840 });
+    expect(stream.package).toMatchObject({
+      path: expect.stringMatching(/^(vault\/)?main\/UPLOAD_PACKAGE\.md$/),
+      tokens: manifest.tokens,
+      bytes: manifest.bytes,
+      max_tokens: 8750,
+      max_bytes: 35840,
+    });
     expect(stream.package.bytes).toBe(readFileSync(path.join(root, 'vault/main/UPLOAD_PACKAGE.md')).length);
     expect(json.invalid).toEqual([]);
 
@@ -270,7 +316,9 @@ describe('memvault status', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^main: 8 memories/m);
     expect(text.stdout).toMatch(/^ {2}daily +6 /m);
-    expect(text.stdout).toMatch(new RegExp(`package: (vault/)?main/UPLOAD_PACKAGE\\.md ${manifest.tokens.toLocaleString('en-US')}/8,750 tokens`));
+    expect(text.stdout).toMatch(
+      new RegExp(`package: (vault/)?main/UPLOAD_PACKAGE\\.md ${manifest.tokens.toLocaleString('en-US')}/8,750 tokens`),
+    );
   });
 });
 

@@ -43,8 +43,12 @@ class Watcher {
   async until(test: () => boolean, what: string): Promise<void> {
     const deadline = Date.now() + TIMEOUT;
     while (!test()) {
-      if (this.child.exitCode !== null) throw new Error(`watch exited (${this.child.exitCode}) while waiting for ${what}\nstdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr}`);
+      if (this.child.exitCode !== null)
+        throw new Error(
+          `watch exited (${this.child.exitCode}) while waiting for ${what}\nstdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}\nstdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr}`);
       await sleep(20);
     }
   }
@@ -68,7 +72,11 @@ function start(root: string, args: string[] = []): Watcher {
 }
 
 const kickoff = (extra = ''): string =>
-  memory({ date: '2026-03-02T09:00:00Z', title: 'Kickoff', body: `Kicked off the billing rewrite with Farah.${extra ? `\n\n${extra}` : ''}` });
+  memory({
+    date: '2026-03-02T09:00:00Z',
+    title: 'Kickoff',
+    body: `Kicked off the billing rewrite with Farah.${extra ? `\n\n${extra}` : ''}`,
+  });
 
 describe('memvault watch', () => {
   let root: string;
@@ -77,11 +85,22 @@ describe('memvault watch', () => {
   beforeAll(async () => {
     root = createProject({
       [KICKOFF]: kickoff(),
-      'vault/main/memories/2026-03-02-deploy-rule.md': memory({ date: '2026-03-02T15:30:00Z', title: 'Deploy rule', body: 'No deploys on Friday afternoons.' }),
-      'vault/main/memories/2026-03-03-lock-fix.md': memory({ date: '2026-03-03T11:00:00Z', title: 'Lock fix', body: 'Fixed the build lock race in CI.' }),
+      'vault/main/memories/2026-03-02-deploy-rule.md': memory({
+        date: '2026-03-02T15:30:00Z',
+        title: 'Deploy rule',
+        body: 'No deploys on Friday afternoons.',
+      }),
+      'vault/main/memories/2026-03-03-lock-fix.md': memory({
+        date: '2026-03-03T11:00:00Z',
+        title: 'Lock fix',
+        body: 'Fixed the build lock race in CI.',
+      }),
     });
     watcher = start(root);
-    await watcher.until(() => watcher.stdout.some((line) => line.includes(' watching vault/ and memory.config.yaml')), 'the watcher to be ready');
+    await watcher.until(
+      () => watcher.stdout.some((line) => line.includes(' watching vault/ and memory.config.yaml')),
+      'the watcher to be ready',
+    );
   });
 
   afterAll(async () => {
@@ -110,7 +129,11 @@ describe('memvault watch', () => {
   }
 
   it('rebuilds the day and the package after an edit in place', async () => {
-    await expectRebuild(() => writeFileSync(path.join(root, KICKOFF), kickoff('Decision: invoice totals are summed in cents.')), 'summed in cents', 'an edit in place');
+    await expectRebuild(
+      () => writeFileSync(path.join(root, KICKOFF), kickoff('Decision: invoice totals are summed in cents.')),
+      'summed in cents',
+      'an edit in place',
+    );
   });
 
   it('after an atomic save (temp file renamed over the memory)', async () => {
@@ -159,21 +182,32 @@ describe('memvault watch', () => {
     const count = watcher.rebuilds.length;
     writeFileSync(path.join(root, KICKOFF), '---\ndate: [2026-03-02\ntitle: Kickoff\n---\nHalf-typed edit.\n');
     const line = await watcher.nextRebuild(count, 'the rebuild after an invalid edit');
-    expect(line).toMatch(/ main\/memories\/2026-03-02-kickoff\.md changed → index; 1 invalid file\(s\), listed above \(last good version kept\)/);
+    expect(line).toMatch(
+      / main\/memories\/2026-03-02-kickoff\.md changed → index; 1 invalid file\(s\), listed above \(last good version kept\)/,
+    );
     await watcher.until(() => watcher.stderr.includes('main/memories/2026-03-02-kickoff.md:'), 'the problem on stderr');
-    expect(watcher.stderr).toMatch(/main\/memories\/2026-03-02-kickoff\.md:\d+:\d+ error invalid YAML frontmatter: .*the last good version is used until this is fixed/);
+    expect(watcher.stderr).toMatch(
+      /main\/memories\/2026-03-02-kickoff\.md:\d+:\d+ error invalid YAML frontmatter: .*the last good version is used until this is fixed/,
+    );
     expect(readText(root, PACKAGE)).toBe(packageBefore);
     expect(readText(root, DAILY)).toBe(dailyBefore);
     expect(readText(root, 'vault/INDEX.md')).toContain('**invalid** [main/memories/2026-03-02-kickoff.md]');
 
     // Fixed: the new version goes through.
-    await expectRebuild(() => writeFileSync(path.join(root, KICKOFF), kickoff('Fixed the frontmatter again.')), 'Fixed the frontmatter again', 'the fix');
+    await expectRebuild(
+      () => writeFileSync(path.join(root, KICKOFF), kickoff('Fixed the frontmatter again.')),
+      'Fixed the frontmatter again',
+      'the fix',
+    );
     expect(readText(root, 'vault/INDEX.md')).not.toContain('**invalid**');
   });
 
   it('picks up a memory added with `memvault add` and a new folder', async () => {
     const count = watcher.rebuilds.length;
-    const added = await runCli(['add', 'Moved the staging database to the new cluster.', '--title', 'Staging move', '--date', '2026-03-03T16:00:00Z'], { cwd: root });
+    const added = await runCli(
+      ['add', 'Moved the staging database to the new cluster.', '--title', 'Staging move', '--date', '2026-03-03T16:00:00Z'],
+      { cwd: root },
+    );
     expect(added.code).toBe(0);
     const line = await watcher.nextRebuild(count, 'the rebuild after add');
     expect(line).toContain('main/memories/2026/03/2026-03-03-staging-move.md added → daily 2026-03-03, package main, index');
@@ -195,7 +229,10 @@ describe('memvault watch', () => {
     const config = path.join(root, 'memory.config.yaml');
     const before = readText(root, 'memory.config.yaml');
     writeFileSync(config, 'timezone: Mars/Olympus\n');
-    await watcher.until(() => watcher.stderr.includes('memory.config.yaml is invalid; the last outputs stay until it is fixed'), 'the config error');
+    await watcher.until(
+      () => watcher.stderr.includes('memory.config.yaml is invalid; the last outputs stay until it is fixed'),
+      'the config error',
+    );
     expect(watcher.stderr).toMatch(/memory\.config\.yaml:1:11 error `timezone`: unknown time zone/);
     const count = watcher.rebuilds.length;
     writeFileSync(config, before);
@@ -224,7 +261,17 @@ describe('memvault watch and git', () => {
     return root;
   }
   const git = (root: string, ...args: string[]): string =>
-    spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' } }).stdout;
+    spawnSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'T',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 'T',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
+    }).stdout;
 
   it('commits nothing by default', async () => {
     const root = repo();
@@ -273,7 +320,11 @@ describe('memvault watch --json', () => {
       expect(events[0]).toMatchObject({ trigger: 'start', outputs: ['daily 2026-03-02', 'package main', 'index'], diagnostics: [] });
       writeFileSync(path.join(root, KICKOFF), kickoff('One more line.'));
       await watcher.until(() => watcher.stdout.length > 2, 'the second rebuild');
-      expect(JSON.parse(watcher.stdout[2]!)).toMatchObject({ type: 'rebuild', changes: [{ path: 'main/memories/2026-03-02-kickoff.md', change: 'changed' }], written: ['main/daily/2026-03-02.md', 'main/UPLOAD_PACKAGE.md', 'main/UPLOAD_PACKAGE.manifest.json', 'INDEX.md', 'index.json'] });
+      expect(JSON.parse(watcher.stdout[2]!)).toMatchObject({
+        type: 'rebuild',
+        changes: [{ path: 'main/memories/2026-03-02-kickoff.md', change: 'changed' }],
+        written: ['main/daily/2026-03-02.md', 'main/UPLOAD_PACKAGE.md', 'main/UPLOAD_PACKAGE.manifest.json', 'INDEX.md', 'index.json'],
+      });
     } finally {
       watcher.child.kill('SIGTERM');
       expect(await watcher.exited).toBe(0);

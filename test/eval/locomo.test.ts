@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { conversationText, convertSample, parseLocomoDate, turnLine, type LocomoSample } from '../../scripts/eval/locomo.js';
-import { addTally, answerRetention, containsAnswer, emptyTally, evidenceIds, evidenceRecall, evidenceTokens, isScorable, normalizeText, rates, recallTokens } from '../../scripts/eval/metrics.js';
+import {
+  addTally,
+  answerRetention,
+  containsAnswer,
+  emptyTally,
+  evidenceIds,
+  evidenceRecall,
+  evidenceTokens,
+  isScorable,
+  normalizeText,
+  rates,
+  recallTokens,
+} from '../../scripts/eval/metrics.js';
 import { lastTokens, renderTables, SOURCES, type Totals } from '../../scripts/eval/report.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { parseMemoryFile } from '../../src/vault/memory-file.js';
@@ -39,7 +51,11 @@ describe('LoCoMo converter', () => {
 
   it('writes memory files the vault parser accepts, one paragraph per turn, speakers and image captions kept', () => {
     const first = conversation.sessions[0]!;
-    const parsed = parseMemoryFile(Buffer.from(first.file), { path: first.path, stream: 'conv-1', location: 'memories', relativeId: 'x' }, 'UTC');
+    const parsed = parseMemoryFile(
+      Buffer.from(first.file),
+      { path: first.path, stream: 'conv-1', location: 'memories', relativeId: 'x' },
+      'UTC',
+    );
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.content.memory.date).toBe('2023-05-08T13:56:00Z');
@@ -51,7 +67,9 @@ describe('LoCoMo converter', () => {
       'Ana: Congrats! I started pottery classes at the Riverside studio. [image: a photo of a blue bowl on a table]',
       'Ben: Juniper loves the beach already.',
     ]);
-    expect(first.turns.get('D1:3')).toBe('Ana: Congrats! I started pottery classes at the Riverside studio. [image: a photo of a blue bowl on a table]');
+    expect(first.turns.get('D1:3')).toBe(
+      'Ana: Congrats! I started pottery classes at the Riverside studio. [image: a photo of a blue bowl on a table]',
+    );
     expect(turnLine({ speaker: 'Ben', dia_id: 'D9:9', text: '  Look   at this! ' })).toBe('Ben: Look at this!');
   });
 
@@ -101,7 +119,12 @@ describe('LoCoMo measures', () => {
         conversation: {
           speaker_a: 'A',
           speaker_b: 'B',
-          ...Object.fromEntries([1, 2, 3, 4].flatMap((n) => [[`session_${n}_date_time`, `1:00 pm on ${n} May, 2023`], [`session_${n}`, [{ speaker: 'A', dia_id: `D${n}:1`, text: `The beach again, session ${n} zebra${n}.` }]]])),
+          ...Object.fromEntries(
+            [1, 2, 3, 4].flatMap((n) => [
+              [`session_${n}_date_time`, `1:00 pm on ${n} May, 2023`],
+              [`session_${n}`, [{ speaker: 'A', dia_id: `D${n}:1`, text: `The beach again, session ${n} zebra${n}.` }]],
+            ]),
+          ),
         },
         qa: [{ question: 'q', answer: 'x', evidence: ['D4:1'], category: 4 }],
       },
@@ -110,7 +133,7 @@ describe('LoCoMo measures', () => {
     expect([...evidenceTokens(four)[0]!.tokens].sort()).toEqual(['zebra4']);
   });
 
-  it('evidence recall is the share of a question\'s tokens found, averaged over questions', () => {
+  it("evidence recall is the share of a question's tokens found, averaged over questions", () => {
     const questions = evidenceTokens(conversation).slice(0, 1);
     const tally = evidenceRecall('Juniper the greyhound', questions);
     expect(rates(tally).overall).toBeCloseTo(2 / 6, 10);

@@ -28,7 +28,14 @@ describe('archive: past retention, into archive/<quarter>/', () => {
   let second: any;
 
   beforeAll(async () => {
-    root = createProject({ ...history.files, [PINNED]: memory({ date: '2026-01-06T08:00:00Z', title: 'Deploy rule', importance: 'pinned', body: 'Never deploy on Fridays.' }), '.gitignore': '.memvault/\n' }, gitConfig(RETENTION));
+    root = createProject(
+      {
+        ...history.files,
+        [PINNED]: memory({ date: '2026-01-06T08:00:00Z', title: 'Deploy rule', importance: 'pinned', body: 'Never deploy on Fridays.' }),
+        '.gitignore': '.memvault/\n',
+      },
+      gitConfig(RETENTION),
+    );
     initRepo(root);
     first = (await runCliJson(['build', '--now', NOW1, '--json'], { cwd: root })).json;
     second = (await runCliJson(['build', '--now', NOW2, '--json'], { cwd: root })).json;
@@ -36,14 +43,29 @@ describe('archive: past retention, into archive/<quarter>/', () => {
   afterAll(() => removeProject(root));
 
   it('moves the memories, dailies and weeklies past retention once a monthly holds them, in the build that makes the monthly', () => {
-    const memoriesOf = (days: string[]) => days.flatMap((day) => history.byDay.get(day)!).map((file) => file.replace(/^vault\//, '')).sort();
+    const memoriesOf = (days: string[]) =>
+      days
+        .flatMap((day) => history.byDay.get(day)!)
+        .map((file) => file.replace(/^vault\//, ''))
+        .sort();
     const days = [...history.byDay.keys()];
-    expect(first.archived.map((m: any) => [m.kind, m.from])).toEqual(memoriesOf(days.filter((day) => day < '2026-01-10')).map((file) => ['memory', file]));
+    expect(first.archived.map((m: any) => [m.kind, m.from])).toEqual(
+      memoriesOf(days.filter((day) => day < '2026-01-10')).map((file) => ['memory', file]),
+    );
     const byKind = (kind: string) => second.archived.filter((m: any) => m.kind === kind);
-    expect(byKind('memory').map((m: any) => m.from).sort()).toEqual(memoriesOf(days.filter((day) => day >= '2026-01-10' && day < '2026-02-18')));
-    for (const move of [...first.archived, ...byKind('memory')]) expect(move.to).toBe(move.from.replace('main/memories/', 'main/archive/2026-Q1/'));
-    expect(byKind('daily').map((m: any) => m.to)).toEqual(days.filter((day) => day < '2026-02-08').map((day) => `main/archive/2026-Q1/daily/${day}.md`));
-    expect(byKind('weekly').map((m: any) => m.to)).toEqual(['2026-W02', '2026-W03', '2026-W04', '2026-W05'].map((week) => `main/archive/2026-Q1/weekly/${week}.md`));
+    expect(
+      byKind('memory')
+        .map((m: any) => m.from)
+        .sort(),
+    ).toEqual(memoriesOf(days.filter((day) => day >= '2026-01-10' && day < '2026-02-18')));
+    for (const move of [...first.archived, ...byKind('memory')])
+      expect(move.to).toBe(move.from.replace('main/memories/', 'main/archive/2026-Q1/'));
+    expect(byKind('daily').map((m: any) => m.to)).toEqual(
+      days.filter((day) => day < '2026-02-08').map((day) => `main/archive/2026-Q1/daily/${day}.md`),
+    );
+    expect(byKind('weekly').map((m: any) => m.to)).toEqual(
+      ['2026-W02', '2026-W03', '2026-W04', '2026-W05'].map((week) => `main/archive/2026-Q1/weekly/${week}.md`),
+    );
     // The pinned memory stays where it is.
     expect(existsSync(path.join(root, PINNED))).toBe(true);
     for (const move of second.archived) {
@@ -68,8 +90,11 @@ describe('archive: past retention, into archive/<quarter>/', () => {
     expect(wasCommitted.length).toBeGreaterThan(40);
     const renames = changed.filter(([status]) => status!.startsWith('R'));
     expect(renames.every(([status]) => status === 'R100')).toBe(true);
-    expect(renames.map(([, from, to]) => [from, to]).sort()).toEqual(wasCommitted.map((m: any) => [`vault/${m.from}`, `vault/${m.to}`]).sort());
-    for (const move of second.archived.filter((m: any) => !before.has(`vault/${m.from}`))) expect(changed).toContainEqual(['A', `vault/${move.to}`]);
+    expect(renames.map(([, from, to]) => [from, to]).sort()).toEqual(
+      wasCommitted.map((m: any) => [`vault/${m.from}`, `vault/${m.to}`]).sort(),
+    );
+    for (const move of second.archived.filter((m: any) => !before.has(`vault/${m.from}`)))
+      expect(changed).toContainEqual(['A', `vault/${move.to}`]);
     expect(git(root, 'log', '-1', '--format=%s')).toMatch(new RegExp(`, ${second.archived.length} archived\\n$`));
     expect(porcelain(root)).toEqual(['?? .gitignore', '?? memory.config.yaml']);
   });
@@ -110,7 +135,10 @@ describe('archive: past retention, into archive/<quarter>/', () => {
     const copy = copyProject(root);
     try {
       const move = first.archived.find((m: any) => m.kind === 'memory' && m.from.includes('2026-01-06'));
-      writeFileSync(path.join(copy, 'vault', move.to), `${readText(copy, `vault/${move.to}`)}\nLate addition: the fix also covered the EU region.\n`);
+      writeFileSync(
+        path.join(copy, 'vault', move.to),
+        `${readText(copy, `vault/${move.to}`)}\nLate addition: the fix also covered the EU region.\n`,
+      );
       const { json } = await runCliJson(['build', '--now', NOW2, '--json'], { cwd: copy });
       expect(json.written).toContain('main/archive/2026-Q1/daily/2026-01-06.md');
       expect(json.written).not.toContain('main/daily/2026-01-06.md');
@@ -124,10 +152,42 @@ describe('archive: past retention, into archive/<quarter>/', () => {
 });
 
 describe('planArchive (pure)', () => {
-  const stream = (memories: Memory[], summaries: Summary[]): StreamState => ({ name: 'main', memories, summaries: new Map(summaries.map((s) => [s.path, s])) });
-  const mem = (id: string, day: string, extra: Partial<Memory> = {}): Memory => ({ id, stream: 'main', path: `main/memories/${id}.md`, location: 'memories', date: day, day, minute: 0, title: undefined, kind: 'note', tags: [], importance: 'normal', sha256: `sha-${id}`, ...extra });
+  const stream = (memories: Memory[], summaries: Summary[]): StreamState => ({
+    name: 'main',
+    memories,
+    summaries: new Map(summaries.map((s) => [s.path, s])),
+  });
+  const mem = (id: string, day: string, extra: Partial<Memory> = {}): Memory => ({
+    id,
+    stream: 'main',
+    path: `main/memories/${id}.md`,
+    location: 'memories',
+    date: day,
+    day,
+    minute: 0,
+    title: undefined,
+    kind: 'note',
+    tags: [],
+    importance: 'normal',
+    sha256: `sha-${id}`,
+    ...extra,
+  });
   const sum = (tier: SummaryMeta['tier'], period: string, sources: { id: string; sha256: string }[], where?: string): Summary => ({
-    meta: { memvault: 'summary', tier, stream: 'main', period, start: period, end: period, sources, memories: 1, tokens: 1, bytes: 1, generator: { provider: 'merge', model: 'none', prompt: 'x' }, input_hash: 'i', output_hash: 'o' },
+    meta: {
+      memvault: 'summary',
+      tier,
+      stream: 'main',
+      period,
+      start: period,
+      end: period,
+      sources,
+      memories: 1,
+      tokens: 1,
+      bytes: 1,
+      generator: { provider: 'merge', model: 'none', prompt: 'x' },
+      input_hash: 'i',
+      output_hash: 'o',
+    },
     path: where ?? `main/${tier}/${period}.md`,
     sha256: `sha-${tier}-${period}`,
     bodyHash: 'o',
@@ -139,7 +199,9 @@ describe('planArchive (pure)', () => {
   const monthly = sum('monthly', '2026-01', [{ id: 'weekly/2026-W02', sha256: weekly.sha256 }]);
 
   it('moves a memory past retention whose daily, weekly and monthly chain holds it', () => {
-    expect(planArchive(stream([a], [daily, weekly, monthly]), retention, '2026-02-20')).toEqual([{ stream: 'main', kind: 'memory', id: 'a', from: 'main/memories/a.md', to: 'main/archive/2026-Q1/a.md', quarter: '2026-Q1' }]);
+    expect(planArchive(stream([a], [daily, weekly, monthly]), retention, '2026-02-20')).toEqual([
+      { stream: 'main', kind: 'memory', id: 'a', from: 'main/memories/a.md', to: 'main/archive/2026-Q1/a.md', quarter: '2026-Q1' },
+    ]);
   });
 
   it('keeps a memory that is recent, pinned, not yet in a monthly, or changed since its daily', () => {
@@ -164,7 +226,9 @@ describe('planArchive (pure)', () => {
   it('does not move again what is archived, and judges archived summaries where they belong', () => {
     const archivedDaily = { ...daily, path: 'main/archive/2026-Q1/daily/2026-01-07.md' };
     const archivedA = { ...a, path: 'main/archive/2026-Q1/a.md', location: 'archive' as const };
-    expect(planArchive(stream([archivedA], [archivedDaily, weekly, monthly]), retention, '2026-05-01').map((m) => m.to)).toEqual(['main/archive/2026-Q1/weekly/2026-W02.md']);
+    expect(planArchive(stream([archivedA], [archivedDaily, weekly, monthly]), retention, '2026-05-01').map((m) => m.to)).toEqual([
+      'main/archive/2026-Q1/weekly/2026-W02.md',
+    ]);
     // A live memory under an archived daily still moves: the chain is read through the archive.
     expect(planArchive(stream([a], [archivedDaily, weekly, monthly]), retention, '2026-02-20').map((m) => m.kind)).toEqual(['memory']);
   });

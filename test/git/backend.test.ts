@@ -78,7 +78,11 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     const outcome = await commit(dir, { paths: ['main/daily/new.md', 'INDEX.md', 'main/daily/old.md', 'ignored/x.md'] });
     // Checked before the test's own `git status`, which may rewrite the index and so run post-index-change itself.
     expect(existsSync(marker)).toBe(false);
-    expect(outcome).toMatchObject({ status: 'committed', branch: 'main', files: ['vault/INDEX.md', 'vault/main/daily/new.md', 'vault/main/daily/old.md'] });
+    expect(outcome).toMatchObject({
+      status: 'committed',
+      branch: 'main',
+      files: ['vault/INDEX.md', 'vault/main/daily/new.md', 'vault/main/daily/old.md'],
+    });
     expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(before);
     const changed = git(dir, 'show', '--format=', '--name-status', 'HEAD').trim().split('\n').sort();
     expect(changed).toEqual(['A\tvault/INDEX.md', 'A\tvault/main/daily/new.md', 'D\tvault/main/daily/old.md']);
@@ -94,12 +98,18 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     expect(await commit(dir, { paths: ['main/memories/a.md'] })).toMatchObject({ status: 'unchanged' });
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(head);
     write(dir, { 'vault/main/memories/c.md': 'c\n', 'vault/main/memories/d.md': 'd, edited again during the build\n' });
-    const outcome = await commit(dir, { paths: [], pinned: new Map([['main/memories/c.md', sha256('c\n')], ['main/memories/d.md', sha256('d as read\n')]]) });
+    const outcome = await commit(dir, {
+      paths: [],
+      pinned: new Map([
+        ['main/memories/c.md', sha256('c\n')],
+        ['main/memories/d.md', sha256('d as read\n')],
+      ]),
+    });
     expect(outcome).toMatchObject({ status: 'committed', files: ['vault/main/memories/c.md'] });
     expect(porcelain(dir)).toContain('?? vault/main/memories/d.md');
   });
 
-  it('makes the root commit on an unborn branch, in the committer\'s time zone', async () => {
+  it("makes the root commit on an unborn branch, in the committer's time zone", async () => {
     const dir = repo();
     write(dir, { 'vault/main/daily/2026-02-15.md': 'daily\n' });
     const zone = process.env.TZ;
@@ -110,7 +120,9 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
     }
-    expect(git(dir, 'log', '-1', '--format=%P|%an <%ae>|%ci|%s').trim()).toBe(`|${AUTHOR.name} <${AUTHOR.email}>|2026-02-16 01:00:00 -0500|memvault: test`);
+    expect(git(dir, 'log', '-1', '--format=%P|%an <%ae>|%ci|%s').trim()).toBe(
+      `|${AUTHOR.name} <${AUTHOR.email}>|2026-02-16 01:00:00 -0500|memvault: test`,
+    );
     expect(porcelain(dir)).toEqual([]);
   });
 
@@ -154,7 +166,10 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     git(dir, 'commit', '-q', '-m', 'first');
     write(dir, { 'vault/b.md': 'b\n' });
     if (backend === 'isomorphic') {
-      await expect(open(dir)).rejects.toMatchObject({ rule: 'git/object-format', message: expect.stringContaining('SHA256 git repository') });
+      await expect(open(dir)).rejects.toMatchObject({
+        rule: 'git/object-format',
+        message: expect.stringContaining('SHA256 git repository'),
+      });
       return;
     }
     const outcome = await commit(dir, { paths: ['b.md'] });
@@ -173,7 +188,10 @@ describe.each(['cli', 'isomorphic'] as const)('commit through the %s backend', (
     git(dir, 'commit', '-q', '-m', 'first');
     write(dir, { 'vault/b.md': 'lower case text\n' });
     if (backend === 'isomorphic') {
-      await expect(open(dir)).rejects.toMatchObject({ rule: 'git/filter', message: expect.stringContaining('.gitattributes sets a git filter') });
+      await expect(open(dir)).rejects.toMatchObject({
+        rule: 'git/filter',
+        message: expect.stringContaining('.gitattributes sets a git filter'),
+      });
       return;
     }
     expect(await commit(dir, { paths: ['b.md'] })).toMatchObject({ status: 'committed' });

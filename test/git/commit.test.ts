@@ -1,7 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, listFiles, memory, readText, removeProject, runCli, runCliJson, snapshotTree, writeFiles } from '../helpers/project.js';
+import {
+  createProject,
+  listFiles,
+  memory,
+  readText,
+  removeProject,
+  runCli,
+  runCliJson,
+  snapshotTree,
+  writeFiles,
+} from '../helpers/project.js';
 import { AUTHOR, changedIn, commitAll, commitCount, filesAt, git, gitConfig, gitStatus, initRepo, porcelain } from './helpers.js';
 
 /**
@@ -16,9 +26,21 @@ const LATER = '2026-02-17T06:00:00Z';
 const STAMP_LATER = '20260217-060000';
 
 const MEMORIES: Record<string, string> = {
-  'vault/main/memories/2026-02-10-auth.md': memory({ date: '2026-02-10T09:00:00Z', title: 'Auth refactor', body: 'Replaced JWT with server sessions. Decision: sessions live in Postgres.' }),
-  'vault/main/memories/2026-02-11-billing.md': memory({ date: '2026-02-11T10:30:00Z', title: 'Billing retries', body: 'Moved billing retries into the queue; the error rate dropped to 0.1%.' }),
-  'vault/main/memories/2026-02-12-search.md': memory({ date: '2026-02-12T15:00:00Z', title: 'Search index', body: 'Rebuilt the search index with `tsvector`; queries are 4x faster.' }),
+  'vault/main/memories/2026-02-10-auth.md': memory({
+    date: '2026-02-10T09:00:00Z',
+    title: 'Auth refactor',
+    body: 'Replaced JWT with server sessions. Decision: sessions live in Postgres.',
+  }),
+  'vault/main/memories/2026-02-11-billing.md': memory({
+    date: '2026-02-11T10:30:00Z',
+    title: 'Billing retries',
+    body: 'Moved billing retries into the queue; the error rate dropped to 0.1%.',
+  }),
+  'vault/main/memories/2026-02-12-search.md': memory({
+    date: '2026-02-12T15:00:00Z',
+    title: 'Search index',
+    body: 'Rebuilt the search index with `tsvector`; queries are 4x faster.',
+  }),
 };
 const MEMORY_PATHS = Object.keys(MEMORIES).sort();
 
@@ -66,7 +88,9 @@ describe('build commits: a repository with history and a person at work', () => 
     const changed = changedIn(root);
     expect(changed.every(([status]) => status === 'A')).toBe(true);
     expect(changed.map(([, file]) => file).sort()).toEqual([...inVault(report.written), ...MEMORY_PATHS].sort());
-    expect(report.written).toEqual(expect.arrayContaining(['main/daily/2026-02-10.md', 'main/weekly/2026-W07.md', 'main/UPLOAD_PACKAGE.md', 'INDEX.md', 'index.json']));
+    expect(report.written).toEqual(
+      expect.arrayContaining(['main/daily/2026-02-10.md', 'main/weekly/2026-W07.md', 'main/UPLOAD_PACKAGE.md', 'INDEX.md', 'index.json']),
+    );
   });
 
   it("leaves the person's work outside the vault as it was: not committed, not staged differently, not changed", () => {
@@ -135,7 +159,9 @@ describe('build commits: repository states', () => {
     git(root, 'checkout', '-q', '--detach', 'HEAD');
     const result = await runCli(['build', '--now', NOW], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^memvault: HEAD is detached \(at [0-9a-f]{12}\); memvault commits only on a branch\n {2}hint: switch to a branch/);
+    expect(result.stderr).toMatch(
+      /^memvault: HEAD is detached \(at [0-9a-f]{12}\); memvault commits only on a branch\n {2}hint: switch to a branch/,
+    );
     expect(listFiles(root, 'vault/main/daily')).toEqual([]);
   });
 
@@ -147,7 +173,9 @@ describe('build commits: repository states', () => {
     const merging = await runCli(['build', '--now', NOW], { cwd: root });
     expect(merging.code).toBe(1);
     expect(merging.stderr).toContain('memvault: a merge is in progress in');
-    expect(merging.stderr).toContain('hint: finish or abort it first; to resolve conflicts in generated files, run `memvault build --no-commit`');
+    expect(merging.stderr).toContain(
+      'hint: finish or abort it first; to resolve conflicts in generated files, run `memvault build --no-commit`',
+    );
     expect(listFiles(root, 'vault/main/daily')).toEqual([]);
 
     rmSync(path.join(root, '.git', 'MERGE_HEAD'));
@@ -163,7 +191,10 @@ describe('build commits: repository states', () => {
   });
 
   it('--no-commit and `git.commit: false` write the files and commit nothing', async () => {
-    for (const [config, flags] of [[gitConfig(), ['--no-commit']], [gitConfig().replace('git:\n', 'git:\n  commit: false\n'), []]] as const) {
+    for (const [config, flags] of [
+      [gitConfig(), ['--no-commit']],
+      [gitConfig().replace('git:\n', 'git:\n  commit: false\n'), []],
+    ] as const) {
       const root = project({ ...MEMORIES }, config);
       initRepo(root);
       commitAll(root, 'memories');
@@ -179,7 +210,9 @@ describe('build commits: repository states', () => {
     const root = project({ ...MEMORIES });
     const result = await runCli(['build', '--now', NOW], { cwd: root });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  not a git repository: files written, nothing committed (run `git init` to keep the vault\'s history)\n');
+    expect(result.stdout).toContain(
+      "  not a git repository: files written, nothing committed (run `git init` to keep the vault's history)\n",
+    );
     expect(result.stderr).toBe('');
     expect(existsSync(path.join(root, '.git'))).toBe(false);
     expect(listFiles(root, 'vault/main/daily')).toHaveLength(3);
@@ -192,7 +225,14 @@ describe('build commits: repository states', () => {
     git(root, 'gc', '-q', '--aggressive');
     expect(git(root, 'count-objects', '-v')).toMatch(/^count: 0$/m);
     const head = git(root, 'rev-parse', 'HEAD').trim();
-    writeFileSync(path.join(root, 'vault/main/memories/2026-02-11-billing.md'), memory({ date: '2026-02-11T10:30:00Z', title: 'Billing retries', body: 'Moved billing retries into the queue; the error rate dropped to 0.05%.' }));
+    writeFileSync(
+      path.join(root, 'vault/main/memories/2026-02-11-billing.md'),
+      memory({
+        date: '2026-02-11T10:30:00Z',
+        title: 'Billing retries',
+        body: 'Moved billing retries into the queue; the error rate dropped to 0.05%.',
+      }),
+    );
     const { json } = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
     expect(json.commit.status).toBe('committed');
     expect(git(root, 'rev-parse', 'HEAD~1').trim()).toBe(head);
@@ -205,7 +245,12 @@ describe('build commits: repository states', () => {
   });
 
   it('commits only its own folder when the vault lives in a sub-folder of the repository', async () => {
-    const root = project({ 'README.md': 'monorepo\n', '.gitignore': '.memvault/\n', 'tools/memory/memory.config.yaml': gitConfig(), ...Object.fromEntries(Object.entries(MEMORIES).map(([file, text]) => [`tools/memory/${file}`, text])) });
+    const root = project({
+      'README.md': 'monorepo\n',
+      '.gitignore': '.memvault/\n',
+      'tools/memory/memory.config.yaml': gitConfig(),
+      ...Object.fromEntries(Object.entries(MEMORIES).map(([file, text]) => [`tools/memory/${file}`, text])),
+    });
     initRepo(root);
     writeFileSync(path.join(root, 'README.md'), 'monorepo, edited\n');
     const { json } = await runCliJson(['build', '--now', NOW, '--json'], { cwd: path.join(root, 'tools', 'memory') });
@@ -218,13 +263,25 @@ describe('build commits: repository states', () => {
   });
 
   it("commits a waterfall stream's CONTEXT.md with every memory it was built from", async () => {
-    const agent = Object.fromEntries([1, 2, 3, 4].map((i) => [`vault/agent/memories/step-${i}.md`, memory({ date: `2026-02-1${i}T10:00:00Z`, body: `Agent step ${i}: ran the migration check.` })]));
-    const root = project({ ...agent, '.gitignore': '.memvault/\n' }, gitConfig('streams:\n  agent: { calendar: false, waterfall: true }\n'));
+    const agent = Object.fromEntries(
+      [1, 2, 3, 4].map((i) => [
+        `vault/agent/memories/step-${i}.md`,
+        memory({ date: `2026-02-1${i}T10:00:00Z`, body: `Agent step ${i}: ran the migration check.` }),
+      ]),
+    );
+    const root = project(
+      { ...agent, '.gitignore': '.memvault/\n' },
+      gitConfig('streams:\n  agent: { calendar: false, waterfall: true }\n'),
+    );
     initRepo(root);
     const { json } = await build(root);
     expect(json.written).toContain('agent/CONTEXT.md');
     expect(json.commit.message.split('\n')[0]).toBe('memvault: update CONTEXT.md, index');
-    expect(changedIn(root).map(([, file]) => file).sort()).toEqual([...Object.keys(agent), 'vault/INDEX.md', 'vault/agent/CONTEXT.md', 'vault/index.json'].sort());
+    expect(
+      changedIn(root)
+        .map(([, file]) => file)
+        .sort(),
+    ).toEqual([...Object.keys(agent), 'vault/INDEX.md', 'vault/agent/CONTEXT.md', 'vault/index.json'].sort());
     expect(porcelain(root)).toEqual(['?? .gitignore', '?? memory.config.yaml']);
   });
 
@@ -232,7 +289,9 @@ describe('build commits: repository states', () => {
     const root = project({ ...MEMORIES }, 'timezone: UTC\n');
     initRepo(root);
     await build(root);
-    expect(git(root, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('Repo User <repo-user@example.org>|Repo User <repo-user@example.org>');
+    expect(git(root, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe(
+      'Repo User <repo-user@example.org>|Repo User <repo-user@example.org>',
+    );
   });
 });
 
@@ -246,7 +305,10 @@ describe('build commits: history copies and hand edits', () => {
 
   it('commits the previous version of a regenerated summary under history/, and memvault diff shows the change', async () => {
     const before = readText(root, 'vault/main/daily/2026-02-11.md');
-    writeFileSync(path.join(root, 'vault/main/memories/2026-02-11-billing.md'), `${MEMORIES['vault/main/memories/2026-02-11-billing.md']}\nFollow-up: alert when the retry queue passes 500 jobs.\n`);
+    writeFileSync(
+      path.join(root, 'vault/main/memories/2026-02-11-billing.md'),
+      `${MEMORIES['vault/main/memories/2026-02-11-billing.md']}\nFollow-up: alert when the retry queue passes 500 jobs.\n`,
+    );
     const { json } = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
     const copy = `main/history/daily/2026-02-11-${STAMP_LATER}.md`;
     expect(json.historyCopies).toContain(copy);
@@ -295,7 +357,9 @@ describe('build commits: history copies and hand edits', () => {
     const before = snapshotTree(path.join(root, 'vault'));
     const result = await runCli(['build', '--now', LATER, '--regenerate', 'vault/main/memories/2026-02-10-auth.md'], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^memvault: --regenerate `.*vault\/main\/memories\/2026-02-10-auth\.md` is not a generated summary of the vault\n {2}hint: name a daily, weekly, monthly or long-term summary file/);
+    expect(result.stderr).toMatch(
+      /^memvault: --regenerate `.*vault\/main\/memories\/2026-02-10-auth\.md` is not a generated summary of the vault\n {2}hint: name a daily, weekly, monthly or long-term summary file/,
+    );
     expect(snapshotTree(path.join(root, 'vault'))).toEqual(before);
     expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
     expect(readFileSync(path.join(root, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');

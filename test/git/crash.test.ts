@@ -51,7 +51,11 @@ describe('crash safety: a build killed at any point is finished by the next one'
     expect(report.archived.length).toBeGreaterThan(20);
     expect(report.historyCopies).toContain('main/history/daily/2026-02-04-20260303-060000.md');
     expect(report.written).toContain('main/monthly/2026-02.md');
-    reference = { tree: git(clean, 'rev-parse', 'HEAD:vault').trim(), listing: git(clean, 'ls-tree', '-r', 'HEAD', 'vault'), files: workTreeFiles(path.join(clean, 'vault')) };
+    reference = {
+      tree: git(clean, 'rev-parse', 'HEAD:vault').trim(),
+      listing: git(clean, 'ls-tree', '-r', 'HEAD', 'vault'),
+      files: workTreeFiles(path.join(clean, 'vault')),
+    };
   });
   afterAll(() => [base, ...roots].forEach(removeProject));
 
@@ -67,38 +71,42 @@ describe('crash safety: a build killed at any point is finished by the next one'
   ];
 
   for (const [point, when, backend] of points) {
-    it(`recovers from a kill ${when} (${point}, ${backend} backend)`, async () => {
-      const root = nightTwo();
-      const head = git(root, 'rev-parse', 'HEAD').trim();
-      const crashed = await buildNight2(root, { MEMVAULT_TEST_CRASH_AFTER: point, MEMVAULT_GIT_BACKEND: backend });
-      expect(crashed.code, crashed.stderr).toBe(128); // killed by the signal
-      expect(crashed.stdout).toBe('');
+    it(
+      `recovers from a kill ${when} (${point}, ${backend} backend)`,
+      async () => {
+        const root = nightTwo();
+        const head = git(root, 'rev-parse', 'HEAD').trim();
+        const crashed = await buildNight2(root, { MEMVAULT_TEST_CRASH_AFTER: point, MEMVAULT_GIT_BACKEND: backend });
+        expect(crashed.code, crashed.stderr).toBe(128); // killed by the signal
+        expect(crashed.stdout).toBe('');
 
-      // The vault is readable right away: every memory is on disk, in memories/ or archive/.
-      expect(memoryNames(workTreeFiles(root))).toEqual(memoryNames(Object.keys(history.files)));
-      if (point === 'commit') expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
-      if (point === 'commit-ref') {
-        expect(git(root, 'rev-parse', 'HEAD').trim()).not.toBe(head);
-        expect(gitStatus(root, 'diff', '--cached', '--quiet').code).toBe(1); // the index still has the old files
-      }
+        // The vault is readable right away: every memory is on disk, in memories/ or archive/.
+        expect(memoryNames(workTreeFiles(root))).toEqual(memoryNames(Object.keys(history.files)));
+        if (point === 'commit') expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
+        if (point === 'commit-ref') {
+          expect(git(root, 'rev-parse', 'HEAD').trim()).not.toBe(head);
+          expect(gitStatus(root, 'diff', '--cached', '--quiet').code).toBe(1); // the index still has the old files
+        }
 
-      const recovered = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root, env: { MEMVAULT_GIT_BACKEND: backend } });
-      expect(recovered.json.commit.recovered).toBe(true);
-      expect(git(root, 'ls-tree', '-r', 'HEAD', 'vault')).toBe(reference.listing);
-      expect(git(root, 'rev-parse', 'HEAD:vault').trim()).toBe(reference.tree);
-      expect(workTreeFiles(path.join(root, 'vault'))).toEqual(reference.files);
-      expect(porcelain(root)).toEqual([]);
-      const fsck = gitStatus(root, 'fsck', '--strict', '--no-dangling');
-      expect(fsck.code, fsck.stderr).toBe(0);
-      expect(memoryNames(filesAt(root))).toEqual(memoryNames(Object.keys(history.files)));
-      expect(indexedSummaries(root)).toEqual(summariesOnDisk(root));
+        const recovered = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root, env: { MEMVAULT_GIT_BACKEND: backend } });
+        expect(recovered.json.commit.recovered).toBe(true);
+        expect(git(root, 'ls-tree', '-r', 'HEAD', 'vault')).toBe(reference.listing);
+        expect(git(root, 'rev-parse', 'HEAD:vault').trim()).toBe(reference.tree);
+        expect(workTreeFiles(path.join(root, 'vault'))).toEqual(reference.files);
+        expect(porcelain(root)).toEqual([]);
+        const fsck = gitStatus(root, 'fsck', '--strict', '--no-dangling');
+        expect(fsck.code, fsck.stderr).toBe(0);
+        expect(memoryNames(filesAt(root))).toEqual(memoryNames(Object.keys(history.files)));
+        expect(indexedSummaries(root)).toEqual(summariesOnDisk(root));
 
-      const again = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root, env: { MEMVAULT_GIT_BACKEND: backend } });
-      expect(again.json.written).toEqual([]);
-      expect(again.json.archived).toEqual([]);
-      expect(again.json.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
-      // isomorphic-git's recovery scan and index updates are slower than git's: ~50 s on a busy 2-core machine.
-    }, backend === 'isomorphic' ? 180_000 : undefined);
+        const again = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root, env: { MEMVAULT_GIT_BACKEND: backend } });
+        expect(again.json.written).toEqual([]);
+        expect(again.json.archived).toEqual([]);
+        expect(again.json.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
+        // isomorphic-git's recovery scan and index updates are slower than git's: ~50 s on a busy 2-core machine.
+      },
+      backend === 'isomorphic' ? 180_000 : undefined,
+    );
   }
 
   it("does not commit a person's deletion of a memory while finishing a crashed build", async () => {
@@ -125,7 +133,8 @@ function indexedSummaries(root: string): string[] {
 function summariesOnDisk(root: string): string[] {
   const stream = path.join(root, 'vault', 'main');
   const out: string[] = [];
-  const list = (relative: string) => (existsSync(path.join(stream, relative)) ? readdirSync(path.join(stream, relative)).map((name) => `main/${relative}/${name}`) : []);
+  const list = (relative: string) =>
+    existsSync(path.join(stream, relative)) ? readdirSync(path.join(stream, relative)).map((name) => `main/${relative}/${name}`) : [];
   for (const tier of ['daily', 'weekly', 'monthly']) out.push(...list(tier));
   if (existsSync(path.join(stream, 'longterm.md'))) out.push('main/longterm.md');
   for (const quarter of existsSync(path.join(stream, 'archive')) ? readdirSync(path.join(stream, 'archive')) : []) {

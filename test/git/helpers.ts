@@ -103,7 +103,10 @@ export function workTreeFiles(dir: string): string[] {
 
 /** The base names of memory files in a list of paths (under `memories/` or `archive/`), which identify them across moves. */
 export function memoryNames(paths: readonly string[]): string[] {
-  return paths.filter((p) => /\/(memories|archive)\//.test(p) && !/\/archive\/[^/]+\/(daily|weekly)\//.test(p)).map((p) => path.posix.basename(p)).sort();
+  return paths
+    .filter((p) => /\/(memories|archive)\//.test(p) && !/\/archive\/[^/]+\/(daily|weekly)\//.test(p))
+    .map((p) => path.posix.basename(p))
+    .sort();
 }
 
 const TOPICS = ['billing', 'search', 'auth', 'queue', 'deploys', 'alerts', 'exports'];

@@ -21,17 +21,35 @@ describe('history commands', () => {
     root = createProject(
       {
         '.gitignore': '.memvault/\n',
-        'vault/main/memories/2026-02-12-kickoff.md': memory({ date: '2026-02-12T09:00:00Z', title: 'Kickoff', body: 'Agreed on the scope of the billing rewrite.' }),
-        'vault/main/memories/2026-02-13-queue.md': memory({ date: '2026-02-13T11:00:00Z', title: 'Queue', body: 'Decision: retries move into the queue.' }),
+        'vault/main/memories/2026-02-12-kickoff.md': memory({
+          date: '2026-02-12T09:00:00Z',
+          title: 'Kickoff',
+          body: 'Agreed on the scope of the billing rewrite.',
+        }),
+        'vault/main/memories/2026-02-13-queue.md': memory({
+          date: '2026-02-13T11:00:00Z',
+          title: 'Queue',
+          body: 'Decision: retries move into the queue.',
+        }),
       },
       gitConfig(),
     );
     initRepo(root);
     for (const [i, now] of NIGHTS.entries()) {
-      if (i === 1) writeFiles(root, { 'vault/main/memories/2026-02-16-outage.md': memory({ date: '2026-02-16T14:00:00Z', title: 'Outage', body: 'The EU region lost its database for 12 minutes.' }) });
+      if (i === 1)
+        writeFiles(root, {
+          'vault/main/memories/2026-02-16-outage.md': memory({
+            date: '2026-02-16T14:00:00Z',
+            title: 'Outage',
+            body: 'The EU region lost its database for 12 minutes.',
+          }),
+        });
       if (i === 2) {
         const file = path.join(root, 'vault/main/memories/2026-02-16-outage.md');
-        writeFileSync(file, `${readText(root, 'vault/main/memories/2026-02-16-outage.md')}\nRoot cause: an expired TLS certificate on the replica.\n`);
+        writeFileSync(
+          file,
+          `${readText(root, 'vault/main/memories/2026-02-16-outage.md')}\nRoot cause: an expired TLS certificate on the replica.\n`,
+        );
       }
       await runCliJson(['build', '--now', now, '--json'], { cwd: root });
       commits.push(git(root, 'rev-parse', 'HEAD').trim());
@@ -47,7 +65,11 @@ describe('history commands', () => {
       [commits[1], 'added', '2026-02-17T06:00:00Z'],
     ]);
     expect(json.versions[0].subject).toBe(git(root, 'log', '-1', '--format=%s', commits[2]!).trim());
-    expect(json.versions[0].generator).toEqual({ provider: expect.any(String), model: expect.any(String), prompt: expect.stringMatching(/^daily@/) });
+    expect(json.versions[0].generator).toEqual({
+      provider: expect.any(String),
+      model: expect.any(String),
+      prompt: expect.stringMatching(/^daily@/),
+    });
     // The same list as git's own history of the file.
     expect(git(root, 'log', '--format=%H', '--', DAILY).trim().split('\n')).toEqual([commits[2], commits[1]]);
 
@@ -93,11 +115,20 @@ describe('history commands', () => {
 
   it('exits 1 with a hint for an unknown path, an unknown revision, a date before the history, or a single version', async () => {
     const cases: [string[], RegExp][] = [
-      [['log', 'vault/main/daily/2030-01-01.md'], /^memvault: `vault\/main\/daily\/2030-01-01\.md` has no committed version\n {2}hint: check the path/],
+      [
+        ['log', 'vault/main/daily/2030-01-01.md'],
+        /^memvault: `vault\/main\/daily\/2030-01-01\.md` has no committed version\n {2}hint: check the path/,
+      ],
       [['diff', DAILY, '--from', 'no-such-branch'], /^memvault: unknown revision `no-such-branch`\n {2}hint: use a commit id/],
       [['show', PACKAGE, '--at', 'HEAD~9'], /^memvault: unknown revision `HEAD~9` \(`[0-9a-f]{7}` is the first commit\)\n/],
-      [['show', PACKAGE, '--at', '2026-01-01'], /^memvault: there is no commit on or before 2026-01-01\n {2}hint: the branch's history starts at 2026-02-16T06:00:00Z/],
-      [['show', DAILY, '--at', '2026-02-16'], /^memvault: `vault\/main\/daily\/2026-02-16\.md` did not exist at [0-9a-f]{7} \(2026-02-16 06:00 \+00:00\)\n {2}hint: its first version is [0-9a-f]{7} from 2026-02-17/],
+      [
+        ['show', PACKAGE, '--at', '2026-01-01'],
+        /^memvault: there is no commit on or before 2026-01-01\n {2}hint: the branch's history starts at 2026-02-16T06:00:00Z/,
+      ],
+      [
+        ['show', DAILY, '--at', '2026-02-16'],
+        /^memvault: `vault\/main\/daily\/2026-02-16\.md` did not exist at [0-9a-f]{7} \(2026-02-16 06:00 \+00:00\)\n {2}hint: its first version is [0-9a-f]{7} from 2026-02-17/,
+      ],
       [['diff', 'vault/main/daily/2026-02-13.md'], /^memvault: `vault\/main\/daily\/2026-02-13\.md` has only one committed version/],
     ];
     for (const [args, message] of cases) {

@@ -27,7 +27,11 @@ afterAll(() => roots.forEach(removeProject));
 /** One extra memory per round, on the days the vault already has, so each build has summaries to rewrite. */
 const extra = (round: number): Record<string, string> => {
   const day = `2026-02-${String(9 + (round % 5)).padStart(2, '0')}`;
-  const text = memory({ date: `${day}T18:${String(round).padStart(2, '0')}:00Z`, title: `Round ${round}`, body: `Round ${round}: keep the retry budget at ${round}.` });
+  const text = memory({
+    date: `${day}T18:${String(round).padStart(2, '0')}:00Z`,
+    title: `Round ${round}`,
+    body: `Round ${round}: keep the retry budget at ${round}.`,
+  });
   return { [`vault/main/memories/2026-02/${day}-kill-${round}.md`]: text };
 };
 
@@ -53,44 +57,49 @@ function killedBuild(root: string, delayMs: number): Promise<void> {
 }
 
 describe('kill -9 loop', () => {
-  it.skipIf(!SLOW)(`${ROUNDS} builds killed at random moments, then one uninterrupted build, equal an uninterrupted build`, async () => {
-    const base = createProject({ '.gitignore': '.memvault/\n' }, gitConfig());
-    roots.push(base);
-    initRepo(base);
-    commitAll(base, 'setup');
-    writeFiles(base, history.files);
-    await runCliJson(['build', '--now', NOW, '--json'], { cwd: base });
+  it.skipIf(!SLOW)(
+    `${ROUNDS} builds killed at random moments, then one uninterrupted build, equal an uninterrupted build`,
+    async () => {
+      const base = createProject({ '.gitignore': '.memvault/\n' }, gitConfig());
+      roots.push(base);
+      initRepo(base);
+      commitAll(base, 'setup');
+      writeFiles(base, history.files);
+      await runCliJson(['build', '--now', NOW, '--json'], { cwd: base });
 
-    const reference = copyProject(base);
-    roots.push(reference);
-    for (let round = 0; round < ROUNDS; round++) writeFiles(reference, extra(round));
-    const started = performance.now();
-    expect((await runCliJson(['build', '--now', NOW, '--json'], { cwd: reference })).json.commit.status).toBe('committed');
-    const buildMs = performance.now() - started;
+      const reference = copyProject(base);
+      roots.push(reference);
+      for (let round = 0; round < ROUNDS; round++) writeFiles(reference, extra(round));
+      const started = performance.now();
+      expect((await runCliJson(['build', '--now', NOW, '--json'], { cwd: reference })).json.commit.status).toBe('committed');
+      const buildMs = performance.now() - started;
 
-    const root = copyProject(base);
-    roots.push(root);
-    for (let round = 0; round < ROUNDS; round++) {
-      writeFiles(root, extra(round));
-      await killedBuild(root, Math.random() * buildMs);
-    }
-    const final = await runCliJson(['build', '--now', NOW, '--json'], { cwd: root });
-    expect(final.result.code, final.result.stderr).toBe(0);
+      const root = copyProject(base);
+      roots.push(root);
+      for (let round = 0; round < ROUNDS; round++) {
+        writeFiles(root, extra(round));
+        await killedBuild(root, Math.random() * buildMs);
+      }
+      const final = await runCliJson(['build', '--now', NOW, '--json'], { cwd: root });
+      expect(final.result.code, final.result.stderr).toBe(0);
 
-    const fsck = gitStatus(root, 'fsck', '--strict', '--no-dangling');
-    expect(fsck.code, fsck.stderr).toBe(0);
-    const added = Array.from({ length: ROUNDS }, (_, i) => Object.keys(extra(i))).flat();
-    expect(memoryNames(filesAt(root))).toEqual(memoryNames([...Object.keys(history.files), ...added]));
-    const all = files(path.join(root, 'vault'));
-    expect(all.filter((file) => file.endsWith('.tmp'))).toEqual([]);
-    expect(porcelain(root)).toEqual([]);
-    const outside = (list: string[]) => list.filter((file) => !file.includes('/history/')).sort();
-    const expected = outside(files(path.join(reference, 'vault')));
-    expect(outside(all)).toEqual(expected);
-    for (const file of expected) {
-      expect(readFileSync(path.join(root, 'vault', file), 'utf8'), file).toBe(readFileSync(path.join(reference, 'vault', file), 'utf8'));
-    }
-    const tree = (dir: string) => outside(git(dir, 'ls-tree', '-r', 'HEAD', 'vault').trim().split('\n')).filter((line) => !line.includes('/history/'));
-    expect(tree(root)).toEqual(tree(reference));
-  }, 900_000);
+      const fsck = gitStatus(root, 'fsck', '--strict', '--no-dangling');
+      expect(fsck.code, fsck.stderr).toBe(0);
+      const added = Array.from({ length: ROUNDS }, (_, i) => Object.keys(extra(i))).flat();
+      expect(memoryNames(filesAt(root))).toEqual(memoryNames([...Object.keys(history.files), ...added]));
+      const all = files(path.join(root, 'vault'));
+      expect(all.filter((file) => file.endsWith('.tmp'))).toEqual([]);
+      expect(porcelain(root)).toEqual([]);
+      const outside = (list: string[]) => list.filter((file) => !file.includes('/history/')).sort();
+      const expected = outside(files(path.join(reference, 'vault')));
+      expect(outside(all)).toEqual(expected);
+      for (const file of expected) {
+        expect(readFileSync(path.join(root, 'vault', file), 'utf8'), file).toBe(readFileSync(path.join(reference, 'vault', file), 'utf8'));
+      }
+      const tree = (dir: string) =>
+        outside(git(dir, 'ls-tree', '-r', 'HEAD', 'vault').trim().split('\n')).filter((line) => !line.includes('/history/'));
+      expect(tree(root)).toEqual(tree(reference));
+    },
+    900_000,
+  );
 });

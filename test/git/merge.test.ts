@@ -30,8 +30,16 @@ describe('merging two machines that rolled up concurrently', () => {
       {
         '.gitignore': '.memvault/\n',
         '.gitattributes': ATTRIBUTES,
-        'vault/main/memories/2026-02-10-plan.md': memory({ date: '2026-02-10T09:00:00Z', title: 'Plan', body: 'Planned the billing rewrite with Dana.' }),
-        'vault/main/memories/2026-02-11-spike.md': memory({ date: '2026-02-11T09:00:00Z', title: 'Spike', body: 'Spiked the queue-based retries.' }),
+        'vault/main/memories/2026-02-10-plan.md': memory({
+          date: '2026-02-10T09:00:00Z',
+          title: 'Plan',
+          body: 'Planned the billing rewrite with Dana.',
+        }),
+        'vault/main/memories/2026-02-11-spike.md': memory({
+          date: '2026-02-11T09:00:00Z',
+          title: 'Spike',
+          body: 'Spiked the queue-based retries.',
+        }),
       },
       gitConfig(),
     );
@@ -45,9 +53,21 @@ describe('merging two machines that rolled up concurrently', () => {
     git(server, 'config', 'user.email', 'server@example.org');
 
     // Both machines write a memory for 2026-02-12 and roll up the next morning.
-    writeFiles(laptop, { 'vault/main/memories/2026-02-12-laptop.md': memory({ date: '2026-02-12T10:00:00Z', title: 'From the laptop', body: 'Fixed the invoice rounding bug.' }) });
+    writeFiles(laptop, {
+      'vault/main/memories/2026-02-12-laptop.md': memory({
+        date: '2026-02-12T10:00:00Z',
+        title: 'From the laptop',
+        body: 'Fixed the invoice rounding bug.',
+      }),
+    });
     await runCliJson(['build', '--now', NOW2, '--json'], { cwd: laptop });
-    writeFiles(server, { 'vault/main/memories/2026-02-12-server.md': memory({ date: '2026-02-12T15:00:00Z', title: 'From the server', body: 'Nightly export finished in 4 minutes.' }) });
+    writeFiles(server, {
+      'vault/main/memories/2026-02-12-server.md': memory({
+        date: '2026-02-12T15:00:00Z',
+        title: 'From the server',
+        body: 'Nightly export finished in 4 minutes.',
+      }),
+    });
     await runCliJson(['build', '--now', NOW2, '--json'], { cwd: server });
 
     // The same merge without the attributes, for contrast.
@@ -96,6 +116,8 @@ describe('merging two machines that rolled up concurrently', () => {
     expect(after.json.commit.status).toBe('unchanged');
     expect(porcelain(laptop)).toEqual([]);
     expect(gitStatus(laptop, 'fsck', '--strict', '--no-dangling').code).toBe(0);
-    expect(filesAt(laptop)).toEqual(expect.arrayContaining(['vault/main/memories/2026-02-12-laptop.md', 'vault/main/memories/2026-02-12-server.md']));
+    expect(filesAt(laptop)).toEqual(
+      expect.arrayContaining(['vault/main/memories/2026-02-12-laptop.md', 'vault/main/memories/2026-02-12-server.md']),
+    );
   });
 });

@@ -12,7 +12,11 @@ import { addDays, commitAll, filesAt, gitConfig, gitStatus, initRepo, memoryName
  * with MEMVAULT_SLOW=1 (`npm run test:slow`).
  */
 
-async function simulateNights(options: { from: string; nights: number; config: string }): Promise<{ root: string; archivedFiles: number; commits: number }> {
+async function simulateNights(options: {
+  from: string;
+  nights: number;
+  config: string;
+}): Promise<{ root: string; archivedFiles: number; commits: number }> {
   const root = createProject({ '.gitignore': '.memvault/\n' }, options.config);
   initRepo(root);
   commitAll(root, 'project setup');
@@ -59,14 +63,18 @@ describe('nightly builds over weeks', () => {
     expect(again.commit?.status).toBe('unchanged');
   });
 
-  it.skipIf(process.env.MEMVAULT_SLOW !== '1')('a year with the default retention: every memory stays in HEAD, old ones under archive/', async () => {
-    const { root, archivedFiles, commits } = await simulateNights({ from: '2025-01-06', nights: 365, config: gitConfig() });
-    roots.push(root);
-    expect(commits).toBe(365);
-    expect(archivedFiles).toBeGreaterThan(600);
-    expect(gitStatus(root, 'fsck', '--strict', '--no-dangling').code).toBe(0);
-    const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
-    expect(manifest.coverage.days_covered).toBe(manifest.coverage.days_with_memories);
-    expect(manifest.tokens).toBeLessThanOrEqual(8750);
-  }, 900_000);
+  it.skipIf(process.env.MEMVAULT_SLOW !== '1')(
+    'a year with the default retention: every memory stays in HEAD, old ones under archive/',
+    async () => {
+      const { root, archivedFiles, commits } = await simulateNights({ from: '2025-01-06', nights: 365, config: gitConfig() });
+      roots.push(root);
+      expect(commits).toBe(365);
+      expect(archivedFiles).toBeGreaterThan(600);
+      expect(gitStatus(root, 'fsck', '--strict', '--no-dangling').code).toBe(0);
+      const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
+      expect(manifest.coverage.days_covered).toBe(manifest.coverage.days_with_memories);
+      expect(manifest.tokens).toBeLessThanOrEqual(8750);
+    },
+    900_000,
+  );
 });

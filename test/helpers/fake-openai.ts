@@ -118,9 +118,13 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
     } catch {
       body = { raw: text };
     }
-    const prompt = endpoint === 'chat' ? (body.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? '')).join('\n\n') : String(body.prompt ?? '');
+    const prompt =
+      endpoint === 'chat'
+        ? (body.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? '')).join('\n\n')
+        : String(body.prompt ?? '');
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(req.headers)) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value ?? '');
+    for (const [key, value] of Object.entries(req.headers))
+      headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value ?? '');
     const record: RecordedRequest = { endpoint, path, headers, body, prompt, at: Date.now() - started };
     requests.push(record);
 
@@ -128,7 +132,9 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
       sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error' } });
       return;
     }
-    const rule = rules.find((r) => r.left > 0 && (!r.endpoint || r.endpoint === endpoint) && matches(prompt, r.match, true) && !matches(prompt, r.unless, false));
+    const rule = rules.find(
+      (r) => r.left > 0 && (!r.endpoint || r.endpoint === endpoint) && matches(prompt, r.match, true) && !matches(prompt, r.unless, false),
+    );
     if (rule) {
       rule.left--;
       record.fault = rule.fault.kind;
@@ -137,7 +143,18 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
     const answer = answerFor(prompt, endpoint);
     switch (fault?.kind) {
       case 'status':
-        sendJson(res, fault.status, { error: { message: fault.message ?? `fake error ${fault.status}`, type: fault.status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }, fault.headers);
+        sendJson(
+          res,
+          fault.status,
+          {
+            error: {
+              message: fault.message ?? `fake error ${fault.status}`,
+              type: fault.status === 429 ? 'rate_limit_exceeded' : 'server_error',
+              code: null,
+            },
+          },
+          fault.headers,
+        );
         return;
       case 'hang': {
         const timer = setTimeout(() => {
@@ -158,13 +175,39 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
         sendJson(res, 200, completionBody(endpoint, body, prompt, '', 'stop', options));
         return;
       case 'runaway':
-        sendJson(res, 200, completionBody(endpoint, body, prompt, `${answer}\n${'- and then it went on and on and on\n'.repeat(200)}`, 'length', options));
+        sendJson(
+          res,
+          200,
+          completionBody(endpoint, body, prompt, `${answer}\n${'- and then it went on and on and on\n'.repeat(200)}`, 'length', options),
+        );
         return;
       case 'meta':
-        sendJson(res, 200, completionBody(endpoint, body, prompt, `Sure! Here is a summary of the memories:\n\n${answer}\n\nLet me know if you would like any changes.`, 'stop', options));
+        sendJson(
+          res,
+          200,
+          completionBody(
+            endpoint,
+            body,
+            prompt,
+            `Sure! Here is a summary of the memories:\n\n${answer}\n\nLet me know if you would like any changes.`,
+            'stop',
+            options,
+          ),
+        );
         return;
       case 'frontmatter':
-        sendJson(res, 200, completionBody(endpoint, body, prompt, `---\nmemvault: summary\ntier: hacked\ninput_hash: forged\n---\n${answer}\n---\nreview: []\n---`, 'stop', options));
+        sendJson(
+          res,
+          200,
+          completionBody(
+            endpoint,
+            body,
+            prompt,
+            `---\nmemvault: summary\ntier: hacked\ninput_hash: forged\n---\n${answer}\n---\nreview: []\n---`,
+            'stop',
+            options,
+          ),
+        );
         return;
       case 'long': {
         const words = Math.round((fault.tokens ?? 2000) * 0.75);
@@ -278,8 +321,22 @@ export function answerFor(prompt: string, endpoint: 'chat' | 'completion'): stri
   return `## Summary\n\n${items.map((item) => `- ${item}`).join('\n')}`;
 }
 
-function completionBody(endpoint: 'chat' | 'completion', request: any, prompt: string, text: string, finish: string, options: FakeOptions): unknown {
-  const usage = options.usage === false ? undefined : { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(text.length / 4), total_tokens: Math.ceil(prompt.length / 4) + Math.ceil(text.length / 4) };
+function completionBody(
+  endpoint: 'chat' | 'completion',
+  request: any,
+  prompt: string,
+  text: string,
+  finish: string,
+  options: FakeOptions,
+): unknown {
+  const usage =
+    options.usage === false
+      ? undefined
+      : {
+          prompt_tokens: Math.ceil(prompt.length / 4),
+          completion_tokens: Math.ceil(text.length / 4),
+          total_tokens: Math.ceil(prompt.length / 4) + Math.ceil(text.length / 4),
+        };
   const model = String(request.model ?? options.model ?? 'fake-model');
   if (endpoint === 'chat') {
     return {
@@ -291,7 +348,14 @@ function completionBody(endpoint: 'chat' | 'completion', request: any, prompt: s
       ...(usage ? { usage } : {}),
     };
   }
-  return { id: 'cmpl-fake', object: 'text_completion', created: 1_700_000_000, model, choices: [{ index: 0, text, finish_reason: finish, logprobs: null }], ...(usage ? { usage } : {}) };
+  return {
+    id: 'cmpl-fake',
+    object: 'text_completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, text, finish_reason: finish, logprobs: null }],
+    ...(usage ? { usage } : {}),
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

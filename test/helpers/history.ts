@@ -25,20 +25,66 @@ export interface GeneratedHistory {
   byDay: Map<string, string[]>;
 }
 
-const COMPONENTS = ['ingest pipeline', 'billing service', 'auth gateway', 'search indexer', 'job scheduler', 'rate limiter', 'export CLI', 'webhook dispatcher', 'session store', 'event bus', 'audit log', 'report generator'];
+const COMPONENTS = [
+  'ingest pipeline',
+  'billing service',
+  'auth gateway',
+  'search indexer',
+  'job scheduler',
+  'rate limiter',
+  'export CLI',
+  'webhook dispatcher',
+  'session store',
+  'event bus',
+  'audit log',
+  'report generator',
+];
 const PEOPLE = ['Alice', 'Bruno', 'Chen', 'Dana', 'Emeka', 'Farah', 'Gustav', 'Hana', 'Ivan', 'Lena'];
 const TECH = ['Redis', 'Kafka', 'Postgres', 'SQLite', 'gRPC', 'Terraform', 'Docker', 'nginx', 'ClickHouse', 'S3'];
-const CAUSES = ['a missing index on the events table', 'an off-by-one in the pagination cursor', 'a race between two workers claiming one job', 'stale DNS entries after the failover', 'an unbounded retry loop', 'a connection pool sized at five', 'a forgotten await in the shutdown hook', 'a cache key that ignored the locale'];
-const METRICS = ['p99 latency', 'error rate', 'queue depth', 'memory usage', 'build time', 'cache hit rate', 'throughput', 'cold start time'];
-const FOLLOWUPS = ['the flaky integration test', 'alerts on queue depth', 'the failover runbook', 'removing the old feature flag', 'a load test of the new endpoint', 'the dashboard for cache hits'];
-const DECISIONS = ['pin the dependency to the last good version', 'move retries into the queue', 'shard the table by tenant', 'ship behind a feature flag first', 'cap uploads at 25 MB', 'use cursor pagination everywhere'];
+const CAUSES = [
+  'a missing index on the events table',
+  'an off-by-one in the pagination cursor',
+  'a race between two workers claiming one job',
+  'stale DNS entries after the failover',
+  'an unbounded retry loop',
+  'a connection pool sized at five',
+  'a forgotten await in the shutdown hook',
+  'a cache key that ignored the locale',
+];
+const METRICS = [
+  'p99 latency',
+  'error rate',
+  'queue depth',
+  'memory usage',
+  'build time',
+  'cache hit rate',
+  'throughput',
+  'cold start time',
+];
+const FOLLOWUPS = [
+  'the flaky integration test',
+  'alerts on queue depth',
+  'the failover runbook',
+  'removing the old feature flag',
+  'a load test of the new endpoint',
+  'the dashboard for cache hits',
+];
+const DECISIONS = [
+  'pin the dependency to the last good version',
+  'move retries into the queue',
+  'shard the table by tenant',
+  'ship behind a feature flag first',
+  'cap uploads at 25 MB',
+  'use cursor pagination everywhere',
+];
 
 const rng = mulberry32;
 
 /** Every day from `from` to `to`, both included. */
 export function daysBetween(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }
 
@@ -64,7 +110,13 @@ export function generateHistory(options: HistoryOptions): GeneratedHistory {
         `Decision: ${pick(DECISIONS)} for the ${component}, because it keeps rollback trivial and matches what the other teams already do. Next: ${pick(FOLLOWUPS)}, and a short write-up of entry ${serial} for the weekly review with ${pick(PEOPLE)}.`,
       ];
       const file = `vault/${stream}/memories/${day.slice(0, 7)}/${day}-${String(i + 1).padStart(2, '0')}-${component.replace(/\s+/g, '-')}.md`;
-      files[file] = memory({ date: `${day}T${hour}:${i === 0 ? '05' : '40'}:00Z`, title: `${component} session ${serial}`, kind: 'session', tags: [component.split(' ')[0]!], body: paragraphs.join('\n\n') });
+      files[file] = memory({
+        date: `${day}T${hour}:${i === 0 ? '05' : '40'}:00Z`,
+        title: `${component} session ${serial}`,
+        kind: 'session',
+        tags: [component.split(' ')[0]!],
+        body: paragraphs.join('\n\n'),
+      });
       paths.push(file);
     }
     byDay.set(day, paths);

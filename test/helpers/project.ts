@@ -70,7 +70,10 @@ export interface CliResult {
  * `options.env`. `uid`/`gid` run it as another user (the test runner must be
  * root): how a test makes a file unreadable when the runner itself is root.
  */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; uid?: number; gid?: number }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; uid?: number; gid?: number },
+): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_')) env[key] = value;
   Object.assign(env, { NO_COLOR: '1' }, options.env);
@@ -83,13 +86,20 @@ export function runCli(args: string[], options: { cwd: string; env?: Record<stri
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
     });
   });
 }
 
 /** Runs the CLI and parses its stdout as JSON; fails with the output when the command failed. */
-export async function runCliJson<T = any>(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<{ result: CliResult; json: T }> {
+export async function runCliJson<T = any>(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<{ result: CliResult; json: T }> {
   const result = await runCli(args, options);
   if (result.code !== 0) throw new Error(`memvault ${args.join(' ')} exited ${result.code}\n${result.stderr}${result.stdout}`);
   try {

@@ -45,10 +45,31 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'Claude Code session spanning midnight', fixture: 'ingest-claude-code', files: ['session.jsonl'], args: [], expected: 'expected', count: 2 },
-  { name: 'OpenAI messages', fixture: 'ingest-openai', files: ['chat.json'], args: ['--date', '2026-02-14T10:00:00+01:00'], expected: 'expected', count: 1 },
+  {
+    name: 'Claude Code session spanning midnight',
+    fixture: 'ingest-claude-code',
+    files: ['session.jsonl'],
+    args: [],
+    expected: 'expected',
+    count: 2,
+  },
+  {
+    name: 'OpenAI messages',
+    fixture: 'ingest-openai',
+    files: ['chat.json'],
+    args: ['--date', '2026-02-14T10:00:00+01:00'],
+    expected: 'expected',
+    count: 1,
+  },
   { name: 'ChatGPT export', fixture: 'ingest-chatgpt', files: ['conversations.json'], args: [], expected: 'expected', count: 2 },
-  { name: 'markdown and text', fixture: 'ingest-markdown', files: ['2026-02-10-standup-notes.md', '2026-02-11-pairing-call.txt'], args: ['--tag', 'notes'], expected: 'expected', count: 2 },
+  {
+    name: 'markdown and text',
+    fixture: 'ingest-markdown',
+    files: ['2026-02-10-standup-notes.md', '2026-02-11-pairing-call.txt'],
+    args: ['--tag', 'notes'],
+    expected: 'expected',
+    count: 2,
+  },
 ];
 
 describe.each(CASES)('ingest: $name', (c) => {
@@ -69,7 +90,8 @@ describe.each(CASES)('ingest: $name', (c) => {
     }
     const expectedFiles = listFiles(expectedDir).map((file) => `vault/${file}`);
     expect(written).toEqual(expectedFiles);
-    for (const file of written) expect(readText(root, file), file).toBe(readFileSync(path.join(expectedDir, file.slice('vault/'.length)), 'utf8'));
+    for (const file of written)
+      expect(readText(root, file), file).toBe(readFileSync(path.join(expectedDir, file.slice('vault/'.length)), 'utf8'));
   });
 
   it('writes memories the build reads without a problem', async () => {
@@ -97,8 +119,12 @@ describe('ingest --primer', () => {
     const written = memories(root);
     expect(written).toEqual(['vault/main/memories/2026/02/2026-02-14-session-primer-fix-flaky-invoice-totals-test.md']);
     const text = readText(root, written[0]!);
-    expect(text).toMatch(/^---\ndate: 2026-02-14T00:12:15\+01:00\ntitle: "Session primer: Fix flaky invoice totals test"\nkind: session-primer\ntags: \[ claude-code, primer \]\nsource: \{ [^\n]*mode: primer/);
-    expect(text).toContain('Session primer for Claude Code session "Fix flaky invoice totals test" (2026-02-13 22:40 to 2026-02-14 00:12 Europe/Berlin, 5 messages): the full transcript was not stored.');
+    expect(text).toMatch(
+      /^---\ndate: 2026-02-14T00:12:15\+01:00\ntitle: "Session primer: Fix flaky invoice totals test"\nkind: session-primer\ntags: \[ claude-code, primer \]\nsource: \{ [^\n]*mode: primer/,
+    );
+    expect(text).toContain(
+      'Session primer for Claude Code session "Fix flaky invoice totals test" (2026-02-13 22:40 to 2026-02-14 00:12 Europe/Berlin, 5 messages): the full transcript was not stored.',
+    );
     // The embedded summarizer keeps decisions; the tool chatter of the transcript is condensed.
     expect(text).toContain("Decision: sum in integer cents and round each line with banker's rounding before adding.");
     expect(text).toMatch(/^## /m);
@@ -118,9 +144,20 @@ describe('ingest: sessions that change', () => {
     const [day1, day2] = memories(root);
     const day1Text = readText(root, day1!);
     const log = path.join(root, 'transcripts', 'session.jsonl');
-    const line = (record: object): string => `${JSON.stringify({ sessionId: '4f6c2a1e-8b0d-4c3e-9a57-1d2e3f4a5b6c', cwd: '/home/ana/src/ledgerly', ...record })}\n`;
-    appendFileSync(log, line({ type: 'user', message: { role: 'user', content: 'Open a PR for the backport too.' }, timestamp: '2026-02-13T23:20:00.000Z' }));
-    appendFileSync(log, line({ type: 'assistant', message: { id: 'msg_02', role: 'assistant', content: [{ type: 'text', text: 'Opened PR #483 against release/1.4.' }] }, timestamp: '2026-02-13T23:21:30.000Z' }));
+    const line = (record: object): string =>
+      `${JSON.stringify({ sessionId: '4f6c2a1e-8b0d-4c3e-9a57-1d2e3f4a5b6c', cwd: '/home/ana/src/ledgerly', ...record })}\n`;
+    appendFileSync(
+      log,
+      line({ type: 'user', message: { role: 'user', content: 'Open a PR for the backport too.' }, timestamp: '2026-02-13T23:20:00.000Z' }),
+    );
+    appendFileSync(
+      log,
+      line({
+        type: 'assistant',
+        message: { id: 'msg_02', role: 'assistant', content: [{ type: 'text', text: 'Opened PR #483 against release/1.4.' }] },
+        timestamp: '2026-02-13T23:21:30.000Z',
+      }),
+    );
 
     const { json } = await runCliJson(['ingest', 'transcripts/session.jsonl', '--json'], { cwd: root });
     expect(json.files[0].memories).toEqual([
@@ -138,7 +175,9 @@ describe('ingest: sessions that change', () => {
     const result = await runCli(['ingest', 'transcripts/session.jsonl'], { cwd: root });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('1 unchanged, 1 kept (edited by hand)');
-    expect(result.stderr).toContain(`transcripts/session.jsonl:1:1 warning ${day2!.slice('vault/'.length)} holds this session (2026-02-14) and was edited by hand`);
+    expect(result.stderr).toContain(
+      `transcripts/session.jsonl:1:1 warning ${day2!.slice('vault/'.length)} holds this session (2026-02-14) and was edited by hand`,
+    );
     expect(readText(root, day2!)).toBe(edited);
   });
 
@@ -149,7 +188,12 @@ describe('ingest: sessions that change', () => {
     // The next export: the same conversations (another order, new bytes) plus a new one.
     const conversations = JSON.parse(readText(root, 'transcripts/conversations.json')) as Record<string, unknown>[];
     const extra = JSON.parse(JSON.stringify(conversations[1])) as Record<string, unknown>;
-    Object.assign(extra, { id: 'new-conversation', conversation_id: 'new-conversation', title: 'Quarterly close checklist', create_time: 1771400000 });
+    Object.assign(extra, {
+      id: 'new-conversation',
+      conversation_id: 'new-conversation',
+      title: 'Quarterly close checklist',
+      create_time: 1771400000,
+    });
     writeFiles(root, { 'transcripts/export-2.json': JSON.stringify([conversations[1], conversations[0], extra], null, 1) });
     const { json } = await runCliJson(['ingest', 'transcripts/export-2.json', '--json'], { cwd: root });
     expect(json.files[0].memories.map((m: { status: string }) => m.status)).toEqual(['unchanged', 'unchanged', 'new']);
@@ -168,7 +212,18 @@ describe('ingest: bad input', () => {
       'still-writing.jsonl': 'ingest-malformed/still-writing.jsonl',
       'session.jsonl': 'ingest-claude-code/session.jsonl',
     });
-    const result = await runCli(['ingest', 'transcripts/broken-line.jsonl', 'transcripts/session.jsonl', 'transcripts/bad-role.json', 'transcripts/unknown.json', 'transcripts/still-writing.jsonl', 'transcripts/missing.jsonl'], { cwd: root });
+    const result = await runCli(
+      [
+        'ingest',
+        'transcripts/broken-line.jsonl',
+        'transcripts/session.jsonl',
+        'transcripts/bad-role.json',
+        'transcripts/unknown.json',
+        'transcripts/still-writing.jsonl',
+        'transcripts/missing.jsonl',
+      ],
+      { cwd: root },
+    );
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toEqual([
@@ -204,13 +259,36 @@ describe('ingest: secrets', () => {
     const at = (i: number): string => new Date(Date.UTC(2026, 1, 15, 9, i)).toISOString();
     const session = 'aa11bb22-cc33-4d44-8e55-ff6677889900';
     const claude = lines.flatMap((text, i) => [
-      { type: i % 2 ? 'assistant' : 'user', sessionId: session, timestamp: at(i), message: i % 2 ? { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text }] } : { role: 'user', content: text } },
-      { type: 'assistant', sessionId: session, timestamp: at(i), message: { id: `msg_t${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: text.split('\n')[0] } }] } },
-      { type: 'user', sessionId: session, timestamp: at(i), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `ok\n${text}` }] } },
+      {
+        type: i % 2 ? 'assistant' : 'user',
+        sessionId: session,
+        timestamp: at(i),
+        message: i % 2 ? { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text }] } : { role: 'user', content: text },
+      },
+      {
+        type: 'assistant',
+        sessionId: session,
+        timestamp: at(i),
+        message: {
+          id: `msg_t${i}`,
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: text.split('\n')[0] } }],
+        },
+      },
+      {
+        type: 'user',
+        sessionId: session,
+        timestamp: at(i),
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `ok\n${text}` }] },
+      },
     ]);
     const openai = lines.flatMap((text, i) => [
       { role: 'user', content: text },
-      { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'run', arguments: JSON.stringify({ command: text }) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'run', arguments: JSON.stringify({ command: text }) } }],
+      },
       { role: 'tool', tool_call_id: `call_${i}`, content: text },
     ]);
     const mapping: Record<string, unknown> = { root: { id: 'root', message: null, parent: null, children: ['m0'] } };
@@ -221,10 +299,25 @@ describe('ingest: secrets', () => {
         id,
         parent: i === 0 ? 'root' : `m${i - 1}`,
         children: i + 1 < lines.length ? [`m${i + 1}`] : [],
-        message: { id, author: { role, name: role === 'tool' ? 'python' : null }, create_time: 1771146000 + i * 60, content: role === 'tool' ? { content_type: 'execution_output', text } : { content_type: 'text', parts: [text] }, recipient: 'all', metadata: {} },
+        message: {
+          id,
+          author: { role, name: role === 'tool' ? 'python' : null },
+          create_time: 1771146000 + i * 60,
+          content: role === 'tool' ? { content_type: 'execution_output', text } : { content_type: 'text', parts: [text] },
+          recipient: 'all',
+          metadata: {},
+        },
       };
     });
-    const chatgpt = [{ title: 'Rotating the leaked keys', create_time: 1771146000, mapping, current_node: `m${lines.length - 1}`, conversation_id: 'conv-secrets' }];
+    const chatgpt = [
+      {
+        title: 'Rotating the leaked keys',
+        create_time: 1771146000,
+        mapping,
+        current_node: `m${lines.length - 1}`,
+        conversation_id: 'conv-secrets',
+      },
+    ];
     const note = `---\ndate: 2026-02-15T10:00:00+01:00\ntitle: Credentials inventory\napi_key: ${SECRET_CASES.find((c) => c.kind === 'api-key')!.secret}\n---\n${lines.map((l) => `${l}\n`).join('\n')}`;
     return {
       'transcripts/session.jsonl': `${claude.map((l) => JSON.stringify(l)).join('\n')}\n`,
@@ -246,7 +339,11 @@ describe('ingest: secrets', () => {
     };
     walk(root);
     if (existsSync(path.join(root, '.git'))) {
-      const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+      const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+        cwd: root,
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      });
       parts.push(objects.stdout);
     }
     return parts.join('\n');
@@ -255,13 +352,36 @@ describe('ingest: secrets', () => {
   it('writes none of 20+ kinds of secrets from any format into the vault or a commit', async () => {
     const root = project();
     writeFiles(root, transcripts());
-    const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    const git = (...args: string[]) =>
+      spawnSync('git', args, {
+        cwd: root,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Test',
+          GIT_AUTHOR_EMAIL: 't@example.com',
+          GIT_COMMITTER_NAME: 'Test',
+          GIT_COMMITTER_EMAIL: 't@example.com',
+        },
+      });
     git('init', '-q', '-b', 'main');
     writeFiles(root, { '.gitignore': '.memvault/\ntranscripts/\n' });
     git('add', '.gitignore', 'memory.config.yaml');
     git('commit', '-q', '-m', 'init');
 
-    const { json } = await runCliJson(['ingest', 'transcripts/session.jsonl', 'transcripts/chat.json', 'transcripts/conversations.json', 'transcripts/inventory.md', '--date', '2026-02-15', '--json'], { cwd: root });
+    const { json } = await runCliJson(
+      [
+        'ingest',
+        'transcripts/session.jsonl',
+        'transcripts/chat.json',
+        'transcripts/conversations.json',
+        'transcripts/inventory.md',
+        '--date',
+        '2026-02-15',
+        '--json',
+      ],
+      { cwd: root },
+    );
     expect(json.files.map((f: { status: string }) => f.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
     for (const file of json.files) expect(new Set(file.redactions.map((r: { kind: string }) => r.kind)).size).toBeGreaterThanOrEqual(20);
     // The build commits the memories (and its summaries) to git.

@@ -15,7 +15,8 @@ import { memoryPath, slugify } from '../../src/ingest/writer.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const read = (relative: string): Buffer => readFileSync(`${FIXTURES}${relative}`);
-const parse = (relative: string, format?: Parameters<typeof parseTranscript>[2]): ParsedTranscript => parseTranscript(read(relative), relative, format);
+const parse = (relative: string, format?: Parameters<typeof parseTranscript>[2]): ParsedTranscript =>
+  parseTranscript(read(relative), relative, format);
 
 function errorOf(run: () => unknown): IngestError {
   try {
@@ -74,7 +75,9 @@ describe('Claude Code JSONL', () => {
     ]);
     const [first, second] = drafts.map((d) => d.body);
     expect(first).toContain('**22:40 user:** The invoice totals test fails');
-    expect(first).toContain('- `Bash` `npx vitest run test/invoice-totals.test.ts --repeat 10` → error: FAIL test/invoice-totals.test.ts > totals > rounds per line');
+    expect(first).toContain(
+      '- `Bash` `npx vitest run test/invoice-totals.test.ts --repeat 10` → error: FAIL test/invoice-totals.test.ts > totals > rounds per line',
+    );
     expect(first).toContain('- `Read` `test/invoice-totals.test.ts` → 9 lines');
     expect(second).toMatch(/^Claude Code session in `ledgerly` on branch `fix\/invoice-flake`.*Continued from 2026-02-13\./);
     expect(drafts.map((d) => d.source.part)).toEqual(['2026-02-13', '2026-02-14']);
@@ -150,7 +153,12 @@ describe('markdown and text', () => {
     expect(session!.document?.date).toBe('2026-02-10T09:30:00+01:00');
     expect(session!.title).toBe('Standup notes, billing team');
     const [draft] = renderSession(session!, context());
-    expect(draft).toMatchObject({ day: '2026-02-10', date: '2026-02-10T09:30:00+01:00', tags: ['standup', 'billing'], extra: { attendees: ['Ana', 'Farah', 'Jonas'] } });
+    expect(draft).toMatchObject({
+      day: '2026-02-10',
+      date: '2026-02-10T09:30:00+01:00',
+      tags: ['standup', 'billing'],
+      extra: { attendees: ['Ana', 'Farah', 'Jonas'] },
+    });
     expect(draft!.body).toContain('Decision: no deploys on Friday afternoons');
   });
 
@@ -177,18 +185,28 @@ describe('malformed input', () => {
   it('ignores a cut-off last line of a log still being written, with a warning', () => {
     const parsed = parse('ingest-malformed/still-writing.jsonl');
     expect(parsed.sessions[0]!.turns).toHaveLength(2);
-    expect(parsed.warnings).toEqual([expect.objectContaining({ line: 3, severity: 'warning', reason: expect.stringContaining('incomplete last line') })]);
+    expect(parsed.warnings).toEqual([
+      expect.objectContaining({ line: 3, severity: 'warning', reason: expect.stringContaining('incomplete last line') }),
+    ]);
   });
 
   it('points at the bad value of an OpenAI message', () => {
     const error = errorOf(() => parse('ingest-malformed/bad-role.json'));
-    expect(error.diagnostic).toMatchObject({ line: 4, column: 5, reason: 'message 3: expected `role` to be one of system, developer, user, assistant, tool, got `"bot"`' });
+    expect(error.diagnostic).toMatchObject({
+      line: 4,
+      column: 5,
+      reason: 'message 3: expected `role` to be one of system, developer, user, assistant, tool, got `"bot"`',
+    });
   });
 
   it('reports where a JSON file breaks, and an unknown JSON shape', () => {
     expect(errorOf(() => parse('ingest-malformed/truncated.json')).diagnostic).toMatchObject({ line: 3, rule: 'ingest/format' });
-    expect(errorOf(() => parse('ingest-malformed/unknown.json')).diagnostic.reason).toMatch(/^unknown JSON transcript: expected OpenAI chat messages/);
-    expect(errorOf(() => parseTranscript(Buffer.from('hello'), 'notes.docx')).diagnostic.reason).toBe('unknown transcript format (`.docx`)');
+    expect(errorOf(() => parse('ingest-malformed/unknown.json')).diagnostic.reason).toMatch(
+      /^unknown JSON transcript: expected OpenAI chat messages/,
+    );
+    expect(errorOf(() => parseTranscript(Buffer.from('hello'), 'notes.docx')).diagnostic.reason).toBe(
+      'unknown transcript format (`.docx`)',
+    );
     expect(errorOf(() => parseTranscript(Buffer.from([0x7b, 0, 0x7d]), 'x.json')).diagnostic.reason).toMatch(/binary/);
   });
 

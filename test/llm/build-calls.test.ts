@@ -3,7 +3,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { copyProject, createProject, memory, removeProject, runCli, runCliJson, snapshotTree, type CliResult } from '../helpers/project.js';
-import { changed, expectConsistentVault, expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, type SummaryOnDisk } from './llm-project.js';
+import {
+  changed,
+  expectConsistentVault,
+  expectNoKey,
+  KEY,
+  KEY_ENV,
+  llmConfig,
+  llmHistory,
+  summaries,
+  type SummaryOnDisk,
+} from './llm-project.js';
 
 /**
  * `memvault build` with `provider: openai`, end to end: the compiled CLI in a
@@ -27,8 +37,10 @@ const copy = (): string => {
   roots.push(dir);
   return dir;
 };
-const byProvider = (files: Iterable<SummaryOnDisk>, provider: string): SummaryOnDisk[] => [...files].filter((s) => s.meta.generator.provider === provider);
-const totalCalls = (json: any): number => json.streams.reduce((sum: number, s: any) => sum + Object.values<any>(s.tiers).reduce((n, t) => n + t.calls, 0), 0);
+const byProvider = (files: Iterable<SummaryOnDisk>, provider: string): SummaryOnDisk[] =>
+  [...files].filter((s) => s.meta.generator.provider === provider);
+const totalCalls = (json: any): number =>
+  json.streams.reduce((sum: number, s: any) => sum + Object.values<any>(s.tiers).reduce((n, t) => n + t.calls, 0), 0);
 
 beforeAll(async () => {
   server = await startFakeOpenAI();
@@ -54,7 +66,9 @@ describe('openai provider: calls', () => {
     expect(viaModel.length + merged.length).toBe(made.length);
     expect(calls).toHaveLength(viaModel.length);
     // One call per summary, no summary asked twice: the prompt names the tier and period it is for.
-    expect(calls.map(summaryOf).sort()).toEqual(viaModel.map((x) => `${x.meta.tier} ${x.meta.tier === 'longterm' ? '' : x.meta.period}`.trim()).sort());
+    expect(calls.map(summaryOf).sort()).toEqual(
+      viaModel.map((x) => `${x.meta.tier} ${x.meta.tier === 'longterm' ? '' : x.meta.period}`.trim()).sort(),
+    );
     // The report agrees with the server, per tier.
     const tiers = first.json.streams[0].tiers;
     expect(totalCalls(first.json)).toBe(calls.length);
@@ -81,7 +95,11 @@ describe('openai provider: calls', () => {
 
   it('records the generator and prompt id in each summary, and writes clean bodies', () => {
     for (const summary of byProvider(built.values(), 'openai')) {
-      expect(summary.meta.generator).toEqual({ provider: 'openai', model: 'fake-model', prompt: expect.stringMatching(new RegExp(`^${summary.meta.tier}@[0-9a-f]{8}$`)) });
+      expect(summary.meta.generator).toEqual({
+        provider: 'openai',
+        model: 'fake-model',
+        prompt: expect.stringMatching(new RegExp(`^${summary.meta.tier}@[0-9a-f]{8}$`)),
+      });
       expect(summary.body).toMatch(/^# main: .*\n\n## Summary\n\n- /);
     }
     expectConsistentVault(root);
@@ -111,7 +129,9 @@ describe('openai provider: calls', () => {
     const after = summaries(dir);
     const regenerated = changed(built, after);
     const week = [...after.values()].find((x) => x.meta.tier === 'weekly' && x.meta.start <= day && x.meta.end >= day)!;
-    const month = [...after.values()].find((x) => x.meta.tier === 'monthly' && x.meta.sources.some((ref: any) => ref.id === `weekly/${week.meta.period}`))!;
+    const month = [...after.values()].find(
+      (x) => x.meta.tier === 'monthly' && x.meta.sources.some((ref: any) => ref.id === `weekly/${week.meta.period}`),
+    )!;
     expect(regenerated).toEqual([`vault/main/daily/${day}.md`, week.path, month.path, 'vault/main/longterm.md'].sort());
     // One call per regenerated summary made by the model; merges (the long-term one here may be) make none.
     const viaModel = regenerated.filter((p) => after.get(p)!.meta.generator.provider === 'openai');
@@ -136,7 +156,8 @@ describe('openai provider: calls', () => {
     // Every weekly made by the model now carries the new prompt id; dailies are untouched.
     const weeklies = [...after.values()].filter((x) => x.meta.tier === 'weekly');
     expect(regenerated.filter((p) => p.includes('/weekly/'))).toEqual(weeklies.map((x) => x.path));
-    for (const weekly of byProvider(weeklies, 'openai')) expect(weekly.meta.generator.prompt).not.toBe(built.get(weekly.path)!.meta.generator.prompt);
+    for (const weekly of byProvider(weeklies, 'openai'))
+      expect(weekly.meta.generator.prompt).not.toBe(built.get(weekly.path)!.meta.generator.prompt);
     expect(calls.map(summaryOf).filter((x) => x.startsWith('daily'))).toEqual([]);
     expect(calls.filter((c) => c.prompt.includes('Merge repeated topics'))).toHaveLength(byProvider(weeklies, 'openai').length);
     expect(calls).toHaveLength(regenerated.filter((p) => after.get(p)!.meta.generator.provider === 'openai').length);
@@ -161,7 +182,9 @@ describe('openai provider: calls', () => {
     expect(estimate.monthly.summaries).toBe(tiers.monthly.created);
     const text = await runCli(['build', '--now', NOW, '--dry-run'], { cwd: dir, env: {} });
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/estimate \(before retries; output tokens are upper bounds\):\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls, ~[\d,]+ in \+ ≤[\d,]+ out tokens/);
+    expect(text.stdout).toMatch(
+      /estimate \(before retries; output tokens are upper bounds\):\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls, ~[\d,]+ in \+ ≤[\d,]+ out tokens/,
+    );
     expect(text.stdout).toMatch(/ {4}total +\d+ calls/);
   });
 
@@ -171,7 +194,9 @@ describe('openai provider: calls', () => {
     roots.push(dir);
     const result = await runCli(['build', '--now', '2026-02-18T06:00:00Z'], { cwd: dir, env: KEY_ENV });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/LLM cost by tier:\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls?, [\d,]+ in \+ [\d,]+ out tokens, 0 retries, [\d.]+ s\n {4}weekly +2 summaries, 2 calls/);
+    expect(result.stdout).toMatch(
+      /LLM cost by tier:\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls?, [\d,]+ in \+ [\d,]+ out tokens, 0 retries, [\d.]+ s\n {4}weekly +2 summaries, 2 calls/,
+    );
     expect(result.stdout).toMatch(/ {4}total +\d+ summaries/);
     expect(result.stderr).toMatch(/^memvault: main daily (\d+)\/\1 \(\d+ calls?, [\d,]+ tokens\) [\d.]+ s$/m);
     expect(result.stderr).toMatch(/^memvault: main weekly 2\/2 /m);
@@ -184,7 +209,11 @@ describe('openai provider: must-keep items', () => {
     const M = 'vault/main/memories';
     const long = 'The ingest pipeline dropped events under sustained load for most of the afternoon. '.repeat(6);
     const files = {
-      [`${M}/2026-03-02-a.md`]: memory({ date: '2026-03-02T09:00:00Z', title: 'Ingest outage', body: `${long}\n\nDecision: keep \`AUTH_TTL\` at 30 days for sessions.` }),
+      [`${M}/2026-03-02-a.md`]: memory({
+        date: '2026-03-02T09:00:00Z',
+        title: 'Ingest outage',
+        body: `${long}\n\nDecision: keep \`AUTH_TTL\` at 30 days for sessions.`,
+      }),
       [`${M}/2026-03-02-b.md`]: memory({ date: '2026-03-02T13:00:00Z', title: 'Load test', body: long }),
       [`${M}/2026-03-02-c.md`]: memory({ date: '2026-03-02T17:00:00Z', title: 'Follow-up', body: long }),
     };
@@ -214,8 +243,11 @@ function summaryOf(call: { prompt: string }): string {
 }
 
 function findMemory(dir: string, prefix: string): string {
-  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-  const found = walk(path.join(dir, 'vault', 'main')).filter((f) => path.basename(f).startsWith(prefix) && !f.includes(`${path.sep}daily${path.sep}`));
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  const found = walk(path.join(dir, 'vault', 'main')).filter(
+    (f) => path.basename(f).startsWith(prefix) && !f.includes(`${path.sep}daily${path.sep}`),
+  );
   if (found.length !== 1) throw new Error(`expected one memory starting with ${prefix}, found ${found.join(', ')}`);
   return found[0]!;
 }

@@ -53,7 +53,10 @@ llm:
     summarizer: { provider: extractive }
     local: { provider: openai, base_url: "http://127.0.0.1:9/v1", model: wrong-model, api_key_env: FAKE_LLM_KEY }
 `);
-    const result = await runCli(['build', '--now', NOW], { cwd: root, env: { ...KEY_ENV, MEMVAULT_PROFILE: 'local', MEMVAULT_BASE_URL: fake.server.url, MEMVAULT_MODEL: 'env-model:7b' } });
+    const result = await runCli(['build', '--now', NOW], {
+      cwd: root,
+      env: { ...KEY_ENV, MEMVAULT_PROFILE: 'local', MEMVAULT_BASE_URL: fake.server.url, MEMVAULT_MODEL: 'env-model:7b' },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(fake.server.calls().length).toBeGreaterThan(0);
     expect(fake.server.calls().every((c) => c.body.model === 'env-model:7b' && c.headers.authorization === `Bearer ${KEY}`)).toBe(true);
@@ -101,7 +104,9 @@ describe('completion mode (base models)', () => {
 
 describe('prompt overrides', () => {
   it('an invalid override stops the build with file:line:col', async () => {
-    const root = project(llmConfig({ url: fake.server.url }), { 'prompts/weekly.yaml': 'system: Be brief.\nuser: |\n  Week {{period}}, under {{max_tokenz}} tokens.\n  {{sources}}\n' });
+    const root = project(llmConfig({ url: fake.server.url }), {
+      'prompts/weekly.yaml': 'system: Be brief.\nuser: |\n  Week {{period}}, under {{max_tokenz}} tokens.\n  {{sources}}\n',
+    });
     const result = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('prompts/weekly.yaml:3:26 error `user`: unknown variable `{{max_tokenz}}`');

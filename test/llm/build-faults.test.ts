@@ -3,7 +3,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fake-openai.js';
 import { copyProject, createProject, runCli, runCliJson } from '../helpers/project.js';
-import { changed, expectConsistentVault, expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from './llm-project.js';
+import {
+  changed,
+  expectConsistentVault,
+  expectNoKey,
+  KEY,
+  KEY_ENV,
+  llmConfig,
+  llmHistory,
+  summaries,
+  useFakeOpenAI,
+} from './llm-project.js';
 
 /**
  * Every fault of an LLM call, end to end through the CLI: what the build
@@ -42,7 +52,16 @@ describe('a fault that persists for one summary', () => {
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const report = json(result).streams[0];
-    expect(report.failed).toEqual([{ tier: 'daily', period: DAY, path: `main/daily/${DAY}.md`, kind: 'server', reason: `${fake.server.url} answered 500 (server error): upstream exploded (3 attempts)`, kept: false }]);
+    expect(report.failed).toEqual([
+      {
+        tier: 'daily',
+        period: DAY,
+        path: `main/daily/${DAY}.md`,
+        kind: 'server',
+        reason: `${fake.server.url} answered 500 (server error): upstream exploded (3 attempts)`,
+        kept: false,
+      },
+    ]);
     expect(report.tiers.daily).toMatchObject({ failed: 1 });
     expect(report.tiers.daily.retries).toBeGreaterThanOrEqual(2);
     expect(callsFor(DAY)).toHaveLength(3);
@@ -69,7 +88,9 @@ describe('a fault that persists for one summary', () => {
     expect(json(again).streams[0].failed).toEqual([]);
     const regenerated = changed(before, summaries(root));
     expect(regenerated).toEqual([`vault/main/daily/${DAY}.md`, `vault/main/weekly/${weekOf(DAY)}.md`]);
-    expect(fake.server.calls()).toHaveLength(regenerated.filter((p) => summaries(root).get(p)!.meta.generator.provider === 'openai').length);
+    expect(fake.server.calls()).toHaveLength(
+      regenerated.filter((p) => summaries(root).get(p)!.meta.generator.provider === 'openai').length,
+    );
     expectNoKey(root, result, strict, again);
   });
 
@@ -79,7 +100,13 @@ describe('a fault that persists for one summary', () => {
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
-    expect(report.failed).toEqual([expect.objectContaining({ period: DAY, kind: 'truncated', reason: 'every answer was cut off by max_tokens (a runaway output) after 3 attempts' })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        period: DAY,
+        kind: 'truncated',
+        reason: 'every answer was cut off by max_tokens (a runaway output) after 3 attempts',
+      }),
+    ]);
     const prompts = callsFor(DAY).map((c) => c.prompt);
     expect(prompts).toHaveLength(3);
     expect(prompts[1]).toContain('Keep output under');
@@ -100,7 +127,9 @@ describe('a fault that persists for one summary', () => {
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
-    expect(report.failed).toEqual([expect.objectContaining({ period: DAY, kind: 'empty', reason: 'fake-model returned an empty answer (3 attempts)' })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({ period: DAY, kind: 'empty', reason: 'fake-model returned an empty answer (3 attempts)' }),
+    ]);
     expect(callsFor(OTHER)).toHaveLength(2);
     expect(summaries(root).get(`vault/main/daily/${OTHER}.md`)?.body).toContain('## Summary');
     expectConsistentVault(root);
@@ -135,7 +164,16 @@ describe('a fault that persists for one summary', () => {
     const result = await build(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
-    expect(report.failed).toEqual([expect.objectContaining({ period: DAY, kind: 'over-budget', kept: true, reason: expect.stringMatching(/^still \d+ tokens \/ \d+ bytes after 3 attempts \(budget 300 tokens \/ 2400 bytes\); the previous version is kept$/) })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        period: DAY,
+        kind: 'over-budget',
+        kept: true,
+        reason: expect.stringMatching(
+          /^still \d+ tokens \/ \d+ bytes after 3 attempts \(budget 300 tokens \/ 2400 bytes\); the previous version is kept$/,
+        ),
+      }),
+    ]);
     // Nothing changed: the daily, and so its week, stay as they were.
     expect(changed(before, summaries(root))).toEqual([]);
     expect(fake.server.calls()).toHaveLength(3);
@@ -146,7 +184,10 @@ describe('a fault that persists for one summary', () => {
 describe('faults that pass', () => {
   it('429: the retry-after header is honoured, then the build completes', async () => {
     const root = project({ concurrency: 1 });
-    fake.server.inject({ fault: { kind: 'status', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '1' } }, match: dailyOf(DAY) });
+    fake.server.inject({
+      fault: { kind: 'status', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '1' } },
+      match: dailyOf(DAY),
+    });
     const result = await build(root);
     expect(result.code, result.stderr).toBe(0);
     const [limited, retried] = callsFor(DAY);
@@ -219,7 +260,14 @@ describe('faults that stop every call', () => {
 
   it('401 that echoes the key: one request, every rollup reported failed, the key in no output', async () => {
     const root = project({ concurrency: 1 });
-    fake.server.inject({ fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.` }, times: Infinity });
+    fake.server.inject({
+      fault: {
+        kind: 'status',
+        status: 401,
+        message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      },
+      times: Infinity,
+    });
     const result = await runCli(['build', '--now', NOW, '--strict'], { cwd: root, env: KEY_ENV });
     expect(result.code).toBe(1);
     expect(fake.server.calls()).toHaveLength(1);

@@ -29,7 +29,9 @@ describe('backoffDelay', () => {
 
 describe('redactSecrets', () => {
   it('removes the configured key, OpenAI-shaped keys (masked ones too) and bearer tokens', () => {
-    expect(redactSecrets('Incorrect API key provided: my-own-secret-value.', ['my-own-secret-value'])).toBe('Incorrect API key provided: [redacted].');
+    expect(redactSecrets('Incorrect API key provided: my-own-secret-value.', ['my-own-secret-value'])).toBe(
+      'Incorrect API key provided: [redacted].',
+    );
     expect(redactSecrets('key sk-proj-AbC123dEf456 is bad')).toBe('key sk-[redacted] is bad');
     expect(redactSecrets('Incorrect API key provided: sk-abc12***********xyz9.')).toBe('Incorrect API key provided: sk-[redacted]');
     expect(redactSecrets('Authorization: Bearer abcdef123456')).toBe('Authorization: Bearer [redacted]');

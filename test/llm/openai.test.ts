@@ -18,7 +18,16 @@ const KEY = 'sk-test-4f9a2c7e1b8d6a3f5e0c9b7a';
 const prompts = loadPrompts().prompts;
 
 function source(id: string, label: string, body: string, extra: Partial<SummarySource> = {}): SummarySource {
-  return { id, label, day: '2026-02-10', kind: 'session', importance: 'normal', body, sentences: extractSentences(parseMarkdown(body), { pinned: false }), ...extra };
+  return {
+    id,
+    label,
+    day: '2026-02-10',
+    kind: 'session',
+    importance: 'normal',
+    body,
+    sentences: extractSentences(parseMarkdown(body), { pinned: false }),
+    ...extra,
+  };
 }
 
 const request = (over: Partial<SummaryRequest> = {}): SummaryRequest => ({
@@ -28,8 +37,17 @@ const request = (over: Partial<SummaryRequest> = {}): SummaryRequest => ({
   start: '2026-02-10',
   end: '2026-02-10',
   sources: [
-    source('2026-02/auth', 'Auth refactor', 'Replaced JWT with server sessions: tokens grew past the cookie limit.\n\n## Decision\n\nSessions live in Postgres, 30-day expiry.', { time: '09:05' }),
-    source('2026-02/ci', 'CI cache', 'Cut CI time from 14 min to 6 min by caching `node_modules`.', { time: '14:40', importance: 'pinned', kind: 'note' }),
+    source(
+      '2026-02/auth',
+      'Auth refactor',
+      'Replaced JWT with server sessions: tokens grew past the cookie limit.\n\n## Decision\n\nSessions live in Postgres, 30-day expiry.',
+      { time: '09:05' },
+    ),
+    source('2026-02/ci', 'CI cache', 'Cut CI time from 14 min to 6 min by caching `node_modules`.', {
+      time: '14:40',
+      importance: 'pinned',
+      kind: 'note',
+    }),
   ],
   budget: { tokens: 300, bytes: 1400 },
   attempt: 0,
@@ -88,7 +106,9 @@ describe('openai summarizer: requests', () => {
   it('chat mode sends the tier prompt as system + user messages, with the budget from the request', async () => {
     const { s } = summarizer();
     const out = await s.summarize(request());
-    expect(out.body).toBe('## Summary\n\n- 09:05 Auth refactor (session): Replaced JWT with server sessions: tokens grew past the cookie limit.\n- 14:40 CI cache (note, pinned): Cut CI time from 14 min to 6 min by caching `node_modules`.');
+    expect(out.body).toBe(
+      '## Summary\n\n- 09:05 Auth refactor (session): Replaced JWT with server sessions: tokens grew past the cookie limit.\n- 14:40 CI cache (note, pinned): Cut CI time from 14 min to 6 min by caching `node_modules`.',
+    );
     expect(out.finish).toBe('stop');
     const [call] = server.calls();
     expect(call?.endpoint).toBe('chat');
@@ -103,7 +123,12 @@ describe('openai summarizer: requests', () => {
     expect(user.content).toContain('### 09:05 Auth refactor (session)');
     // Headings inside a source go below the source's own heading.
     expect(user.content).toContain('##### Decision');
-    expect(out.usage).toEqual({ calls: 1, inputTokens: Math.ceil(call!.prompt.length / 4), outputTokens: Math.ceil(out.body.length / 4), retries: 0 });
+    expect(out.usage).toEqual({
+      calls: 1,
+      inputTokens: Math.ceil(call!.prompt.length / 4),
+      outputTokens: Math.ceil(out.body.length / 4),
+      retries: 0,
+    });
   });
 
   it('api.openai.com gets max_completion_tokens', async () => {
@@ -265,7 +290,14 @@ describe('openai summarizer: faults', () => {
   });
 
   it('401 echoing the key: fails without the key in the message, and stops later calls', async () => {
-    server.inject({ fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com.` }, times: Infinity });
+    server.inject({
+      fault: {
+        kind: 'status',
+        status: 401,
+        message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com.`,
+      },
+      times: Infinity,
+    });
     const { s, waits } = summarizer();
     const error = await failure(s.summarize(request()));
     expect(error).toMatchObject({ kind: 'auth', fatal: true, requests: 1 });
@@ -291,7 +323,8 @@ describe('openai summarizer: faults', () => {
 });
 
 describe('resolveOpenAiSettings', () => {
-  const profile = (over: Record<string, unknown> = {}) => config({ profiles: { test: { provider: 'openai', model: 'fake-model', ...over } } });
+  const profile = (over: Record<string, unknown> = {}) =>
+    config({ profiles: { test: { provider: 'openai', model: 'fake-model', ...over } } });
   const resolve = (over: Record<string, unknown>, env: Record<string, string>, requireKey = true) => {
     const c = profile(over);
     return resolveOpenAiSettings(c, 'test', c.llm.profiles.test!, env, { requireKey });
@@ -299,7 +332,14 @@ describe('resolveOpenAiSettings', () => {
 
   it('api.openai.com by default, with OPENAI_API_KEY', () => {
     const s = resolve({}, { OPENAI_API_KEY: KEY });
-    expect(s).toMatchObject({ baseURL: 'https://api.openai.com/v1', official: true, apiKey: KEY, keySource: 'OPENAI_API_KEY', timeoutMs: 120_000, temperature: 0.2 });
+    expect(s).toMatchObject({
+      baseURL: 'https://api.openai.com/v1',
+      official: true,
+      apiKey: KEY,
+      keySource: 'OPENAI_API_KEY',
+      timeoutMs: 120_000,
+      temperature: 0.2,
+    });
   });
 
   it('a missing key for api.openai.com is a user error with a hint, except in a dry run', () => {
@@ -308,13 +348,21 @@ describe('resolveOpenAiSettings', () => {
   });
 
   it('local servers need no key, and never get OPENAI_API_KEY unless api_key_env says so', () => {
-    expect(resolve({ base_url: 'http://localhost:11434/v1' }, { OPENAI_API_KEY: KEY })).toMatchObject({ apiKey: PLACEHOLDER_KEY, keySource: 'none', official: false });
-    expect(resolve({ base_url: 'http://localhost:8000/v1', api_key_env: 'VLLM_KEY' }, { VLLM_KEY: 'local-secret-123' }).apiKey).toBe('local-secret-123');
+    expect(resolve({ base_url: 'http://localhost:11434/v1' }, { OPENAI_API_KEY: KEY })).toMatchObject({
+      apiKey: PLACEHOLDER_KEY,
+      keySource: 'none',
+      official: false,
+    });
+    expect(resolve({ base_url: 'http://localhost:8000/v1', api_key_env: 'VLLM_KEY' }, { VLLM_KEY: 'local-secret-123' }).apiKey).toBe(
+      'local-secret-123',
+    );
     expect(() => resolve({ base_url: 'http://localhost:8000/v1', api_key_env: 'VLLM_KEY' }, {})).toThrowError(/`VLLM_KEY` is not set/);
   });
 
   it('MEMVAULT_BASE_URL and MEMVAULT_MODEL override the profile', () => {
-    expect(resolve({ base_url: 'http://localhost:11434/v1' }, { MEMVAULT_BASE_URL: 'http://127.0.0.1:9/v1/', MEMVAULT_MODEL: 'qwen2.5:7b' })).toMatchObject({ baseURL: 'http://127.0.0.1:9/v1', model: 'qwen2.5:7b' });
+    expect(
+      resolve({ base_url: 'http://localhost:11434/v1' }, { MEMVAULT_BASE_URL: 'http://127.0.0.1:9/v1/', MEMVAULT_MODEL: 'qwen2.5:7b' }),
+    ).toMatchObject({ baseURL: 'http://127.0.0.1:9/v1', model: 'qwen2.5:7b' });
   });
 
   it('a key pasted into api_key_env is refused without being repeated', () => {
@@ -335,7 +383,20 @@ describe('resolveOpenAiSettings', () => {
   });
 
   it('profile timeout_s wins over llm.timeout_s; fault settings come from llm', () => {
-    const c = configSchema.parse({ llm: { timeout_s: 30, fault_retries: 5, backoff_ms: 10, max_wait_s: 2, profiles: { test: { provider: 'openai', model: 'm', base_url: 'http://localhost:1/v1', timeout_s: 7.5 } } } });
-    expect(resolveOpenAiSettings(c, 'test', c.llm.profiles.test!, {})).toMatchObject({ timeoutMs: 7500, faultRetries: 5, backoffMs: 10, maxWaitMs: 2000 });
+    const c = configSchema.parse({
+      llm: {
+        timeout_s: 30,
+        fault_retries: 5,
+        backoff_ms: 10,
+        max_wait_s: 2,
+        profiles: { test: { provider: 'openai', model: 'm', base_url: 'http://localhost:1/v1', timeout_s: 7.5 } },
+      },
+    });
+    expect(resolveOpenAiSettings(c, 'test', c.llm.profiles.test!, {})).toMatchObject({
+      timeoutMs: 7500,
+      faultRetries: 5,
+      backoffMs: 10,
+      maxWaitMs: 2000,
+    });
   });
 });

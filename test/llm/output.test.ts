@@ -33,7 +33,10 @@ describe('cleanOutput', () => {
   });
 
   it('removes injected frontmatter anywhere and every fence line', () => {
-    const out = cleanOutput('---\nmemvault: summary\ntier: hacked\n---\n- Fixed the bug.\n---\nreview: []\n---\n- Shipped it.\n\n---\n\n- Tail.', 'chat');
+    const out = cleanOutput(
+      '---\nmemvault: summary\ntier: hacked\n---\n- Fixed the bug.\n---\nreview: []\n---\n- Shipped it.\n\n---\n\n- Tail.',
+      'chat',
+    );
     expect(out.body).toBe('- Fixed the bug.\n- Shipped it.\n\n- Tail.');
     expect(out.body).not.toMatch(/^---$/m);
     expect(out.body).not.toContain('memvault:');

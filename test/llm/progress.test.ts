@@ -16,7 +16,17 @@ function sink(tty: boolean): { stream: NodeJS.WriteStream; text: () => string } 
   return { stream, text: () => chunks.join('') };
 }
 
-const event = (over: Partial<ProgressEvent>): ProgressEvent => ({ stream: 'main', tier: 'daily', done: 0, total: 10, calls: 0, inputTokens: 0, outputTokens: 0, failed: 0, ...over });
+const event = (over: Partial<ProgressEvent>): ProgressEvent => ({
+  stream: 'main',
+  tier: 'daily',
+  done: 0,
+  total: 10,
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  failed: 0,
+  ...over,
+});
 
 describe('plain progress (logs, pipes)', () => {
   it('says nothing while no model was called (offline builds stay quiet)', () => {

@@ -36,7 +36,8 @@ describe('built-in prompts', () => {
     expect(weekly.user).toMatch(/unresolved bug or blocker with its current status/i);
     expect(weekly.user).toMatch(/debugging play-by-play and dead-end tangents/i);
     const monthly = validatePrompt(builtin('monthly'), 'monthly.yaml').prompt!;
-    for (const section of ['Milestones', 'Decisions in effect', 'Skills', 'Persistent blockers', 'Direction changes']) expect(monthly.user).toContain(section);
+    for (const section of ['Milestones', 'Decisions in effect', 'Skills', 'Persistent blockers', 'Direction changes'])
+      expect(monthly.user).toContain(section);
     for (const name of PROMPT_NAMES) {
       const prompt = validatePrompt(builtin(name), name).prompt!;
       expect(prompt.user, name).not.toMatch(/\b\d{3,}\s*tokens\b/);
@@ -58,7 +59,9 @@ describe('validatePrompt', () => {
 
   it('points schema errors at the key', () => {
     const { errors } = validatePrompt('system: ok\nuser: "{{sources}}"\nretries: [a]\n', 'prompts/weekly.yaml');
-    expect(errors).toEqual([expect.objectContaining({ line: 3, column: 1, rule: 'prompt/schema', reason: expect.stringContaining('`retries`') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 3, column: 1, rule: 'prompt/schema', reason: expect.stringContaining('`retries`') }),
+    ]);
     const missing = validatePrompt('system: ok\n', 'p.yaml').errors;
     expect(missing[0]?.reason).toContain('`user`');
     const wrongType = validatePrompt('system: ok\nuser: "{{sources}}"\nretry: 3\n', 'p.yaml').errors;
@@ -68,7 +71,9 @@ describe('validatePrompt', () => {
   it('points an unknown variable at the placeholder itself', () => {
     const text = 'system: You summarize.\nuser: |\n  Summarize {{period}}.\n  Budget: {{max_tokenz}} tokens.\n  {{sources}}\n';
     const { errors } = validatePrompt(text, 'prompts/daily.yaml');
-    expect(errors).toEqual([expect.objectContaining({ line: 4, column: 11, rule: 'prompt/variable', reason: expect.stringContaining('{{max_tokenz}}') })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 4, column: 11, rule: 'prompt/variable', reason: expect.stringContaining('{{max_tokenz}}') }),
+    ]);
   });
 
   it('requires {{sources}} in the user message and {{missing}} in keep', () => {

@@ -49,19 +49,25 @@ describe('withDeadline', () => {
     server.reset();
     server.inject({ fault: { kind: 'stall' } });
     const started = Date.now();
-    const error = await withDeadline(300, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).json()).catch((e: unknown) => e);
+    const error = await withDeadline(300, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).json()).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).name).toBe('TimeoutError');
     expect(Date.now() - started).toBeLessThan(3000);
   });
   it('ends a trickling body as a TimeoutError', async () => {
     server.reset();
     server.inject({ fault: { kind: 'trickle', intervalMs: 100 } });
-    const error = await withDeadline(400, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).text()).catch((e: unknown) => e);
+    const error = await withDeadline(400, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).text()).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).name).toBe('TimeoutError');
   });
   it('lets a prompt answer through, and other errors keep their kind', async () => {
     server.reset();
-    const json = (await withDeadline(5000, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).json())) as { object: string };
+    const json = (await withDeadline(5000, async (signal) => (await fetch(`${server.url}/chat/completions`, post(signal))).json())) as {
+      object: string;
+    };
     expect(json.object).toBe('chat.completion');
     await expect(withDeadline(5000, async () => Promise.reject(new TypeError('boom')))).rejects.toThrow(TypeError);
   });
@@ -71,7 +77,9 @@ describe('stripControl', () => {
   it('removes ANSI/OSC sequences and C0/C1 controls, keeps newlines, tabs and text', () => {
     expect(stripControl('a\u001b[31mred\u001b[0m\tb\nc')).toBe('ared\tb\nc');
     expect(stripControl('x\u001b]0;title\u0007y\u001b]8;;http://e\u001b\\link\u001b]8;;\u001b\\z')).toBe('xylinkz');
-    expect(stripControl('bell\u0007 back\b cr\r del\u007f c1\u0085 csi\u009b2J nul\u0000 esc\u001b')).toBe('bell back cr del c1 csi nul esc');
+    expect(stripControl('bell\u0007 back\b cr\r del\u007f c1\u0085 csi\u009b2J nul\u0000 esc\u001b')).toBe(
+      'bell back cr del c1 csi nul esc',
+    );
     expect(stripControl('naïve – 日本語 ✓')).toBe('naïve – 日本語 ✓');
   });
 });
@@ -82,7 +90,8 @@ describe('usage figures', () => {
     expect(checkUsage(1_000_000_000)).toEqual({ tokens: 1_000_000_000 });
     expect(checkUsage(undefined)).toEqual({});
     expect(checkUsage(null)).toEqual({});
-    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1_000_000_001, '12', {}]) expect(checkUsage(bad).absurd, String(bad)).toBeDefined();
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1_000_000_001, '12', {}])
+      expect(checkUsage(bad).absurd, String(bad)).toBeDefined();
   });
   it('an audit counts instead and warns once per build', () => {
     const audit = new UsageAudit();
@@ -102,7 +111,11 @@ describe('classifyError', () => {
   it('a refused redirect is fatal, names both URLs and strips control sequences from the location', async () => {
     const sdk = await import('openai');
     const cause = new RedirectRefusedError('http://127.0.0.1:1/v1/chat/completions', 302, 'http://evil.example/\u001b[2Jx');
-    const fault = classifyError(new sdk.APIConnectionError({ message: 'Connection error.', cause }), sdk, { baseURL: 'http://127.0.0.1:1/v1', timeoutMs: 1000, secrets: [] });
+    const fault = classifyError(new sdk.APIConnectionError({ message: 'Connection error.', cause }), sdk, {
+      baseURL: 'http://127.0.0.1:1/v1',
+      timeoutMs: 1000,
+      secrets: [],
+    });
     expect(fault).toMatchObject({ kind: 'redirect', retryable: false, fatal: true, status: 302 });
     expect(fault.message).toContain('http://127.0.0.1:1/v1 answered 302 redirecting to http://evil.example/x');
     expect(fault.message).not.toContain('\u001b');

@@ -45,7 +45,9 @@ describe('allocateBudget', () => {
   });
 
   it('widens critical for debugging', () => {
-    expect(allocateBudget(8000, plenty, sharesFor('debugging')).critical).toBeGreaterThan(allocateBudget(8000, plenty, sharesFor(undefined)).critical);
+    expect(allocateBudget(8000, plenty, sharesFor('debugging')).critical).toBeGreaterThan(
+      allocateBudget(8000, plenty, sharesFor(undefined)).critical,
+    );
     for (const activity of [undefined, 'debugging', 'feature', 'review', 'planning'] as const) {
       expect(TIER_NAMES.reduce((s, t) => s + sharesFor(activity)[t], 0)).toBeCloseTo(1, 9);
     }
@@ -73,7 +75,9 @@ describe('signalQueries', () => {
 
 describe('parseQuery', () => {
   it('separates words, phrases and filters', () => {
-    expect(parseQuery('"server  sessions" postgres tag:auth kind:decision stream:main tier:weekly since:2026-02 until:"last week" foo:bar')).toEqual({
+    expect(
+      parseQuery('"server  sessions" postgres tag:auth kind:decision stream:main tier:weekly since:2026-02 until:"last week" foo:bar'),
+    ).toEqual({
       text: 'server sessions postgres foo:bar',
       phrases: ['server sessions'],
       filters: { tag: ['auth'], kind: ['decision'], stream: ['main'], tier: ['weekly'], since: ['2026-02'], until: ['last week'] },

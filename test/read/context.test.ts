@@ -6,7 +6,8 @@ import { createProject, memory, removeProject, runCli, runCliJson } from '../hel
 /** `memvault context` through the real CLI on one fixture vault, built once. */
 
 const NOW = '2026-03-20T12:00:00Z';
-const filler = (topic: string, n: number): string => `${topic} notes, part ${n}. ${'The team reviewed queue depth, retries and dashboards again. '.repeat(6)}`;
+const filler = (topic: string, n: number): string =>
+  `${topic} notes, part ${n}. ${'The team reviewed queue depth, retries and dashboards again. '.repeat(6)}`;
 const files: Record<string, string> = {
   'vault/main/memories/2026-01-05-pinned.md': memory({
     date: '2026-01-05T09:00:00Z',
@@ -119,9 +120,14 @@ describe('memvault context', () => {
     const relevant = json.items.filter((i: any) => i.tier === 'relevant');
     expect(relevant[0]).toMatchObject({ source: 'main/daily/2026-02-20.md', level: 'coarser' });
     const wide = await context(['--budget', '16000', '--file', 'src/importer/quasar.ts']);
-    expect(wide.items.find((i: any) => i.tier === 'relevant')).toMatchObject({ source: 'main/memories/2026-02-20-quasar.md', level: 'full' });
+    expect(wide.items.find((i: any) => i.tier === 'relevant')).toMatchObject({
+      source: 'main/memories/2026-02-20-quasar.md',
+      level: 'full',
+    });
     const branch = await context(['--budget', '4000', '--branch', 'feature/quasar-importer']);
-    expect(branch.items.filter((i: any) => i.tier === 'relevant').map((i: any) => i.source)).toContain('main/memories/2026-02-20-quasar.md');
+    expect(branch.items.filter((i: any) => i.tier === 'relevant').map((i: any) => i.source)).toContain(
+      'main/memories/2026-02-20-quasar.md',
+    );
   });
 
   it('rebalances: without signals relevant gives its room away; debugging widens critical', async () => {

@@ -36,8 +36,16 @@ const files: Record<string, string> = {
     tags: ['release'],
     body: 'Deploys go out on Fridays after the invoice check.',
   }),
-  'vault/main/memories/2026-02-16-invoice.md': memory({ date: '2026-02-16T10:00:00Z', title: 'Invoice fix', body: 'Invoice totals rounded twice; fixed.' }),
-  'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the quokka migration.' }),
+  'vault/main/memories/2026-02-16-invoice.md': memory({
+    date: '2026-02-16T10:00:00Z',
+    title: 'Invoice fix',
+    body: 'Invoice totals rounded twice; fixed.',
+  }),
+  'vault/main/memories/2026-02-20-today.md': memory({
+    date: '2026-02-20T09:00:00Z',
+    title: 'Today',
+    body: 'Morning standup about the quokka migration.',
+  }),
   'vault/ops/memories/2026-02-12-ops.md': memory({
     date: '2026-02-12T10:00:00Z',
     title: 'Ops',
@@ -101,7 +109,9 @@ describe('memvault search', () => {
     const tagged = await search(['auth', 'tag:auth']);
     expect(tagged.hits.map((h: any) => h.path).sort()).toEqual(['main/memories/2026-02-10-auth.md', 'ops/memories/2026-02-12-ops.md']);
     expect((await search(['auth', 'tag:auth', 'stream:ops'])).hits.map((h: any) => h.path)).toEqual(['ops/memories/2026-02-12-ops.md']);
-    expect((await search(['auth', 'tag:auth', '--stream', 'main'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
+    expect((await search(['auth', 'tag:auth', '--stream', 'main'])).hits.map((h: any) => h.path)).toEqual([
+      'main/memories/2026-02-10-auth.md',
+    ]);
     expect((await search(['kind:decision'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
     const weekly = await search(['invoice', '--tier', 'weekly']);
     expect(weekly.hits.length).toBeGreaterThan(0);
@@ -132,7 +142,11 @@ describe('memvault search', () => {
     expect((await build()).search).toMatchObject({ added: 0, updated: 0, removed: 0, written: false });
     // Today's memory: its day is not complete, so no summary changes with it.
     writeFiles(root, {
-      'vault/main/memories/2026-02-20-today.md': memory({ date: '2026-02-20T09:00:00Z', title: 'Today', body: 'Morning standup about the wombat migration.' }),
+      'vault/main/memories/2026-02-20-today.md': memory({
+        date: '2026-02-20T09:00:00Z',
+        title: 'Today',
+        body: 'Morning standup about the wombat migration.',
+      }),
     });
     expect((await build()).search).toMatchObject({ added: 0, updated: 1, removed: 0, rebuilt: false });
     expect((await search(['wombat'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-20-today.md']);

@@ -14,7 +14,12 @@ const dir = path.join(root, 'vault', 'main', 'memories');
 mkdirSync(dir, { recursive: true });
 const write = (name: string, body: string): void => writeFileSync(path.join(dir, name), `---\ndate: 2026-02-1${name[0]}\n---\n${body}\n`);
 const load = () =>
-  loadVault({ vaultDir: path.join(root, 'vault'), cacheDir: path.join(root, '.memvault', 'cache'), timezone: 'UTC', configuredStreams: ['main'] });
+  loadVault({
+    vaultDir: path.join(root, 'vault'),
+    cacheDir: path.join(root, '.memvault', 'cache'),
+    timezone: 'UTC',
+    configuredStreams: ['main'],
+  });
 const log = path.join(root, '.memvault', 'search', 'changes.jsonl');
 const hits = (word: string): string[] =>
   runSearch(readIndex(root)!.index, parseQuery(word), {}, (p) => readFileSync(path.join(root, 'vault', p), 'utf8')).map((h) => h.path);

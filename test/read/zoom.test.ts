@@ -25,7 +25,11 @@ const files: Record<string, string> = {
     tags: ['auth'],
     body: 'Replaced JWT with server sessions.\nSessions live in Postgres, 30-day expiry.',
   }),
-  'vault/main/memories/2026-02-11-cache.md': memory({ date: '2026-02-11T09:00:00Z', title: 'Cache', body: 'Added a read-through cache for invoices.' }),
+  'vault/main/memories/2026-02-11-cache.md': memory({
+    date: '2026-02-11T09:00:00Z',
+    title: 'Cache',
+    body: 'Added a read-through cache for invoices.',
+  }),
   'vault/main/memories/2026-02-11-bug.md': memory({
     date: '2026-02-11T08:00:00Z',
     title: 'Bug',
@@ -37,8 +41,16 @@ const files: Record<string, string> = {
     title: 'Release 1.4',
     body: `Release 1.4 shipped.\n\n${'Changelog line with several words in it. '.repeat(40)}`,
   }),
-  'vault/main/memories/2026-02-17-retro.md': memory({ date: '2026-02-17T10:00:00Z', title: 'Retro', body: 'Retro: fewer meetings, more pairing.' }),
-  'vault/main/memories/2026-04-02-april.md': memory({ date: '2026-04-02T10:00:00Z', title: 'April', body: 'Second quarter starts with payments work.' }),
+  'vault/main/memories/2026-02-17-retro.md': memory({
+    date: '2026-02-17T10:00:00Z',
+    title: 'Retro',
+    body: 'Retro: fewer meetings, more pairing.',
+  }),
+  'vault/main/memories/2026-04-02-april.md': memory({
+    date: '2026-04-02T10:00:00Z',
+    title: 'April',
+    body: 'Second quarter starts with payments work.',
+  }),
 };
 
 let root: string;
@@ -76,7 +88,9 @@ describe('memvault zoom', () => {
     const week = await zoomJson(['2026-W07']);
     expect(paths(week)).toEqual(['2026-02-10-auth', '2026-02-11-bug', '2026-02-11-cache', '2026-02-13-release']);
     expect(week.period).toEqual({ label: '2026-W07', kind: 'week', start: '2026-02-09', end: '2026-02-15' });
-    expect(week.covering.map((s: any) => `${s.tier}/${s.period}`)).toEqual(expect.arrayContaining(['daily/2026-02-10', 'weekly/2026-W07', 'monthly/2026-02']));
+    expect(week.covering.map((s: any) => `${s.tier}/${s.period}`)).toEqual(
+      expect.arrayContaining(['daily/2026-02-10', 'weekly/2026-W07', 'monthly/2026-02']),
+    );
     const month = await zoomJson(['2026-02']);
     expect(month.memories).toHaveLength(7);
     const quarter = await zoomJson(['2026-Q1']);
@@ -107,7 +121,9 @@ describe('memvault zoom', () => {
     }
     expect(seen).toEqual(paths(await zoomJson(['2026-02'])));
     const text = await runCli(['zoom', '2026-02', '--budget', '150', '--now', NOW], { cwd: root });
-    expect(text.stdout).toMatch(/Page 1 of \d+ \(\d+ tokens\); \d+ memories \(\d+ tokens\) left; next: memvault zoom 2026-02 --budget 150 --page 2/);
+    expect(text.stdout).toMatch(
+      /Page 1 of \d+ \(\d+ tokens\); \d+ memories \(\d+ tokens\) left; next: memvault zoom 2026-02 --budget 150 --page 2/,
+    );
   });
 
   it('cuts a memory larger than the budget to fit and says so', async () => {

@@ -28,11 +28,17 @@ function parsed(text: string): CacheEntry {
 describe('secrets in the parse cache', () => {
   it('a memory parse records each secret with its place, and the cache reads it back', () => {
     const entry = parsed(`---\ndate: 2026-02-13\n---\nPushed with\n  ${github.line}\n`);
-    expect(entry.result).toMatchObject({ type: 'memory', secrets: [{ kind: 'github', line: 5, column: 3 + github.line.indexOf(github.secret), secret: github.secret }] });
+    expect(entry.result).toMatchObject({
+      type: 'memory',
+      secrets: [{ kind: 'github', line: 5, column: 3 + github.line.indexOf(github.secret), secret: github.secret }],
+    });
     const cache = ParseCache.open(dir, 'UTC');
     cache.set(file, entry);
     cache.save();
-    expect(ParseCache.open(dir, 'UTC').get(file)?.result).toMatchObject({ type: 'memory', secrets: (entry.result as { secrets: unknown }).secrets });
+    expect(ParseCache.open(dir, 'UTC').get(file)?.result).toMatchObject({
+      type: 'memory',
+      secrets: (entry.result as { secrets: unknown }).secrets,
+    });
     expect(parsed('---\ndate: 2026-02-13\n---\nNothing to hide.\n').result).not.toHaveProperty('secrets');
   });
 
@@ -42,7 +48,10 @@ describe('secrets in the parse cache', () => {
     cache.save();
     const json = JSON.parse(readFileSync(path.join(dir, 'files.json'), 'utf8')) as { detector: string };
     expect(json.detector).toBe(DETECTOR_VERSION);
-    writeFileSync(path.join(dir, 'files.json'), JSON.stringify({ ...json, detector: 'secretlint-preset-recommend@0.0.1;memvault-rules@0' }));
+    writeFileSync(
+      path.join(dir, 'files.json'),
+      JSON.stringify({ ...json, detector: 'secretlint-preset-recommend@0.0.1;memvault-rules@0' }),
+    );
     expect(ParseCache.open(dir, 'UTC').get(file)).toBeUndefined();
   });
 });

@@ -54,7 +54,18 @@ const privateKeyBody = Array.from({ length: 6 }, () => r(64, B64)).join('\n');
 const opensshBody = Array.from({ length: 5 }, () => r(70, B64)).join('\n');
 const awsSecret = join(r(20), '/', r(10), '+', r(8));
 const proseAwsSecret = join(r(18), '/', r(12), '+', r(9));
-const opsPayload = Buffer.from(JSON.stringify({ signInAddress: 'my.1password.com', userAuth: { method: 'SRPg-4096', alg: 'PBES2g-HS256', iterations: 650000, salt: r(22) }, email: `${r(10, LOWER_NUM)}@1passwordserviceaccounts.com`, srpX: r(64, HEX), muk: { alg: 'A256GCM', ext: true, k: r(43), key_ops: ['encrypt', 'decrypt'], kty: 'oct', kid: 'mp' }, secretKey: `A3-${r(6, UPPER_NUM)}-${r(6, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}`, throttleSecret: { seed: r(64, HEX), deviceUuid: r(26, LOWER_NUM) }, deviceUuid: r(26, LOWER_NUM) })).toString('base64');
+const opsPayload = Buffer.from(
+  JSON.stringify({
+    signInAddress: 'my.1password.com',
+    userAuth: { method: 'SRPg-4096', alg: 'PBES2g-HS256', iterations: 650000, salt: r(22) },
+    email: `${r(10, LOWER_NUM)}@1passwordserviceaccounts.com`,
+    srpX: r(64, HEX),
+    muk: { alg: 'A256GCM', ext: true, k: r(43), key_ops: ['encrypt', 'decrypt'], kty: 'oct', kid: 'mp' },
+    secretKey: `A3-${r(6, UPPER_NUM)}-${r(6, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}-${r(5, UPPER_NUM)}`,
+    throttleSecret: { seed: r(64, HEX), deviceUuid: r(26, LOWER_NUM) },
+    deviceUuid: r(26, LOWER_NUM),
+  }),
+).toString('base64');
 
 const cases = (): SecretCase[] => {
   const s = {
@@ -151,15 +162,45 @@ const cases = (): SecretCase[] => {
     c('Twilio API key', 'twilio', s.twilio, `The SMS job authenticates as ${s.twilio}.`),
     c('DigitalOcean token', 'digitalocean', s.digitalocean, `doctl auth init -t ${s.digitalocean}`),
     c('JWT', 'jwt', s.jwt, `The session cookie was ${s.jwt} when it failed.`),
-    c('Azure storage account key', 'azure-storage', s.azure, `DefaultEndpointsProtocol=https;AccountName=ledgerly;AccountKey=${s.azure};EndpointSuffix=core.windows.net`),
-    c('Private key (RSA PEM)', 'private-key', privateKeyBody.split('\n')[2]!, join('-----BEGIN RSA ', 'PRIVATE KEY-----\n', privateKeyBody, '\n-----END RSA ', 'PRIVATE KEY-----')),
-    c('Private key (OpenSSH)', 'private-key', opensshBody.split('\n')[1]!, join('-----BEGIN OPENSSH ', 'PRIVATE KEY-----\n', opensshBody, '\n-----END OPENSSH ', 'PRIVATE KEY-----')),
+    c(
+      'Azure storage account key',
+      'azure-storage',
+      s.azure,
+      `DefaultEndpointsProtocol=https;AccountName=ledgerly;AccountKey=${s.azure};EndpointSuffix=core.windows.net`,
+    ),
+    c(
+      'Private key (RSA PEM)',
+      'private-key',
+      privateKeyBody.split('\n')[2]!,
+      join('-----BEGIN RSA ', 'PRIVATE KEY-----\n', privateKeyBody, '\n-----END RSA ', 'PRIVATE KEY-----'),
+    ),
+    c(
+      'Private key (OpenSSH)',
+      'private-key',
+      opensshBody.split('\n')[1]!,
+      join('-----BEGIN OPENSSH ', 'PRIVATE KEY-----\n', opensshBody, '\n-----END OPENSSH ', 'PRIVATE KEY-----'),
+    ),
     c('Bearer token', 'bearer-token', s.bearer, `curl -H "Authorization: Bearer ${s.bearer}" https://api.ledgerly.example/v1/invoices`),
     c('Basic auth header', 'basic-auth', s.basic, `Authorization: Basic ${s.basic}`),
-    c('PostgreSQL connection string', 'database-password', s.dbPassword, `DATABASE_URL=postgres://ledgerly:${s.dbPassword}@db.internal:5432/ledgerly`),
-    c('MongoDB SRV connection string', 'database-password', s.mongoPassword, `MONGO_URL=mongodb+srv://app:${s.mongoPassword}@cluster0.ab1cd.mongodb.net/prod`),
+    c(
+      'PostgreSQL connection string',
+      'database-password',
+      s.dbPassword,
+      `DATABASE_URL=postgres://ledgerly:${s.dbPassword}@db.internal:5432/ledgerly`,
+    ),
+    c(
+      'MongoDB SRV connection string',
+      'database-password',
+      s.mongoPassword,
+      `MONGO_URL=mongodb+srv://app:${s.mongoPassword}@cluster0.ab1cd.mongodb.net/prod`,
+    ),
     c('Redis URL with password', 'database-password', s.redisPassword, `REDIS_URL=redis://:${s.redisPassword}@cache.internal:6379/0`),
-    c('Password in an HTTPS URL', 'url-password', s.urlPassword, `pip install --index-url https://deploy:${s.urlPassword}@pypi.ledgerly.example/simple ledgerly-sdk`),
+    c(
+      'Password in an HTTPS URL',
+      'url-password',
+      s.urlPassword,
+      `pip install --index-url https://deploy:${s.urlPassword}@pypi.ledgerly.example/simple ledgerly-sdk`,
+    ),
     c('Password in .env', 'password', s.envPassword, `DB_PASSWORD=${s.envPassword}`),
     c('Password in YAML', 'password', s.yamlPassword, `passwd: ${s.yamlPassword}`),
     c('mysql -pPASS', 'password', s.mysqlP, `mysql -h db.internal -u root -p${s.mysqlP} ledgerly < dump.sql`),

@@ -51,7 +51,12 @@ describe(`redactSecrets (MEMVAULT_SECRET_SEED=${SECRET_SEED})`, () => {
   });
 
   it('describes what it did', () => {
-    expect(describeRedactions([{ kind: 'openai', count: 2 }, { kind: 'jwt', count: 1 }])).toBe('3 secrets redacted (jwt 1, openai 2)');
+    expect(
+      describeRedactions([
+        { kind: 'openai', count: 2 },
+        { kind: 'jwt', count: 1 },
+      ]),
+    ).toBe('3 secrets redacted (jwt 1, openai 2)');
     expect(describeRedactions([])).toBe('');
   });
 });

@@ -11,7 +11,9 @@ describe('relative dates', () => {
   });
 
   it('annotates days: yesterday, tomorrow, last night, N days ago, the day before yesterday', () => {
-    expect(on('I went to a support group yesterday and it was powerful.')).toBe('I went to a support group yesterday (7 May 2023) and it was powerful.');
+    expect(on('I went to a support group yesterday and it was powerful.')).toBe(
+      'I went to a support group yesterday (7 May 2023) and it was powerful.',
+    );
     expect(on('Yesterday I took the kids to the museum.')).toBe('Yesterday (7 May 2023) I took the kids to the museum.');
     expect(on('Last night was amazing!')).toBe('Last night (7 May 2023) was amazing!');
     expect(on('The release is tomorrow morning.')).toBe('The release is tomorrow morning (9 May 2023).');
@@ -50,14 +52,17 @@ describe('relative dates', () => {
   });
 
   it("puts the date after a possessive: yesterday's fix", () => {
-    expect(on("With yesterday's fix deployed, tomorrow’s window is open.")).toBe("With yesterday's (7 May 2023) fix deployed, tomorrow’s (9 May 2023) window is open.");
+    expect(on("With yesterday's fix deployed, tomorrow’s window is open.")).toBe(
+      "With yesterday's (7 May 2023) fix deployed, tomorrow’s (9 May 2023) window is open.",
+    );
   });
 
   it('is idempotent, leaves code spans and vague phrases alone', () => {
     const once = on('Fixed it yesterday, deploy next Friday.');
     expect(on(once)).toBe(once);
     expect(on('Run `deploy --since yesterday` now.')).toBe('Run `deploy --since yesterday` now.');
-    for (const vague of ['We met the other day.', 'Recently I moved.', 'A few weeks ago I started.', 'Someday I will.']) expect(on(vague)).toBe(vague);
+    for (const vague of ['We met the other day.', 'Recently I moved.', 'A few weeks ago I started.', 'Someday I will.'])
+      expect(on(vague)).toBe(vague);
   });
 
   it('does nothing without a valid day', () => {

@@ -5,29 +5,42 @@ import { parseMarkdown } from '../../src/vault/markdown.js';
 import { extractSentences } from '../../src/vault/sentences.js';
 
 const itemsOf = (markdown: string, pinned = false): MustKeepItem[] => extractMustKeep(parseMarkdown(markdown), { pinned });
-const texts = (items: readonly MustKeepItem[], kind: MustKeepItem['kind']): string[] => items.filter((item) => item.kind === kind).map((item) => item.text);
+const texts = (items: readonly MustKeepItem[], kind: MustKeepItem['kind']): string[] =>
+  items.filter((item) => item.kind === kind).map((item) => item.text);
 
 describe('must-keep items from the mdast', () => {
   it('takes decisions from a "Decision:" line and from the items under a Decisions heading', () => {
-    const items = itemsOf('Replaced JWT with sessions.\n\nDecision: sessions live in Postgres with a 30-day expiry.\n\n## Decisions\n\n- Cap uploads at 25 MB.\n- Use cursor pagination everywhere.\n\n## Done\n\n- Wrote the guide.');
-    expect(texts(items, 'decision')).toEqual(['sessions live in Postgres with a 30-day expiry.', 'Cap uploads at 25 MB.', 'Use cursor pagination everywhere.']);
+    const items = itemsOf(
+      'Replaced JWT with sessions.\n\nDecision: sessions live in Postgres with a 30-day expiry.\n\n## Decisions\n\n- Cap uploads at 25 MB.\n- Use cursor pagination everywhere.\n\n## Done\n\n- Wrote the guide.',
+    );
+    expect(texts(items, 'decision')).toEqual([
+      'sessions live in Postgres with a 30-day expiry.',
+      'Cap uploads at 25 MB.',
+      'Use cursor pagination everywhere.',
+    ]);
     expect(texts(items, 'number')).toEqual(['30-day', '25 MB']);
   });
 
   it('takes #critical lines without the tag, and the lead sentence of a pinned memory only', () => {
-    expect(texts(itemsOf('Never run the pruner on the primary #critical. It is fine on replicas.'), 'critical')).toEqual(['Never run the pruner on the primary.']);
+    expect(texts(itemsOf('Never run the pruner on the primary #critical. It is fine on replicas.'), 'critical')).toEqual([
+      'Never run the pruner on the primary.',
+    ]);
     const pinned = itemsOf('Production deploys need two approvals. Hotfixes too.', true);
     expect(texts(pinned, 'pinned')).toEqual(['Production deploys need two approvals.']);
   });
 
   it('takes identifiers from code spans, commit hashes, versions and issue references, not from code blocks', () => {
-    const items = itemsOf('See `ADR-012` and `roundHalfAway()`, fixed in 3f2a9bc for #412 (GH-7, acme/api#31), released as v1.8.2.\n\n```\nconst hidden = `not-an-item`;\n```');
+    const items = itemsOf(
+      'See `ADR-012` and `roundHalfAway()`, fixed in 3f2a9bc for #412 (GH-7, acme/api#31), released as v1.8.2.\n\n```\nconst hidden = `not-an-item`;\n```',
+    );
     expect(texts(items, 'code')).toEqual(['ADR-012', 'roundHalfAway()', '3f2a9bc', 'v1.8.2']);
     expect(texts(items, 'issue')).toEqual(['#412', 'GH-7', 'acme/api#31']);
   });
 
   it('takes absolute dates in their usual forms, and years', () => {
-    const items = itemsOf('Shipped on 2026-03-04, reviewed on 7 May 2023 and May 8, 2023, planned for June 2023, started in 2016, due 14 March.');
+    const items = itemsOf(
+      'Shipped on 2026-03-04, reviewed on 7 May 2023 and May 8, 2023, planned for June 2023, started in 2016, due 14 March.',
+    );
     expect(texts(items, 'date')).toEqual(['2026-03-04', '7 May 2023', 'May 8, 2023', 'June 2023', '2016', '14 March']);
   });
 
@@ -37,7 +50,11 @@ describe('must-keep items from the mdast', () => {
   });
 
   it('takes proper names: capitalised runs inside a sentence, quoted titles; not openers or speaker labels', () => {
-    expect(namesOf('Caroline: I loved "Becoming Nicole" by Amy Ellis Nutt.')).toEqual(['Becoming Nicole', 'Becoming Nicole', 'Amy Ellis Nutt']);
+    expect(namesOf('Caroline: I loved "Becoming Nicole" by Amy Ellis Nutt.')).toEqual([
+      'Becoming Nicole',
+      'Becoming Nicole',
+      'Amy Ellis Nutt',
+    ]);
     expect(namesOf('Yesterday we met the Bank of America team with John in Lisbon.')).toEqual(['Bank of America', 'John', 'Lisbon']);
     expect(namesOf('Postgres is fast. The team likes it.')).toEqual([]);
     expect(namesOf('Postgres is fast, and Postgres is free.')).toEqual(['Postgres', 'Postgres']);
@@ -55,13 +72,19 @@ describe('retention check', () => {
   const items = (...list: [MustKeepItem['kind'], string][]): MustKeepItem[] => list.map(([kind, text]) => ({ kind, text }));
 
   it('matches identifiers and names as whole words, case-insensitively, markdown ignored', () => {
-    const result = checkRetention(items(['name', 'Mel'], ['name', 'Caroline'], ['code', 'ADR-012'], ['issue', '#412']), '- **Tue** caroline and Melanie fixed `adr-012`');
+    const result = checkRetention(
+      items(['name', 'Mel'], ['name', 'Caroline'], ['code', 'ADR-012'], ['issue', '#412']),
+      '- **Tue** caroline and Melanie fixed `adr-012`',
+    );
     expect(result.kept.map((item) => item.text)).toEqual(['Caroline', 'ADR-012']);
     expect(result.missing.map((item) => item.text)).toEqual(['Mel', '#412']);
   });
 
   it('matches a date written another way, and a number with or without its hyphen', () => {
-    const result = checkRetention(items(['date', '7 May 2023'], ['date', 'May 8, 2023'], ['date', 'June 2023'], ['number', '30-day'], ['number', '12GB']), 'On 2023-05-07 and 8 May 2023, a 30 day expiry and 12 GB.');
+    const result = checkRetention(
+      items(['date', '7 May 2023'], ['date', 'May 8, 2023'], ['date', 'June 2023'], ['number', '30-day'], ['number', '12GB']),
+      'On 2023-05-07 and 8 May 2023, a 30 day expiry and 12 GB.',
+    );
     expect(result.missing.map((item) => item.text)).toEqual(['June 2023']);
     expect(canonicalDate('May 8th, 2023')).toBe('2023-05-08');
     expect(canonicalDate('January, 2023')).toBe('2023-01');
@@ -74,8 +97,14 @@ describe('retention check', () => {
   });
 
   it('collects a pinned source by its lead sentence only', () => {
-    const source = (body: string, importance: string) => ({ importance, sentences: extractSentences(parseMarkdown(body), { pinned: importance === 'pinned' }) });
-    const collected = collectMustKeep([source('Deploys need two approvals. Marcus owns the rota since 2024-01-01.', 'pinned'), source('Priya shipped `v2`.', 'normal')]);
+    const source = (body: string, importance: string) => ({
+      importance,
+      sentences: extractSentences(parseMarkdown(body), { pinned: importance === 'pinned' }),
+    });
+    const collected = collectMustKeep([
+      source('Deploys need two approvals. Marcus owns the rota since 2024-01-01.', 'pinned'),
+      source('Priya shipped `v2`.', 'normal'),
+    ]);
     // Not `Marcus` nor `2024-01-01`: the package carries the pinned memory in full.
     expect(collected.map((item) => `${item.kind}:${item.text}`)).toEqual(['pinned:Deploys need two approvals.', 'code:v2']);
   });

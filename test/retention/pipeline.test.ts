@@ -50,7 +50,9 @@ const FILLER = [
 ];
 
 /** Weekdays of March 2026 (the pyramid month 2026-03 runs from Monday 03-02 to Sunday 03-29). */
-const DAYS = Array.from({ length: 28 }, (_, i) => addDays('2026-03-02', i)).filter((day) => ![0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay()));
+const DAYS = Array.from({ length: 28 }, (_, i) => addDays('2026-03-02', i)).filter(
+  (day) => ![0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay()),
+);
 
 interface Planted {
   day: string;
@@ -60,14 +62,23 @@ interface Planted {
 function plant(dir: string): Planted[] {
   return DAYS.map((day, i) => {
     const n = 100 + i;
-    const items = [`SVC-${n}`, `#${n}`, `${10 + i} ms`, PEOPLE[i % PEOPLE.length]!, `keep the ${['billing', 'auth', 'search', 'export'][i % 4]} cache at ${i + 2} shards.`];
+    const items = [
+      `SVC-${n}`,
+      `#${n}`,
+      `${10 + i} ms`,
+      PEOPLE[i % PEOPLE.length]!,
+      `keep the ${['billing', 'auth', 'search', 'export'][i % 4]} cache at ${i + 2} shards.`,
+    ];
     const body = [
       `Profiled \`SVC-${n}\` with ${PEOPLE[i % PEOPLE.length]} and closed #${n}: p95 went down to ${10 + i} ms.`,
       ...FILLER,
       `Decision: keep the ${['billing', 'auth', 'search', 'export'][i % 4]} cache at ${i + 2} shards.`,
       ...(i === 6 ? ['Rolled back the release yesterday after the checksum mismatch #critical.'] : []),
     ].join('\n\n');
-    writeFileSync(path.join(dir, 'vault/main/memories', `${day}-note.md`), writeMemoryFile({ date: `${day}T10:00:00Z`, title: `Note ${i}`, body }));
+    writeFileSync(
+      path.join(dir, 'vault/main/memories', `${day}-note.md`),
+      writeMemoryFile({ date: `${day}T10:00:00Z`, title: `Note ${i}`, body }),
+    );
     return { day, items };
   });
 }
@@ -79,7 +90,9 @@ describe('must-keep items from memories to the monthly', () => {
   let planted: Planted[];
   beforeAll(async () => {
     // Budgets tight enough that a day cannot keep everything, so both outcomes (kept, dropped) happen.
-    dir = project('calendar:\n  daily: { target_tokens: 110, max_bytes: 1400 }\n  weekly: { target_tokens: 220, max_bytes: 2400 }\n  monthly: { target_tokens: 320, max_bytes: 3600 }\nupload: { max_tokens: 1500, max_bytes: 35840 }\n');
+    dir = project(
+      'calendar:\n  daily: { target_tokens: 110, max_bytes: 1400 }\n  weekly: { target_tokens: 220, max_bytes: 2400 }\n  monthly: { target_tokens: 320, max_bytes: 3600 }\nupload: { max_tokens: 1500, max_bytes: 35840 }\n',
+    );
     planted = plant(dir);
     await build({ root: dir, now: new Date('2026-04-08T12:00:00Z') });
   }, 120_000);
@@ -95,7 +108,10 @@ describe('must-keep items from memories to the monthly', () => {
         let lostAt: string | undefined;
         for (const summary of [daily, weekly, monthly]) {
           if (contains(summary.body, item)) continue;
-          expect(summary.meta.dropped ?? [], `${item} (from ${day}) is neither in ${summary.meta.tier} ${summary.meta.period} nor in its dropped list`).toContain(item);
+          expect(
+            summary.meta.dropped ?? [],
+            `${item} (from ${day}) is neither in ${summary.meta.tier} ${summary.meta.period} nor in its dropped list`,
+          ).toContain(item);
           lostAt = summary.meta.tier;
           dropped++;
           break;
@@ -118,7 +134,8 @@ describe('must-keep items from memories to the monthly', () => {
     for (const tier of ['daily', 'weekly', 'monthly']) {
       for (const file of readdirSync(path.join(dir, 'vault/main', tier))) {
         const { body } = readSummary(dir, `${tier}/${file}`);
-        for (const match of body.matchAll(/yesterday/gi)) expect(body.slice(match.index! + 9, match.index! + 11), `${tier}/${file}`).toBe(' (');
+        for (const match of body.matchAll(/yesterday/gi))
+          expect(body.slice(match.index! + 9, match.index! + 11), `${tier}/${file}`).toBe(' (');
       }
     }
   });
@@ -149,13 +166,17 @@ describe('must-keep items from memories to the monthly', () => {
     } finally {
       spy.mockRestore();
     }
-    const status = JSON.parse(out[0]!) as { streams: { tiers: Record<string, { retention: { items: number; dropped: number; rate: number | null } }> }[] };
+    const status = JSON.parse(out[0]!) as {
+      streams: { tiers: Record<string, { retention: { items: number; dropped: number; rate: number | null } }> }[];
+    };
     for (const tier of ['daily', 'weekly', 'monthly']) {
       const { items, dropped, rate } = status.streams[0]!.tiers[tier]!.retention;
       expect(items, tier).toBeGreaterThan(0);
       expect(rate).toBeCloseTo((items - dropped) / items, 10);
     }
-    expect(['daily', 'weekly', 'monthly'].reduce((sum, tier) => sum + status.streams[0]!.tiers[tier]!.retention.dropped, 0)).toBeGreaterThan(0);
+    expect(
+      ['daily', 'weekly', 'monthly'].reduce((sum, tier) => sum + status.streams[0]!.tiers[tier]!.retention.dropped, 0),
+    ).toBeGreaterThan(0);
     expect(out.slice(1).join('')).toMatch(/daily +\d+ +\d+ \/ 110 +\d+\.\d% \(\d+ \/ \d+\)/);
   });
 });

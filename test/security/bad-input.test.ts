@@ -38,10 +38,13 @@ let marker: string;
 let jsFrontmatter: (name: string) => string;
 const cases: Case[] = [];
 let result: CliResult;
-let report: { diagnostics: { path: string; line: number; column: number; severity: string; reason: string; hint?: string; rule: string }[] };
+let report: {
+  diagnostics: { path: string; line: number; column: number; severity: string; reason: string; hint?: string; rule: string }[];
+};
 
 const ODD_STREAMS = ['we ird $(touch PWNED) `touch PWNED`', '-rf', 'ünï;|&'];
-const good = (word: string, extra = ''): string => `---\ndate: ${DAY}\n${extra}---\nThe ${word} migration was finished and verified today.\n`;
+const good = (word: string, extra = ''): string =>
+  `---\ndate: ${DAY}\n${extra}---\nThe ${word} migration was finished and verified today.\n`;
 const dated = (frontmatter: string, body = 'Broken but harmless text.'): string => `---\n${frontmatter}\n---\n${body}\n`;
 
 beforeAll(async () => {
@@ -51,8 +54,12 @@ beforeAll(async () => {
   roots.push(outside);
   writeFileSync(path.join(outside, '2026-02-03-secret.md'), good('outsidermarker'));
   marker = path.join(root, 'js-ran');
-  jsFrontmatter = (fence) => `---${fence}\n{ date: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') || '${DAY}' }\n---\nBody of a js memory.\n`;
-  const aliasBomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n');
+  jsFrontmatter = (fence) =>
+    `---${fence}\n{ date: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') || '${DAY}' }\n---\nBody of a js memory.\n`;
+  const aliasBomb = [
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ...'bcdefghi'.split('').map((name, i) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+  ].join('\n');
   const words = ['alpha', 'beta', 'gamma', 'delta', 'shipped', 'the', 'build'];
   let paragraph = '';
   for (let i = 0; paragraph.length < 900_000; i++) paragraph += `${words[i % words.length]} `;
@@ -71,22 +78,65 @@ beforeAll(async () => {
     { file: 'memories/duplicate-key.md', content: dated(`date: ${DAY}\ndate: 2026-02-04`), rule: 'memory/frontmatter', line: 3 },
     { file: 'memories/2026-02-03-list.md', content: dated('- a\n- b'), rule: 'memory/frontmatter' },
     { file: 'memories/2026-02-03-alias-bomb.md', content: dated(aliasBomb), rule: 'memory/frontmatter' },
-    { file: 'memories/2026-02-03-flow-depth.md', content: dated(`a: ${'['.repeat(5000)}${']'.repeat(5000)}`), rule: 'memory/frontmatter-depth', line: 2 },
+    {
+      file: 'memories/2026-02-03-flow-depth.md',
+      content: dated(`a: ${'['.repeat(5000)}${']'.repeat(5000)}`),
+      rule: 'memory/frontmatter-depth',
+      line: 2,
+    },
     { file: 'memories/2026-02-03-dash-depth.md', content: dated(`a:\n${'- '.repeat(5000)}x`), rule: 'memory/frontmatter-depth', line: 3 },
-    { file: 'memories/2026-02-03-huge-frontmatter.md', content: dated(Array.from({ length: 7000 }, (_, i) => `key${i}: value${i}`).join('\n')), rule: 'memory/too-large' },
+    {
+      file: 'memories/2026-02-03-huge-frontmatter.md',
+      content: dated(Array.from({ length: 7000 }, (_, i) => `key${i}: value${i}`).join('\n')),
+      rule: 'memory/too-large',
+    },
     { file: 'memories/2026-02-03-reserved.md', content: dated(`memvault: summary\ndate: ${DAY}`), rule: 'memory/reserved-key', line: 2 },
     { file: 'memories/2026-02-03-schema.md', content: dated(`date: ${DAY}\nimportance: urgent`), rule: 'memory/schema', line: 3 },
     { file: 'memories/no-date.md', content: 'A memory with no date anywhere.\n', rule: 'memory/no-date' },
     // Huge and deeply nested.
     { file: 'memories/2026-02-03-huge.md', content: good('huge', '') + 'x'.repeat(1024 * 1024), rule: 'memory/too-large' },
-    { file: 'memories/2026-02-03-deep-list.md', content: dated(`date: ${DAY}`, `${'- '.repeat(5000)}deep`), rule: 'memory/too-deep', line: 4 },
-    { file: 'memories/2026-02-03-deep-indent.md', content: dated(`date: ${DAY}`, Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n')), rule: 'memory/too-deep' },
-    { file: 'memories/2026-02-03-deep-quote.md', content: dated(`date: ${DAY}`, `${'>'.repeat(5000)} deep`), rule: 'memory/too-deep', line: 4 },
-    { file: 'memories/2026-02-03-deep-emphasis.md', content: dated(`date: ${DAY}`, `${'*'.repeat(5000)}x${'*'.repeat(5000)}`), rule: 'memory/too-deep', line: 4 },
-    { file: 'memories/2026-02-03-mixed-emphasis.md', content: dated(`date: ${DAY}`, `${'_*'.repeat(2500)}x`), rule: 'memory/too-deep', line: 4 },
+    {
+      file: 'memories/2026-02-03-deep-list.md',
+      content: dated(`date: ${DAY}`, `${'- '.repeat(5000)}deep`),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
+    {
+      file: 'memories/2026-02-03-deep-indent.md',
+      content: dated(`date: ${DAY}`, Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n')),
+      rule: 'memory/too-deep',
+    },
+    {
+      file: 'memories/2026-02-03-deep-quote.md',
+      content: dated(`date: ${DAY}`, `${'>'.repeat(5000)} deep`),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
+    {
+      file: 'memories/2026-02-03-deep-emphasis.md',
+      content: dated(`date: ${DAY}`, `${'*'.repeat(5000)}x${'*'.repeat(5000)}`),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
+    {
+      file: 'memories/2026-02-03-mixed-emphasis.md',
+      content: dated(`date: ${DAY}`, `${'_*'.repeat(2500)}x`),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
     // Nested links: more `[` in one paragraph than micromark matches in linear time.
-    { file: 'memories/2026-02-03-deep-links.md', content: dated(`date: ${DAY}`, `The deeplinks memory. ${'['.repeat(5000)}x${'](u)'.repeat(5000)}`), rule: 'memory/too-deep', line: 4 },
-    { file: 'memories/2026-02-03-many-emphasis.md', content: dated(`date: ${DAY}`, '*a* '.repeat(50_000)), rule: 'memory/too-deep', line: 4 },
+    {
+      file: 'memories/2026-02-03-deep-links.md',
+      content: dated(`date: ${DAY}`, `The deeplinks memory. ${'['.repeat(5000)}x${'](u)'.repeat(5000)}`),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
+    {
+      file: 'memories/2026-02-03-many-emphasis.md',
+      content: dated(`date: ${DAY}`, '*a* '.repeat(50_000)),
+      rule: 'memory/too-deep',
+      line: 4,
+    },
     // A long paragraph (0.9 MB) is read in linear time.
     { file: 'memories/2026-02-03-long-paragraph.md', content: dated(`date: ${DAY}`, `The longparagraph memory begins. ${paragraph}`) },
     // Bad dates.
@@ -96,12 +146,26 @@ beforeAll(async () => {
     { file: 'memories/huge-year.md', content: dated('date: +012345-01-01'), rule: 'memory/invalid-date', line: 2 },
     { file: 'memories/year-10000.md', content: dated('date: 9999-12-31T23:59:59-14:00'), rule: 'memory/invalid-date', line: 2 },
     { file: 'memories/number-date.md', content: dated('date: 20260203'), rule: 'memory/invalid-date', line: 2 },
-    { file: 'memories/future.md', content: dated('date: 2026-03-01', 'A memory from the future.'), rule: 'memory/future-date', severity: 'info' },
+    {
+      file: 'memories/future.md',
+      content: dated('date: 2026-03-01', 'A memory from the future.'),
+      rule: 'memory/future-date',
+      severity: 'info',
+    },
     // Encodings and bytes.
     { file: 'memories/2026-02-03-utf16.md', content: Buffer.from(`\ufeff${good('utf16')}`, 'utf16le'), rule: 'memory/binary' },
-    { file: 'memories/2026-02-03-invalid-utf8.md', content: Buffer.concat([Buffer.from(`---\ndate: ${DAY}\n---\nBad `), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' bytes.\n')]), rule: 'memory/encoding', line: 4 },
+    {
+      file: 'memories/2026-02-03-invalid-utf8.md',
+      content: Buffer.concat([Buffer.from(`---\ndate: ${DAY}\n---\nBad `), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' bytes.\n')]),
+      rule: 'memory/encoding',
+      line: 4,
+    },
     { file: 'memories/2026-02-03-lone-bom.md', content: '\ufeff', rule: 'memory/empty' },
-    { file: 'memories/2026-02-03-binary.md', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), rule: 'memory/binary' },
+    {
+      file: 'memories/2026-02-03-binary.md',
+      content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      rule: 'memory/binary',
+    },
     { file: 'memories/2026-02-03-empty.md', content: '', rule: 'memory/empty' },
     { file: 'memories/2026-02-03-crlf.md', content: good('crlf').replace(/\n/g, '\r\n') },
     { file: 'memories/bom-frontmatter.md', content: `\ufeff${good('bomfront')}` },
@@ -125,9 +189,16 @@ beforeAll(async () => {
     // Fake summary frontmatter in the archive: read as a (bad) summary whatever the cache holds.
     { file: 'archive/2026-Q1/2026-02-03-fake.md', content: dated(`memvault: summary\ndate: ${DAY}`), rule: 'summary/schema' },
     // A hand-made file at a generated path: reported as an invalid summary, then moved aside (issue 13 point 8's first half) before the daily is written.
-    { file: `daily/${DAY}.md`, content: '# My own notes\n\nHandmade daily text.\n', rule: 'summary/schema', alsoRules: ['build/moved-aside'] },
+    {
+      file: `daily/${DAY}.md`,
+      content: '# My own notes\n\nHandmade daily text.\n',
+      rule: 'summary/schema',
+      alsoRules: ['build/moved-aside'],
+    },
   );
-  const files: Record<string, string | Buffer> = { 'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone migration was finished.' }) };
+  const files: Record<string, string | Buffer> = {
+    'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone migration was finished.' }),
+  };
   for (const c of cases) if (c.content !== undefined) files[`vault/main/${c.file}`] = c.content;
   // Stream folders with odd names: built like any other, nothing in the name is run, nothing written outside them.
   for (const stream of ODD_STREAMS) files[`vault/${stream}/memories/2026-02-03-odd.md`] = good('oddstream');
@@ -167,7 +238,8 @@ describe('a vault of hostile files builds', () => {
       const vaultPath = `main/${c.file}`;
       const all = report.diagnostics.filter((d) => d.path === vaultPath || d.path === `${vaultPath}/`);
       const named = all.filter((d) => !c.alsoRules?.includes(d.rule));
-      if (c.alsoRules && all.length - named.length !== c.alsoRules.length) problems.push(`${vaultPath}: expected also ${c.alsoRules.join(', ')}`);
+      if (c.alsoRules && all.length - named.length !== c.alsoRules.length)
+        problems.push(`${vaultPath}: expected also ${c.alsoRules.join(', ')}`);
       if (c.rule === undefined) {
         if (named.length > 0) problems.push(`${vaultPath}: expected no message, got ${named.map((d) => d.rule).join(', ')}`);
         continue;
@@ -194,7 +266,11 @@ describe('a vault of hostile files builds', () => {
     for (const c of goodCases) expect(daily, c.file).toContain(`id: ${path.basename(c.file, '.md')},`);
     expect(daily).not.toMatch(/id: (?:js|javascript|coffee|link-inside|link-outside|linkdir|fifo|2026-02-03-huge|2026-02-03-deep-list),/);
     expect(read('vault/main/daily/2026-02-02.md')).toContain('goodone');
-    const manifest = JSON.parse(read('vault/main/UPLOAD_PACKAGE.manifest.json')) as { tokens: number; bytes: number; budget: { max_tokens: number; max_bytes: number } };
+    const manifest = JSON.parse(read('vault/main/UPLOAD_PACKAGE.manifest.json')) as {
+      tokens: number;
+      bytes: number;
+      budget: { max_tokens: number; max_bytes: number };
+    };
     expect(manifest.tokens).toBeGreaterThan(0);
     expect(manifest.tokens).toBeLessThanOrEqual(manifest.budget.max_tokens);
     expect(manifest.bytes).toBeLessThanOrEqual(manifest.budget.max_bytes);
@@ -224,7 +300,10 @@ describe('a vault of hostile files builds', () => {
     roots.push(cold, warm);
     rmSync(path.join(cold, '.memvault'), { recursive: true, force: true });
     for (const dir of [root, cold, warm]) execFileSync('mkfifo', [path.join(dir, 'vault/main/memories/fifo.md')]);
-    const [coldRun, warmRun] = [await runCli(['build', '--no-commit', '--now', NOW], { cwd: cold }), await runCli(['build', '--no-commit', '--now', NOW], { cwd: warm })];
+    const [coldRun, warmRun] = [
+      await runCli(['build', '--no-commit', '--now', NOW], { cwd: cold }),
+      await runCli(['build', '--no-commit', '--now', NOW], { cwd: warm }),
+    ];
     expect([coldRun.code, warmRun.code]).toEqual([0, 0]);
     for (const file of [`vault/main/daily/${DAY}.md`, 'vault/main/UPLOAD_PACKAGE.md', 'vault/index.json']) {
       expect(readFileSync(path.join(cold, file), 'utf8'), file).toBe(readFileSync(path.join(warm, file), 'utf8'));
@@ -234,7 +313,9 @@ describe('a vault of hostile files builds', () => {
 
 describe('frontmatter code never runs in any command', () => {
   it('build --dry-run, status, ingest FILE.md and add leave no marker', async () => {
-    const project = createProject({ 'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone memory.' }) });
+    const project = createProject({
+      'vault/main/memories/2026-02-02-good.md': memory({ date: '2026-02-02', body: 'The goodone memory.' }),
+    });
     roots.push(project);
     const mark = path.join(project, 'js-ran');
     const js = `---js\n{ date: require('fs').writeFileSync(${JSON.stringify(mark)}, 'x') || '${DAY}' }\n---\nBody.\n`;

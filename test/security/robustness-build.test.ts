@@ -29,7 +29,11 @@ const track = (root: string): string => {
 };
 
 /** Starts `memvault <args>` in a child process like `runCli`, but returns at once with the child (its pid) and its result to come. */
-function startCli(args: string[], cwd: string, env: Record<string, string> = {}): { child: ChildProcess; result: Promise<CliResult>; stdout: () => string } {
+function startCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; result: Promise<CliResult>; stdout: () => string } {
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_')) childEnv[key] = value;
   Object.assign(childEnv, { NO_COLOR: '1' }, env);
@@ -41,7 +45,13 @@ function startCli(args: string[], cwd: string, env: Record<string, string> = {})
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   const result = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }));
+    child.on('close', (code, signal) =>
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      }),
+    );
   });
   return { child, result, stdout: () => Buffer.concat(stdout).toString('utf8') };
 }
@@ -71,7 +81,11 @@ describe('the build lock (point 5)', () => {
     await waitFor(() => fake.server.calls().length > 0, 'build 1 to call the LLM');
     const second = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(new RegExp(`^memvault: another build is running \\(pid ${first.child.pid}, \`memvault build\` started [^\\n]+\\)\\n  hint: [^\\n]+\\n$`));
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^memvault: another build is running \\(pid ${first.child.pid}, \`memvault build\` started [^\\n]+\\)\\n  hint: [^\\n]+\\n$`,
+      ),
+    );
     expect(second.stdout).toBe('');
     const done = await first.result;
     expect(done.code, done.stderr).toBe(0);
@@ -155,7 +169,9 @@ describe('the build lock (point 5)', () => {
     expect(done.stderr).toContain('hint: ');
     expect(done.stderr).not.toMatch(NO_STACK);
     // The answers came after the lock was lost: no summary of them was written.
-    expect(listFiles(root, 'vault/main/daily').filter((file) => readText(root, file).includes('generator:\n  provider: openai'))).toEqual([]);
+    expect(listFiles(root, 'vault/main/daily').filter((file) => readText(root, file).includes('generator:\n  provider: openai'))).toEqual(
+      [],
+    );
   });
 });
 
@@ -194,7 +210,9 @@ describe('temp files of a killed build (point 7)', () => {
       expect(result.stderr).toContain(`${file.replace(/^vault\//, '')}:1:1 info removed a temporary file left by a build that was stopped`);
     }
     expect(existsSync(path.join(root, live))).toBe(true);
-    const committed = execFileSync('git', ['-C', path.join(root, 'vault'), 'log', '--all', '--name-only', '--format='], { encoding: 'utf8' });
+    const committed = execFileSync('git', ['-C', path.join(root, 'vault'), 'log', '--all', '--name-only', '--format='], {
+      encoding: 'utf8',
+    });
     expect(committed).toContain('main/weekly/2026-W06.md');
     expect(committed).not.toMatch(/\.tmp$/m);
   });
@@ -215,33 +233,57 @@ describe('a file memvault did not write at a generated path (point 8, first half
   ];
   let root: string;
   let result: CliResult;
-  const hand = (file: string): string => (file.endsWith('.json') ? `{ "mine": "${file}" }\n` : HAND.replace('Keep me.', `Keep me (${file}).`));
+  const hand = (file: string): string =>
+    file.endsWith('.json') ? `{ "mine": "${file}" }\n` : HAND.replace('Keep me.', `Keep me (${file}).`);
 
   it('is moved aside with a warning naming both paths, and the move is committed with the build', async () => {
     const files: Record<string, string> = { ...history.files };
-    files['vault/agent/memories/2026-02-03-note.md'] = memory({ date: '2026-02-03T10:00:00Z', title: 'Agent note', body: 'The agent learned a thing.' });
+    files['vault/agent/memories/2026-02-03-note.md'] = memory({
+      date: '2026-02-03T10:00:00Z',
+      title: 'Agent note',
+      body: 'The agent learned a thing.',
+    });
     for (const file of generated) files[`vault/${file}`] = hand(file);
     files['outside.txt'] = 'outside the vault\n';
-    root = track(createProject(files, 'timezone: UTC\ngit: { commit: true }\nstreams:\n  main: { calendar: true, waterfall: false }\n  agent: { calendar: false, waterfall: true }\n'));
+    root = track(
+      createProject(
+        files,
+        'timezone: UTC\ngit: { commit: true }\nstreams:\n  main: { calendar: true, waterfall: false }\n  agent: { calendar: false, waterfall: true }\n',
+      ),
+    );
     execFileSync('git', ['init', '-q', '-b', 'main', path.join(root, 'vault')]);
     // A link out of the vault and a FIFO at generated paths: never read (nor written through), moved aside, not committed.
     symlinkSync(path.join(root, 'outside.txt'), path.join(root, 'vault/main/daily/2026-02-04.md'));
     execFileSync('mkfifo', [path.join(root, 'vault/main/daily/2026-02-02.md')]);
     result = await runCli(['build', '--now', '2026-03-03T06:00:00Z'], { cwd: root });
     expect(result.code, result.stderr).toBe(0);
-    const tree = execFileSync('git', ['-C', path.join(root, 'vault'), 'ls-tree', '-r', '--name-only', 'HEAD'], { encoding: 'utf8' }).split('\n');
+    const tree = execFileSync('git', ['-C', path.join(root, 'vault'), 'ls-tree', '-r', '--name-only', 'HEAD'], { encoding: 'utf8' }).split(
+      '\n',
+    );
     for (const file of generated) {
       const now = readFileSync(path.join(root, 'vault', file), 'utf8');
       expect(now, file).not.toBe(hand(file));
-      const warning = new RegExp(`^${escape(file)}:1:1 warning not written by memvault \\(no \`memvault:\` frontmatter\\): moved to (\\S+) before writing the generated file`, 'm').exec(result.stderr);
+      const warning = new RegExp(
+        `^${escape(file)}:1:1 warning not written by memvault \\(no \`memvault:\` frontmatter\\): moved to (\\S+) before writing the generated file`,
+        'm',
+      ).exec(result.stderr);
       expect(warning, `${file}\n${result.stderr}`).not.toBeNull();
       const movedTo = warning![1]!;
-      expect(movedTo).toMatch(file.includes('/') ? new RegExp(`^${escape(file.slice(0, file.indexOf('/')))}/history/hand-written/`) : /^[A-Za-z]+\.hand-written-\d{8}-\d{6}\./);
+      expect(movedTo).toMatch(
+        file.includes('/')
+          ? new RegExp(`^${escape(file.slice(0, file.indexOf('/')))}/history/hand-written/`)
+          : /^[A-Za-z]+\.hand-written-\d{8}-\d{6}\./,
+      );
       expect(readFileSync(path.join(root, 'vault', movedTo), 'utf8'), movedTo).toBe(hand(file));
       expect(tree, movedTo).toContain(movedTo);
     }
-    for (const [file, why] of [['main/daily/2026-02-04.md', 'a symbolic link'], ['main/daily/2026-02-02.md', 'not a regular file']] as const) {
-      const warning = new RegExp(`^${escape(file)}:1:1 warning not written by memvault \\(${why}\\): moved to (\\S+) `, 'm').exec(result.stderr);
+    for (const [file, why] of [
+      ['main/daily/2026-02-04.md', 'a symbolic link'],
+      ['main/daily/2026-02-02.md', 'not a regular file'],
+    ] as const) {
+      const warning = new RegExp(`^${escape(file)}:1:1 warning not written by memvault \\(${why}\\): moved to (\\S+) `, 'm').exec(
+        result.stderr,
+      );
       expect(warning, `${file}\n${result.stderr}`).not.toBeNull();
       expect(lstatSync(path.join(root, 'vault', file)).isFile()).toBe(true);
       expect(readFileSync(path.join(root, 'vault', file), 'utf8')).toMatch(/^---\nmemvault: summary\n/);
@@ -256,9 +298,11 @@ describe('a file memvault did not write at a generated path (point 8, first half
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('not written by memvault');
     // The regular files, the link and the FIFO.
-    expect(readdirSync(path.join(root, 'vault/main/history/hand-written'), { recursive: true }).filter((f) => String(f).endsWith('.md') || String(f).endsWith('.json')).length).toBe(
-      generated.filter((file) => file.startsWith('main/')).length + 2,
-    );
+    expect(
+      readdirSync(path.join(root, 'vault/main/history/hand-written'), { recursive: true }).filter(
+        (f) => String(f).endsWith('.md') || String(f).endsWith('.json'),
+      ).length,
+    ).toBe(generated.filter((file) => file.startsWith('main/')).length + 2);
   });
 });
 
@@ -267,34 +311,42 @@ function escape(text: string): string {
 }
 
 describe('random kill -9 during builds (point 7; slow: MEMVAULT_SLOW=1)', () => {
-  it.skipIf(process.env.MEMVAULT_SLOW !== '1')('20 builds killed at random moments, then one build: no temp file anywhere, output equal to an uninterrupted build', async () => {
-    const big = generateHistory({ from: '2026-01-05', to: '2026-03-20', seed: 11 });
-    const config = 'timezone: UTC\ngit: { commit: false }\n';
-    const clean = track(createProject(big.files, config));
-    const killed = track(createProject(big.files, config));
-    const at = '2026-03-21T06:00:00Z';
-    const reference = await runCli(['build', '--now', at], { cwd: clean });
-    expect(reference.code, reference.stderr).toBe(0);
-    let random = 7;
-    const next = (): number => (random = (random * 48271) % 2147483647) / 2147483647;
-    let interrupted = 0;
-    for (let round = 0; round < 20; round++) {
-      const run = startCli(['build', '--now', at, ...(round % 3 === 0 ? ['--force'] : [])], killed);
-      await new Promise((resolve) => setTimeout(resolve, 150 + next() * 2500));
-      if (run.child.exitCode === null) {
-        run.child.kill('SIGKILL');
-        interrupted++;
+  it.skipIf(process.env.MEMVAULT_SLOW !== '1')(
+    '20 builds killed at random moments, then one build: no temp file anywhere, output equal to an uninterrupted build',
+    async () => {
+      const big = generateHistory({ from: '2026-01-05', to: '2026-03-20', seed: 11 });
+      const config = 'timezone: UTC\ngit: { commit: false }\n';
+      const clean = track(createProject(big.files, config));
+      const killed = track(createProject(big.files, config));
+      const at = '2026-03-21T06:00:00Z';
+      const reference = await runCli(['build', '--now', at], { cwd: clean });
+      expect(reference.code, reference.stderr).toBe(0);
+      let random = 7;
+      const next = (): number => (random = (random * 48271) % 2147483647) / 2147483647;
+      let interrupted = 0;
+      for (let round = 0; round < 20; round++) {
+        const run = startCli(['build', '--now', at, ...(round % 3 === 0 ? ['--force'] : [])], killed);
+        await new Promise((resolve) => setTimeout(resolve, 150 + next() * 2500));
+        if (run.child.exitCode === null) {
+          run.child.kill('SIGKILL');
+          interrupted++;
+        }
+        await run.result;
       }
-      await run.result;
-    }
-    expect(interrupted).toBeGreaterThan(5);
-    const last = await runCli(['build', '--now', at], { cwd: killed });
-    expect(last.code, last.stderr).toBe(0);
-    const leftovers = [...listFiles(killed, 'vault'), ...listFiles(killed, '.memvault')].filter((file) => /\.tmp$/.test(file));
-    expect(leftovers).toEqual([]);
-    // history/ keeps the versions a --force build replaced: it depends on where the kills fell.
-    const outputs = (root: string): Map<string, string> =>
-      new Map(listFiles(root, 'vault').filter((file) => !file.includes('/history/')).map((file) => [file, readText(root, file)]));
-    expect(outputs(killed)).toEqual(outputs(clean));
-  }, 300_000);
+      expect(interrupted).toBeGreaterThan(5);
+      const last = await runCli(['build', '--now', at], { cwd: killed });
+      expect(last.code, last.stderr).toBe(0);
+      const leftovers = [...listFiles(killed, 'vault'), ...listFiles(killed, '.memvault')].filter((file) => /\.tmp$/.test(file));
+      expect(leftovers).toEqual([]);
+      // history/ keeps the versions a --force build replaced: it depends on where the kills fell.
+      const outputs = (root: string): Map<string, string> =>
+        new Map(
+          listFiles(root, 'vault')
+            .filter((file) => !file.includes('/history/'))
+            .map((file) => [file, readText(root, file)]),
+        );
+      expect(outputs(killed)).toEqual(outputs(clean));
+    },
+    300_000,
+  );
 });

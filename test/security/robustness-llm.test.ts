@@ -16,7 +16,8 @@ const history = llmHistory({ from: '2026-02-02', to: '2026-02-04', seed: 5 });
 /** Days whose daily needs the model (three memories each, over the daily budget). */
 const BUSY = [...history.byDay.entries()].filter(([, files]) => files.length === 3).map(([day]) => day);
 /** Bytes that would move the cursor, retitle the terminal, ring its bell or open a link if printed. */
-const HOSTILE = '\u001b[2J\u001b[1;31mred\u001b[0m \u001b]0;pwned-title\u0007 \u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\ bell\u0007 csi\u009b31m back\bspace\r';
+const HOSTILE =
+  '\u001b[2J\u001b[1;31mred\u001b[0m \u001b]0;pwned-title\u0007 \u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\ bell\u0007 csi\u009b31m back\bspace\r';
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 const fake = useFakeOpenAI();
@@ -40,7 +41,8 @@ describe('timeout_s bounds the whole request', () => {
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout).streams[0];
     expect(report.failed.length).toBeGreaterThanOrEqual(BUSY.length);
-    for (const failure of report.failed) expect(failure).toMatchObject({ kind: 'timeout', reason: `no answer from ${fake.server.url} within 1 s (1 attempt)` });
+    for (const failure of report.failed)
+      expect(failure).toMatchObject({ kind: 'timeout', reason: `no answer from ${fake.server.url} within 1 s (1 attempt)` });
     // Unbounded, each stalled call held the build until the server gave up (minutes); bounded, about a second each, 4 at a time.
     expect(seconds).toBeLessThan(15);
     expect(fake.server.calls().every((call) => call.fault === 'stall')).toBe(true);

@@ -33,14 +33,28 @@ const listedSecret = `xoxb-${'4'.repeat(12)}-${'5'.repeat(13)}-${'Zq9'.repeat(8)
 const replySecret = `sk-ant-api03-${'Rb7'.repeat(30)}AA`;
 
 // A day too long for the daily budget, so the model is asked (a short one is copied as it is), with nothing it must keep.
-const QUIET_LINES = ['alpha', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'grove', 'heath', 'inlet', 'juniper', 'kestrel', 'larch'].flatMap((w) => [
+const QUIET_LINES = [
+  'alpha',
+  'birch',
+  'cedar',
+  'delta',
+  'ember',
+  'fjord',
+  'grove',
+  'heath',
+  'inlet',
+  'juniper',
+  'kestrel',
+  'larch',
+].flatMap((w) => [
   `the backup of the ${w} shelf ran quietly and finished before lunch without any warning at all.`,
   `nobody touched the ${w} folder during the afternoon, and the logs stayed calm and short.`,
 ]);
 const HEADER = 'Deploy session notes, credentials pasted by hand.';
 const bodyLines = [HEADER, ...SECRET_CASES.map((c) => c.line)];
 /** 1-based line in the held file where each case's line starts (frontmatter is 3 lines, paragraphs are one blank line apart). */
-const lineOf = (index: number): number => 4 + 2 * (index + 1) + SECRET_CASES.slice(0, index).reduce((n, c) => n + c.line.split('\n').length - 1, 0);
+const lineOf = (index: number): number =>
+  4 + 2 * (index + 1) + SECRET_CASES.slice(0, index).reduce((n, c) => n + c.line.split('\n').length - 1, 0);
 
 function config(url: string): string {
   return `timezone: UTC
@@ -97,20 +111,39 @@ describe(`secrets never travel (MEMVAULT_SECRET_SEED=${SECRET_SEED})`, () => {
     root = createProject(
       {
         [HELD]: memory({ date: '2026-02-13', body: bodyLines.join('\n\n') }),
-        [CLEAN]: memory({ date: '2026-02-13T10:00:00Z', body: 'Released ledgerly 1.4.2 with the rounding fix.\n\nThe invoice export is twice as fast.' }),
-        [ORDINARY]: memory({ date: '2026-02-14', body: ['Ordinary notes that only look a little like secrets.', ...ORDINARY_TEXT].join('\n\n') }),
+        [CLEAN]: memory({
+          date: '2026-02-13T10:00:00Z',
+          body: 'Released ledgerly 1.4.2 with the rounding fix.\n\nThe invoice export is twice as fast.',
+        }),
+        [ORDINARY]: memory({
+          date: '2026-02-14',
+          body: ['Ordinary notes that only look a little like secrets.', ...ORDINARY_TEXT].join('\n\n'),
+        }),
         [MARKED]: memory({ date: '2026-02-15', body: `The test fixture token ${markedSecret} is public. <!-- memvault:allow-secret -->` }),
-        [LISTED]: memory({ date: '2026-02-15T12:00:00Z', body: `The documented example Slack token ${listedSecret} is allowed in the config.` }),
+        [LISTED]: memory({
+          date: '2026-02-15T12:00:00Z',
+          body: `The documented example Slack token ${listedSecret} is allowed in the config.`,
+        }),
         [QUIET]: memory({ date: '2026-02-18', body: ['Quiet day: only the backup job ran.', ...QUIET_LINES].join('\n\n') }),
         'transcript.md': `# Deploy chat\n\n${SECRET_CASES.map((c) => c.line).join('\n\n')}\n`,
       },
       config(server.url),
     );
     initRepo(root);
-    server.inject({ fault: { kind: 'reply', text: `- Quiet day: only the backup job ran, with ${replySecret} as its key.` }, match: 'Quiet day', times: 3 });
+    server.inject({
+      fault: { kind: 'reply', text: `- Quiet day: only the backup job ran, with ${replySecret} as its key.` },
+      match: 'Quiet day',
+      times: 3,
+    });
     ingested = await runCli(['ingest', 'transcript.md', '--date', '2026-02-16T09:00:00Z'], { cwd: root, env });
-    added = await runCli(['add', SECRET_CASES.map((c) => c.line).join('\n\n'), '--date', '2026-02-17T09:00:00Z', '--title', 'pasted credentials'], { cwd: root, env });
-    addedOrdinary = await runCli(['add', ORDINARY_TEXT.join('\n\n'), '--date', '2026-02-17T10:00:00Z', '--title', 'ordinary text'], { cwd: root, env });
+    added = await runCli(
+      ['add', SECRET_CASES.map((c) => c.line).join('\n\n'), '--date', '2026-02-17T09:00:00Z', '--title', 'pasted credentials'],
+      { cwd: root, env },
+    );
+    addedOrdinary = await runCli(['add', ORDINARY_TEXT.join('\n\n'), '--date', '2026-02-17T10:00:00Z', '--title', 'ordinary text'], {
+      cwd: root,
+      env,
+    });
     first = await runCli(['build', '--now', NOW], { cwd: root, env });
   }, 120_000);
 
@@ -148,7 +181,12 @@ describe(`secrets never travel (MEMVAULT_SECRET_SEED=${SECRET_SEED})`, () => {
   });
 
   it('nothing else is reported: ordinary text, redacted memories and allowed secrets pass', () => {
-    const reported = new Set(first.stderr.split('\n').filter((l) => /^\S+:\d+:\d+ error /.test(l)).map((l) => l.split(':')[0]));
+    const reported = new Set(
+      first.stderr
+        .split('\n')
+        .filter((l) => /^\S+:\d+:\d+ error /.test(l))
+        .map((l) => l.split(':')[0]),
+    );
     expect([...reported]).toEqual([HELD.slice('vault/'.length)]);
   });
 
@@ -225,7 +263,10 @@ describe('a warm and a cold build agree on secrets', () => {
   it('a cached parse is not reused across rule sets or allowlists', async () => {
     const github = SECRET_CASES.find((c) => c.name === 'GitHub classic PAT')!;
     const file = 'vault/main/memories/2026-02-13-token.md';
-    const root = createProject({ [file]: memory({ date: '2026-02-13', body: `Pushed with ${github.line}.` }) }, 'timezone: UTC\ngit: { commit: false }\n');
+    const root = createProject(
+      { [file]: memory({ date: '2026-02-13', body: `Pushed with ${github.line}.` }) },
+      'timezone: UTC\ngit: { commit: false }\n',
+    );
     try {
       const cold = await runCli(['build', '--now', NOW], { cwd: root });
       expect(cold.stderr).toContain('[secret/github]');

@@ -15,9 +15,21 @@ afterEach(() => {
 /** Three days of memories, built once as of NOW; then yesterday's memory gets a new line. */
 async function editedYesterday(): Promise<string> {
   const root = createProject({
-    'vault/main/memories/2026-03-09-a.md': memory({ date: '2026-03-09T10:00:00Z', title: 'Auth', body: 'Replaced the session cookie with a JWT. Decided to keep refresh tokens server-side.' }),
-    'vault/main/memories/2026-03-10-b.md': memory({ date: '2026-03-10T10:00:00Z', title: 'Billing', body: 'Fixed the rounding bug in invoices (#412).' }),
-    'vault/main/memories/2026-03-11-c.md': memory({ date: '2026-03-11T15:00:00Z', title: 'Export', body: 'The CSV export streams rows now.' }),
+    'vault/main/memories/2026-03-09-a.md': memory({
+      date: '2026-03-09T10:00:00Z',
+      title: 'Auth',
+      body: 'Replaced the session cookie with a JWT. Decided to keep refresh tokens server-side.',
+    }),
+    'vault/main/memories/2026-03-10-b.md': memory({
+      date: '2026-03-10T10:00:00Z',
+      title: 'Billing',
+      body: 'Fixed the rounding bug in invoices (#412).',
+    }),
+    'vault/main/memories/2026-03-11-c.md': memory({
+      date: '2026-03-11T15:00:00Z',
+      title: 'Export',
+      body: 'The CSV export streams rows now.',
+    }),
   });
   projects.push(root);
   await build({ root, now: NOW, commit: false });

@@ -17,7 +17,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function vault(files: Record<string, string>): { options: LoadOptions; write: (file: string, text: string) => void; remove: (file: string) => void } {
+function vault(files: Record<string, string>): {
+  options: LoadOptions;
+  write: (file: string, text: string) => void;
+  remove: (file: string) => void;
+} {
   const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-session-'));
   dirs.push(root);
   const vaultDir = path.join(root, 'vault');
@@ -43,7 +47,11 @@ async function fresh(options: LoadOptions) {
 
 describe('LoadSession', () => {
   it('sees what a fresh load sees after adds, edits, deletes and moves, reading only what it was told about', async () => {
-    const v = vault({ 'main/memories/a.md': note('2026-02-13', 'A.'), 'main/memories/b.md': note('2026-02-14', 'B.'), 'ops/memories/c.md': note('2026-02-12', 'C.') });
+    const v = vault({
+      'main/memories/a.md': note('2026-02-13', 'A.'),
+      'main/memories/b.md': note('2026-02-14', 'B.'),
+      'ops/memories/c.md': note('2026-02-12', 'C.'),
+    });
     const session = new LoadSession();
     expect((await session.load(v.options)).state).toEqual(await fresh(v.options));
 
@@ -77,7 +85,13 @@ describe('LoadSession', () => {
     session.invalidate(['main/memories/a.md']);
     const held = await session.load(v.options);
     expect(held.state.streams.get('main')!.memories).toEqual(before);
-    expect(held.state.diagnostics).toEqual([expect.objectContaining({ path: 'main/memories/a.md', severity: 'error', reason: expect.stringContaining('the last good version is used until this is fixed') })]);
+    expect(held.state.diagnostics).toEqual([
+      expect.objectContaining({
+        path: 'main/memories/a.md',
+        severity: 'error',
+        reason: expect.stringContaining('the last good version is used until this is fixed'),
+      }),
+    ]);
     // Still reported on the next load, though nothing was invalidated.
     expect((await session.load(v.options)).state.diagnostics).toHaveLength(1);
     v.write('main/memories/a.md', note('2026-02-13', 'Fixed.'));
@@ -123,7 +137,8 @@ describe('LoadSession', () => {
 
 describe('watch paths', () => {
   it('ignores editor temp files, dot folders, history copies and outputs, not memories and summaries', () => {
-    for (const name of ['.a.md.swp', 'a.md~', '4913', '#a.md#', '.#a.md', 'a.md.tmp', 'a.md___jb_tmp___', '.a.md.1234.0.tmp']) expect(isEditorTempName(name), name).toBe(true);
+    for (const name of ['.a.md.swp', 'a.md~', '4913', '#a.md#', '.#a.md', 'a.md.tmp', 'a.md___jb_tmp___', '.a.md.1234.0.tmp'])
+      expect(isEditorTempName(name), name).toBe(true);
     expect(isEditorTempName('2026-02-13-auth.md')).toBe(false);
     expect(isIgnoredVaultPath('.memvault', undefined)).toBe(true);
     expect(isIgnoredVaultPath('main/history', undefined)).toBe(true);
@@ -139,20 +154,41 @@ describe('watch paths', () => {
 
   it('describes a rebuild in one line', () => {
     expect(describeChanges(new Map([['main/memories/a.md', 'changed']]), false)).toBe('main/memories/a.md changed');
-    expect(describeChanges(new Map([['main/memories/a.md', 'added'], ['main/memories/b.md', 'deleted'], ['main/memories/c.md', 'changed'], ['main/memories/d.md', 'changed']]), true)).toBe(
-      'memory.config.yaml changed, 4 files changed (a.md added, b.md deleted, c.md, …)',
+    expect(
+      describeChanges(
+        new Map([
+          ['main/memories/a.md', 'added'],
+          ['main/memories/b.md', 'deleted'],
+          ['main/memories/c.md', 'changed'],
+          ['main/memories/d.md', 'changed'],
+        ]),
+        true,
+      ),
+    ).toBe('memory.config.yaml changed, 4 files changed (a.md added, b.md deleted, c.md, …)');
+    expect(
+      describeWritten([
+        'main/daily/2026-02-13.md',
+        'main/history/daily/2026-02-13-20260214-060000.md',
+        'main/weekly/2026-W07.md',
+        'main/UPLOAD_PACKAGE.md',
+        'main/UPLOAD_PACKAGE.manifest.json',
+        'INDEX.md',
+        'index.json',
+      ]),
+    ).toEqual(['daily 2026-02-13', 'weekly 2026-W07', 'package main', 'index']);
+    expect(watchCommitMessage([['daily 2026-02-13', 'package main'], ['package main']])).toBe(
+      'memvault: watch — 2 rebuilds (daily 2026-02-13, package main)\n\n- daily 2026-02-13, package main\n- package main',
     );
-    expect(describeWritten(['main/daily/2026-02-13.md', 'main/history/daily/2026-02-13-20260214-060000.md', 'main/weekly/2026-W07.md', 'main/UPLOAD_PACKAGE.md', 'main/UPLOAD_PACKAGE.manifest.json', 'INDEX.md', 'index.json'])).toEqual([
-      'daily 2026-02-13',
-      'weekly 2026-W07',
-      'package main',
-      'index',
-    ]);
-    expect(watchCommitMessage([['daily 2026-02-13', 'package main'], ['package main']])).toBe('memvault: watch — 2 rebuilds (daily 2026-02-13, package main)\n\n- daily 2026-02-13, package main\n- package main');
   });
 
   it('reads --commit-every durations', () => {
-    expect([parseDuration('10m', '--commit-every'), parseDuration('90s', '-x'), parseDuration('1.5h', '-x'), parseDuration('500ms', '-x'), parseDuration('30', '-x')]).toEqual([600_000, 90_000, 5_400_000, 500, 30_000]);
+    expect([
+      parseDuration('10m', '--commit-every'),
+      parseDuration('90s', '-x'),
+      parseDuration('1.5h', '-x'),
+      parseDuration('500ms', '-x'),
+      parseDuration('30', '-x'),
+    ]).toEqual([600_000, 90_000, 5_400_000, 500, 30_000]);
     expect(() => parseDuration('soon', '--commit-every')).toThrow('--commit-every `soon` is not a duration');
     expect(() => parseDuration('0m', '--commit-every')).toThrow();
   });

@@ -5,7 +5,20 @@ import { build } from '../../src/pipeline/build.js';
 import { compactVault } from '../../src/pipeline/waterfall-build.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { copyProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
-import { addMemories, createWaterfallProject, historyFiles, idOf, MEMORIES, nowAfter, readGenerated, readText, STREAM, vaultFile, waterfallConfig, waterfallStatusOf } from './helpers.js';
+import {
+  addMemories,
+  createWaterfallProject,
+  historyFiles,
+  idOf,
+  MEMORIES,
+  nowAfter,
+  readGenerated,
+  readText,
+  STREAM,
+  vaultFile,
+  waterfallConfig,
+  waterfallStatusOf,
+} from './helpers.js';
 
 /**
  * `memvault compact` and the waterfall part of `memvault status`, end to end
@@ -42,7 +55,14 @@ describe.concurrent('memvault status: memory status and integrity of a waterfall
       windows: { immediate: 64, recent: 64 },
       layers: { longterm: 65, recent: 64, immediate: 71 },
       summaries: {
-        recent: { path: 'agent/waterfall/recent.md', memories: 64, budget_tokens: 800, budget_bytes: 4000, over_budget: false, edited: false },
+        recent: {
+          path: 'agent/waterfall/recent.md',
+          memories: 64,
+          budget_tokens: 800,
+          budget_bytes: 4000,
+          over_budget: false,
+          edited: false,
+        },
         longterm: { path: 'agent/waterfall/longterm.md', memories: 65, budget_tokens: 1200, budget_bytes: 6000 },
       },
       context: { path: 'agent/CONTEXT.md', max_tokens: 10000, stale: false },
@@ -76,7 +96,14 @@ describe.concurrent('memvault status: memory status and integrity of a waterfall
     appendFileSync(vaultFile(root, MEMORIES[99]!.path), '\nEdited afterwards: it was 9 tests, not 8.\n');
     // A memory written later with an old date, inside what the long-term summary covers.
     mkdirSync(path.dirname(vaultFile(root, 'memories/late/backdated.md')), { recursive: true });
-    writeFileSync(vaultFile(root, 'memories/late/backdated.md'), memory({ date: new Date(Date.parse(MEMORIES[9]!.date) + 1000).toISOString(), kind: 'note', body: 'I forgot to record this: the staging database was restored from the nightly backup.' }));
+    writeFileSync(
+      vaultFile(root, 'memories/late/backdated.md'),
+      memory({
+        date: new Date(Date.parse(MEMORIES[9]!.date) + 1000).toISOString(),
+        kind: 'note',
+        body: 'I forgot to record this: the staging database was restored from the nightly backup.',
+      }),
+    );
 
     const corrupted = await status(root, 200);
     expect(corrupted.integrity.ok).toBe(false);
@@ -124,7 +151,9 @@ describe.concurrent('memvault compact', () => {
   it('--force compacts below the threshold; the next compaction comes recent_window memories later', async () => {
     const root = project(100);
     const { json } = await runCliJson(['compact', '--force', '--json', ...at(100)], { cwd: root });
-    expect(json.streams[0].compactions).toMatchObject([{ compaction: 1, count: 100, reason: 'forced', longterm: null, recent: { memories: 36, positions: [1, 36] } }]);
+    expect(json.streams[0].compactions).toMatchObject([
+      { compaction: 1, count: 100, reason: 'forced', longterm: null, recent: { memories: 36, positions: [1, 36] } },
+    ]);
     expect(json.streams[0].position.nextAt).toBe(164);
     expect(historyFiles(root)).toHaveLength(1);
     expect(readText(root, 'CONTEXT.md')).toContain('## Recent past (summary)');
@@ -134,7 +163,9 @@ describe.concurrent('memvault compact', () => {
     expect(before.streams[0]!.compactions).toEqual([]);
     addMemories(root, 164, 164);
     const due = await compactVault({ root, now: nowAfter(164) });
-    expect(due.streams[0]!.compactions).toMatchObject([{ compaction: 2, count: 164, reason: 'threshold', longterm: { memories: 36 }, recent: { memories: 64, positions: [37, 100] } }]);
+    expect(due.streams[0]!.compactions).toMatchObject([
+      { compaction: 2, count: 164, reason: 'threshold', longterm: { memories: 36 }, recent: { memories: 64, positions: [37, 100] } },
+    ]);
   });
 
   it('says there is nothing to compact when every memory is within the immediate window', async () => {
@@ -169,6 +200,8 @@ describe.concurrent('memvault compact', () => {
     expect(context.shortened).toBeGreaterThan(0);
     const text = readText(root, 'CONTEXT.md');
     expect(countTokens(text)).toBeLessThanOrEqual(4000);
-    expect(text).toContain(`To stay within 4,000 tokens, the ${context.shortened} oldest memories below are shortened to their first sentence.`);
+    expect(text).toContain(
+      `To stay within 4,000 tokens, the ${context.shortened} oldest memories below are shortened to their first sentence.`,
+    );
   });
 });

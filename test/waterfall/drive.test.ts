@@ -4,7 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { removeProject } from '../helpers/project.js';
-import { addMemories, createWaterfallProject, historyFiles, idOf, layersOnDisk, MEMORIES, nowAfter, readGenerated, readText, vaultFile } from './helpers.js';
+import {
+  addMemories,
+  createWaterfallProject,
+  historyFiles,
+  idOf,
+  layersOnDisk,
+  MEMORIES,
+  nowAfter,
+  readGenerated,
+  readText,
+  vaultFile,
+} from './helpers.js';
 
 /**
  * A stream driven from 0 to 400 memories, one at a time, with a build after
@@ -108,7 +119,9 @@ describe('waterfall: a stream driven from 0 to 400 memories', () => {
       expect(copy.path, `compaction at ${n}`).toMatch(/^agent\/waterfall\/history\/recent-\d{8}-\d{6}\.md$/);
       // Stamped with the build's `now` (UTC).
       const iso = nowAfter(n).toISOString();
-      expect(copy.path).toContain(`recent-${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`);
+      expect(copy.path).toContain(
+        `recent-${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`,
+      );
       expect(readText(root, copy.path.replace(/^agent\//, ''))).toBe(copy.recentText);
     }
     const longterm = readGenerated(root, 'waterfall/longterm.md')!;
@@ -134,15 +147,31 @@ describe('waterfall: a stream driven from 0 to 400 memories', () => {
 
   it('provenance: summaries name their sources with hashes, generator, input and output hashes', () => {
     const recent = readGenerated(root, 'waterfall/recent.md')!;
-    expect(recent.meta).toMatchObject({ memvault: 'summary', tier: 'waterfall-recent', stream: 'agent', period: 'memories 258-321', memories: 64 });
+    expect(recent.meta).toMatchObject({
+      memvault: 'summary',
+      tier: 'waterfall-recent',
+      stream: 'agent',
+      period: 'memories 258-321',
+      memories: 64,
+    });
     expect(recent.meta.sources).toHaveLength(64);
     const byId = new Map(MEMORIES.map((m) => [idOf(m), m]));
-    for (const source of recent.meta.sources as { id: string; sha256: string }[]) expect(source.sha256).toBe(sha256(byId.get(source.id)!.text));
-    expect(recent.meta.generator).toMatchObject({ provider: expect.any(String), model: expect.any(String), prompt: expect.stringMatching(/^waterfall-recent@/) });
+    for (const source of recent.meta.sources as { id: string; sha256: string }[])
+      expect(source.sha256).toBe(sha256(byId.get(source.id)!.text));
+    expect(recent.meta.generator).toMatchObject({
+      provider: expect.any(String),
+      model: expect.any(String),
+      prompt: expect.stringMatching(/^waterfall-recent@/),
+    });
     expect(recent.meta.output_hash).toBe(sha256(recent.body));
     expect(recent.meta.input_hash).toMatch(/^[0-9a-f]{64}$/);
     const longterm = readGenerated(root, 'waterfall/longterm.md')!;
-    expect(longterm.meta).toMatchObject({ tier: 'waterfall-longterm', period: 'memories 1-257', memories: 257, waterfall: { compaction: 5, compacted_at_count: 385, covers_from: idOf(MEMORIES[0]!), covers_through: idOf(MEMORIES[256]!) } });
+    expect(longterm.meta).toMatchObject({
+      tier: 'waterfall-longterm',
+      period: 'memories 1-257',
+      memories: 257,
+      waterfall: { compaction: 5, compacted_at_count: 385, covers_from: idOf(MEMORIES[0]!), covers_through: idOf(MEMORIES[256]!) },
+    });
     expect((longterm.meta.sources as { id: string }[]).map((s) => s.id)).toEqual(['waterfall/longterm', longterm.meta.folded.at(-1).id]);
   });
 

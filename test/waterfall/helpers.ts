@@ -84,7 +84,9 @@ export function readGenerated(root: string, relative: string): GeneratedFile | u
 /** Files of `waterfall/history/`, sorted, relative to the stream folder. */
 export function historyFiles(root: string): string[] {
   try {
-    return readdirSync(vaultFile(root, 'waterfall/history')).sort().map((name) => `waterfall/history/${name}`);
+    return readdirSync(vaultFile(root, 'waterfall/history'))
+      .sort()
+      .map((name) => `waterfall/history/${name}`);
   } catch {
     return [];
   }
@@ -113,7 +115,12 @@ const copySources = new Map<string, string[]>();
  * folded (their history copies), the recent layer the sources of recent.md,
  * the immediate layer what CONTEXT.md shows in full.
  */
-export function layersOnDisk(root: string): { longterm: string[]; recent: string[]; immediate: number; context: GeneratedFile | undefined } {
+export function layersOnDisk(root: string): {
+  longterm: string[];
+  recent: string[];
+  immediate: number;
+  context: GeneratedFile | undefined;
+} {
   const recent = readGenerated(root, 'waterfall/recent.md');
   const longterm = readGenerated(root, 'waterfall/longterm.md');
   const folded: string[] = [];
@@ -130,7 +137,7 @@ export function layersOnDisk(root: string): { longterm: string[]; recent: string
     folded.push(...ids);
   }
   const context = readGenerated(root, 'CONTEXT.md');
-  const verbatim = context ? context.body.split('## Recent memories (in full)')[1]?.match(/^### /gm)?.length ?? 0 : 0;
+  const verbatim = context ? (context.body.split('## Recent memories (in full)')[1]?.match(/^### /gm)?.length ?? 0) : 0;
   return { longterm: folded, recent: ((recent?.meta.sources ?? []) as { id: string }[]).map((s) => s.id), immediate: verbatim, context };
 }
 
@@ -142,7 +149,12 @@ export function layersOnDisk(root: string): { longterm: string[]; recent: string
 export async function waterfallStatusOf(root: string, n: number): Promise<WaterfallStatus> {
   const { config } = await loadConfig(root);
   const vaultDir = path.join(root, config.vault);
-  const loaded = await loadVault({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams) });
+  const loaded = await loadVault({
+    vaultDir,
+    cacheDir: path.join(root, '.memvault', 'cache'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+  });
   const stream = loaded.state.streams.get(STREAM)!;
   return waterfallStatus({ ...stream, memories: memoriesUpTo(stream.memories, nowAfter(n), config.timezone) }, config, vaultDir);
 }

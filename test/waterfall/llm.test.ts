@@ -20,10 +20,18 @@ function fakeModel(options: { failOn?: string } = {}): Summarizer & { requests: 
     promptId: (tier) => `${tier}@fake`,
     async summarize(request) {
       requests.push(request);
-      if (request.tier === options.failOn) throw new SummarizerError({ kind: 'timeout', message: 'no answer within 120 s', fatal: false } as never, { calls: 1, inputTokens: 0, outputTokens: 0 }, 1);
+      if (request.tier === options.failOn)
+        throw new SummarizerError(
+          { kind: 'timeout', message: 'no answer within 120 s', fatal: false } as never,
+          { calls: 1, inputTokens: 0, outputTokens: 0 },
+          1,
+        );
       // An answer that fills most of the budget (one token a word), so two of them no longer fit a merge.
       const words = Math.floor(request.budget.tokens * 0.8);
-      return { body: `## Summary\n\n- I ${Array.from({ length: words }, () => 'did').join(' ')}.`, usage: { calls: 1, inputTokens: 100, outputTokens: words } };
+      return {
+        body: `## Summary\n\n- I ${Array.from({ length: words }, () => 'did').join(' ')}.`,
+        usage: { calls: 1, inputTokens: 100, outputTokens: words },
+      };
     },
   };
 }
@@ -46,7 +54,10 @@ describe('waterfall with a model behind the Summarizer interface', () => {
     const [first, , fold] = firsts;
     expect(first!.sources).toHaveLength(65);
     expect(first!.budget.tokens).toBeLessThan(800);
-    expect(fold!.sources.map((s) => s.id)).toEqual(['waterfall/longterm', expect.stringMatching(/^waterfall\/history\/recent-\d{8}-\d{6}-2$/)]);
+    expect(fold!.sources.map((s) => s.id)).toEqual([
+      'waterfall/longterm',
+      expect.stringMatching(/^waterfall\/history\/recent-\d{8}-\d{6}-2$/),
+    ]);
     expect(fold!.budget.tokens).toBeLessThan(1200);
     expect(report.waterfall[0]!.usage.calls).toBe(model.requests.length);
     const recent = readGenerated(root, 'waterfall/recent.md')!;
@@ -67,7 +78,9 @@ describe('waterfall with a model behind the Summarizer interface', () => {
     expect((await waterfallStatusOf(root, 193)).integrity.problems.map((p) => p.check)).toEqual(['compaction']);
 
     const retried = await build({ root, now: nowAfter(193), commit: false, summarizer: fakeModel() });
-    expect(retried.waterfall[0]!.compactions).toMatchObject([{ compaction: 2, count: 193, reason: 'resume', longterm: null, recent: { positions: [66, 129] } }]);
+    expect(retried.waterfall[0]!.compactions).toMatchObject([
+      { compaction: 2, count: 193, reason: 'resume', longterm: null, recent: { positions: [66, 129] } },
+    ]);
     const status = await waterfallStatusOf(root, 193);
     expect(status.integrity.ok).toBe(true);
     expect(status).toMatchObject({ compaction: 2, next_compaction_at: 257, layers: { longterm: 65, recent: 64, immediate: 64 } });

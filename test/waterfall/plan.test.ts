@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkIntegrity, type HistoryCopy } from '../../src/pipeline/integrity.js';
-import { assignLayers, nextTrigger, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallWindows } from '../../src/pipeline/waterfall.js';
+import {
+  assignLayers,
+  nextTrigger,
+  planWaterfall,
+  waterfallPosition,
+  type CompactionStep,
+  type WaterfallWindows,
+} from '../../src/pipeline/waterfall.js';
 import { assembleContext, CONTEXT_SECTIONS } from '../../src/pipeline/waterfall-context.js';
 import type { Memory, Summary, SummaryMeta } from '../../src/vault/model.js';
 import { classifyPath, vaultPaths } from '../../src/vault/paths.js';
@@ -48,7 +55,22 @@ function summary(tier: 'waterfall-recent' | 'waterfall-longterm', meta: Partial<
   const path = `agent/waterfall/${tier === 'waterfall-recent' ? 'recent' : 'longterm'}.md`;
   const sha = `sha-${tier}-${meta.waterfall?.compaction}`;
   return {
-    meta: { memvault: 'summary', tier, stream: 'agent', period: '', start: '', end: '', sources: [], memories: 0, tokens: 10, bytes: 40, generator: { provider: 'test', model: 'test', prompt: 'p' }, input_hash: `in-${sha}`, output_hash: `out-${sha}`, ...meta },
+    meta: {
+      memvault: 'summary',
+      tier,
+      stream: 'agent',
+      period: '',
+      start: '',
+      end: '',
+      sources: [],
+      memories: 0,
+      tokens: 10,
+      bytes: 40,
+      generator: { provider: 'test', model: 'test', prompt: 'p' },
+      input_hash: `in-${sha}`,
+      output_hash: `out-${sha}`,
+      ...meta,
+    },
     path,
     sha256: sha,
     bodyHash: `out-${sha}`,
@@ -62,16 +84,30 @@ function apply(state: State, step: CompactionStep): State {
     const copy = state.recent.meta.waterfall!.history!;
     longterm = summary('waterfall-longterm', {
       memories: step.fold.memories,
-      sources: [...(state.longterm ? [{ id: 'waterfall/longterm', sha256: state.longterm.sha256 }] : []), { id: copy.slice('agent/'.length, -3), sha256: state.recent.sha256 }],
+      sources: [
+        ...(state.longterm ? [{ id: 'waterfall/longterm', sha256: state.longterm.sha256 }] : []),
+        { id: copy.slice('agent/'.length, -3), sha256: state.recent.sha256 },
+      ],
       folded: [...(state.longterm?.meta.folded ?? []), { id: copy.slice('agent/'.length, -3), sha256: state.recent.sha256 }],
-      waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: step.fold.coversFrom.id, covers_through: step.fold.coversThrough.id },
+      waterfall: {
+        compaction: step.compaction,
+        compacted_at_count: step.count,
+        covers_from: step.fold.coversFrom.id,
+        covers_through: step.fold.coversThrough.id,
+      },
     });
   }
   const historyPath = `agent/waterfall/history/recent-${step.compaction}.md`;
   const recent = summary('waterfall-recent', {
     memories: step.recent.length,
     sources: step.recent.map((m) => ({ id: m.id, sha256: m.sha256 })),
-    waterfall: { compaction: step.compaction, compacted_at_count: step.count, covers_from: step.recent[0]!.id, covers_through: step.recent.at(-1)!.id, history: historyPath },
+    waterfall: {
+      compaction: step.compaction,
+      compacted_at_count: step.count,
+      covers_from: step.recent[0]!.id,
+      covers_through: step.recent.at(-1)!.id,
+      history: historyPath,
+    },
   });
   const history = new Map(state.history);
   history.set(historyPath, { path: historyPath, sha256: recent.sha256, summary: recent });
@@ -79,12 +115,22 @@ function apply(state: State, step: CompactionStep): State {
 }
 
 /** Adds memories one at a time, planning after each; returns the counts compactions ran at and the final state. */
-function drive(count: number, windows: WaterfallWindows, options: { forceAt?: number[]; onStep?: (n: number, state: State, all: Memory[]) => void } = {}): { at: number[]; state: State } {
+function drive(
+  count: number,
+  windows: WaterfallWindows,
+  options: { forceAt?: number[]; onStep?: (n: number, state: State, all: Memory[]) => void } = {},
+): { at: number[]; state: State } {
   const all = memories(count);
   let state: State = { recent: undefined, longterm: undefined, history: new Map() };
   const at: number[] = [];
   for (let n = 1; n <= count; n++) {
-    const plan = planWaterfall({ memories: all.slice(0, n), recent: state.recent, longterm: state.longterm, windows, force: options.forceAt?.includes(n) ?? false });
+    const plan = planWaterfall({
+      memories: all.slice(0, n),
+      recent: state.recent,
+      longterm: state.longterm,
+      windows,
+      force: options.forceAt?.includes(n) ?? false,
+    });
     for (const step of plan.steps) {
       state = apply(state, step);
       at.push(step.count);
@@ -104,26 +150,40 @@ describe('waterfall triggers', () => {
 
   it('holds for any windows, and every memory is in exactly one layer at every step', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 120 }), (immediate, recent, count) => {
-        const windows = { immediate, recent };
-        const expected: number[] = [];
-        for (let t = immediate + recent + 1; t <= count; t += recent) expected.push(t);
-        const { at } = drive(count, windows, {
-          onStep: (n, state, all) => {
-            const layers = assignLayers(all, state.recent, state.longterm);
-            const ids = [...layers.longterm, ...layers.recent, ...layers.immediate].map((m) => m.id);
-            expect(new Set(ids).size).toBe(n);
-            expect(ids.length).toBe(n);
-            // The verbatim layer is the newest memories, never fewer than the window once there are enough.
-            expect(layers.immediate).toEqual(all.slice(n - layers.immediate.length));
-            expect(layers.immediate.length).toBeGreaterThanOrEqual(Math.min(n, immediate));
-            expect(layers.immediate.length).toBeLessThanOrEqual(immediate + recent);
-            // Exact provenance agrees with the layers.
-            expect(checkIntegrity({ stream: 'agent', memories: all, recent: state.recent, longterm: state.longterm, history: state.history, windows }).ok).toBe(true);
-          },
-        });
-        expect(at).toEqual(expected);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 120 }),
+        (immediate, recent, count) => {
+          const windows = { immediate, recent };
+          const expected: number[] = [];
+          for (let t = immediate + recent + 1; t <= count; t += recent) expected.push(t);
+          const { at } = drive(count, windows, {
+            onStep: (n, state, all) => {
+              const layers = assignLayers(all, state.recent, state.longterm);
+              const ids = [...layers.longterm, ...layers.recent, ...layers.immediate].map((m) => m.id);
+              expect(new Set(ids).size).toBe(n);
+              expect(ids.length).toBe(n);
+              // The verbatim layer is the newest memories, never fewer than the window once there are enough.
+              expect(layers.immediate).toEqual(all.slice(n - layers.immediate.length));
+              expect(layers.immediate.length).toBeGreaterThanOrEqual(Math.min(n, immediate));
+              expect(layers.immediate.length).toBeLessThanOrEqual(immediate + recent);
+              // Exact provenance agrees with the layers.
+              expect(
+                checkIntegrity({
+                  stream: 'agent',
+                  memories: all,
+                  recent: state.recent,
+                  longterm: state.longterm,
+                  history: state.history,
+                  windows,
+                }).ok,
+              ).toBe(true);
+            },
+          });
+          expect(at).toEqual(expected);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -165,7 +225,12 @@ describe('waterfall triggers', () => {
     // As if the process died after writing the long-term summary of compaction 2: recent.md is still compaction 1's.
     const before = drive(192, DEFAULT).state;
     const interrupted = { recent: before.recent, longterm: state.longterm };
-    expect(waterfallPosition(193, interrupted.recent, interrupted.longterm, DEFAULT)).toMatchObject({ compaction: 2, lastCount: 193, interrupted: true, nextAt: 257 });
+    expect(waterfallPosition(193, interrupted.recent, interrupted.longterm, DEFAULT)).toMatchObject({
+      compaction: 2,
+      lastCount: 193,
+      interrupted: true,
+      nextAt: 257,
+    });
     const plan = planWaterfall({ memories: memories(195), ...interrupted, windows: DEFAULT, force: false });
     expect(plan.steps).toHaveLength(1);
     expect(plan.steps[0]).toMatchObject({ compaction: 2, count: 193, reason: 'resume', fold: null, positions: [66, 129] });
@@ -187,7 +252,11 @@ describe('integrity', () => {
   const setup = () => {
     const all = memories(200);
     const { state } = drive(200, DEFAULT);
-    return { all, state, input: { stream: 'agent', memories: all, recent: state.recent, longterm: state.longterm, history: state.history, windows: DEFAULT } };
+    return {
+      all,
+      state,
+      input: { stream: 'agent', memories: all, recent: state.recent, longterm: state.longterm, history: state.history, windows: DEFAULT },
+    };
   };
 
   it('reports the figures of a healthy stream', () => {
@@ -229,7 +298,11 @@ describe('CONTEXT.md assembly', () => {
   const bodies = new Map<string, string>();
   const base = (count: number, maxTokens: number) => {
     const all = memories(count).map((m) => ({ ...m, title: `Step ${m.id}`, date: `${m.day}T08:00:00Z` }));
-    for (const m of all) bodies.set(m.id, `I did step ${m.id} of the migration. It took ${m.minute} seconds and touched \`src/${m.id}.ts\`. Everything passed afterwards.`);
+    for (const m of all)
+      bodies.set(
+        m.id,
+        `I did step ${m.id} of the migration. It took ${m.minute} seconds and touched \`src/${m.id}.ts\`. Everything passed afterwards.`,
+      );
     const { state } = drive(count, DEFAULT);
     const layers = assignLayers(all, state.recent, state.longterm);
     return {
@@ -240,8 +313,14 @@ describe('CONTEXT.md assembly', () => {
       recent: state.recent,
       maxTokens,
       tokenizer: 'o200k_base' as const,
-      readMemory: (m: Memory) => ({ body: bodies.get(m.id)!, sentences: [{ text: bodies.get(m.id)!.split('. ')[0]!, section: '', block: 0, role: 'done' as const, mustKeep: [] }] }),
-      readSummary: (s: Summary) => ({ body: `# agent: ${s.meta.tier}\n\n## Summary\n\n- I summarized ${s.meta.sources.length} things.`, sentences: [] }),
+      readMemory: (m: Memory) => ({
+        body: bodies.get(m.id)!,
+        sentences: [{ text: bodies.get(m.id)!.split('. ')[0]!, section: '', block: 0, role: 'done' as const, mustKeep: [] }],
+      }),
+      readSummary: (s: Summary) => ({
+        body: `# agent: ${s.meta.tier}\n\n## Summary\n\n- I summarized ${s.meta.sources.length} things.`,
+        sentences: [],
+      }),
     };
   };
 
@@ -294,10 +373,18 @@ describe('waterfall files', () => {
       generator: { provider: 'extractive', model: 'memvault-extractive-1', prompt: 'waterfall-recent@1234abcd' },
       input_hash: 'b'.repeat(64),
       output_hash: 'c'.repeat(64),
-      waterfall: { compaction: 2, compacted_at_count: 193, covers_from: '2026-01/a', covers_through: '2026-01/b', history: 'agent/waterfall/history/recent-20260112-101500.md' },
+      waterfall: {
+        compaction: 2,
+        compacted_at_count: 193,
+        covers_from: '2026-01/a',
+        covers_through: '2026-01/b',
+        history: 'agent/waterfall/history/recent-20260112-101500.md',
+      },
     };
     const text = writeSummaryFile(meta, '# agent: recent past\n\n- I did things.\n');
-    expect(text).toContain('waterfall: { compaction: 2, compacted_at_count: 193, covers_from: 2026-01/a, covers_through: 2026-01/b, history: agent/waterfall/history/recent-20260112-101500.md }');
+    expect(text).toContain(
+      'waterfall: { compaction: 2, compacted_at_count: 193, covers_from: 2026-01/a, covers_through: 2026-01/b, history: agent/waterfall/history/recent-20260112-101500.md }',
+    );
     const parsed = parseSummaryFile(text, vaultPaths.waterfallRecent('agent'));
     expect(parsed.ok && parsed.summary.meta).toEqual(meta);
     const broken = parseSummaryFile(text.replace('compaction: 2,', 'compaction: two,'), vaultPaths.waterfallRecent('agent'));
@@ -305,10 +392,22 @@ describe('waterfall files', () => {
   });
 
   it('loads waterfall/recent.md and waterfall/longterm.md as summaries, never the history copies', () => {
-    expect(classifyPath('agent/waterfall/recent.md')).toEqual({ role: 'summary', stream: 'agent', tier: 'waterfall-recent', period: 'recent' });
-    expect(classifyPath('agent/waterfall/longterm.md')).toEqual({ role: 'summary', stream: 'agent', tier: 'waterfall-longterm', period: 'longterm' });
+    expect(classifyPath('agent/waterfall/recent.md')).toEqual({
+      role: 'summary',
+      stream: 'agent',
+      tier: 'waterfall-recent',
+      period: 'recent',
+    });
+    expect(classifyPath('agent/waterfall/longterm.md')).toEqual({
+      role: 'summary',
+      stream: 'agent',
+      tier: 'waterfall-longterm',
+      period: 'longterm',
+    });
     expect(classifyPath('agent/waterfall/history/recent-20260112-101500.md')).toEqual({ role: 'ignored' });
     expect(classifyPath('agent/CONTEXT.md')).toEqual({ role: 'ignored' });
-    expect(vaultPaths.waterfallHistory('agent', new Date('2026-01-12T10:15:00Z'), 2)).toBe('agent/waterfall/history/recent-20260112-101500-2.md');
+    expect(vaultPaths.waterfallHistory('agent', new Date('2026-01-12T10:15:00Z'), 2)).toBe(
+      'agent/waterfall/history/recent-20260112-101500-2.md',
+    );
   });
 });

@@ -26,15 +26,25 @@ const IMPORTANCE = ['low', 'normal', 'high', 'pinned'];
 /** `memvault add "text"`: writes one memory (text from the argument, or stdin when there is none or it is `-`) and prints its path. */
 export async function addCommand(text: string | undefined, options: AddCommandOptions): Promise<void> {
   if (options.importance !== undefined && !IMPORTANCE.includes(options.importance)) {
-    throw new UserError(`--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`, 'e.g. --importance high', 'cli/importance');
+    throw new UserError(
+      `--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`,
+      'e.g. --importance high',
+      'cli/importance',
+    );
   }
   let body = text;
   if (body === undefined || body === '-') {
-    if (process.stdin.isTTY) throw new UserError('no memory text', 'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)', 'add/empty');
+    if (process.stdin.isTTY)
+      throw new UserError(
+        'no memory text',
+        'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)',
+        'add/empty',
+      );
     body = await readStdin();
   }
   const redact = options.redact !== false;
-  if (!redact) process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
+  if (!redact)
+    process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
   const root = findRoot(options.root ?? process.cwd());
   let result;
   try {
@@ -57,7 +67,9 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   }
   const shown = path.relative(process.cwd(), result.file) || result.file;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions }, null, 2)}\n`,
+    );
     return;
   }
   process.stdout.write(`${shown}\n`);

@@ -29,37 +29,60 @@ export async function compactCommand(options: CompactCommandOptions): Promise<vo
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
-  const lines = [`memvault compact${report.dryRun ? ' --dry-run' : ''}${options.force ? ' --force' : ''}${options.rebuild ? ' --rebuild' : ''} as of ${report.now}`];
-  for (const stream of report.streams) lines.push(...renderWaterfallReport(stream, report.vault, { dryRun: report.dryRun, hintForce: !options.force }));
+  const lines = [
+    `memvault compact${report.dryRun ? ' --dry-run' : ''}${options.force ? ' --force' : ''}${options.rebuild ? ' --rebuild' : ''} as of ${report.now}`,
+  ];
+  for (const stream of report.streams)
+    lines.push(...renderWaterfallReport(stream, report.vault, { dryRun: report.dryRun, hintForce: !options.force }));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Lines describing one stream's waterfall run; `memvault build` prints them too. */
-export function renderWaterfallReport(report: WaterfallReport, vault: string, options: { dryRun?: boolean; hintForce?: boolean } = {}): string[] {
+export function renderWaterfallReport(
+  report: WaterfallReport,
+  vault: string,
+  options: { dryRun?: boolean; hintForce?: boolean } = {},
+): string[] {
   const name = report.stream;
   const lines: string[] = [];
   if (options.dryRun) {
-    for (const p of report.planned) lines.push(`  ${name}: would run compaction ${p.compaction} at ${p.count} memories (${p.reason}): ${p.fold ? 'fold into long-term, then ' : ''}summarize ${p.recent} memories into recent`);
-    if (report.planned.length === 0) lines.push(`  ${name}: no compaction due (${num(report.memories)} memories; next at ${num(report.position.nextAt)})`);
+    for (const p of report.planned)
+      lines.push(
+        `  ${name}: would run compaction ${p.compaction} at ${p.count} memories (${p.reason}): ${p.fold ? 'fold into long-term, then ' : ''}summarize ${p.recent} memories into recent`,
+      );
+    if (report.planned.length === 0)
+      lines.push(`  ${name}: no compaction due (${num(report.memories)} memories; next at ${num(report.position.nextAt)})`);
   }
   for (const c of report.compactions) {
-    const fold = c.longterm ? `long-term ← memories 1-${c.longterm.memories} (${num(c.longterm.tokens)} tokens, ${c.longterm.generator}${c.longterm.flagged ? ', over budget' : ''}); ` : '';
+    const fold = c.longterm
+      ? `long-term ← memories 1-${c.longterm.memories} (${num(c.longterm.tokens)} tokens, ${c.longterm.generator}${c.longterm.flagged ? ', over budget' : ''}); `
+      : '';
     lines.push(
       `  ${name}: compaction ${c.compaction} at ${num(c.count)} memories${c.reason === 'threshold' ? '' : ` (${c.reason})`}: ${fold}recent ← memories ${c.recent.positions[0]}-${c.recent.positions[1]} (${num(c.recent.tokens)} tokens, ${c.recent.generator}${c.recent.flagged ? ', over budget' : ''}), copy ${path.posix.join(vault, c.recent.history)}`,
     );
   }
   if (report.skipped) lines.push(`  ${name}: nothing to compact: ${report.skipped}`);
-  if (report.failed) lines.push(`  ${name}: compaction ${report.failed.compaction} failed (${report.failed.kind}): ${report.failed.reason}`);
+  if (report.failed)
+    lines.push(`  ${name}: compaction ${report.failed.compaction} failed (${report.failed.kind}): ${report.failed.reason}`);
   if (!options.dryRun && report.compactions.length === 0 && !report.skipped && !report.failed) {
-    lines.push(`  ${name}: no compaction due (${num(report.position.sinceLast)} memories since the last; next at ${num(report.position.nextAt)})${options.hintForce ? '; `memvault compact --force` compacts now' : ''}`);
+    lines.push(
+      `  ${name}: no compaction due (${num(report.position.sinceLast)} memories since the last; next at ${num(report.position.nextAt)})${options.hintForce ? '; `memvault compact --force` compacts now' : ''}`,
+    );
   }
   const l = report.layers;
-  if (!options.dryRun) lines.push(`  ${name}: ${num(report.memories)} memories: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; next compaction at ${num(report.position.nextAt)}`);
+  if (!options.dryRun)
+    lines.push(
+      `  ${name}: ${num(report.memories)} memories: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; next compaction at ${num(report.position.nextAt)}`,
+    );
   const context = report.context;
   if (context) {
     const size = context.tokens !== undefined ? ` ${num(context.tokens)}/${num(context.maxTokens)} tokens` : '';
-    const trimmed = [context.shortened ? `${context.shortened} shortened` : '', context.leftOut ? `${context.leftOut} left out` : ''].filter(Boolean).join(', ');
-    lines.push(`  ${name}: ${path.posix.join(vault, context.path)}${size}${context.changed ? '' : ' (unchanged)'}${trimmed ? ` (${trimmed} to fit)` : ''}`);
+    const trimmed = [context.shortened ? `${context.shortened} shortened` : '', context.leftOut ? `${context.leftOut} left out` : '']
+      .filter(Boolean)
+      .join(', ');
+    lines.push(
+      `  ${name}: ${path.posix.join(vault, context.path)}${size}${context.changed ? '' : ' (unchanged)'}${trimmed ? ` (${trimmed} to fit)` : ''}`,
+    );
   }
   for (const note of report.notes) lines.push(`  ${name}: ${note}`);
   return lines;

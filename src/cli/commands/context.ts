@@ -26,7 +26,11 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   if (!Number.isInteger(budget) || budget < 1)
     throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
   if (options.activity !== undefined && !(ACTIVITIES as readonly string[]).includes(options.activity)) {
-    throw new UserError(`--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`, 'e.g. --activity debugging', 'context/activity');
+    throw new UserError(
+      `--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`,
+      'e.g. --activity debugging',
+      'context/activity',
+    );
   }
   const now = resolveNow(options.now);
   const vault = await openVault(root);

@@ -25,13 +25,23 @@ interface Side {
 export async function diffCommand(file: string, options: DiffCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   const target = await openHistoryTarget(file, { root, cwd: process.cwd() });
-  const to = await sideAt(target, options.to ? await resolveRevision(target.repo, target.head, options.to, target.zone) : target.head, options.to ?? 'HEAD', !options.to);
+  const to = await sideAt(
+    target,
+    options.to ? await resolveRevision(target.repo, target.head, options.to, target.zone) : target.head,
+    options.to ?? 'HEAD',
+    !options.to,
+  );
   let from: Side;
   if (options.from) {
     from = await sideAt(target, await resolveRevision(target.repo, target.head, options.from, target.zone), options.from, false);
   } else {
     const previous = await target.history.previous(to.commit, target.repoPath);
-    if (!previous) throw new UserError(`\`${target.repoPath}\` has only one committed version up to ${to.commit.slice(0, 7)}`, `nothing to compare; see \`memvault log ${file}\``, 'git/one-version');
+    if (!previous)
+      throw new UserError(
+        `\`${target.repoPath}\` has only one committed version up to ${to.commit.slice(0, 7)}`,
+        `nothing to compare; see \`memvault log ${file}\``,
+        'git/one-version',
+      );
     from = { commit: previous.commit.oid, timestamp: previous.commit.timestamp, located: previous.located };
   }
   const [oldText, newText] = [await target.history.readText(from.located.blob), await target.history.readText(to.located.blob)];
@@ -41,7 +51,9 @@ export async function diffCommand(file: string, options: DiffCommandOptions): Pr
     process.stderr.write(`no difference between ${header(from)} and ${header(to)}\n`);
     return;
   }
-  const patch = createTwoFilesPatch(`a/${from.located.path}`, `b/${to.located.path}`, oldText, newText, header(from), header(to), { context });
+  const patch = createTwoFilesPatch(`a/${from.located.path}`, `b/${to.located.path}`, oldText, newText, header(from), header(to), {
+    context,
+  });
   process.stdout.write(useColor(process.stdout) ? colorize(patch) : patch);
 }
 
@@ -51,14 +63,29 @@ async function sideAt(target: HistoryTarget, commit: string, label: string, late
   if (located) return { commit, timestamp: (await target.history.commit(commit)).timestamp, located };
   if (latest) {
     const newest = (await target.history.versions(commit, target.repoPath)).find((version) => version.blob !== null);
-    if (newest?.blob) return { commit: newest.commit.oid, timestamp: newest.commit.timestamp, located: { path: newest.path, blob: newest.blob } };
+    if (newest?.blob)
+      return { commit: newest.commit.oid, timestamp: newest.commit.timestamp, located: { path: newest.path, blob: newest.blob } };
   }
-  throw new UserError(`\`${target.repoPath}\` did not exist at ${label} (${commit.slice(0, 7)})`, `see \`memvault log ${target.repoPath}\` for the commits that have it`, 'git/not-then');
+  throw new UserError(
+    `\`${target.repoPath}\` did not exist at ${label} (${commit.slice(0, 7)})`,
+    `see \`memvault log ${target.repoPath}\` for the commits that have it`,
+    'git/not-then',
+  );
 }
 
 function colorize(patch: string): string {
   return patch
     .split('\n')
-    .map((line) => (line.startsWith('+++') || line.startsWith('---') ? `\x1b[1m${line}\x1b[0m` : line.startsWith('+') ? `\x1b[32m${line}\x1b[0m` : line.startsWith('-') ? `\x1b[31m${line}\x1b[0m` : line.startsWith('@@') ? `\x1b[36m${line}\x1b[0m` : line))
+    .map((line) =>
+      line.startsWith('+++') || line.startsWith('---')
+        ? `\x1b[1m${line}\x1b[0m`
+        : line.startsWith('+')
+          ? `\x1b[32m${line}\x1b[0m`
+          : line.startsWith('-')
+            ? `\x1b[31m${line}\x1b[0m`
+            : line.startsWith('@@')
+              ? `\x1b[36m${line}\x1b[0m`
+              : line,
+    )
     .join('\n');
 }

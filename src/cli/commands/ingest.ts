@@ -27,14 +27,22 @@ export interface IngestCommandOptions {
  * ingested (the others are imported all the same).
  */
 export async function ingestCommand(files: string[], options: IngestCommandOptions): Promise<void> {
-  if (files.length === 0) throw new UserError('no files to ingest', 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md', 'cli/ingest');
+  if (files.length === 0)
+    throw new UserError(
+      'no files to ingest',
+      'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
+      'cli/ingest',
+    );
   if (options.format !== undefined && !INGEST_FORMATS.includes(options.format as IngestFormat)) {
     throw new UserError(`unknown format \`${options.format}\``, `use one of: ${INGEST_FORMATS.join(', ')}`, 'cli/format');
   }
   const cwd = process.cwd();
   const root = findRoot(options.root ?? cwd);
   const redact = options.redact !== false;
-  if (!redact) process.stderr.write('warning: --no-redact: secrets in these transcripts are written as they are, and a commit keeps them in git history for good\n');
+  if (!redact)
+    process.stderr.write(
+      'warning: --no-redact: secrets in these transcripts are written as they are, and a commit keeps them in git history for good\n',
+    );
   let report: IngestReport;
   try {
     report = await ingest({
@@ -58,7 +66,13 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
   else process.stdout.write(render(report, root, cwd));
   const failed = report.files.filter((file) => file.status === 'failed').length;
   if (failed > 0) {
-    throw new UserError(`${failed} of ${report.files.length} file(s) could not be ingested (listed above)`, failed < report.files.length ? 'fix them and run ingest again; the other files were imported, and importing them again changes nothing' : 'fix the places listed above and run ingest again', 'ingest/failed');
+    throw new UserError(
+      `${failed} of ${report.files.length} file(s) could not be ingested (listed above)`,
+      failed < report.files.length
+        ? 'fix them and run ingest again; the other files were imported, and importing them again changes nothing'
+        : 'fix the places listed above and run ingest again',
+      'ingest/failed',
+    );
   }
 }
 
@@ -69,10 +83,13 @@ function render(report: IngestReport, root: string, cwd: string): string {
   const lines: string[] = [];
   if (report.dryRun) lines.push('ingest --dry-run: nothing written');
   for (const file of report.files) {
-    lines.push(`${file.file}${file.format ? ` (${file.format}${file.sessions > 1 ? `, ${file.sessions} sessions` : ''})` : ''}: ${summary(file)}`);
+    lines.push(
+      `${file.file}${file.format ? ` (${file.format}${file.sessions > 1 ? `, ${file.sessions} sessions` : ''})` : ''}: ${summary(file)}`,
+    );
     if (file.status === 'failed') continue;
     const listed = file.status === 'already-ingested' ? file.memories.slice(0, 3) : file.memories;
-    for (const memory of listed) lines.push(`  ${MARK[memory.status]} ${show(memory.path)}${memory.status === 'new' ? '' : ` (${memory.status})`}`);
+    for (const memory of listed)
+      lines.push(`  ${MARK[memory.status]} ${show(memory.path)}${memory.status === 'new' ? '' : ` (${memory.status})`}`);
     if (listed.length < file.memories.length) lines.push(`  … ${file.memories.length - listed.length} more`);
     const redacted = describeRedactions(file.redactions);
     if (redacted) lines.push(`  ${redacted}`);
@@ -86,6 +103,8 @@ function summary(file: FileReport): string {
   if (file.status === 'already-ingested') return 'already ingested, nothing to do';
   const counts = new Map<string, number>();
   for (const memory of file.memories) counts.set(memory.status, (counts.get(memory.status) ?? 0) + 1);
-  const parts = ['new', 'updated', 'unchanged', 'kept-edited'].filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s === 'kept-edited' ? 'kept (edited by hand)' : s}`);
+  const parts = ['new', 'updated', 'unchanged', 'kept-edited']
+    .filter((s) => counts.has(s))
+    .map((s) => `${counts.get(s)} ${s === 'kept-edited' ? 'kept (edited by hand)' : s}`);
   return `${file.memories.length} memor${file.memories.length === 1 ? 'y' : 'ies'}: ${parts.join(', ')}`;
 }

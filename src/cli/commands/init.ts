@@ -85,7 +85,12 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     appendFileSync(file, `${separator}${block}`);
     created.push(label);
   };
-  appendOnce('.gitignore', '.gitignore (.memvault/)', (text) => /^\.memvault\/?$/m.test(text), '# memvault parse cache and build lock\n.memvault/\n');
+  appendOnce(
+    '.gitignore',
+    '.gitignore (.memvault/)',
+    (text) => /^\.memvault\/?$/m.test(text),
+    '# memvault parse cache and build lock\n.memvault/\n',
+  );
   appendOnce('.gitattributes', '.gitattributes (-merge for generated files)', hasGitattributesBlock, gitattributesBlock(VAULT), true);
 
   if (options.workflow !== false) write(WORKFLOW_FILE, nightlyWorkflowText());

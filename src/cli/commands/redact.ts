@@ -38,7 +38,10 @@ export async function redactCommand(targets: readonly string[], options: RedactC
     if (result.count === 0) continue;
     if (!options.dryRun) writeFileAtomic(file, result.text);
     mergeRedactions(counts, result.redactions);
-    changed.push({ path: path.relative(process.cwd(), file) || file, redactions: result.findings.map(({ kind, line, column }) => ({ kind, line, column })) });
+    changed.push({
+      path: path.relative(process.cwd(), file) || file,
+      redactions: result.findings.map(({ kind, line, column }) => ({ kind, line, column })),
+    });
   }
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ dry_run: options.dryRun === true, files_scanned: files.length, files: changed }, null, 2)}\n`);
@@ -47,7 +50,11 @@ export async function redactCommand(targets: readonly string[], options: RedactC
   for (const file of changed) for (const r of file.redactions) process.stdout.write(`${file.path}:${r.line}:${r.column} ${r.kind}\n`);
   const what = describeRedactions(counts);
   const verb = options.dryRun ? 'would be redacted' : 'redacted';
-  process.stderr.write(what ? `${what.replace(' redacted', ` ${verb}`)} in ${changed.length} of ${files.length} file${files.length === 1 ? '' : 's'}${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n` : `no secrets found in ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  process.stderr.write(
+    what
+      ? `${what.replace(' redacted', ` ${verb}`)} in ${changed.length} of ${files.length} file${files.length === 1 ? '' : 's'}${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n`
+      : `no secrets found in ${files.length} file${files.length === 1 ? '' : 's'}\n`,
+  );
 }
 
 /**
@@ -57,7 +64,12 @@ export async function redactCommand(targets: readonly string[], options: RedactC
  */
 function markdownFiles(target: string): string[] {
   const stat = lstatSafe(target);
-  if (!stat) throw new UserError(`${target}: no such file or folder`, 'pass memory files or folders, e.g. memvault redact vault/main/memories', 'redact/missing');
+  if (!stat)
+    throw new UserError(
+      `${target}: no such file or folder`,
+      'pass memory files or folders, e.g. memvault redact vault/main/memories',
+      'redact/missing',
+    );
   if (stat.isFile()) return [target];
   if (!stat.isDirectory()) return [];
   const out: string[] = [];

@@ -29,14 +29,21 @@ export interface SearchCommandOptions {
 export async function searchCommand(words: string[], options: SearchCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   const query = parseQuery(words.join(' '));
-  if (!query.text.trim() && Object.values(query.filters).every((v) => v.length === 0) && !options.tier && !options.since && !options.until) {
+  if (
+    !query.text.trim() &&
+    Object.values(query.filters).every((v) => v.length === 0) &&
+    !options.tier &&
+    !options.since &&
+    !options.until
+  ) {
     throw new UserError('search needs words or a filter', 'e.g. memvault search "server sessions" tag:auth', 'search/empty');
   }
   const limit = options.limit === undefined ? 10 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UserError(`--limit \`${options.limit}\` is not a positive whole number`, 'e.g. --limit 20', 'cli/number');
   const { config, errors } = await loadConfig(root);
-  if (errors.length > 0) throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
+  if (errors.length > 0)
+    throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
   const vaultDir = path.resolve(root, config.vault);
   let indexReport: IndexReport | undefined;
   let index = options.reindex ? undefined : readIndex(root);
@@ -45,7 +52,8 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     index = readIndex(root)!;
   }
   const at = { now: resolveNow(options.now), zone: config.timezone };
-  const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined => (text === undefined ? undefined : parsePeriod(text, at)[end]);
+  const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined =>
+    text === undefined ? undefined : parsePeriod(text, at)[end];
   // `since:` and `until:` in the query take periods too (`since:2026-02`).
   query.filters.since = query.filters.since.map((text) => parsePeriod(text, at).start);
   query.filters.until = query.filters.until.map((text) => parsePeriod(text, at).end);

@@ -21,7 +21,9 @@ export async function showCommand(file: string, options: ShowCommandOptions): Pr
     const first = versions.at(-1);
     throw new UserError(
       `\`${target.repoPath}\` did not exist at ${commit.slice(0, 7)} (${formatTime(info.timestamp, target.zone)})`,
-      first ? `its first version is ${first.commit.oid.slice(0, 7)} from ${formatTime(first.commit.timestamp, target.zone)}; see \`memvault log ${file}\`` : `see \`memvault log ${file}\``,
+      first
+        ? `its first version is ${first.commit.oid.slice(0, 7)} from ${formatTime(first.commit.timestamp, target.zone)}; see \`memvault log ${file}\``
+        : `see \`memvault log ${file}\``,
       'git/not-then',
     );
   }

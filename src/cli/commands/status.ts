@@ -36,7 +36,15 @@ interface StreamStatus {
   pinned: number;
   coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
   tiers: Record<string, TierStatus>;
-  package: { path: string; tokens: number; bytes: number; max_tokens: number; max_bytes: number; degraded: number; left_out: number } | null;
+  package: {
+    path: string;
+    tokens: number;
+    bytes: number;
+    max_tokens: number;
+    max_bytes: number;
+    degraded: number;
+    left_out: number;
+  } | null;
   /** Streams with `waterfall: true`: position, sizes and the integrity report. */
   waterfall?: WaterfallStatus;
 }
@@ -50,14 +58,28 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
     throw new UserError('memory.config.yaml is invalid', 'fix the lines listed above', 'config/invalid');
   }
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers({ vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: config.timezone, configuredStreams: Object.keys(config.streams), secrets: config.secrets });
+  const loaded = await loadVaultWithWorkers({
+    vaultDir,
+    cacheDir: path.join(root, '.memvault', 'cache'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+    secrets: config.secrets,
+  });
   const now = resolveNow(options.now);
   const streams = [...loaded.state.streams.values()].map((stream): StreamStatus => {
     const status = streamStatus(stream, config, vaultDir, root);
     if (!config.streams[stream.name]?.waterfall) return status;
-    return { ...status, waterfall: waterfallStatus({ ...stream, memories: memoriesUpTo(stream.memories, now, config.timezone) }, config, vaultDir) };
+    return {
+      ...status,
+      waterfall: waterfallStatus({ ...stream, memories: memoriesUpTo(stream.memories, now, config.timezone) }, config, vaultDir),
+    };
   });
-  const status = { vault: vaultDir, streams, invalid: loaded.state.diagnostics, held_for_secrets: heldForSecrets(loaded.state.diagnostics) };
+  const status = {
+    vault: vaultDir,
+    streams,
+    invalid: loaded.state.diagnostics,
+    held_for_secrets: heldForSecrets(loaded.state.diagnostics),
+  };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return;
@@ -127,24 +149,38 @@ function heldForSecrets(diagnostics: readonly Diagnostic[]): string[] {
 function render(streams: readonly StreamStatus[], diagnostics: readonly Diagnostic[], config: Config): string {
   const lines: string[] = [];
   for (const s of streams) {
-    lines.push(`${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`);
+    lines.push(
+      `${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`,
+    );
     if (s.waterfall) lines.push(...renderWaterfallStatus(s.waterfall));
     // A waterfall-only stream (`calendar: false`) has no calendar tiers nor package to show.
     if (config.streams[s.name]?.calendar === false) continue;
     lines.push('  tier       count  tokens (max / budget)  retention (kept / must-keep)  review');
     for (const [tier, t] of Object.entries(s.tiers)) {
-      const review = [t.over_budget.length > 0 ? `${t.over_budget.length} over budget` : '', t.edited.length > 0 ? `${t.edited.length} edited` : ''].filter(Boolean).join(', ');
+      const review = [
+        t.over_budget.length > 0 ? `${t.over_budget.length} over budget` : '',
+        t.edited.length > 0 ? `${t.edited.length} edited` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       const r = t.retention;
       const retention = r.rate === null ? '-' : `${(r.rate * 100).toFixed(1)}% (${num(r.items - r.dropped)} / ${num(r.items)})`;
-      lines.push(`  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`);
+      lines.push(
+        `  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`,
+      );
     }
     if (s.package) {
       const p = s.package;
-      lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`);
+      lines.push(
+        `  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`,
+      );
     } else lines.push('  package: not built yet (run `memvault build`)');
   }
   const held = heldForSecrets(diagnostics);
-  if (held.length > 0) lines.push(`held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} (not summarized, packaged, sent or committed; \`memvault redact PATH\` or mark a false positive)`);
+  if (held.length > 0)
+    lines.push(
+      `held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} (not summarized, packaged, sent or committed; \`memvault redact PATH\` or mark a false positive)`,
+    );
   if (diagnostics.length > 0) {
     lines.push(`invalid files (${diagnostics.length}):`);
     for (const d of diagnostics) lines.push(formatDiagnostic(d, '  '));

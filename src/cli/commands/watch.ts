@@ -28,8 +28,12 @@ export async function watchCommand(options: WatchCommandOptions): Promise<void> 
   const root = findRoot(options.root ?? process.cwd());
   // A fixed clock only when asked for: otherwise every rebuild uses the time it runs at.
   const now = options.now !== undefined || process.env.MEMVAULT_NOW ? resolveNow(options.now) : undefined;
-  if (options.through !== undefined && !isValidDay(options.through)) throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
-  const debounceMs = options.debounce === undefined ? undefined : parseDuration(/^\d+$/.test(options.debounce) ? `${options.debounce}ms` : options.debounce, '--debounce');
+  if (options.through !== undefined && !isValidDay(options.through))
+    throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
+  const debounceMs =
+    options.debounce === undefined
+      ? undefined
+      : parseDuration(/^\d+$/.test(options.debounce) ? `${options.debounce}ms` : options.debounce, '--debounce');
   const commitEveryMs = options.commitEvery === undefined ? undefined : parseDuration(options.commitEvery, '--commit-every');
   const print = options.json ? printJson : printLine;
 
@@ -69,12 +73,17 @@ function printLine(event: WatchEvent): void {
       for (const d of event.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
       const invalid = event.diagnostics.filter((d) => d.severity === 'error').length;
       const outputs = event.outputs.length > 0 ? event.outputs.join(', ') : 'no output changed';
-      const problems = invalid > 0 ? `; ${invalid} invalid file(s), listed above${event.diagnostics.some((d) => d.reason.includes('last good version')) ? ' (last good version kept)' : ''}` : '';
+      const problems =
+        invalid > 0
+          ? `; ${invalid} invalid file(s), listed above${event.diagnostics.some((d) => d.reason.includes('last good version')) ? ' (last good version kept)' : ''}`
+          : '';
       process.stdout.write(`${time} ${event.trigger} → ${outputs}${problems} (${event.ms} ms)\n`);
       return;
     }
     case 'ready':
-      process.stdout.write(`${time} watching ${event.vault}/ and ${event.config} (${event.files.toLocaleString('en-US')} files; Ctrl-C to stop)\n`);
+      process.stdout.write(
+        `${time} watching ${event.vault}/ and ${event.config} (${event.files.toLocaleString('en-US')} files; Ctrl-C to stop)\n`,
+      );
       return;
     case 'error':
       for (const d of event.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);

@@ -33,7 +33,8 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
   const page = positive(options.page, '--page');
   const memoryRange = options.memories === undefined ? undefined : parseNumberRange(options.memories);
   const vault = await openVault(root);
-  const period = periodText === undefined ? undefined : parsePeriod(periodText, { now: resolveNow(options.now), zone: vault.config.timezone });
+  const period =
+    periodText === undefined ? undefined : parsePeriod(periodText, { now: resolveNow(options.now), zone: vault.config.timezone });
   const stream = pickStream(vault, options.stream);
   const result = zoom(vault, {
     stream,
@@ -49,7 +50,8 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} \`${value}\` is not a positive whole number`, `e.g. ${flag} 2000`, 'cli/number');
+  if (!Number.isInteger(n) || n < 1)
+    throw new UserError(`${flag} \`${value}\` is not a positive whole number`, `e.g. ${flag} 2000`, 'cli/number');
   return n;
 }
 
@@ -72,15 +74,27 @@ export function renderZoom(result: ZoomResult, asked: string | undefined, option
     return `${lines.join('\n')}\n`;
   }
   for (const m of result.memories)
-    lines.push(renderZoomMemory(m) + (m.summarized_in.length > 0 ? `Summarized in: ${m.summarized_in.map((p) => `\`${p}\``).join(', ')}\n` : ''));
+    lines.push(
+      renderZoomMemory(m) + (m.summarized_in.length > 0 ? `Summarized in: ${m.summarized_in.map((p) => `\`${p}\``).join(', ')}\n` : ''),
+    );
   for (const s of result.summaries) lines.push(renderZoomSummary(s));
   const { page } = result;
   const noun = result.showing === 'memories' ? 'memories' : 'summaries';
-  if (result.truncated) lines.push(`(\`${result.truncated}\` is larger than --budget ${page.budget} and was cut; read the file for all of it)`);
+  if (result.truncated)
+    lines.push(`(\`${result.truncated}\` is larger than --budget ${page.budget} and was cut; read the file for all of it)`);
   if (page.pages > 1) {
-    const args = [asked ? quoteArg(asked) : '', options.memories ? `--memories ${options.memories}` : '', options.tier ? `--tier ${options.tier}` : ''];
-    const next = page.page < page.pages ? `; next: memvault zoom ${args.filter(Boolean).join(' ')} --budget ${page.budget} --page ${page.page + 1}` : '';
-    lines.push(`Page ${page.page} of ${page.pages} (${num(page.tokens)} tokens); ${page.items_left} ${noun} (${num(page.tokens_left)} tokens) left${next}`);
+    const args = [
+      asked ? quoteArg(asked) : '',
+      options.memories ? `--memories ${options.memories}` : '',
+      options.tier ? `--tier ${options.tier}` : '',
+    ];
+    const next =
+      page.page < page.pages
+        ? `; next: memvault zoom ${args.filter(Boolean).join(' ')} --budget ${page.budget} --page ${page.page + 1}`
+        : '';
+    lines.push(
+      `Page ${page.page} of ${page.pages} (${num(page.tokens)} tokens); ${page.items_left} ${noun} (${num(page.tokens_left)} tokens) left${next}`,
+    );
   } else lines.push(`${result.total.items} ${noun}, ${num(result.total.tokens)} tokens.`);
   return `${lines.join('\n')}\n`;
 }

@@ -18,10 +18,30 @@ export interface Layout {
 }
 
 export const LAYOUTS: Record<Tier, Layout> = {
-  daily: { sections: ['Done', 'Decisions', 'State', 'Context to keep'], dayPrefix: 'none', firstPerson: false, fallbackSection: 'Context to keep' },
-  weekly: { sections: ['Accomplishments', 'Architecture and decisions', 'Open threads', 'Learnings'], dayPrefix: 'short', firstPerson: false, fallbackSection: 'Context' },
-  monthly: { sections: ['Milestones', 'Direction', 'Debt and open threads', 'Context'], dayPrefix: 'short', firstPerson: false, fallbackSection: 'Context' },
-  longterm: { sections: ['Milestones', 'Decisions in effect', 'Open threads', 'Context'], dayPrefix: 'long', firstPerson: false, fallbackSection: 'Context' },
+  daily: {
+    sections: ['Done', 'Decisions', 'State', 'Context to keep'],
+    dayPrefix: 'none',
+    firstPerson: false,
+    fallbackSection: 'Context to keep',
+  },
+  weekly: {
+    sections: ['Accomplishments', 'Architecture and decisions', 'Open threads', 'Learnings'],
+    dayPrefix: 'short',
+    firstPerson: false,
+    fallbackSection: 'Context',
+  },
+  monthly: {
+    sections: ['Milestones', 'Direction', 'Debt and open threads', 'Context'],
+    dayPrefix: 'short',
+    firstPerson: false,
+    fallbackSection: 'Context',
+  },
+  longterm: {
+    sections: ['Milestones', 'Decisions in effect', 'Open threads', 'Context'],
+    dayPrefix: 'long',
+    firstPerson: false,
+    fallbackSection: 'Context',
+  },
   'waterfall-recent': { sections: ['Summary'], dayPrefix: 'none', firstPerson: true, fallbackSection: 'Summary' },
   'waterfall-longterm': { sections: ['Summary'], dayPrefix: 'none', firstPerson: true, fallbackSection: 'Summary' },
 };

@@ -17,7 +17,9 @@ export function render(selected: readonly Unit[], sections: readonly string[], l
   const parts: string[] = [];
   groups.forEach((group, index) => {
     if (group.length === 0) return;
-    group.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex);
+    group.sort(
+      (a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) || a.sourceIndex - b.sourceIndex || a.sentenceIndex - b.sentenceIndex,
+    );
     const lines: string[] = [];
     if (layout.dayPrefix === 'none') {
       for (const bullet of bullets(group)) lines.push(`- ${bullet}`);
@@ -40,7 +42,13 @@ function bullets(units: readonly Unit[]): string[] {
   let previous: Unit | undefined;
   let speaker: string | undefined;
   for (const unit of units) {
-    const sameRun = previous !== undefined && previous.sourceIndex === unit.sourceIndex && previous.block === unit.block && previous.day === unit.day && !unit.pinned && !previous.pinned;
+    const sameRun =
+      previous !== undefined &&
+      previous.sourceIndex === unit.sourceIndex &&
+      previous.block === unit.block &&
+      previous.day === unit.day &&
+      !unit.pinned &&
+      !previous.pinned;
     const pinned = unit.pinned ? '**Pinned:** ' : '';
     if (sameRun) {
       const label = unit.speaker && unit.speaker !== speaker ? `${unit.speaker}: ` : '';
@@ -64,12 +72,16 @@ export function fits(body: string, budget: Budget, tokenizer: TokenizerName): bo
  * an empty body: the budget is never exceeded.
  */
 export function truncateToFit(unit: Unit, sections: readonly string[], layout: Layout, budget: Budget, tokenizer: TokenizerName): string {
-  const one = (candidate: Unit): string => render([{ ...candidate, section: Math.min(candidate.section, sections.length - 1) }], sections, layout);
+  const one = (candidate: Unit): string =>
+    render([{ ...candidate, section: Math.min(candidate.section, sections.length - 1) }], sections, layout);
   const whole = one(unit);
   if (fits(whole, budget, tokenizer)) return whole;
   const words = unit.text.split(' ');
   const cut = (count: number): string => {
-    let text = words.slice(0, count).join(' ').replace(/[\s,;:.!?-]+$/, '');
+    let text = words
+      .slice(0, count)
+      .join(' ')
+      .replace(/[\s,;:.!?-]+$/, '');
     if ((text.match(/`/g)?.length ?? 0) % 2 === 1) text += '`';
     return one({ ...unit, text: `${text}…` });
   };

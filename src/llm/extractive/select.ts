@@ -63,7 +63,6 @@ export function forcedUnits(set: UnitSet, missing: readonly string[], weights: F
   return forced;
 }
 
-
 const SEPARATOR = '\u0001';
 
 function matchTexts(units: readonly Unit[]): MatchTexts {
@@ -74,8 +73,12 @@ function matchTexts(units: readonly Unit[]): MatchTexts {
     starts.push(offset);
     offset += text.length + SEPARATOR.length;
   }
-  const nameKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind === 'name').map((item) => normalizeForMatch(item.text))));
-  const otherKeys = new Set(units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))));
+  const nameKeys = new Set(
+    units.flatMap((unit) => unit.items.filter((item) => item.kind === 'name').map((item) => normalizeForMatch(item.text))),
+  );
+  const otherKeys = new Set(
+    units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))),
+  );
   return { texts, joined: texts.join(SEPARATOR), starts, nameKeys, otherKeys };
 }
 
@@ -228,7 +231,13 @@ export class Selection {
   fill(target: Budget): void {
     const sections = new Set(this.units.map((unit) => unit.section));
     const cap = Math.floor(target.tokens * DECISION_MAX_SHARE);
-    this.greedy(target, (unit) => sections.size === 1 || unit.section !== DECISION_SECTION || (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap);
+    this.greedy(
+      target,
+      (unit) =>
+        sections.size === 1 ||
+        unit.section !== DECISION_SECTION ||
+        (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap,
+    );
   }
 
   private greedy(limit: Budget, allowed: (unit: Unit) => boolean): void {

@@ -106,6 +106,7 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   }
   if (selected.length > 0 && bodyFits) return body;
   // Nothing fits whole: the single most important sentence, cut at a word boundary.
-  const best = selected[0] ?? forced[0] ?? [...units].sort((a, b) => b.quality * gainAlone(b, weights) - a.quality * gainAlone(a, weights))[0];
+  const best =
+    selected[0] ?? forced[0] ?? [...units].sort((a, b) => b.quality * gainAlone(b, weights) - a.quality * gainAlone(a, weights))[0];
   return best ? truncateToFit(best, sections, layout, hard, tokenizer) : '';
 }

@@ -53,7 +53,9 @@ const PINNED_PREFIX = /^Pinned:\s+/;
 const SPEAKER = /^((?:[\p{Lu}][\p{L}\p{N}'’.-]*)(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
 /** Labels that open a sentence without naming who speaks. */
 const NOT_SPEAKERS = new Set(
-  'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status next summary question answer idea risk warning important critical action blocker blockers done learned lesson pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner deadline'.split(' '),
+  'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status next summary question answer idea risk warning important critical action blocker blockers done learned lesson pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner deadline'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -110,7 +112,12 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
     source.sentences.forEach((sentence, sentenceIndex) => {
       if (sentence.role === 'heading') return;
       let text = sentence.text.trim();
-      let day = blockDay?.block === sentence.block ? blockDay.day : labelDay?.section === sentence.section ? labelDay.day : (dayFromSection(sentence.section) ?? source.day);
+      let day =
+        blockDay?.block === sentence.block
+          ? blockDay.day
+          : labelDay?.section === sentence.section
+            ? labelDay.day
+            : (dayFromSection(sentence.section) ?? source.day);
 
       const dated = parseDayPrefix(text, source.day);
       if (dated) {
@@ -140,7 +147,10 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
       if (text.length === 0) return;
       if (layout.firstPerson) text = toFirstPerson(text);
 
-      const mustKeep = pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
+      const mustKeep =
+        pinned && !sentence.mustKeep.includes('pinned')
+          ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep)
+          : sentence.mustKeep;
       const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
       const words = new Set(contentWords(text));
       const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
@@ -234,7 +244,10 @@ export function formatDay(day: string, form: 'short' | 'long'): string {
  * Only when enough is left to stand alone.
  */
 function trimOpening(text: string): string {
-  const match = /^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?/iu.exec(text);
+  const match =
+    /^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?/iu.exec(
+      text,
+    );
   if (!match || match[0].length === 0) return text;
   const rest = text.slice(match[0].length);
   if (rest.split(/\s+/).length < 4) return text;
@@ -242,7 +255,9 @@ function trimOpening(text: string): string {
 }
 
 const FIRST_PERSON_VERBS = new Set(
-  'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'.split(' '),
+  'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'.split(
+    ' ',
+  ),
 );
 
 /** `Replaced JWT …` → `I replaced JWT …`; anything with a subject is left alone. */

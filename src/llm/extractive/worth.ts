@@ -8,14 +8,27 @@ import type { Unit, UnitSet } from './model.js';
  */
 
 /** Worth of a must-keep item not yet said, in the same unit as a word's weight (a rare word is worth ~4–6). */
-export const ITEM_WEIGHT: Record<MustKeepKind, number> = { pinned: 1000, critical: 500, decision: 12, code: 8, issue: 8, date: 6, number: 5, name: 3 };
+export const ITEM_WEIGHT: Record<MustKeepKind, number> = {
+  pinned: 1000,
+  critical: 500,
+  decision: 12,
+  code: 8,
+  issue: 8,
+  date: 6,
+  number: 5,
+  name: 3,
+};
 
 const STOPWORDS = new Set(
-  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(' '),
+  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(
+    ' ',
+  ),
 );
 /** Words that praise, thank or react: frequent in conversations, never the fact a later question asks about. */
 const GENERIC = new Set(
-  'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful inspiring inspired keep going time way something anything everything someone people life'.split(' '),
+  'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful inspiring inspired keep going time way something anything everything someone people life'.split(
+    ' ',
+  ),
 );
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./']*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
@@ -45,9 +58,12 @@ export function termWeights(set: UnitSet): Float64Array {
   return weights;
 }
 
-const CHIT_CHAT = /\b(?:thanks|thank you|thx|hello|hey|hi there|good morning|good night|good evening|cheers|lol|haha|bye|see you|talk (?:to you )?(?:soon|later)|take care|how are you|how have you been|good to see you|nice to (?:see|hear|meet)|have a (?:nice|good|great)|good luck|no problem|you too|same here|me too)\b/i;
-const REACTION = /^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are|you'?ve|you have|sounds|what a|how|so|such|glad|congrats|congratulations|wow|omg|aww|i'?m so (?:happy|glad|proud)|i love (?:that|it|this)|i bet|i can imagine|i hear you|i agree|totally|exactly|absolutely|definitely|keep (?:it up|going|up))\b/i;
-const OUTCOME = /\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|migrated|implemented|launched|completed|landed|closed|removed|replaced|sped up|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked|won|bought|moved|started|joined|finished|adopted|married|graduated|signed up|applied|got)\b/i;
+const CHIT_CHAT =
+  /\b(?:thanks|thank you|thx|hello|hey|hi there|good morning|good night|good evening|cheers|lol|haha|bye|see you|talk (?:to you )?(?:soon|later)|take care|how are you|how have you been|good to see you|nice to (?:see|hear|meet)|have a (?:nice|good|great)|good luck|no problem|you too|same here|me too)\b/i;
+const REACTION =
+  /^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are|you'?ve|you have|sounds|what a|how|so|such|glad|congrats|congratulations|wow|omg|aww|i'?m so (?:happy|glad|proud)|i love (?:that|it|this)|i bet|i can imagine|i hear you|i agree|totally|exactly|absolutely|definitely|keep (?:it up|going|up))\b/i;
+const OUTCOME =
+  /\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|migrated|implemented|launched|completed|landed|closed|removed|replaced|sped up|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked|won|bought|moved|started|joined|finished|adopted|married|graduated|signed up|applied|got)\b/i;
 
 export function qualityOf(text: string, role: SentenceRole): number {
   const wordCount = text.split(/\s+/).filter(Boolean).length;

@@ -54,7 +54,8 @@ const HEADINGS: Record<TierName, string> = {
   index: '## More to ask about (`memvault zoom <period>`, `memvault search <words>`)',
 };
 
-const renderVersion = (v: Version, tier: TierName): string => (tier === 'index' ? v.text : `### ${v.label}\nsource: \`${v.source}\`\n\n${v.text.trim()}\n`);
+const renderVersion = (v: Version, tier: TierName): string =>
+  tier === 'index' ? v.text : `### ${v.label}\nsource: \`${v.source}\`\n\n${v.text.trim()}\n`;
 
 interface Placed {
   tier: TierName;
@@ -74,7 +75,10 @@ export function assembleContext(options: ContextOptions): AssembledContext {
   const sized = Object.fromEntries(
     TIER_NAMES.map((tier) => [
       tier,
-      candidates[tier].map((c) => ({ c, tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)) })),
+      candidates[tier].map((c) => ({
+        c,
+        tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)),
+      })),
     ]),
   ) as Record<TierName, { c: Candidate; tokens: number[] }[]>;
   const demand = Object.fromEntries(
@@ -133,7 +137,9 @@ export function assembleContext(options: ContextOptions): AssembledContext {
       const mine = items.filter((p) => p.tier === tier);
       if (mine.length === 0) continue;
       // The index is one line: "Ask me about: auth (2026-02, 2026-W07), payments (2026-09), …".
-      parts.push(`${HEADINGS[tier]}\n\n${tier === 'index' ? `Ask me about: ${mine.map((p) => p.block).join(', ')}.\n` : mine.map((p) => p.block).join('\n')}`);
+      parts.push(
+        `${HEADINGS[tier]}\n\n${tier === 'index' ? `Ask me about: ${mine.map((p) => p.block).join(', ')}.\n` : mine.map((p) => p.block).join('\n')}`,
+      );
     }
     return `${parts.join('\n').trimEnd()}\n`;
   };
@@ -150,7 +156,10 @@ export function assembleContext(options: ContextOptions): AssembledContext {
     total = 0;
   }
   const tiers = Object.fromEntries(
-    TIER_NAMES.map((t) => [t, kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0]),
+    TIER_NAMES.map((t) => [
+      t,
+      kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0,
+    ]),
   ) as Record<TierName, number>;
   return {
     context,

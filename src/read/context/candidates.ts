@@ -103,7 +103,11 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   for (const error of recentErrors(stream.memories, input.now, vault.config.timezone)) {
     push(critical, take('critical', [memoryVersion(error)]));
     const fix = fixFor(vault, stream.memories, error);
-    if (fix) push(critical, take('critical', [{ ...memoryVersion(fix), label: `${memoryVersion(fix).label}, fix for ${error.title ?? error.id}` }]));
+    if (fix)
+      push(
+        critical,
+        take('critical', [{ ...memoryVersion(fix), label: `${memoryVersion(fix).label}, fix for ${error.title ?? error.id}` }]),
+      );
   }
 
   // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
@@ -113,10 +117,13 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Background: conventions, the long-term summary, the latest monthly.
   const background: Candidate[] = [];
   for (const m of [...stream.memories].reverse())
-    if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention')) push(background, take('background', [memoryVersion(m)]));
+    if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention'))
+      push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) push(background, take('background', [summaryVersion(longterm)]));
-  const monthly = [...stream.summaries.values()].filter((s) => s.meta.tier === 'monthly').sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0];
+  const monthly = [...stream.summaries.values()]
+    .filter((s) => s.meta.tier === 'monthly')
+    .sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0];
   if (monthly) push(background, take('background', [summaryVersion(monthly)]));
 
   return { critical, relevant, background, index: indexCandidates(vault, stream.name) };
@@ -134,7 +141,9 @@ function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
     return [];
   }
   const seen = new Map<string, { periods: string[]; path: string; first: number }>();
-  const newestFirst = [...topics].filter((t) => Array.isArray(t.terms)).sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : 0));
+  const newestFirst = [...topics]
+    .filter((t) => Array.isArray(t.terms))
+    .sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : 0));
   for (const topic of newestFirst) {
     for (const term of topic.terms) {
       // Period names are no topic (`2026-w45`).

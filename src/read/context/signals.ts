@@ -13,7 +13,20 @@ export interface Signals {
 }
 
 /** Branch words that say nothing about the topic. */
-const BRANCH_NOISE = new Set(['feature', 'feat', 'fix', 'bugfix', 'hotfix', 'chore', 'main', 'master', 'dev', 'develop', 'release', 'head']);
+const BRANCH_NOISE = new Set([
+  'feature',
+  'feat',
+  'fix',
+  'bugfix',
+  'hotfix',
+  'chore',
+  'main',
+  'master',
+  'dev',
+  'develop',
+  'release',
+  'head',
+]);
 
 /** One search query per signal, in a fixed order (query, error, file, branch); empty signals are skipped. */
 export function signalQueries(signals: Signals): { signal: keyof Signals; text: string }[] {

@@ -35,7 +35,8 @@ export function parseQuery(query: string): ParsedQuery {
   const phrases: string[] = [];
   for (const match of query.matchAll(/(\w+):(?:"([^"]*)"|(\S+))|"([^"]*)"?|(\S+)/g)) {
     const [, field, quotedValue, value, phrase, word] = match;
-    if (field !== undefined && (FIELDS as readonly string[]).includes(field.toLowerCase())) filters[field.toLowerCase() as Field].push((quotedValue ?? value)!);
+    if (field !== undefined && (FIELDS as readonly string[]).includes(field.toLowerCase()))
+      filters[field.toLowerCase() as Field].push((quotedValue ?? value)!);
     else if (field !== undefined) words.push(match[0]);
     else if (phrase !== undefined) {
       const clean = phrase.trim().replace(/\s+/g, ' ');
@@ -83,7 +84,12 @@ export interface SearchGroup extends SearchHit {
  * Runs a query. `readFile(path)` returns a document's file as it is now
  * (for snippets, line numbers and phrases), or undefined when it is gone.
  */
-export function runSearch(index: SearchIndex, query: ParsedQuery, options: SearchOptions, readFile: (vaultPath: string) => string | undefined): SearchGroup[] {
+export function runSearch(
+  index: SearchIndex,
+  query: ParsedQuery,
+  options: SearchOptions,
+  readFile: (vaultPath: string) => string | undefined,
+): SearchGroup[] {
   const filters = { ...query.filters };
   if (options.stream) filters.stream = [...filters.stream, options.stream];
   if (options.tier && options.tier !== 'all') filters.tier = [...filters.tier, options.tier];

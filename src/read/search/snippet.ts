@@ -16,7 +16,11 @@ const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, '
  * `terms`: the stemmed index terms the hit matched. Returns undefined when
  * the text lacks one of `phrases` (the hit is dropped).
  */
-export function snippetOf(text: string, terms: ReadonlySet<string>, phrases: readonly string[]): { line: number; text: string } | undefined {
+export function snippetOf(
+  text: string,
+  terms: ReadonlySet<string>,
+  phrases: readonly string[],
+): { line: number; text: string } | undefined {
   const flat = normalize(text);
   if (!phrases.every((phrase) => flat.includes(normalize(phrase)))) return undefined;
   const lines = text.split(/\r?\n/);

@@ -109,12 +109,20 @@ export function readIndex(root: string): LoadedIndex | undefined {
 }
 
 function writeState(root: string, fingerprint: string): void {
-  writeFileAtomic(files(root).state, `${JSON.stringify({ format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, fingerprint, index: stampOfIndex(root) })}\n`);
+  writeFileAtomic(
+    files(root).state,
+    `${JSON.stringify({ format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, fingerprint, index: stampOfIndex(root) })}\n`,
+  );
 }
 
 function writeSnapshot(root: string, loaded: LoadedIndex): void {
   mkdirSync(searchDir(root), { recursive: true });
-  const stored: StoredIndex = { format: FORMAT_VERSION, analyzer: ANALYZER_VERSION, docs: Object.fromEntries(loaded.known), index: loaded.index.toJSON() };
+  const stored: StoredIndex = {
+    format: FORMAT_VERSION,
+    analyzer: ANALYZER_VERSION,
+    docs: Object.fromEntries(loaded.known),
+    index: loaded.index.toJSON(),
+  };
   writeFileAtomic(files(root).snapshot, JSON.stringify(stored));
   rmSync(files(root).log, { force: true });
 }
@@ -127,7 +135,9 @@ function storedFingerprint(root: string): string | undefined {
   try {
     const state = JSON.parse(readFileSync(files(root).state, 'utf8')) as { format?: unknown; fingerprint?: unknown; index?: unknown };
     // Trusted only for the files it was written with: a snapshot or log changed or removed since is read (and rebuilt if need be).
-    return state.format === FORMAT_VERSION && typeof state.fingerprint === 'string' && state.index === stampOfIndex(root) ? state.fingerprint : undefined;
+    return state.format === FORMAT_VERSION && typeof state.fingerprint === 'string' && state.index === stampOfIndex(root)
+      ? state.fingerprint
+      : undefined;
   } catch {
     return undefined;
   }
