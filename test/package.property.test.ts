@@ -108,14 +108,12 @@ const shapeArbitrary = (maxDays: number) =>
   fc.record({
     firstDay: fc.integer({ min: 0, max: 900 }).map((offset) => addDays('2024-01-01', offset)),
     // Lengths drawn uniformly (fast-check's default sizes favour short arrays).
-    perDay: fc
-      .integer({ min: 1, max: maxDays })
-      .chain((days) =>
-        fc.array(fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }), {
-          minLength: days,
-          maxLength: days,
-        }),
-      ),
+    perDay: fc.integer({ min: 1, max: maxDays }).chain((days) =>
+      fc.array(fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }), {
+        minLength: days,
+        maxLength: days,
+      }),
+    ),
     length: fc.integer({ min: 1, max: 8 }),
     pinned: fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 3 }),
     nowHours: fc.integer({ min: 0, max: 60 }),

@@ -56,7 +56,7 @@ describe('budget retries', () => {
     const dir = project();
     const summarizer = scripted((request) =>
       request.attempt === 0
-        ? '## Done\n\n' + '- a long line of filler words that will not fit '.repeat(40)
+        ? `## Done\n\n${'- a long line of filler words that will not fit '.repeat(40)}`
         : '## Done\n\n- Rewrote the invoice exporter.',
     );
     await build({ root: dir, now: new Date('2026-03-04T08:00:00Z'), summarizer });
@@ -69,7 +69,7 @@ describe('budget retries', () => {
 
   it('flags a summary still over budget after the retries, and the package uses the memories instead', async () => {
     const dir = project();
-    const summarizer = scripted(() => '## Done\n\n' + '- a long line of filler words that will not fit '.repeat(40));
+    const summarizer = scripted(() => `## Done\n\n${'- a long line of filler words that will not fit '.repeat(40)}`);
     await build({ root: dir, now: new Date('2026-03-04T08:00:00Z'), summarizer });
     const daily = dailyOf(dir, '2026-03-02');
     expect(daily.ok && daily.summary.meta.review).toEqual(['over-budget']);

@@ -74,7 +74,10 @@ export function locateJsonPath(text: string, path: readonly (string | number)[])
   const skipValue = (): void => {
     ws();
     const c = text[i];
-    if (c === '"') return skipString();
+    if (c === '"') {
+      skipString();
+      return;
+    }
     if (c === '{' || c === '[') {
       let depth = 0;
       while (i < text.length) {

@@ -291,7 +291,7 @@ export function checkUsage(value: unknown): { tokens?: number; absurd?: string }
   return { absurd: oneLine(stripControl(typeof value === 'string' ? JSON.stringify(value) : String(value))).slice(0, 40) };
 }
 
-function findCause<T>(error: unknown, type: new (...args: any[]) => T): T | undefined {
+function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof type) return current;

@@ -85,7 +85,7 @@ function relativePeriod(input: string, at: { now: Date; zone: string }): PeriodQ
 function phrasePeriod(input: string, at: { now: Date; zone: string }): PeriodQuery | undefined {
   const offset = DateTime.fromJSDate(at.now, { zone: at.zone }).offset;
   const [result] = chrono.parse(input, { instant: at.now, timezone: offset }, { forwardDate: false });
-  if (!result || result.index !== 0 || result.text.length !== input.length) return undefined;
+  if (result?.index !== 0 || result.text.length !== input.length) return undefined;
   const dayOf = (c: chrono.ParsedComponents): string =>
     DateTime.fromObject({ year: c.get('year')!, month: c.get('month')!, day: c.get('day')! }, { zone: 'utc' }).toISODate()!;
   const start = dayOf(result.start);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fake-openai.js';
-import { copyProject, createProject, runCli, runCliJson } from '../helpers/project.js';
+import { copyProject, createProject, runCli } from '../helpers/project.js';
 import {
   changed,
   expectConsistentVault,

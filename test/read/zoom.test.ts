@@ -147,7 +147,7 @@ describe('memvault zoom', () => {
     expect(empty.stdout).toContain('No memories in this period.');
     const bad = await runCli(['zoom', 'next blue moon', '--now', NOW], { cwd: root });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^memvault: `next blue moon`: not a period\n  hint: .*2026-W07.*last Tuesday/);
+    expect(bad.stderr).toMatch(/^memvault: `next blue moon`: not a period\n {2}hint: .*2026-W07.*last Tuesday/);
   });
 
   it('zooms by memory number range', async () => {

@@ -264,14 +264,14 @@ describe('a file memvault did not write at a generated path (point 8, first half
       const now = readFileSync(path.join(root, 'vault', file), 'utf8');
       expect(now, file).not.toBe(hand(file));
       const warning = new RegExp(
-        `^${escape(file)}:1:1 warning not written by memvault \\(no \`memvault:\` frontmatter\\): moved to (\\S+) before writing the generated file`,
+        `^${escapeRegExp(file)}:1:1 warning not written by memvault \\(no \`memvault:\` frontmatter\\): moved to (\\S+) before writing the generated file`,
         'm',
       ).exec(result.stderr);
       expect(warning, `${file}\n${result.stderr}`).not.toBeNull();
       const movedTo = warning![1]!;
       expect(movedTo).toMatch(
         file.includes('/')
-          ? new RegExp(`^${escape(file.slice(0, file.indexOf('/')))}/history/hand-written/`)
+          ? new RegExp(`^${escapeRegExp(file.slice(0, file.indexOf('/')))}/history/hand-written/`)
           : /^[A-Za-z]+\.hand-written-\d{8}-\d{6}\./,
       );
       expect(readFileSync(path.join(root, 'vault', movedTo), 'utf8'), movedTo).toBe(hand(file));
@@ -281,7 +281,7 @@ describe('a file memvault did not write at a generated path (point 8, first half
       ['main/daily/2026-02-04.md', 'a symbolic link'],
       ['main/daily/2026-02-02.md', 'not a regular file'],
     ] as const) {
-      const warning = new RegExp(`^${escape(file)}:1:1 warning not written by memvault \\(${why}\\): moved to (\\S+) `, 'm').exec(
+      const warning = new RegExp(`^${escapeRegExp(file)}:1:1 warning not written by memvault \\(${why}\\): moved to (\\S+) `, 'm').exec(
         result.stderr,
       );
       expect(warning, `${file}\n${result.stderr}`).not.toBeNull();
@@ -306,7 +306,7 @@ describe('a file memvault did not write at a generated path (point 8, first half
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

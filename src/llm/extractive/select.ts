@@ -132,7 +132,7 @@ export class Selection {
   constructor(
     set: UnitSet,
     private readonly weights: Float64Array,
-    private readonly sections: readonly string[],
+    sections: readonly string[],
     private readonly layout: Layout,
     private readonly tokenizer: TokenizerName,
     private readonly dedupe: boolean,
@@ -251,7 +251,7 @@ export class Selection {
         if (gain < MIN_GAIN) continue;
         const cost = this.cost(unit, true);
         if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) continue;
-        const ratio = gain / Math.pow(Math.max(1, cost.tokens), COST_EXPONENT);
+        const ratio = gain / Math.max(1, cost.tokens) ** COST_EXPONENT;
         if (ratio > bestRatio) {
           best = unit;
           bestRatio = ratio;

@@ -114,7 +114,7 @@ export function runSearch(
   const results = hasWords
     ? index.search(query.text, { filter: (r) => filter(r as unknown as SearchDoc) })
     : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
-  if (!hasWords) results.sort((a, b) => (a['date'] < b['date'] ? 1 : a['date'] > b['date'] ? -1 : 0));
+  if (!hasWords) results.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   const limit = options.limit ?? 10;
   const groups = new Map<string, SearchGroup>();
   for (const result of results) {

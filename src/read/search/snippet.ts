@@ -57,7 +57,7 @@ function mark(line: string, matches: (word: string) => boolean): string {
   });
   if (marked.length <= MAX_CHARS) return marked;
   const firstMarked = marked.indexOf('**');
-  const start = Math.max(0, (firstMarked < 0 ? 0 : firstMarked) - 60);
+  const start = Math.max(0, Math.max(firstMarked, 0) - 60);
   // Never cut inside a marked word.
   let end = Math.min(marked.length, start + MAX_CHARS);
   const opens = (marked.slice(0, end).match(/\*\*/g) ?? []).length;
