@@ -35,20 +35,26 @@ describe('parsePeriod', () => {
     expect(parsePeriod('today', { ...late, zone: 'UTC' }).start).toBe('2026-02-18');
   });
 
-  it.each(['2026-02-30', '2026-W54', '2026-13', '2026-Q5', 'soon-ish', 'foo yesterday', '2026-02-14..2026-02-10', ''])(
-    'rejects %j with examples',
-    (text) => {
-      let error: unknown;
-      try {
-        parsePeriod(text, at);
-      } catch (caught) {
-        error = caught;
-      }
-      expect(error).toBeInstanceOf(UserError);
-      expect((error as UserError).hint).toContain('2026-W07');
-      expect((error as UserError).message).not.toContain('\n');
-    },
-  );
+  it.each([
+    '2026-02-30',
+    '2026-W54',
+    '2026-13',
+    '2026-Q5',
+    'soon-ish',
+    'foo yesterday',
+    '2026-02-14..2026-02-10',
+    '',
+  ])('rejects %j with examples', (text) => {
+    let error: unknown;
+    try {
+      parsePeriod(text, at);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as UserError).hint).toContain('2026-W07');
+    expect((error as UserError).message).not.toContain('\n');
+  });
 });
 
 describe('parseNumberRange', () => {

@@ -58,30 +58,32 @@ describe.concurrent('waterfall: kill and restart', () => {
     { point: 1, state: 'long-term summary folded, recent summary not written', recentCompaction: 1, longtermCompaction: 2, copies: 1 },
     { point: 2, state: 'recent summary written, its history copy not', recentCompaction: 2, longtermCompaction: 2, copies: 1 },
     { point: 3, state: 'history copy written, CONTEXT.md not', recentCompaction: 2, longtermCompaction: 2, copies: 2 },
-  ])(
-    'killed after write $point of compaction 2 ($state): the restart completes it',
-    async ({ point, recentCompaction, longtermCompaction, copies }) => {
-      const root = copyProject(base);
-      roots.push(root);
-      addMemories(root, 193, 193);
-      const killed = await cli(root, 193, { MEMVAULT_TEST_CRASH_AFTER: `write:${point}` });
-      expect(killed.code, killed.stderr).not.toBe(0);
-      expect(readGenerated(root, 'waterfall/recent.md')!.meta.waterfall.compaction).toBe(recentCompaction);
-      expect(readGenerated(root, 'waterfall/longterm.md')!.meta.waterfall.compaction).toBe(longtermCompaction);
-      expect(historyFiles(root)).toHaveLength(copies);
-      if (point === 1) {
-        // A read-only look says what is going on.
-        const { integrity } = await waterfallStatusOf(root, 193);
-        expect(integrity.ok).toBe(false);
-        expect(integrity.problems.map((p) => p.check)).toContain('compaction');
-      }
+  ])('killed after write $point of compaction 2 ($state): the restart completes it', async ({
+    point,
+    recentCompaction,
+    longtermCompaction,
+    copies,
+  }) => {
+    const root = copyProject(base);
+    roots.push(root);
+    addMemories(root, 193, 193);
+    const killed = await cli(root, 193, { MEMVAULT_TEST_CRASH_AFTER: `write:${point}` });
+    expect(killed.code, killed.stderr).not.toBe(0);
+    expect(readGenerated(root, 'waterfall/recent.md')!.meta.waterfall.compaction).toBe(recentCompaction);
+    expect(readGenerated(root, 'waterfall/longterm.md')!.meta.waterfall.compaction).toBe(longtermCompaction);
+    expect(historyFiles(root)).toHaveLength(copies);
+    if (point === 1) {
+      // A read-only look says what is going on.
+      const { integrity } = await waterfallStatusOf(root, 193);
+      expect(integrity.ok).toBe(false);
+      expect(integrity.problems.map((p) => p.check)).toContain('compaction');
+    }
 
-      // The restart: a new build (in this process: what it knows comes from the disk, as for a new process).
-      await build({ root, now: nowAfter(193), commit: false });
-      await finish(root);
-      expect(outputs(root)).toEqual(reference);
-    },
-  );
+    // The restart: a new build (in this process: what it knows comes from the disk, as for a new process).
+    await build({ root, now: nowAfter(193), commit: false });
+    await finish(root);
+    expect(outputs(root)).toEqual(reference);
+  });
 
   it('a fresh process for every memory, and a crash in the middle of compaction 3, give the same vault', async () => {
     const root = copyProject(base);
