@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Tinypool, { type TinypoolWorker } from 'tinypool';
+import type { Config } from '../config/schema.js';
 import type { SummarySource, SummaryUsage } from '../llm/types.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { LoadedVault, LoadOptions } from '../vault/load.js';
@@ -71,6 +72,21 @@ export function isLargeCache(cacheDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What every command loads a project's vault with: its folder, the parse
+ * cache, the time zone, the configured streams and the secrets policy (one
+ * place, so no command can load memories holding secrets the config does not allow).
+ */
+export function vaultLoadOptions(root: string, config: Config): LoadOptions {
+  return {
+    vaultDir: path.resolve(root, config.vault),
+    cacheDir: path.join(root, '.memvault', 'cache'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+    secrets: config.secrets,
+  };
 }
 
 /**

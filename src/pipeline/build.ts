@@ -33,7 +33,7 @@ import {
 } from './plan.js';
 import type { TierEstimate } from './estimate.js';
 import { RollupError, rollupSourcesOf, runRollup, type RollupContext, type RollupResult } from './rollup.js';
-import { BuildPool } from './build-pool.js';
+import { BuildPool, vaultLoadOptions } from './build-pool.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites, type WriteOp, type WriteResult } from './write.js';
@@ -206,11 +206,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
   const loaded = await (options.loader ?? loadVault)({
-    vaultDir,
-    cacheDir: path.join(options.root, '.memvault', 'cache'),
-    timezone: config.timezone,
-    configuredStreams: Object.keys(config.streams),
-    secrets: config.secrets,
+    ...vaultLoadOptions(options.root, config),
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
   });

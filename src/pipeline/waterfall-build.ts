@@ -10,7 +10,7 @@ import { hashValue, sha256 } from '../util/hash.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { countBytes, countTokens } from '../util/tokens.js';
 import type { LoadedVault } from '../vault/load.js';
-import { loadVaultWithWorkers } from './build-pool.js';
+import { loadVaultWithWorkers, vaultLoadOptions } from './build-pool.js';
 import type { Memory, SourceRef, StreamState, Summary, SummaryMeta, WaterfallTier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { parseSummaryFile, writeSummaryFile } from '../vault/summary-file.js';
@@ -569,13 +569,7 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
   const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault compact');
   try {
     const vaultDir = path.resolve(options.root, config.vault);
-    const loaded = await loadVaultWithWorkers({
-      vaultDir,
-      cacheDir: path.join(options.root, '.memvault', 'cache'),
-      timezone: config.timezone,
-      configuredStreams: Object.keys(config.streams),
-      secrets: config.secrets,
-    });
+    const loaded = await loadVaultWithWorkers(vaultLoadOptions(options.root, config));
     const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
     const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {

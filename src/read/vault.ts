@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { loadVaultWithWorkers } from '../pipeline/build-pool.js';
+import { loadVaultWithWorkers, vaultLoadOptions } from '../pipeline/build-pool.js';
 import { UserError } from '../util/errors.js';
 import type { LoadedVault } from '../vault/load.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
@@ -28,19 +28,19 @@ export interface ReadVault {
  *   const body = memoryBody(vault, vault.loaded.state.streams.get('main')!.memories[0]!);
  */
 export async function openVault(root: string): Promise<ReadVault> {
+  const config = await readConfig(root);
+  const vaultDir = path.resolve(root, config.vault);
+  const loaded = await loadVaultWithWorkers(vaultLoadOptions(root, config));
+  // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
+  return { root, config, vaultDir, loaded };
+}
+
+/** The project's config for a read command; an invalid one is a UserError (`memvault status` lists its lines). */
+export async function readConfig(root: string): Promise<Config> {
   const { config, errors } = await loadConfig(root);
   if (errors.length > 0)
     throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
-  const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers({
-    vaultDir,
-    cacheDir: path.join(root, '.memvault', 'cache'),
-    timezone: config.timezone,
-    configuredStreams: Object.keys(config.streams),
-    secrets: config.secrets,
-  });
-  // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
-  return { root, config, vaultDir, loaded };
+  return config;
 }
 
 /** The stream a read command works on: `--stream`, else the first stream of the config (as `memvault add`), else the only one found. */

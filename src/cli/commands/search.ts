@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../config/load.js';
 import { parsePeriod } from '../../read/period-query.js';
 import { parseQuery, runSearch, type SearchGroup } from '../../read/search/query.js';
 import { readIndex, updateSearchIndex, type IndexReport } from '../../read/search/store.js';
-import { openVault } from '../../read/vault.js';
+import { openVault, readConfig } from '../../read/vault.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 
@@ -41,9 +40,7 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   const limit = options.limit === undefined ? 10 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UserError(`--limit \`${options.limit}\` is not a positive whole number`, 'e.g. --limit 20', 'cli/number');
-  const { config, errors } = await loadConfig(root);
-  if (errors.length > 0)
-    throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
+  const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
   let indexReport: IndexReport | undefined;
   let index = options.reindex ? undefined : readIndex(root);

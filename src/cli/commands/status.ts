@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import type { Manifest } from '../../pipeline/package.js';
 import { memoriesUpTo, renderWaterfallStatus, waterfallStatus, type WaterfallStatus } from '../../pipeline/waterfall-build.js';
 import { UserError } from '../../util/errors.js';
-import { loadVaultWithWorkers } from '../../pipeline/build-pool.js';
+import { loadVaultWithWorkers, vaultLoadOptions } from '../../pipeline/build-pool.js';
 import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { findRoot, resolveNow } from '../context.js';
@@ -58,13 +58,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
     throw new UserError('memory.config.yaml is invalid', 'fix the lines listed above', 'config/invalid');
   }
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers({
-    vaultDir,
-    cacheDir: path.join(root, '.memvault', 'cache'),
-    timezone: config.timezone,
-    configuredStreams: Object.keys(config.streams),
-    secrets: config.secrets,
-  });
+  const loaded = await loadVaultWithWorkers(vaultLoadOptions(root, config));
   const now = resolveNow(options.now);
   const streams = [...loaded.state.streams.values()].map((stream): StreamStatus => {
     const status = streamStatus(stream, config, vaultDir, root);
