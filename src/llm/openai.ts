@@ -15,7 +15,7 @@ import type { Summarizer, SummaryOutput, SummaryRequest, SummarySource, SummaryU
  * Provider `openai`: any OpenAI-compatible endpoint through the official SDK
  * (OpenAI itself, Ollama, vLLM, llama.cpp server, LM Studio). Chat mode sends
  * the tier's prompt as system + user messages; completion mode serves base
- * models with the seed design's plain format (`# Memories:` … `>`) and stop
+ * models with a plain format (`# Memories:` … `>`) and stop
  * sequences. Faults are retried here (bounded, with backoff, honouring
  * `retry-after`); budget retries are the caller's (see `pipeline/rollup.ts`).
  */

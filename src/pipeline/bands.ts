@@ -2,7 +2,7 @@ import type { UploadConfig } from '../config/schema.js';
 import { addDays, addMonths, monthRange, pyramidMonthOf, startOfDay, todayIn, weekOf, weekRange } from '../time/periods.js';
 
 /**
- * The package's bands, going back from `now` (spec section 6). Each day gets
+ * The package's bands, going back from `now` (docs/architecture.md, "band"). Each day gets
  * the coarsest tier allowed for it; a summary is used only for a period all
  * of whose days allow its tier.
  *

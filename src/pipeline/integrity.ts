@@ -3,7 +3,7 @@ import { vaultPaths } from '../vault/paths.js';
 import { assignLayers, waterfallPosition, type WaterfallWindows } from './waterfall.js';
 
 /**
- * The integrity report of a waterfall stream (the seed's `@memory-status`):
+ * The integrity report of a waterfall stream (what `memvault status` shows for an agent stream):
  * checks the layers against the summaries' provenance rather than trusting
  * them. Pure: the history copies are read by the caller.
  *

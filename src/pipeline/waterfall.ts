@@ -1,7 +1,7 @@
 import type { Memory, Summary } from '../vault/model.js';
 
 /**
- * Waterfall planning (spec section 5): count-based compaction for agent
+ * Waterfall planning (docs/waterfall.md): count-based compaction for agent
  * streams. Pure functions of the stream's memories (in memory order: by
  * date, then path), the two waterfall summaries on disk and the windows; the
  * I/O lives in `waterfall-build.ts`.

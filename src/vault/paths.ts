@@ -1,7 +1,7 @@
 import type { CalendarTier, Tier } from './model.js';
 
 /**
- * The vault layout (spec section 2), as vault-relative POSIX paths. One place
+ * The vault layout (docs/architecture.md), as vault-relative POSIX paths. One place
  * decides every generated file's name so the loader, the planner and the
  * writer agree.
  */
@@ -15,7 +15,7 @@ export const vaultPaths = {
   history(stream: string, tier: Tier, period: string, now: Date): string {
     return `${stream}/history/${tier}/${period}-${stamp(now)}.md`;
   },
-  /** Waterfall streams (spec section 5): the count-based short-term and long-term summaries. */
+  /** Waterfall streams (docs/waterfall.md): the count-based short-term and long-term summaries. */
   waterfallRecent: (stream: string) => `${stream}/waterfall/recent.md`,
   waterfallLongterm: (stream: string) => `${stream}/waterfall/longterm.md`,
   waterfallHistoryDir: (stream: string) => `${stream}/waterfall/history`,
