@@ -26,11 +26,12 @@ export interface SearchDoc {
   sha256: string;
 }
 
-/** Every document of the loaded vault, in path order. */
-export function searchDocuments(loaded: LoadedVault): SearchDoc[] {
+/** Every document of the loaded vault (those of `only`, when given), in path order. */
+export function searchDocuments(loaded: LoadedVault, only?: ReadonlySet<string>): SearchDoc[] {
   const docs: SearchDoc[] = [];
   for (const stream of loaded.state.streams.values()) {
     for (const m of stream.memories) {
+      if (only && !only.has(m.path)) continue;
       docs.push({
         id: m.path,
         stream: stream.name,
@@ -46,6 +47,7 @@ export function searchDocuments(loaded: LoadedVault): SearchDoc[] {
       });
     }
     for (const s of stream.summaries.values()) {
+      if (only && !only.has(s.path)) continue;
       docs.push({
         id: s.path,
         stream: stream.name,
