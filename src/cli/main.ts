@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { formatFailure } from '../messages/diagnostic.js';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -386,7 +387,7 @@ function exitCodeFor(error: unknown): number {
     return error.exitCode === 0 ? 0 : 1;
   }
   if (error instanceof UserError) {
-    process.stderr.write(`memvault: ${error.message}\n${error.hint ? `  hint: ${error.hint}\n` : ''}`);
+    process.stderr.write(formatFailure(error));
     return 1;
   }
   const detail = error instanceof Error ? (process.env.MEMVAULT_DEBUG ? error.stack : error.message) : String(error);

@@ -1,9 +1,5 @@
-import type { Diagnostic } from '../vault/model.js';
-
-/** Formats a diagnostic as `path:line:col severity reason (hint) [rule]`, one line. */
-export function formatDiagnostic(d: Diagnostic, prefix = ''): string {
-  return `${prefix}${d.path}:${d.line}:${d.column} ${d.severity} ${d.reason}${d.hint ? ` (hint: ${d.hint})` : ''} [${d.rule}]`;
-}
+// One format for every message (messages/diagnostic.ts); the commands import it from here.
+export { formatDiagnostic } from '../messages/diagnostic.js';
 
 /** True when colour may be used: a terminal, and NO_COLOR unset. */
 export function useColor(stream: NodeJS.WriteStream): boolean {

@@ -106,12 +106,14 @@ function firstLine(text: string): string {
 
 /** `memory.config.yaml` has problems; `diagnostics` holds each with its place (the CLI prints them one per line). */
 export class ConfigInvalidError extends UserError {
-  constructor(readonly diagnostics: Diagnostic[]) {
+  constructor(diagnostics: readonly Diagnostic[]) {
     super(
-      `memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
-      'fix the lines listed above',
       'config/invalid',
+      `memory.config.yaml is invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
+      {},
+      { diagnostics },
     );
+    this.name = 'ConfigInvalidError';
   }
 }
 

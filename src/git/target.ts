@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
-import { DEFAULT_TIMEZONE } from '../config/schema.js';
+import { loadValidConfig } from '../config/load.js';
 import { UserError } from '../util/errors.js';
 import { FileHistory } from './history.js';
 import fs from 'node:fs';
@@ -27,9 +26,9 @@ export interface HistoryTarget {
 
 /** Resolves the path argument of a history command, or throws a UserError with a hint. */
 export async function openHistoryTarget(file: string, options: { root: string; cwd: string }): Promise<HistoryTarget> {
-  const { config, errors } = await loadConfig(options.root);
-  const zone = errors.length === 0 ? config.timezone : DEFAULT_TIMEZONE;
-  const vaultDir = path.resolve(options.root, errors.length === 0 ? config.vault : 'vault');
+  const config = await loadValidConfig(options.root);
+  const zone = config.timezone;
+  const vaultDir = path.resolve(options.root, config.vault);
   const repo = findRepo(vaultDir) ?? findRepo(options.root);
   if (!repo)
     throw new UserError(

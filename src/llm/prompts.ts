@@ -76,12 +76,9 @@ export interface PromptLoadResult {
 
 /** Prompt files that cannot be used, each error with its place; the CLI prints them one per line. */
 export class PromptsInvalidError extends UserError {
-  constructor(readonly diagnostics: Diagnostic[]) {
-    super(
-      `prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
-      'fix the lines listed above, or delete the override to use the built-in prompt',
-      'prompt/invalid',
-    );
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super('prompt/invalid', `prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, {}, { diagnostics });
+    this.name = 'PromptsInvalidError';
   }
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
+import { loadValidConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { loadVaultWithWorkers, vaultLoadOptions } from '../pipeline/build-pool.js';
 import { UserError } from '../util/errors.js';
@@ -35,13 +35,8 @@ export async function openVault(root: string): Promise<ReadVault> {
   return { root, config, vaultDir, loaded };
 }
 
-/** The project's config for a read command; an invalid one is a UserError (`memvault status` lists its lines). */
-export async function readConfig(root: string): Promise<Config> {
-  const { config, errors } = await loadConfig(root);
-  if (errors.length > 0)
-    throw new UserError('memory.config.yaml is invalid', 'run `memvault status` to see the lines to fix', 'config/invalid');
-  return config;
-}
+/** The project's config for a read command: `loadValidConfig`, as every command reads it (an invalid one lists its lines and exits 1). */
+export const readConfig: (root: string) => Promise<Config> = loadValidConfig;
 
 /** The stream a read command works on: `--stream`, else the first stream of the config (as `memvault add`), else the only one found. */
 export function pickStream(vault: ReadVault, name: string | undefined): StreamState {

@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../messages/message.js';
 import type { HeadingSpan } from './markdown.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline
@@ -146,19 +147,8 @@ export interface Summary {
   bodyHash: string;
 }
 
-export type Severity = 'error' | 'warning' | 'info';
-
-/** A problem with a place, printed as `path:line:col severity reason rule`. */
-export interface Diagnostic {
-  path: string;
-  line: number;
-  column: number;
-  severity: Severity;
-  reason: string;
-  hint?: string;
-  /** Stable rule id, e.g. `memory/no-date`. */
-  rule: string;
-}
+// The one message type lives in messages/; the vault's readers and the pipeline know it by these names.
+export type { Diagnostic, Severity } from '../messages/message.js';
 
 /** Everything the loader found in one stream. */
 export interface StreamState {

@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { addMemory } from '../../ingest/add.js';
-import { ConfigInvalidError } from '../../config/load.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import type { Importance } from '../../vault/model.js';
 import { findRoot, resolveNow } from '../context.js';
-import { formatDiagnostic } from '../output.js';
 
 /** Flags of `memvault add` as commander parses them. */
 export interface AddCommandOptions {
@@ -46,25 +44,19 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   if (!redact)
     process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
   const root = findRoot(options.root ?? process.cwd());
-  let result;
-  try {
-    result = await addMemory({
-      root,
-      text: body,
-      ...(options.title !== undefined ? { title: options.title } : {}),
-      tags: options.tag ?? [],
-      ...(options.kind !== undefined ? { kind: options.kind } : {}),
-      ...(options.importance !== undefined ? { importance: options.importance as Importance } : {}),
-      ...(options.stream !== undefined ? { stream: options.stream } : {}),
-      ...(options.date !== undefined ? { date: options.date } : {}),
-      // The default date is now: MEMVAULT_NOW fixes it (tests), else the wall clock.
-      now: resolveNow(undefined),
-      redact,
-    });
-  } catch (error) {
-    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-    throw error;
-  }
+  const result = await addMemory({
+    root,
+    text: body,
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    tags: options.tag ?? [],
+    ...(options.kind !== undefined ? { kind: options.kind } : {}),
+    ...(options.importance !== undefined ? { importance: options.importance as Importance } : {}),
+    ...(options.stream !== undefined ? { stream: options.stream } : {}),
+    ...(options.date !== undefined ? { date: options.date } : {}),
+    // The default date is now: MEMVAULT_NOW fixes it (tests), else the wall clock.
+    now: resolveNow(undefined),
+    redact,
+  });
   const shown = path.relative(process.cwd(), result.file) || result.file;
   if (options.json) {
     process.stdout.write(

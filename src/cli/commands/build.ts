@@ -1,6 +1,4 @@
 import path from 'node:path';
-import { PromptsInvalidError } from '../../llm/prompts.js';
-import { ConfigInvalidError } from '../../config/load.js';
 import { build, type BuildReport, type TierStats } from '../../pipeline/build.js';
 import type { BuildPool } from '../../pipeline/build-pool.js';
 import type { TierEstimate } from '../../pipeline/estimate.js';
@@ -44,8 +42,6 @@ export async function buildCommand(options: BuildCommandOptions, pool?: BuildPoo
     });
   } catch (error) {
     progress?.done();
-    if (error instanceof ConfigInvalidError || error instanceof PromptsInvalidError)
-      for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     throw error;
   } finally {
     progress?.done();

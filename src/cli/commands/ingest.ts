@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { ingest, type FileReport, type IngestReport } from '../../ingest/ingest.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../ingest/session.js';
-import { ConfigInvalidError } from '../../config/load.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
@@ -43,24 +42,18 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
     process.stderr.write(
       'warning: --no-redact: secrets in these transcripts are written as they are, and a commit keeps them in git history for good\n',
     );
-  let report: IngestReport;
-  try {
-    report = await ingest({
-      root,
-      cwd,
-      files,
-      ...(options.stream ? { stream: options.stream } : {}),
-      tags: options.tag ?? [],
-      ...(options.format ? { format: options.format as IngestFormat } : {}),
-      primer: options.primer ?? false,
-      redact,
-      ...(options.date ? { date: options.date } : {}),
-      dryRun: options.dryRun ?? false,
-    });
-  } catch (error) {
-    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-    throw error;
-  }
+  const report: IngestReport = await ingest({
+    root,
+    cwd,
+    files,
+    ...(options.stream ? { stream: options.stream } : {}),
+    tags: options.tag ?? [],
+    ...(options.format ? { format: options.format as IngestFormat } : {}),
+    primer: options.primer ?? false,
+    redact,
+    ...(options.date ? { date: options.date } : {}),
+    dryRun: options.dryRun ?? false,
+  });
   for (const file of report.files) for (const d of file.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
   if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(render(report, root, cwd));

@@ -1,6 +1,6 @@
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_FILE, loadValidConfig } from '../../config/load.js';
+import { loadValidConfig } from '../../config/load.js';
 import type { SecretPolicy } from '../../redact/detect.js';
 import { describeRedactions, mergeRedactions, redactSecrets } from '../../redact/redact.js';
 import { writeFileAtomic } from '../../util/atomic.js';
@@ -28,7 +28,7 @@ interface FileRedaction {
  */
 export async function redactCommand(targets: readonly string[], options: RedactCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
-  const policy: SecretPolicy = existsSync(path.join(root, CONFIG_FILE)) ? (await loadValidConfig(root)).secrets : {};
+  const policy: SecretPolicy = (await loadValidConfig(root)).secrets;
   const files = targets.flatMap((target) => markdownFiles(path.resolve(target)));
   const changed: FileRedaction[] = [];
   const counts = new Map<string, number>();

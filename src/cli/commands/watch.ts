@@ -1,4 +1,3 @@
-import { ConfigInvalidError } from '../../config/load.js';
 import { isValidDay } from '../../time/periods.js';
 import { UserError } from '../../util/errors.js';
 import { parseDuration } from '../../watch/paths.js';
@@ -49,7 +48,6 @@ export async function watchCommand(options: WatchCommandOptions): Promise<void> 
   try {
     await watcher.start();
   } catch (error) {
-    if (error instanceof ConfigInvalidError) for (const d of error.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     await watcher.stop();
     throw error;
   }

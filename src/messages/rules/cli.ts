@@ -1,0 +1,127 @@
+import type { RuleGroup } from '../rule.js';
+
+/** Flags and arguments of a command: it stops before it reads or writes anything. */
+export const CLI_RULES = {
+  'cli/now': {
+    title: '`--now` (or MEMVAULT_NOW) is not an ISO 8601 datetime',
+    severity: 'error',
+    hint: 'use e.g. --now 2026-02-13T18:00:00Z or --now 2026-02-13',
+  },
+  'cli/through': {
+    title: '`--through` is not a date',
+    severity: 'error',
+    hint: 'use YYYY-MM-DD, e.g. --through 2026-02-15',
+  },
+  'cli/date': {
+    title: '`--date` is not an ISO 8601 date or datetime',
+    severity: 'error',
+    hint: 'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00',
+  },
+  'cli/duration': {
+    title: 'A duration flag is not a duration',
+    severity: 'error',
+    hint: 'use e.g. {flag} 10m, {flag} 90s or {flag} 1h',
+  },
+  'cli/number': {
+    title: 'A number flag is not a positive whole number',
+    severity: 'error',
+    hint: 'e.g. {flag} {example}',
+  },
+  'cli/stream': {
+    title: 'A stream name is not allowed',
+    severity: 'error',
+    hint: 'use lowercase letters, digits, `.`, `_` and `-`',
+  },
+  'cli/kind': {
+    title: 'A memory kind is not allowed',
+    severity: 'error',
+    hint: 'use a word such as note, decision, error, fact, session',
+  },
+  'cli/importance': {
+    title: '`--importance` is not one of the levels',
+    severity: 'error',
+    hint: 'e.g. --importance high',
+  },
+  'cli/format': {
+    title: '`--format` names no transcript format',
+    severity: 'error',
+    hint: 'use one of: {formats}',
+  },
+  'cli/ingest': {
+    title: '`memvault ingest` got no files',
+    severity: 'error',
+    hint: 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
+  },
+  'cli/regenerate': {
+    title: '`--regenerate` names no generated summary',
+    severity: 'error',
+    hint:
+      'name a daily, weekly, monthly or long-term summary file, e.g. --regenerate vault/main/daily/2026-02-13.md ' +
+      '(see `memvault status` for edited ones)',
+  },
+  'init/exists': {
+    title: 'memory.config.yaml already exists',
+    severity: 'error',
+    hint: 'edit it, or delete it first to start over',
+  },
+  'add/empty': {
+    title: 'No memory text',
+    severity: 'error',
+    hint: 'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)',
+  },
+  'redact/missing': {
+    title: 'A path given to `memvault redact` does not exist',
+    severity: 'error',
+    hint: 'pass memory files or folders, e.g. memvault redact vault/main/memories',
+  },
+  'compact/stream': {
+    title: 'The stream of `memvault compact` is not a waterfall stream',
+    severity: 'error',
+    hint: 'set `waterfall: true` for it under `streams:` in memory.config.yaml',
+  },
+  'compact/no-stream': {
+    title: 'No stream has `waterfall: true`',
+    severity: 'error',
+    hint: 'set `waterfall: true` for an agent stream under `streams:` in memory.config.yaml',
+  },
+  'watch/limit': {
+    title: 'The system limit of file watches was reached',
+    severity: 'error',
+    hint: 'raise the limit ({how}), then start watch again',
+  },
+  'read/period': {
+    title: 'Not a period zoom understands',
+    severity: 'error',
+    hint: 'use a day, ISO week, month, quarter, range or phrase, e.g. {examples}',
+  },
+  'read/range': {
+    title: '`--memories` is not a memory number range',
+    severity: 'error',
+    hint: 'use FROM..TO with 1-based numbers, e.g. --memories 65..128, or 65.. for the rest',
+  },
+  'read/tier': {
+    title: '`--tier` of zoom is not daily, weekly or monthly',
+    severity: 'error',
+    hint: 'e.g. --tier weekly',
+  },
+  'read/stream': {
+    title: 'No such stream in the vault',
+    severity: 'error',
+    hint: 'streams found: {known}; pass one with --stream',
+  },
+  'search/empty': {
+    title: 'A search with neither words nor a filter',
+    severity: 'error',
+    hint: 'e.g. memvault search "server sessions" tag:auth',
+  },
+  'search/tier': {
+    title: 'A search tier that does not exist',
+    severity: 'error',
+    hint: 'e.g. tier:weekly or --tier memories',
+  },
+  'context/activity': {
+    title: '`--activity` is not one of the activities',
+    severity: 'error',
+    hint: 'e.g. --activity debugging',
+  },
+} as const satisfies RuleGroup;

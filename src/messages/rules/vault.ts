@@ -1,0 +1,148 @@
+import type { RuleGroup } from '../rule.js';
+
+/** Problems with one file of the vault: reported with its place; the rest of the vault still builds. */
+export const VAULT_RULES = {
+  'memory/binary': {
+    title: 'A memory file holds binary content',
+    severity: 'error',
+    hint: 'memories are UTF-8 markdown; move binary files out of `memories/`',
+    docs: 'A NUL byte was found; the place is the first one. The file is left out of the build.',
+  },
+  'memory/encoding': {
+    title: 'A memory file is not UTF-8',
+    severity: 'error',
+    hint: 're-save the file as UTF-8 in your editor',
+    docs: 'The place is the first byte that is not valid UTF-8.',
+  },
+  'memory/empty': {
+    title: 'A memory file is empty',
+    severity: 'error',
+    hint: 'write the memory text (and a `date:` in frontmatter), or delete the file',
+  },
+  'memory/frontmatter': {
+    title: 'The frontmatter is not valid YAML',
+    severity: 'error',
+    hint: 'fix the YAML between the `---` lines (indentation, quotes, brackets)',
+    docs: 'The place is where the YAML parser stopped. Anchors and aliases (`&a`, `*a`) are refused too.',
+  },
+  'memory/frontmatter-language': {
+    title: 'The frontmatter is not YAML or JSON',
+    severity: 'error',
+    hint: 'frontmatter is data: open it with a plain `---` line and write YAML (or `---json`); it is never run as code',
+  },
+  'memory/frontmatter-depth': {
+    title: 'The frontmatter is nested too deep',
+    severity: 'error',
+    hint: 'flatten the frontmatter: memories need a few `key: value` lines',
+  },
+  'memory/too-large': {
+    title: 'A file or its frontmatter is over the size limit',
+    severity: 'error',
+    hint: 'split it into several memories (one per session or topic), or move the raw material out of the vault',
+    docs: 'A vault file is read up to 1 MiB; frontmatter up to a fixed number of characters. Larger ones are left out.',
+  },
+  'memory/too-deep': {
+    title: 'The markdown body is nested too deep',
+    severity: 'error',
+    hint: 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing',
+  },
+  'memory/reserved-key': {
+    title: 'A memory uses the `memvault` frontmatter key',
+    severity: 'error',
+    hint: 'remove the `memvault:` line: a file under `memories/` is always a memory',
+    docs: 'The `memvault` key marks files memvault generates; a memory claiming it would be read differently once archived.',
+  },
+  'memory/schema': {
+    title: 'A frontmatter value has the wrong type or is not allowed',
+    severity: 'error',
+    hint: 'fix the value in the frontmatter',
+  },
+  'memory/invalid-date': {
+    title: 'The date of a memory is not a usable ISO 8601 date',
+    severity: 'error',
+    hint: 'use an existing calendar date of a year from 1000 to 9999, in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`',
+  },
+  'memory/no-date': {
+    title: 'A memory has no date',
+    severity: 'error',
+    hint: 'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name',
+  },
+  'memory/invalid-id': {
+    title: 'The `id` of a memory is not usable',
+    severity: 'error',
+    hint: 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`',
+  },
+  'memory/duplicate-id': {
+    title: 'Two memories have the same id',
+    severity: 'warning',
+    hint: 'give one of them a unique `id:` in its frontmatter',
+  },
+  'memory/future-date': {
+    title: 'A memory is dated after `now`',
+    severity: 'info',
+    hint: 'a later build includes it; fix the date if it is a typo',
+    docs: "Memories dated after the build's `now` (`--now`, `MEMVAULT_NOW`) are left out of this build, not dropped.",
+  },
+  'memory/symlink-skipped': {
+    title: 'A symbolic link in the vault is not followed',
+    severity: 'info',
+    hint: 'memvault never reads through links (one could point outside the repository): put the file itself in the vault',
+  },
+  'memory/not-a-file': {
+    title: 'A `.md` path in the vault is not a regular file',
+    severity: 'info',
+    hint: 'only regular `.md` files are read: remove it or rename it',
+  },
+  'memory/unreadable': {
+    title: 'A vault file cannot be read',
+    severity: 'error',
+    hint: 'check its permissions (`chmod u+r`) or remove it; the rest builds without it',
+  },
+  'secret/{kind}': {
+    title: 'A memory holds a secret',
+    severity: 'error',
+    hint:
+      'redact it (`memvault redact {path}` replaces it with [REDACTED:{kind}]), or if it is no secret, add ' +
+      '`memvault:allow-secret` on that line or the value under `secrets.allow` in memory.config.yaml',
+    docs:
+      "One rule per kind of secret the detector knows (secretlint's recommended preset and memvault's own rules), " +
+      'e.g. `secret/aws-access-key`. The memory is held back from summaries, the package, LLM requests and commits.',
+  },
+  'summary/frontmatter': {
+    title: 'A generated summary has unreadable frontmatter',
+    severity: 'error',
+    hint: 'generated summaries are rebuilt by `memvault build`; restore the frontmatter from git or delete the file',
+  },
+  'summary/schema': {
+    title: "A generated summary's frontmatter is not what memvault writes",
+    severity: 'error',
+    hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it',
+  },
+  'vault/changed': {
+    title: 'A memory changed while the build was running',
+    severity: 'error',
+    hint: 'run the build again',
+  },
+  'build/leftover-temp': {
+    title: 'A temporary file of a stopped build was removed',
+    severity: 'info',
+    hint: 'nothing to do: writes are atomic, so the file it was for is whole; the temp file never was part of the vault',
+  },
+  'build/moved-aside': {
+    title: 'A file memvault did not write sat on a generated path',
+    severity: 'warning',
+    hint: '{path} is a generated path, rewritten by every build; keep your notes in memories/ (e.g. move {to} there)',
+  },
+  'build/incomplete': {
+    title: 'A `--strict` build had failed or over-budget rollups',
+    severity: 'error',
+    hint:
+      'see the report above; fix the cause and run the build again (it redoes only what is missing), ' +
+      'or drop --strict to accept a partial build',
+  },
+  'package/critical-over-budget': {
+    title: 'The pinned memories alone are over the package budget',
+    severity: 'error',
+    hint: 'unpin some memories (set `importance: high`), largest first: {biggest}',
+  },
+} as const satisfies RuleGroup;
