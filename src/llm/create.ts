@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { UserError } from '../util/errors.js';
 import { createExtractiveSummarizer } from './extractive/index.js';
-import { createOpenAiSummarizer, resolveOpenAiSettings } from './openai.js';
+import { createOpenAiSummarizer } from './openai.js';
+import { resolveOpenAiSettings } from './openai-settings.js';
 import { loadPrompts, PromptsInvalidError } from './prompts.js';
 import type { Summarizer } from './types.js';
 

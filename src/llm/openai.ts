@@ -6,6 +6,8 @@ import { hashValue } from '../util/hash.js';
 import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Diagnostic, Tier } from '../vault/model.js';
 import { backoffDelay, classifyError, displayUrl, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
+import { renderPrompt, type RenderedPrompt } from './openai-render.js';
+import { PLACEHOLDER_KEY, type OpenAiSettings } from './openai-settings.js';
 import { cleanOutput } from './output.js';
 import { promptFingerprint, renderTemplate, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
 import { noRedirectFetch, stringOr, UsageAudit, withDeadline } from './transport.js';
@@ -22,110 +24,6 @@ import type { Summarizer, SummaryOutput, SummaryRequest, SummarySource, SummaryU
 
 /** Bump when the way prompts are rendered changes: it is hashed into every prompt id, so summaries regenerate. */
 const RENDER_VERSION = 'memvault-openai/1';
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Sent to servers that need no key (Ollama, llama.cpp…): the SDK insists on one. */
-export const PLACEHOLDER_KEY = 'memvault-no-key';
-/** Each budget attempt asks for less than the budget: models overshoot what they are told. */
-const BUDGET_FACTORS = [0.9, 0.75, 0.6] as const;
-/** Words per token of English prose in markdown bullets, for the `about N words` hint. */
-const WORDS_PER_TOKEN = 0.7;
-
-/** Everything a call needs, resolved from the profile and the environment. The key is never printed. */
-export interface OpenAiSettings {
-  profile: string;
-  baseURL: string;
-  model: string;
-  apiKey: string;
-  /** Where the key came from, for messages: `OPENAI_API_KEY`, or `none` (placeholder for local servers). */
-  keySource: string;
-  mode: 'chat' | 'completion';
-  temperature: number | undefined;
-  /** Cap on each answer; default twice the tier's budget (an answer past that is a runaway). */
-  maxTokens: number | undefined;
-  stop: string[] | undefined;
-  /** First attempt's timeout; attempt n waits `1 + 0.5·n` times as long. */
-  timeoutMs: number;
-  /** Retries of one request after a fault. */
-  faultRetries: number;
-  backoffMs: number;
-  /** Longest `retry-after` honoured; longer waits are cut to this. */
-  maxWaitMs: number;
-  /** api.openai.com itself (the key is required, `max_completion_tokens` is sent). */
-  official: boolean;
-}
-
-/**
- * Resolves the active openai profile: `MEMVAULT_BASE_URL` and `MEMVAULT_MODEL`
- * override the profile; the key is read from the variable named by
- * `api_key_env` (default `OPENAI_API_KEY` for api.openai.com). Another host
- * gets the key only when `api_key_env` names it explicitly, so an OpenAI key is
- * never sent to a local or third-party server by accident; without one a
- * placeholder is sent. A missing key for api.openai.com is a `UserError`,
- * unless `requireKey` is false (dry runs spend nothing).
- */
-export function resolveOpenAiSettings(
-  config: Config,
-  name: string,
-  profile: LlmProfile,
-  env: NodeJS.ProcessEnv,
-  options: { requireKey?: boolean } = {},
-): OpenAiSettings {
-  const rawUrl = nonEmpty(env.MEMVAULT_BASE_URL) ?? profile.base_url ?? OPENAI_BASE_URL;
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new UserError(
-      `base URL \`${displayUrl(rawUrl)}\` of profile \`${name}\` is not an http(s) URL`,
-      'use e.g. `base_url: http://localhost:11434/v1` (Ollama) or leave it out for api.openai.com',
-      'llm/base-url',
-    );
-  }
-  const official = url.hostname === 'api.openai.com';
-  const model = nonEmpty(env.MEMVAULT_MODEL) ?? profile.model;
-  if (!model) {
-    throw new UserError(
-      `profile \`${name}\` names no model`,
-      `add \`model:\` to \`llm.profiles.${name}\` (e.g. \`gpt-4.1-mini\`, \`llama3.1:8b\`) or set MEMVAULT_MODEL`,
-      'llm/model',
-    );
-  }
-  if (profile.api_key_env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(profile.api_key_env)) {
-    // Somebody pasted the key itself: say so without repeating it.
-    throw new UserError(
-      `\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`,
-      'remove the key from memory.config.yaml (and from git history if it was committed), then set e.g. `api_key_env: OPENAI_API_KEY` and export the key in the environment',
-      'llm/api-key-env',
-    );
-  }
-  const keyVar = profile.api_key_env ?? (official ? 'OPENAI_API_KEY' : undefined);
-  const key = keyVar ? nonEmpty(env[keyVar]) : undefined;
-  if (!key && keyVar && options.requireKey !== false && (official || profile.api_key_env !== undefined)) {
-    throw new UserError(
-      `no API key for profile \`${name}\`: the environment variable \`${keyVar}\` is not set`,
-      `export ${keyVar}=… before running memvault (keys are read from the environment only, never from the vault); or use a local server (base_url) or \`provider: extractive\``,
-      'llm/api-key',
-    );
-  }
-  const timeoutS = profile.timeout_s ?? config.llm.timeout_s;
-  return {
-    profile: name,
-    baseURL: url.toString().replace(/\/$/, ''),
-    model,
-    apiKey: key ?? PLACEHOLDER_KEY,
-    keySource: key ? keyVar! : 'none',
-    mode: profile.mode,
-    temperature: profile.temperature ?? 0.2,
-    maxTokens: profile.max_tokens,
-    stop: profile.stop,
-    timeoutMs: Math.round(timeoutS * 1000),
-    faultRetries: config.llm.fault_retries,
-    backoffMs: config.llm.backoff_ms,
-    maxWaitMs: Math.round(config.llm.max_wait_s * 1000),
-    official,
-  };
-}
 
 /** Options of `createOpenAiSummarizer`; the defaults fit real use (tokenizer `o200k_base`, real sleeps). */
 export interface OpenAiSummarizerOptions {
@@ -135,9 +33,6 @@ export interface OpenAiSummarizerOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
 }
-
-/** A rendered request: what is sent, before sampling settings. */
-export type RenderedPrompt = { mode: 'chat'; system: string; user: string } | { mode: 'completion'; prompt: string; stop: string[] };
 
 /**
  * Creates the `openai` summarizer. The SDK is loaded on the first call, so
@@ -333,115 +228,4 @@ export function createOpenAiSummarizer(
     },
   };
   return summarizer;
-}
-
-// ---------------------------------------------------------------------------
-// Rendering
-
-/**
- * The text sent for a request: the tier's prompt with the request's values,
- * the tighter instruction of a budget retry, and the must-keep items a
- * previous attempt lost. Pure; exported for tests and dry runs.
- */
-export function renderPrompt(prompt: PromptFile, request: SummaryRequest, settings: Pick<OpenAiSettings, 'mode' | 'stop'>): RenderedPrompt {
-  const factor = BUDGET_FACTORS[Math.min(request.attempt, BUDGET_FACTORS.length - 1)]!;
-  const maxTokens = Math.max(16, Math.floor(request.budget.tokens * factor));
-  const variables: Record<string, string> = {
-    stream: request.stream,
-    tier: request.tier,
-    period: request.period,
-    start: request.start,
-    end: request.end,
-    max_tokens: String(maxTokens),
-    max_words: String(Math.max(10, Math.floor(maxTokens * WORDS_PER_TOKEN))),
-    max_bytes: String(Math.floor(request.budget.bytes * factor)),
-    source_count: String(request.sources.length),
-    attempt: String(request.attempt),
-  };
-  const notes: string[] = [];
-  if (request.attempt > 0) {
-    const retry = prompt.retry[Math.min(request.attempt - 1, prompt.retry.length - 1)]!;
-    const previous = request.previousTokens !== undefined ? String(request.previousTokens) : `more than ${request.budget.tokens}`;
-    notes.push(renderTemplate(retry, { ...variables, previous_tokens: previous }));
-  }
-  if (request.missing.length > 0)
-    notes.push(renderTemplate(prompt.keep, { ...variables, missing: request.missing.map((item) => `“${item}”`).join('; ') }));
-  const notesText = notes.join('\n');
-  const sources = request.sources.map((source) => renderTemplate(prompt.source, sourceVariables(source)).trim()).join('\n\n');
-  const fill = (text: string): string => {
-    let out = renderTemplate(text, { ...variables, sources, notes: notesText });
-    if (notesText && !/\{\{\s*notes\s*\}\}/.test(text))
-      out = settings.mode === 'chat' ? `${out.trimEnd()}\n\n${notesText}` : `${notesText}\n\n${out}`;
-    return tidy(out);
-  };
-  if (settings.mode === 'chat') return { mode: 'chat', system: tidy(renderTemplate(prompt.system, variables)), user: fill(prompt.user) };
-  return { mode: 'completion', prompt: fill(prompt.completion.prompt), stop: settings.stop ?? prompt.completion.stop };
-}
-
-function sourceVariables(source: SummarySource): Record<string, string> {
-  return {
-    heading: headingOf(source),
-    label: source.label,
-    day: source.day,
-    time: source.time ?? '',
-    kind: source.kind,
-    importance: source.importance,
-    id: source.id,
-    body: demote(source.body.trim()),
-  };
-}
-
-/** How a source is introduced: `09:05 Auth refactor (session, pinned)`, `2026-02-10 (Tue)`, `week 2026-W07`. */
-function headingOf(source: SummarySource): string {
-  if (source.kind !== 'summary') {
-    const notes = [source.kind, source.importance === 'pinned' ? 'pinned' : ''].filter(Boolean).join(', ');
-    return `${source.time ? `${source.time} ` : ''}${source.label}${notes ? ` (${notes})` : ''}`;
-  }
-  const tier = source.id.includes('/') ? source.id.slice(0, source.id.indexOf('/')) : source.id;
-  switch (tier) {
-    case 'daily':
-      return `${source.label} (${safeWeekday(source.label)})`;
-    case 'weekly':
-      return `week ${source.label} (from ${source.day})`;
-    case 'monthly':
-      return `month ${source.label}`;
-    case 'longterm':
-      return 'long-term memory so far';
-    default:
-      return source.label;
-  }
-}
-
-function safeWeekday(day: string): string {
-  try {
-    return weekdayName(day);
-  } catch {
-    return day;
-  }
-}
-
-/** Headings of a source body go below the source's own `###` heading (fenced code is left alone). */
-function demote(body: string): string {
-  let inFence = false;
-  return body
-    .split('\n')
-    .map((line) => {
-      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-      if (inFence) return line;
-      const match = /^(#{1,6})(\s.*)$/.exec(line);
-      return match ? `${'#'.repeat(Math.min(6, match[1]!.length + 3))}${match[2]}` : line;
-    })
-    .join('\n');
-}
-
-/** Blank-only lines emptied, runs of blank lines cut to one, trailing space dropped. */
-function tidy(text: string): string {
-  return text
-    .replace(/[ \t]+$/gm, '')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { SummarizerError } from '../../src/llm/faults.js';
-import { createOpenAiSummarizer, PLACEHOLDER_KEY, resolveOpenAiSettings, type OpenAiSettings } from '../../src/llm/openai.js';
+import { createOpenAiSummarizer } from '../../src/llm/openai.js';
+import { PLACEHOLDER_KEY, resolveOpenAiSettings, type OpenAiSettings } from '../../src/llm/openai-settings.js';
 import { loadPrompts } from '../../src/llm/prompts.js';
 import type { SummaryRequest, SummarySource } from '../../src/llm/types.js';
 import { parseMarkdown } from '../../src/vault/markdown.js';
