@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Slow suites (multi-year property runs, big vaults) run only with MEMVAULT_SLOW=1 (`npm run test:slow`).
@@ -7,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one test file at a time on a 2-core machine, while most of
+    // a file's time goes to waiting for the CLI and git processes it spawns. Two files at a time keep both cores busy.
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
