@@ -187,6 +187,22 @@ export const configSchema = z.strictObject({
     .describe(
       'Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.',
     ),
+  hooks: z
+    .strictObject({
+      budget: z
+        .number()
+        .int()
+        .positive()
+        .default(8000)
+        .describe('Tokens `memvault hook session-start` prints at most: the critical items, then a query-less context.'),
+      stream: z
+        .string()
+        .regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`')
+        .optional()
+        .describe('Stream the session hooks serve and ingest transcripts into (default: the first stream).'),
+    })
+    .default({ budget: 8000 })
+    .describe('Coding-agent session hooks (`memvault hook`, written by `memvault integrate claude-code`).'),
   git: z
     .strictObject({
       commit: z

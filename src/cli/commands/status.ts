@@ -18,7 +18,7 @@ export interface StatusCommandOptions {
   json?: boolean;
 }
 
-interface TierStatus {
+export interface TierStatus {
   count: number;
   tokens_total: number;
   tokens_max: number;
@@ -29,7 +29,7 @@ interface TierStatus {
   retention: { items: number; dropped: number; rate: number | null };
 }
 
-interface StreamStatus {
+export interface StreamStatus {
   name: string;
   memories: number;
   archived: number;
@@ -81,7 +81,8 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   process.stdout.write(render(streams, loaded.state.diagnostics, config));
 }
 
-function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
+/** One stream's counts, tiers and package (also the MCP `status` tool's answer). */
+export function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
   const tiers: Record<string, TierStatus> = {};
   for (const tier of CALENDAR_TIERS) {
     const summaries = [...stream.summaries.values()].filter((s) => s.meta.tier === tier);

@@ -58,6 +58,8 @@ export interface SearchOptions {
   until?: string;
   /** Groups (days) to return (default 10). */
   limit?: number;
+  /** Multiplies a document's score (by vault path): the small boost of used items (`usageBoost` in src/usage/boost.ts). */
+  boost?: (docPath: string) => number;
 }
 
 export interface SearchHit {
@@ -111,8 +113,9 @@ export function runSearch(
     (since === undefined || doc.end >= since) &&
     (until === undefined || doc.start <= until);
   const hasWords = query.text.trim().length > 0;
+  const boost = options.boost;
   const results = hasWords
-    ? index.search(query.text, { filter: (r) => filter(r as unknown as SearchDoc) })
+    ? index.search(query.text, { filter: (r) => filter(r as unknown as SearchDoc), ...(boost ? { boostDocument: (id: string) => boost(id) } : {}) })
     : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
   if (!hasWords) results.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   const limit = options.limit ?? 10;

@@ -1,0 +1,67 @@
+import { HOOK_EVENTS, parseHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
+import { UserError } from '../../util/errors.js';
+import { findRoot, resolveNow } from '../context.js';
+
+export interface HookCommandOptions {
+  root?: string;
+  stream?: string;
+  budget?: string;
+  json?: boolean;
+}
+
+/**
+ * `memvault hook <event>`: a coding agent's session hook. Reads the hook's
+ * JSON on stdin and never fails the session: every problem goes to stderr
+ * and the exit code stays 0 (an unknown event name is a setup mistake: exit 1).
+ */
+export async function hookCommand(event: string, options: HookCommandOptions): Promise<void> {
+  if (!(HOOK_EVENTS as readonly string[]).includes(event))
+    throw new UserError(`unknown hook \`${event}\``, `use one of ${HOOK_EVENTS.join(', ')}`, 'hook/event');
+  try {
+    await runHook(event as HookEvent, options);
+  } catch (error) {
+    const e = error as Error & { hint?: string };
+    process.stderr.write(`memvault hook ${event}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}\n`);
+  }
+}
+
+async function runHook(event: HookEvent, options: HookCommandOptions): Promise<void> {
+  const input: HookInput = parseHookInput(process.stdin.isTTY ? '' : await readStdin());
+  // The agent runs hooks in the project folder and says so in `cwd`; -C wins.
+  const root = findRoot(options.root ?? input.cwd ?? process.cwd());
+  if (event === 'session-start') {
+    const budget = options.budget === undefined ? undefined : Number(options.budget);
+    if (budget !== undefined && (!Number.isInteger(budget) || budget < 1))
+      throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
+    const { sessionStart } = await import('../../hooks/session-start.js');
+    const result = await sessionStart({
+      root,
+      input,
+      now: resolveNow(undefined),
+      ...(options.stream ? { stream: options.stream } : {}),
+      ...(budget ? { budget } : {}),
+    });
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: result.text } })}\n`
+        : result.text,
+    );
+    return;
+  }
+  const { ingestTranscript } = await import('../../hooks/ingest-transcript.js');
+  const report = await ingestTranscript({ root, input, ...(options.stream ? { stream: options.stream } : {}) });
+  const counts = new Map<string, number>();
+  for (const m of report.memories) counts.set(m.status, (counts.get(m.status) ?? 0) + 1);
+  const what =
+    report.status === 'already-ingested'
+      ? 'already ingested, nothing to do'
+      : [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to ingest';
+  if (options.json) process.stdout.write(`${JSON.stringify({ event, transcript: input.transcript_path, ...report }, null, 2)}\n`);
+  else process.stdout.write(`memvault: ${input.transcript_path}: ${what}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { streamStatus, type StreamStatus } from '../cli/commands/status.js';
+import { assembleContext, type AssembledContext } from '../read/context/assemble.js';
+import type { Activity } from '../read/context/budget.js';
+import { parsePeriod } from '../read/period-query.js';
+import { parseQuery, runSearch, type SearchGroup } from '../read/search/query.js';
+import { pickStream } from '../read/vault.js';
+import { zoom, type ZoomResult } from '../read/zoom.js';
+import { readUsage } from '../usage/read.js';
+import { usageBoost } from '../usage/boost.js';
+import type { UsageCount } from '../usage/codec.js';
+import type { WarmState } from './warm.js';
+
+/**
+ * The read operations behind the MCP tools (and the session-start hook), on
+ * a warm vault: each returns its data and the items it served, which the
+ * caller counts (`recordUsage`).
+ */
+
+export interface Served {
+  stream: string;
+  path: string;
+}
+
+export interface SearchParams {
+  query: string;
+  limit?: number;
+  since?: string;
+  until?: string;
+  tier?: string;
+  stream?: string;
+}
+
+/** Ranked hits, as `memvault search --json` gives them. */
+export function searchWarm(state: WarmState, params: SearchParams, now: Date): { hits: SearchGroup[]; served: Served[] } {
+  const { vault } = state;
+  const query = parseQuery(params.query);
+  const at = { now, zone: vault.config.timezone };
+  query.filters.since = query.filters.since.map((text) => parsePeriod(text, at).start);
+  query.filters.until = query.filters.until.map((text) => parsePeriod(text, at).end);
+  const boost = usageBoost(usageByStream(state));
+  const hits = runSearch(
+    state.index,
+    query,
+    {
+      ...(params.stream ? { stream: params.stream } : {}),
+      ...(params.tier ? { tier: params.tier } : {}),
+      ...(params.since ? { since: parsePeriod(params.since, at).start } : {}),
+      ...(params.until ? { until: parsePeriod(params.until, at).end } : {}),
+      limit: params.limit ?? 10,
+      ...(boost ? { boost } : {}),
+    },
+    fileReader(vault.vaultDir),
+  );
+  const served = hits.flatMap((hit) => [
+    { stream: hit.stream, path: hit.path },
+    ...hit.more.map((m) => ({ stream: hit.stream, path: m.path })),
+  ]);
+  return { hits, served };
+}
+
+export interface ContextParams {
+  query?: string;
+  budget?: number;
+  file?: string;
+  error?: string;
+  activity?: Activity;
+  stream?: string;
+  branch?: string;
+}
+
+/** The assembled context of a stream for the signals given (none: a query-less context). */
+export function contextWarm(state: WarmState, params: ContextParams, now: Date): { result: AssembledContext; served: Served[] } {
+  const stream = pickStream(state.vault, params.stream);
+  const result = assembleContext({
+    vault: state.vault,
+    stream,
+    index: state.index,
+    budget: params.budget ?? 8000,
+    now,
+    signals: {
+      ...(params.query ? { query: params.query } : {}),
+      ...(params.file ? { file: params.file } : {}),
+      ...(params.error ? { error: params.error } : {}),
+      ...(params.branch ? { branch: params.branch } : {}),
+    },
+    ...(params.activity ? { activity: params.activity } : {}),
+  });
+  const served = result.items.filter((item) => item.source.endsWith('.md')).map((item) => ({ stream: stream.name, path: item.source }));
+  return { result, served };
+}
+
+export interface ZoomParams {
+  period: string;
+  stream?: string;
+  budget?: number;
+  page?: number;
+}
+
+/** The memories of a period, paged by budget. */
+export function zoomWarm(state: WarmState, params: ZoomParams, now: Date): { result: ZoomResult; served: Served[] } {
+  const stream = pickStream(state.vault, params.stream);
+  const period = parsePeriod(params.period, { now, zone: state.vault.config.timezone });
+  const result = zoom(state.vault, {
+    stream,
+    period,
+    ...(params.budget ? { budget: params.budget } : {}),
+    ...(params.page ? { page: params.page } : {}),
+  });
+  const served = [...result.memories, ...result.summaries].map((item) => ({ stream: stream.name, path: item.path }));
+  return { result, served };
+}
+
+export interface StatusAnswer {
+  streams: (StreamStatus & { most_used: UsedItem[]; least_used: UsedItem[] })[];
+  invalid_files: number;
+}
+
+export interface UsedItem {
+  id: string;
+  count: number;
+  last_used: string;
+}
+
+/** Counts per tier, the package and the most and least used items of each stream (or of one). */
+export function statusWarm(state: WarmState, stream: string | undefined): StatusAnswer {
+  const { vault } = state;
+  const streams = stream ? [pickStream(vault, stream)] : [...vault.loaded.state.streams.values()];
+  return {
+    streams: streams.map((s) => {
+      const ranked = rankUsage(
+        readUsage(vault.root, s.name, vault.vaultDir),
+        s.memories.map((m) => m.id),
+      );
+      return { ...streamStatus(s, vault.config, vault.vaultDir, vault.root), ...ranked };
+    }),
+    invalid_files: vault.loaded.state.diagnostics.length,
+  };
+}
+
+/**
+ * The most used items (by count, then latest use) and the least used
+ * memories: never served first (count 0, oldest id first), then the
+ * fewest uses. At most `n` of each.
+ */
+export function rankUsage(
+  usage: ReadonlyMap<string, UsageCount>,
+  memoryIds: readonly string[],
+  n = 5,
+): { most_used: UsedItem[]; least_used: UsedItem[] } {
+  const used = [...usage].map(([id, u]) => ({ id, count: u.count, last_used: u.lastUsed }));
+  const most = [...used].sort((a, b) => b.count - a.count || (a.last_used < b.last_used ? 1 : -1)).slice(0, n);
+  const memories = memoryIds.map((id) => ({ id, count: usage.get(id)?.count ?? 0, last_used: usage.get(id)?.lastUsed ?? '' }));
+  const least = memories.sort((a, b) => a.count - b.count || (a.id < b.id ? -1 : 1)).slice(0, n);
+  return { most_used: most.filter((item) => item.count > 0), least_used: least };
+}
+
+function usageByStream(state: WarmState): Map<string, Map<string, UsageCount>> {
+  const out = new Map<string, Map<string, UsageCount>>();
+  for (const name of state.vault.loaded.state.streams.keys()) out.set(name, readUsage(state.vault.root, name, state.vault.vaultDir));
+  return out;
+}
+
+/** Reads a vault file for snippets; a path from the index never leads outside the vault. */
+export function fileReader(vaultDir: string): (vaultPath: string) => string | undefined {
+  return (vaultPath) => {
+    const file = path.resolve(vaultDir, vaultPath);
+    if (!file.startsWith(`${vaultDir}${path.sep}`)) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,152 @@
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { CONFIG_FILE } from '../config/file.js';
+import { BuildPool, vaultLoadOptions } from '../pipeline/build-pool.js';
+import type { SearchIndex } from '../read/search/index.js';
+import { readIndex, updateSearchIndex } from '../read/search/store.js';
+import { readConfig, type ReadVault } from '../read/vault.js';
+import { LoadSession } from '../vault/load-session.js';
+import { isIgnoredVaultPath } from '../watch/paths.js';
+
+/**
+ * The vault a long-lived process serves from (`memvault mcp`): loaded once,
+ * then kept current. chokidar reports changed files under the vault and the
+ * config; they are re-read incrementally (a `LoadSession`: only changed
+ * files are parsed) and re-indexed (only changed documents), after a short
+ * quiet time. A request waits for a refresh in progress, so an edit saved
+ * a moment ago is already answered.
+ */
+
+export interface WarmState {
+  vault: ReadVault;
+  index: SearchIndex;
+}
+
+export interface WarmOptions {
+  /** Quiet time after the last change before reloading (default 100 ms). */
+  debounceMs?: number;
+  /** Follow file changes (default true). */
+  watch?: boolean;
+  /** Where to report what happened (default: nothing). */
+  log?: (line: string) => void;
+}
+
+export class WarmVault {
+  private readonly session = new LoadSession({ keepLastGood: true });
+  private state: WarmState | undefined;
+  private loading: Promise<WarmState> | undefined;
+  private dirty = true;
+  private timer: NodeJS.Timeout | undefined;
+  private watchers: FSWatcher[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly root: string,
+    private readonly options: WarmOptions,
+  ) {}
+
+  /** Loads the vault under `root` and, unless `watch: false`, starts following its changes. */
+  static async open(root: string, options: WarmOptions = {}): Promise<WarmVault> {
+    const warm = new WarmVault(root, options);
+    await warm.current();
+    if (options.watch !== false) await warm.startWatching();
+    return warm;
+  }
+
+  /** Absolute path of the vault folder (as the config names it when opened). */
+  get vaultDir(): string {
+    return this.state!.vault.vaultDir;
+  }
+
+  /** The vault and index as they are now (reloaded first when files changed). */
+  current(): Promise<WarmState> {
+    if (!this.dirty && this.state) return Promise.resolve(this.state);
+    this.loading ??= this.reload().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** Vault-relative paths that changed (e.g. a memory this process just wrote): the next request reloads them. */
+  invalidate(vaultPaths: Iterable<string>): void {
+    this.session.invalidate(vaultPaths);
+    this.dirty = true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all(this.watchers.map((w) => w.close()));
+    this.watchers = [];
+  }
+
+  private async reload(): Promise<WarmState> {
+    // Changes reported while this reload runs mark the state dirty again.
+    this.dirty = false;
+    const started = performance.now();
+    const config = await readConfig(this.root);
+    const options = vaultLoadOptions(this.root, config);
+    // The first load of a vault whose parse cache is cold parses on worker threads; later loads parse a few files in-process.
+    const pool = this.state ? undefined : BuildPool.create();
+    let loaded;
+    try {
+      loaded = await this.session.load({ ...options, ...(pool ? { pool } : {}) });
+    } finally {
+      pool?.close();
+    }
+    updateSearchIndex(this.root, loaded);
+    let index = readIndex(this.root);
+    if (!index) {
+      updateSearchIndex(this.root, loaded, { force: true });
+      index = readIndex(this.root);
+    }
+    if (!index) throw new Error('the search index could not be read back after it was written');
+    this.state = { vault: { root: this.root, config, vaultDir: options.vaultDir, loaded }, index: index.index };
+    this.options.log?.(
+      `vault loaded: ${loaded.stats.files} files (${loaded.stats.parsed} parsed) in ${Math.round(performance.now() - started)} ms`,
+    );
+    return this.state;
+  }
+
+  private schedule(): void {
+    this.dirty = true;
+    if (this.timer) clearTimeout(this.timer);
+    // Reloading ahead of the next request keeps that request fast; a request in between reloads itself.
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.closed) this.current().catch((error: Error) => this.options.log?.(`reload failed: ${error.message}`));
+    }, this.options.debounceMs ?? 100);
+  }
+
+  private async startWatching(): Promise<void> {
+    const vaultDir = this.state!.vault.vaultDir;
+    const toVault = (file: string): string => path.relative(vaultDir, file).split(path.sep).join('/');
+    const vaultWatcher = watch(vaultDir, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored: (file, stats) => file !== vaultDir && isIgnoredVaultPath(toVault(file), stats ? stats.isFile() : undefined),
+    });
+    vaultWatcher.on('all', (_event, file) => {
+      const vaultPath = toVault(file);
+      this.session.invalidate(vaultPath.endsWith('.md') ? [vaultPath] : this.session.filesUnder(vaultPath));
+      this.schedule();
+    });
+    const configWatcher = watch(this.root, {
+      ignoreInitial: true,
+      depth: 0,
+      ignored: (file) => file !== this.root && path.basename(file) !== CONFIG_FILE,
+    });
+    configWatcher.on('all', () => {
+      // Another vault folder, zone or stream list: start over.
+      this.session.reset();
+      this.schedule();
+    });
+    this.watchers.push(vaultWatcher, configWatcher);
+    await Promise.all(
+      this.watchers.map((watcher) => {
+        watcher.on('error', (error) => this.options.log?.(`file watcher: ${(error as Error).message}`));
+        return new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+      }),
+    );
+  }
+}
