@@ -393,7 +393,7 @@ program
   )
   .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
   .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
-  .option('--json', 'print a JSON report instead (session-start: Claude Code\'s hookSpecificOutput form)')
+  .option('--json', "print a JSON report instead (session-start: Claude Code's hookSpecificOutput form)")
   .addHelpText(
     'after',
     `
@@ -411,7 +411,7 @@ program
   .command('integrate')
   .argument('<agent>', 'claude-code')
   .description(
-    "Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in .claude/settings.json, merged with what is there.",
+    'Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in .claude/settings.json, merged with what is there.',
   )
   .option('--dry-run', 'print the files as they would be, write nothing')
   .option('--command <cmd>', 'how the agent starts memvault (default: memvault; e.g. "npx memvault")')

@@ -115,7 +115,10 @@ export function runSearch(
   const hasWords = query.text.trim().length > 0;
   const boost = options.boost;
   const results = hasWords
-    ? index.search(query.text, { filter: (r) => filter(r as unknown as SearchDoc), ...(boost ? { boostDocument: (id: string) => boost(id) } : {}) })
+    ? index.search(query.text, {
+        filter: (r) => filter(r as unknown as SearchDoc),
+        ...(boost ? { boostDocument: (id: string) => boost(id) } : {}),
+      })
     : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
   if (!hasWords) results.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   const limit = options.limit ?? 10;
