@@ -10,6 +10,7 @@ import { zoom, type ZoomResult } from '../read/zoom.js';
 import { readUsage } from '../usage/read.js';
 import { usageBoost } from '../usage/boost.js';
 import type { UsageCount } from '../usage/codec.js';
+import { streamUsage, type UsedItem } from '../usage/rank.js';
 import type { WarmState } from './warm.js';
 
 /**
@@ -117,43 +118,17 @@ export interface StatusAnswer {
   invalid_files: number;
 }
 
-export interface UsedItem {
-  id: string;
-  count: number;
-  last_used: string;
-}
-
 /** Counts per tier, the package and the most and least used items of each stream (or of one). */
 export function statusWarm(state: WarmState, stream: string | undefined): StatusAnswer {
   const { vault } = state;
   const streams = stream ? [pickStream(vault, stream)] : [...vault.loaded.state.streams.values()];
   return {
-    streams: streams.map((s) => {
-      const ranked = rankUsage(
-        readUsage(vault.root, s.name, vault.vaultDir),
-        s.memories.map((m) => m.id),
-      );
-      return { ...streamStatus(s, vault.config, vault.vaultDir, vault.root), ...ranked };
-    }),
+    streams: streams.map((s) => ({
+      ...streamStatus(s, vault.config, vault.vaultDir, vault.root),
+      ...streamUsage(vault.root, vault.vaultDir, s),
+    })),
     invalid_files: vault.loaded.state.diagnostics.length,
   };
-}
-
-/**
- * The most used items (by count, then latest use) and the least used
- * memories: never served first (count 0, oldest id first), then the
- * fewest uses. At most `n` of each.
- */
-export function rankUsage(
-  usage: ReadonlyMap<string, UsageCount>,
-  memoryIds: readonly string[],
-  n = 5,
-): { most_used: UsedItem[]; least_used: UsedItem[] } {
-  const used = [...usage].map(([id, u]) => ({ id, count: u.count, last_used: u.lastUsed }));
-  const most = [...used].sort((a, b) => b.count - a.count || (a.last_used < b.last_used ? 1 : -1)).slice(0, n);
-  const memories = memoryIds.map((id) => ({ id, count: usage.get(id)?.count ?? 0, last_used: usage.get(id)?.lastUsed ?? '' }));
-  const least = memories.sort((a, b) => a.count - b.count || (a.id < b.id ? -1 : 1)).slice(0, n);
-  return { most_used: most.filter((item) => item.count > 0), least_used: least };
 }
 
 function usageByStream(state: WarmState): Map<string, Map<string, UsageCount>> {

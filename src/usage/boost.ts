@@ -1,5 +1,6 @@
 import type { UsageCount } from './codec.js';
 import { usageKey } from './fold.js';
+import { readUsage } from './read.js';
 
 /**
  * The search boost of used items: a hit's BM25 score is multiplied by
@@ -26,4 +27,9 @@ export function usageBoost(byStream: ReadonlyMap<string, ReadonlyMap<string, Usa
     const key = counts && usageKey(docPath);
     return key ? usageFactor(counts.get(key)?.count ?? 0) : 1;
   };
+}
+
+/** The boost from every named stream's usage (committed counts and this clone's log), or undefined when nothing was used. */
+export function usageBoostFor(root: string, vaultDir: string, streams: readonly string[]): ((docPath: string) => number) | undefined {
+  return usageBoost(new Map(streams.map((stream) => [stream, readUsage(root, stream, vaultDir)])));
 }

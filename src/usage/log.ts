@@ -87,3 +87,13 @@ export function readUsageLog(root: string, offset = 0): { events: UsageEvent[]; 
     closeSync(fd);
   }
 }
+
+/** `recordUsage` for items of one stream given by path; `.md` paths only (an index entry or a topic is not a file). */
+export function recordSources(root: string, stream: string, paths: readonly string[], via: string, now: Date = new Date()): void {
+  recordUsage(
+    root,
+    paths.filter((p) => p.endsWith('.md')).map((p) => ({ stream, path: p })),
+    via,
+    now,
+  );
+}

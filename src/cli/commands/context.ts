@@ -3,6 +3,7 @@ import { assembleContext, type AssembledContext } from '../../read/context/assem
 import { ACTIVITIES, type Activity } from '../../read/context/budget.js';
 import { readIndex, updateSearchIndex } from '../../read/search/store.js';
 import { openVault, pickStream } from '../../read/vault.js';
+import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 
@@ -55,6 +56,8 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
     },
     ...(options.activity ? { activity: options.activity as Activity } : {}),
   });
+  const served = result.items.map((item) => item.source);
+  recordSources(root, pickStream(vault, options.stream).name, served, 'cli:context', now);
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
 }
 

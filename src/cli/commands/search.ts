@@ -4,6 +4,8 @@ import { parsePeriod } from '../../read/period-query.js';
 import { parseQuery, runSearch, type SearchGroup } from '../../read/search/query.js';
 import { readIndex, updateSearchIndex, type IndexReport } from '../../read/search/store.js';
 import { openVault, readConfig } from '../../read/vault.js';
+import { usageBoostFor } from '../../usage/boost.js';
+import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 
@@ -66,6 +68,8 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
       return undefined;
     }
   };
+  // Items served before rank a little higher (src/usage/boost.ts).
+  const boost = usageBoostFor(root, vaultDir, Object.keys(config.streams));
   const hits = runSearch(
     index.index,
     query,
@@ -75,9 +79,12 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
       ...(since ? { since } : {}),
       ...(until ? { until } : {}),
       limit,
+      ...(boost ? { boost } : {}),
     },
     readFile,
   );
+  const served = hits.flatMap((hit) => [hit, ...hit.more].map((h) => ({ stream: hit.stream, path: h.path })));
+  recordUsage(root, served, 'cli:search');
   const indexInfo = {
     documents: index.known.size,
     ...(indexReport

@@ -1,6 +1,7 @@
 import { parseNumberRange, parsePeriod } from '../../read/period-query.js';
 import { openVault, pickStream } from '../../read/vault.js';
 import { renderZoomMemory, renderZoomSummary, zoom, type ZoomResult } from '../../read/zoom.js';
+import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 import { num } from '../output.js';
@@ -44,6 +45,8 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
     ...(page ? { page } : {}),
     ...(tier ? { tier: tier as 'daily' } : {}),
   });
+  const served = [...result.memories, ...result.summaries].map((item) => item.path);
+  recordSources(root, result.stream, served, 'cli:zoom', resolveNow(options.now));
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : renderZoom(result, periodText, options));
 }
 
