@@ -4,7 +4,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { generateAgentStream, type AgentMemoryFile } from '../../scripts/fixtures/agent-stream.js';
 import { loadConfig } from '../../src/config/load.js';
-import { memoriesUpTo, waterfallStatus, type WaterfallStatus } from '../../src/pipeline/waterfall-build.js';
+import { memoriesUpTo } from '../../src/pipeline/now.js';
+import { waterfallStatus, type WaterfallStatus } from '../../src/pipeline/waterfall-status.js';
 import { loadVault } from '../../src/vault/load.js';
 
 /**

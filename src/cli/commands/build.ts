@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { build, type BuildReport, type TierStats } from '../../pipeline/build.js';
+import { build, type BuildReport } from '../../pipeline/build.js';
 import type { BuildPool } from '../../pipeline/build-pool.js';
-import type { TierEstimate } from '../../pipeline/estimate.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
-import { renderWaterfallReport } from './compact.js';
-import { formatDiagnostic, num, useColor } from '../output.js';
+import { formatDiagnostic, useColor } from '../output.js';
 import { createProgress } from '../progress.js';
+import { renderBuildReport } from '../render/build.js';
+import { renderJson } from '../render/json.js';
 
 export interface BuildCommandOptions {
   root?: string;
@@ -47,8 +47,7 @@ export async function buildCommand(options: BuildCommandOptions, pool?: BuildPoo
     progress?.done();
   }
   for (const d of report.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(renderReport(report));
+  process.stdout.write(options.json ? renderJson(report) : renderBuildReport(report));
   if (options.strict) failIfIncomplete(report);
 }
 
@@ -62,143 +61,5 @@ function failIfIncomplete(report: BuildReport): void {
     failed > 0 ? `${failed} rollup${failed > 1 ? 's' : ''} failed` : '',
     flagged > 0 ? `${flagged} flagged over budget` : '',
   ].filter(Boolean);
-  throw new UserError(
-    `build incomplete (--strict): ${parts.join(', ')}`,
-    'see the report above; fix the cause and run the build again (it redoes only what is missing), or drop --strict to accept a partial build',
-    'build/incomplete',
-  );
-}
-
-function renderReport(report: BuildReport): string {
-  const lines: string[] = [
-    `memvault build${report.dryRun ? ' --dry-run' : ''} as of ${report.now} (${report.generator.provider}/${report.generator.model})`,
-  ];
-  for (const stream of report.streams) {
-    if (report.dryRun) {
-      const counts = countBy(stream.planned.map((p) => p.tier));
-      lines.push(
-        `  ${stream.name}: ${num(stream.memories)} memories; would generate ${
-          Object.entries(counts)
-            .map(([tier, n]) => `${n} ${tier}`)
-            .join(', ') || 'nothing'
-        }`,
-      );
-      for (const p of stream.planned.slice(0, 20)) lines.push(`    ${p.tier} ${p.period} (${p.reason})`);
-      if (stream.planned.length > 20) lines.push(`    … ${stream.planned.length - 20} more`);
-      if (stream.estimate) lines.push(...renderEstimate(stream.estimate));
-      continue;
-    }
-    const tiers = Object.entries(stream.tiers)
-      .filter(([, s]) => s.created + s.updated > 0)
-      .map(([tier, s]) =>
-        `${tier} ${s.created > 0 ? `+${s.created}` : ''}${s.updated > 0 ? ` ~${s.updated}` : ''}${s.flagged > 0 ? ` (${s.flagged} over budget)` : ''}`.replace(
-          '  ',
-          ' ',
-        ),
-      );
-    const calls = Object.values(stream.tiers).reduce((sum, s) => sum + s.calls, 0);
-    const future = stream.future > 0 ? ` (+${num(stream.future)} dated after now, left for later)` : '';
-    lines.push(
-      `  ${stream.name}: ${num(stream.memories)} memories${future}; ${tiers.length > 0 ? tiers.join(', ') : 'all summaries up to date'}; ${calls} LLM calls`,
-    );
-    lines.push(...renderCost(stream.tiers));
-    for (const f of stream.failed)
-      lines.push(`  ${stream.name}: FAILED ${f.tier} ${f.period}: ${f.reason}${f.kept ? ' (the previous version is kept)' : ''}`);
-    if (stream.failed.length > 0)
-      lines.push(
-        `  ${stream.name}: ${stream.failed.length} rollup${stream.failed.length > 1 ? 's' : ''} failed; the tiers above them wait and the next build retries them`,
-      );
-    if (stream.package) {
-      const p = stream.package;
-      const notes = [p.degraded > 0 ? `${p.degraded} degraded` : '', p.leftOut > 0 ? `${p.leftOut} left out` : '']
-        .filter(Boolean)
-        .join(', ');
-      lines.push(
-        `  ${stream.name}: ${path.join(report.vault, p.path)} ${num(p.tokens)} tokens, ${num(p.bytes)} bytes${p.changed ? '' : ' (unchanged)'}${notes ? ` (${notes})` : ''}`,
-      );
-    }
-    for (const held of stream.held) lines.push(`  ${stream.name}: kept ${held.path} (${held.status})`);
-    for (const deferred of stream.deferred)
-      lines.push(`  ${stream.name}: deferred ${deferred.tier} ${deferred.period}: ${deferred.reason}`);
-  }
-  for (const waterfall of report.waterfall) lines.push(...renderWaterfallReport(waterfall, report.vault, { dryRun: report.dryRun }));
-  if (report.archived.length > 0)
-    lines.push(
-      `  ${report.dryRun ? 'would archive' : 'archived'} ${report.archived.length} file(s) to ${[...new Set(report.archived.map((m) => `${m.stream}/archive/${m.quarter}`))].join(', ')}`,
-    );
-  const commit = report.commit;
-  if (commit?.status === 'committed')
-    lines.push(
-      `  committed ${commit.oid.slice(0, 7)} on ${commit.branch}: ${commit.message.split('\n')[0]} (${commit.files.length} files)`,
-    );
-  else if (commit?.status === 'unchanged') lines.push(`  nothing to commit on ${commit.branch}`);
-  else if (commit) lines.push(`  ${commit.note}`);
-  // Files, not messages: a memory holding several secrets has one message per secret.
-  const invalid = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).size;
-  lines.push(
-    `  ${report.written.length} files written, ${report.stats.parsed} of ${report.stats.files} files parsed, ${(report.stats.ms / 1000).toFixed(2)} s${invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''}`,
-  );
-  return `${lines.join('\n')}\n`;
-}
-
-function countBy(values: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
-}
-
-/** The cost table: one line per tier that called a model or failed, and a total. */
-function renderCost(tiers: Record<string, TierStats>): string[] {
-  const rows = Object.entries(tiers).filter(([, s]) => s.calls > 0 || s.failed > 0);
-  if (rows.length === 0) return [];
-  const line = (
-    name: string,
-    s: Pick<
-      TierStats,
-      'created' | 'updated' | 'merged' | 'failed' | 'calls' | 'inputTokens' | 'outputTokens' | 'retries' | 'sanitized' | 'ms'
-    >,
-  ): string => {
-    const made = s.created + s.updated;
-    const extra = [
-      s.merged > 0 ? `${s.merged} merged` : '',
-      s.failed > 0 ? `${s.failed} failed` : '',
-      s.sanitized > 0 ? `${s.sanitized} cleaned` : '',
-    ]
-      .filter(Boolean)
-      .join(', ');
-    return `    ${name.padEnd(9)} ${String(made).padStart(4)} ${made === 1 ? 'summary' : 'summaries'}${extra ? ` (${extra})` : ''}, ${num(s.calls)} calls, ${num(s.inputTokens)} in + ${num(s.outputTokens)} out tokens, ${num(s.retries)} retries, ${(s.ms / 1000).toFixed(1)} s`;
-  };
-  const total = rows.reduce(
-    (sum, [, s]) => ({
-      created: sum.created + s.created,
-      updated: sum.updated + s.updated,
-      merged: sum.merged + s.merged,
-      failed: sum.failed + s.failed,
-      calls: sum.calls + s.calls,
-      inputTokens: sum.inputTokens + s.inputTokens,
-      outputTokens: sum.outputTokens + s.outputTokens,
-      retries: sum.retries + s.retries,
-      sanitized: sum.sanitized + s.sanitized,
-      ms: sum.ms + s.ms,
-    }),
-    { created: 0, updated: 0, merged: 0, failed: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, sanitized: 0, ms: 0 },
-  );
-  return ['    LLM cost by tier:', ...rows.map(([tier, s]) => line(tier, s)), ...(rows.length > 1 ? [line('total', total)] : [])];
-}
-
-/** Dry run: what the build would spend, per tier. */
-function renderEstimate(estimate: Record<string, TierEstimate>): string[] {
-  const rows = Object.entries(estimate).filter(([, e]) => e.summaries > 0);
-  if (rows.length === 0) return [];
-  const calls = rows.reduce((sum, [, e]) => sum + e.calls, 0);
-  const input = rows.reduce((sum, [, e]) => sum + e.inputTokens, 0);
-  const output = rows.reduce((sum, [, e]) => sum + e.outputTokens, 0);
-  return [
-    '    estimate (before retries; output tokens are upper bounds):',
-    ...rows.map(
-      ([tier, e]) =>
-        `    ${tier.padEnd(9)} ${String(e.summaries).padStart(4)} ${e.summaries === 1 ? 'summary' : 'summaries'} (${e.merges} merged), ${num(e.calls)} calls, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
-    ),
-    `    total     ${num(calls)} calls, ~${num(input)} in + ≤${num(output)} out tokens`,
-  ];
+  throw new UserError('build/incomplete', `build incomplete (--strict): ${parts.join(', ')}`);
 }

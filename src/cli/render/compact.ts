@@ -1,0 +1,12 @@
+import type { CompactReport } from '../../pipeline/compact.js';
+import { renderWaterfallReport } from './waterfall.js';
+
+/** The text report of `memvault compact`; `flags` are the ones it ran with, named in the heading. */
+export function renderCompactReport(report: CompactReport, flags: { force: boolean; rebuild: boolean }): string {
+  const lines = [
+    `memvault compact${report.dryRun ? ' --dry-run' : ''}${flags.force ? ' --force' : ''}${flags.rebuild ? ' --rebuild' : ''} as of ${report.now}`,
+  ];
+  for (const stream of report.streams)
+    lines.push(...renderWaterfallReport(stream, report.vault, { dryRun: report.dryRun, hintForce: !flags.force }));
+  return `${lines.join('\n')}\n`;
+}

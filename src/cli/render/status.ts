@@ -1,0 +1,48 @@
+import type { Config } from '../../config/schema.js';
+import type { VaultStatus } from '../../pipeline/status.js';
+import { formatDiagnostic, num } from '../output.js';
+import { renderWaterfallStatus } from './waterfall.js';
+
+/** The text of `memvault status`. `config` says which streams are waterfall-only (no calendar tiers nor package to show). */
+export function renderStatus(status: VaultStatus, config: Config): string {
+  const lines: string[] = [];
+  const diagnostics = status.invalid;
+  for (const s of status.streams) {
+    lines.push(
+      `${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`,
+    );
+    if (s.waterfall) lines.push(...renderWaterfallStatus(s.waterfall));
+    // A waterfall-only stream (`calendar: false`) has no calendar tiers nor package to show.
+    if (config.streams[s.name]?.calendar === false) continue;
+    lines.push('  tier       count  tokens (max / budget)  retention (kept / must-keep)  review');
+    for (const [tier, t] of Object.entries(s.tiers)) {
+      const review = [
+        t.over_budget.length > 0 ? `${t.over_budget.length} over budget` : '',
+        t.edited.length > 0 ? `${t.edited.length} edited` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      const r = t.retention;
+      const retention = r.rate === null ? '-' : `${(r.rate * 100).toFixed(1)}% (${num(r.items - r.dropped)} / ${num(r.items)})`;
+      lines.push(
+        `  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`,
+      );
+    }
+    if (s.package) {
+      const p = s.package;
+      lines.push(
+        `  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`,
+      );
+    } else lines.push('  package: not built yet (run `memvault build`)');
+  }
+  const held = status.held_for_secrets;
+  if (held.length > 0)
+    lines.push(
+      `held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} (not summarized, packaged, sent or committed; \`memvault redact PATH\` or mark a false positive)`,
+    );
+  if (diagnostics.length > 0) {
+    lines.push(`invalid files (${diagnostics.length}):`);
+    for (const d of diagnostics) lines.push(formatDiagnostic(d, '  '));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary, type VaultState } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+import { memoriesUpTo } from './now.js';
+import type { Manifest } from './package.js';
+import { readWaterfallFiles, type WaterfallFiles, type WaterfallStatus, waterfallStatusOf } from './waterfall-status.js';
+
+/**
+ * `memvault status` as data, for both kinds of stream: a pure function of
+ * the loaded vault, the config, `now` and the outputs found on disk
+ * (`readStatusFiles` reads those). The CLI only renders it.
+ */
+
+export interface TierStatus {
+  count: number;
+  tokens_total: number;
+  tokens_max: number;
+  budget_tokens: number;
+  over_budget: string[];
+  edited: string[];
+  /** Must-keep items of the sources, summed over the tier's summaries that record them, and how many were dropped. */
+  retention: { items: number; dropped: number; rate: number | null };
+}
+
+export interface StreamStatus {
+  name: string;
+  memories: number;
+  archived: number;
+  pinned: number;
+  coverage: { first_day: string | null; last_day: string | null; days_with_memories: number };
+  tiers: Record<string, TierStatus>;
+  package: {
+    path: string;
+    tokens: number;
+    bytes: number;
+    max_tokens: number;
+    max_bytes: number;
+    degraded: number;
+    left_out: number;
+  } | null;
+  /** Streams with `waterfall: true`: position, sizes and the integrity report. */
+  waterfall?: WaterfallStatus;
+}
+
+export interface VaultStatus {
+  /** Absolute path of the vault folder. */
+  vault: string;
+  streams: StreamStatus[];
+  /** Problems of files the loader could not use. */
+  invalid: Diagnostic[];
+  /** Memories held back because they hold a secret. */
+  held_for_secrets: string[];
+}
+
+/** The generated files status reads, per stream: the package manifest and, for waterfall streams, CONTEXT.md and the history copies. */
+export interface StatusFiles {
+  manifests: ReadonlyMap<string, Manifest | undefined>;
+  waterfall: ReadonlyMap<string, WaterfallFiles>;
+}
+
+export interface StatusInput {
+  config: Config;
+  /** Directory holding `memory.config.yaml` (package paths are shown relative to it). */
+  root: string;
+  state: VaultState;
+  /** Waterfall streams count memories dated up to `now`, as a build does. */
+  now: Date;
+  files: StatusFiles;
+}
+
+/** Reads the generated files `vaultStatus` needs. */
+export function readStatusFiles(root: string, config: Config, state: VaultState): StatusFiles {
+  const vaultDir = path.resolve(root, config.vault);
+  const manifests = new Map<string, Manifest | undefined>();
+  const waterfall = new Map<string, WaterfallFiles>();
+  for (const name of state.streams.keys()) {
+    manifests.set(name, readManifest(vaultDir, name));
+    if (config.streams[name]?.waterfall) waterfall.set(name, readWaterfallFiles(vaultDir, name));
+  }
+  return { manifests, waterfall };
+}
+
+/** The status of every stream of the vault. Pure. */
+export function vaultStatus(input: StatusInput): VaultStatus {
+  const { config, root, state } = input;
+  const vaultDir = path.resolve(root, config.vault);
+  const streams = [...state.streams.values()].map((stream): StreamStatus => {
+    const status = streamStatusOf(stream, config, vaultDir, root, input.files.manifests.get(stream.name));
+    const files = input.files.waterfall.get(stream.name);
+    if (!config.streams[stream.name]?.waterfall || !files) return status;
+    return {
+      ...status,
+      waterfall: waterfallStatusOf({ ...stream, memories: memoriesUpTo(stream.memories, input.now, config.timezone) }, config, files),
+    };
+  });
+  return { vault: vaultDir, streams, invalid: state.diagnostics, held_for_secrets: heldForSecrets(state.diagnostics) };
+}
+
+/** One stream's counts, tiers and package, reading its manifest (also the MCP `status` tool's answer). */
+export function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
+  return streamStatusOf(stream, config, vaultDir, root, readManifest(vaultDir, stream.name));
+}
+
+function streamStatusOf(stream: StreamState, config: Config, vaultDir: string, root: string, manifest: Manifest | undefined): StreamStatus {
+  const tiers: Record<string, TierStatus> = {};
+  for (const tier of CALENDAR_TIERS) {
+    const summaries = [...stream.summaries.values()].filter((s) => s.meta.tier === tier);
+    tiers[tier] = {
+      count: summaries.length,
+      tokens_total: summaries.reduce((sum, s) => sum + s.meta.tokens, 0),
+      tokens_max: summaries.reduce((max, s) => Math.max(max, s.meta.tokens), 0),
+      budget_tokens: config.calendar[tier].target_tokens,
+      over_budget: summaries.filter((s) => s.meta.review?.includes('over-budget')).map((s) => s.path),
+      edited: summaries.filter((s) => s.bodyHash !== s.meta.output_hash).map((s) => s.path),
+      retention: retentionOf(summaries),
+    };
+  }
+  const days = [...new Set(stream.memories.map((m) => m.day))].sort();
+  return {
+    name: stream.name,
+    memories: stream.memories.length,
+    archived: stream.memories.filter((m) => m.location === 'archive').length,
+    pinned: stream.memories.filter((m) => m.importance === 'pinned').length,
+    coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
+    tiers,
+    package: manifest
+      ? {
+          path: path.relative(root, path.join(vaultDir, vaultPaths.package(stream.name))),
+          tokens: manifest.tokens,
+          bytes: manifest.bytes,
+          max_tokens: manifest.budget.max_tokens,
+          max_bytes: manifest.budget.max_bytes,
+          degraded: manifest.items.filter((i) => i.status === 'degraded').length,
+          left_out: manifest.items.filter((i) => i.status === 'left-out').length,
+        }
+      : null,
+  };
+}
+
+function readManifest(vaultDir: string, stream: string): Manifest | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(vaultDir, vaultPaths.manifest(stream)), 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retention of a tier: must-keep items kept over items looked for, over the summaries that recorded a check. */
+function retentionOf(summaries: readonly Summary[]): TierStatus['retention'] {
+  let items = 0;
+  let dropped = 0;
+  for (const summary of summaries) {
+    if (summary.meta.must_keep === undefined) continue;
+    items += summary.meta.must_keep;
+    dropped += summary.meta.dropped?.length ?? 0;
+  }
+  return { items, dropped, rate: items > 0 ? (items - dropped) / items : null };
+}
+
+/** Memories the loader held back because they hold a secret (rule `secret/<kind>`). */
+function heldForSecrets(diagnostics: readonly Diagnostic[]): string[] {
+  return [...new Set(diagnostics.filter((d) => d.rule.startsWith('secret/')).map((d) => d.path))].sort();
+}
