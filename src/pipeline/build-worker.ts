@@ -32,7 +32,7 @@ export default async function run(task: BuildTask): Promise<BuildAnswer> {
   if (task.kind === 'scan') return toColumns(scanStreams(task.vaultDir, task.streams));
   const { extractive, parseFile, rollup } = await (stages ??= loadStages());
   if (task.kind === 'parse')
-    return task.files.map((file) => parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone));
+    return task.files.map((file) => parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone, file.markdown));
   let summarizer = summarizers.get(task.settings.tokenizer);
   if (!summarizer)
     summarizers.set(task.settings.tokenizer, (summarizer = extractive.createExtractiveSummarizer({ tokenizer: task.settings.tokenizer })));

@@ -157,12 +157,15 @@ export interface BuildReport {
   commit: CommitOutcome | null;
   diagnostics: Diagnostic[];
   /**
+   * `read`: files read and their frontmatter parsed (not in the parse cache); `parsed`: markdown bodies parsed, at load (new memories) or when a
+   * stage read them (a fresh clone parses only what it summarizes and packages).
    * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: the vault was walked on a
    * thread of its own (large vaults, build-pool.ts). Timings in ms: `load` (find and parse files),
    * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
    */
   stats: {
     files: number;
+    read: number;
     parsed: number;
     workerParses: number;
     workerRollups: number;
@@ -210,6 +213,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
   });
+  // A watch session's content store lives on between builds: this build's parses are those after its load.
+  const parsedAtLoad = loaded.content.parsed;
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
@@ -234,6 +239,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
     stats: {
       files: loaded.stats.files,
+      read: loaded.stats.read,
       parsed: loaded.stats.parsed,
       workerParses: loaded.stats.workerParses,
       workerRollups: 0,
@@ -309,7 +315,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.index = Math.round(performance.now() - indexStarted);
   if (options.saveCache !== false) loaded.cache.save();
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
-  if (!report.dryRun) report.search = (await import('../read/search/store.js')).updateSearchIndex(options.root, loaded);
+  if (!report.dryRun) {
+    // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
+    const search = await import('../read/search/store.js');
+    if (search.hasSearchIndex(options.root)) report.search = search.updateSearchIndex(options.root, loaded);
+  }
   // The package may be written twice (`packageFirst`): listed once.
   report.written = [...new Set(report.written)];
   const moved = movedAsideReport();
@@ -321,6 +331,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (session) report.commit = await (await import('../git/build-commit.js')).commitBuild(session, report, indexInputs, options.now);
   else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   report.stats.commit = Math.round(performance.now() - commitStarted);
+  report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
   report.stats.ms = Math.round(performance.now() - started);
   return report;
 }

@@ -1,5 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
@@ -159,6 +171,11 @@ export class ParseCache {
     return this.entries.get(vaultPath);
   }
 
+  /** Every entry. */
+  values(): IterableIterator<CacheEntry> {
+    return this.entries.values();
+  }
+
   /** Records a file's parse result; `content`, when given, is stored in the pack. */
   set(vaultPath: string, entry: Omit<CacheEntry, 'content'>, content?: ParsedContent): void {
     const stored: CacheEntry = { ...entry };
@@ -229,7 +246,10 @@ export class ParseCache {
       const bytes = Buffer.from(`${asciiJson(line)}\n`, 'latin1');
       const logPath = path.join(this.dir, 'files.log');
       // Appending after a torn line, or to a log this process did not read, would lose lines: write `files.json` instead.
-      if (fileSize(logPath) === this.base.logBytes && this.base.logBytes + bytes.length <= Math.max(LOG_MIN_FOLD_BYTES, this.base.bytes * LOG_FOLD_RATIO)) {
+      if (
+        fileSize(logPath) === this.base.logBytes &&
+        this.base.logBytes + bytes.length <= Math.max(LOG_MIN_FOLD_BYTES, this.base.bytes * LOG_FOLD_RATIO)
+      ) {
         appendFileSync(logPath, bytes);
         this.base.logBytes += bytes.length;
         this.changed.clear();
@@ -238,7 +258,14 @@ export class ParseCache {
     }
     const stored: Record<string, StoredEntry> = {};
     for (const [key, entry] of this.entries) stored[key] = encodeEntry(key, entry);
-    const json: FilesJson = { version: CACHE_VERSION, timezone: this.timezone, detector: DETECTOR_VERSION, id: randomUUID(), packSize: this.packSize, entries: stored };
+    const json: FilesJson = {
+      version: CACHE_VERSION,
+      timezone: this.timezone,
+      detector: DETECTOR_VERSION,
+      id: randomUUID(),
+      packSize: this.packSize,
+      entries: stored,
+    };
     const text = asciiJson(json);
     // `files.json` first: a log left behind names the old id and is ignored, then removed here.
     writeFileAtomic(path.join(this.dir, 'files.json'), text);
@@ -327,7 +354,13 @@ function encodeEntry(key: string, entry: CacheEntry): StoredEntry {
     for (const key of LAZY_META_KEYS) if (meta[key] !== undefined) storedMeta[key] = JSON.stringify(meta[key]);
     stored = { type: 'summary', summary: { ...summary, meta: storedMeta as StoredMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
   } else stored = result;
-  return { size: entry.size, mtimeMs: entry.mtimeMs, sha256: entry.sha256, result: stored, ...(entry.content ? { content: entry.content } : {}) };
+  return {
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    sha256: entry.sha256,
+    result: stored,
+    ...(entry.content ? { content: entry.content } : {}),
+  };
 }
 
 /** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */

@@ -19,6 +19,11 @@ export interface MemoryPlace {
 
 export type MemoryParseResult = { ok: true; content: MemoryContent } | { ok: false; diagnostics: Diagnostic[] };
 
+/** A memory read without its markdown parsed: what loading it needs (`readMemoryFile`). */
+export type MemoryReadResult =
+  | { ok: true; content: Omit<MemoryContent, 'sentences' | 'headings'> }
+  | { ok: false; diagnostics: Diagnostic[] };
+
 // Built on first use (~15 ms): a rebuild that parses no memory never needs it.
 const frontmatterSchema = lazy(() => {
   const scalarText = z.union([z.string(), z.number()]).transform(String);
@@ -31,7 +36,16 @@ const frontmatterSchema = lazy(() => {
     tags: z
       .union([z.array(scalarText), scalarText])
       .optional()
-      .transform((tags) => (tags === undefined ? [] : Array.isArray(tags) ? tags : tags.split(',').map((t) => t.trim()).filter(Boolean))),
+      .transform((tags) =>
+        tags === undefined
+          ? []
+          : Array.isArray(tags)
+            ? tags
+            : tags
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean),
+      ),
     importance: z.enum(['low', 'normal', 'high', 'pinned']).optional(),
   });
 });
@@ -40,17 +54,46 @@ const FILE_NAME_DATE = /(\d{4}-\d{2}-\d{2})/;
 const DATE_HINT = 'use an existing calendar date of a year from 1000 to 9999, in ISO 8601 form, e.g. `2026-02-13T14:05:00+01:00`';
 
 /**
- * Reads one memory file. Never throws for bad content: a file that cannot be
- * used yields diagnostics (`path:line:col reason`, with a hint) instead.
+ * Reads one memory file, its markdown parsed into sentences and headings.
+ * Never throws for bad content: a file that cannot be used yields diagnostics
+ * (`path:line:col reason`, with a hint) instead.
  */
 export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: string): MemoryParseResult {
-  const fail = (line: number, column: number, reason: string, hint: string, rule: string): MemoryParseResult => ({
+  const read = readMemoryFile(bytes, place, zone);
+  if (!read.ok) return read;
+  return { ok: true, content: { ...read.content, ...parseMemoryBody(read.content.body, read.content.memory.importance) } };
+}
+
+/**
+ * The sentences and top-level headings of a memory's body (remark): the part of
+ * reading a memory that only a stage using its text needs. A pinned memory's
+ * lead sentence is marked must-keep.
+ */
+export function parseMemoryBody(body: string, importance: Importance): Pick<MemoryContent, 'sentences' | 'headings'> {
+  const tree = parseMarkdown(body);
+  return { sentences: extractSentences(tree, { pinned: importance === 'pinned' }), headings: headingSpans(tree) };
+}
+
+/**
+ * Reads one memory file without parsing its markdown: the checks and the
+ * metadata of `parseMemoryFile` (the same diagnostics for the same bytes), at
+ * a fraction of its cost. A load reads every new file this way and parses the
+ * bodies of those a stage will use (`parseMemoryBody`).
+ */
+export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: string): MemoryReadResult {
+  const fail = (line: number, column: number, reason: string, hint: string, rule: string): MemoryReadResult => ({
     ok: false,
     diagnostics: [{ path: place.path, line, column, severity: 'error', reason, hint, rule }],
   });
 
   const nul = bytes.indexOf(0);
-  if (nul !== -1) return fail(...lineColAt(bytes, nul), 'binary content (a NUL byte) in a memory file', 'memories are UTF-8 markdown; move binary files out of `memories/`', 'memory/binary');
+  if (nul !== -1)
+    return fail(
+      ...lineColAt(bytes, nul),
+      'binary content (a NUL byte) in a memory file',
+      'memories are UTF-8 markdown; move binary files out of `memories/`',
+      'memory/binary',
+    );
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -58,7 +101,8 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     const offset = firstInvalidUtf8(bytes);
     return fail(...lineColAt(bytes, offset), 'not valid UTF-8 text', 're-save the file as UTF-8 in your editor', 'memory/encoding');
   }
-  if (text.trim().length === 0) return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
+  if (text.trim().length === 0)
+    return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
 
   const fm = parseFrontmatter(text);
   if (fm.error) {
@@ -89,13 +133,25 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     const raw = fm.data[dateKey];
     if (typeof raw !== 'string') {
       const pos = fm.positionOf(dateKey);
-      return fail(pos.line, pos.column, `\`${dateKey}\` must be an ISO 8601 date or datetime, got \`${String(raw)}\``, 'write e.g. `date: 2026-02-13` or `date: 2026-02-13T14:05:00+01:00`', 'memory/invalid-date');
+      return fail(
+        pos.line,
+        pos.column,
+        `\`${dateKey}\` must be an ISO 8601 date or datetime, got \`${String(raw)}\``,
+        'write e.g. `date: 2026-02-13` or `date: 2026-02-13T14:05:00+01:00`',
+        'memory/invalid-date',
+      );
     }
     dateText = raw.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
   } else {
     const fromName = FILE_NAME_DATE.exec(place.path.split('/').pop() ?? '')?.[1];
     if (!fromName) {
-      return fail(1, 1, 'memory has no date', 'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name', 'memory/no-date');
+      return fail(
+        1,
+        1,
+        'memory has no date',
+        'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name',
+        'memory/no-date',
+      );
     }
     dateText = fromName;
   }
@@ -135,9 +191,7 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
     importance,
     sha256: sha256(bytes),
   };
-  const tree = parseMarkdown(body);
-  const sentences = extractSentences(tree, { pinned: importance === 'pinned' });
-  return { ok: true, content: { memory, body, sentences, headings: headingSpans(tree), frontmatter: fm.data } };
+  return { ok: true, content: { memory, body, frontmatter: fm.data } };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CachedResult, ParsedContent } from './cache.js';
 import { headingSpans, parseMarkdown } from './markdown.js';
-import { parseMemoryFile } from './memory-file.js';
+import { parseMemoryBody, readMemoryFile } from './memory-file.js';
 import { readPlainSummary } from './plain-summary.js';
 import { memorySecrets } from './secrets-check.js';
 import { extractSentences, sentencesOf } from './sentences.js';
@@ -13,14 +13,22 @@ export interface ParsedFile {
   content?: ParsedContent;
 }
 
-/** Parses one vault file according to its role. Pure: bytes in, data out; used in-process and by parse workers. */
-export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileRole, timezone: string): ParsedFile {
+/**
+ * Parses one vault file according to its role. Pure: bytes in, data out; used
+ * in-process and by parse workers. A memory's markdown is parsed into
+ * `content` unless `markdown` is false (its metadata, checks and secrets are
+ * the same either way); a summary's body is never parsed here.
+ */
+export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileRole, timezone: string, markdown = true): ParsedFile {
   // `archive/<quarter>/` holds archived memories and archived dailies/weeklies: a generated summary says so in its frontmatter.
-  if (role.role === 'memory' && role.location === 'archive' && isGeneratedSummary(bytes)) return parseVaultFile(bytes, vaultPath, { role: 'summary', stream: role.stream, tier: 'daily', period: '' }, timezone);
+  if (role.role === 'memory' && isSummaryFile(role, bytes)) role = { role: 'summary', stream: role.stream, tier: 'daily', period: '' };
   if (role.role === 'memory') {
-    const parsed = parseMemoryFile(bytes, { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId }, timezone);
-    if (!parsed.ok) return { result: { type: 'invalid', diagnostics: parsed.diagnostics } };
-    return { result: { type: 'memory', memory: parsed.content.memory, ...memorySecrets(bytes) }, content: { body: parsed.content.body, sentences: parsed.content.sentences, headings: parsed.content.headings } };
+    const place = { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId };
+    const read = readMemoryFile(bytes, place, timezone);
+    if (!read.ok) return { result: { type: 'invalid', diagnostics: read.diagnostics } };
+    const { memory, body } = read.content;
+    const result: CachedResult = { type: 'memory', memory, ...memorySecrets(bytes) };
+    return markdown ? { result, content: { body, ...parseMemoryBody(body, memory.importance) } } : { result };
   }
   if (role.role === 'summary') {
     const parsed = parseSummaryFile(Buffer.from(bytes).toString('utf8'), vaultPath);
@@ -28,6 +36,11 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
     return { result: { type: 'summary', summary: parsed.summary } };
   }
   return { result: { type: 'invalid', diagnostics: [] } };
+}
+
+/** True for a generated summary: by its place, or in `archive/` (which holds memories too) by its frontmatter. */
+export function isSummaryFile(role: FileRole, bytes: Uint8Array): boolean {
+  return role.role === 'summary' || (role.role === 'memory' && role.location === 'archive' && isGeneratedSummary(bytes));
 }
 
 /** True when the frontmatter has `memvault: summary` (every generated summary starts with it). */

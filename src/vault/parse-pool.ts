@@ -14,6 +14,8 @@ export interface FileToParse {
   vaultPath: string;
   role: FileRole;
   bytes: Uint8Array;
+  /** False: a memory's markdown is left unparsed (see `parseVaultFile`); its body is parsed when a stage reads it. */
+  markdown?: boolean;
 }
 
 /** How many of the files to parse are parsed so far: called at the start, then as the work goes on. */
@@ -36,12 +38,17 @@ export function usesParseWorkers(count: number, pool: ParsePool | undefined): po
 /** Files between two progress reports of an in-process parse. */
 const PROGRESS_STEP = 64;
 
-export async function parseFiles(files: readonly FileToParse[], timezone: string, pool?: ParsePool, onProgress?: ParseProgress): Promise<ParsedFile[]> {
+export async function parseFiles(
+  files: readonly FileToParse[],
+  timezone: string,
+  pool?: ParsePool,
+  onProgress?: ParseProgress,
+): Promise<ParsedFile[]> {
   if (files.length === 0) return [];
   if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone, onProgress);
   onProgress?.(0, files.length);
   return files.map((file, i) => {
-    const parsed = parseVaultFile(file.bytes, file.vaultPath, file.role, timezone);
+    const parsed = parseVaultFile(file.bytes, file.vaultPath, file.role, timezone, file.markdown);
     if ((i + 1) % PROGRESS_STEP === 0 || i + 1 === files.length) onProgress?.(i + 1, files.length);
     return parsed;
   });

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { writeFileAtomic } from '../../util/atomic.js';
@@ -288,6 +288,16 @@ export function updateSearchIndex(root: string, vault: LoadedVault, options: { c
   for (const id of removed) delete docs[id];
   writeManifest(root, docs, manifest.logged + changes.length);
   return report(counts, { written: true });
+}
+
+/**
+ * Whether the project has a search index for the build to keep current. A
+ * fresh clone (a nightly job's checkout) has none: indexing every document
+ * there would cost the whole history, so the first `memvault search` (or a
+ * warm reader) builds it instead.
+ */
+export function hasSearchIndex(root: string): boolean {
+  return existsSync(files(root).manifest);
 }
 
 export type { SearchDoc };
