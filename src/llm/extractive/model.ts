@@ -78,6 +78,14 @@ export interface Unit {
   /** Measured once, on first use. */
   tokens: number | undefined;
   bytes: number;
+  /**
+   * Units this one cannot be said without (see `linkUnits`): the sentence a
+   * pronoun opening refers to, the first item of a lead-in's list, the lead-in
+   * over a timeline entry. Choosing this unit chooses them too; they share its bullet.
+   */
+  needs?: Unit[];
+  /** False for units never chosen on their own worth (fragments, a lead-in without its list); a retry may still force them in. */
+  choosable?: boolean;
 }
 
 export interface Budget {

@@ -47,12 +47,13 @@ function bullets(units: readonly Unit[]): string[] {
       previous.sourceIndex === unit.sourceIndex &&
       previous.block === unit.block &&
       previous.day === unit.day &&
-      !unit.pinned &&
-      !previous.pinned;
+      !unit.pinned;
     const pinned = unit.pinned ? '**Pinned:** ' : '';
     if (sameRun) {
       const label = unit.speaker && unit.speaker !== speaker ? `${unit.speaker}: ` : '';
-      out[out.length - 1] += ` ${label}${unit.text}`;
+      // Entries of a list said in one bullet (`05:14 …; 05:15 …`) are kept apart.
+      const joint = /[.!?:;…)"”]$/.test(out[out.length - 1]!) ? ' ' : '; ';
+      out[out.length - 1] += `${joint}${label}${unit.text}`;
     } else {
       out.push(`${unit.speaker ? `${unit.speaker}: ` : ''}${pinned}${unit.text}`);
     }

@@ -1,6 +1,7 @@
 import { normalizeForMatch } from '../../retention/items.js';
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import { DECISION_SECTION, type Budget, type Layout, type MatchTexts, type Unit, type UnitSet } from './model.js';
+import { closureOf } from './links.js';
 import { formatDay } from './units.js';
 import { contentWords, gainAlone, ITEM_WEIGHT } from './worth.js';
 
@@ -209,10 +210,46 @@ export class Selection {
     return false;
   }
 
-  /** Adds `unit` if it fits `limit`; forced units skip the duplicate check. */
+  /** The units not yet said that saying `unit` takes: what it needs first, itself last. */
+  private closure(unit: Unit): Unit[] {
+    return unit.needs ? closureOf(unit, (other) => this.chosen.has(other)) : [unit];
+  }
+
+  /** `gain` of `unit` with what it needs (words said by both are counted twice: a slight bias for linked pairs). */
+  gainWithNeeds(unit: Unit): number {
+    if (!unit.needs) return this.gain(unit);
+    let gain = 0;
+    for (const part of this.closure(unit)) gain += this.gain(part);
+    return gain;
+  }
+
+  /** `cost` of `unit` with what it needs (each part's heading and day label counted: an upper bound). */
+  costWithNeeds(unit: Unit, estimate = false): Budget {
+    if (!unit.needs) return this.cost(unit, estimate);
+    const total = { tokens: 0, bytes: 0 };
+    for (const part of this.closure(unit)) {
+      const cost = this.cost(part, estimate);
+      total.tokens += cost.tokens;
+      total.bytes += cost.bytes;
+    }
+    return total;
+  }
+
+  /** Adds `unit`, and what it needs, if all fit `limit`; forced units skip the duplicate check. */
   add(unit: Unit, limit: Budget, options: { force?: boolean } = {}): boolean {
     if (this.chosen.has(unit)) return false;
     if (!options.force && this.isDuplicate(unit)) return false;
+    const parts = this.closure(unit);
+    if (parts.length > 1) {
+      const cost = this.costWithNeeds(unit);
+      if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) return false;
+      for (const part of parts) this.addOne(part, { tokens: Infinity, bytes: Infinity });
+      return true;
+    }
+    return this.addOne(unit, limit);
+  }
+
+  private addOne(unit: Unit, limit: Budget): boolean {
     const cost = this.cost(unit);
     if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) return false;
     this.tokens += cost.tokens;
@@ -236,7 +273,7 @@ export class Selection {
       (unit) =>
         sections.size === 1 ||
         unit.section !== DECISION_SECTION ||
-        (this.sectionTokens[DECISION_SECTION] ?? 0) + this.cost(unit, true).tokens <= cap,
+        (this.sectionTokens[DECISION_SECTION] ?? 0) + this.costWithNeeds(unit, true).tokens <= cap,
     );
   }
 
@@ -246,10 +283,10 @@ export class Selection {
       let best: Unit | undefined;
       let bestRatio = 0;
       for (const unit of this.units) {
-        if (this.chosen.has(unit) || this.setAside.has(unit) || !allowed(unit)) continue;
-        const gain = this.gain(unit);
+        if (this.chosen.has(unit) || this.setAside.has(unit) || unit.choosable === false || !allowed(unit)) continue;
+        const gain = this.gainWithNeeds(unit);
         if (gain < MIN_GAIN) continue;
-        const cost = this.cost(unit, true);
+        const cost = this.costWithNeeds(unit, true);
         if (this.tokens + cost.tokens > limit.tokens || this.bytes + cost.bytes > limit.bytes) continue;
         const ratio = gain / Math.max(1, cost.tokens) ** COST_EXPONENT;
         if (ratio > bestRatio) {

@@ -2,7 +2,8 @@ import { sha256 } from '../../util/hash.js';
 import type { TokenizerName } from '../../util/tokens.js';
 import type { Tier } from '../../vault/model.js';
 import type { Summarizer, SummaryRequest } from '../types.js';
-import { LAYOUTS, type Budget } from './model.js';
+import { LAYOUTS, type Budget, type Unit, type UnitSet } from './model.js';
+import { mainEventUnit, mainWords } from './main-event.js';
 import { fits, render, truncateToFit } from './render.js';
 import { forcedUnits, isVital, Selection } from './select.js';
 import { cachedUnits, labelUnits } from './units.js';
@@ -32,7 +33,7 @@ import { gainAlone, termWeights } from './worth.js';
  */
 
 /** Bump when the selection or the layout changes: it is hashed into every `promptId`, so old summaries regenerate. */
-const ALGORITHM_VERSION = 'memvault-extractive/2';
+const ALGORITHM_VERSION = 'memvault-extractive/3';
 
 /**
  * Creates the embedded summarizer (`provider: extractive`, `model: memvault-extractive-1`).
@@ -68,6 +69,27 @@ export function createExtractiveSummarizer(options: { tokenizer?: TokenizerName 
   };
 }
 
+/** Words of the period's main event weigh more (`TITLE_BOOST`): titles say what a memory is about. */
+const TITLE_BOOST = 1.5;
+
+function titleWeighted(weights: Float64Array, set: UnitSet, request: SummaryRequest): Float64Array {
+  const main = mainWords(set, request);
+  set.words.forEach((word, id) => {
+    if (main.has(word)) weights[id]! *= TITLE_BOOST;
+  });
+  return weights;
+}
+
+/** Takes out units whose needs are no longer said (after the last unit taken was dropped to fit). */
+function dropOrphans(selected: Unit[]): void {
+  for (;;) {
+    const said = new Set(selected);
+    const index = selected.findIndex((unit) => unit.needs?.some((need) => !said.has(need)));
+    if (index < 0) return;
+    selected.splice(index, 1);
+  }
+}
+
 /** Pure core of the extractive summarizer: the summary body for a request. */
 function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName): string {
   const layout = LAYOUTS[request.tier];
@@ -87,12 +109,15 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   const factor = request.missing.length > 0 ? 1 : Math.max(0.4, 1 - 0.15 * Math.max(0, request.attempt));
   const target: Budget = { tokens: Math.floor(hard.tokens * factor), bytes: Math.floor(hard.bytes * factor) };
 
-  const weights = (set.weights ??= termWeights(set));
+  const weights = (set.weights ??= titleWeighted(termWeights(set), set, request));
   const forced = forcedUnits(set, request.missing, weights);
   const selection = new Selection(set, weights, sections, layout, tokenizer, dedupe);
   // Pinned leads and #critical lines first, then what the previous attempt lost: why this attempt exists.
   for (const unit of units) if (isVital(unit)) selection.add(unit, hard, { force: true });
   for (const unit of forced) selection.add(unit, hard, { force: true });
+  // The period's main event is always said.
+  const main = mainEventUnit(set, request);
+  if (main) selection.add(main, target);
   selection.fill(target);
 
   // Safety check on the real body: the estimates are close to, not exactly, the whole.
@@ -101,6 +126,7 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   let bodyFits = fits(body, hard, tokenizer);
   while (selected.length > 1 && !bodyFits) {
     selected.pop(); // the last one taken is the least worth
+    dropOrphans(selected);
     body = render(selected, sections, layout);
     bodyFits = fits(body, hard, tokenizer);
   }

@@ -4,6 +4,8 @@ import { countBytes } from '../../util/tokens.js';
 import type { Tier } from '../../vault/model.js';
 import type { SummaryRequest, SummarySource } from '../types.js';
 import { ROLE_INDEX, type Layout, type Unit, type UnitSet } from './model.js';
+import { linkUnits } from './links.js';
+import { isToolCallLine } from './standalone.js';
 import { contentWords, qualityOf } from './worth.js';
 
 /**
@@ -105,12 +107,15 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
   const vocabulary = new Vocabulary();
   const speakers = speakersOf(request);
   request.sources.forEach((source, sourceIndex) => {
+    const own: Unit[] = [];
     // A bullet of a finer summary may carry on over several sentences, or be a day label over nested bullets.
     let blockDay: { block: number; day: string } | undefined;
     let labelDay: { section: string; day: string } | undefined;
     let blockSpeaker: { block: number; speaker: string } | undefined;
     source.sentences.forEach((sentence, sentenceIndex) => {
       if (sentence.role === 'heading') return;
+      // An ingested session's tool activity is bookkeeping, and a tool-call line is never a summary line.
+      if (ACTIVITY_SECTION.test(sentence.section) || isToolCallLine(sentence.text)) return;
       let text = sentence.text.trim();
       let day =
         blockDay?.block === sentence.block
@@ -154,7 +159,10 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
       const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
       const words = new Set(contentWords(text));
       const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
-      units.push({
+      // A source's first sentence says what it is about: it weighs more (unless it is small talk).
+      const quality = qualityOf(text, sentence.role);
+      const lead = own.length === 0 && quality >= 1 ? FIRST_SENTENCE_BONUS : 1;
+      own.push({
         sourceIndex,
         sentenceIndex,
         block: sentence.block,
@@ -169,14 +177,26 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
         items,
         itemIds: vocabulary.itemIdsOf(items.map(itemKey)),
         group: `${section}|${day}`,
-        quality: qualityOf(text, sentence.role),
+        quality: quality * lead,
         tokens: undefined,
         bytes: 0,
       });
     });
+    const retext = (unit: Unit, text: string): void => {
+      unit.text = text;
+      unit.textBytes = countBytes(text);
+      unit.words = new Set(contentWords(text));
+      unit.wordIds = vocabulary.wordIdsOf(unit.words);
+    };
+    units.push(...linkUnits(own, source.kind === 'summary' ? undefined : source.label, retext));
   });
   return vocabulary.unitSet(units);
 }
+
+/** The aggregated tool activity of an ingested session (`## Activity`). */
+const ACTIVITY_SECTION = /(?:^|\/ )Activity$/;
+/** Quality factor of a source's first sentence. */
+const FIRST_SENTENCE_BONUS = 1.2;
 
 /** Sources without a single sentence (bodies of code blocks only) are still named, so a period is never blank. */
 export function labelUnits(request: SummaryRequest): UnitSet {
