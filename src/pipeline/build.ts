@@ -15,6 +15,7 @@ import type { ParsedContent } from '../vault/cache.js';
 import type { IndexReport } from '../read/search/store.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import { foldUsage } from '../usage/fold.js';
 import type { CommitOutcome } from '../git/commit.js';
 import { archiveStream, type ArchiveMove } from './archive.js';
 import { computeBands } from './bands.js';
@@ -313,6 +314,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
+  // This clone's usage log, folded into each stream's usage.json, is committed with the build (src/usage/fold.ts).
+  if (!report.dryRun) report.written.push(...foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]));
   if (options.saveCache !== false) loaded.cache.save();
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {

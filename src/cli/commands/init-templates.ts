@@ -34,6 +34,8 @@ const GENERATED: ReadonlyArray<readonly [string, string]> = [
   ['*/UPLOAD_PACKAGE.manifest.json', '-merge linguist-generated=true'],
   ['INDEX.md', '-merge linguist-generated=true'],
   ['index.json', '-merge linguist-generated=true'],
+  // Usage counts: one line per id, per-clone grow-only counts, so any union of both sides' lines reads right (src/usage/codec.ts).
+  ['*/usage.json', 'merge=union'],
 ];
 
 /**
