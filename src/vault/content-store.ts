@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
+import { sha256 } from '../util/hash.js';
 import type { ParseCache, ParsedContent } from './cache.js';
-import { parseFrontmatter } from './frontmatter.js';
-import { parseMemoryBody, readMemoryFile } from './memory-file.js';
+import { frontmatterBody } from './frontmatter.js';
+import { parseMemoryBody } from './memory-file.js';
 import type { Memory, Summary } from './model.js';
 import { parseSummaryBody } from './parse-file.js';
 import { readVaultFile } from './scan.js';
@@ -23,7 +24,6 @@ export class ContentStore {
   constructor(
     private readonly vaultDir: string,
     private readonly cache: ParseCache,
-    private readonly timezone: string,
   ) {}
 
   remember(sha: string, content: ParsedContent): void {
@@ -34,13 +34,12 @@ export class ContentStore {
     const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
     if (known) return known;
     const read = readVaultFile(this.vaultDir, memory.path);
-    const bytes = read.ok ? read.bytes : new Uint8Array();
-    const place = { path: memory.path, stream: memory.stream, location: memory.location, relativeId: memory.id };
-    const result = readMemoryFile(bytes, place, this.timezone);
-    if (!result.ok || result.content.memory.sha256 !== memory.sha256) {
+    // The load checked this content: the same hash needs no second look at its frontmatter.
+    if (!read.ok || sha256(read.bytes) !== memory.sha256) {
       throw new UserError('vault/changed', `memory \`${memory.path}\` changed while the build was running`);
     }
-    const parsed = { body: result.content.body, ...parseMemoryBody(result.content.body, memory.importance) };
+    const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
+    const parsed = { body, ...parseMemoryBody(body, memory.importance) };
     this.keep(memory.path, memory.sha256, parsed);
     return parsed;
   }
@@ -49,7 +48,7 @@ export class ContentStore {
     const known = this.fresh.get(summary.sha256) ?? this.cache.readContent(summary.path, summary.sha256);
     if (known) return known;
     const text = readFileSync(path.join(this.vaultDir, summary.path), 'utf8');
-    const parsed = parseSummaryBody(parseFrontmatter(text).body);
+    const parsed = parseSummaryBody(frontmatterBody(text));
     // Kept in the content pack: the index reads every weekly and monthly body when it is rebuilt.
     this.keep(summary.path, summary.sha256, parsed);
     return parsed;

@@ -26,7 +26,16 @@ export const MAX_YAML_DEPTH = 64;
 // nothing, so no tag can reach an evaluating engine even if that check were bypassed.
 const noEngine = { parse: () => ({}), stringify: () => '' };
 const splitOnly = {
-  engines: { yaml: noEngine, yml: noEngine, json: noEngine, javascript: noEngine, js: noEngine, coffee: noEngine, cson: noEngine, toml: noEngine },
+  engines: {
+    yaml: noEngine,
+    yml: noEngine,
+    json: noEngine,
+    javascript: noEngine,
+    js: noEngine,
+    coffee: noEngine,
+    cson: noEngine,
+    toml: noEngine,
+  },
 } as const;
 
 export interface ParsedFrontmatter {
@@ -86,7 +95,9 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   const doc = parseDocument(file.matter, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const positionOf = (key: string): { line: number; column: number } => {
     const node = isMap(doc.contents) ? doc.contents.get(key, true) : undefined;
-    const pair = isMap(doc.contents) ? doc.contents.items.find((item) => isNode(item.key) && (item.key as { value?: unknown }).value === key) : undefined;
+    const pair = isMap(doc.contents)
+      ? doc.contents.items.find((item) => isNode(item.key) && (item.key as { value?: unknown }).value === key)
+      : undefined;
     const target = isNode(node) ? node : isNode(pair?.key) ? pair.key : undefined;
     if (target?.range) {
       const pos = lineCounter.linePos(target.range[0]);
@@ -119,15 +130,42 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
         return visit.BREAK;
       },
     });
-    const reason = at ? `frontmatter expands too many YAML aliases (limit ${MAX_YAML_ALIASES})` : `invalid YAML frontmatter: ${(error as Error).message}`;
+    const reason = at
+      ? `frontmatter expands too many YAML aliases (limit ${MAX_YAML_ALIASES})`
+      : `invalid YAML frontmatter: ${(error as Error).message}`;
     at ??= { line: 1, column: 1 };
     const hint = 'write the values out instead of `&anchor`/`*alias` references';
-    return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: { ...at, reason, rule: 'memory/frontmatter', hint } };
+    return {
+      data: {},
+      body: file.content,
+      bodyLine,
+      hasFrontmatter,
+      positionOf,
+      error: { ...at, reason, rule: 'memory/frontmatter', hint },
+    };
   }
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
-    return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: { line: 2, column: 1, reason: 'frontmatter must be a mapping of `key: value` lines' } };
+    return {
+      data: {},
+      body: file.content,
+      bodyLine,
+      hasFrontmatter,
+      positionOf,
+      error: { line: 2, column: 1, reason: 'frontmatter must be a mapping of `key: value` lines' },
+    };
   }
   return { data: (value ?? {}) as Record<string, unknown>, body: file.content, bodyLine, hasFrontmatter, positionOf };
+}
+
+/**
+ * The markdown after the frontmatter, as `parseFrontmatter` gives it, without
+ * parsing the YAML: for a file already read and checked, whose text a stage
+ * needs (a summary's YAML is ~90 % of the cost of reading it back).
+ */
+export function frontmatterBody(raw: string): string {
+  const crlf = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+  const text = crlf.charCodeAt(0) === 0xfeff ? crlf.slice(1) : crlf;
+  return matter()(text, splitOnly as never).content;
 }
 
 /**

@@ -64,7 +64,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const onThread = options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
   const scanned = onThread ?? Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.cacheDir, options.timezone);
-  const content = new ContentStore(options.vaultDir, cache, options.timezone);
+  const content = new ContentStore(options.vaultDir, cache);
   const diagnostics: Diagnostic[] = [];
   const found: FoundFile[] = [];
   for (const file of await scanned) {
