@@ -10,7 +10,7 @@ export function resolveNow(flag: string | undefined, env: NodeJS.ProcessEnv = pr
   const date = new Date(value);
   // `new Date` rolls 2026-02-30 over to March: check the calendar date itself.
   if (Number.isNaN(date.getTime()) || !isValidDay(value.slice(0, 10))) {
-    throw new UserError(`\`${value}\` is not an ISO 8601 datetime`, 'use e.g. --now 2026-02-13T18:00:00Z or --now 2026-02-13', 'cli/now');
+    throw new UserError('cli/now', `\`${value}\` is not an ISO 8601 datetime`);
   }
   return date;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
+import { diagnostic } from '../messages/diagnostic.js';
 import { UserError } from '../util/errors.js';
 import type { Diagnostic } from '../vault/model.js';
 import { CONFIG_FILE } from './file.js';
@@ -30,15 +31,7 @@ export function validateConfig(text: string, file: string): { config: Config; er
   const errors: Diagnostic[] = [];
   for (const error of doc.errors) {
     const pos = lineCounter.linePos(error.pos[0]);
-    errors.push({
-      path: file,
-      line: pos.line,
-      column: pos.col,
-      severity: 'error',
-      reason: `invalid YAML: ${firstLine(error.message)}`,
-      hint: 'fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote)',
-      rule: 'config/yaml',
-    });
+    errors.push(diagnostic('config/yaml', { path: file, line: pos.line, column: pos.col }, `invalid YAML: ${firstLine(error.message)}`));
   }
   if (errors.length > 0) return { config: configSchema.parse({}), errors, warnings: [] };
 
@@ -49,15 +42,8 @@ export function validateConfig(text: string, file: string): { config: Config; er
     // An unknown key is reported on its parent's path: point at the key itself.
     const keyPath = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
     const place = locate(doc, lineCounter, keyPath, issue.code === 'unrecognized_keys');
-    errors.push({
-      path: file,
-      line: place.line,
-      column: place.col,
-      severity: 'error',
-      reason: `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${describeIssue(issue)}`,
-      hint: 'see memory.config.schema.json or the README for the allowed keys and values',
-      rule: 'config/schema',
-    });
+    const reason = `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${describeIssue(issue)}`;
+    errors.push(diagnostic('config/schema', { path: file, line: place.line, column: place.col }, reason));
   }
   return { config: configSchema.parse({}), errors, warnings: [] };
 }

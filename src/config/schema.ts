@@ -55,7 +55,7 @@ export const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 /** Throws a `UserError` for a stream name that is not allowed (`--stream` flags). */
 export function assertStreamName(name: string): void {
   if (!STREAM_NAME.test(name))
-    throw new UserError(`stream name \`${name}\` is not allowed`, 'use lowercase letters, digits, `.`, `_` and `-`', 'cli/stream');
+    throw new UserError('cli/stream', `stream name \`${name}\` is not allowed`);
 }
 
 export const configSchema = z.strictObject({

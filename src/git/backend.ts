@@ -63,11 +63,7 @@ let detected: 'cli' | 'isomorphic' | undefined;
 export async function gitBackend(env: NodeJS.ProcessEnv = process.env): Promise<GitBackend> {
   const forced = env.MEMVAULT_GIT_BACKEND;
   if (forced && forced !== 'cli' && forced !== 'isomorphic') {
-    throw new UserError(
-      `MEMVAULT_GIT_BACKEND is "${forced}"`,
-      'set it to `cli` (the git command) or `isomorphic` (isomorphic-git), or unset it',
-      'git/backend',
-    );
+    throw new UserError('git/backend', `MEMVAULT_GIT_BACKEND is "${forced}"`);
   }
   const kind = forced || (detected ??= hasGitBinary() ? 'cli' : 'isomorphic');
   return kind === 'cli' ? (await import('./cli-backend.js')).cliBackend : (await import('./iso-backend.js')).isoBackend;

@@ -159,11 +159,8 @@ export const cliBackend: GitBackend = {
           if (!(error instanceof GitCommandError)) throw error;
           const branch = ref.replace(/^refs\/heads\//, '');
           if (/\.lock'?: File exists/i.test(error.result.stderr)) {
-            throw new UserError(
-              `the branch \`${branch}\` is locked (${ref}.lock exists): another git command is updating it`,
-              `wait for it to finish; if none is running, delete .git/${ref}.lock and build again`,
-              'git/ref-locked',
-            );
+            const reason = `the branch \`${branch}\` is locked (${ref}.lock exists): another git command is updating it`;
+            throw new UserError('git/ref-locked', reason, { lock: `.git/${ref}.lock` });
           }
           throw new UserError(
             `the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`,

@@ -73,11 +73,7 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   }
   const operation = operationInProgress(repo);
   if (operation) {
-    throw new UserError(
-      `${operation} is in progress in ${repo.dir}; memvault does not commit in the middle of it`,
-      'finish or abort it first; to resolve conflicts in generated files, run `memvault build --no-commit`, then `git add` them (see docs/git.md)',
-      'git/in-progress',
-    );
+    throw new UserError('git/in-progress', `${operation} is in progress in ${repo.dir}; memvault does not commit in the middle of it`);
   }
   const backend = await gitBackend(options.env);
   // git.author in the config usually names the identity; else git config is read while HEAD is looked up.
@@ -86,11 +82,7 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
     resolveIdentity(backend, repo, options.author, options.env),
   ] as const);
   if ('detached' in head) {
-    throw new UserError(
-      `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`,
-      'switch to a branch (`git switch main`), or build with --no-commit',
-      'git/detached',
-    );
+    throw new UserError('git/detached', `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`);
   }
   await backend.checkCommittable(repo);
   const markerPath = path.join(options.stateDir, MARKER);
@@ -230,11 +222,9 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     } catch (error) {
       const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
       // The marker stays: the next build's recovery scan finds the paths whose index entry lags behind HEAD and refreshes them.
-      throw new UserError(
-        `${outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : ''}the git index could not be updated (${why})`,
-        'another git process is running, or a stale .git/index.lock: remove it if no git command is running; the next build brings the index up to date',
-        'git/index-locked',
-      );
+      const done = outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : '';
+      const hint = 'another git process is running, or a stale .git/index.lock: remove it if no git command is running; the next build brings the index up to date';
+      throw new UserError('git/index-locked', `${done}the git index could not be updated (${why})`, {}, { hint });
     }
     rmSync(session.markerPath, { force: true });
     return outcome;
@@ -251,11 +241,8 @@ async function waitForIndexLock(repo: Repo): Promise<void> {
   const lock = path.join(repo.gitdir, 'index.lock');
   for (let waited = 0; existsSync(lock); waited += 100) {
     if (waited >= 2000) {
-      throw new UserError(
-        `the git index is locked (${path.relative(repo.dir, lock)} exists): another git process is running, or a stale .git/index.lock`,
-        'remove it if no git command is running, then build again: the files are written, the next build commits them',
-        'git/index-locked',
-      );
+      const reason = `the git index is locked (${path.relative(repo.dir, lock)} exists): another git process is running, or a stale .git/index.lock`;
+      throw new UserError('git/index-locked', reason);
     }
     await sleep(100);
   }

@@ -250,11 +250,8 @@ async function commitAsOf(repo: Repo, head: string, instant: Date, label: string
   const first = oldest
     ? DateTime.fromSeconds(oldest.committer.timestamp, { zone: 'utc' }).toISO({ suppressMilliseconds: true })
     : undefined;
-  throw new UserError(
-    `there is no commit on or before ${label}`,
-    first ? `the branch's history starts at ${first}` : 'the branch has no commits yet',
-    'git/no-commit-then',
-  );
+  const reason = `there is no commit on or before ${label}`;
+  throw new UserError('git/no-commit-then', reason, { first: first ?? '' }, first ? {} : { hint: 'the branch has no commits yet' });
 }
 
 async function resolveBase(repo: Repo, base: string, revision: string): Promise<string> {
@@ -287,11 +284,7 @@ async function parents(repo: Repo, oid: string, revision: string): Promise<strin
 }
 
 function unknownRevision(revision: string, why?: string): UserError {
-  return new UserError(
-    `unknown revision \`${revision}\`${why ? ` (${why})` : ''}`,
-    'use a commit id (see `memvault log PATH`), HEAD~N, a branch or tag, or a date such as 2026-02-13',
-    'git/revision',
-  );
+  return new UserError('git/revision', `unknown revision \`${revision}\`${why ? ` (${why})` : ''}`);
 }
 
 /** `2026-02-16 07:00 +01:00`: a commit time in the configured zone. */

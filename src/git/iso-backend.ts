@@ -200,18 +200,14 @@ async function editTree(
 const EMPTY = '';
 
 /** git's lock protocol: `<file>.lock` created exclusively while `work` runs; an existing lock means another git command. */
-async function withLock(file: string, what: string, rule: string, work: () => Promise<void>): Promise<void> {
+async function withLock(file: string, what: string, rule: 'git/index-locked' | 'git/ref-locked', work: () => Promise<void>): Promise<void> {
   const lock = `${file}.lock`;
   let fd: number;
   try {
     fd = openSync(lock, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UserError(
-        `${what} is locked (${lock} exists): another git process is running, or the lock is stale`,
-        `remove ${lock} if no git command is running, then build again`,
-        rule,
-      );
+      throw new UserError(rule, `${what} is locked (${lock} exists): another git process is running, or the lock is stale`, { lock });
     }
     throw error;
   }

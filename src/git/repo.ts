@@ -50,7 +50,7 @@ export function findRepo(start: string): Repo | undefined {
 
 function gitdirFromFile(file: string, dir: string): string {
   const match = /^gitdir:\s*(.+)$/m.exec(readFileSync(file, 'utf8'));
-  if (!match) throw new UserError(`\`${file}\` is neither a git directory nor a \`gitdir:\` file`, 'repair the repository', 'git/dotgit');
+  if (!match) throw new UserError('git/dotgit', `\`${file}\` is neither a git directory nor a \`gitdir:\` file`);
   return path.resolve(dir, match[1]!.trim());
 }
 

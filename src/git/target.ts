@@ -31,48 +31,27 @@ export async function openHistoryTarget(file: string, options: { root: string; c
   const vaultDir = path.resolve(options.root, config.vault);
   const repo = findRepo(vaultDir) ?? findRepo(options.root);
   if (!repo)
-    throw new UserError(
-      `${options.root} is not in a git repository, so there is no history`,
-      'run `git init`, then `memvault build` commits each build',
-      'git/not-a-repo',
-    );
+    throw new UserError('git/not-a-repo', `${options.root} is not in a git repository, so there is no history`);
   // The history commands read objects through isomorphic-git (fast enough for one file's versions), which knows SHA-1 only.
   const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
   if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
-    throw new UserError(
-      `${repo.dir} is a ${format.toUpperCase()} git repository; memvault log, diff and show read SHA-1 repositories only`,
-      `use git itself: \`git log -p -- ${file}\``,
-      'git/object-format',
-    );
+    const reason = `${repo.dir} is a ${format.toUpperCase()} git repository; memvault log, diff and show read SHA-1 repositories only`;
+    throw new UserError('git/history-format', reason, { file });
   }
   const state = await (await gitBackend()).headState(repo);
   const head = 'detached' in state ? state.detached : state.oid;
   if (!head)
-    throw new UserError(
-      `the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`,
-      'run `memvault build` (it commits), or commit the vault yourself',
-      'git/no-commits',
-    );
+    throw new UserError('git/no-commits', `the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`);
   const history = new FileHistory(repo, repoRelative(repo, vaultDir));
 
   const candidates = [path.resolve(options.cwd, file), path.resolve(vaultDir, file)];
   const inRepo = candidates.map((absolute) => repoRelative(repo, absolute)).filter((p): p is string => p !== undefined);
   if (inRepo.length === 0)
-    throw new UserError(
-      `\`${file}\` is outside the repository ${repo.dir}`,
-      'name a file inside it, e.g. vault/main/UPLOAD_PACKAGE.md',
-      'git/outside',
-    );
+    throw new UserError('git/outside', `\`${file}\` is outside the repository ${repo.dir}`);
   for (const repoPath of inRepo) {
     if ((await history.locate(head, repoPath)) || (await history.versions(head, repoPath)).length > 0)
       return { repo, history, head, repoPath, zone };
   }
   const onDisk = candidates.some((absolute) => existsSync(absolute));
-  throw new UserError(
-    `\`${file}\` has no committed version`,
-    onDisk
-      ? 'it exists but was never committed: `memvault build` commits what it writes (or commit it yourself)'
-      : 'check the path: relative to the current folder (vault/main/daily/2026-02-13.md) or to the vault (main/daily/2026-02-13.md)',
-    'git/unknown-path',
-  );
+  throw new UserError(onDisk ? 'git/uncommitted' : 'git/unknown-path', `\`${file}\` has no committed version`);
 }

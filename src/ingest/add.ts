@@ -57,7 +57,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
   if (options.kind !== undefined && !/^[^\s:#][^\n]*$/.test(options.kind.trim()))
-    throw new UserError(`kind \`${options.kind}\` is not allowed`, 'use a word such as note, decision, error, fact, session', 'cli/kind');
+    throw new UserError('cli/kind', `kind \`${options.kind}\` is not allowed`);
 
   const redact = options.redact ?? true;
   const counts = new Map<string, number>();
@@ -69,7 +69,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   };
   const body = clean(options.text.replace(/\r\n?/g, '\n')).trim();
   if (body.length === 0)
-    throw new UserError('the memory text is empty', 'pass the text as an argument (memvault add "what happened") or on stdin', 'add/empty');
+    throw new UserError('add/empty', 'the memory text is empty');
   const title = options.title?.trim() ? clean(options.title.trim()) : undefined;
   const tags = [
     ...new Set(
@@ -84,11 +84,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
   if (options.date !== undefined) {
     date = options.date.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
     if (!/^\d{4}-\d{2}-\d{2}/.test(date) || !dayOfInstant(date, config.timezone))
-      throw new UserError(
-        `--date \`${options.date}\` is not an ISO 8601 date or datetime`,
-        'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00',
-        'cli/date',
-      );
+      throw new UserError('cli/date', `--date \`${options.date}\` is not an ISO 8601 date or datetime`);
   } else date = isoInZone(options.now, config.timezone);
   const day = dayOfInstant(date, config.timezone)!.day;
 

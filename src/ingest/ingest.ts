@@ -209,11 +209,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 export function parseDateFlag(value: string, zone: string): Date {
   const parsed = /^\d{4}-\d{2}-\d{2}/.test(value) ? DateTime.fromISO(value, { zone }) : undefined;
   if (!parsed?.isValid)
-    throw new UserError(
-      `--date \`${value}\` is not an ISO 8601 date or datetime`,
-      'use e.g. --date 2026-02-13 or --date 2026-02-13T14:05:00+01:00',
-      'cli/date',
-    );
+    throw new UserError('cli/date', `--date \`${value}\` is not an ISO 8601 date or datetime`);
   return parsed.toJSDate();
 }
 

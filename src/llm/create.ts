@@ -29,11 +29,7 @@ export function createSummarizer(config: Config, env: NodeJS.ProcessEnv = proces
   const name = env.MEMVAULT_PROFILE || config.llm.profile;
   const profile = config.llm.profiles[name];
   if (!profile) {
-    throw new UserError(
-      `LLM profile \`${name}\` is not defined`,
-      `define it under \`llm.profiles\` in memory.config.yaml, or use one of: ${Object.keys(config.llm.profiles).join(', ')}`,
-      'llm/profile',
-    );
+    throw new UserError('llm/profile', `LLM profile \`${name}\` is not defined`, { known: Object.keys(config.llm.profiles).join(', ') });
   }
   if (profile.provider === 'extractive') return createExtractiveSummarizer({ tokenizer: config.tokenizer });
   const settings = resolveOpenAiSettings(config, name, profile, env, { requireKey: !options.dryRun });

@@ -58,28 +58,16 @@ export function resolveOpenAiSettings(
     url = new URL(rawUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new UserError(
-      `base URL \`${displayUrl(rawUrl)}\` of profile \`${name}\` is not an http(s) URL`,
-      'use e.g. `base_url: http://localhost:11434/v1` (Ollama) or leave it out for api.openai.com',
-      'llm/base-url',
-    );
+    throw new UserError('llm/base-url', `base URL \`${displayUrl(rawUrl)}\` of profile \`${name}\` is not an http(s) URL`);
   }
   const official = url.hostname === 'api.openai.com';
   const model = nonEmpty(env.MEMVAULT_MODEL) ?? profile.model;
   if (!model) {
-    throw new UserError(
-      `profile \`${name}\` names no model`,
-      `add \`model:\` to \`llm.profiles.${name}\` (e.g. \`gpt-4.1-mini\`, \`llama3.1:8b\`) or set MEMVAULT_MODEL`,
-      'llm/model',
-    );
+    throw new UserError('llm/model', `profile \`${name}\` names no model`, { profile: name });
   }
   if (profile.api_key_env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(profile.api_key_env)) {
     // Somebody pasted the key itself: say so without repeating it.
-    throw new UserError(
-      `\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`,
-      'remove the key from memory.config.yaml (and from git history if it was committed), then set e.g. `api_key_env: OPENAI_API_KEY` and export the key in the environment',
-      'llm/api-key-env',
-    );
+    throw new UserError('llm/api-key-env', `\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`);
   }
   const keyVar = profile.api_key_env ?? (official ? 'OPENAI_API_KEY' : undefined);
   const key = keyVar ? nonEmpty(env[keyVar]) : undefined;

@@ -275,11 +275,7 @@ export function resolveRegenerate(
   for (const absolute of paths) {
     const relative = relativePosix(vaultDir, absolute);
     if (relative === undefined || !known.has(relative)) {
-      throw new UserError(
-        `--regenerate \`${absolute}\` is not a generated summary of the vault`,
-        'name a daily, weekly, monthly or long-term summary file, e.g. --regenerate vault/main/daily/2026-02-13.md (see `memvault status` for edited ones)',
-        'cli/regenerate',
-      );
+      throw new UserError('cli/regenerate', `--regenerate \`${absolute}\` is not a generated summary of the vault`);
     }
     out.add(relative);
   }

@@ -95,7 +95,7 @@ function phrasePeriod(input: string, at: { now: Date; zone: string }): PeriodQue
 }
 
 function unknown(text: string, why = 'not a period'): UserError {
-  return new UserError(`\`${text}\`: ${why}`, `use a day, ISO week, month, quarter, range or phrase, e.g. ${EXAMPLES}`, 'read/period');
+  return new UserError('read/period', `\`${text}\`: ${why}`, { examples: EXAMPLES });
 }
 
 function throwUnknown(text: string): never {
@@ -108,11 +108,7 @@ export function parseNumberRange(text: string): { from: number; to: number } {
   const from = match ? Number(match[1]) : NaN;
   const to = match?.[2] ? Number(match[2]) : match && match[2] === '' ? Number.MAX_SAFE_INTEGER : from;
   if (!match || from < 1 || to < from) {
-    throw new UserError(
-      `\`${text}\` is not a memory number range`,
-      'use FROM..TO with 1-based numbers, e.g. --memories 65..128, or 65.. for the rest',
-      'read/range',
-    );
+    throw new UserError('read/range', `\`${text}\` is not a memory number range`);
   }
   return { from, to };
 }

@@ -45,7 +45,7 @@ export function pickStream(vault: ReadVault, name: string | undefined): StreamSt
   const stream = wanted === undefined ? undefined : streams.get(wanted);
   if (!stream) {
     const known = [...streams.keys()].join(', ') || 'none';
-    throw new UserError(`no stream \`${wanted ?? ''}\` in the vault`, `streams found: ${known}; pass one with --stream`, 'read/stream');
+    throw new UserError('read/stream', `no stream \`${wanted ?? ''}\` in the vault`, { known });
   }
   return stream;
 }

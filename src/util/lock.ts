@@ -74,11 +74,7 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
     const owner = readOwner(ownerPath);
     if (!isStale(owner, lockPath)) {
       const who = owner ? `pid ${owner.pid}, \`${owner.command}\` started ${owner.started}` : 'unknown process';
-      throw new UserError(
-        `another build is running (${who})`,
-        'wait for it to finish; if it hung, stop that process and run the build again',
-        'lock/busy',
-      );
+      throw new UserError('lock/busy', `another build is running (${who})`);
     }
     release = await takeOver(stateDir, lockPath, ownerPath, options, writeOwner);
   }
@@ -113,7 +109,7 @@ async function takeOver(
   const busy = (): UserError => {
     const winner = readOwner(ownerPath);
     const who = winner ? `pid ${winner.pid}, \`${winner.command}\` started ${winner.started}` : 'it just started';
-    return new UserError(`another build is running (${who})`, 'wait for it to finish', 'lock/busy');
+    return new UserError('lock/busy', `another build is running (${who})`);
   };
   let releaseTakeover: () => Promise<void>;
   try {

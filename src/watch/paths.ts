@@ -103,6 +103,6 @@ export function parseDuration(text: string, flag: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? 's']! : NaN;
   if (!Number.isFinite(ms) || ms <= 0)
-    throw new UserError(`${flag} \`${text}\` is not a duration`, `use e.g. ${flag} 10m, ${flag} 90s or ${flag} 1h`, 'cli/duration');
+    throw new UserError('cli/duration', `${flag} \`${text}\` is not a duration`, { flag });
   return Math.round(ms);
 }

@@ -509,13 +509,8 @@ function startWatcher(
 function watchLimitError(error: unknown): UserError | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== 'ENOSPC' && code !== 'EMFILE') return undefined;
-  return new UserError(
-    `the system limit of file watches was reached (${code})`,
-    code === 'ENOSPC'
-      ? 'raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`, then start watch again'
-      : 'raise the open-file limit (`ulimit -n 65536`), then start watch again',
-    'watch/limit',
-  );
+  const how = code === 'ENOSPC' ? 'e.g. `sudo sysctl fs.inotify.max_user_watches=524288`' : 'the open-file limit: `ulimit -n 65536`';
+  return new UserError('watch/limit', `the system limit of file watches was reached (${code})`, { how });
 }
 
 function toPosix(file: string): string {

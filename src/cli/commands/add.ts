@@ -24,20 +24,12 @@ const IMPORTANCE = ['low', 'normal', 'high', 'pinned'];
 /** `memvault add "text"`: writes one memory (text from the argument, or stdin when there is none or it is `-`) and prints its path. */
 export async function addCommand(text: string | undefined, options: AddCommandOptions): Promise<void> {
   if (options.importance !== undefined && !IMPORTANCE.includes(options.importance)) {
-    throw new UserError(
-      `--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`,
-      'e.g. --importance high',
-      'cli/importance',
-    );
+    throw new UserError('cli/importance', `--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`);
   }
   let body = text;
   if (body === undefined || body === '-') {
     if (process.stdin.isTTY)
-      throw new UserError(
-        'no memory text',
-        'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)',
-        'add/empty',
-      );
+      throw new UserError('add/empty', 'no memory text');
     body = await readStdin();
   }
   const redact = options.redact !== false;

@@ -25,13 +25,9 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   const root = findRoot(options.root ?? process.cwd());
   const budget = options.budget === undefined ? 8000 : Number(options.budget);
   if (!Number.isInteger(budget) || budget < 1)
-    throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
+    throw new UserError('cli/number', `--budget \`${options.budget}\` is not a positive whole number`, { flag: '--budget', example: 8000 });
   if (options.activity !== undefined && !(ACTIVITIES as readonly string[]).includes(options.activity)) {
-    throw new UserError(
-      `--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`,
-      'e.g. --activity debugging',
-      'context/activity',
-    );
+    throw new UserError('context/activity', `--activity \`${options.activity}\` is not one of ${ACTIVITIES.join(', ')}`);
   }
   const now = resolveNow(options.now);
   const vault = await openVault(root);

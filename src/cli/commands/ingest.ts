@@ -27,13 +27,9 @@ export interface IngestCommandOptions {
  */
 export async function ingestCommand(files: string[], options: IngestCommandOptions): Promise<void> {
   if (files.length === 0)
-    throw new UserError(
-      'no files to ingest',
-      'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
-      'cli/ingest',
-    );
+    throw new UserError('cli/ingest', 'no files to ingest');
   if (options.format !== undefined && !INGEST_FORMATS.includes(options.format as IngestFormat)) {
-    throw new UserError(`unknown format \`${options.format}\``, `use one of: ${INGEST_FORMATS.join(', ')}`, 'cli/format');
+    throw new UserError('cli/format', `unknown format \`${options.format}\``, { formats: INGEST_FORMATS.join(', ') });
   }
   const cwd = process.cwd();
   const root = findRoot(options.root ?? cwd);
@@ -59,13 +55,8 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
   else process.stdout.write(render(report, root, cwd));
   const failed = report.files.filter((file) => file.status === 'failed').length;
   if (failed > 0) {
-    throw new UserError(
-      `${failed} of ${report.files.length} file(s) could not be ingested (listed above)`,
-      failed < report.files.length
-        ? 'fix them and run ingest again; the other files were imported, and importing them again changes nothing'
-        : 'fix the places listed above and run ingest again',
-      'ingest/failed',
-    );
+    const reason = `${failed} of ${report.files.length} file(s) could not be ingested (listed above)`;
+    throw new UserError('ingest/failed', reason, {}, failed < report.files.length ? {} : { hint: 'fix the places listed above and run ingest again' });
   }
 }
 

@@ -55,7 +55,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   const root = path.resolve(options.root ?? process.cwd());
   assertStreamName(options.stream);
   if (existsSync(path.join(root, CONFIG_FILE))) {
-    throw new UserError(`${CONFIG_FILE} already exists in ${root}`, 'edit it, or delete it first to start over', 'init/exists');
+    throw new UserError('init/exists', `${CONFIG_FILE} already exists in ${root}`);
   }
   const created: string[] = [];
   const kept: string[] = [];

@@ -65,11 +65,7 @@ export async function redactCommand(targets: readonly string[], options: RedactC
 function markdownFiles(target: string): string[] {
   const stat = lstatSafe(target);
   if (!stat)
-    throw new UserError(
-      `${target}: no such file or folder`,
-      'pass memory files or folders, e.g. memvault redact vault/main/memories',
-      'redact/missing',
-    );
+    throw new UserError('redact/missing', `${target}: no such file or folder`);
   if (stat.isFile()) return [target];
   if (!stat.isDirectory()) return [];
   const out: string[] = [];

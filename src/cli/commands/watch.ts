@@ -28,7 +28,7 @@ export async function watchCommand(options: WatchCommandOptions): Promise<void> 
   // A fixed clock only when asked for: otherwise every rebuild uses the time it runs at.
   const now = options.now !== undefined || process.env.MEMVAULT_NOW ? resolveNow(options.now) : undefined;
   if (options.through !== undefined && !isValidDay(options.through))
-    throw new UserError(`--through \`${options.through}\` is not a date`, 'use YYYY-MM-DD, e.g. --through 2026-02-15', 'cli/through');
+    throw new UserError('cli/through', `--through \`${options.through}\` is not a date`);
   const debounceMs =
     options.debounce === undefined
       ? undefined

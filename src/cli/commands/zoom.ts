@@ -21,15 +21,12 @@ export interface ZoomCommandOptions {
 export async function zoomCommand(periodText: string | undefined, options: ZoomCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   if (periodText === undefined && options.memories === undefined) {
-    throw new UserError(
-      'zoom needs a period or --memories',
-      'e.g. memvault zoom 2026-W07, memvault zoom yesterday, memvault zoom --memories 65..128',
-      'read/period',
-    );
+    const hint = 'e.g. memvault zoom 2026-W07, memvault zoom yesterday, memvault zoom --memories 65..128';
+    throw new UserError('read/period', 'zoom needs a period or --memories', {}, { hint });
   }
   const tier = options.tier;
   if (tier !== undefined && !['daily', 'weekly', 'monthly'].includes(tier))
-    throw new UserError(`--tier \`${tier}\` is not daily, weekly or monthly`, 'e.g. --tier weekly', 'read/tier');
+    throw new UserError('read/tier', `--tier \`${tier}\` is not daily, weekly or monthly`);
   const budget = positive(options.budget, '--budget');
   const page = positive(options.page, '--page');
   const memoryRange = options.memories === undefined ? undefined : parseNumberRange(options.memories);
@@ -54,7 +51,7 @@ function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
-    throw new UserError(`${flag} \`${value}\` is not a positive whole number`, `e.g. ${flag} 2000`, 'cli/number');
+    throw new UserError('cli/number', `${flag} \`${value}\` is not a positive whole number`, { flag, example: 2000 });
   return n;
 }
 

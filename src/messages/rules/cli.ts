@@ -69,6 +69,28 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)',
   },
+  'add/stream': {
+    title: '`--stream` names a stream memory.config.yaml does not declare',
+    severity: 'error',
+    hint: 'use one of: {streams}; or declare it under `streams:` in memory.config.yaml, or pass --create-stream to add it there',
+    docs: 'A typo in `--stream` would otherwise start a stream nobody summarizes the way they meant.',
+  },
+  'project/none': {
+    title: 'Not a memvault project: no memory.config.yaml here or above',
+    severity: 'error',
+    hint: 'run `memvault init` in the repository that should hold the vault, or pass -C <folder> of an existing one',
+    docs: 'Every command but `init` works on a project: the nearest folder upwards holding `memory.config.yaml`. Without one, nothing is read, created or committed.',
+  },
+  'project/folder': {
+    title: 'The folder given with `-C` does not exist or is not a folder',
+    severity: 'error',
+    hint: 'check the path: `-C` takes the project folder (or a folder inside it); nothing was created',
+  },
+  'init/commit': {
+    title: '`memvault init --commit` could not commit the files it wrote',
+    severity: 'error',
+    hint: 'the files are written; commit them yourself: {command}',
+  },
   'redact/missing': {
     title: 'A path given to `memvault redact` does not exist',
     severity: 'error',
@@ -78,6 +100,11 @@ export const CLI_RULES = {
     title: 'The stream of `memvault compact` is not a waterfall stream',
     severity: 'error',
     hint: 'set `waterfall: true` for it under `streams:` in memory.config.yaml',
+  },
+  'compact/unknown-stream': {
+    title: 'The stream of `memvault compact` is not configured',
+    severity: 'error',
+    hint: 'add it under `streams:` in memory.config.yaml with `waterfall: true`{others}',
   },
   'compact/no-stream': {
     title: 'No stream has `waterfall: true`',

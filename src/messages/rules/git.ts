@@ -43,7 +43,7 @@ export const GIT_RULES = {
   'git/index-locked': {
     title: 'The git index is locked',
     severity: 'error',
-    hint: 'remove {lock} if no git command is running, then build again: the files are written, the next build commits them',
+    hint: 'remove it if no git command is running, then build again: the files are written, the next build commits them',
   },
   'git/ref-locked': {
     title: 'The branch is locked by another git command',

@@ -42,6 +42,6 @@ export const INGEST_RULES = {
   'ingest/failed': {
     title: 'Some files could not be ingested',
     severity: 'error',
-    hint: 'fix the places listed above and run ingest again; the other files were imported, and importing them again changes nothing',
+    hint: 'fix them and run ingest again; the other files were imported, and importing them again changes nothing',
   },
 } as const satisfies RuleGroup;

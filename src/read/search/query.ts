@@ -97,7 +97,7 @@ export function runSearch(
   if (options.tier && options.tier !== 'all') filters.tier = [...filters.tier, options.tier];
   for (const tier of filters.tier)
     if (!(TIERS as readonly string[]).includes(tier))
-      throw new UserError(`tier \`${tier}\` is not one of ${TIERS.join(', ')}`, 'e.g. tier:weekly or --tier memories', 'search/tier');
+      throw new UserError('search/tier', `tier \`${tier}\` is not one of ${TIERS.join(', ')}`);
   const since = [options.since, ...filters.since]
     .filter((d): d is string => d !== undefined)
     .sort()
