@@ -20,7 +20,7 @@ export function registerResources(server: McpServer, warm: WarmVault, streams: r
     try {
       text = readFileSync(path.join(warm.vaultDir, vaultPath), 'utf8');
     } catch {
-      throw new UserError(`\`${vaultPath}\` does not exist yet`, 'run `memvault build` to write it', 'mcp/resource');
+      throw new UserError(`\`${vaultPath}\` does not exist yet: \`memvault build\` writes it`, 'run `memvault build`', 'mcp/resource');
     }
     return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
   };

@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, createProject, memory, removeProject, runCli, writeFiles } from '../helpers/project.js';
+
+/**
+ * `memvault mcp` as an agent sees it: the real CLI in a child process, driven
+ * by the SDK's Client over stdio, on one built fixture vault.
+ */
+
+const NOW = '2026-03-20T12:00:00Z';
+const files: Record<string, string> = {
+  'vault/main/memories/2026-01-05-deploy-rule.md': memory({
+    date: '2026-01-05T09:00:00Z',
+    title: 'Deploy rule',
+    importance: 'pinned',
+    body: 'Production deploys need two approvals, hotfixes too.',
+  }),
+  'vault/main/memories/2026-02-10-sessions.md': memory({
+    date: '2026-02-10T10:00:00Z',
+    title: 'ADR-012 sessions',
+    kind: 'decision',
+    tags: ['auth'],
+    body: 'Decision: server sessions in Postgres replace JWT; 30-day expiry.',
+  }),
+  'vault/main/memories/2026-03-19-checkout.md': memory({
+    date: '2026-03-19T15:00:00Z',
+    title: 'Checkout crash',
+    kind: 'error',
+    body: 'TypeError in checkout: cart total undefined after coupon removal.',
+  }),
+  'vault/main/memories/2026-03-18-payments.md': memory({
+    date: '2026-03-18T08:00:00Z',
+    title: 'Payments retries',
+    tags: ['payments'],
+    body: 'The payments worker retries webhooks three times with backoff.',
+  }),
+};
+
+interface Session {
+  client: Client;
+  stderr: () => string;
+  errors: Error[];
+  close: () => Promise<void>;
+}
+
+async function connect(root: string): Promise<Session> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('MEMVAULT_')) env[key] = value;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp'],
+    cwd: root,
+    env: { ...env, MEMVAULT_NOW: NOW, NO_COLOR: '1' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'memvault-test', version: '1.0.0' });
+  const errors: Error[] = [];
+  // A line on stdout that is not a protocol message reaches the client as an error.
+  client.onerror = (error) => errors.push(error);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, errors, close: () => client.close() };
+}
+
+type ToolAnswer = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
+const call = (s: Session, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }) as Promise<ToolAnswer>;
+
+async function searchUntil(s: Session, query: string, found: (hits: any[]) => boolean, ms: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await call(s, 'search', { query });
+    if (found(answer.structuredContent?.hits ?? [])) return Date.now() - started;
+    if (Date.now() - started > ms) return Number.POSITIVE_INFINITY;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('memvault mcp on a fixture vault', () => {
+  let root: string;
+  let s: Session;
+
+  beforeAll(async () => {
+    root = createProject(files);
+    const built = await runCli(['build', '--no-commit', '--now', NOW], { cwd: root });
+    expect(built.code, built.stderr).toBe(0);
+    s = await connect(root);
+  }, 90_000);
+  afterAll(async () => {
+    await s?.close();
+    removeProject(root);
+  });
+
+  it('lists five tools with short descriptions, schemas and annotations', async () => {
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['add_memory', 'context', 'search', 'status', 'zoom']);
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeLessThanOrEqual(160);
+      expect(tool.annotations?.openWorldHint).toBe(false);
+      expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'add_memory');
+    }
+    expect(Object.keys(byName.context!.inputSchema.properties!)).toEqual(['query', 'budget', 'file', 'error', 'activity', 'stream']);
+    expect(byName.search!.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(byName.search!.inputSchema.properties!)).toEqual(['query', 'limit', 'since', 'until', 'tier', 'stream']);
+    expect(byName.zoom!.inputSchema.required).toEqual(['period']);
+    expect(byName.add_memory!.inputSchema.required).toEqual(['text']);
+    expect(Object.keys(byName.add_memory!.inputSchema.properties!)).toEqual(['text', 'title', 'tags', 'kind', 'importance', 'stream']);
+  });
+
+  it('search: hits with path, period and snippet, as text and structured content', async () => {
+    const answer = await call(s, 'search', { query: 'postgres sessions' });
+    expect(answer.isError).toBeFalsy();
+    const hits = answer.structuredContent.hits;
+    const paths = hits.flatMap((h: any) => [h.path, ...h.more.map((m: any) => m.path)]);
+    // Past the 30 days of memories_days, the build moved it to the archive: search finds it there.
+    expect(paths).toContain('main/archive/2026-Q1/2026-02-10-sessions.md');
+    const hit = hits.find((h: any) => h.path === 'main/archive/2026-Q1/2026-02-10-sessions.md');
+    expect(hit.period).toMatch(/^2026-/);
+    expect(hit.snippet.toLowerCase()).toContain('**postgres**');
+    expect(answer.content[0]!.text).toContain(`${hits[0].path}:${hits[0].line}`);
+    const filtered = await call(s, 'search', { query: 'retries', tier: 'memories' });
+    expect(filtered.structuredContent.hits.map((h: any) => h.path)).toEqual(['main/memories/2026-03-18-payments.md']);
+  });
+
+  it('context: within the budget, the pinned memory first', async () => {
+    const answer = await call(s, 'context', { budget: 600 });
+    const result = answer.structuredContent;
+    expect(result.token_count).toBeLessThanOrEqual(600);
+    expect(result.items[0]).toMatchObject({ tier: 'critical', source: 'main/memories/2026-01-05-deploy-rule.md' });
+    expect(answer.content[0]!.text).toContain('Production deploys need two approvals');
+    const debugging = await call(s, 'context', { error: 'TypeError in checkout', activity: 'debugging', budget: 2000 });
+    expect(debugging.structuredContent.items.map((i: any) => i.source)).toContain('main/memories/2026-03-19-checkout.md');
+  });
+
+  it('zoom: the full memories of a period', async () => {
+    const answer = await call(s, 'zoom', { period: '2026-03-18..2026-03-19' });
+    const result = answer.structuredContent;
+    expect(result.memories.map((m: any) => m.path)).toEqual([
+      'main/memories/2026-03-18-payments.md',
+      'main/memories/2026-03-19-checkout.md',
+    ]);
+    expect(answer.content[0]!.text).toContain('cart total undefined after coupon removal');
+    const week = await call(s, 'zoom', { period: 'last week' });
+    expect(week.structuredContent.period).toMatchObject({ kind: 'week', label: '2026-W11' });
+  });
+
+  it('status: counts per stream and the most used items', async () => {
+    const answer = await call(s, 'status', {});
+    const main = answer.structuredContent.streams[0];
+    expect(main).toMatchObject({ name: 'main', pinned: 1 });
+    expect(main.memories).toBeGreaterThanOrEqual(4);
+    expect(main.package.tokens).toBeGreaterThan(0);
+    // The calls above were counted (search, context and zoom served these).
+    const used = Object.fromEntries(main.most_used.map((u: any) => [u.id, u.count]));
+    expect(used['2026-01-05-deploy-rule']).toBeGreaterThanOrEqual(2);
+    expect(used['2026-03-19-checkout']).toBeGreaterThanOrEqual(2);
+    const log = readFileSync(path.join(root, '.memvault/usage.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(new Set(log.map((e) => e.via))).toEqual(new Set(['mcp:search', 'mcp:context', 'mcp:zoom']));
+  });
+
+  it('resources: each package, the summaries by tier and period', async () => {
+    const { resources } = await s.client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain('memvault://main/UPLOAD_PACKAGE.md');
+    const weekly = uris.find((uri) => /^memvault:\/\/main\/summary\/weekly\//.test(uri));
+    expect(weekly).toBeDefined();
+    const pkg = await s.client.readResource({ uri: 'memvault://main/UPLOAD_PACKAGE.md' });
+    expect((pkg.contents[0] as { text: string }).text).toBe(readFileSync(path.join(root, 'vault/main/UPLOAD_PACKAGE.md'), 'utf8'));
+    const summary = await s.client.readResource({ uri: weekly! });
+    expect((summary.contents[0] as { text: string }).text).toMatch(/^---\nmemvault: summary\ntier: weekly/);
+    const { resourceTemplates } = await s.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['memvault://{stream}/summary/{tier}/{period}']);
+    await expect(s.client.readResource({ uri: 'memvault://main/summary/weekly/1999-W01' })).rejects.toThrow(/no summary/);
+  });
+
+  it('add_memory writes a redacted memory that search finds at once', async () => {
+    const answer = await call(s, 'add_memory', {
+      text: 'The quokka importer authenticates with sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD and runs nightly.',
+      tags: ['importer'],
+      kind: 'fact',
+    });
+    expect(answer.isError).toBeFalsy();
+    const { path: vaultPath, id } = answer.structuredContent;
+    expect(vaultPath).toMatch(/^main\/memories\/2026\/03\/2026-03-20-.*\.md$/);
+    expect(id).toBe(vaultPath.slice('main/memories/'.length, -3));
+    const text = readFileSync(path.join(root, 'vault', vaultPath), 'utf8');
+    expect(text).toContain('[REDACTED:');
+    expect(text).not.toContain('sk-proj-abcdef');
+    const waited = await searchUntil(s, 'quokka', (hits) => hits.some((h) => h.path === vaultPath), 2000);
+    expect(waited).toBeLessThan(2000);
+  });
+
+  it('a memory file written by someone else, and an edit, are found by search within 2 seconds', async () => {
+    writeFiles(root, {
+      'vault/main/memories/2026-03-20-wombat.md': memory({
+        date: '2026-03-20T09:00:00Z',
+        title: 'Wombat',
+        body: 'The wombat cache holds 512 entries.',
+      }),
+    });
+    const added = await searchUntil(s, 'wombat', (hits) => hits.some((h) => h.path === 'main/memories/2026-03-20-wombat.md'), 2000);
+    expect(added).toBeLessThan(2000);
+    writeFiles(root, {
+      'vault/main/memories/2026-03-18-payments.md': memory({
+        date: '2026-03-18T08:00:00Z',
+        title: 'Payments retries',
+        body: 'The payments worker retries webhooks five times; the narwhal queue takes the rest.',
+      }),
+    });
+    const edited = await searchUntil(s, 'narwhal', (hits) => hits.some((h) => h.path === 'main/memories/2026-03-18-payments.md'), 2000);
+    expect(edited).toBeLessThan(2000);
+  });
+
+  it('a bad argument is a tool error with a one-line reason; the server goes on', async () => {
+    const wrongType = await call(s, 'search', { query: 42 });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.content[0]!.text).toMatch(/query/);
+    const badPeriod = await call(s, 'zoom', { period: 'the day after never' });
+    expect(badPeriod.isError).toBe(true);
+    expect(badPeriod.content[0]!.text).toMatch(/not a period/);
+    expect(badPeriod.content[0]!.text).not.toContain('\n');
+    const badStream = await call(s, 'context', { stream: 'nope' });
+    expect(badStream).toMatchObject({ isError: true });
+    expect(badStream.content[0]!.text).toMatch(/no stream `nope`/);
+    const badBudget = await call(s, 'context', { budget: -5 });
+    expect(badBudget.isError).toBe(true);
+    expect((await call(s, 'search', { query: 'deploys' })).isError).toBeFalsy();
+  });
+
+  it('stdout carries protocol messages only; logs go to stderr', () => {
+    expect(s.errors).toEqual([]);
+    expect(s.stderr()).toContain('memvault mcp: serving');
+  });
+});
+
+describe('memvault mcp on an empty vault', () => {
+  it('answers every read tool without failing', async () => {
+    const root = createProject({});
+    const s = await connect(root);
+    try {
+      expect((await call(s, 'search', { query: 'anything' })).content[0]!.text).toBe('No matches.');
+      const context = await call(s, 'context', {});
+      expect(context.isError).toBeFalsy();
+      const status = await call(s, 'status', {});
+      expect(status.isError).toBeFalsy();
+      const pkg = s.client.readResource({ uri: 'memvault://main/UPLOAD_PACKAGE.md' });
+      await expect(pkg).rejects.toThrow(/memvault build/);
+      expect(s.errors).toEqual([]);
+    } finally {
+      await s.close();
+      removeProject(root);
+    }
+  }, 30_000);
+});
