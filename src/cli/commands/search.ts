@@ -42,8 +42,15 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   const limit = options.limit === undefined ? 10 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UserError('cli/number', `--limit \`${options.limit}\` is not a positive whole number`, { flag: '--limit', example: 20 });
-  const session = await openSearch(root, { ...(options.reindex ? { reindex: true } : {}) });
-  const at = { now: resolveNow(options.now), zone: session.config.timezone };
+  const config = await readConfig(root);
+  const vaultDir = path.resolve(root, config.vault);
+  let indexReport: IndexReport | undefined;
+  let index = options.reindex ? undefined : readIndex(root);
+  if (!index) {
+    indexReport = updateSearchIndex(root, (await openVault(root)).loaded, { force: true });
+    index = readIndex(root)!;
+  }
+  const at = { now: resolveNow(options.now), zone: config.timezone };
   const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined =>
     text === undefined ? undefined : parsePeriod(text, at)[end];
   // `since:` and `until:` in the query take periods too (`since:2026-02`).
