@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { UserError } from '../util/errors.js';
 
 /**
  * Where a project's config lives. Kept apart from `load.ts` (yaml + zod,
@@ -7,13 +8,40 @@ import path from 'node:path';
  */
 export const CONFIG_FILE = 'memory.config.yaml';
 
-/** The project root: the nearest folder upwards holding `memory.config.yaml`, else `start` itself. */
-export function findRoot(start: string): string {
+/** The nearest folder from `start` upwards holding `memory.config.yaml`; undefined when there is none. */
+export function findProjectRoot(start: string): string | undefined {
   let dir = path.resolve(start);
   for (;;) {
     if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(start);
+    if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+/**
+ * The project root: the nearest folder upwards holding `memory.config.yaml`.
+ * Every command but `init` starts here, so none of them reads, creates or
+ * commits a vault outside a project: a missing folder (`-C /typo`) and a
+ * folder with no config here or above are user errors, and nothing is written.
+ *
+ * @example
+ *   findRoot(process.cwd()); // '/home/ana/notes' when /home/ana/notes/memory.config.yaml exists
+ */
+export function findRoot(start: string): string {
+  const resolved = path.resolve(start);
+  if (!isFolder(resolved)) throw new UserError('project/folder', `\`${start}\` is not a folder (-C takes the project folder)`);
+  const root = findProjectRoot(resolved);
+  if (root === undefined) {
+    throw new UserError('project/none', `not a memvault project (no ${CONFIG_FILE} here or above): run \`memvault init\``);
+  }
+  return root;
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }

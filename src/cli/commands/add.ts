@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { loadValidConfig } from '../../config/load.js';
 import { addMemory } from '../../ingest/add.js';
+import { checkDeclaredStream, declareStream } from '../../project/streams.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import type { Importance } from '../../vault/model.js';
@@ -13,6 +15,8 @@ export interface AddCommandOptions {
   kind?: string;
   importance?: string;
   stream?: string;
+  /** `--create-stream`: add an undeclared `--stream` to memory.config.yaml instead of refusing it. */
+  createStream?: boolean;
   date?: string;
   /** Commander's `--no-redact` sets this to false. */
   redact?: boolean;
@@ -28,14 +32,21 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   }
   let body = text;
   if (body === undefined || body === '-') {
-    if (process.stdin.isTTY)
-      throw new UserError('add/empty', 'no memory text');
+    if (process.stdin.isTTY) throw new UserError('add/empty', 'no memory text');
     body = await readStdin();
   }
   const redact = options.redact !== false;
   if (!redact)
     process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
   const root = findRoot(options.root ?? process.cwd());
+  if (options.stream !== undefined) {
+    // A stream the config does not declare is a typo until the person says otherwise (--create-stream).
+    const config = await loadValidConfig(root);
+    if (!checkDeclaredStream(config, options.stream, options.createStream === true)) {
+      declareStream(root, config, options.stream);
+      process.stderr.write(`added stream \`${options.stream}\` to memory.config.yaml (calendar: true, waterfall: false)\n`);
+    }
+  }
   const result = await addMemory({
     root,
     text: body,
