@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { formatFailure } from '../messages/diagnostic.js';
+import { declareFactCommands } from './program-facts.js';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -89,7 +90,7 @@ as \`memvault build\` does. It does not roll up calendar tiers nor rewrite INDEX
 
 Examples:
   memvault compact                          compactions due, every waterfall stream
-  memvault compact --stream agent --force   compact now (the seed's @compact-memories)
+  memvault compact --stream agent --force   compact now, whatever the counts say
   memvault compact --rebuild                when \`memvault status\` reports an integrity problem
   memvault compact --dry-run --json`,
   )
@@ -440,6 +441,8 @@ async function main(): Promise<void> {
     });
   }
   try {
+declareFactCommands(program);
+
     await program.parseAsync(process.argv);
   } catch (error) {
     process.exitCode = exitCodeFor(error);

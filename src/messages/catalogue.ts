@@ -2,6 +2,7 @@ import type { Facts } from './message.js';
 import type { RuleSpec } from './rule.js';
 import { CLI_RULES } from './rules/cli.js';
 import { CONFIG_RULES } from './rules/config.js';
+import { FACT_RULES } from './rules/facts.js';
 import { GIT_RULES } from './rules/git.js';
 import { INGEST_RULES } from './rules/ingest.js';
 import { VAULT_RULES } from './rules/vault.js';
@@ -21,6 +22,7 @@ export const RULES = {
   ...GIT_RULES,
   ...CLI_RULES,
   ...INGEST_RULES,
+  ...FACT_RULES,
 } as const satisfies Readonly<Record<string, RuleSpec>>;
 
 type Catalogued = keyof typeof RULES;

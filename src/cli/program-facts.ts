@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+
+/** `memvault facts` and `memvault resolve`: declared here, run by lazily imported commands (see main.ts). */
+export function declareFactCommands(program: Command): void {
+  program
+    .command('facts')
+    .description('What holds now (or --at a day) per key and scope, each key’s history, and the open contradictions.')
+    .option('--key <key>', 'only this key (`Primary DB` and `primary_db` are one key)')
+    .option('--scope <scope>', 'only this scope')
+    .option('--at <day>', 'the state on this day: a day, or what zoom takes (`2026-03`, `last week`); default today')
+    .option('--all', 'also each key’s history: superseded and expired facts, with what replaced them')
+    .option('--stream <name>', 'only this stream (default: all)')
+    .option('--now <datetime>', 'what "today" is (ISO 8601); also MEMVAULT_NOW')
+    .option('--json', 'print { at, facts, history?, contradictions, problems } as JSON')
+    .addHelpText(
+      'after',
+      `
+Facts are memories of \`kind: fact\` (key, value, scope, supersedes, valid_from, valid_to) and lines
+\`Fact: key = value (scope)\` in any memory. Two facts of one key and scope that hold at the same time
+with different values are a contradiction until \`memvault resolve\` records a decision. Read-only.
+
+Examples:
+  memvault facts                          what holds today, and the open contradictions
+  memvault facts --at 2026-03-01          what held on 1 March
+  memvault facts --key primary_db --all   one key's history
+  memvault facts --json | jq '.contradictions[].id'`,
+    )
+    .action(async (options) => (await import('./commands/facts.js')).factsCommand({ ...program.opts(), ...options }));
+
+  program
+    .command('resolve')
+    .argument('<id>', 'a contradiction id from `memvault facts` (c-1a2b3c4d)')
+    .description('Record which fact holds: supersedes (or compatible_with) in the memories’ frontmatter; nothing is deleted.')
+    .requiredOption('--keep <a|b|both>', 'a or b: that fact supersedes the other; both: they hold together')
+    .option('--note <text>', 'why, kept in resolution_notes of the memory written to')
+    .option('--dry-run', 'show the edit, write nothing')
+    .option('--now <datetime>', 'the date written with the note (ISO 8601); also MEMVAULT_NOW')
+    .option('--json', 'print the contradiction and the edits as JSON')
+    .addHelpText(
+      'after',
+      `
+The edit is a normal change to your memory files: review it with git diff; the next build commits it.
+
+Examples:
+  memvault resolve c-1a2b3c4d --keep b --note "migrated to MySQL in March"
+  memvault resolve c-1a2b3c4d --keep both      both hold (e.g. different services)
+  memvault resolve c-1a2b3c4d --keep a --dry-run`,
+    )
+    .action(async (id: string, options) => (await import('./commands/resolve.js')).resolveCommand(id, { ...program.opts(), ...options }));
+}
