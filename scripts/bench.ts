@@ -13,6 +13,9 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  * with Eleventy rendering the same markdown files, a familiar yardstick for
  * "how long should turning N markdown files into output take".
  *
+ * The fresh-clone scenario builds a clean checkout of the committed vault
+ * (no parse cache) plus three new memories: the nightly job's case.
+ *
  * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--watch-runs N] [--skip-watch] [--watch-only]
  *
  * The watch scenario runs `memvault watch` on the largest vault, saves a
@@ -79,13 +82,14 @@ interface Stats {
   samples: Sample[];
 }
 
-type Scenario = 'cold' | 'noChange' | 'editOne' | 'editOneCommit';
+type Scenario = 'cold' | 'noChange' | 'editOne' | 'editOneCommit' | 'freshClone';
 
 const SCENARIO_LABELS: Record<Scenario, string> = {
   cold: 'cold full build',
   noChange: 'no-change rebuild',
   editOne: 'rebuild after 1 edit',
   editOneCommit: 'rebuild after 1 edit, commit included (git)',
+  freshClone: 'fresh clone (no .memvault) + 3 new memories',
 };
 
 interface SizeResult {
@@ -94,6 +98,8 @@ interface SizeResult {
   /** Seconds spent generating the vault, null when a cached one was reused. */
   generatedSeconds: number | null;
   scenarios: Record<Scenario, Stats>;
+  /** The fresh-clone builds' own count of files read and bodies parsed (the last run's; every run is the same). */
+  freshClone: { files: number; read: number; parsed: number };
 }
 
 interface EleventyResult {
@@ -166,6 +172,10 @@ function removeBuildOutput(dir: string): void {
 
 /** Runs `node <args>` in `cwd` and measures wall time and (via GNU time) peak RSS. Throws with the stderr tail on failure. */
 function timeNode(args: string[], cwd: string): Sample {
+  return runNode(args, cwd).sample;
+}
+
+function runNode(args: string[], cwd: string): { sample: Sample; stdout: string } {
   const withTime = existsSync(TIME_BIN);
   const [file, argv] = withTime ? [TIME_BIN, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
   const start = performance.now();
@@ -176,7 +186,7 @@ function timeNode(args: string[], cwd: string): Sample {
     const tail = child.stderr.trimEnd().split('\n').slice(-15).join('\n');
     throw new Error(`\`node ${args.join(' ')}\` failed (exit ${child.status}) in ${cwd}:\n${tail}`);
   }
-  return { seconds, peakRssMb: withTime ? lastLineKb(child.stderr) / 1024 : null };
+  return { sample: { seconds, peakRssMb: withTime ? lastLineKb(child.stderr) / 1024 : null }, stdout: child.stdout };
 }
 
 function lastLineKb(stderr: string): number {
@@ -241,7 +251,54 @@ async function benchSize(memories: number, options: BenchOptions): Promise<SizeR
     editSamples.push(sample);
   }
   const editOneCommit = await benchEditWithCommit(dir);
-  return { memories, dir, generatedSeconds, scenarios: { cold, noChange, editOne: stats(editSamples), editOneCommit } };
+  const fresh = benchFreshClone(`${dir}-git`);
+  return {
+    memories,
+    dir,
+    generatedSeconds,
+    scenarios: { cold, noChange, editOne: stats(editSamples), editOneCommit, freshClone: fresh.stats },
+    freshClone: fresh.counts,
+  };
+}
+
+/** The day after the synthetic vault's last one, and a build the morning after it: one new daily. */
+const FRESH_DAY = '2026-11-21';
+const FRESH_NOW = '2026-11-22T06:00:00Z';
+const FRESH_RUNS = 3;
+
+/**
+ * The nightly job: a clean checkout of the committed, built vault (no
+ * `.memvault` parse cache), three new memories of the next day, one build.
+ * The clone is made outside the timing; the build's own report says how many
+ * files it read and how many bodies it parsed.
+ */
+function benchFreshClone(repo: string): { stats: Stats; counts: SizeResult['freshClone'] } {
+  const clone = `${repo}-clone`;
+  let counts: SizeResult['freshClone'] = { files: 0, read: 0, parsed: 0 };
+  const samples: Sample[] = [];
+  for (let i = 1; i <= FRESH_RUNS; i++) {
+    rmSync(clone, { recursive: true, force: true });
+    const cloned = spawnSync('git', ['clone', '-q', repo, clone], { encoding: 'utf8' });
+    if (cloned.status !== 0) throw new Error(`git clone ${repo} failed: ${cloned.stderr}`);
+    const folder = path.join(clone, 'vault', 'main', 'memories', FRESH_DAY.slice(0, 4), FRESH_DAY.slice(5, 7));
+    mkdirSync(folder, { recursive: true });
+    for (const n of [1, 2, 3]) {
+      const body = `Moved invoice export ${n} to the queue worker; p99 stayed under ${200 + n}ms (#${7000 + n}).`;
+      writeFileSync(
+        path.join(folder, `${FRESH_DAY}-nightly-${n}.md`),
+        `---\ndate: ${FRESH_DAY}T1${n}:00:00Z\ntitle: Nightly ${n}\n---\n\n${body}\n`,
+      );
+    }
+    const { sample, stdout } = runNode([CLI, 'build', '--now', FRESH_NOW, '--json', '--no-commit'], clone);
+    const report = JSON.parse(stdout) as { stats: SizeResult['freshClone'] };
+    counts = { files: report.stats.files, read: report.stats.read, parsed: report.stats.parsed };
+    log(
+      `  fresh clone ${i}/${FRESH_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}, ${counts.parsed} of ${counts.files} files parsed`,
+    );
+    samples.push(sample);
+  }
+  rmSync(clone, { recursive: true, force: true });
+  return { stats: stats(samples), counts };
 }
 
 /**
@@ -551,6 +608,14 @@ function report(
       );
     }
   }
+  lines.push(
+    '',
+    ...results.map(
+      (size) =>
+        `Fresh clone at ${size.memories.toLocaleString('en-US')} memories: ${size.freshClone.read} of ${size.freshClone.files} files read, ` +
+        `${size.freshClone.parsed} bodies parsed (build --now ${FRESH_NOW}).`,
+    ),
+  );
   if (watch) {
     const line = (label: string, w: WatchStats): string =>
       `| ${watch.memories.toLocaleString('en-US')} | watch: save ${label} → UPLOAD_PACKAGE.md on disk | ${w.runs} | ${Math.round(w.medianMs)} ms | ${Math.round(w.minMs)} ms | ${Math.round(w.maxMs)} ms | rebuild ${Math.round(median(w.rebuildMs))} ms |`;

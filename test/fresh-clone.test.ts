@@ -1,0 +1,105 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
+import { build, type BuildReport } from '../src/pipeline/build.js';
+import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
+
+/**
+ * The nightly job's case: a clean checkout of a built vault, without the
+ * `.memvault` parse cache, plus a day of new memories. It must write exactly
+ * what a warm build of the same vault writes, and parse only what it
+ * summarizes and packages.
+ */
+
+const FIRST_NOW = '2026-03-15T06:00:00Z';
+const NOW = '2026-03-16T06:00:00Z';
+const NEW_DAY = '2026-03-15';
+
+function git(cwd: string, ...args: string[]): string {
+  const run = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** Every file under the vault folder, path → content. */
+function vaultFiles(root: string): Map<string, string> {
+  const vault = path.join(root, 'vault');
+  const out = new Map<string, string>();
+  for (const file of readdirSync(vault, { recursive: true, withFileTypes: true })) {
+    if (!file.isFile()) continue;
+    const full = path.join(file.parentPath, file.name);
+    out.set(path.relative(vault, full), readFileSync(full, 'utf8'));
+  }
+  return out;
+}
+
+function addNewMemories(root: string): void {
+  const folder = path.join(root, 'vault', 'main', 'memories', NEW_DAY.slice(0, 4), NEW_DAY.slice(5, 7));
+  for (const n of [1, 2, 3]) {
+    const body = `Moved the invoice export ${n} to the queue worker; the p99 stayed under ${200 + n}ms (#${7000 + n}).`;
+    writeFileSync(
+      path.join(folder, `${NEW_DAY}-nightly-${n}.md`),
+      `---\ndate: ${NEW_DAY}T1${n}:00:00Z\ntitle: Nightly ${n}\n---\n\n${body}\n`,
+    );
+  }
+}
+
+let warm: string;
+let clone: string;
+let warmReport: BuildReport;
+let cloneReport: BuildReport;
+beforeAll(async () => {
+  warm = mkdtempSync(path.join(os.tmpdir(), 'memvault-warm-'));
+  clone = mkdtempSync(path.join(os.tmpdir(), 'memvault-clone-'));
+  // More memories than MIN_FILES_FOR_WORKERS: a clone reads them all, and looks for the summaries that list them.
+  generateSyntheticVault(warm, { memories: 320, days: 35, endDay: '2026-03-14', seed: 11, pinned: 2 });
+  await build({ root: warm, now: new Date(FIRST_NOW), commit: false });
+  writeFileSync(path.join(warm, '.gitignore'), '.memvault/\n');
+  git(warm, 'init', '-q', '-b', 'main');
+  git(warm, 'add', '-A');
+  git(warm, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'built');
+  rmSync(clone, { recursive: true, force: true });
+  git(os.tmpdir(), 'clone', '-q', warm, clone);
+  addNewMemories(warm);
+  addNewMemories(clone);
+  warmReport = await build({ root: warm, now: new Date(NOW), commit: false });
+  cloneReport = await build({ root: clone, now: new Date(NOW), commit: false });
+}, 120_000);
+afterAll(() => {
+  rmSync(warm, { recursive: true, force: true });
+  rmSync(clone, { recursive: true, force: true });
+});
+
+describe('a fresh clone without .memvault', () => {
+  it('writes byte for byte what a warm build of the same vault writes', () => {
+    expect(cloneReport.written).toEqual(warmReport.written);
+    expect(cloneReport.written).toContain(`main/daily/${NEW_DAY}.md`);
+    const warmFiles = vaultFiles(warm);
+    const cloneFiles = vaultFiles(clone);
+    expect([...cloneFiles.keys()].sort()).toEqual([...warmFiles.keys()].sort());
+    for (const [file, text] of warmFiles) expect(cloneFiles.get(file), file).toBe(text);
+  });
+
+  it('reads every file but parses only the bodies it summarizes and packages', () => {
+    const memories = cloneReport.streams[0]!.memories;
+    expect(memories).toBe(323);
+    expect(cloneReport.stats.read).toBe(cloneReport.stats.files);
+    expect(cloneReport.stats.read).toBeGreaterThan(MIN_FILES_FOR_WORKERS);
+    // The new day's memories, then what the package weighs (recent memories, the summaries of its bands): on this
+    // 35-day vault the package spans much of the history; at 4,000 memories over three years, 148 of 5,194 files.
+    expect(cloneReport.stats.parsed).toBeGreaterThanOrEqual(3);
+    expect(cloneReport.stats.parsed).toBeLessThan(cloneReport.stats.files / 2);
+    // The warm build read only the new files.
+    expect(warmReport.stats.read).toBe(3);
+  });
+
+  it('leaves a parse cache behind: the next build reads and writes nothing', async () => {
+    const again = await build({ root: clone, now: new Date(NOW), commit: false });
+    expect(again.written).toEqual([]);
+    expect(again.stats.read).toBe(0);
+    expect(again.stats.parsed).toBe(0);
+  });
+});
