@@ -432,6 +432,8 @@ Examples:
     (await import('./commands/integrate.js')).integrateCommand(agent, { ...program.opts(), ...options }),
   );
 
+declareFactCommands(program);
+
 async function main(): Promise<void> {
   // `memvault --help | head`: a reader that stops early is not an error.
   for (const stream of [process.stdout, process.stderr]) {
@@ -441,8 +443,6 @@ async function main(): Promise<void> {
     });
   }
   try {
-declareFactCommands(program);
-
     await program.parseAsync(process.argv);
   } catch (error) {
     process.exitCode = exitCodeFor(error);
