@@ -47,6 +47,21 @@ const profileSchema = z.strictObject({
   timeout_s: z.number().positive().optional().describe('Request timeout for this profile; default `llm.timeout_s`.'),
 });
 
+const embeddingsSchema = z
+  .strictObject({
+    base_url: z.string().optional().describe('Endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com.'),
+    model: z.string().min(1).describe('Embedding model, e.g. `nomic-embed-text` (Ollama) or `text-embedding-3-small`.'),
+    api_key_env: z.string().optional().describe('Name of the environment variable holding the API key (never the key itself).'),
+    batch_size: z.number().int().min(1).max(2048).default(64).describe('Texts sent in one /v1/embeddings request.'),
+    concurrency: z.number().int().min(1).max(16).default(2).describe('Requests in flight at once.'),
+    dimensions: z.number().int().positive().optional().describe('Ask for vectors of this size (models that support it).'),
+    timeout_s: z.number().positive().default(60).describe('Timeout of one request in seconds.'),
+  })
+  .optional()
+  .describe('Semantic search: vectors of every memory and summary, cached per content hash and fused with BM25. Offline without it.');
+
+export type EmbeddingsConfig = NonNullable<z.output<typeof embeddingsSchema>>;
+
 export const DEFAULT_TIMEZONE = 'UTC';
 
 /** Stream names become folder names: lowercase letters, digits, `.`, `_` and `-`. */
@@ -168,6 +183,7 @@ export const configSchema = z.strictObject({
       backoff_ms: 1000,
       max_wait_s: 60,
     }),
+  embeddings: embeddingsSchema,
   prompts: z
     .string()
     .default('prompts/')

@@ -320,8 +320,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
-    const search = await import('../read/search/store.js');
-    if (search.hasSearchIndex(options.root)) report.search = search.updateSearchIndex(options.root, loaded);
+    const search = await (await import('../read/search/sync.js')).syncSearch(options.root, loaded, config);
+    if (search) report.search = search;
   }
   // The package may be written twice (`packageFirst`): listed once.
   report.written = [...new Set(report.written)];

@@ -55,11 +55,11 @@ export interface FaultRule {
   match?: string | RegExp;
   /** Only requests whose prompt text does not contain this. */
   unless?: string | RegExp;
-  endpoint?: 'chat' | 'completion';
+  endpoint?: 'chat' | 'completion' | 'embeddings';
 }
 
 export interface RecordedRequest {
-  endpoint: 'chat' | 'completion' | 'other';
+  endpoint: 'chat' | 'completion' | 'embeddings' | 'other';
   path: string;
   /** Request headers, lower-cased names (the Authorization header included: tests check what key was sent). */
   headers: Record<string, string>;
@@ -89,6 +89,8 @@ export interface FakeOptions {
   /** Report `usage` in answers (default true); without it the client counts tokens itself. */
   usage?: boolean;
   model?: string;
+  /** `POST /v1/embeddings`: the vector of one input (default `bagOfWordsVector`, deterministic). */
+  embed?: (text: string) => number[];
 }
 
 /** Starts the fake server on 127.0.0.1 and a free port. */
@@ -111,7 +113,13 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req);
     const path = (req.url ?? '').replace(/\?.*$/, '');
-    const endpoint = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/completions') ? 'completion' : 'other';
+    const endpoint = path.endsWith('/chat/completions')
+      ? 'chat'
+      : path.endsWith('/completions')
+        ? 'completion'
+        : path.endsWith('/embeddings')
+          ? 'embeddings'
+          : 'other';
     let body: any = {};
     try {
       body = text ? JSON.parse(text) : {};
@@ -119,9 +127,14 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
       body = { raw: text };
     }
     const prompt =
-      endpoint === 'chat'
-        ? (body.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? '')).join('\n\n')
-        : String(body.prompt ?? '');
+      endpoint === 'embeddings'
+        ? ([] as unknown[])
+            .concat(body.input ?? [])
+            .map(String)
+            .join('\n')
+        : endpoint === 'chat'
+          ? (body.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? '')).join('\n\n')
+          : String(body.prompt ?? '');
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(req.headers))
       headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value ?? '');
@@ -140,6 +153,28 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
       record.fault = rule.fault.kind;
     }
     const fault = rule?.fault;
+    if (endpoint === 'embeddings') {
+      if (fault?.kind === 'status' || fault?.kind === 'reset') {
+        if (fault.kind === 'reset') req.socket.destroy();
+        else
+          sendJson(
+            res,
+            fault.status,
+            { error: { message: fault.message ?? `fake error ${fault.status}`, type: 'server_error' } },
+            fault.headers,
+          );
+        return;
+      }
+      const inputs = ([] as unknown[]).concat(body.input ?? []).map(String);
+      const embed = options.embed ?? bagOfWordsVector;
+      sendJson(res, 200, {
+        object: 'list',
+        model: String(body.model ?? options.model ?? 'fake-embed'),
+        data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: embed(input) })),
+        usage: { prompt_tokens: Math.ceil(prompt.length / 4), total_tokens: Math.ceil(prompt.length / 4) },
+      });
+      return;
+    }
     const answer = answerFor(prompt, endpoint);
     switch (fault?.kind) {
       case 'status':
@@ -280,6 +315,17 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
         server.close(() => resolve());
       }),
   };
+}
+
+/** A deterministic embedding: 64 dimensions, each word of the text adds 1 to the dimension its letters hash to. */
+export function bagOfWordsVector(text: string): number[] {
+  const vector = new Array<number>(64).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 7;
+    for (const c of word) h = (h * 31 + c.charCodeAt(0)) % 64;
+    vector[h]! += 1;
+  }
+  return vector;
 }
 
 /** A port nothing listens on (bound, then released): connections to it are refused. */

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parsePeriod } from '../../read/period-query.js';
-import { parseQuery, runSearch, type SearchGroup } from '../../read/search/query.js';
-import { readIndex, updateSearchIndex, type IndexReport } from '../../read/search/store.js';
-import { openVault, readConfig } from '../../read/vault.js';
+import { parseQuery, type SearchGroup } from '../../read/search/query.js';
+import { openSearch } from '../../read/search/session.js';
+import type { IndexReport } from '../../read/search/store.js';
 import { usageBoostFor } from '../../usage/boost.js';
 import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
@@ -23,9 +22,10 @@ export interface SearchCommandOptions {
 
 /**
  * `memvault search QUERY`: ranked BM25 search over memories (archive
- * included) and summaries. Reads `.memvault/search/index.json`, which the
+ * included) and summaries, fused with embedding similarity when an
+ * `embeddings` profile is configured. Reads `.memvault/search/`, which the
  * build keeps current; builds it first when it is missing or outdated, or
- * brings it up to date with `--reindex`. Writes nothing else.
+ * rebuilds it with `--reindex`. Writes nothing else.
  */
 export async function searchCommand(words: string[], options: SearchCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
@@ -42,57 +42,36 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   const limit = options.limit === undefined ? 10 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UserError('cli/number', `--limit \`${options.limit}\` is not a positive whole number`, { flag: '--limit', example: 20 });
-  const config = await readConfig(root);
-  const vaultDir = path.resolve(root, config.vault);
-  let indexReport: IndexReport | undefined;
-  let index = options.reindex ? undefined : readIndex(root);
-  if (!index) {
-    indexReport = updateSearchIndex(root, (await openVault(root)).loaded, { force: true });
-    index = readIndex(root)!;
-  }
-  const at = { now: resolveNow(options.now), zone: config.timezone };
+  const session = await openSearch(root, { ...(options.reindex ? { reindex: true } : {}) });
+  const at = { now: resolveNow(options.now), zone: session.config.timezone };
   const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined =>
     text === undefined ? undefined : parsePeriod(text, at)[end];
-  // `since:` and `until:` in the query take periods too (`since:2026-02`).
-  query.filters.since = query.filters.since.map((text) => parsePeriod(text, at).start);
-  query.filters.until = query.filters.until.map((text) => parsePeriod(text, at).end);
   const since = dayFilter(options.since, 'start');
   const until = dayFilter(options.until, 'end');
-  const readFile = (vaultPath: string): string | undefined => {
-    const file = path.resolve(vaultDir, vaultPath);
-    // The index is a file on disk: a path in it never leads outside the vault.
-    if (!file.startsWith(`${vaultDir}${path.sep}`)) return undefined;
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
   // Items served before rank a little higher (src/usage/boost.ts).
-  const boost = usageBoostFor(root, vaultDir, Object.keys(config.streams));
-  const hits = runSearch(
-    index.index,
-    query,
-    {
-      ...(options.stream ? { stream: options.stream } : {}),
-      ...(options.tier ? { tier: options.tier } : {}),
-      ...(since ? { since } : {}),
-      ...(until ? { until } : {}),
-      limit,
-      ...(boost ? { boost } : {}),
-    },
-    readFile,
-  );
+  const boost = usageBoostFor(root, path.resolve(root, session.config.vault), Object.keys(session.config.streams));
+  const response = await session.search(words.join(' '), {
+    now: at.now,
+    ...(options.stream ? { stream: options.stream } : {}),
+    ...(options.tier ? { tier: options.tier } : {}),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+    limit,
+    ...(boost ? { boost } : {}),
+  });
+  const { hits } = response;
   const served = hits.flatMap((hit) => [hit, ...hit.more].map((h) => ({ stream: hit.stream, path: h.path })));
   recordUsage(root, served, 'cli:search');
+  const indexReport: IndexReport | undefined = session.built;
   const indexInfo = {
-    documents: index.known.size,
+    documents: response.documents,
     ...(indexReport
       ? { rebuilt: indexReport.rebuilt, added: indexReport.added, updated: indexReport.updated, removed: indexReport.removed }
       : { rebuilt: false }),
   };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo }, null, 2)}\n`);
+    const semantic = response.semantic ? { semantic: response.semantic } : {};
+    process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo, ...semantic }, null, 2)}\n`);
     return;
   }
   process.stdout.write(renderSearch(hits, indexInfo.rebuilt ? `(search index built: ${indexInfo.documents} documents)\n` : ''));

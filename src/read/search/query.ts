@@ -2,6 +2,7 @@ import MiniSearch from 'minisearch';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { SearchIndex } from './index.js';
+import { fuseResults } from './fuse.js';
 import { snippetOf } from './snippet.js';
 
 /**
@@ -58,6 +59,8 @@ export interface SearchOptions {
   until?: string;
   /** Groups (days) to return (default 10). */
   limit?: number;
+  /** Ids ranked by embedding similarity to the query, best first: fused with the BM25 ranking (reciprocal rank fusion, fuse.ts). */
+  semantic?: readonly string[];
   /** Multiplies a document's score (by vault path): the small boost of used items (`usageBoost` in src/usage/boost.ts). */
   boost?: (docPath: string) => number;
 }
@@ -121,9 +124,18 @@ export function runSearch(
       })
     : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
   if (!hasWords) results.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  const ranked =
+    options.semantic && hasWords
+      ? fuseResults(
+          results,
+          options.semantic,
+          (id) => index.getStoredFields(id),
+          (fields) => filter(fields as unknown as SearchDoc),
+        )
+      : results;
   const limit = options.limit ?? 10;
   const groups = new Map<string, SearchGroup>();
-  for (const result of results) {
+  for (const result of ranked) {
     const doc = result as unknown as SearchDoc & { terms: string[]; score: number };
     const key = doc.tier === 'memories' || doc.tier === 'daily' ? `${doc.stream}\u0000${doc.period}` : doc.id;
     const group = groups.get(key);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { writeFileAtomic } from '../../util/atomic.js';
 import type { LoadedVault } from '../../vault/load.js';
+import type { EmbeddingReport } from '../embeddings/update.js';
 import { searchDocuments, textReader, type SearchDoc } from './documents.js';
 import {
   ANALYZER_VERSION,
@@ -69,6 +70,8 @@ export interface IndexReport extends SyncCounts {
   /** True when the change log was folded into a new snapshot. */
   compacted?: boolean;
   ms: number;
+  /** With an `embeddings` profile: what the build embedded (sync.ts). */
+  embeddings?: EmbeddingReport;
 }
 
 export const searchDir = (root: string): string => path.join(root, '.memvault', 'search');

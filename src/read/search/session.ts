@@ -1,0 +1,158 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config/schema.js';
+import { createEmbedder, EmbeddingError, type Embedder, type EmbedderOptions } from '../embeddings/client.js';
+import { normalize, openVectorStore, storeName, embeddingsDir, type VectorStore } from '../embeddings/vectors.js';
+import { parsePeriod } from '../period-query.js';
+import { openVault, readConfig } from '../vault.js';
+import { nearest } from './fuse.js';
+import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';
+import { readIndex, updateSearchIndex, type IndexReport, type LoadedIndex } from './store.js';
+
+/**
+ * The warm search API: one object holding the loaded index (and, with an
+ * `embeddings` profile, the vectors) for a long-lived process such as the
+ * MCP server. Each search first replays what builds appended to the change
+ * log since the last one (a stat of two files when nothing changed), so an
+ * edit indexed by `build` or `watch` is found at once without reloading.
+ */
+
+/** Nearest documents by embedding taken into the fusion. */
+const SEMANTIC_CANDIDATES = 100;
+/** Query vectors kept per session (one request each the first time a query text is seen). */
+const MAX_QUERY_VECTORS = 1000;
+
+export interface SessionSearchOptions extends Omit<SearchOptions, 'semantic'> {
+  /** What `since:`/`until:` phrases (`last week`) are relative to; default now. */
+  now?: Date;
+}
+
+export interface SearchResponse {
+  hits: SearchGroup[];
+  /** Documents in the index. */
+  documents: number;
+  /** With an `embeddings` profile: whether vectors took part, and why not when they did not. Absent offline. */
+  semantic?: { model: string; used: boolean; vectors: number; note?: string };
+}
+
+export interface SearchSession {
+  readonly root: string;
+  readonly config: Config;
+  /** What building the index cost when `openSearch` found none (or was asked to reindex). */
+  readonly built: IndexReport | undefined;
+  /**
+   * Runs a query (words, "phrases", `tag:` `kind:` `stream:` `tier:` `since:` `until:`).
+   *
+   * @example
+   *   const { hits } = await session.search('server sessions tag:auth', { limit: 5 });
+   */
+  search(query: string, options?: SessionSearchOptions): Promise<SearchResponse>;
+  /** The index as it is now (log lines appended by builds since the last call replayed). */
+  current(): Promise<LoadedIndex>;
+}
+
+export interface OpenSearchOptions extends EmbedderOptions {
+  /** Re-index from the vault first (`memvault search --reindex`). */
+  reindex?: boolean;
+}
+
+/**
+ * Opens the index under `root` for searching: reads it (snapshot and log),
+ * or builds it from the vault when it is missing, unreadable or outdated.
+ *
+ * @example
+ *   const session = await openSearch('/repo');
+ *   const { hits } = await session.search('deploy rollback');
+ */
+export async function openSearch(root: string, options: OpenSearchOptions = {}): Promise<SearchSession> {
+  const config = await readConfig(root);
+  const vaultDir = path.resolve(root, config.vault);
+  let built: IndexReport | undefined;
+  const rebuild = async (): Promise<LoadedIndex> => {
+    built = updateSearchIndex(root, (await openVault(root)).loaded, { force: true });
+    const loaded = readIndex(root);
+    if (!loaded) throw new Error('the search index could not be read back after it was written');
+    return loaded;
+  };
+  const current = async (): Promise<LoadedIndex> => readIndex(root) ?? rebuild();
+  if (options.reindex) await rebuild();
+  else await current();
+  const semantic = config.embeddings ? semanticSide(root, config, options) : undefined;
+  const readFile = (vaultPath: string): string | undefined => {
+    const file = path.resolve(vaultDir, vaultPath);
+    // The index is a file on disk: a path in it never leads outside the vault.
+    if (!file.startsWith(`${vaultDir}${path.sep}`)) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    root,
+    config,
+    get built() {
+      return built;
+    },
+    current,
+    async search(text, searchOptions = {}) {
+      const { now = new Date(), ...rest } = searchOptions;
+      const loaded = await current();
+      const query = parseQuery(text);
+      const at = { now, zone: config.timezone };
+      // `since:` and `until:` take periods (`since:2026-02`, `until:"last week"`).
+      query.filters.since = query.filters.since.map((value) => parsePeriod(value, at).start);
+      query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
+      const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
+      const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
+      return { hits, documents: loaded.known.size, ...(ranked ? { semantic: ranked.info } : {}) };
+    },
+  };
+}
+
+interface SemanticSide {
+  rank(text: string, loaded: LoadedIndex): Promise<{ ids?: string[]; info: NonNullable<SearchResponse['semantic']> }>;
+}
+
+function semanticSide(root: string, config: Config, options: EmbedderOptions): SemanticSide {
+  const profile = config.embeddings!;
+  const bin = path.join(embeddingsDir(root), `${storeName(profile.model, profile.dimensions)}.bin`);
+  let store: { stamp: string; vectors: VectorStore } | undefined;
+  let embedder: Embedder | undefined;
+  const queries = new Map<string, Float32Array>();
+  const stampOf = (): string => {
+    try {
+      const stat = statSync(bin);
+      return `${stat.size}:${stat.mtimeMs}`;
+    } catch {
+      return 'none';
+    }
+  };
+  return {
+    async rank(text, loaded) {
+      const stamp = stampOf();
+      // Vectors a build appended since: the store is opened again (one read of the file).
+      if (store?.stamp !== stamp) store = { stamp, vectors: openVectorStore(root, profile.model, profile.dimensions) };
+      const info = { model: profile.model, used: false, vectors: store.vectors.size };
+      if (store.vectors.size === 0) return { info: { ...info, note: 'no vectors yet: run `memvault build`' } };
+      let vector = queries.get(text);
+      if (!vector) {
+        try {
+          embedder ??= createEmbedder(config, profile, options);
+          vector = normalize((await embedder.embed([text]))[0]!);
+        } catch (error) {
+          const why = error instanceof EmbeddingError ? error.fault.message : (error as Error).message;
+          return { info: { ...info, note: `query not embedded, BM25 only: ${why}` } };
+        }
+        if (queries.size >= MAX_QUERY_VECTORS) queries.clear();
+        queries.set(text, vector);
+      }
+      const vectors = store.vectors;
+      const candidates = function* (): Generator<[string, Float32Array | undefined]> {
+        for (const [id, sha] of loaded.known) yield [id, vectors.get(sha)];
+      };
+      const ids = nearest(vector, candidates(), SEMANTIC_CANDIDATES).map((near) => near.id);
+      return { ids, info: { ...info, used: true } };
+    },
+  };
+}
