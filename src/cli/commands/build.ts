@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { build, type BuildReport } from '../../pipeline/build.js';
 import type { BuildPool } from '../../pipeline/build-pool.js';
+import { incompleteCounts } from '../../pipeline/build-report.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic, useColor } from '../output.js';
@@ -53,9 +54,7 @@ export async function buildCommand(options: BuildCommandOptions, pool?: BuildPoo
 
 /** `--strict`: a build with failed or over-budget rollups is an error (exit 1), after the report is out. */
 function failIfIncomplete(report: BuildReport): void {
-  const failed =
-    report.streams.reduce((sum, s) => sum + s.failed.length, 0) + report.waterfall.filter((w) => w.failed !== undefined).length;
-  const flagged = report.streams.reduce((sum, s) => sum + Object.values(s.tiers).reduce((n, t) => n + t.flagged, 0), 0);
+  const { failed, flagged } = incompleteCounts(report);
   if (failed === 0 && flagged === 0) return;
   const parts = [
     failed > 0 ? `${failed} rollup${failed > 1 ? 's' : ''} failed` : '',

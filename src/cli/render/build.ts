@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { BuildReport, TierStats } from '../../pipeline/build.js';
-import type { TierEstimate } from '../../pipeline/estimate.js';
 import { num } from '../output.js';
+import { renderStreamPlan } from './plan.js';
 import { renderWaterfallReport } from './waterfall.js';
 
 /** The text report of `memvault build` (and, for `--dry-run`, of its plan). */
@@ -11,17 +11,7 @@ export function renderBuildReport(report: BuildReport): string {
   ];
   for (const stream of report.streams) {
     if (report.dryRun) {
-      const counts = countBy(stream.planned.map((p) => p.tier));
-      lines.push(
-        `  ${stream.name}: ${num(stream.memories)} memories; would generate ${
-          Object.entries(counts)
-            .map(([tier, n]) => `${n} ${tier}`)
-            .join(', ') || 'nothing'
-        }`,
-      );
-      for (const p of stream.planned.slice(0, 20)) lines.push(`    ${p.tier} ${p.period} (${p.reason})`);
-      if (stream.planned.length > 20) lines.push(`    … ${stream.planned.length - 20} more`);
-      if (stream.estimate) lines.push(...renderEstimate(stream.estimate));
+      lines.push(...renderStreamPlan(stream, report.vault));
       continue;
     }
     const tiers = Object.entries(stream.tiers)
@@ -77,12 +67,6 @@ export function renderBuildReport(report: BuildReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-function countBy(values: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
-}
-
 /** The cost table: one line per tier that called a model or failed, and a total. */
 function renderCost(tiers: Record<string, TierStats>): string[] {
   const rows = Object.entries(tiers).filter(([, s]) => s.calls > 0 || s.failed > 0);
@@ -120,21 +104,4 @@ function renderCost(tiers: Record<string, TierStats>): string[] {
     { created: 0, updated: 0, merged: 0, failed: 0, calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, sanitized: 0, ms: 0 },
   );
   return ['    LLM cost by tier:', ...rows.map(([tier, s]) => line(tier, s)), ...(rows.length > 1 ? [line('total', total)] : [])];
-}
-
-/** Dry run: what the build would spend, per tier. */
-function renderEstimate(estimate: Record<string, TierEstimate>): string[] {
-  const rows = Object.entries(estimate).filter(([, e]) => e.summaries > 0);
-  if (rows.length === 0) return [];
-  const calls = rows.reduce((sum, [, e]) => sum + e.calls, 0);
-  const input = rows.reduce((sum, [, e]) => sum + e.inputTokens, 0);
-  const output = rows.reduce((sum, [, e]) => sum + e.outputTokens, 0);
-  return [
-    '    estimate (before retries; output tokens are upper bounds):',
-    ...rows.map(
-      ([tier, e]) =>
-        `    ${tier.padEnd(9)} ${String(e.summaries).padStart(4)} ${e.summaries === 1 ? 'summary' : 'summaries'} (${e.merges} merged), ${num(e.calls)} calls, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
-    ),
-    `    total     ${num(calls)} calls, ~${num(input)} in + ≤${num(output)} out tokens`,
-  ];
 }

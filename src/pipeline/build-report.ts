@@ -1,0 +1,158 @@
+import type { CommitOutcome } from '../git/commit.js';
+import type { IndexReport } from '../read/search/store.js';
+import type { CalendarTier, Diagnostic } from '../vault/model.js';
+import type { ArchiveMove } from './archive.js';
+import type { TierEstimate } from './estimate.js';
+import type { HeldSummary } from './plan.js';
+import type { RollupError, RollupResult } from './rollup.js';
+import type { WaterfallReport } from './waterfall-build.js';
+
+/**
+ * What a build did (or, for a dry run, plans to do), as data: the CLI renders
+ * it (src/cli/render/build.ts) and the commit step names it in its message.
+ */
+
+export const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
+
+/** Emitted when a tier starts (`done: 0`) and after each of its rollups; counts are for the tier so far. */
+export interface ProgressEvent {
+  stream: string;
+  tier: CalendarTier;
+  done: number;
+  total: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  failed: number;
+}
+
+export interface TierStats {
+  created: number;
+  updated: number;
+  merged: number;
+  flagged: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Repeated requests: tighter retries after over-budget answers, and retries after faults. */
+  retries: number;
+  /** Rollups that produced nothing usable (listed in `StreamReport.failed`). */
+  failed: number;
+  /** Answers cleaned before use (meta-commentary, frontmatter, fences removed). */
+  sanitized: number;
+  ms: number;
+}
+
+/** A rollup that failed: nothing was written for it, a previous version stays, the tiers above wait. */
+export interface FailedRollup {
+  tier: CalendarTier;
+  period: string;
+  path: string;
+  /** `timeout`, `connection`, `rate-limit`, `server`, `empty`, `auth`, `not-found`, `bad-request`, `truncated`, `over-budget`… */
+  kind: string;
+  reason: string;
+  /** A previous version exists and was kept. */
+  kept: boolean;
+}
+
+export interface StreamReport {
+  name: string;
+  memories: number;
+  /** Memories dated after `now`, left for a later build. */
+  future: number;
+  tiers: Record<CalendarTier, TierStats>;
+  held: HeldSummary[];
+  deferred: { tier: CalendarTier; period: string; reason: string }[];
+  /** Dry run: the summaries that would be generated (upper tiers estimated from the tiers below). */
+  planned: { tier: CalendarTier; period: string; reason: string }[];
+  /** Dry run: estimated summaries, merges, calls and tokens per tier (output tokens are upper bounds; retries not included). */
+  estimate?: Record<CalendarTier, TierEstimate>;
+  failed: FailedRollup[];
+  /** Dry run: whether the package would be written, and why (`missing`, `stale`, `inputs change`, `fresh`). */
+  packagePlan?: { path: string; write: boolean; reason: string };
+  package: { path: string; tokens: number; bytes: number; changed: boolean; degraded: number; leftOut: number } | null;
+}
+
+export interface BuildReport {
+  now: string;
+  /** The vault folder, relative to the project root (paths in the report are relative to it). */
+  vault: string;
+  dryRun: boolean;
+  streams: StreamReport[];
+  /** Streams with `waterfall: true`: compactions run and CONTEXT.md (spec section 5). */
+  waterfall: WaterfallReport[];
+  written: string[];
+  historyCopies: string[];
+  /** Files moved to `archive/` (a dry run lists the moves it would make). */
+  archived: ArchiveMove[];
+  /** What the commit step did; null for a dry run. */
+  commit: CommitOutcome | null;
+  diagnostics: Diagnostic[];
+  /**
+   * `read`: files read and their frontmatter parsed (not in the parse cache); `parsed`: markdown bodies parsed, at load (new memories) or when a
+   * stage read them (a fresh clone parses only what it summarizes and packages).
+   * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: the vault was walked on a
+   * thread of its own (large vaults, build-pool.ts). Timings in ms: `load` (find and parse files),
+   * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
+   */
+  stats: {
+    files: number;
+    read: number;
+    parsed: number;
+    workerParses: number;
+    workerRollups: number;
+    helper: boolean;
+    ms: number;
+    load: number;
+    package: number;
+    index: number;
+    commit: number;
+  };
+  generator: { provider: string; model: string };
+  /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */
+  search?: IndexReport;
+}
+
+export function emptyStats(): TierStats {
+  return {
+    created: 0,
+    updated: 0,
+    merged: 0,
+    flagged: 0,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    retries: 0,
+    failed: 0,
+    sanitized: 0,
+    ms: 0,
+  };
+}
+
+export function addUsage(stats: TierStats, result: RollupResult): void {
+  if (result.job.existing) stats.updated++;
+  else stats.created++;
+  if (result.attempts === 0) stats.merged++;
+  if (result.flagged) stats.flagged++;
+  if (result.notes && result.notes.length > 0) stats.sanitized++;
+  stats.calls += result.usage.calls;
+  stats.inputTokens += result.usage.inputTokens;
+  stats.outputTokens += result.usage.outputTokens;
+  stats.retries += Math.max(0, result.attempts - 1) + (result.usage.retries ?? 0);
+}
+
+export function addFailure(stats: TierStats, failure: RollupError): void {
+  stats.failed++;
+  stats.calls += failure.usage.calls;
+  stats.inputTokens += failure.usage.inputTokens;
+  stats.outputTokens += failure.usage.outputTokens;
+  stats.retries += Math.max(0, failure.attempts - 1) + (failure.usage.retries ?? 0);
+}
+
+/** `--strict`: rollups that failed, and summaries flagged over budget, over every stream. */
+export function incompleteCounts(report: BuildReport): { failed: number; flagged: number } {
+  const failed =
+    report.streams.reduce((sum, s) => sum + s.failed.length, 0) + report.waterfall.filter((w) => w.failed !== undefined).length;
+  const flagged = report.streams.reduce((sum, s) => sum + Object.values(s.tiers).reduce((n, t) => n + t.flagged, 0), 0);
+  return { failed, flagged };
+}

@@ -1,0 +1,123 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
+import type { LoadedVault } from '../vault/load.js';
+import type { StreamState } from '../vault/model.js';
+import { vaultPaths } from '../vault/paths.js';
+import type { Bands } from './bands.js';
+import { packageBase, type PackagePlan } from './build-plan.js';
+import type { BuildReport, StreamReport } from './build-report.js';
+import type { StreamContext } from './calendar-apply.js';
+import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
+import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
+import { applyWrites } from './write.js';
+
+/** Stage 6, assemble: the package of a stream, and the index of the vault, each written only when its inputs changed. */
+
+/**
+ * Writes a stream's package and manifest unless its input hash says they are
+ * current. `planned`: the plan's look at the package, reused when nothing was
+ * written for the stream since (saves hashing the whole stream again).
+ */
+export function writePackage(
+  stream: StreamState,
+  bands: Bands,
+  ctx: StreamContext,
+  report: StreamReport,
+  planned?: PackagePlan,
+): Manifest | undefined {
+  const packagePath = vaultPaths.package(stream.name);
+  const manifestPath = vaultPaths.manifest(stream.name);
+  const base = packageBase(stream, bands, ctx.config);
+  const previous = planned ? planned.previous : readManifest(ctx.vaultDir, stream.name);
+  const inputHash = planned ? planned.inputHash : packageInputHash(base);
+  if (previous && previous.input_hash === inputHash) {
+    report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
+    return previous;
+  }
+  let assembled;
+  try {
+    assembled = assemblePackage(
+      { ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) },
+      inputHash,
+    );
+  } catch (error) {
+    if (error instanceof CriticalOverBudgetError) {
+      const biggest = error.pinned
+        .slice(0, 3)
+        .map((p) => `${p.path} (${p.tokens} tokens)`)
+        .join(', ');
+      throw new UserError(
+        'package/critical-over-budget',
+        `${error.message} (${ctx.config.upload.max_tokens} tokens / ${ctx.config.upload.max_bytes} bytes allowed)`,
+        { biggest },
+      );
+    }
+    throw error;
+  }
+  const written = applyWrites(
+    ctx.vaultDir,
+    [
+      { path: packagePath, text: assembled.text },
+      { path: manifestPath, text: `${JSON.stringify(assembled.manifest, null, 2)}\n` },
+    ],
+    ctx.options.now,
+  );
+  ctx.report.written.push(...written.written);
+  report.package = {
+    path: packagePath,
+    tokens: assembled.manifest.tokens,
+    bytes: assembled.manifest.bytes,
+    changed: written.written.length > 0,
+    ...countStatuses(assembled.manifest),
+  };
+  return assembled.manifest;
+}
+
+function countStatuses(manifest: Manifest): { degraded: number; leftOut: number } {
+  return {
+    degraded: manifest.items.filter((i) => i.status === 'degraded').length,
+    leftOut: manifest.items.filter((i) => i.status === 'left-out').length,
+  };
+}
+
+/** Writes `INDEX.md` and `index.json` unless their input hash says they are current. */
+export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
+  const diagnostics = loaded.state.diagnostics;
+  const previous = readJson<VaultIndex>(path.join(vaultDir, vaultPaths.indexJson));
+  const inputHash = indexInputHash(streams, diagnostics);
+  if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
+  const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
+  const written = applyWrites(
+    vaultDir,
+    [
+      { path: vaultPaths.indexMarkdown, text: index.markdown },
+      { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },
+    ],
+    new Date(0),
+  );
+  report.written.push(...written.written);
+}
+
+/** The manifest of a stream's package, when both it and the package file exist. */
+export function readManifest(vaultDir: string, stream: string): Manifest | undefined {
+  const manifest = readJson<Manifest>(path.join(vaultDir, vaultPaths.manifest(stream)));
+  return manifest && fileExists(path.join(vaultDir, vaultPaths.package(stream))) ? manifest : undefined;
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileExists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
