@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
+import type { UsageRanking } from '../usage/rank.js';
 import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary, type VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { memoriesUpTo } from './now.js';
@@ -42,6 +43,8 @@ export interface StreamStatus {
   } | null;
   /** Streams with `waterfall: true`: position, sizes and the integrity report. */
   waterfall?: WaterfallStatus;
+  /** The most and least used items: what context, search and zoom served (src/usage/). */
+  usage?: UsageRanking;
 }
 
 export interface VaultStatus {

@@ -4,6 +4,7 @@ import { readStatusFiles, vaultStatus } from '../../pipeline/status.js';
 import { findRoot, resolveNow } from '../context.js';
 import { renderJson } from '../render/json.js';
 import { renderStatus } from '../render/status.js';
+import { streamUsage } from '../../usage/rank.js';
 
 export { type StreamStatus, streamStatus } from '../../pipeline/status.js';
 
@@ -26,5 +27,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
     now: resolveNow(options.now),
     files: readStatusFiles(root, config, loaded.state),
   });
+  // The most and least used items of each stream, from its usage.json and this clone's log.
+  for (const s of status.streams) s.usage = streamUsage(root, status.vault, loaded.state.streams.get(s.name)!);
   process.stdout.write(options.json ? renderJson(status) : renderStatus(status, config));
 }

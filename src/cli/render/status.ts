@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { VaultStatus } from '../../pipeline/status.js';
+import { renderUsage } from '../../usage/rank.js';
 import { formatDiagnostic, num } from '../output.js';
 import { renderWaterfallStatus } from './waterfall.js';
 
@@ -34,6 +35,7 @@ export function renderStatus(status: VaultStatus, config: Config): string {
         `  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`,
       );
     } else lines.push('  package: not built yet (run `memvault build`)');
+    if (s.usage) lines.push(...renderUsage(s.usage));
   }
   const held = status.held_for_secrets;
   if (held.length > 0)
