@@ -101,10 +101,13 @@ describe('validity and supersession', () => {
  * not overlap, equal values written differently).
  */
 describe('contradiction recall on a generated set', () => {
+  // mulberry32: a small deterministic generator with a full 2^32 period.
   let seed = 42;
   const rand = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const day = (n: number) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
   const files: { id: string; day: string; raw: string }[] = [];

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { type DuplicateInput, findDuplicates, jaccard, shingles } from '../../src/maintain/duplicates.js';
+
+/** Memories of a few sentences each from a shared vocabulary: alike in words, distinct in content. */
+function vault(count: number): DuplicateInput[] {
+  // mulberry32: a small deterministic generator with a full 2^32 period.
+  let seed = 7;
+  const rand = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const subjects = ['scheduler', 'billing service', 'auth proxy', 'search index', 'postgres replica', 'deploy pipeline', 'cache layer'];
+  const verbs = ['failed during', 'was migrated before', 'slowed down after', 'was reviewed in', 'got patched for', 'timed out on'];
+  const objects = ['the nightly job', 'the release', 'the load test', 'the audit', 'the rollout', 'the incident call', 'the retro'];
+  const sentence = () =>
+    `The ${subjects[Math.floor(rand() * subjects.length)]} ${verbs[Math.floor(rand() * verbs.length)]} ${objects[Math.floor(rand() * objects.length)]} ticket ${Math.floor(rand() * 9000) + 1000}.`;
+  return Array.from({ length: count }, (_, i) => ({
+    id: `m${i}`,
+    path: `main/memories/m${String(i).padStart(4, '0')}.md`,
+    day: `2026-0${1 + (i % 9)}-1${i % 10}`,
+    importance: 'normal' as const,
+    text: Array.from({ length: 12 + Math.floor(rand() * 8) }, sentence).join(' '),
+  }));
+}
+
+describe('near-duplicate memories', () => {
+  it('finds each planted near-duplicate with its original, and nothing else', () => {
+    const memories = vault(400);
+    const planted: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const original = memories[i * 30]!;
+      const sentences = original.text.split('. ');
+      // One sentence of 12–19 changed: the kind of copy an ingest run twice, or a pasted note, leaves.
+      sentences[sentences.length - 1] = 'A late note on the retro follows tomorrow';
+      memories.push({ ...original, id: `dup${i}`, path: `main/memories/dup${i}.md`, day: '2026-10-01', text: sentences.join('. ') });
+      planted.push(`${original.id}=dup${i}`);
+    }
+    const groups = findDuplicates(memories);
+    const found = groups.map((group) => `${group.keep.id}=${group.duplicates.map((d) => d.id).join(',')}`).sort();
+    expect(found).toEqual(planted.sort());
+    for (const group of groups) expect(group.duplicates[0]!.similarity).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('keeps the most important, then the earliest memory', () => {
+    const text = 'The scheduler failed during the nightly job ticket 4411 and the retry queue filled up before dawn.';
+    const group = (importance: DuplicateInput['importance'], day: string, id: string): DuplicateInput => ({
+      id,
+      path: `main/memories/${id}.md`,
+      day,
+      importance,
+      text,
+    });
+    expect(findDuplicates([group('normal', '2026-01-02', 'b'), group('normal', '2026-01-01', 'a')])[0]!.keep.id).toBe('a');
+    expect(findDuplicates([group('normal', '2026-01-01', 'a'), group('high', '2026-03-01', 'c')])[0]!.keep.id).toBe('c');
+  });
+
+  it('measures similarity on content-word shingles', () => {
+    expect(jaccard(shingles('alpha beta gamma delta'), shingles('alpha beta gamma delta'))).toBe(1);
+    expect(jaccard(shingles('alpha beta gamma delta'), shingles('epsilon zeta eta theta'))).toBe(0);
+    // Stop words do not make two texts alike.
+    expect(jaccard(shingles('the of and to in'), shingles('the of and to in'))).toBe(0);
+  });
+});
