@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { streamStatus, type StreamStatus } from '../cli/commands/status.js';
 import { assembleContext, type AssembledContext } from '../read/context/assemble.js';
 import type { Activity } from '../read/context/budget.js';
 import { parsePeriod } from '../read/period-query.js';
-import { parseQuery, runSearch, type SearchGroup } from '../read/search/query.js';
+import type { SearchGroup } from '../read/search/query.js';
+import type { SearchSession } from '../read/search/session.js';
 import { pickStream } from '../read/vault.js';
 import { zoom, type ZoomResult } from '../read/zoom.js';
 import { readUsage } from '../usage/read.js';
@@ -33,27 +32,29 @@ export interface SearchParams {
   stream?: string;
 }
 
-/** Ranked hits, as `memvault search --json` gives them. */
-export function searchWarm(state: WarmState, params: SearchParams, now: Date): { hits: SearchGroup[]; served: Served[] } {
+/**
+ * Ranked hits, as `memvault search --json` gives them, through the warm
+ * search session (`openSearch`: BM25, fused with embeddings when a profile
+ * is configured), used items boosted a little.
+ */
+export async function searchWarm(
+  state: WarmState,
+  session: SearchSession,
+  params: SearchParams,
+  now: Date,
+): Promise<{ hits: SearchGroup[]; served: Served[] }> {
   const { vault } = state;
-  const query = parseQuery(params.query);
   const at = { now, zone: vault.config.timezone };
-  query.filters.since = query.filters.since.map((text) => parsePeriod(text, at).start);
-  query.filters.until = query.filters.until.map((text) => parsePeriod(text, at).end);
   const boost = usageBoost(usageByStream(state));
-  const hits = runSearch(
-    state.index,
-    query,
-    {
-      ...(params.stream ? { stream: params.stream } : {}),
-      ...(params.tier ? { tier: params.tier } : {}),
-      ...(params.since ? { since: parsePeriod(params.since, at).start } : {}),
-      ...(params.until ? { until: parsePeriod(params.until, at).end } : {}),
-      limit: params.limit ?? 10,
-      ...(boost ? { boost } : {}),
-    },
-    fileReader(vault.vaultDir),
-  );
+  const { hits } = await session.search(params.query, {
+    now,
+    ...(params.stream ? { stream: params.stream } : {}),
+    ...(params.tier ? { tier: params.tier } : {}),
+    ...(params.since ? { since: parsePeriod(params.since, at).start } : {}),
+    ...(params.until ? { until: parsePeriod(params.until, at).end } : {}),
+    limit: params.limit ?? 10,
+    ...(boost ? { boost } : {}),
+  });
   const served = hits.flatMap((hit) => [
     { stream: hit.stream, path: hit.path },
     ...hit.more.map((m) => ({ stream: hit.stream, path: m.path })),
@@ -135,17 +136,4 @@ function usageByStream(state: WarmState): Map<string, Map<string, UsageCount>> {
   const out = new Map<string, Map<string, UsageCount>>();
   for (const name of state.vault.loaded.state.streams.keys()) out.set(name, readUsage(state.vault.root, name, state.vault.vaultDir));
   return out;
-}
-
-/** Reads a vault file for snippets; a path from the index never leads outside the vault. */
-export function fileReader(vaultDir: string): (vaultPath: string) => string | undefined {
-  return (vaultPath) => {
-    const file = path.resolve(vaultDir, vaultPath);
-    if (!file.startsWith(`${vaultDir}${path.sep}`)) return undefined;
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
 }

@@ -71,7 +71,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args) =>
       answer(ctx, async () => {
-        const { hits, served } = searchWarm(await ctx.warm.current(), args, ctx.now());
+        const { hits, served } = await searchWarm(await ctx.warm.current(), await ctx.warm.search(), args, ctx.now());
         serve('search', served);
         const text =
           hits.length === 0

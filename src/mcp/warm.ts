@@ -3,6 +3,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { CONFIG_FILE } from '../config/file.js';
 import { BuildPool, vaultLoadOptions } from '../pipeline/build-pool.js';
 import type { SearchIndex } from '../read/search/index.js';
+import { openSearch, type SearchSession } from '../read/search/session.js';
 import { readIndex, updateSearchIndex } from '../read/search/store.js';
 import { readConfig, type ReadVault } from '../read/vault.js';
 import { LoadSession } from '../vault/load-session.js';
@@ -39,6 +40,7 @@ export class WarmVault {
   private timer: NodeJS.Timeout | undefined;
   private watchers: FSWatcher[] = [];
   private closed = false;
+  private searchSession: Promise<SearchSession> | undefined;
 
   private constructor(
     readonly root: string,
@@ -65,6 +67,16 @@ export class WarmVault {
       this.loading = undefined;
     });
     return this.loading;
+  }
+
+  /**
+   * The warm search session over the same index (opened on first use, after
+   * the vault is current so the index on disk is too).
+   */
+  async search(): Promise<SearchSession> {
+    await this.current();
+    this.searchSession ??= openSearch(this.root);
+    return this.searchSession;
   }
 
   /** Vault-relative paths that changed (e.g. a memory this process just wrote): the next request reloads them. */
