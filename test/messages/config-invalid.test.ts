@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initRepo } from '../git/helpers.js';
 import { createProject, memory, removeProject, runCli } from '../helpers/project.js';
@@ -62,8 +64,13 @@ describe('an invalid memory.config.yaml', () => {
         '  hint: fix the lines listed above [config/invalid]',
       ]);
     });
-    // The same text from every command, byte for byte.
+    // The same text from every command, byte for byte, and the vault as it was: no summary, no new memory, no lock.
     expect(new Set(results.map((r) => r.stderr)).size).toBe(1);
+    expect(readdirSync(path.join(root, 'vault'), { recursive: true }).map(String).sort()).toEqual([
+      'main',
+      'main/memories',
+      'main/memories/2026-02-13-a.md',
+    ]);
   });
 });
 

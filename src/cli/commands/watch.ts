@@ -43,11 +43,16 @@ export async function watchCommand(options: WatchCommandOptions): Promise<void> 
     ...(options.through ? { through: options.through } : {}),
     ...(debounceMs !== undefined ? { debounceMs } : {}),
     ...(commitEveryMs !== undefined ? { commitEveryMs } : {}),
-    onEvent: print,
+    onEvent: (event) => {
+      if (!failedToStart || event.type !== 'stopped') print(event);
+    },
   });
+  // A watch that could not start (an invalid config, a busy lock) says only why, as every command does; no "stopped" line.
+  let failedToStart = false;
   try {
     await watcher.start();
   } catch (error) {
+    failedToStart = true;
     await watcher.stop();
     throw error;
   }
