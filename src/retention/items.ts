@@ -1,6 +1,7 @@
 import type { Root } from 'mdast';
 import type { Sentence } from '../vault/model.js';
 import { extractSentences } from '../vault/sentences.js';
+import { hasPinnedLabel, stripDayLabel } from '../vault/summary-labels.js';
 
 /**
  * Must-keep items: the short things a summary must not lose silently. They
@@ -114,7 +115,6 @@ function normalizeUncached(text: string): string {
 
 /** Each pattern below that finds codes, issue refs, dates or quantities needs one of these. */
 const DIGIT = /[0-9]/;
-const DAY_PREFIX = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-)?\d{2}-\d{2}\s+/;
 const LABEL_PREFIX = /^(?:Pinned|Decision|Decisions):\s*/i;
 const CRITICAL_TAG = /\s*#critical\b/gi;
 const CODE_SPAN = /`([^`]+)`/g;
@@ -157,9 +157,9 @@ export function itemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'must
 }
 
 function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
-  let text = sentence.text.trim().replace(DAY_PREFIX, '');
+  let text = stripDayLabel(sentence.text.trim());
   const items: MustKeepItem[] = [];
-  const pinned = sentence.mustKeep.includes('pinned') || /^Pinned:\s/.test(text);
+  const pinned = sentence.mustKeep.includes('pinned') || hasPinnedLabel(text);
   const bare = text.replace(LABEL_PREFIX, '').replace(CRITICAL_TAG, '').trim();
   if (pinned && bare) items.push({ kind: 'pinned', text: bare });
   else if (/#critical\b/i.test(text) && bare) items.push({ kind: 'critical', text: bare });

@@ -1,6 +1,6 @@
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import type { Budget, Layout, Unit } from './model.js';
-import { formatDay } from './units.js';
+import { boldDayLabel, PINNED_BULLET_LABEL } from '../../vault/summary-labels.js';
 
 /** Lays the chosen units out as the summary body, and cuts the body down when even one sentence is over the budget. */
 
@@ -25,7 +25,7 @@ export function render(selected: readonly Unit[], sections: readonly string[], l
       for (const bullet of bullets(group)) lines.push(`- ${bullet}`);
     } else {
       for (const day of [...new Set(group.map((unit) => unit.day))]) {
-        const label = `**${formatDay(day, layout.dayPrefix)}**`;
+        const label = boldDayLabel(day, layout.dayPrefix);
         const dayBullets = bullets(group.filter((unit) => unit.day === day));
         if (dayBullets.length === 1) lines.push(`- ${label} ${dayBullets[0]}`);
         else lines.push(`- ${label}`, ...dayBullets.map((bullet) => `  - ${bullet}`));
@@ -48,7 +48,7 @@ function bullets(units: readonly Unit[]): string[] {
       previous.block === unit.block &&
       previous.day === unit.day &&
       !unit.pinned;
-    const pinned = unit.pinned ? '**Pinned:** ' : '';
+    const pinned = unit.pinned ? PINNED_BULLET_LABEL : '';
     if (sameRun) {
       const label = unit.speaker && unit.speaker !== speaker ? `${unit.speaker}: ` : '';
       // Entries of a list said in one bullet (`05:14 …; 05:15 …`) are kept apart.

@@ -2,7 +2,7 @@ import { normalizeForMatch } from '../../retention/items.js';
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import { DECISION_SECTION, type Budget, type Layout, type MatchTexts, type Unit, type UnitSet } from './model.js';
 import { closureOf } from './links.js';
-import { formatDay } from './units.js';
+import { boldDayLabel, PINNED_BULLET_LABEL } from '../../vault/summary-labels.js';
 import { contentWords, gainAlone, ITEM_WEIGHT } from './worth.js';
 
 /**
@@ -190,7 +190,7 @@ export class Selection {
   private dayLabelCost(day: string, form: 'short' | 'long'): Budget {
     let cost = this.dayLabelCosts.get(day);
     if (!cost) {
-      const label = `- **${formatDay(day, form)}**`;
+      const label = `- ${boldDayLabel(day, form)}`;
       cost = { tokens: countTokens(label, this.tokenizer) + 1, bytes: countBytes(label) + 1 };
       this.dayLabelCosts.set(day, cost);
     }
@@ -199,7 +199,7 @@ export class Selection {
 
   private measure(unit: Unit): void {
     if (unit.tokens !== undefined) return;
-    const line = `  - ${unit.speaker ? `${unit.speaker}: ` : ''}${unit.pinned ? '**Pinned:** ' : ''}${unit.text}`;
+    const line = `  - ${unit.speaker ? `${unit.speaker}: ` : ''}${unit.pinned ? PINNED_BULLET_LABEL : ''}${unit.text}`;
     unit.tokens = countTokens(line, this.tokenizer) + 1;
     unit.bytes = countBytes(line) + 1;
   }

@@ -2,6 +2,7 @@ import { itemKey, itemsOfSentence } from '../../retention/items.js';
 import { weekRange } from '../../time/periods.js';
 import { countBytes } from '../../util/tokens.js';
 import type { Tier } from '../../vault/model.js';
+import { hasPinnedLabel, readDayLabel, stripDayLabel, stripPinnedLabel } from '../../vault/summary-labels.js';
 import type { SummaryRequest, SummarySource } from '../types.js';
 import { ROLE_INDEX, type Layout, type Unit, type UnitSet } from './model.js';
 import { linkUnits } from './links.js';
@@ -47,10 +48,6 @@ class Vocabulary {
   }
 }
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
-/** A day label written by this summarizer one tier below (bold markers are gone once parsed). */
-const DAY_PREFIX = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:(\d{4})-)?(\d{2})-(\d{2})(?:\s+|$)/;
-const PINNED_PREFIX = /^Pinned:\s+/;
 /** `Caroline: …`, `Dr Amy Ellis: …`, `user: …`: a label of one to three words opening a sentence. */
 const SPEAKER = /^((?:[\p{Lu}][\p{L}\p{N}'’.-]*)(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
 /** Labels that open a sentence without naming who speaks. */
@@ -83,7 +80,7 @@ function speakersOf(request: SummaryRequest): Set<string> {
   const counts = new Map<string, number>();
   for (const source of request.sources) {
     for (const sentence of source.sentences) {
-      const text = sentence.text.trim().replace(DAY_PREFIX, '').replace(PINNED_PREFIX, '');
+      const text = stripPinnedLabel(stripDayLabel(sentence.text.trim(), { alone: true }));
       const label = SPEAKER.exec(text)?.[1];
       if (label && !NOT_SPEAKERS.has(label.toLowerCase())) counts.set(label, (counts.get(label) ?? 0) + 1);
     }
@@ -124,7 +121,7 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
             ? labelDay.day
             : (dayFromSection(sentence.section) ?? source.day);
 
-      const dated = parseDayPrefix(text, source.day);
+      const dated = readDayLabel(text, source.day);
       if (dated) {
         text = text.slice(dated.length).trim();
         day = dated.day;
@@ -137,8 +134,8 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
       }
       // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
       let pinned = sentence.mustKeep.includes('pinned');
-      if (PINNED_PREFIX.test(text)) {
-        text = text.replace(PINNED_PREFIX, '');
+      if (hasPinnedLabel(text)) {
+        text = stripPinnedLabel(text);
         pinned = true;
       }
       let speaker: string | undefined;
@@ -228,34 +225,6 @@ export function labelUnits(request: SummaryRequest): UnitSet {
     };
   });
   return vocabulary.unitSet(units);
-}
-
-function parseDayPrefix(text: string, sourceDay: string): { day: string; length: number } | undefined {
-  const match = DAY_PREFIX.exec(text);
-  if (!match) return undefined;
-  const [whole, weekday, year, month, day] = match;
-  if (whole === undefined || month === undefined || day === undefined) return undefined;
-  const anchor = Date.parse(`${sourceDay}T00:00:00Z`);
-  const anchorYear = Number.isNaN(anchor) ? Number(sourceDay.slice(0, 4)) : new Date(anchor).getUTCFullYear();
-  // `Tue 01-02` in a week that starts on 2025-12-29 is in 2026: take the year that puts it nearest the source.
-  const years = year !== undefined ? [Number(year)] : [anchorYear - 1, anchorYear, anchorYear + 1];
-  let best: { iso: string; distance: number } | undefined;
-  for (const y of years) {
-    const iso = `${String(y).padStart(4, '0')}-${month}-${day}`;
-    const time = Date.parse(`${iso}T00:00:00Z`);
-    if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== iso) continue;
-    if (WEEKDAYS[new Date(time).getUTCDay()] !== weekday) continue;
-    const distance = Number.isNaN(anchor) ? 0 : Math.abs(time - anchor);
-    if (!best || distance < best.distance) best = { iso, distance };
-  }
-  return best ? { day: best.iso, length: whole.length } : undefined;
-}
-
-export function formatDay(day: string, form: 'short' | 'long'): string {
-  const time = Date.parse(`${day}T00:00:00Z`);
-  if (Number.isNaN(time)) return day;
-  const weekday = WEEKDAYS[new Date(time).getUTCDay()] ?? '';
-  return `${weekday} ${form === 'long' ? day : day.slice(5)}`;
 }
 
 /**
