@@ -103,6 +103,12 @@ program
   )
   .option('--stream <name>', 'name of the first stream', 'main')
   .option('--no-workflow', 'do not write the nightly rollup workflow')
+  .option(
+    '--install-from <spec>',
+    'npm spec the workflow installs memvault from (default: where this memvault came from: git URL + commit, or the registry version)',
+  )
+  .option('--pr', 'the workflow pushes the rollup to the branch memvault/rollup and opens a pull request (protected default branch)')
+  .option('--commit', 'commit the files init wrote, exactly those (default: print the git command that does)')
   .option('--json', 'print what was created (and what was kept because it already existed) as JSON')
   .addHelpText(
     'after',
@@ -114,6 +120,9 @@ Examples:
   cd my-repo && memvault init
   memvault init --stream agent-alpha
   memvault init --no-workflow              no GitHub Actions workflow
+  memvault init --commit                   and commit what it wrote
+  memvault init --pr                       the nightly opens a pull request (protected default branch)
+  memvault init --install-from github:ana/memvault#v0.2.0
   memvault init --json`,
   )
   .action(async (options) => (await import('./commands/init.js')).initCommand({ ...program.opts(), ...options }));

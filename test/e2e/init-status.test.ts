@@ -69,7 +69,11 @@ describe('memvault init: the git-native files', () => {
   const WORKFLOW = '.github/workflows/memvault-nightly.yml';
   const ATTRIBUTES_LABEL = '.gitattributes (-merge for generated files)';
   const repoFile = (relative: string): string => readFileSync(fileURLToPath(new URL(`../../${relative}`, import.meta.url)), 'utf8');
-  const VERSION: string = JSON.parse(repoFile('package.json')).version;
+  /** The commit of the checkout the tests run from: init run from a checkout installs exactly it. */
+  const HEAD = execFileSync('git', ['rev-parse', 'HEAD'], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+  }).trim();
   /** Non-comment, non-blank lines of a .gitattributes text. */
   const patternLines = (text: string): string[] => text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 
@@ -87,6 +91,11 @@ describe('memvault init: the git-native files', () => {
         WORKFLOW,
       ],
       kept: [],
+      install: expect.objectContaining({ kind: 'checkout' }),
+      commit: {
+        status: 'not-committed',
+        hint: expect.stringMatching(/^git add memory\.config\.yaml .* && git commit -m "memvault init"$/),
+      },
     });
     const attributes = readText(root, '.gitattributes');
     expect(attributes.split('\n')[0]).toMatch(/^# memvault: /);
@@ -94,7 +103,8 @@ describe('memvault init: the git-native files', () => {
     expect(attributes).toContain('npx memvault build --no-commit');
     // The same patterns and attributes as memvault's own repository, in the same order.
     expect(patternLines(attributes)).toEqual(patternLines(repoFile('.gitattributes')));
-    expect(readText(root, WORKFLOW)).toContain(`memvault@${VERSION}`);
+    expect(parseYaml(readText(root, WORKFLOW)).jobs.rollup.env.MEMVAULT_INSTALL).toMatch(new RegExp(`#${HEAD}$`));
+    expect(json.install).toMatchObject({ kind: 'checkout', spec: expect.stringMatching(new RegExp(`#${HEAD}$`)) });
 
     const text = await runCli(['init'], { cwd: emptyDir() });
     expect(text.code, text.stderr).toBe(0);
@@ -165,6 +175,15 @@ describe('memvault init: the git-native files', () => {
     expect(Object.keys(ours.jobs)).toEqual(Object.keys(repo.jobs));
     const [job, repoJob] = [ours.jobs.rollup, repo.jobs.rollup];
     for (const key of ['runs-on', 'timeout-minutes', 'permissions']) expect(job[key], key).toEqual(repoJob[key]);
+    // One set of settings for every build of the job (the retry after a rejected push included): the job's env.
+    const { MEMVAULT_INSTALL, ...jobEnv } = job.env;
+    expect(jobEnv).toEqual(repoJob.env);
+    expect(MEMVAULT_INSTALL).toMatch(new RegExp(`#${HEAD}$`));
+    expect(job.env).toMatchObject({
+      MEMVAULT_PROFILE: '${{ secrets.MEMVAULT_PROFILE }}',
+      OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+      GIT_AUTHOR_NAME: 'memvault[bot]',
+    });
     expect(job.permissions).toEqual({ contents: 'write' });
 
     const find = (steps: any[], test: (step: any) => boolean, what: string): any => {
@@ -183,14 +202,15 @@ describe('memvault init: the git-native files', () => {
     expect(setupNode.with['node-version']).toBe(find(repoJob.steps, uses('actions/setup-node'), 'setup-node').with['node-version']);
     expect(setupNode.with).not.toHaveProperty('cache'); // a vault repository has no package-lock.json
     expect(job.steps.some(runs(/\bnpm ci\b/))).toBe(false);
-    expect(find(job.steps, runs(/npm install --global/), 'install').run).toMatch(
-      new RegExp(`npm install --global .*memvault@${VERSION.replace(/\./g, '\\.')}$`),
-    );
+    expect(setupNode.with['node-version']).toBe(24);
+    expect(find(job.steps, runs(/npm install --global/), 'install').run).toContain('"$MEMVAULT_INSTALL"');
+    const fixNow = find(job.steps, (s) => s.name === 'Fix the moment the build runs as', 'now');
+    expect(fixNow).toEqual(find(repoJob.steps, (s) => s.name === 'Fix the moment the build runs as', 'now'));
 
     const build = find(job.steps, (s) => s.name === 'Build the vault and commit', 'build');
     const repoBuild = find(repoJob.steps, (s) => s.name === 'Build the vault and commit', 'build');
-    expect(build.env).toEqual(repoBuild.env);
-    expect(build.env).toMatchObject({ PROFILE: '${{ secrets.MEMVAULT_PROFILE }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    expect(build.env).toBeUndefined();
+    expect(repoBuild.env).toBeUndefined();
     expect(build.run).toBe(normalize(repoBuild.run));
     const push = find(job.steps, (s) => s.name === 'Push', 'push');
     const repoPush = find(repoJob.steps, (s) => s.name === 'Push', 'push');
@@ -207,18 +227,15 @@ describe('memvault init: the git-native files', () => {
     initRepo(root);
     commitAll(root, 'memvault init');
 
-    const step = parseYaml(readText(root, WORKFLOW)).jobs.rollup.steps.find((s: any) => s.name === 'Build the vault and commit');
+    const job = parseYaml(readText(root, WORKFLOW)).jobs.rollup;
+    const step = job.steps.find((s: any) => s.name === 'Build the vault and commit');
     expect(String(step.run).match(/^memvault build$/gm)).toHaveLength(1);
     const script = String(step.run).replace(/^memvault build$/m, `node ${JSON.stringify(CLI)} build --json > report.json`);
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_')) env[key] = value;
-    Object.assign(env, {
-      PROFILE: '',
-      OPENAI_API_KEY: '',
-      NOW: '2026-02-16T06:00:00Z',
-      GIT_AUTHOR_NAME: step.env.GIT_AUTHOR_NAME,
-      GIT_AUTHOR_EMAIL: step.env.GIT_AUTHOR_EMAIL,
-    });
+    // The job's env as GitHub gives it without secrets (empty strings), and the now the previous step fixed.
+    for (const [key, value] of Object.entries<string>(job.env)) env[key] = value.startsWith('${{ secrets.') ? '' : value;
+    env.MEMVAULT_NOW = '2026-02-16T06:00:00Z';
     execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
     const report = JSON.parse(readText(root, 'report.json'));
     expect(report.generator.provider).toBe('extractive');

@@ -1,7 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
 /**
  * The git-native files `memvault init` writes into a user's repository: the
  * `.gitattributes` block that keeps generated files out of line merges, and
@@ -63,49 +59,85 @@ ${patterns.map(([pattern, attributes]) => `${pattern.padEnd(width)}${attributes}
 `;
 }
 
-/**
- * The version of the running memvault, from the nearest `package.json`
- * upwards named `memvault` (`dist/src/cli/commands` and `src/cli/commands`
- * both work); undefined when there is none.
- */
-export function memvaultVersion(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = path.join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-        if (pkg.name === 'memvault' && typeof pkg.version === 'string') return pkg.version;
-      } catch {
-        // not ours; keep looking
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
+/** Node.js in the workflow's setup-node: the active LTS line. */
+export const WORKFLOW_NODE = 24;
+
+/** The branch `--pr` pushes the rollup to; force-pushed each night, so one pull request always holds the latest rollup. */
+export const PR_BRANCH = 'memvault/rollup';
+
+export interface WorkflowOptions {
+  /** The npm spec the workflow installs memvault from (project/install-source.ts): git URL + commit, registry version or tarball. */
+  install: string;
+  /** Push the rollup to `PR_BRANCH` and open a pull request instead of pushing to the default branch (for protected branches). */
+  pr?: boolean;
 }
 
 /**
  * The nightly rollup workflow for a user's vault repository. Same triggers,
- * permissions, concurrency group, checkout, secrets and push-or-rebuild logic
- * as memvault's own `nightly-rollup.yml`; it installs memvault from npm at
- * `version` (the release that ran `init`) instead of `npm ci` in memvault's
- * checkout, and needs no package.json or lock file in the repository.
+ * permissions, concurrency group, checkout and job-level settings as
+ * memvault's own `nightly-rollup.yml`; it installs memvault from
+ * `options.install` instead of `npm ci` in memvault's checkout, and needs no
+ * package.json or lock file in the repository. Every setting a build uses
+ * (`now`, profile, API key, author) is job-level or in `$GITHUB_ENV`, so the
+ * rebuild after a rejected push builds exactly as the first attempt did.
  */
-export function nightlyWorkflowText(version: string | undefined = memvaultVersion()): string {
-  const spec = version ? `memvault@${version}` : 'memvault';
-  return `name: memvault nightly rollup
+export function nightlyWorkflowText(options: WorkflowOptions): string {
+  const install = JSON.stringify(options.install);
+  const pr = options.pr === true;
+  const header = `name: memvault nightly rollup
 
 # Written by \`memvault init\`. Builds the vault once a night (and on demand)
-# and pushes memvault's commit back: dailies for the day that ended, weeklies
+# and ${pr ? `opens a pull request from the branch ${PR_BRANCH}` : "pushes memvault's commit back"}: dailies for the day that ended, weeklies
 # and monthlies when their period completes, the package, the index, the
 # archive moves. Summaries come from the config's LLM profile (the embedded
 # extractive summarizer by default); to use a model, add a profile to
 # memory.config.yaml and set the repository secrets MEMVAULT_PROFILE (its
-# name) and OPENAI_API_KEY. To upgrade memvault, change the version in the
-# "Install memvault" step.
-
+# name) and OPENAI_API_KEY. To upgrade memvault, change MEMVAULT_INSTALL
+# (any npm spec: github:owner/memvault#<commit or tag>, a git URL, a version).
+`;
+  const prNote = pr
+    ? `# The default branch is protected: the rollup goes to the branch ${PR_BRANCH}
+# (force-pushed each night, so the open pull request always holds the latest
+# rollup). Allow it under Settings > Actions > General > "Allow GitHub Actions
+# to create and approve pull requests". Pull requests opened with the job's
+# token start no other workflow runs.
+`
+    : '';
+  const push = pr
+    ? `      - name: Push to ${PR_BRANCH} and open a pull request
+        env:
+          BASE: \${{ github.ref_name }}
+          GH_TOKEN: \${{ github.token }}
+        run: |
+          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BASE")" ]; then
+            echo "nothing new to push"
+            exit 0
+          fi
+          git push --force origin "HEAD:refs/heads/${PR_BRANCH}"
+          if [ "$(gh pr list --head "${PR_BRANCH}" --base "$BASE" --state open --json number --jq length)" = "0" ]; then
+            gh pr create --base "$BASE" --head "${PR_BRANCH}" --title "$(git log -1 --format=%s)" \\
+              --body "The nightly rollup, built by memvault as of $MEMVAULT_NOW. Merge it as it is; rebuild rather than edit generated files."
+          fi
+`
+    : `      - name: Push
+        env:
+          BRANCH: \${{ github.ref_name }}
+        run: |
+          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BRANCH")" ]; then
+            echo "nothing new to push"
+            exit 0
+          fi
+          # Someone pushed meanwhile: replay our rollup on top, with the same now, profile,
+          # key and author (job env and $GITHUB_ENV). Generated files that conflict are
+          # rebuilt, never merged by hand (memvault's docs/git.md).
+          if ! git push origin "HEAD:$BRANCH"; then
+            git fetch origin "$BRANCH"
+            git reset --hard "origin/$BRANCH"
+            memvault build
+            git push origin "HEAD:$BRANCH"
+          fi
+`;
+  return `${header}${prNote}
 on:
   schedule:
     - cron: '17 3 * * *' # 03:17 UTC, off the top of the hour when GitHub's scheduler is busiest
@@ -128,7 +160,18 @@ jobs:
     runs-on: ubuntu-latest
     timeout-minutes: 30
     permissions:
-      contents: write # the only job here, and it pushes the rollup commit
+      contents: write # the only job here, and it pushes the rollup commit${pr ? '\n      pull-requests: write # and opens the pull request' : ''}
+    # Every \`memvault build\` of this job builds the same way: the first attempt and the retry.
+    env:
+      MEMVAULT_INSTALL: ${install}
+      # Secrets are optional: an empty MEMVAULT_PROFILE means the config's profile
+      # (the embedded extractive summarizer by default).
+      MEMVAULT_PROFILE: \${{ secrets.MEMVAULT_PROFILE }}
+      OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
+      GIT_AUTHOR_NAME: memvault[bot]
+      GIT_AUTHOR_EMAIL: memvault@users.noreply.github.com
+      GIT_COMMITTER_NAME: memvault[bot]
+      GIT_COMMITTER_EMAIL: memvault@users.noreply.github.com
     steps:
       - uses: actions/checkout@v4
         with:
@@ -137,40 +180,22 @@ jobs:
 
       - uses: actions/setup-node@v4
         with:
-          node-version: 20
+          node-version: ${WORKFLOW_NODE}
 
+      # npm pack, then install the tarball: a global install straight from a git URL
+      # trips over npm's own git-dependency preparation (docs/nightly.md in memvault).
       - name: Install memvault
-        run: npm install --global --no-audit --no-fund ${spec}
+        run: |
+          tarball="$(npm pack --silent --pack-destination "$RUNNER_TEMP" "$MEMVAULT_INSTALL" | tail -n 1)"
+          npm install --global --no-audit --no-fund "$RUNNER_TEMP/$tarball"
+
+      - name: Fix the moment the build runs as
+        env:
+          NOW: \${{ inputs.now }}
+        run: echo "MEMVAULT_NOW=\${NOW:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" >> "$GITHUB_ENV"
 
       - name: Build the vault and commit
-        env:
-          # Secrets are optional: without MEMVAULT_PROFILE the build uses the
-          # config's profile (the embedded extractive summarizer by default).
-          PROFILE: \${{ secrets.MEMVAULT_PROFILE }}
-          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
-          NOW: \${{ inputs.now }}
-          GIT_AUTHOR_NAME: memvault[bot]
-          GIT_AUTHOR_EMAIL: memvault@users.noreply.github.com
-        run: |
-          if [ -n "$PROFILE" ]; then export MEMVAULT_PROFILE="$PROFILE"; fi
-          if [ -n "$NOW" ]; then export MEMVAULT_NOW="$NOW"; fi
-          memvault build
+        run: memvault build
 
-      - name: Push
-        env:
-          BRANCH: \${{ github.ref_name }}
-        run: |
-          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BRANCH")" ]; then
-            echo "nothing new to push"
-            exit 0
-          fi
-          # Someone pushed meanwhile: replay our rollup on top. Generated files
-          # that conflict are rebuilt, never merged by hand (memvault's docs/git.md).
-          if ! git push origin "HEAD:$BRANCH"; then
-            git fetch origin "$BRANCH"
-            git reset --hard "origin/$BRANCH"
-            memvault build
-            git push origin "HEAD:$BRANCH"
-          fi
-`;
+${push}`;
 }

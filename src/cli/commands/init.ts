@@ -1,8 +1,9 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../../config/load.js';
 import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
+import { detectInstallSource, type InstallSource } from '../../project/install-source.js';
 import { UserError } from '../../util/errors.js';
 import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from './init-templates.js';
 
@@ -12,6 +13,12 @@ export interface InitCommandOptions {
   json?: boolean;
   /** false with `--no-workflow`: do not write the nightly rollup workflow. */
   workflow?: boolean;
+  /** `--install-from SPEC`: what the workflow installs memvault from (default: where the running memvault came from). */
+  installFrom?: string;
+  /** `--pr`: the workflow pushes to a branch and opens a pull request (a protected default branch). */
+  pr?: boolean;
+  /** `--commit`: commit the files init wrote (exactly those) in the repository holding the folder. */
+  commit?: boolean;
 }
 
 /** The config `memvault init` writes: the defaults that matter, spelled out so people can edit them. */
@@ -53,12 +60,16 @@ const VAULT = 'vault';
  */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const root = path.resolve(options.root ?? process.cwd());
+  if (!isFolder(root))
+    throw new UserError('project/folder', `\`${options.root ?? root}\` is not a folder (init writes into an existing folder)`);
   assertStreamName(options.stream);
   if (existsSync(path.join(root, CONFIG_FILE))) {
     throw new UserError('init/exists', `${CONFIG_FILE} already exists in ${root}`);
   }
   const created: string[] = [];
   const kept: string[] = [];
+  /** Paths (relative to root) init created or appended to: what `--commit` commits and the hint names. */
+  const touched: string[] = [];
   const write = (relative: string, text: string): void => {
     const file = path.join(root, relative);
     if (existsSync(file)) {
@@ -68,6 +79,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);
     created.push(relative);
+    touched.push(relative);
   };
   write(CONFIG_FILE, defaultConfigText(options.stream));
   write(SCHEMA_FILE, configJsonSchemaText());
@@ -84,6 +96,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     const separator = text.length === 0 ? '' : `${text.endsWith('\n') ? '' : '\n'}${gap ? '\n' : ''}`;
     appendFileSync(file, `${separator}${block}`);
     created.push(label);
+    touched.push(relative);
   };
   appendOnce(
     '.gitignore',
@@ -93,18 +106,74 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   );
   appendOnce('.gitattributes', '.gitattributes (-merge for generated files)', hasGitattributesBlock, gitattributesBlock(VAULT), true);
 
-  if (options.workflow !== false) write(WORKFLOW_FILE, nightlyWorkflowText());
+  const source: InstallSource | undefined =
+    options.workflow === false
+      ? undefined
+      : options.installFrom !== undefined
+        ? { spec: options.installFrom, kind: 'flag' }
+        : detectInstallSource();
+  if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
 
+  const committed = options.commit ? await commitInit(root, touched) : undefined;
+  const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ root, created, kept }, null, 2)}\n`);
+    const install =
+      source && created.includes(WORKFLOW_FILE)
+        ? { install: { spec: source.spec, kind: source.kind, ...(source.note ? { note: source.note } : {}) } }
+        : {};
+    const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
+    process.stdout.write(`${JSON.stringify({ root, created, kept, ...install, ...commit }, null, 2)}\n`);
     return;
   }
   const list = (items: string[]): string => items.map((item) => `  ${item}\n`).join('');
   let text = `created in ${root}:\n${list(created)}`;
   if (kept.length > 0) text += `kept (already there):\n${list(kept)}`;
-  if (created.includes(WORKFLOW_FILE)) {
-    text += `nightly rollup: uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets MEMVAULT_PROFILE and OPENAI_API_KEY\n`;
+  if (source && created.includes(WORKFLOW_FILE)) {
+    text += `nightly rollup: installs memvault from ${source.spec}${options.pr ? `, opens a pull request from the branch memvault/rollup` : ''}\n`;
+    if (source.note) text += `  note: ${source.note}\n`;
+    text += `  uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets MEMVAULT_PROFILE and OPENAI_API_KEY\n`;
   }
+  if (committed?.status === 'committed')
+    text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${committed.files.length} files)\n`;
+  else if (touched.length > 0) text += `commit these files (the nightly workflow only runs once they are pushed):\n  ${commitHint}\n`;
   text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
   process.stdout.write(text);
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function shellQuote(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** What `--commit` did. */
+type InitCommit = { status: 'committed'; oid: string; branch: string; files: string[] } | { status: 'unchanged'; branch: string };
+
+/** `--commit`: one commit of exactly the files init wrote or appended to, through memvault's commit step (git itself). */
+async function commitInit(root: string, paths: readonly string[]): Promise<InitCommit | undefined> {
+  if (paths.length === 0) return undefined;
+  const { openCommitSession, commitPaths } = await import('../../git/commit.js');
+  const fail = (why: string): never => {
+    throw new UserError('init/commit', `init wrote its files but did not commit them: ${why}`, {
+      command: `git add ${paths.map(shellQuote).join(' ')} && git commit -m "memvault init"`,
+    });
+  };
+  const session = await openCommitSession({ vaultDir: root, stateDir: path.join(root, '.memvault'), enabled: true, author: undefined });
+  if ('status' in session) return fail(session.note);
+  const outcome = await commitPaths(session, {
+    paths: [...paths],
+    pinned: new Map(),
+    keep: new Set(),
+    message: 'memvault init\n\nconfig, JSON Schema, vault folder, .gitignore and .gitattributes entries, nightly rollup workflow\n',
+    now: new Date(),
+  });
+  if (outcome.status === 'committed') return { status: 'committed', oid: outcome.oid, branch: outcome.branch, files: outcome.files };
+  if (outcome.status === 'unchanged') return { status: 'unchanged', branch: outcome.branch };
+  return fail(outcome.note);
 }
