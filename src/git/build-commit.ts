@@ -1,6 +1,7 @@
 import type { BuildReport } from '../pipeline/build.js';
 import type { Manifest } from '../pipeline/package.js';
 import type { Memory } from '../vault/model.js';
+import { type PendingCommit, pinPending, withPending } from '../project/pending.js';
 import { classifyPath } from '../vault/paths.js';
 import { commitPaths, type CommitOutcome, type CommitRequest, type CommitSession, type CommitSkip } from './commit.js';
 
@@ -19,15 +20,21 @@ export interface StreamSources {
   manifest: Manifest | undefined;
 }
 
-/** Commits the build's changes, or passes a skip note through. */
+/**
+ * Commits the build's changes, or passes a skip note through. `pending`:
+ * what earlier builds wrote or moved without committing (project/pending.ts),
+ * committed with this build's changes and named in its message.
+ */
 export async function commitBuild(
   session: CommitSession | CommitSkip,
   report: BuildReport,
   streams: readonly StreamSources[],
   now: Date,
+  pending?: PendingCommit,
 ): Promise<CommitOutcome> {
   if ('status' in session) return session;
-  return commitPaths(session, { ...selectPaths(report, streams), message: commitMessage(report, session.recover), now });
+  const all = withPending(report, pending);
+  return commitPaths(session, { ...pinPending(selectPaths(all, streams), pending), message: commitMessage(all, session.recover), now });
 }
 
 /**
