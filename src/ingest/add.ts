@@ -68,8 +68,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     return result.text;
   };
   const body = clean(options.text.replace(/\r\n?/g, '\n')).trim();
-  if (body.length === 0)
-    throw new UserError('add/empty', 'the memory text is empty');
+  if (body.length === 0) throw new UserError('add/empty', 'the memory text is empty');
   const title = options.title?.trim() ? clean(options.title.trim()) : undefined;
   const tags = [
     ...new Set(

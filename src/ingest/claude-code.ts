@@ -9,7 +9,9 @@ import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session, type
  * `tool_result`, `thinking`, `image` blocks) and an ISO `timestamp`; a
  * `summary` line names the session. Tool results come back in the next
  * `user` line and are attached to their call. Left out: `thinking` blocks,
- * meta lines (`isMeta`), sub-agent side chains (`isSidechain`), `system` and
+ * meta lines (`isMeta`), sub-agent side chains (`isSidechain`) of a main
+ * session (a sub-agent's own log, all side chain, is read as its own session
+ * with `meta.parent`), `system` and
  * bookkeeping lines (`file-history-snapshot`, …) and unknown line types, so a
  * newer Claude Code still imports.
  */
@@ -30,6 +32,7 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
   let messages = 0;
 
   const lines = text.split('\n');
+  const records: { record: Record<string, unknown>; raw: string; lineNo: number }[] = [];
   for (let index = 0; index < lines.length; index++) {
     const raw = lines[index]!.replace(/\r$/, '');
     if (raw.trim() === '') continue;
@@ -73,8 +76,7 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       );
     }
     const record = entry as Record<string, unknown>;
-    const type = record.type;
-    if (typeof type !== 'string')
+    if (typeof record.type !== 'string')
       fail(
         file,
         lineNo,
@@ -83,12 +85,24 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
         'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)?',
         RULE,
       );
+    records.push({ record, raw, lineNo });
+  }
+  // A sub-agent's log (`agent-*.jsonl`) holds only side-chain lines: they are its conversation. In a main
+  // session's log (Claude Code 1.x wrote sub-agents inline) they are left out.
+  const conversation = records.filter(({ record }) => record.type === 'user' || record.type === 'assistant');
+  const subAgent = conversation.length > 0 && conversation.every(({ record }) => record.isSidechain === true);
+  for (const { record, raw, lineNo } of records) {
+    const type = record.type as string;
     if (type === 'summary') {
       if (typeof record.summary === 'string' && title === undefined) title = record.summary.trim();
       continue;
     }
     if (type !== 'user' && type !== 'assistant') continue;
-    if (record.isSidechain === true || record.isMeta === true) continue;
+    if ((record.isSidechain === true && !subAgent) || record.isMeta === true) continue;
+    if (subAgent) {
+      if (typeof record.agentId === 'string') meta.agent ??= record.agentId;
+      if (typeof record.sessionId === 'string') meta.parent ??= record.sessionId;
+    }
     const message = record.message;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       fail(
@@ -169,6 +183,7 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
         if (call) {
           call.result = result;
           if (isError === true) call.error = true;
+          if (isError === true && REFUSAL.test(result)) call.refused = true;
         } else tools.push({ name: 'tool result', input: undefined, result, ...(isError === true ? { error: true } : {}) });
       } else if (blockType === 'image') texts.push('[image]');
       // thinking, redacted_thinking and unknown blocks are left out.
@@ -176,12 +191,20 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
     const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
     if (joined.length === 0 && tools.length === 0) continue;
     const previous = turns[turns.length - 1];
+    if (speaker === 'user' && record.isCompactSummary === true) {
+      turns.push({ role: 'user', ...(time ? { time } : {}), text: joined, tools: [], compactSummary: true });
+      lastMessageId = undefined;
+      continue;
+    }
     // Claude Code writes one line per content block of an API message, and the assistant answers a request in
     // several messages (text, tool call, result, next call…): one turn, unless a pause of minutes splits it.
     const sameMessage = typeof id === 'string' && id === lastMessageId;
     const closeInTime = previous?.time && time ? time.getTime() - previous.time.getTime() < TURN_GAP_MS : true;
     if (speaker === 'assistant' && previous?.role === 'assistant' && (sameMessage || closeInTime)) {
       previous.text = [previous.text, joined].filter(Boolean).join('\n\n');
+      // The conclusion is what the assistant wrote after its last tool call.
+      if (tools.length > 0) previous.conclusion = '';
+      else if (joined) previous.conclusion = [previous.conclusion, joined].filter(Boolean).join('\n\n');
       previous.tools.push(...tools);
       continue;
     }
@@ -190,8 +213,24 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       previous.tools.push(...tools);
       continue;
     }
+    // Interruptions and a refused tool's note are bookkeeping, not requests.
+    if (speaker === 'user' && tools.length === 0 && BOILERPLATE.test(joined)) continue;
     lastMessageId = typeof id === 'string' ? id : undefined;
-    turns.push({ role: speaker, ...(time ? { time } : {}), text: joined, tools });
+    const conclusion = speaker === 'assistant' ? { conclusion: tools.length > 0 ? '' : joined } : {};
+    turns.push({ role: speaker, ...(time ? { time } : {}), text: joined, tools, ...conclusion });
+  }
+  if (messages === 0 && title !== undefined) {
+    // A log of session titles only (what Claude Code leaves after compacting or resuming): nothing to import, not an error.
+    warnings.push({
+      path: file,
+      line: 1,
+      column: 1,
+      severity: 'warning',
+      reason: `only session titles (\`summary\` lines), no messages: nothing to import (\`${title}\`)`,
+      hint: 'the conversation is in the session log these titles belong to; ingest that file',
+      rule: RULE,
+    });
+    return { format: 'claude-code', sessions: [], warnings };
   }
   if (messages === 0) {
     fail(
@@ -203,11 +242,18 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       RULE,
     );
   }
-  const session: Session = { format: 'claude-code', id: sessionId ?? file, turns, meta };
-  const name = title ?? titleFromTurns(turns);
-  if (name) session.title = name;
+  if (subAgent) meta.agent ??= /agent-([\w-]+)\.jsonl$/.exec(file)?.[1] ?? 'agent';
+  const id = subAgent ? `${sessionId ?? file}/agent-${meta.agent}` : (sessionId ?? file);
+  const session: Session = { format: 'claude-code', id, turns, meta };
+  const name = title ?? titleFromTurns(turns.filter((turn) => !turn.compactSummary));
+  if (name) session.title = subAgent ? `Sub-agent: ${name}` : name;
   return { format: 'claude-code', sessions: [session], warnings };
 }
+
+/** A tool call the person refused (Claude Code answers the call with this text). */
+const REFUSAL = /doesn't want to (?:proceed|take this action)|permission to use \S+ (?:has been|was) denied|tool use was rejected/i;
+/** User lines that are not requests: an interruption, a refusal's echo. */
+const BOILERPLATE = /^\s*(?:\[Request interrupted by user[^\]]*\]|The user doesn't want to (?:proceed|take this action)[\s\S]*)\s*$/;
 
 /** Slash commands arrive wrapped in tags (`<command-name>/model</command-name>…`): keep the command, drop local output. */
 function cleanUserText(text: string): string {
@@ -217,7 +263,7 @@ function cleanUserText(text: string): string {
     return `${command.trim()}${args ? ` ${args}` : ''}`;
   }
   if (/^<local-command-stdout>/.test(text.trim())) return '';
-  return text;
+  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
 }
 
 function resultText(content: unknown): string {

@@ -1,17 +1,18 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { loadValidConfig } from '../config/load.js';
 import { assertStreamName } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
 import type { RedactionCount } from '../redact/redact.js';
+import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
 import { parseMemoryFile } from '../vault/memory-file.js';
 import type { Diagnostic } from '../vault/model.js';
 import { parseTranscript } from './detect.js';
 import { renderPrimer } from './primer.js';
-import { renderSession, type MemoryDraft, type RenderContext } from './render.js';
+import { renderSession, renderTranscript, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
 import { IngestError, type IngestFormat } from './session.js';
 import { draftText, IngestedIndex, memoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
 
@@ -63,6 +64,8 @@ export interface FileReport {
   redactions: RedactionCount[];
   /** The reason a file failed, and warnings (an incomplete last line, an edited memory kept). */
   diagnostics: Diagnostic[];
+  /** Full transcripts kept beside distilled memories (vault-relative), with whether this call wrote them. */
+  transcripts?: { path: string; status: 'new' | 'updated' | 'unchanged' }[];
 }
 
 /** The outcome of one `ingest` call. */
@@ -131,6 +134,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       continue;
     }
     let drafts: MemoryDraft[];
+    const transcripts: { path: string; text: string }[] = [];
     const redactions = new Map<string, number>();
     try {
       const parsed = parseTranscript(bytes, file, options.format);
@@ -161,7 +165,12 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
               stream,
             }),
           );
-        } else drafts.push(...renderSession(session, context));
+        } else {
+          drafts.push(...renderSession(session, context));
+          // A distilled session keeps its full transcript beside it (see docs/ingest.md).
+          if (session.format === 'claude-code' && session.turns.length > 0)
+            transcripts.push({ path: `${stream}/${transcriptPath(session)}`, text: renderTranscript(session, context) });
+        }
       }
     } catch (error) {
       if (!(error instanceof IngestError)) throw error;
@@ -200,6 +209,16 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
       fileReport.memories.push({ path: vaultPath, status: 'new' });
     }
+    for (const transcript of transcripts) {
+      const full = path.join(vaultDir, transcript.path);
+      const before = existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+      const status = before === undefined ? 'new' : before === transcript.text ? 'unchanged' : 'updated';
+      if (status !== 'unchanged' && !report.dryRun) {
+        mkdirSync(path.dirname(full), { recursive: true });
+        writeFileAtomic(full, transcript.text);
+      }
+      (fileReport.transcripts ??= []).push({ path: transcript.path, status });
+    }
     fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
   }
   return report;
@@ -208,8 +227,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 /** `--date 2026-02-13` (midnight in `zone`) or `--date 2026-02-13T14:05:00+01:00`. */
 export function parseDateFlag(value: string, zone: string): Date {
   const parsed = /^\d{4}-\d{2}-\d{2}/.test(value) ? DateTime.fromISO(value, { zone }) : undefined;
-  if (!parsed?.isValid)
-    throw new UserError('cli/date', `--date \`${value}\` is not an ISO 8601 date or datetime`);
+  if (!parsed?.isValid) throw new UserError('cli/date', `--date \`${value}\` is not an ISO 8601 date or datetime`);
   return parsed.toJSDate();
 }
 

@@ -5,6 +5,7 @@ import type { SecretPolicy } from '../redact/detect.js';
 import { dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import type { Importance } from '../vault/model.js';
+import { distilledSections } from './distill.js';
 import { FORMAT_LABELS, shorten, type IngestFormat, type Session, type ToolCall, type Turn } from './session.js';
 
 /**
@@ -86,9 +87,21 @@ export function renderSession(session: Session, ctx: RenderContext): MemoryDraft
   const drafts: MemoryDraft[] = [];
   parts.forEach(({ day, turns }, index) => {
     const lines = [header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined)];
-    // Formats without timestamps show no clock time per message.
-    for (const { turn, time } of turns) lines.push(renderTurn(turn, turn.time ? time : undefined, session, ctx));
-    const body = cleanText(lines.join('\n\n'), ctx);
+    if (session.format === 'claude-code') {
+      // A coding-agent session is distilled; its transcript is written apart (`renderTranscript`).
+      lines.push(
+        distilledSections(
+          session,
+          turns.map((t) => t.turn),
+          (text) => cleanText(text, ctx),
+          transcriptPath(session),
+        ),
+      );
+    } else {
+      // Formats without timestamps show no clock time per message.
+      for (const { turn, time } of turns) lines.push(renderTurn(turn, turn.time ? time : undefined, session, ctx));
+    }
+    const body = cleanText(lines.filter(Boolean).join('\n\n'), ctx);
     const first = turns[0]!.time;
     drafts.push({
       day,
@@ -98,10 +111,33 @@ export function renderSession(session: Session, ctx: RenderContext): MemoryDraft
       tags: unique([session.format, ...ctx.tags]),
       body,
       source: { ...ctx.source, format: session.format, session: session.id, part: day, body_sha256: bodyHash(body) },
-      extra: {},
+      extra: session.format === 'claude-code' ? { transcript: transcriptPath(session) } : {},
     });
   });
   return drafts;
+}
+
+/** Where a session's full transcript is kept, relative to its stream's folder: `transcripts/<session id>.md`. */
+export function transcriptPath(session: Session): string {
+  return `transcripts/${session.id.replace(/[^\w.-]+/g, '-').replace(/^[-.]+/, '')}.md`;
+}
+
+/**
+ * A session's full transcript in the compact form (every message, one line
+ * per tool call), all days in one file: what a distilled memory leaves out
+ * stays one `memvault zoom` away.
+ */
+export function renderTranscript(session: Session, ctx: RenderContext): string {
+  const title = cleanText(session.title ?? `${FORMAT_LABELS[session.format]} ${session.id.slice(0, 8)}`, ctx);
+  const lines = [`# ${title}`];
+  splitByDay(session.turns, ctx).forEach(({ day, turns }, index, parts) => {
+    lines.push(`## ${day}`, header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined));
+    for (const { turn, time } of turns) {
+      const rendered = renderTurn(turn, turn.time ? time : undefined, session, ctx);
+      lines.push(turn.compactSummary ? rendered.replace(/^\*\*([^*]*)user:\*\*/, '**$1summary of the conversation so far:**') : rendered);
+    }
+  });
+  return `${cleanText(lines.join('\n\n'), ctx)}\n`;
 }
 
 /** SHA-256 of a memory body as `writeMemoryFile` writes it and the loader reads it back (trimmed). */
@@ -140,7 +176,11 @@ function header(session: Session, turns: readonly TimedTurn[], ctx: RenderContex
   const calls = turns.reduce((sum, t) => sum + t.turn.tools.filter((tool) => tool.input !== undefined).length, 0);
   const counts = `${messages} message${messages === 1 ? '' : 's'}${calls > 0 ? `, ${calls} tool call${calls === 1 ? '' : 's'}` : ''}`;
   const continued = previousDay ? ` Continued from ${previousDay}.` : '';
-  return cleanText(`${FORMAT_LABELS[session.format]}${where}${model ? ` (${model})` : ''}${span}: ${counts}.${continued}`, ctx);
+  const { parent, agent } = session.meta;
+  const label = parent
+    ? `Claude Code sub-agent \`${agent ?? 'agent'}\` of session \`${parent.slice(0, 8)}\``
+    : FORMAT_LABELS[session.format];
+  return cleanText(`${label}${where}${model ? ` (${model})` : ''}${span}: ${counts}.${continued}`, ctx);
 }
 
 function renderTurn(turn: Turn, time: Date | undefined, session: Session, ctx: RenderContext): string {

@@ -1,4 +1,6 @@
 import type { Diagnostic } from '../vault/model.js';
+import type { RuleId } from '../messages/catalogue.js';
+import { MemvaultError } from '../util/errors.js';
 
 /**
  * The common shape every transcript format is parsed into: a session is a
@@ -34,6 +36,8 @@ export interface ToolCall {
   result?: string;
   /** The tool reported a failure. */
   error?: boolean;
+  /** The person refused the call: boilerplate, left out of a distilled memory. */
+  refused?: boolean;
 }
 
 /** One message (or several close ones of the assistant). */
@@ -43,6 +47,10 @@ export interface Turn {
   time?: Date;
   text: string;
   tools: ToolCall[];
+  /** The assistant's text after its last tool call in this turn: its conclusion (Claude Code). */
+  conclusion?: string;
+  /** A summary of the conversation before a compaction, not a request (Claude Code `isCompactSummary`). */
+  compactSummary?: boolean;
 }
 
 /** One conversation, in any source format. */
@@ -52,7 +60,15 @@ export interface Session {
   id: string;
   title?: string;
   turns: Turn[];
-  meta: { cwd?: string; branch?: string; model?: string };
+  meta: {
+    cwd?: string;
+    branch?: string;
+    model?: string;
+    /** A sub-agent's log: the session that started it (Claude Code `agent-*.jsonl`, lines with `isSidechain`). */
+    parent?: string;
+    /** The sub-agent's id (`agentId`, else the file name's). */
+    agent?: string;
+  };
   /** Markdown and text files are taken as they are: their body and frontmatter. */
   document?: { body: string; data: Record<string, unknown>; date?: string };
 }
@@ -66,9 +82,10 @@ export interface ParsedTranscript {
 }
 
 /** A file that cannot be imported, with the place and what was expected. */
-export class IngestError extends Error {
+export class IngestError extends MemvaultError {
   constructor(readonly diagnostic: Diagnostic) {
-    super(`${diagnostic.path}:${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}`);
+    const { path, line, column } = diagnostic;
+    super(diagnostic.rule as RuleId, `${path}:${line}:${column} ${diagnostic.reason}`, {}, { hint: diagnostic.hint ?? '', place: { path, line, column } });
     this.name = 'IngestError';
   }
 }

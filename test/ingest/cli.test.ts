@@ -166,7 +166,11 @@ describe('ingest: sessions that change', () => {
     ]);
     expect(memories(root)).toEqual([day1, day2]);
     expect(readText(root, day1!)).toBe(day1Text);
-    expect(readText(root, day2!)).toContain('**00:21 assistant:** Opened PR #483 against release/1.4.');
+    expect(readText(root, day2!)).toMatch(/## Outcome\n\n[\s\S]*Opened PR #483 against release\/1\.4\./);
+    // The full transcript beside it grew too; a re-ingest of the same file changes nothing.
+    expect(readText(root, 'vault/main/transcripts/4f6c2a1e-8b0d-4c3e-9a57-1d2e3f4a5b6c.md')).toContain(
+      '**00:21 assistant:** Opened PR #483 against release/1.4.',
+    );
 
     // A person edits the memory; the session grows again: the edit is kept, and said so.
     writeFileSync(path.join(root, day2!), `${readText(root, day2!)}\nNote: backport approved by Farah.\n`);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../src/ingest/detect.js';
 import { lineColumn, locateJsonPath } from '../../src/ingest/json-position.js';
-import { renderSession, type RenderContext } from '../../src/ingest/render.js';
+import { renderSession, renderTranscript, type RenderContext } from '../../src/ingest/render.js';
 import { IngestError, type ParsedTranscript } from '../../src/ingest/session.js';
 import { memoryPath, slugify } from '../../src/ingest/writer.js';
 
@@ -67,18 +67,27 @@ describe('Claude Code JSONL', () => {
     expect(tools[3]!.result).toContain('50 passed');
   });
 
-  it('renders one memory per day in the configured zone, in compact form', () => {
+  it('renders one distilled memory per day in the configured zone, the full transcript apart', () => {
     const drafts = renderSession(session, context());
     expect(drafts.map((d) => [d.day, d.date, d.title])).toEqual([
       ['2026-02-13', '2026-02-13T22:40:12+01:00', 'Fix flaky invoice totals test'],
       ['2026-02-14', '2026-02-14T00:05:44+01:00', 'Fix flaky invoice totals test (continued)'],
     ]);
     const [first, second] = drafts.map((d) => d.body);
-    expect(first).toContain('**22:40 user:** The invoice totals test fails');
-    expect(first).toContain(
+    expect(first).toContain('## Requests\n\nThe invoice totals test fails about one run in five on CI');
+    expect(first).toContain('Decision: sum in integer cents');
+    expect(first).toContain('- Tests: `npx vitest run test/invoice-totals.test.ts --repeat 10` failed (Tests 2 failed | 8 passed (10)).');
+    // Narration and one line per tool call stay in the transcript.
+    expect(first).not.toContain("I'll read the test");
+    expect(first).not.toContain('→');
+    expect(second).toContain('- Committed `9c41e07`: "Sum invoice totals in integer cents".');
+    expect(drafts[0]!.extra).toEqual({ transcript: 'transcripts/4f6c2a1e-8b0d-4c3e-9a57-1d2e3f4a5b6c.md' });
+    const transcript = renderTranscript(session, context());
+    expect(transcript).toContain('**22:40 user:** The invoice totals test fails');
+    expect(transcript).toContain(
       '- `Bash` `npx vitest run test/invoice-totals.test.ts --repeat 10` → error: FAIL test/invoice-totals.test.ts > totals > rounds per line',
     );
-    expect(first).toContain('- `Read` `test/invoice-totals.test.ts` → 9 lines');
+    expect(transcript).toContain('- `Read` `test/invoice-totals.test.ts` → 9 lines');
     expect(second).toMatch(/^Claude Code session in `ledgerly` on branch `fix\/invoice-flake`.*Continued from 2026-02-13\./);
     expect(drafts.map((d) => d.source.part)).toEqual(['2026-02-13', '2026-02-14']);
     // In UTC the whole session is one day.
