@@ -47,4 +47,25 @@ Examples:
   memvault resolve c-1a2b3c4d --keep a --dry-run`,
     )
     .action(async (id: string, options) => (await import('./commands/resolve.js')).resolveCommand(id, { ...program.opts(), ...options }));
+
+  program
+    .command('consolidate')
+    .description('Find near-duplicate memories; with --apply mark the extra copies `duplicate_of` (kept in place, left out of summaries).')
+    .option('--apply', 'write `duplicate_of: <kept id>` into each copy (default: report only)')
+    .option('--dry-run', 'report only (the default), for symmetry with build')
+    .option('--stream <name>', 'only this stream (default: all)')
+    .option('--threshold <0..1>', 'Jaccard similarity of word 3-shingles from which two memories are one (default 0.8)')
+    .option('--json', 'print the groups as JSON')
+    .addHelpText(
+      'after',
+      `
+The memory kept is the most important, then the earliest. Nothing is deleted: remove a
+\`duplicate_of\` line to undo.
+
+Examples:
+  memvault consolidate                     what would be merged
+  memvault consolidate --apply             mark the copies
+  memvault consolidate --threshold 0.9 --json`,
+    )
+    .action(async (options) => (await import('./commands/consolidate.js')).consolidateCommand({ ...program.opts(), ...options }));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../src/facts/extract.js';
 import type { Fact } from '../../src/facts/model.js';
-import { addToFrontmatter } from '../../src/facts/resolve.js';
+import { addToFrontmatter } from '../../src/vault/frontmatter-edit.js';
 import { factsAt, findContradictions, timeFacts } from '../../src/facts/timeline.js';
 
 const read = (memoryId: string, day: string, raw: string) => extractFacts({ memoryId, path: `main/memories/${memoryId}.md`, day, raw });

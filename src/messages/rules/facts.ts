@@ -36,6 +36,11 @@ export const FACT_RULES = {
     severity: 'error',
     hint: 'a keeps the first fact listed, b the second, both records that both hold: e.g. `memvault resolve c-1a2b3c4d --keep a`',
   },
+  'cli/threshold': {
+    title: '`--threshold` is not a similarity between 0 and 1',
+    severity: 'error',
+    hint: 'e.g. --threshold {example} (Jaccard similarity of word 3-shingles)',
+  },
   'fact/frontmatter': {
     title: "A memory's frontmatter cannot be edited to record a resolution",
     severity: 'error',

@@ -1,0 +1,40 @@
+import type { Memory } from '../vault/model.js';
+import { parseFrontmatter } from '../vault/frontmatter.js';
+import { readVaultFile } from '../vault/scan.js';
+import { DUPLICATE_THRESHOLD, type DuplicateGroup, type DuplicateInput, findDuplicates } from './duplicates.js';
+
+/**
+ * `memvault consolidate`: near-duplicates among a stream's memories. Memories
+ * already marked `duplicate_of` are left out (they were merged before); the
+ * edits are `duplicate_of: <kept id>` on the others, which stay in place.
+ */
+export interface ConsolidationPlan {
+  stream: string;
+  threshold: number;
+  groups: DuplicateGroup[];
+  /** Memories marked earlier, for the report. */
+  alreadyMarked: number;
+}
+
+export function planConsolidation(
+  vaultDir: string,
+  stream: string,
+  memories: readonly Memory[],
+  threshold = DUPLICATE_THRESHOLD,
+): ConsolidationPlan {
+  const inputs: DuplicateInput[] = [];
+  let alreadyMarked = 0;
+  const inside = new Map<string, boolean>();
+  for (const memory of memories) {
+    const read = readVaultFile(vaultDir, memory.path, inside);
+    if (!read.ok) continue;
+    const front = parseFrontmatter(read.bytes.toString('utf8'));
+    if (front.error) continue;
+    if (typeof front.data.duplicate_of === 'string' && front.data.duplicate_of.trim()) {
+      alreadyMarked++;
+      continue;
+    }
+    inputs.push({ id: memory.id, path: memory.path, day: memory.day, importance: memory.importance, text: front.body });
+  }
+  return { stream, threshold, groups: findDuplicates(inputs, threshold), alreadyMarked };
+}
