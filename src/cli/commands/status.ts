@@ -29,5 +29,14 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   });
   // The most and least used items of each stream, from its usage.json and this clone's log.
   for (const s of status.streams) s.usage = streamUsage(root, status.vault, loaded.state.streams.get(s.name)!);
-  process.stdout.write(options.json ? renderJson(status) : renderStatus(status, config));
+  // Uncommitted vault changes, memvault's and the others, each with the command that commits them.
+  const { renderUncommitted, uncommittedChanges } = await import('../../project/uncommitted.js');
+  const uncommitted = await uncommittedChanges(root, config);
+  if (options.json) process.stdout.write(renderJson({ ...status, uncommitted: uncommitted ?? null }));
+  else
+    process.stdout.write(
+      `${renderStatus(status, config)}${renderUncommitted(uncommitted)
+        .map((line) => `${line}\n`)
+        .join('')}`,
+    );
 }

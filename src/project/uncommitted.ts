@@ -1,0 +1,82 @@
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { pendingPaths, readPending } from './pending.js';
+
+/**
+ * What `memvault status` says about uncommitted changes under the vault:
+ * those memvault made (its record, pending.ts) and the others (memories a
+ * person wrote, files edited by hand), each with the command that commits
+ * them. Read-only: git is asked for its status, nothing is written.
+ */
+
+export interface UncommittedChanges {
+  /** Vault-relative paths memvault wrote, copied or moved that differ from HEAD. */
+  memvault: string[];
+  /** Other vault-relative paths that differ from HEAD (new memories, hand edits). */
+  other: string[];
+  /** The command that commits memvault's changes. */
+  fix: string;
+  /** The command that commits the others. */
+  fixOther: string;
+}
+
+/** The vault's uncommitted changes, or undefined when the vault is not in a git repository. */
+export async function uncommittedChanges(root: string, config: Config): Promise<UncommittedChanges | undefined> {
+  const { findRepo, repoRelative } = await import('../git/repo.js');
+  const vaultDir = path.resolve(root, config.vault);
+  const repo = findRepo(vaultDir);
+  const prefix = repo ? repoRelative(repo, vaultDir) : undefined;
+  if (!repo || prefix === undefined) return undefined;
+  const { gitBackend } = await import('../git/backend.js');
+  const changed = await (await gitBackend()).changedUnder(repo, prefix);
+  return classifyChanges(
+    changed.map((file) => (prefix ? file.slice(prefix.length + 1) : file)),
+    pendingPaths(readPending(path.join(root, '.memvault'))),
+    { vault: path.relative(process.cwd(), vaultDir) || '.', commits: config.git.commit },
+  );
+}
+
+/**
+ * Splits changed vault paths into memvault's (on its record) and the others
+ * (pure). `commits`: whether builds commit (`git.commit`); when they do, a
+ * build commits memvault's changes, otherwise git does.
+ */
+export function classifyChanges(
+  changed: readonly string[],
+  pending: readonly string[],
+  options: { vault: string; commits: boolean },
+): UncommittedChanges {
+  const ours = new Set(pending);
+  const memvault = changed.filter((file) => ours.has(file)).sort();
+  const other = changed.filter((file) => !ours.has(file)).sort();
+  const gitCommit = `git add ${options.vault} && git commit -m "memvault: rollup"`;
+  return {
+    memvault,
+    other,
+    fix: options.commits ? 'memvault build' : gitCommit,
+    fixOther: `git add ${options.vault} && git commit`,
+  };
+}
+
+/** Status lines for the changes; none when there are none. */
+export function renderUncommitted(changes: UncommittedChanges | undefined, shown = 5): string[] {
+  if (!changes || changes.memvault.length + changes.other.length === 0) return [];
+  const lines = ['uncommitted in the vault:'];
+  const list = (files: readonly string[]): string[] => [
+    ...files.slice(0, shown).map((file) => `    ${file}`),
+    ...(files.length > shown ? [`    … ${files.length - shown} more`] : []),
+  ];
+  if (changes.memvault.length > 0) {
+    lines.push(
+      `  ${changes.memvault.length} file(s) memvault wrote or moved; commit them with \`${changes.fix}\``,
+      ...list(changes.memvault),
+    );
+  }
+  if (changes.other.length > 0) {
+    lines.push(
+      `  ${changes.other.length} other change(s) (memories, hand edits); a build commits a memory with the summaries made from it, or \`${changes.fixOther}\``,
+      ...list(changes.other),
+    );
+  }
+  return lines;
+}
