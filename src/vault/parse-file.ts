@@ -1,9 +1,8 @@
 import type { CachedResult, ParsedContent } from './cache.js';
 import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryBody, readMemoryFile } from './memory-file.js';
-import { readPlainSummary } from './plain-summary.js';
 import { memorySecrets } from './secrets-check.js';
-import { extractSentences, sentencesOf } from './sentences.js';
+import { extractSentences } from './sentences.js';
 import type { FileRole } from './paths.js';
 import { parseSummaryFile } from './summary-file.js';
 
@@ -49,12 +48,13 @@ function isGeneratedSummary(bytes: Uint8Array): boolean {
   return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(head);
 }
 
-/** The parsed form of a summary body (one a build wrote, or one read back): what the tiers above read. */
+/**
+ * The parsed form of a summary body (one a build wrote, or one read back):
+ * what the tiers above read. Parsed with remark like any markdown: a rollup
+ * worker parses the summary it wrote, so the main thread reads it parsed.
+ */
 export function parseSummaryBody(body: string): ParsedContent {
   const text = body.trim();
-  // Most summaries are headings and bullets of plain text: read as remark would read them, without parsing.
-  const plain = readPlainSummary(text);
-  if (plain) return { body: text, sentences: sentencesOf(plain.prose, { pinned: false }), headings: plain.headings };
   const tree = parseMarkdown(text);
   return { body: text, sentences: extractSentences(tree, { pinned: false }), headings: headingSpans(tree) };
 }

@@ -5,9 +5,7 @@ import { lazy } from '../util/lazy.js';
 /**
  * What the sentences are cut from, in document order: a heading (its depth
  * and text), or a block of prose (a paragraph, a list item's paragraph, a
- * table row) as plain markdown text. `proseOf` reads them from a syntax tree;
- * `readPlainSummary` (plain-summary.ts) reads them from a summary this
- * program wrote, without parsing it.
+ * table row) as plain markdown text. `proseOf` reads them from a syntax tree.
  */
 export type Prose = { heading: number; text: string } | { block: string };
 
@@ -104,7 +102,8 @@ export function splitSentences(text: string): string[] {
       if (restored.length === 0) continue;
       // Very short fragments ("Ok.", "e.g.") read better attached to the previous sentence.
       const previous = out[out.length - 1];
-      if (previous !== undefined && restored.length < 12 && previous.length < MAX_SENTENCE_CHARS) out[out.length - 1] = `${previous} ${restored}`;
+      if (previous !== undefined && restored.length < 12 && previous.length < MAX_SENTENCE_CHARS)
+        out[out.length - 1] = `${previous} ${restored}`;
       else out.push(restored);
     }
   }
@@ -159,9 +158,12 @@ function inlineText(node: Nodes): string {
   }
 }
 
-const DECISION = /^\s*(?:\*\*)?decision\b|\b(?:decided|we chose|i chose|agreed to|agreed on|going with|we will|we'll go with|settled on|opted for)\b/i;
-const STATE = /\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b/i;
-const DONE = /\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b/i;
+const DECISION =
+  /^\s*(?:\*\*)?decision\b|\b(?:decided|we chose|i chose|agreed to|agreed on|going with|we will|we'll go with|settled on|opted for)\b/i;
+const STATE =
+  /\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b/i;
+const DONE =
+  /\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b/i;
 
 const DONE_LEAD = new RegExp(`^\\s*(?:${DONE.source})`, 'i');
 
@@ -181,7 +183,8 @@ function detectRole(sentence: string, section: string): SentenceRole {
 }
 
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
-const NAMED_DATE = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+const NAMED_DATE =
+  /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 
 function mustKeepReasons(sentence: string, role: SentenceRole, pinned: boolean): MustKeepReason[] {
   const reasons: MustKeepReason[] = [];
