@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { UserError } from '../util/errors.js';
+import { MemvaultError, UserError } from '../util/errors.js';
 import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend.js';
 import { editTree, FolderListings, foldersAbove } from './cli-tree.js';
 import type { HeadState, Repo } from './repo.js';
@@ -52,12 +52,14 @@ function run(dir: string, args: readonly string[], options: RunOptions = {}): Pr
   });
 }
 
-export class GitCommandError extends Error {
+/** A git command that failed; internal unless a caller turns it into a `UserError` (a locked ref, a moved branch). */
+export class GitCommandError extends MemvaultError {
   constructor(
     readonly args: readonly string[],
     readonly result: RunResult,
   ) {
-    super(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.split('\n')[0] ?? ''}`);
+    super('git/command', `git ${args[0]} failed (exit ${result.code}): ${result.stderr.split('\n')[0] ?? ''}`);
+    this.name = 'GitCommandError';
   }
 }
 
@@ -163,9 +165,8 @@ export const cliBackend: GitBackend = {
             throw new UserError('git/ref-locked', reason, { lock: `.git/${ref}.lock` });
           }
           throw new UserError(
-            `the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`,
-            'run the build again: the files are written, the next build commits them',
             'git/head-moved',
+            `the branch \`${branch}\` moved while the build was running (${error.result.stderr.split('\n')[0]})`,
           );
         }
       },

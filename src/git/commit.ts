@@ -157,9 +157,8 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     const [head, inHead, ignoredAll, presentOids] = await Promise.all(lookups);
     if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
       throw new UserError(
-        `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
-        'run the build again: the files are written, the next build commits them',
         'git/head-moved',
+        `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
       );
     }
     const treeChanges = new Map<string, TreeFile | null>();
@@ -223,8 +222,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
       // The marker stays: the next build's recovery scan finds the paths whose index entry lags behind HEAD and refreshes them.
       const done = outcome.status === 'committed' ? `committed ${outcome.oid.slice(0, 12)}, but ` : '';
-      const hint = 'another git process is running, or a stale .git/index.lock: remove it if no git command is running; the next build brings the index up to date';
-      throw new UserError('git/index-locked', `${done}the git index could not be updated (${why})`, {}, { hint });
+      throw new UserError('git/index-update', `${done}the git index could not be updated (${why})`);
     }
     rmSync(session.markerPath, { force: true });
     return outcome;

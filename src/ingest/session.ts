@@ -85,7 +85,8 @@ export interface ParsedTranscript {
 export class IngestError extends MemvaultError {
   constructor(readonly diagnostic: Diagnostic) {
     const { path, line, column } = diagnostic;
-    super(diagnostic.rule as RuleId, `${path}:${line}:${column} ${diagnostic.reason}`, {}, { hint: diagnostic.hint ?? '', place: { path, line, column } });
+    const options = { hint: diagnostic.hint ?? '', place: { path, line, column } };
+    super(diagnostic.rule as RuleId, `${path}:${line}:${column} ${diagnostic.reason}`, {}, options);
     this.name = 'IngestError';
   }
 }

@@ -1,6 +1,7 @@
 import type { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import stripAnsi from 'strip-ansi';
 import type { SummaryUsage } from './types.js';
+import { MemvaultError } from '../util/errors.js';
 
 /**
  * What can go wrong when calling a model, and what to do about it: which
@@ -39,7 +40,7 @@ export interface Fault {
 }
 
 /** A summarizer call that failed for good, after its retries. Carries what the attempts cost. */
-export class SummarizerError extends Error {
+export class SummarizerError extends MemvaultError {
   readonly kind: FaultKind;
   readonly fatal: boolean;
   readonly status: number | undefined;
@@ -49,7 +50,7 @@ export class SummarizerError extends Error {
     /** Requests made for this summary, the failed ones included. */
     readonly requests: number,
   ) {
-    super(fault.message);
+    super('llm/failed', fault.message);
     this.name = 'SummarizerError';
     this.kind = fault.kind;
     this.fatal = fault.fatal;

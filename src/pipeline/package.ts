@@ -7,6 +7,7 @@ import type { CalendarTier, Memory, Summary } from '../vault/model.js';
 import { stringifyFrontmatter } from '../vault/frontmatter.js';
 import { rankOfDay, TIER_RANK, type Bands } from './bands.js';
 import { demoteHeadings } from './rollup.js';
+import { MemvaultError } from '../util/errors.js';
 
 /**
  * Stage 6, assemble: the bounded UPLOAD_PACKAGE.md of one stream. A pure
@@ -83,14 +84,21 @@ export interface AssembledPackage {
   manifest: Manifest;
 }
 
-export class CriticalOverBudgetError extends Error {
+/** The pinned memories alone are over the package budget; `pinned` is largest first. */
+export class CriticalOverBudgetError extends MemvaultError {
   constructor(
     readonly stream: string,
     readonly tokens: number,
     readonly bytes: number,
     readonly pinned: { path: string; tokens: number }[],
   ) {
-    super(`the critical section of stream \`${stream}\` alone is ${tokens} tokens / ${bytes} bytes, over the package budget`);
+    const biggest = pinned
+      .slice(0, 3)
+      .map((p) => `${p.path} (${p.tokens} tokens)`)
+      .join(', ');
+    const reason = `the critical section of stream \`${stream}\` alone is ${tokens} tokens / ${bytes} bytes, over the package budget`;
+    super('package/critical-over-budget', reason, { biggest });
+    this.name = 'CriticalOverBudgetError';
   }
 }
 

@@ -19,6 +19,7 @@ import { headingSpans, parseMarkdown, type HeadingSpan } from '../vault/markdown
 import type { Memory, Summary, SummaryMeta, Tier } from '../vault/model.js';
 import { writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
+import { MemvaultError } from '../util/errors.js';
 
 /**
  * Stage 3 and 4, roll up and check budgets: builds one planned summary from
@@ -221,7 +222,7 @@ export function estimateRollup(job: RollupJob, ctx: RollupContext): { merge: boo
  * was cut off, or an over-budget answer would replace a good previous
  * version). Nothing is written for it; the build reports it and goes on.
  */
-export class RollupError extends Error {
+export class RollupError extends MemvaultError {
   constructor(
     readonly job: RollupJob,
     /** A fault kind (`timeout`, `rate-limit`, `server`, `empty`, `auth`…), `truncated` or `over-budget`. */
@@ -231,7 +232,7 @@ export class RollupError extends Error {
     /** Summarizer calls made for it (budget attempts). */
     readonly attempts: number,
   ) {
-    super(message);
+    super('build/rollup-failed', message);
     this.name = 'RollupError';
   }
 }

@@ -79,7 +79,9 @@ export const CLI_RULES = {
     title: 'Not a memvault project: no memory.config.yaml here or above',
     severity: 'error',
     hint: 'run `memvault init` in the repository that should hold the vault, or pass -C <folder> of an existing one',
-    docs: 'Every command but `init` works on a project: the nearest folder upwards holding `memory.config.yaml`. Without one, nothing is read, created or committed.',
+    docs:
+      'Every command but `init` works on a project: the nearest folder upwards holding `memory.config.yaml`. ' +
+      'Without one, nothing is read, created or committed.',
   },
   'project/folder': {
     title: 'The folder given with `-C` does not exist or is not a folder',

@@ -76,6 +76,12 @@ export const CONFIG_RULES = {
       'export {variable}=… before running memvault (keys are read from the environment only, never from the vault); ' +
       'or use a local server (base_url) or `provider: extractive`',
   },
+  'llm/failed': {
+    title: 'An LLM call failed for good, after its retries',
+    severity: 'error',
+    hint: 'check the server, the model name and the key of the profile; the build reports the summary as failed and builds the rest',
+    docs: 'Timeouts, rate limits and server errors are retried with backoff first; a refused key or an unknown model stops at once.',
+  },
   'llm/usage': {
     title: 'The LLM server reported token usage that cannot be real',
     severity: 'warning',

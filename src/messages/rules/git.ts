@@ -45,10 +45,22 @@ export const GIT_RULES = {
     severity: 'error',
     hint: 'remove it if no git command is running, then build again: the files are written, the next build commits them',
   },
+  'git/index-update': {
+    title: 'The commit is made but the git index could not be brought up to date',
+    severity: 'error',
+    hint:
+      'another git process is running, or a stale .git/index.lock: remove it if no git command is running; ' +
+      'the next build brings the index up to date',
+  },
   'git/ref-locked': {
     title: 'The branch is locked by another git command',
     severity: 'error',
     hint: 'wait for it to finish; if none is running, delete {lock} and build again',
+  },
+  'git/command': {
+    title: 'A git command memvault ran failed',
+    severity: 'error',
+    hint: 'run the git command by hand in the repository to see its whole message; this is a bug if git itself is fine',
   },
   'git/worktree': {
     title: 'A linked worktree without the git command',

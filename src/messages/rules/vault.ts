@@ -140,6 +140,14 @@ export const VAULT_RULES = {
       'see the report above; fix the cause and run the build again (it redoes only what is missing), ' +
       'or drop --strict to accept a partial build',
   },
+  'build/rollup-failed': {
+    title: 'A rollup produced nothing usable',
+    severity: 'error',
+    hint: 'nothing was written for it and the rest of the vault is built; fix the cause in the report and build again (it redoes only this)',
+    docs:
+      'The summarizer failed for good, every answer was cut off, or an over-budget answer would have replaced a good ' +
+      'previous version. The build report lists it under failed; `--strict` makes the build exit 1 (`build/incomplete`).',
+  },
   'package/critical-over-budget': {
     title: 'The pinned memories alone are over the package budget',
     severity: 'error',
