@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+
+/** `mcp`, `hook` and `integrate`: serving coding agents. Declared here, run by lazily imported commands (see main.ts). */
+export function declareAgentCommands(program: Command): void {
+  program
+    .command('mcp')
+    .description(
+      'Serve the vault to agents over the Model Context Protocol (stdio): tools context, search, zoom, add_memory, status; the packages and summaries as resources.',
+    )
+    .option('--no-watch', 'do not follow file changes (default: edits and new memories are answered within a second or two)')
+    .addHelpText(
+      'after',
+      `
+  stdout carries protocol messages only; logs go to stderr. An MCP client starts it; register it with
+  \`memvault integrate claude-code\` or see the README for Claude Desktop, Cursor and Codex.
+
+  Examples:
+    memvault mcp                                  what .mcp.json runs
+    memvault -C ~/src/ledgerly mcp                serve another project's vault
+    npx @modelcontextprotocol/inspector memvault mcp   try the tools by hand`,
+    )
+    .action(async (options) => (await import('./commands/mcp.js')).mcpCommand({ ...program.opts(), ...options }));
+
+  program
+    .command('hook')
+    .argument('<event>', 'session-start, pre-compact or session-end')
+    .description(
+      "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the session starts with; pre-compact and session-end ingest the transcript.",
+    )
+    .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
+    .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
+    .option('--json', "print a JSON report instead (session-start: Claude Code's hookSpecificOutput form)")
+    .addHelpText(
+      'after',
+      `
+  Never fails the agent's session: problems go to stderr and the exit code is 0. The project is the
+  one found from the hook's \`cwd\` (else the current folder).
+
+  Examples:
+    echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
+    memvault hook pre-compact < hook-input.json
+    memvault integrate claude-code               writes these hooks into .claude/settings.json`,
+    )
+    .action(async (event: string, options) => (await import('./commands/hook.js')).hookCommand(event, { ...program.opts(), ...options }));
+
+  program
+    .command('integrate')
+    .argument('<agent>', 'claude-code')
+    .description(
+      'Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in .claude/settings.json, merged with what is there.',
+    )
+    .option('--dry-run', 'print the files as they would be, write nothing')
+    .option('--command <cmd>', 'how the agent starts memvault (default: memvault; e.g. "npx memvault")')
+    .option('--json', 'print what was added and kept as JSON')
+    .addHelpText(
+      'after',
+      `
+  Existing servers, hooks and settings are kept; running it again changes nothing.
+
+  Examples:
+    memvault integrate claude-code
+    memvault integrate claude-code --dry-run
+    memvault integrate claude-code --json | jq .files`,
+    )
+    .action(async (agent: string, options) =>
+      (await import('./commands/integrate.js')).integrateCommand(agent, { ...program.opts(), ...options }),
+    );
+}
