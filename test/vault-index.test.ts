@@ -35,8 +35,20 @@ const stream = (summaries: (Summary & { body: string })[]): StreamIndexInput => 
 
 describe('index topics', () => {
   const weeks = [
-    summary('weekly', '2026-W01', '2025-12-29', '2026-01-04', 'Billing retries moved into the queue; billing latency dropped.'),
-    summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Search index rebuilt with tsvector; search queries faster.'),
+    summary(
+      'weekly',
+      '2026-W01',
+      '2025-12-29',
+      '2026-01-04',
+      'Moved the Stripe webhooks into the queue. Stripe webhooks now retry with backoff.',
+    ),
+    summary(
+      'weekly',
+      '2026-W02',
+      '2026-01-05',
+      '2026-01-11',
+      'Rebuilt `searchIndex` with tsvector. The `searchIndex` rebuild took 4 minutes.',
+    ),
   ];
   const read =
     (reads: string[]) =>
@@ -49,7 +61,7 @@ describe('index topics', () => {
     const reads: string[] = [];
     const first = buildIndex([stream(weeks)], [], read(reads));
     expect(reads).toHaveLength(2);
-    expect(first.json.streams[0]!.topics.map((t) => t.terms[0])).toEqual(['billing', 'search']);
+    expect(first.json.streams[0]!.topics.map((t) => t.terms[0])).toEqual(['Stripe webhooks', 'searchIndex']);
 
     const again: string[] = [];
     const second = buildIndex([stream(weeks)], [], read(again), { previous: first.json });
@@ -62,12 +74,18 @@ describe('index topics', () => {
     const first = buildIndex([stream(weeks)], [], read([]));
     const changed = [
       weeks[0]!,
-      summary('weekly', '2026-W02', '2026-01-05', '2026-01-11', 'Deploys moved to Fridays; deploys now need two reviews.'),
+      summary(
+        'weekly',
+        '2026-W02',
+        '2026-01-05',
+        '2026-01-11',
+        'Deploys moved to Fridays (ADR-012). ADR-012 says deploys need two reviews.',
+      ),
     ];
     const reads: string[] = [];
     const second = buildIndex([stream(changed)], [], read(reads), { previous: first.json });
     expect(reads).toHaveLength(2);
-    expect(second.json.streams[0]!.topics[1]!.terms[0]).toBe('deploys');
+    expect(second.json.streams[0]!.topics[1]!.terms[0]).toBe('ADR-012');
 
     const damaged = structuredClone(first.json);
     (damaged.streams[0]!.topics[0] as { terms: unknown }).terms = 'billing';

@@ -1,4 +1,4 @@
-import { distinctiveTerms, termCounts } from '../text/terms.js';
+import { periodTopics } from '../text/topics.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
@@ -113,11 +113,11 @@ function indexStream(
   const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
   // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
   const topicSources = summaries.filter((summary) => summary.meta.tier === 'monthly' || summary.meta.tier === 'weekly');
-  const topicsHash = hashValue({ v: 1, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
+  const topicsHash = hashValue({ v: 2, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
   const terms =
     previous?.topics_hash === topicsHash && isTopicList(previous.topics)
       ? new Map(previous.topics.map((topic) => [topic.path, topic.terms]))
-      : distinctiveTerms(new Map(topicSources.map((summary) => [summary.path, termCounts(readSummary(summary).body)])), TOPIC_TERMS);
+      : periodTopics(new Map(topicSources.map((summary) => [summary.path, readSummary(summary).body])), TOPIC_TERMS);
   const review: ReviewItem[] = [];
   for (const summary of summaries) {
     if (summary.meta.review?.includes('over-budget'))
