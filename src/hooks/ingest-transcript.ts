@@ -20,11 +20,7 @@ export interface IngestHookOptions {
 export async function ingestTranscript(options: IngestHookOptions): Promise<FileReport> {
   const file = options.input.transcript_path;
   if (!file)
-    throw new UserError(
-      'the hook input has no transcript_path',
-      'the agent sends it with every PreCompact and SessionEnd hook',
-      'hook/input',
-    );
+    throw new UserError('hook/input', 'the hook input has no transcript_path');
   const config = await readConfig(options.root);
   const stream = options.stream ?? config.hooks.stream;
   const report = await ingest({
@@ -39,11 +35,7 @@ export async function ingestTranscript(options: IngestHookOptions): Promise<File
   const result = report.files[0]!;
   if (result.status === 'failed') {
     const d = result.diagnostics.find((x) => x.severity === 'error') ?? result.diagnostics[0];
-    throw new UserError(
-      `${file}: not ingested: ${d ? `${d.line}:${d.column} ${d.reason}` : 'unknown reason'}`,
-      'run `memvault ingest` on the file to see why',
-      'hook/ingest',
-    );
+    throw new UserError('hook/ingest', `${file}: not ingested: ${d ? `${d.line}:${d.column} ${d.reason}` : 'unknown reason'}`);
   }
   return result;
 }

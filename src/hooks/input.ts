@@ -27,10 +27,10 @@ export function parseHookInput(text: string): HookInput {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UserError(`hook input is not JSON: ${(error as Error).message}`, 'the agent sends one JSON object on stdin', 'hook/input');
+    throw new UserError('hook/input', `hook input is not JSON: ${(error as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UserError('hook input is not a JSON object', 'the agent sends one JSON object on stdin', 'hook/input');
+    throw new UserError('hook/input', 'hook input is not a JSON object');
   const input: HookInput = {};
   for (const key of ['session_id', 'transcript_path', 'cwd', 'hook_event_name', 'source', 'trigger', 'reason'] as const) {
     const field = (value as Record<string, unknown>)[key];

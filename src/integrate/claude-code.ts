@@ -86,11 +86,7 @@ export function planClaudeCode(
   for (const spec of CLAUDE_CODE_HOOKS) {
     const groups = hooks[spec.event];
     if (groups !== undefined && !Array.isArray(groups))
-      throw new UserError(
-        `.claude/settings.json: hooks.${spec.event} is not a list`,
-        'fix the file by hand, then run this again',
-        'integrate/settings',
-      );
+      throw new UserError('integrate/settings', `.claude/settings.json: hooks.${spec.event} is not a list`);
     const list = (groups ?? []) as MatcherGroup[];
     if (list.some((group) => (group?.hooks ?? []).some((h) => isMemvaultHook(h?.command, spec.hook)))) {
       settingsPlan.kept.push(`hooks.${spec.event} (memvault hook ${spec.hook})`);
@@ -126,7 +122,7 @@ export function isMemvaultHook(command: unknown, event?: string): boolean {
 function asObject(value: unknown, file: string, key: string): Json {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UserError(`${file}: \`${key}\` is not an object`, 'fix the file by hand, then run this again', 'integrate/settings');
+    throw new UserError('integrate/settings', `${file}: \`${key}\` is not an object`);
   return value as Json;
 }
 
@@ -143,18 +139,10 @@ export function readJsonObject(root: string, relative: string): Json | undefined
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UserError(
-      `${relative} is not valid JSON: ${(error as Error).message}`,
-      'fix it by hand (nothing was written), then run this again',
-      'integrate/json',
-    );
+    throw new UserError('integrate/json', `${relative} is not valid JSON: ${(error as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UserError(
-      `${relative} does not hold a JSON object`,
-      'fix it by hand (nothing was written), then run this again',
-      'integrate/json',
-    );
+    throw new UserError('integrate/json', `${relative} does not hold a JSON object`);
   return value as Json;
 }
 

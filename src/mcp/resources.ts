@@ -20,7 +20,7 @@ export function registerResources(server: McpServer, warm: WarmVault, streams: r
     try {
       text = readFileSync(path.join(warm.vaultDir, vaultPath), 'utf8');
     } catch {
-      throw new UserError(`\`${vaultPath}\` does not exist yet: \`memvault build\` writes it`, 'run `memvault build`', 'mcp/resource');
+      throw new UserError('mcp/resource', `\`${vaultPath}\` does not exist yet: \`memvault build\` writes it`, {}, { hint: 'run `memvault build`' });
     }
     return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
   };
@@ -66,7 +66,7 @@ export function registerResources(server: McpServer, warm: WarmVault, streams: r
         ? [...stream.summaries.values()].find((s) => s.meta.tier === one(variables.tier) && s.meta.period === one(variables.period))
         : undefined;
       if (!summary)
-        throw new UserError(`no summary at \`${uri.href}\``, 'list the resources to see the summaries there are', 'mcp/resource');
+        throw new UserError('mcp/resource', `no summary at \`${uri.href}\``);
       return read(uri, summary.path);
     },
   );

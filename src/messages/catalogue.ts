@@ -1,5 +1,6 @@
 import type { Facts } from './message.js';
 import type { RuleSpec } from './rule.js';
+import { AGENT_RULES } from './rules/agents.js';
 import { CLI_RULES } from './rules/cli.js';
 import { CONFIG_RULES } from './rules/config.js';
 import { FACT_RULES } from './rules/facts.js';
@@ -22,6 +23,7 @@ export const RULES = {
   ...GIT_RULES,
   ...CLI_RULES,
   ...INGEST_RULES,
+  ...AGENT_RULES,
   ...FACT_RULES,
 } as const satisfies Readonly<Record<string, RuleSpec>>;
 

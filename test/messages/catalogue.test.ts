@@ -64,6 +64,14 @@ describe('the rule catalogue', () => {
     expect(unused, 'remove these from src/messages/rules/, or use them').toEqual([]);
   });
 
+  it('every UserError names its rule first and takes its hint from the catalogue (no message, hint, rule calls left)', () => {
+    const oldStyle: string[] = [];
+    for (const { file, text } of texts)
+      for (const m of text.matchAll(/new UserError\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)/g))
+        if (/'[a-z][a-z0-9]*\/[a-z0-9-]+',?\s*$/.test(m[1]!)) oldStyle.push(`${file}: ${m[0].slice(0, 80)}`);
+    expect(oldStyle, 'write `new UserError(rule, reason, facts)` and put the hint in src/messages/rules/').toEqual([]);
+  });
+
   it('gives each entry a title, a severity and a hint; ids are area/name', () => {
     for (const [id, spec] of Object.entries(RULES)) {
       expect(id).toMatch(/^[a-z][a-z0-9]*\/(?:[a-z0-9][a-z0-9-]*|\{kind\})$/);

@@ -16,7 +16,7 @@ export interface HookCommandOptions {
  */
 export async function hookCommand(event: string, options: HookCommandOptions): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(event))
-    throw new UserError(`unknown hook \`${event}\``, `use one of ${HOOK_EVENTS.join(', ')}`, 'hook/event');
+    throw new UserError('hook/event', `unknown hook \`${event}\``, { events: HOOK_EVENTS.join(', ') });
   try {
     await runHook(event as HookEvent, options);
   } catch (error) {
@@ -32,7 +32,7 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
   if (event === 'session-start') {
     const budget = options.budget === undefined ? undefined : Number(options.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 1))
-      throw new UserError(`--budget \`${options.budget}\` is not a positive whole number`, 'e.g. --budget 8000', 'cli/number');
+      throw new UserError('cli/number', `--budget \`${options.budget}\` is not a positive whole number`, { flag: '--budget', example: 8000 });
     const { sessionStart } = await import('../../hooks/session-start.js');
     const result = await sessionStart({
       root,

@@ -1,0 +1,40 @@
+import type { RuleGroup } from '../rule.js';
+
+/** Coding agents: `memvault hook`, `memvault integrate` and the MCP server. */
+export const AGENT_RULES = {
+  'hook/event': {
+    title: '`memvault hook` names no hook it knows',
+    severity: 'error',
+    hint: 'use one of {events}',
+  },
+  'hook/input': {
+    title: 'The hook input from the agent is not what memvault expects',
+    severity: 'error',
+    hint: 'the agent sends one JSON object on stdin, with `transcript_path` for PreCompact and SessionEnd hooks',
+  },
+  'hook/ingest': {
+    title: 'A hook could not ingest the session transcript',
+    severity: 'error',
+    hint: 'run `memvault ingest` on the file to see why',
+  },
+  'integrate/agent': {
+    title: '`memvault integrate` names no agent it knows',
+    severity: 'error',
+    hint: 'use claude-code; see the README for Claude Desktop, Cursor and Codex snippets',
+  },
+  'integrate/settings': {
+    title: 'An agent settings file has a value of the wrong shape',
+    severity: 'error',
+    hint: 'fix the file by hand, then run this again',
+  },
+  'integrate/json': {
+    title: 'An agent settings file is not a JSON object',
+    severity: 'error',
+    hint: 'fix it by hand (nothing was written), then run this again',
+  },
+  'mcp/resource': {
+    title: 'An MCP resource that does not exist (yet)',
+    severity: 'error',
+    hint: 'list the resources to see the ones there are; `memvault build` writes the packages and summaries',
+  },
+} as const satisfies RuleGroup;
