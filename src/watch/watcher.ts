@@ -1,17 +1,20 @@
-import { existsSync, mkdirSync, type Stats } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { CONFIG_FILE, ConfigInvalidError, loadConfig, loadValidConfig } from '../config/load.js';
-import { commitPaths, openCommitSession } from '../git/commit.js';
-import type { Summarizer } from '../llm/types.js';
-import { build, type BuildReport } from '../pipeline/build.js';
+import { build } from '../pipeline/build.js';
 import { addDays, startOfDay, todayIn } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { LoadSession } from '../vault/load.js';
-import type { Diagnostic } from '../vault/model.js';
+import { commitBatch } from './commit-batch.js';
+import type { WatchEvent, WatchOptions } from './events.js';
+import { startWatcher, toPosix, watchLimitError } from './fs-watch.js';
 import { describeChanges, describeWritten, isIgnoredVaultPath, type Change } from './paths.js';
 import { RecentFiles } from './recent.js';
+
+export { watchCommitMessage } from './commit-batch.js';
+export type { RebuildEvent, WatchEvent, WatchOptions } from './events.js';
 
 /**
  * `memvault watch`, the engine: chokidar on the vault and the config, a
@@ -24,48 +27,6 @@ import { RecentFiles } from './recent.js';
  * invalid config keeps the last outputs: both are reported, nothing else
  * changes.
  */
-
-export interface WatchOptions {
-  /** Directory holding `memory.config.yaml`. */
-  root: string;
-  /** Fixed clock for every rebuild (`--now`, tests); default: the wall clock at each rebuild. */
-  now?: Date;
-  force?: boolean;
-  through?: string;
-  /** Quiet time after the last file event before a rebuild starts (default 50 ms). */
-  debounceMs?: number;
-  /** `--commit-every`: batch commits at this interval (off by default). */
-  commitEveryMs?: number;
-  /** Injected summarizer (tests); by default the configured profile's. */
-  summarizer?: Summarizer;
-  onEvent: (event: WatchEvent) => void;
-}
-
-/** One rebuild: what triggered it, what it wrote, how long it took. */
-export interface RebuildEvent {
-  type: 'rebuild';
-  /** Wall-clock time the rebuild finished (ISO). */
-  at: string;
-  /** What triggered it, in words: `main/memories/x.md changed`, `start`, `new day`. */
-  trigger: string;
-  changes: { path: string; change: Change }[];
-  /** Vault-relative files the build wrote, and the same named for people (`daily 2026-02-13`, `package main`, `index`). */
-  written: string[];
-  outputs: string[];
-  /** Problems of the changed files (all problems on the first build and after a config change). */
-  diagnostics: Diagnostic[];
-  ms: number;
-  report: BuildReport;
-}
-
-/** Everything the watcher reports; the CLI prints each as a line (or a JSON object). */
-export type WatchEvent =
-  | RebuildEvent
-  | { type: 'ready'; vault: string; config: string; files: number }
-  | { type: 'error'; at: string; trigger: string; message: string; hint?: string; diagnostics: Diagnostic[] }
-  | { type: 'waiting'; at: string; message: string }
-  | { type: 'note'; at: string; message: string }
-  | { type: 'stopped'; at: string; rebuilds: number };
 
 /**
  * Quiet time before a rebuild. Editors finish a save (temp file, rename,
@@ -423,52 +384,18 @@ export class VaultWatcher {
   /** One commit of everything the rebuilds wrote since the last one, under the build lock; nothing when nothing was written. */
   private async commitNow(): Promise<void> {
     if (this.uncommitted.size === 0) return;
-    const paths = [...this.uncommitted].sort();
-    const rebuilds = this.uncommittedRebuilds;
-    const at = new Date().toISOString();
-    try {
-      const { config, errors } = await loadConfig(this.options.root);
-      if (errors.length > 0) return; // reported by the rebuild loop; commit once the config is fixed
-      const stateDir = path.join(this.options.root, '.memvault');
-      const release = await acquireBuildLock(stateDir, 'memvault watch (commit)');
-      try {
-        const session = await openCommitSession({ vaultDir: this.vaultDir, stateDir, enabled: true, author: config.git.author });
-        if ('status' in session) {
-          this.uncommitted.clear();
-          this.uncommittedRebuilds = [];
-          this.emit({ type: 'note', at, message: session.note });
-          return;
-        }
-        const outcome = await commitPaths(session, {
-          paths,
-          pinned: new Map(),
-          keep: new Set(),
-          message: watchCommitMessage(rebuilds),
-          now: this.options.now ?? new Date(),
-        });
-        this.uncommitted.clear();
-        this.uncommittedRebuilds = [];
-        if (outcome.status === 'committed')
-          this.emit({
-            type: 'note',
-            at,
-            message: `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${outcome.files.length} files)`,
-          });
-      } finally {
-        await release();
-      }
-    } catch (error) {
-      // Kept for the next try (another build holds the lock, a rebase is in progress, the branch moved…).
-      const message = error instanceof Error ? error.message : String(error);
-      this.emit({
-        type: 'error',
-        at,
-        trigger: 'commit',
-        message: `not committed: ${message}`,
-        ...(error instanceof UserError && error.hint ? { hint: error.hint } : { hint: 'the files stay written; the next commit retries' }),
-        diagnostics: [],
-      });
+    const outcome = await commitBatch({
+      root: this.options.root,
+      vaultDir: this.vaultDir,
+      paths: [...this.uncommitted].sort(),
+      rebuilds: this.uncommittedRebuilds,
+      now: this.options.now ?? new Date(),
+    });
+    if (outcome.done) {
+      this.uncommitted.clear();
+      this.uncommittedRebuilds = [];
     }
+    if (outcome.event) this.emit(outcome.event);
   }
 
   private watchError(error: unknown): void {
@@ -483,43 +410,4 @@ export class VaultWatcher {
   private emit(event: WatchEvent): void {
     this.options.onEvent(event);
   }
-}
-
-function startWatcher(
-  dir: string,
-  options: { depth?: number; ignored: (file: string, stats?: Stats) => boolean },
-  onWatchError?: (error: unknown) => void,
-): Promise<FSWatcher> {
-  return new Promise((resolve, reject) => {
-    const watcher = watch(dir, { ignoreInitial: true, followSymlinks: false, ...options });
-    let ready = false;
-    watcher.once('ready', () => {
-      ready = true;
-      resolve(watcher);
-    });
-    // After start-up a watcher error (a folder that became unreadable) is not fatal: chokidar keeps the other watches.
-    watcher.on('error', (error) => {
-      if (!ready) reject(watchLimitError(error) ?? error);
-      else onWatchError?.(error);
-    });
-  });
-}
-
-/** chokidar watches every file (one inotify watch each on Linux): a big vault can hit the system's limit. */
-function watchLimitError(error: unknown): UserError | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== 'ENOSPC' && code !== 'EMFILE') return undefined;
-  const how = code === 'ENOSPC' ? 'e.g. `sudo sysctl fs.inotify.max_user_watches=524288`' : 'the open-file limit: `ulimit -n 65536`';
-  return new UserError('watch/limit', `the system limit of file watches was reached (${code})`, { how });
-}
-
-function toPosix(file: string): string {
-  return path.sep === '/' ? file : file.split(path.sep).join('/');
-}
-
-/** `memvault: watch — 4 rebuilds (daily 2026-02-13, weekly 2026-W07, package main)`, then one line per rebuild. */
-export function watchCommitMessage(rebuilds: readonly string[][]): string {
-  const outputs = [...new Set(rebuilds.flat())];
-  const subject = `memvault: watch — ${rebuilds.length} rebuild${rebuilds.length === 1 ? '' : 's'}${outputs.length > 0 ? ` (${outputs.slice(0, 4).join(', ')}${outputs.length > 4 ? ', …' : ''})` : ''}`;
-  return [subject, '', ...rebuilds.map((outputs) => `- ${outputs.join(', ') || 'memories changed'}`)].join('\n');
 }
