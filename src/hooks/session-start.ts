@@ -1,6 +1,6 @@
 import { readConfig } from '../read/vault.js';
 import { openVault } from '../read/vault.js';
-import { readIndex, updateSearchIndex } from '../read/search/store.js';
+import { createIndex } from '../read/search/index.js';
 import { contextWarm } from '../mcp/read.js';
 import { recordUsage } from '../usage/log.js';
 import { countTokens } from '../util/tokens.js';
@@ -36,17 +36,12 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   const budget = options.budget ?? config.hooks.budget;
   const stream = options.stream ?? config.hooks.stream;
   const vault = await openVault(options.root);
-  updateSearchIndex(options.root, vault.loaded);
-  let index = readIndex(options.root);
-  if (!index) {
-    updateSearchIndex(options.root, vault.loaded, { force: true });
-    index = readIndex(options.root);
-  }
-  if (!index) throw new Error('the search index could not be read back after it was written');
+  // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
+  const index = createIndex();
   const header = headerFor(options.input);
   const headerTokens = countTokens(header, config.tokenizer);
   const { result, served } = contextWarm(
-    { vault, index: index.index },
+    { vault, index },
     { budget: Math.max(1, budget - headerTokens), ...(stream ? { stream } : {}) },
     options.now,
   );
