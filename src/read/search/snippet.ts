@@ -12,6 +12,18 @@ const MAX_CHARS = 200;
 
 const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
 
+// Stems of the words snippets have seen: a warm process meets the same words again and again (bounded for one that runs for days).
+const stems = new Map<string, string>();
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= 100_000) stems.clear();
+    stem = processTerm(word);
+    stems.set(word, stem);
+  }
+  return stem;
+}
+
 /**
  * `terms`: the stemmed index terms the hit matched. Returns undefined when
  * the text lacks one of `phrases` (the hit is dropped).
@@ -29,13 +41,13 @@ export function snippetOf(
     const close = lines.findIndex((line, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(line));
     if (close > 0) bodyStart = close + 1;
   }
-  const matches = (word: string): boolean => terms.has(processTerm(word));
+  const matches = (word: string): boolean => terms.has(stemOf(word));
   let best = -1;
   let bestScore = 0;
   lines.forEach((line, i) => {
     // Frontmatter only counts through its title (a hit on a title or tag still gets a line).
     if (i < bodyStart && !/^(title|tags):/.test(line)) return;
-    const found = new Set((line.match(WORD) ?? []).filter(matches).map(processTerm));
+    const found = new Set((line.match(WORD) ?? []).filter(matches).map(stemOf));
     const score = found.size + phrases.filter((p) => normalize(line).includes(normalize(p))).length * 2 + (i >= bodyStart ? 0.5 : 0);
     if (found.size > 0 && score > bestScore) {
       best = i;
