@@ -7,6 +7,8 @@ import { UserError } from '../util/errors.js';
 import { parseMemoryFile, writeMemoryFile } from '../vault/memory-file.js';
 import type { Importance } from '../vault/model.js';
 import { isoInZone } from './render.js';
+import { splitSentences } from '../vault/sentences.js';
+import { shorten } from './session.js';
 import { slugify, writeNewMemory } from './writer.js';
 
 /**
@@ -67,9 +69,12 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     for (const { kind, count } of result.redactions) counts.set(kind, (counts.get(kind) ?? 0) + count);
     return result.text;
   };
-  const body = clean(options.text.replace(/\r\n?/g, '\n')).trim();
-  if (body.length === 0) throw new UserError('add/empty', 'the memory text is empty');
-  const title = options.title?.trim() ? clean(options.title.trim()) : undefined;
+  const fullBody = clean(options.text.replace(/\r\n?/g, '\n')).trim();
+  if (fullBody.length === 0) throw new UserError('add/empty', 'the memory text is empty');
+  const given = options.title?.trim() ? clean(options.title.trim()) : undefined;
+  const heading = given === undefined ? headingOf(fullBody) : undefined;
+  const title = given ?? heading?.title;
+  const body = heading?.body ?? fullBody;
   const tags = [
     ...new Set(
       (options.tags ?? [])
@@ -113,4 +118,37 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     date,
     redactions,
   };
+}
+
+/** Longest heading taken from a memory's text. */
+const MAX_HEADING_CHARS = 70;
+
+/**
+ * A heading for a memory written without `--title`: a first line that reads
+ * as one (`# Release notes`, or a short line over a blank line) is taken out
+ * of the body and becomes the title; else the first sentence, cut at a word
+ * boundary, names the memory and the body stays whole. A memory of one
+ * sentence gets none (its heading would repeat it). Never the file id, never
+ * cut mid-word.
+ *
+ * @example
+ *   headingOf('Deploy checklist\n\n- tag the release\n- run the smoke tests');
+ *   // { title: 'Deploy checklist', body: '- tag the release\n- run the smoke tests' }
+ */
+export function headingOf(text: string): { title: string; body: string } | undefined {
+  const lines = text.split('\n');
+  const first = lines.findIndex((line) => line.trim().length > 0);
+  if (first < 0) return undefined;
+  const line = lines[first]!.trim();
+  const rest = lines
+    .slice(first + 1)
+    .join('\n')
+    .trim();
+  const heading = /^#{1,6}\s+(.+?)\s*#*$/.exec(line)?.[1];
+  if (heading && rest) return { title: heading, body: rest };
+  const standalone = (lines[first + 1] ?? '').trim() === '' && line.length <= MAX_HEADING_CHARS && !/^[-*+>|`]|^\d+[.)]\s/.test(line);
+  if (standalone && rest) return { title: line.replace(/[.:]+$/, ''), body: rest };
+  const sentence = splitSentences(text.split(/\n\s*\n/)[0]!.replace(/^[-*+>#]+\s*/, ''))[0];
+  if (!sentence || sentence.trim() === text.trim()) return undefined;
+  return { title: shorten(sentence.replace(/[.!:;]+$/, ''), MAX_HEADING_CHARS), body: text };
 }

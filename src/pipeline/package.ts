@@ -255,9 +255,30 @@ function summaryItem(summary: Summary, input: PackageInput): Item {
     status: 'included',
     render: () => {
       const parsed = input.readSummary(summary);
-      return `## ${sectionTitle(summary)}\n\n${demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed)}`;
+      const body = withoutPinnedBullets(demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed));
+      return `## ${sectionTitle(summary)}\n\n${body}`;
     },
   };
+}
+
+/**
+ * A summary's `**Pinned:**` bullets left out: the critical section carries
+ * every pinned memory in full, so each appears once in the package. A day
+ * label or a section heading left with nothing under it goes too.
+ */
+export function withoutPinnedBullets(body: string): string {
+  if (!body.includes('**Pinned:**')) return body;
+  const lines = body.split('\n').filter((line) => !/^\s*[-*] (?:\*\*[^*\n]+\*\* )?\*\*Pinned:\*\*/.test(line));
+  const kept = lines.filter((line, i) => {
+    if (!/^\s*[-*] \*\*[^*\n]+\*\*\s*$/.test(line)) return true;
+    // A day label over nested bullets: kept only while a nested bullet follows.
+    return /^\s{2,}[-*] /.test(lines[i + 1] ?? '');
+  });
+  return kept
+    .join('\n')
+    .replace(/^(#{2,6} [^\n]*)\n+(?=#{2,6} |$(?![\s\S]))/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function sectionTitle(summary: Summary): string {
@@ -292,7 +313,8 @@ function memoryHeading(memory: Memory): string {
     ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
     : '';
   const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
-  return `${memory.day}${time} ${memory.title ?? memory.id}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
+  // Without a title the day and time are the heading: the body says the rest, the file id says nothing.
+  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
 }
 
 function renderPackage(input: PackageInput, firstDay: string | null, critical: readonly Item[], history: readonly Item[]): string {
