@@ -1,17 +1,14 @@
 import type { OpenAI } from 'openai';
-import type { Config, LlmProfile } from '../config/schema.js';
-import { weekdayName } from '../time/periods.js';
-import { UserError } from '../util/errors.js';
 import { hashValue } from '../util/hash.js';
 import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Diagnostic, Tier } from '../vault/model.js';
-import { backoffDelay, classifyError, displayUrl, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
+import { backoffDelay, classifyError, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
 import { renderPrompt, type RenderedPrompt } from './openai-render.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from './openai-settings.js';
 import { cleanOutput } from './output.js';
-import { promptFingerprint, renderTemplate, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
+import { promptFingerprint, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
 import { noRedirectFetch, stringOr, UsageAudit, withDeadline } from './transport.js';
-import type { Summarizer, SummaryOutput, SummaryRequest, SummarySource, SummaryUsage } from './types.js';
+import type { Summarizer, SummaryOutput, SummaryRequest, SummaryUsage } from './types.js';
 
 /**
  * Provider `openai`: any OpenAI-compatible endpoint through the official SDK
