@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { countTokens } from '../../src/util/tokens.js';
 import { conversationText, convertSample, type ConvertedConversation, type LocomoSample } from './locomo.js';
 import { addTally, answerRetention, emptyTally, evidenceRecall, evidenceTokens, rates, type Tally } from './metrics.js';
 import { formatRate, lastTokens, renderTables, SOURCES, type Source, type Totals } from './report.js';
+import { emptyTotals, evaluateQuestions, PER_QUESTION_BUDGETS, renderPerQuestionTables, tokenLine } from './per-question.js';
+import { buildConversation, CLI, REPO_ROOT } from './project.js';
 
 /**
  * `npm run eval -- --dataset locomo data/locomo10.json`: converts each LoCoMo
@@ -22,10 +21,13 @@ import { formatRate, lastTokens, renderTables, SOURCES, type Source, type Totals
  * different setting), `--only 1,3` picks conversations, `--jobs N` runs builds
  * in parallel (timings are per build either way), `--keep` keeps the projects,
  * `--out FILE` moves the JSON.
+ *
+ * `--per-question [--budgets 1000,2000,4000]`: per-question.ts, the context
+ * assembled for each question instead of the package (JSON to
+ * `data/eval-per-question.json`).
  */
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const ROOT = REPO_ROOT;
 /** The package budget of the default config; the last-N baseline gets the same number of tokens. */
 const DEFAULT_MAX_TOKENS = 8750;
 const DEFAULT_MAX_BYTES = 35840;
@@ -39,6 +41,8 @@ interface Options {
   jobs: number;
   keep: boolean;
   out: string;
+  /** Per-question mode: the context assembled for each question at these budgets. */
+  perQuestion?: number[];
 }
 
 interface ConversationResult {
@@ -74,56 +78,29 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--only') options.only = value().split(',').map(Number);
     else if (arg === '--jobs') options.jobs = Math.max(1, Number(value()));
     else if (arg === '--keep') options.keep = true;
+    else if (arg === '--per-question') options.perQuestion ??= [...PER_QUESTION_BUDGETS];
+    else if (arg === '--budgets') options.perQuestion = value().split(',').map(Number);
     else if (arg === '--out') options.out = value();
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run eval -- --dataset locomo data/locomo10.json [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out data/eval-results.json]\n',
+        'usage: npm run eval -- [--dataset locomo] [data/locomo10.json] [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out FILE]\n' +
+          "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N]   (each question's context)\n",
       );
       process.exit(0);
     } else rest.push(arg);
   }
-  if (options.dataset !== 'locomo') throw new Error('only `--dataset locomo` is supported');
+  if ((options.dataset ?? 'locomo') !== 'locomo') throw new Error('only `--dataset locomo` is supported');
   const file = rest[0] ?? path.join(ROOT, 'data', 'locomo10.json');
   return {
     dataset: 'locomo',
     file,
     jobs: options.jobs,
     keep: options.keep,
-    out: options.out ?? path.join(ROOT, 'data', 'eval-results.json'),
+    out: options.out ?? path.join(ROOT, 'data', options.perQuestion ? 'eval-per-question.json' : 'eval-results.json'),
+    ...(options.perQuestion ? { perQuestion: options.perQuestion } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.only ? { only: options.only } : {}),
   };
-}
-
-/** The project config: the defaults, in UTC (LoCoMo has no zones), plus the stream and any `--config` additions. */
-function projectConfig(stream: string, extra: string): string {
-  return `timezone: UTC\nstreams:\n  ${stream}: { calendar: true, waterfall: false }\n${extra}`;
-}
-
-function runBuild(root: string, now: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-    for (const key of Object.keys(env)) if (key.startsWith('MEMVAULT_')) delete env[key];
-    const child = spawn(process.execPath, [CLI, 'build', '--now', now, '--no-commit', '--json'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code: code ?? 1,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        ms: performance.now() - started,
-      }),
-    );
-  });
 }
 
 /** Bodies of every summary of a tier (archived ones included), frontmatter removed, in period order. */
@@ -159,16 +136,8 @@ async function evaluate(
   budget: { maxTokens: number; maxBytes: number },
 ): Promise<ConversationResult> {
   const { maxTokens } = budget;
-  const root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`));
+  const { root, build } = await buildConversation(conversation, extraConfig);
   try {
-    writeFileSync(path.join(root, 'memory.config.yaml'), projectConfig(conversation.stream, extraConfig));
-    for (const session of conversation.sessions) {
-      const file = path.join(root, ...session.path.split('/'));
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, session.file);
-    }
-    const build = await runBuild(root, conversation.now);
-    if (build.code !== 0) throw new Error(`build of ${conversation.stream} failed (exit ${build.code}): ${build.stderr.trim()}`);
     const report = JSON.parse(build.stdout) as {
       streams: { name: string; tiers: Record<string, { calls: number }>; package: { tokens: number; bytes: number } | null }[];
     };
@@ -242,6 +211,7 @@ async function main(): Promise<void> {
   const conversations = samples
     .map((sample, i) => convertSample(sample, i + 1))
     .filter((_, i) => !options.only || options.only.includes(i + 1));
+  if (options.perQuestion) return perQuestion(options, options.perQuestion, conversations, extraConfig);
   const started = performance.now();
   const results = await mapLimit(conversations, options.jobs, async (conversation) => {
     const result = await evaluate(conversation, options, extraConfig, { maxTokens, maxBytes });
@@ -280,6 +250,39 @@ async function main(): Promise<void> {
   writeFileSync(
     options.out,
     `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`,
+  );
+  process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
+}
+
+/** `--per-question`: every question's context at each budget, against the whole conversation and the last N tokens. */
+async function perQuestion(
+  options: Options,
+  budgets: number[],
+  conversations: ConvertedConversation[],
+  extraConfig: string,
+): Promise<void> {
+  if (budgets.some((b) => !Number.isInteger(b) || b < 1)) throw new Error('--budgets takes positive whole numbers, e.g. 1000,2000,4000');
+  const started = performance.now();
+  const totals = emptyTotals(budgets);
+  const runs = await mapLimit(conversations, options.jobs, async (conversation) => {
+    const run = await evaluateQuestions(conversation, extraConfig, totals, options.keep);
+    process.stderr.write(`${run.stream}: ${run.questions} questions, build ${run.build_ms} ms, contexts ${run.context_ms} ms\n`);
+    return run;
+  });
+  const contexts = runs.reduce((s, r) => s + r.questions, 0) * budgets.length;
+  const contextMs = runs.reduce((s, r) => s + r.context_ms, 0);
+  const footer = `${runs.length} conversations, ${runs.reduce((s, r) => s + r.questions, 0)} questions; context tokens per budget ${tokenLine(totals)}; ${contexts} contexts in ${(contextMs / 1000).toFixed(1)} s (${(contextMs / Math.max(1, contexts)).toFixed(1)} ms each, vault opening included); eval ${Math.round((performance.now() - started) / 1000)} s.`;
+  process.stdout.write(`${renderPerQuestionTables(totals)}\n\n${footer}\n`);
+  const summary = Object.fromEntries(
+    totals.rows.map((row, i) => [
+      row.kind === 'whole' ? 'whole' : `${row.kind}@${row.budget}`,
+      { answer: rates(totals.answer[i]!), evidence: rates(totals.evidence[i]!) },
+    ]),
+  );
+  mkdirSync(path.dirname(options.out), { recursive: true });
+  writeFileSync(
+    options.out,
+    `${JSON.stringify({ dataset: 'locomo', mode: 'per-question', budgets, config: extraConfig || 'default', summary, conversations: runs }, null, 2)}\n`,
   );
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { assembleContext, type AssembledContext } from '../../read/context/assemble.js';
 import { ACTIVITIES, type Activity } from '../../read/context/budget.js';
-import { readIndex, updateSearchIndex } from '../../read/search/store.js';
+import { openContextSearch } from '../../read/context/warm.js';
 import { openVault, pickStream } from '../../read/vault.js';
 import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
@@ -31,19 +31,14 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   }
   const now = resolveNow(options.now);
   const vault = await openVault(root);
-  const stream = pickStream(vault, options.stream);
+  pickStream(vault, options.stream); // an unknown stream is an error before any index work
   // Brought up to date in memory and on disk when the vault changed since the last build (a no-op otherwise).
-  updateSearchIndex(root, vault.loaded);
-  if (!readIndex(root)) updateSearchIndex(root, vault.loaded, { force: true });
-  const index = readIndex(root);
-  if (!index) throw new Error('the search index could not be read back after it was written');
+  const search = openContextSearch(vault);
   const branch = options.branch ?? gitBranch(root);
-  const result = assembleContext({
-    vault,
-    stream,
-    index: index.index,
+  const result = assembleContext(vault, search, {
     budget,
     now,
+    ...(options.stream ? { stream: options.stream } : {}),
     signals: {
       ...(options.query ? { query: options.query } : {}),
       ...(options.file ? { file: options.file } : {}),

@@ -1,10 +1,11 @@
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
 import type { SearchIndex } from '../search/index.js';
-import { tokensOf, type ReadVault } from '../vault.js';
+import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
-import { tierCandidates, type Candidate, type Version } from './candidates.js';
+import { tierCandidates, type Candidate, type CriticalSource, type Part, type Version } from './candidates.js';
 import type { Signals } from './signals.js';
+import { countFor, type ContextSearch } from './warm.js';
 
 /**
  * Context assembly: the four tiers packed into a token budget. Candidates
@@ -23,14 +24,16 @@ export interface ContextOptions {
   signals: Signals;
   activity?: Activity;
   now: Date;
+  /** Unresolved contradictions for the critical tier, after the pinned memories (none by default). */
+  contradictions?: CriticalSource;
 }
 
 export interface ContextItem {
   tier: TierName;
   source: string;
   tokens: number;
-  /** `full`, `coarser` (a summary instead of the memory found), or `cut` (a pinned memory cut to fit). */
-  level: 'full' | 'coarser' | 'cut';
+  /** `full`, `excerpt` (the passages of a memory about the signals), `coarser` (a summary instead of the memory found), or `cut` (cut to fit). */
+  level: 'full' | 'excerpt' | 'coarser' | 'cut';
 }
 
 export interface AssembledContext {
@@ -54,22 +57,103 @@ const HEADINGS: Record<TierName, string> = {
   index: '## More to ask about (`memvault zoom <period>`, `memvault search <words>`)',
 };
 
-const renderVersion = (v: Version, tier: TierName): string =>
-  tier === 'index' ? v.text : `### ${v.label}\nsource: \`${v.source}\`\n\n${v.text.trim()}\n`;
+const renderVersion = (v: Version, tier: TierName): string => (tier === 'index' ? v.text : renderGroup([v]));
+
+/** `1–3, 7 of 20`: which blocks of a memory its excerpts hold. */
+const partsLabel = (parts: readonly Part[]): string =>
+  `${parts.length > 1 || parts[0]!.last > parts[0]!.first ? 'parts' : 'part'} ${parts
+    .map((p) => (p.last > p.first ? `${p.first + 1}–${p.last + 1}` : `${p.first + 1}`))
+    .join(', ')} of ${parts[0]!.of}`;
+
+/**
+ * One item, or several excerpts of one memory under one heading (in block
+ * order, `…` where blocks are left out between or around them).
+ */
+function renderGroup(versions: readonly Version[]): string {
+  const first = versions[0]!;
+  if (!first.part) return `### ${first.label}\nsource: \`${first.source}\`\n\n${first.text.trim()}\n`;
+  const sorted = [...versions].sort((a, b) => a.part!.first - b.part!.first);
+  const parts = sorted.map((v) => v.part!);
+  const body: string[] = [];
+  sorted.forEach((v, i) => {
+    const previous = i === 0 ? -1 : parts[i - 1]!.last;
+    if (v.part!.first > previous + 1) body.push('…');
+    body.push(v.text.trim());
+  });
+  if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
+  return `### ${first.label}, ${partsLabel(parts)}\nsource: \`${first.source}\`\n\n${body.join('\n\n')}\n`;
+}
+
+interface Sized {
+  c: Candidate;
+  /** Tokens of each version's block. */
+  tokens: number[];
+  /** Tokens of an excerpt joined to an earlier excerpt of its memory (its text only). */
+  joined: number | undefined;
+  /** Tokens of an excerpt's whole memory. */
+  whole: number | undefined;
+}
 
 interface Placed {
   tier: TierName;
   version: Version;
-  block: string;
   tokens: number;
   level: ContextItem['level'];
   order: number;
+  /** For an excerpt: its whole memory and that memory's tokens. */
+  whole?: { version: Version; tokens: number };
 }
 
-export function assembleContext(options: ContextOptions): AssembledContext {
+/** What a caller asks of a warm vault: the signals, and the budget (default 8,000), stream (default the first), activity and `now`. */
+export interface ContextRequest {
+  signals: Signals;
+  now: Date;
+  budget?: number;
+  stream?: string;
+  activity?: Activity;
+  contradictions?: CriticalSource;
+}
+
+/**
+ * Assembles a context. Warm form, for a long-lived process (the MCP server):
+ * an opened vault, its search (`openContextSearch`) and the request; token
+ * counts and index topics are remembered between calls. The options form
+ * takes the stream and index directly.
+ *
+ * @example
+ *   const vault = await openVault(root);
+ *   const search = openContextSearch(vault);
+ *   const { context, items } = assembleContext(vault, search, { signals: { query: 'sessions' }, budget: 2000, now: new Date() });
+ */
+export function assembleContext(vault: ReadVault, search: ContextSearch, request: ContextRequest): AssembledContext;
+export function assembleContext(options: ContextOptions): AssembledContext;
+export function assembleContext(first: ContextOptions | ReadVault, search?: ContextSearch, request?: ContextRequest): AssembledContext {
+  if ('loaded' in first && search && request) {
+    return assemble({
+      vault: first,
+      stream: pickStream(first, request.stream),
+      index: search.index,
+      budget: request.budget ?? 8000,
+      signals: request.signals,
+      now: request.now,
+      ...(request.activity ? { activity: request.activity } : {}),
+      ...(request.contradictions ? { contradictions: request.contradictions } : {}),
+    });
+  }
+  return assemble(first as ContextOptions);
+}
+
+function assemble(options: ContextOptions): AssembledContext {
   const { vault, budget } = options;
-  const count = (text: string): number => tokensOf(vault, text);
-  const candidates = tierCandidates({ vault, stream: options.stream, signals: options.signals, now: options.now, index: options.index });
+  const count = countFor(vault);
+  const candidates = tierCandidates({
+    vault,
+    stream: options.stream,
+    signals: options.signals,
+    now: options.now,
+    index: options.index,
+    ...(options.contradictions ? { contradictions: options.contradictions } : {}),
+  });
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
   const sized = Object.fromEntries(
@@ -78,9 +162,12 @@ export function assembleContext(options: ContextOptions): AssembledContext {
       candidates[tier].map((c) => ({
         c,
         tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)),
+        // An excerpt of a memory already placed joins it under its heading: it costs its text only.
+        joined: c.versions[0]!.part ? count(`…\n\n${c.versions[0]!.text.trim()}\n\n`) : undefined,
+        whole: c.whole ? count(`${renderVersion(c.whole, tier)}\n`) : undefined,
       })),
     ]),
-  ) as Record<TierName, { c: Candidate; tokens: number[] }[]>;
+  ) as Record<TierName, Sized[]>;
   const demand = Object.fromEntries(
     TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens[0]!, 0)]),
   ) as Record<TierName, number>;
@@ -88,45 +175,62 @@ export function assembleContext(options: ContextOptions): AssembledContext {
 
   const placed: Placed[] = [];
   const used = { critical: 0, relevant: 0, background: 0, index: 0 } as Record<TierName, number>;
-  const skipped: { tier: TierName; c: Candidate; tokens: number[]; order: number }[] = [];
-  const tryPlace = (tier: TierName, c: Candidate, tokens: number[], order: number, room: number): number => {
+  const skipped: (Sized & { tier: TierName; order: number })[] = [];
+  const placedSources = new Set<string>();
+  /** Tokens spent placing an item; 0 when it did not fit. */
+  const tryPlace = (tier: TierName, { c, tokens: sizes, joined, whole }: Sized, order: number, room: number): number => {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
+    const key = `${tier}\u0000${c.versions[0]!.source}`;
+    const tokens = joined !== undefined && placedSources.has(key) ? [joined] : sizes;
     const i = tokens.findIndex((t) => heading + t <= room);
     if (i >= 0) {
+      placedSources.add(`${tier}\u0000${c.versions[i]!.source}`);
       placed.push({
         tier,
         version: c.versions[i]!,
-        block: renderVersion(c.versions[i]!, tier),
         tokens: tokens[i]!,
-        level: i === 0 ? 'full' : 'coarser',
+        level: c.versions[i]!.part ? 'excerpt' : i === 0 ? 'full' : 'coarser',
         order,
+        ...(c.whole && whole !== undefined ? { whole: { version: c.whole, tokens: whole } } : {}),
       });
       return heading + tokens[i]!;
     }
     // A pinned memory is cut rather than left out; any other item is cut only to fill a large remainder (a long summary in a small budget).
-    if ((c.must && room - heading > 40) || (tier !== 'index' && room - heading >= CUT_MIN)) {
-      const cut = cutVersion(c.versions[0]!, room - heading, (v) => count(`${renderVersion(v, tier)}\n`), tier);
-      placed.push({ tier, version: cut.version, block: renderVersion(cut.version, tier), tokens: cut.tokens, level: 'cut', order });
+    if ((c.must && room - heading > 40) || (tier !== 'index' && !c.versions[0]!.part && room - heading >= CUT_MIN)) {
+      const cut = cutVersion(c.versions[0]!, room - heading, (v) => count(`${renderVersion(v, tier)}\n`), count);
+      placedSources.add(`${tier}\u0000${cut.version.source}`);
+      placed.push({ tier, version: cut.version, tokens: cut.tokens, level: 'cut', order });
       return heading + cut.tokens;
     }
     return 0;
   };
   let order = 0;
   for (const tier of TIER_NAMES) {
-    for (const { c, tokens } of sized[tier]) {
-      const spent = tryPlace(tier, c, tokens, order, allowance[tier] - used[tier]);
-      if (spent === 0) skipped.push({ tier, c, tokens, order });
+    for (const item of sized[tier]) {
+      const spent = tryPlace(tier, item, order, allowance[tier] - used[tier]);
+      if (spent === 0) skipped.push({ ...item, tier, order });
       used[tier] += spent;
       order++;
     }
   }
   // Room a tier could not fill (its next item was too big) goes to items left out elsewhere, critical first.
   let slack = Math.max(0, budget - count(title)) - TIER_NAMES.reduce((s, t) => s + used[t], 0);
-  for (const { tier, c, tokens, order: o } of skipped) {
+  for (const item of skipped) {
     if (slack <= 0) break;
-    const spent = tryPlace(tier, c, tokens, o, slack);
-    used[tier] += spent;
+    const spent = tryPlace(item.tier, item, item.order, slack);
+    used[item.tier] += spent;
     slack -= spent;
+  }
+  // A memory quoted in excerpts becomes the whole memory when that is small next to the budget and the rest still fits: the finest level.
+  for (const p of [...placed].sort((a, b) => a.order - b.order)) {
+    if (!p.whole || p.level !== 'excerpt' || p.whole.tokens > budget / 8 || !placed.includes(p)) continue;
+    const mine = placed.filter((q) => q.tier === p.tier && q.level === 'excerpt' && q.version.source === p.version.source);
+    const extra = p.whole.tokens - mine.reduce((sum, q) => sum + q.tokens, 0);
+    if (extra > slack) continue;
+    for (const q of mine) placed.splice(placed.indexOf(q), 1);
+    placed.push({ tier: p.tier, version: p.whole.version, tokens: p.whole.tokens, level: 'full', order: p.order });
+    used[p.tier] += extra;
+    slack -= extra;
   }
 
   // Render in tier order, items in candidate order; then count the whole and drop from the end while over budget (tokens do not add up exactly across joins).
@@ -137,9 +241,17 @@ export function assembleContext(options: ContextOptions): AssembledContext {
       const mine = items.filter((p) => p.tier === tier);
       if (mine.length === 0) continue;
       // The index is one line: "Ask me about: auth (2026-02, 2026-W07), payments (2026-09), …".
-      parts.push(
-        `${HEADINGS[tier]}\n\n${tier === 'index' ? `Ask me about: ${mine.map((p) => p.block).join(', ')}.\n` : mine.map((p) => p.block).join('\n')}`,
-      );
+      if (tier === 'index') {
+        parts.push(`${HEADINGS[tier]}\n\nAsk me about: ${mine.map((p) => p.version.text).join(', ')}.\n`);
+        continue;
+      }
+      // Excerpts of one memory are shown together, where the first of them was placed.
+      const groups = new Map<string, Version[]>();
+      for (const p of mine) {
+        const key = p.version.part ? p.version.source : `${p.order}`;
+        groups.set(key, [...(groups.get(key) ?? []), p.version]);
+      }
+      parts.push(`${HEADINGS[tier]}\n\n${[...groups.values()].map(renderGroup).join('\n')}`);
     }
     return `${parts.join('\n').trimEnd()}\n`;
   };
@@ -171,16 +283,37 @@ export function assembleContext(options: ContextOptions): AssembledContext {
   };
 }
 
-/** A pinned memory cut by halves until its block fits `room` tokens, marked as cut. */
-function cutVersion(version: Version, room: number, size: (v: Version) => number, _tier: TierName): { version: Version; tokens: number } {
-  const marker = ' […cut to fit; zoom into its day for all of it]';
-  let keep = version.text.length;
-  let cut = version;
-  while (keep > 0) {
-    cut = { ...version, text: `${version.text.slice(0, keep).trimEnd()}${marker}` };
-    if (size(cut) <= room) return { version: cut, tokens: size(cut) };
-    keep = Math.floor(keep / 2);
+/**
+ * The longest beginning of an item whose block fits `room` tokens, marked as
+ * cut: whole lines while they fit (each line's count is remembered, so a
+ * long summary cut at many budgets is counted once), then words of the next.
+ */
+function cutVersion(
+  version: Version,
+  room: number,
+  size: (v: Version) => number,
+  count: (text: string) => number,
+): { version: Version; tokens: number } {
+  const marker = ' […cut to fit; zoom into its period for all of it]';
+  const make = (text: string): Version => ({ ...version, part: undefined, text: `${text.trimEnd()}${marker}` });
+  const overhead = size(make(''));
+  const lines = version.text.split('\n');
+  let lineCount = 0;
+  let spent = overhead;
+  while (lineCount < lines.length && spent + count(`${lines[lineCount]!}\n`) <= room) spent += count(`${lines[lineCount++]!}\n`);
+  // Joins can merge tokens either way: step back until the exact count fits.
+  let kept = lines.slice(0, lineCount).join('\n');
+  while (lineCount > 0 && size(make(kept)) > room) kept = lines.slice(0, --lineCount).join('\n');
+  // Then as many words of the next line as fit (a binary search over them).
+  const words = (lines[lineCount] ?? '').split(' ');
+  let low = 0;
+  let high = lineCount < lines.length ? words.length - 1 : 0;
+  const withWords = (n: number): string => (n === 0 ? kept : `${kept}${lineCount > 0 ? '\n' : ''}${words.slice(0, n).join(' ')}`);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (size(make(withWords(mid))) <= room) low = mid;
+    else high = mid - 1;
   }
-  cut = { ...version, text: marker.trim() };
+  const cut = make(withWords(low));
   return { version: cut, tokens: size(cut) };
 }

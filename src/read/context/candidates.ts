@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { DateTime } from 'luxon';
 import { contentWords } from '../../text/terms.js';
 import { monthOfWeek, weekOf } from '../../time/periods.js';
@@ -7,9 +5,11 @@ import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../search/query.js';
 import type { SearchIndex } from '../search/index.js';
-import { memoryBody, summaryBody, type ReadVault } from '../vault.js';
+import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
 import { signalQueries, type Signals } from './signals.js';
+import { keyOf, RELEVANT_GROUPS, relevantFor, roundRobinBy } from './relevant.js';
+import { memoryText, topicsOf } from './warm.js';
 
 /**
  * The candidates of each tier, best first, before any budget: what the
@@ -24,6 +24,15 @@ export interface Version {
   /** Heading of the item: a date and title, or a tier and period. */
   label: string;
   text: string;
+  /** Which blocks of a memory an excerpt holds; absent when the text is all of it. */
+  part?: Part | undefined;
+}
+
+/** Blocks `first` to `last` (0-based, inclusive) of a memory of `of` blocks. */
+export interface Part {
+  first: number;
+  last: number;
+  of: number;
 }
 
 export interface Candidate {
@@ -32,7 +41,16 @@ export interface Candidate {
   versions: Version[];
   /** Pinned memories: cut to fit rather than left out. */
   must?: boolean;
+  /** For an excerpt: its whole memory, taken instead when it is small next to the tier's room. */
+  whole?: Version;
 }
+
+/**
+ * More critical items, after the pinned memories: the seam for unresolved
+ * contradictions between facts. Gets the loaded vault and the stream, returns
+ * the items best first (each names its source).
+ */
+export type CriticalSource = (vault: ReadVault, stream: StreamState) => Version[];
 
 export interface CandidateInput {
   vault: ReadVault;
@@ -40,6 +58,8 @@ export interface CandidateInput {
   signals: Signals;
   now: Date;
   index: SearchIndex;
+  /** Unresolved contradictions (none by default). */
+  contradictions?: CriticalSource;
 }
 
 const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround|root cause)\b/i;
@@ -47,10 +67,11 @@ const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
   const { vault, stream } = input;
   const byPath = new Map(stream.memories.map((m) => [m.path, m]));
+  // Relative dates are resolved against the memory's day, as the summaries do (`yesterday (7 May 2023)`).
   const memoryVersion = (m: Memory): Version => ({
     source: m.path,
-    label: `${m.date} ${m.title ?? m.id} (${m.kind}${m.tags.length > 0 ? `; ${m.tags.join(', ')}` : ''})`,
-    text: memoryBody(vault, m),
+    label: `${whenOf(m)} ${m.title ?? m.id} (${m.kind}${m.tags.length > 0 ? `; ${m.tags.join(', ')}` : ''})`,
+    text: memoryText(vault, m),
   });
   const summaryVersion = (s: Summary): Version => ({
     source: s.path,
@@ -82,15 +103,28 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     return { tier, versions, ...(must ? { must } : {}) };
   };
   const queries = signalQueries(input.signals);
-  const search = (text: string, limit: number): string[] => {
-    const hits = runSearch(input.index, parseQuery(text), { stream: stream.name, limit }, (p) => readVaultFile(vault, p));
-    return hits.map((hit) => hit.path);
+  const bodyOf = (p: string): string | undefined => {
+    const memory = byPath.get(p);
+    if (memory) return memoryText(vault, memory);
+    const summary = summaryAt(p);
+    return summary ? summaryBody(vault, summary) : undefined;
   };
+  // Hits only, no snippets: a document's text is needed only to check a quoted phrase (from the loaded vault, not the disk).
+  const searchHits = (text: string, limit: number) => {
+    const query = parseQuery(text);
+    const textOf = query.phrases.length > 0 ? bodyOf : (p: string) => (byPath.has(p) || stream.summaries.has(p) ? '' : undefined);
+    return runSearch(input.index, query, { stream: stream.name, limit }, textOf).flatMap((group) => [
+      { path: group.path, score: group.score },
+      ...group.more.map((hit) => ({ path: hit.path, score: hit.score })),
+    ]);
+  };
+  const search = (text: string, limit: number): string[] => searchHits(text, limit).map((hit) => hit.path);
 
-  // Critical: pinned memories, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them.
+  // Critical: pinned memories, unresolved contradictions, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them.
   const critical: Candidate[] = [];
   const push = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
   for (const m of stream.memories) if (m.importance === 'pinned') push(critical, take('critical', [memoryVersion(m)], true));
+  for (const v of input.contradictions?.(vault, stream) ?? []) push(critical, take('critical', [v]));
   const decisions = stream.memories.filter((m) => m.kind.toLowerCase() === 'decision');
   const relevantDecisions =
     queries.length > 0
@@ -112,7 +146,15 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 
   // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
   const relevant: Candidate[] = [];
-  for (const p of roundRobin(queries.map((q) => search(q.text, 12)))) push(relevant, take('relevant', ladder(p)));
+  const perSignal = queries.map((q) =>
+    relevantFor({ query: q.text, hits: searchHits(q.text, RELEVANT_GROUPS), byPath, bodyOf, ladder, memoryVersion }),
+  );
+  for (const c of roundRobinBy(perSignal, (c) => keyOf(c.versions[0]!))) {
+    const first = c.versions[0]!;
+    if (seen.has(first.source) || seen.has(keyOf(first))) continue;
+    seen.add(keyOf(first));
+    relevant.push(c);
+  }
 
   // Background: conventions, the long-term summary, the latest monthly.
   const background: Candidate[] = [];
@@ -131,15 +173,7 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 
 /** Index: one line per topic term, with the periods it is a topic of (newest first) — "auth (2026-02, 2026-W07)". */
 function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
-  let topics: { period: string; path: string; terms: string[] }[] = [];
-  try {
-    const index = JSON.parse(readFileSync(path.join(vault.vaultDir, vaultPaths.indexJson), 'utf8')) as {
-      streams?: { name?: string; topics?: typeof topics }[];
-    };
-    topics = index.streams?.find((s) => s.name === stream)?.topics ?? [];
-  } catch {
-    return [];
-  }
+  const topics = topicsOf(vault, stream);
   const seen = new Map<string, { periods: string[]; path: string; first: number }>();
   const newestFirst = [...topics]
     .filter((t) => Array.isArray(t.terms))
@@ -161,6 +195,23 @@ function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
   }));
 }
 
+/** `2023-05-08 13:56 (Monday 8 May 2023)`: the day `memvault zoom` takes, the local time, and the date in words. */
+export function whenOf(m: Memory): string {
+  const time = /T\d/.test(m.date) ? ` ${String(Math.floor(m.minute / 60)).padStart(2, '0')}:${String(m.minute % 60).padStart(2, '0')}` : '';
+  return `${m.day}${time} (${dayInWords(m.day)})`;
+}
+
+const inWords = new Map<string, string>();
+function dayInWords(day: string): string {
+  let words = inWords.get(day);
+  if (words === undefined) {
+    words = DateTime.fromISO(day, { zone: 'UTC', locale: 'en' }).toFormat('cccc d LLLL yyyy');
+    if (inWords.size >= 10_000) inWords.clear();
+    inWords.set(day, words);
+  }
+  return words;
+}
+
 function recentErrors(memories: readonly Memory[], now: Date, zone: string): Memory[] {
   const end = now.getTime();
   const start = end - 24 * 3_600_000;
@@ -173,11 +224,11 @@ function recentErrors(memories: readonly Memory[], now: Date, zone: string): Mem
 
 /** The first later memory within three days that talks of a fix and shares a content word with the error. */
 function fixFor(vault: ReadVault, memories: readonly Memory[], error: Memory): Memory | undefined {
-  const words = new Set(contentWords(`${error.title ?? ''} ${memoryBody(vault, error)}`));
+  const words = new Set(contentWords(`${error.title ?? ''} ${memoryText(vault, error)}`));
   const limit = DateTime.fromISO(error.day).plus({ days: 3 }).toISODate()!;
   for (const m of memories) {
     if (m === error || m.day < error.day || m.day > limit || (m.day === error.day && m.minute <= error.minute)) continue;
-    const body = memoryBody(vault, m);
+    const body = memoryText(vault, m);
     if (FIX_WORDS.test(body) && contentWords(`${m.title ?? ''} ${body}`).some((w) => words.has(w))) return m;
   }
   return undefined;
@@ -197,14 +248,4 @@ export function roundRobin(lists: readonly string[][]): string[] {
     }
   }
   return out;
-}
-
-function readVaultFile(vault: ReadVault, vaultPath: string): string | undefined {
-  const file = path.resolve(vault.vaultDir, vaultPath);
-  if (!file.startsWith(`${vault.vaultDir}${path.sep}`)) return undefined;
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

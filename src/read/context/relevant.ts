@@ -1,0 +1,78 @@
+import type { Memory } from '../../vault/model.js';
+import type { Candidate, Version } from './candidates.js';
+import { rankPassages } from './passages.js';
+
+/**
+ * The relevant tier for one signal: the search's hits at the finest level
+ * that fits. A memory the search found comes as its passages about the
+ * signal (a window of blocks around each hit, so one long memory does not
+ * take the room of five), as the whole memory when the passage is all of
+ * it; a memory matched only by its title or tags comes whole (else its
+ * daily, else its weekly); summaries found come after, unless they are the
+ * day of a memory already quoted. Pure.
+ */
+
+/** Day groups asked of the search per signal. */
+export const RELEVANT_GROUPS = 12;
+/** Memories whose passages are ranked per signal. */
+const PASSAGE_DOCS = 16;
+
+export interface RelevantInput {
+  query: string;
+  /** The search's hits for the query, best first (a day's other hits after its best). */
+  hits: readonly { path: string; score: number }[];
+  byPath: ReadonlyMap<string, Memory>;
+  bodyOf: (path: string) => string | undefined;
+  /** A path's versions, finest first: a memory, its daily, its weekly; a summary, the next tier up. */
+  ladder: (path: string) => Version[];
+  memoryVersion: (memory: Memory) => Version;
+}
+
+/** A candidate's identity: its source, and which part of it for an excerpt. */
+export const keyOf = (v: Version): string => (v.part ? `${v.source}#${v.part.first}-${v.part.last}` : v.source);
+
+export function relevantFor(input: RelevantInput): Candidate[] {
+  const { byPath } = input;
+  const seen = new Set<string>();
+  const hits = input.hits.filter((h) => !seen.has(h.path) && seen.add(h.path));
+  const memoryHits = hits.filter((h) => byPath.has(h.path)).slice(0, PASSAGE_DOCS);
+  const best = Math.max(0, ...memoryHits.map((h) => h.score)) || 1;
+  const sources = memoryHits.map((h) => ({ path: h.path, body: input.bodyOf(h.path) ?? '', weight: h.score / best }));
+  const out: Candidate[] = [];
+  const quoted = new Set<string>();
+  for (const p of rankPassages(sources, input.query)) {
+    const memory = byPath.get(p.path)!;
+    quoted.add(p.path);
+    if (p.first === 0 && p.last === p.blocks - 1) {
+      out.push({ tier: 'relevant', versions: input.ladder(p.path) });
+      continue;
+    }
+    const whole = input.memoryVersion(memory);
+    out.push({ tier: 'relevant', versions: [{ ...whole, text: p.text, part: { first: p.first, last: p.last, of: p.blocks } }], whole });
+  }
+  const quotedDays = new Set([...quoted].map((p) => byPath.get(p)!.day));
+  for (const h of memoryHits) if (!quoted.has(h.path)) out.push({ tier: 'relevant', versions: input.ladder(h.path) });
+  for (const h of hits) {
+    if (byPath.has(h.path)) continue;
+    const versions = input.ladder(h.path);
+    const daily = /\/daily\/(\d{4}-\d{2}-\d{2})\.md$/.exec(h.path);
+    if (versions.length > 0 && !(daily && quotedDays.has(daily[1]!))) out.push({ tier: 'relevant', versions });
+  }
+  return out;
+}
+
+/** Interleaves ranked lists (first of each, then second of each, …), dropping repeats by `key`. */
+export function roundRobinBy<T>(lists: readonly T[][], key: (item: T) => string): T[] {
+  const out: T[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; lists.some((list) => i < list.length); i++) {
+    for (const list of lists) {
+      const item = list[i];
+      if (item !== undefined && !seen.has(key(item))) {
+        seen.add(key(item));
+        out.push(item);
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { readIndex, updateSearchIndex } from '../search/store.js';
+import type { SearchIndex } from '../search/index.js';
+import { resolveRelativeDates } from '../../retention/dates.js';
+import type { Memory } from '../../vault/model.js';
+import { memoryBody, tokensOf, type ReadVault } from '../vault.js';
+import { vaultPaths } from '../../vault/paths.js';
+
+/**
+ * What context assembly keeps between calls in a long-lived process (the MCP
+ * server, `watch`, the evaluation): the search index, token counts of the
+ * texts it has measured, and the topics of `index.json`, read again only
+ * when that file changes. A request then does no disk work for what did not
+ * change.
+ */
+
+/** The search side of a context: the BM25 index of the vault (as `readIndex` gives it). */
+export interface ContextSearch {
+  index: SearchIndex;
+}
+
+/** One topic of `index.json`: the distinctive terms of a summary's period. */
+export interface IndexTopic {
+  period: string;
+  path: string;
+  terms: string[];
+}
+
+interface Memo {
+  tokens: Map<string, number>;
+  /** Memory texts as a context shows them, by content hash. */
+  bodies: Map<string, string>;
+  topics?: { stamp: string; byStream: Map<string, IndexTopic[]> };
+}
+
+/** Texts remembered per vault and kind; past this many the memo starts again (a bound for a process that runs for days). */
+const MAX_MEMO = 50_000;
+const memos = new WeakMap<object, Memo>();
+
+function memoOf(vault: ReadVault): Memo {
+  let memo = memos.get(vault.loaded);
+  if (!memo) {
+    memo = { tokens: new Map(), bodies: new Map() };
+    memos.set(vault.loaded, memo);
+  }
+  return memo;
+}
+
+/**
+ * The search index for a context, brought up to date with the loaded vault
+ * (only what changed is re-indexed; nothing is written when nothing did) and
+ * rebuilt when missing or unreadable.
+ *
+ * @example
+ *   const vault = await openVault(root);
+ *   const search = openContextSearch(vault);
+ *   assembleContext(vault, search, { signals: { query: 'sessions' }, now: new Date() });
+ */
+export function openContextSearch(vault: ReadVault): ContextSearch {
+  updateSearchIndex(vault.root, vault.loaded);
+  if (!readIndex(vault.root)) updateSearchIndex(vault.root, vault.loaded, { force: true });
+  const loaded = readIndex(vault.root);
+  if (!loaded) throw new Error('the search index could not be read back after it was written');
+  return { index: loaded.index };
+}
+
+/** Tokens of `text` with the configured tokenizer, remembered for this loaded vault. */
+export function countFor(vault: ReadVault): (text: string) => number {
+  const memo = memoOf(vault);
+  return (text) => {
+    let n = memo.tokens.get(text);
+    if (n === undefined) {
+      n = tokensOf(vault, text);
+      if (memo.tokens.size >= MAX_MEMO) memo.tokens.clear();
+      memo.tokens.set(text, n);
+    }
+    return n;
+  };
+}
+
+/**
+ * A memory's body as a context shows it: relative dates resolved against its
+ * day, as the summaries have them (`yesterday (7 May 2023)`). Remembered by
+ * content hash for this loaded vault.
+ */
+export function memoryText(vault: ReadVault, memory: Memory): string {
+  const memo = memoOf(vault);
+  let text = memo.bodies.get(memory.sha256);
+  if (text === undefined) {
+    text = resolveRelativeDates(memoryBody(vault, memory), memory.day);
+    if (memo.bodies.size >= MAX_MEMO) memo.bodies.clear();
+    memo.bodies.set(memory.sha256, text);
+  }
+  return text;
+}
+
+/** The topics of one stream from `index.json` (written by the build); read again only when the file changed. Empty without one. */
+export function topicsOf(vault: ReadVault, stream: string): IndexTopic[] {
+  const memo = memoOf(vault);
+  const file = path.join(vault.vaultDir, vaultPaths.indexJson);
+  let stamp = 'none';
+  try {
+    const stat = statSync(file);
+    stamp = `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    // No index yet: no topics.
+  }
+  if (memo.topics?.stamp !== stamp) {
+    const byStream = new Map<string, IndexTopic[]>();
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { streams?: { name?: unknown; topics?: unknown }[] };
+      for (const s of parsed.streams ?? []) {
+        if (typeof s.name !== 'string' || !Array.isArray(s.topics)) continue;
+        byStream.set(
+          s.name,
+          (s.topics as IndexTopic[]).filter((t) => typeof t?.period === 'string' && typeof t.path === 'string' && Array.isArray(t.terms)),
+        );
+      }
+    } catch {
+      // Unreadable or not JSON: no topics until the next build writes it again.
+    }
+    memo.topics = { stamp, byStream };
+  }
+  return memo.topics.byStream.get(stream) ?? [];
+}
