@@ -19,8 +19,7 @@ export interface IngestHookOptions {
 
 export async function ingestTranscript(options: IngestHookOptions): Promise<FileReport> {
   const file = options.input.transcript_path;
-  if (!file)
-    throw new UserError('hook/input', 'the hook input has no transcript_path');
+  if (!file) throw new UserError('hook/input', 'the hook input has no transcript_path');
   const config = await readConfig(options.root);
   const stream = options.stream ?? config.hooks.stream;
   const report = await ingest({

@@ -20,7 +20,12 @@ export function registerResources(server: McpServer, warm: WarmVault, streams: r
     try {
       text = readFileSync(path.join(warm.vaultDir, vaultPath), 'utf8');
     } catch {
-      throw new UserError('mcp/resource', `\`${vaultPath}\` does not exist yet: \`memvault build\` writes it`, {}, { hint: 'run `memvault build`' });
+      throw new UserError(
+        'mcp/resource',
+        `\`${vaultPath}\` does not exist yet: \`memvault build\` writes it`,
+        {},
+        { hint: 'run `memvault build`' },
+      );
     }
     return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
   };
@@ -65,8 +70,7 @@ export function registerResources(server: McpServer, warm: WarmVault, streams: r
       const summary = stream
         ? [...stream.summaries.values()].find((s) => s.meta.tier === one(variables.tier) && s.meta.period === one(variables.period))
         : undefined;
-      if (!summary)
-        throw new UserError('mcp/resource', `no summary at \`${uri.href}\``);
+      if (!summary) throw new UserError('mcp/resource', `no summary at \`${uri.href}\``);
       return read(uri, summary.path);
     },
   );

@@ -32,7 +32,10 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
   if (event === 'session-start') {
     const budget = options.budget === undefined ? undefined : Number(options.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 1))
-      throw new UserError('cli/number', `--budget \`${options.budget}\` is not a positive whole number`, { flag: '--budget', example: 8000 });
+      throw new UserError('cli/number', `--budget \`${options.budget}\` is not a positive whole number`, {
+        flag: '--budget',
+        example: 8000,
+      });
     const { sessionStart } = await import('../../hooks/session-start.js');
     const result = await sessionStart({
       root,

@@ -11,8 +11,7 @@ export interface IntegrateCommandOptions {
 
 /** `memvault integrate claude-code`: the MCP server and session hooks, merged into the project's Claude Code files. */
 export async function integrateCommand(agent: string, options: IntegrateCommandOptions): Promise<void> {
-  if (agent !== 'claude-code')
-    throw new UserError('integrate/agent', `unknown agent \`${agent}\``);
+  if (agent !== 'claude-code') throw new UserError('integrate/agent', `unknown agent \`${agent}\``);
   const root = findRoot(options.root ?? process.cwd());
   const result = integrateClaudeCode(root, {
     ...(options.dryRun ? { dryRun: true } : {}),
