@@ -1,3 +1,4 @@
+import { contentWords as wordsOf } from '../text/terms.js';
 import type { Sentence } from '../vault/model.js';
 import {
   canonicalDate,
@@ -149,14 +150,9 @@ export function compareMissing(a: readonly MustKeepItem[], b: readonly MustKeepI
   return 0;
 }
 
-const STOP = new Set(
-  'a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(
-    ' ',
-  ),
-);
-
+/** The retention check's content words (`contentWords(text, 'retention')` of src/text/terms.ts). */
 function contentWords(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter((word) => (word.length >= 2 || /\d/.test(word)) && !STOP.has(word));
+  return wordsOf(text, 'retention');
 }
 
 /** `30-day` and `30 day`, `12GB` and `12 gb`: one spelling for number–unit pairs. */

@@ -43,16 +43,62 @@ const stopWords = lazy(
 );
 
 /**
- * Content words of a text: lowercased words of three or more letters or
- * digits, English stop words removed. The unit for topics, distinctiveness
- * and recall metrics.
+ * What the content words of a text are for; each use has its own rules:
+ * - `topics` (the default: index topics, search, duplicates, metrics):
+ *   lowercased words of three or more letters or digits, the `stopword`
+ *   package's English list and a few of the vault's own words removed, no
+ *   words of digits and dashes alone;
+ * - `summary` (the extractive summarizer's worth and near-duplicates): words
+ *   of two or more characters or with a digit, kept whole across `.`, `/`,
+ *   `'` and `-` (`v2.1`, `src/auth`), a short stop list, a light plural fold
+ *   (`sessions` → `session`) so a sentence saying the same thing counts as
+ *   covered;
+ * - `retention` (the retention check, on text `normalizeForMatch` lowercased):
+ *   words of two or more characters or with a digit, a minimal stop list, no
+ *   fold, since a must-keep item is matched closely.
+ * The rules differ because each was tuned against its own measure (summary
+ * quality, retention, topic tf·idf); changing one changes what the build
+ * writes.
  */
-export function contentWords(text: string): string[] {
+export type WordUse = 'topics' | 'summary' | 'retention';
+
+/** Content words of `text` for `use` (see `WordUse`), in order, repeats kept. */
+export function contentWords(text: string, use: WordUse = 'topics'): string[] {
+  if (use === 'summary') return summaryWords(text);
+  if (use === 'retention')
+    return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter(
+      (word) => (word.length >= 2 || /\d/.test(word)) && !RETENTION_STOP.has(word),
+    );
   const stop = stopWords();
   const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? [];
   // Digits and dashes only (dates, ranges, counts) say nothing about a topic.
   return words.filter((word) => word.length >= 3 && !stop.has(word) && !/^[\d-]+$/.test(word));
 }
+
+const SUMMARY_STOP = new Set(
+  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(
+    ' ',
+  ),
+);
+const SUMMARY_WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./']*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
+
+function summaryWords(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.toLowerCase().replace(/’/g, "'").matchAll(SUMMARY_WORD)) {
+    let word = match[0].replace(/'s$/, '');
+    if (SUMMARY_STOP.has(word)) continue;
+    if (word.length < 2 && !/\d/.test(word)) continue;
+    if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) word = word.slice(0, -1);
+    words.push(word);
+  }
+  return words;
+}
+
+const RETENTION_STOP = new Set(
+  'a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(
+    ' ',
+  ),
+);
 
 /** Term frequencies of a text's content words. */
 export function termCounts(text: string): Map<string, number> {

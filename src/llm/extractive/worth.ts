@@ -1,4 +1,5 @@
 import type { MustKeepKind } from '../../retention/items.js';
+import { contentWords as wordsOf } from '../../text/terms.js';
 import type { SentenceRole } from '../../vault/model.js';
 import type { Unit, UnitSet } from './model.js';
 
@@ -19,30 +20,15 @@ export const ITEM_WEIGHT: Record<MustKeepKind, number> = {
   name: 3,
 };
 
-const STOPWORDS = new Set(
-  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(
-    ' ',
-  ),
-);
 /** Words that praise, thank or react: frequent in conversations, never the fact a later question asks about. */
 const GENERIC = new Set(
   'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful inspiring inspired keep going time way something anything everything someone people life'.split(
     ' ',
   ),
 );
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./']*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
-
-/** Lower-cased words that carry content, with a light plural fold so `session` and `sessions` match. */
+/** Lower-cased words that carry content, with a light plural fold so `session` and `sessions` match: `contentWords(text, 'summary')` of src/text/terms.ts. */
 export function contentWords(text: string): string[] {
-  const words: string[] = [];
-  for (const match of text.toLowerCase().replace(/’/g, "'").matchAll(WORD)) {
-    let word = match[0].replace(/'s$/, '');
-    if (STOPWORDS.has(word)) continue;
-    if (word.length < 2 && !/\d/.test(word)) continue;
-    if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) word = word.slice(0, -1);
-    words.push(word);
-  }
-  return words;
+  return wordsOf(text, 'summary');
 }
 
 /** Inverse frequency of each word among the period's sentences; praise and reactions count for little. */
