@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { validateConfig } from '../config/load.js';
 import { CONFIG_FILE } from '../config/file.js';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
 import { addEvents, readLocalState, usagePath } from './fold.js';
-import { readUsageLog } from './log.js';
+import { readUsageLog, usageLogFile } from './log.js';
 
 /**
  * Reading usage counts: the stream's committed `usage.json` (every clone),
@@ -13,8 +13,34 @@ import { readUsageLog } from './log.js';
  * and forgetting side.
  */
 
-/** The usage file of a stream with this clone's unfolded log added; empty when there is none. */
+// The last answer per stream, with the size and time of the three files it came from: a long-lived process (the MCP server) reads them again only when one changed.
+const memo = new Map<string, { stamp: string; file: UsageFile }>();
+
+function stampOf(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const stat = statSync(file);
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return 'none';
+      }
+    })
+    .join('|');
+}
+
+/** The usage file of a stream with this clone's unfolded log added; empty when there is none. Callers must not change it. */
 export function readUsageFile(root: string, vaultDir: string, stream: string): UsageFile {
+  const key = `${root}\u0000${vaultDir}\u0000${stream}`;
+  const stamp = stampOf([path.join(vaultDir, usagePath(stream)), usageLogFile(root), path.join(root, '.memvault', 'usage-state.json')]);
+  const known = memo.get(key);
+  if (known?.stamp === stamp) return known.file;
+  const file = readUsageFileNow(root, vaultDir, stream);
+  memo.set(key, { stamp, file });
+  return file;
+}
+
+function readUsageFileNow(root: string, vaultDir: string, stream: string): UsageFile {
   let text = '';
   try {
     text = readFileSync(path.join(vaultDir, usagePath(stream)), 'utf8');
