@@ -237,7 +237,7 @@ describe('ingest: bad input', () => {
       expect.stringMatching(/^transcripts\/still-writing\.jsonl:3:\d+ warning incomplete last line ignored/),
       expect.stringMatching(/^transcripts\/missing\.jsonl:1:1 error file not found/),
       'memvault: 4 of 6 file(s) could not be ingested (listed above)',
-      '  hint: fix them and run ingest again; the other files were imported, and importing them again changes nothing',
+      '  hint: fix them and run ingest again; the other files were imported, and importing them again changes nothing [ingest/failed]',
     ]);
     // The good files are in: the two-day session and the log that was still being written.
     expect(memories(root)).toHaveLength(3);
