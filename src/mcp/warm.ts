@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { CONFIG_FILE } from '../config/file.js';
@@ -40,6 +41,7 @@ export class WarmVault {
   private timer: NodeJS.Timeout | undefined;
   private watchers: FSWatcher[] = [];
   private closed = false;
+  private vaultWatched = false;
   private searchSession: Promise<SearchSession> | undefined;
 
   private constructor(
@@ -132,6 +134,29 @@ export class WarmVault {
 
   private async startWatching(): Promise<void> {
     const vaultDir = this.state!.vault.vaultDir;
+    const started: Promise<void>[] = [];
+    // An empty project may have no vault folder yet: the project folder's watcher sees it appear and the vault watcher starts then.
+    if (existsSync(vaultDir)) started.push(this.watchVault(vaultDir));
+    const configWatcher = watch(this.root, {
+      ignoreInitial: true,
+      depth: 0,
+      ignored: (file) => file !== this.root && file !== vaultDir && path.basename(file) !== CONFIG_FILE,
+    });
+    configWatcher.on('all', (event, file) => {
+      if (file === vaultDir) {
+        if (event !== 'addDir' || this.vaultWatched) return;
+        void this.watchVault(vaultDir);
+      }
+      // Another vault folder, zone or stream list, or a vault folder that just appeared: start over.
+      this.session.reset();
+      this.schedule();
+    });
+    started.push(this.ready(configWatcher));
+    await Promise.all(started);
+  }
+
+  private async watchVault(vaultDir: string): Promise<void> {
+    this.vaultWatched = true;
     const toVault = (file: string): string => path.relative(vaultDir, file).split(path.sep).join('/');
     const vaultWatcher = watch(vaultDir, {
       ignoreInitial: true,
@@ -143,22 +168,12 @@ export class WarmVault {
       this.session.invalidate(vaultPath.endsWith('.md') ? [vaultPath] : this.session.filesUnder(vaultPath));
       this.schedule();
     });
-    const configWatcher = watch(this.root, {
-      ignoreInitial: true,
-      depth: 0,
-      ignored: (file) => file !== this.root && path.basename(file) !== CONFIG_FILE,
-    });
-    configWatcher.on('all', () => {
-      // Another vault folder, zone or stream list: start over.
-      this.session.reset();
-      this.schedule();
-    });
-    this.watchers.push(vaultWatcher, configWatcher);
-    await Promise.all(
-      this.watchers.map((watcher) => {
-        watcher.on('error', (error) => this.options.log?.(`file watcher: ${(error as Error).message}`));
-        return new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-      }),
-    );
+    await this.ready(vaultWatcher);
+  }
+
+  private ready(watcher: FSWatcher): Promise<void> {
+    this.watchers.push(watcher);
+    watcher.on('error', (error) => this.options.log?.(`file watcher: ${(error as Error).message}`));
+    return new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   }
 }

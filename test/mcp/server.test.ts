@@ -244,7 +244,7 @@ describe('memvault mcp on a fixture vault', () => {
 });
 
 describe('memvault mcp on an empty vault', () => {
-  it('answers every read tool without failing', async () => {
+  it('answers every read tool without failing, and finds the first memory written', async () => {
     const root = createProject({});
     const s = await connect(root);
     try {
@@ -255,6 +255,11 @@ describe('memvault mcp on an empty vault', () => {
       expect(status.isError).toBeFalsy();
       const pkg = s.client.readResource({ uri: 'memvault://main/UPLOAD_PACKAGE.md' });
       await expect(pkg).rejects.toThrow(/memvault build/);
+      // The vault folder does not exist yet: its first memory is found all the same.
+      writeFiles(root, {
+        'vault/main/memories/2026-03-20-capybara.md': memory({ date: '2026-03-20T08:00:00Z', body: 'The capybara rule.' }),
+      });
+      expect(await searchUntil(s, 'capybara', (hits) => hits.length > 0, 2000)).toBeLessThan(2000);
       expect(s.errors).toEqual([]);
     } finally {
       await s.close();
