@@ -285,7 +285,8 @@ function writeContext(
   };
   if (assembled.overBudget)
     report.notes.push(
-      `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: raise \`waterfall.context_max_tokens\` or lower the summary budgets`,
+      `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: ` +
+        'raise `waterfall.context_max_tokens` or lower the summary budgets',
     );
 }
 

@@ -65,6 +65,7 @@ export async function commitBatch(input: CommitBatchInput): Promise<{ done: bool
 /** `memvault: watch — 4 rebuilds (daily 2026-02-13, weekly 2026-W07, package main)`, then one line per rebuild. */
 export function watchCommitMessage(rebuilds: readonly string[][]): string {
   const outputs = [...new Set(rebuilds.flat())];
-  const subject = `memvault: watch — ${rebuilds.length} rebuild${rebuilds.length === 1 ? '' : 's'}${outputs.length > 0 ? ` (${outputs.slice(0, 4).join(', ')}${outputs.length > 4 ? ', …' : ''})` : ''}`;
+  const named = outputs.length > 0 ? ` (${outputs.slice(0, 4).join(', ')}${outputs.length > 4 ? ', …' : ''})` : '';
+  const subject = `memvault: watch — ${rebuilds.length} rebuild${rebuilds.length === 1 ? '' : 's'}${named}`;
   return [subject, '', ...rebuilds.map((outputs) => `- ${outputs.join(', ') || 'memories changed'}`)].join('\n');
 }

@@ -76,10 +76,8 @@ function printLine(event: WatchEvent): void {
       for (const d of event.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
       const invalid = event.diagnostics.filter((d) => d.severity === 'error').length;
       const outputs = event.outputs.length > 0 ? event.outputs.join(', ') : 'no output changed';
-      const problems =
-        invalid > 0
-          ? `; ${invalid} invalid file(s), listed above${event.diagnostics.some((d) => d.reason.includes('last good version')) ? ' (last good version kept)' : ''}`
-          : '';
+      const kept = event.diagnostics.some((d) => d.reason.includes('last good version')) ? ' (last good version kept)' : '';
+      const problems = invalid > 0 ? `; ${invalid} invalid file(s), listed above${kept}` : '';
       process.stdout.write(`${time} ${event.trigger} → ${outputs}${problems} (${event.ms} ms)\n`);
       return;
     }

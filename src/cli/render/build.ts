@@ -32,15 +32,17 @@ export function renderBuildReport(report: BuildReport): string {
       lines.push(`  ${stream.name}: FAILED ${f.tier} ${f.period}: ${f.reason}${f.kept ? ' (the previous version is kept)' : ''}`);
     if (stream.failed.length > 0)
       lines.push(
-        `  ${stream.name}: ${stream.failed.length} rollup${stream.failed.length > 1 ? 's' : ''} failed; the tiers above them wait and the next build retries them`,
+        `  ${stream.name}: ${stream.failed.length} rollup${stream.failed.length > 1 ? 's' : ''} failed; ` +
+          'the tiers above them wait and the next build retries them',
       );
     if (stream.package) {
       const p = stream.package;
       const notes = [p.degraded > 0 ? `${p.degraded} degraded` : '', p.leftOut > 0 ? `${p.leftOut} left out` : '']
         .filter(Boolean)
         .join(', ');
+      const unchanged = p.changed ? '' : ' (unchanged)';
       lines.push(
-        `  ${stream.name}: ${path.join(report.vault, p.path)} ${num(p.tokens)} tokens, ${num(p.bytes)} bytes${p.changed ? '' : ' (unchanged)'}${notes ? ` (${notes})` : ''}`,
+        `  ${stream.name}: ${path.join(report.vault, p.path)} ${num(p.tokens)} tokens, ${num(p.bytes)} bytes${unchanged}${notes ? ` (${notes})` : ''}`,
       );
     }
     for (const held of stream.held) lines.push(`  ${stream.name}: kept ${held.path} (${held.status})`);
@@ -50,7 +52,8 @@ export function renderBuildReport(report: BuildReport): string {
   for (const waterfall of report.waterfall) lines.push(...renderWaterfallReport(waterfall, report.vault, { dryRun: report.dryRun }));
   if (report.archived.length > 0)
     lines.push(
-      `  ${report.dryRun ? 'would archive' : 'archived'} ${report.archived.length} file(s) to ${[...new Set(report.archived.map((m) => `${m.stream}/archive/${m.quarter}`))].join(', ')}`,
+      `  ${report.dryRun ? 'would archive' : 'archived'} ${report.archived.length} file(s) to ` +
+        [...new Set(report.archived.map((m) => `${m.stream}/archive/${m.quarter}`))].join(', '),
     );
   const commit = report.commit;
   if (commit?.status === 'committed')
@@ -61,8 +64,10 @@ export function renderBuildReport(report: BuildReport): string {
   else if (commit) lines.push(`  ${commit.note}`);
   // Files, not messages: a memory holding several secrets has one message per secret.
   const invalid = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).size;
+  const files = `${report.stats.read} of ${report.stats.files} files read, ${report.stats.parsed} parsed`;
   lines.push(
-    `  ${report.written.length} files written, ${report.stats.read} of ${report.stats.files} files read, ${report.stats.parsed} parsed, ${(report.stats.ms / 1000).toFixed(2)} s${invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''}`,
+    `  ${report.written.length} files written, ${files}, ${(report.stats.ms / 1000).toFixed(2)} s` +
+      (invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -86,7 +91,9 @@ function renderCost(tiers: Record<string, TierStats>): string[] {
     ]
       .filter(Boolean)
       .join(', ');
-    return `    ${name.padEnd(9)} ${String(made).padStart(4)} ${made === 1 ? 'summary' : 'summaries'}${extra ? ` (${extra})` : ''}, ${num(s.calls)} calls, ${num(s.inputTokens)} in + ${num(s.outputTokens)} out tokens, ${num(s.retries)} retries, ${(s.ms / 1000).toFixed(1)} s`;
+    const summaries = `${String(made).padStart(4)} ${made === 1 ? 'summary' : 'summaries'}${extra ? ` (${extra})` : ''}`;
+    const tokens = `${num(s.inputTokens)} in + ${num(s.outputTokens)} out tokens`;
+    return `    ${name.padEnd(9)} ${summaries}, ${num(s.calls)} calls, ${tokens}, ${num(s.retries)} retries, ${(s.ms / 1000).toFixed(1)} s`;
   };
   const total = rows.reduce(
     (sum, [, s]) => ({

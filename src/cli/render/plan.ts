@@ -41,7 +41,8 @@ function renderEstimate(estimate: Record<string, TierEstimate>): string[] {
     '    estimate (before retries; output tokens are upper bounds):',
     ...rows.map(
       ([tier, e]) =>
-        `    ${tier.padEnd(9)} ${String(e.summaries).padStart(4)} ${e.summaries === 1 ? 'summary' : 'summaries'} (${e.merges} merged), ${num(e.calls)} calls, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
+        `    ${tier.padEnd(9)} ${String(e.summaries).padStart(4)} ${e.summaries === 1 ? 'summary' : 'summaries'} (${e.merges} merged), ` +
+        `${num(e.calls)} calls, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
     ),
     `    total     ${num(calls)} calls, ~${num(input)} in + ≤${num(output)} out tokens`,
   ];

@@ -9,9 +9,9 @@ export function renderStatus(status: VaultStatus, config: Config): string {
   const lines: string[] = [];
   const diagnostics = status.invalid;
   for (const s of status.streams) {
-    lines.push(
-      `${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${s.coverage.first_day ? `${s.coverage.first_day} to ${s.coverage.last_day}, ${s.coverage.days_with_memories} days` : 'no memories yet'}`,
-    );
+    const c = s.coverage;
+    const coverage = c.first_day ? `${c.first_day} to ${c.last_day}, ${c.days_with_memories} days` : 'no memories yet';
+    lines.push(`${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${coverage}`);
     if (s.waterfall) lines.push(...renderWaterfallStatus(s.waterfall));
     // A waterfall-only stream (`calendar: false`) has no calendar tiers nor package to show.
     if (config.streams[s.name]?.calendar === false) continue;
@@ -25,22 +25,21 @@ export function renderStatus(status: VaultStatus, config: Config): string {
         .join(', ');
       const r = t.retention;
       const retention = r.rate === null ? '-' : `${(r.rate * 100).toFixed(1)}% (${num(r.items - r.dropped)} / ${num(r.items)})`;
-      lines.push(
-        `  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${`${num(t.tokens_max)} / ${num(t.budget_tokens)}`.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`,
-      );
+      const tokens = `${num(t.tokens_max)} / ${num(t.budget_tokens)}`;
+      lines.push(`  ${tier.padEnd(9)} ${String(t.count).padStart(6)}  ${tokens.padStart(21)}  ${retention.padStart(28)}  ${review || '-'}`);
     }
     if (s.package) {
       const p = s.package;
-      lines.push(
-        `  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : ''}`,
-      );
+      const trimmed = p.degraded + p.left_out > 0 ? `, ${p.degraded} degraded, ${p.left_out} left out` : '';
+      lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${trimmed}`);
     } else lines.push('  package: not built yet (run `memvault build`)');
     if (s.usage) lines.push(...renderUsage(s.usage));
   }
   const held = status.held_for_secrets;
   if (held.length > 0)
     lines.push(
-      `held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} (not summarized, packaged, sent or committed; \`memvault redact PATH\` or mark a false positive)`,
+      `held back for secrets: ${held.length} memor${held.length === 1 ? 'y' : 'ies'} ` +
+        '(not summarized, packaged, sent or committed; `memvault redact PATH` or mark a false positive)',
     );
   if (diagnostics.length > 0) {
     lines.push(`invalid files (${diagnostics.length}):`);

@@ -12,33 +12,38 @@ export function renderWaterfallReport(
   const name = report.stream;
   const lines: string[] = [];
   if (options.dryRun) {
-    for (const p of report.planned)
+    for (const p of report.planned) {
+      const fold = p.fold ? 'fold into long-term, then ' : '';
       lines.push(
-        `  ${name}: would run compaction ${p.compaction} at ${p.count} memories (${p.reason}): ${p.fold ? 'fold into long-term, then ' : ''}summarize ${p.recent} memories into recent`,
+        `  ${name}: would run compaction ${p.compaction} at ${p.count} memories (${p.reason}): ${fold}summarize ${p.recent} memories into recent`,
       );
+    }
     if (report.planned.length === 0)
       lines.push(`  ${name}: no compaction due (${num(report.memories)} memories; next at ${num(report.position.nextAt)})`);
   }
   for (const c of report.compactions) {
-    const fold = c.longterm
-      ? `long-term ← memories 1-${c.longterm.memories} (${num(c.longterm.tokens)} tokens, ${c.longterm.generator}${c.longterm.flagged ? ', over budget' : ''}); `
-      : '';
-    lines.push(
-      `  ${name}: compaction ${c.compaction} at ${num(c.count)} memories${c.reason === 'threshold' ? '' : ` (${c.reason})`}: ${fold}recent ← memories ${c.recent.positions[0]}-${c.recent.positions[1]} (${num(c.recent.tokens)} tokens, ${c.recent.generator}${c.recent.flagged ? ', over budget' : ''}), copy ${path.posix.join(vault, c.recent.history)}`,
-    );
+    const made = (s: { tokens: number; generator: string; flagged: boolean }): string =>
+      `${num(s.tokens)} tokens, ${s.generator}${s.flagged ? ', over budget' : ''}`;
+    const fold = c.longterm ? `long-term ← memories 1-${c.longterm.memories} (${made(c.longterm)}); ` : '';
+    const recent = `recent ← memories ${c.recent.positions[0]}-${c.recent.positions[1]} (${made(c.recent)})`;
+    const reason = c.reason === 'threshold' ? '' : ` (${c.reason})`;
+    const copy = path.posix.join(vault, c.recent.history);
+    lines.push(`  ${name}: compaction ${c.compaction} at ${num(c.count)} memories${reason}: ${fold}${recent}, copy ${copy}`);
   }
   if (report.skipped) lines.push(`  ${name}: nothing to compact: ${report.skipped}`);
   if (report.failed)
     lines.push(`  ${name}: compaction ${report.failed.compaction} failed (${report.failed.kind}): ${report.failed.reason}`);
   if (!options.dryRun && report.compactions.length === 0 && !report.skipped && !report.failed) {
+    const hint = options.hintForce ? '; `memvault compact --force` compacts now' : '';
     lines.push(
-      `  ${name}: no compaction due (${num(report.position.sinceLast)} memories since the last; next at ${num(report.position.nextAt)})${options.hintForce ? '; `memvault compact --force` compacts now' : ''}`,
+      `  ${name}: no compaction due (${num(report.position.sinceLast)} memories since the last; next at ${num(report.position.nextAt)})${hint}`,
     );
   }
   const l = report.layers;
   if (!options.dryRun)
     lines.push(
-      `  ${name}: ${num(report.memories)} memories: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; next compaction at ${num(report.position.nextAt)}`,
+      `  ${name}: ${num(report.memories)} memories: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; ` +
+        `next compaction at ${num(report.position.nextAt)}`,
     );
   const context = report.context;
   if (context) {
@@ -46,9 +51,8 @@ export function renderWaterfallReport(
     const trimmed = [context.shortened ? `${context.shortened} shortened` : '', context.leftOut ? `${context.leftOut} left out` : '']
       .filter(Boolean)
       .join(', ');
-    lines.push(
-      `  ${name}: ${path.posix.join(vault, context.path)}${size}${context.changed ? '' : ' (unchanged)'}${trimmed ? ` (${trimmed} to fit)` : ''}`,
-    );
+    const unchanged = context.changed ? '' : ' (unchanged)';
+    lines.push(`  ${name}: ${path.posix.join(vault, context.path)}${size}${unchanged}${trimmed ? ` (${trimmed} to fit)` : ''}`);
   }
   for (const note of report.notes) lines.push(`  ${name}: ${note}`);
   return lines;
@@ -58,25 +62,30 @@ export function renderWaterfallReport(
 export function renderWaterfallStatus(status: WaterfallStatus): string[] {
   const lines: string[] = [];
   const { layers, integrity } = status;
+  const windows = `immediate ${status.windows.immediate}, recent ${status.windows.recent}`;
   lines.push(
-    `  waterfall: compaction ${status.compaction} at ${status.compacted_at_count} memories, ${status.since_last_compaction} since; next at ${status.next_compaction_at} (immediate ${status.windows.immediate}, recent ${status.windows.recent})`,
+    `  waterfall: compaction ${status.compaction} at ${status.compacted_at_count} memories, ${status.since_last_compaction} since; ` +
+      `next at ${status.next_compaction_at} (${windows})`,
   );
   lines.push(`  layers: long-term ${layers.longterm}, recent ${layers.recent}, immediate ${layers.immediate} (verbatim)`);
   for (const [name, s] of Object.entries(status.summaries)) {
     if (!s) continue;
     const flags = [s.over_budget ? 'over budget' : '', s.edited ? 'edited' : ''].filter(Boolean).join(', ');
-    lines.push(
-      `  ${name.padEnd(9)} ${s.path}: ${s.memories} memories, ${s.tokens}/${s.budget_tokens} tokens, ${s.bytes}/${s.budget_bytes} bytes${flags ? ` (${flags})` : ''}`,
-    );
+    const sizes = `${s.tokens}/${s.budget_tokens} tokens, ${s.bytes}/${s.budget_bytes} bytes`;
+    lines.push(`  ${name.padEnd(9)} ${s.path}: ${s.memories} memories, ${sizes}${flags ? ` (${flags})` : ''}`);
   }
   if (status.context)
     lines.push(
-      `  context: ${status.context.path} ${status.context.tokens}/${status.context.max_tokens} tokens${status.context.stale ? ' (stale: run `memvault build`)' : ''}`,
+      `  context: ${status.context.path} ${status.context.tokens}/${status.context.max_tokens} tokens` +
+        (status.context.stale ? ' (stale: run `memvault build`)' : ''),
     );
   else lines.push('  context: not built yet (run `memvault build`)');
   const a = integrity.accounted;
+  const problems = integrity.ok ? 'ok' : `${integrity.problems.length} problem${integrity.problems.length === 1 ? '' : 's'}`;
+  const unchanged = `${integrity.sources.checked - integrity.sources.changed.length}/${integrity.sources.checked} sources unchanged`;
   lines.push(
-    `  integrity: ${integrity.ok ? 'ok' : `${integrity.problems.length} problem${integrity.problems.length === 1 ? '' : 's'}`}; ${a.in_one_layer}/${a.memories} memories in exactly one layer; ${integrity.sources.checked - integrity.sources.changed.length}/${integrity.sources.checked} sources unchanged; ${integrity.history.present}/${integrity.history.recent_summaries} history copies`,
+    `  integrity: ${problems}; ${a.in_one_layer}/${a.memories} memories in exactly one layer; ${unchanged}; ` +
+      `${integrity.history.present}/${integrity.history.recent_summaries} history copies`,
   );
   for (const problem of integrity.problems) lines.push(`    ${problem.check}: ${problem.path}: ${problem.reason}`);
   return lines;
