@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { blocksOf, rankPassages } from '../../src/read/context/passages.js';
+import { roundRobinBy } from '../../src/read/context/relevant.js';
+
+/** Passages (the part of a memory a context quotes) and the interleaving of signals: pure functions, in-process. */
+
+const chat = [
+  'Ana: Morning all.',
+  'Ben: I looked at the ledger export yesterday.',
+  'Ana: Anything odd?',
+  'Ben: The ledger export drops rows with a null currency.',
+  'Ana: Then we patch the mapper.',
+  'Cy: Lunch at noon?',
+  'Ana: Sure.',
+].join('\n\n');
+
+describe('blocksOf', () => {
+  it('splits a body into paragraphs and cuts a long one at sentence ends', () => {
+    expect(blocksOf('One.\n\n  \nTwo\nlines.\n\n')).toEqual(['One.', 'Two\nlines.']);
+    const long = 'A fairly long sentence about the importer and its feeds. '.repeat(40).trim();
+    const blocks = blocksOf(long);
+    expect(blocks.length).toBeGreaterThan(2);
+    for (const block of blocks) {
+      expect(block.length).toBeLessThanOrEqual(700);
+      expect(block.endsWith('feeds.')).toBe(true);
+    }
+    expect(blocks.join(' ')).toBe(long);
+  });
+});
+
+describe('rankPassages', () => {
+  it('returns the hit blocks with a neighbour on each side, best first, never the same block twice', () => {
+    const passages = rankPassages([{ path: 'm/chat.md', body: chat, weight: 1 }], 'null currency');
+    expect(passages[0]).toMatchObject({ path: 'm/chat.md', first: 2, last: 4, blocks: 7 });
+    expect(passages[0]!.text).toBe(
+      'Ana: Anything odd?\n\nBen: The ledger export drops rows with a null currency.\n\nAna: Then we patch the mapper.',
+    );
+    const both = rankPassages([{ path: 'm/chat.md', body: chat, weight: 1 }], 'ledger export');
+    const blocks = both.flatMap((p) => Array.from({ length: p.last - p.first + 1 }, (_, i) => p.first + i));
+    expect(new Set(blocks).size).toBe(blocks.length);
+    expect(blocks).toContain(1);
+    expect(blocks).toContain(3);
+    expect(blocks).not.toContain(6);
+  });
+
+  it('weighs blocks by how well their document matched, stems and prefixes like the search', () => {
+    const sources = [
+      { path: 'a.md', body: 'Intro.\n\nThe deploys failed twice.', weight: 0.1 },
+      { path: 'b.md', body: 'Intro.\n\nThe deploys failed twice.', weight: 1 },
+    ];
+    const passages = rankPassages(sources, 'deploying', { window: 0 });
+    expect(passages.map((p) => p.path)).toEqual(['b.md', 'a.md']);
+    expect(passages[0]!.score).toBeGreaterThan(passages[1]!.score);
+    expect(rankPassages(sources, 'authentication')).toEqual([]);
+  });
+
+  it('is deterministic and respects the limit', () => {
+    const body = Array.from({ length: 60 }, (_, i) => `Note ${i}: the cache warmed in ${i} ms.`).join('\n\n');
+    const first = rankPassages([{ path: 'c.md', body, weight: 1 }], 'cache warmed', { limit: 5 });
+    expect(first).toHaveLength(5);
+    expect(rankPassages([{ path: 'c.md', body, weight: 1 }], 'cache warmed', { limit: 5 })).toEqual(first);
+  });
+});
+
+describe('roundRobinBy', () => {
+  it('takes the first of each list, then the second, dropping repeats', () => {
+    expect(roundRobinBy([['a', 'b', 'c'], ['b', 'd'], []], (x) => x)).toEqual(['a', 'b', 'd', 'c']);
+  });
+});
