@@ -3,6 +3,7 @@ import path from 'node:path';
 import { removeStaleTempFiles } from '../util/atomic.js';
 import type { Diagnostic } from '../vault/model.js';
 import { takeMovedAside } from './write.js';
+import { diagnostic } from '../messages/diagnostic.js';
 
 /**
  * Work a build does under its lock besides summarizing: removing what a
@@ -28,15 +29,13 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
         for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
     }
   }
-  return removeStaleTempFiles(dirs).map((file) => ({
-    path: path.relative(vaultDir, file).split(path.sep).join('/'),
-    line: 1,
-    column: 1,
-    severity: 'info',
-    reason: 'removed a temporary file left by a build that was stopped before it finished',
-    hint: 'nothing to do: writes are atomic, so the file it was for is whole; the temp file never was part of the vault',
-    rule: 'build/leftover-temp',
-  }));
+  return removeStaleTempFiles(dirs).map((file) =>
+    diagnostic(
+      'build/leftover-temp',
+      { path: path.relative(vaultDir, file).split(path.sep).join('/'), line: 1, column: 1 },
+      'removed a temporary file left by a build that was stopped before it finished',
+    ),
+  );
 }
 
 /** Warnings for the files moved aside by this build's writes, and their new paths (to commit with the build). */
@@ -44,15 +43,10 @@ export function movedAsideReport(): { diagnostics: Diagnostic[]; paths: string[]
   const moves = takeMovedAside();
   return {
     paths: moves.filter((move) => move.commit).map((move) => move.to),
-    diagnostics: moves.map((move) => ({
-      path: move.from,
-      line: 1,
-      column: 1,
-      severity: 'warning',
-      reason: `not written by memvault (${move.why}): moved to ${move.to} before writing the generated file`,
-      hint: `${move.from} is a generated path, rewritten by every build; keep your notes in memories/ (e.g. move ${move.to} there)`,
-      rule: 'build/moved-aside',
-    })),
+    diagnostics: moves.map((move) => {
+      const reason = `not written by memvault (${move.why}): moved to ${move.to} before writing the generated file`;
+      return diagnostic('build/moved-aside', { path: move.from, line: 1, column: 1 }, reason, { facts: { path: move.from, to: move.to } });
+    }),
   };
 }
 

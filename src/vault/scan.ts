@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './model.js';
+import { diagnostic } from '../messages/diagnostic.js';
 
 /**
  * Finding the vault's files: every `.md` file of each stream, with its size
@@ -127,11 +128,9 @@ export function walkStream(dir: string, skipped: ReadonlySet<string> = new Set()
 /** The diagnostic for a `special` scan entry: reported (info), never read. */
 export function specialDiagnostic(vaultPath: string, special: 'symlink' | 'not-a-file'): Diagnostic {
   if (special === 'symlink') {
-    const hint = 'memvault never reads through links (one could point outside the repository): put the file itself in the vault';
-    return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'symbolic link not followed', hint, rule: 'memory/symlink-skipped' };
+    return diagnostic('memory/symlink-skipped', { path: vaultPath, line: 1, column: 1 }, 'symbolic link not followed');
   }
-  const hint = 'only regular `.md` files are read: remove it or rename it';
-  return { path: vaultPath, line: 1, column: 1, severity: 'info', reason: 'not a regular file (a FIFO, socket or device)', hint, rule: 'memory/not-a-file' };
+  return diagnostic('memory/not-a-file', { path: vaultPath, line: 1, column: 1 }, 'not a regular file (a FIFO, socket or device)');
 }
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; diagnostic: Diagnostic };
@@ -145,9 +144,9 @@ export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; diagnostic: 
  */
 export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: Map<string, boolean> = new Map()): ReadResult {
   const file = path.join(vaultDir, vaultPath);
-  const fail = (severity: Diagnostic['severity'], reason: string, hint: string, rule: string): ReadResult => ({
+  const fail = (reason: string, rule: 'memory/unreadable' | 'memory/too-large', hint?: string): ReadResult => ({
     ok: false,
-    diagnostic: { path: vaultPath, line: 1, column: 1, severity, reason, hint, rule },
+    diagnostic: diagnostic(rule, { path: vaultPath, line: 1, column: 1 }, reason, hint ? { hint } : {}),
   });
   const folder = path.dirname(file);
   let inside = insideVault.get(folder);
@@ -168,12 +167,12 @@ export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ELOOP' || code === 'EMLINK') return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'symlink') };
-    return fail('error', `cannot read the file (${code})`, 'check its permissions (`chmod u+r`) or remove it; the rest builds without it', 'memory/unreadable');
+    return fail(`cannot read the file (${code})`, 'memory/unreadable');
   }
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { ok: false, diagnostic: specialDiagnostic(vaultPath, 'not-a-file') };
-    if (stat.size > MAX_FILE_BYTES) return fail('error', tooLarge(stat.size), TOO_LARGE_HINT, 'memory/too-large');
+    if (stat.size > MAX_FILE_BYTES) return fail(tooLarge(stat.size), 'memory/too-large');
     // Read to the end, not to the size fstat gave: the file may have grown since; stop one byte past the limit.
     const chunks: Buffer[] = [];
     let total = 0;
@@ -183,18 +182,17 @@ export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: 
       if (n === 0) break;
       chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
       total += n;
-      if (total > MAX_FILE_BYTES) return fail('error', tooLarge(total), TOO_LARGE_HINT, 'memory/too-large');
+      if (total > MAX_FILE_BYTES) return fail(tooLarge(total), 'memory/too-large');
     }
     return { ok: true, bytes: Buffer.concat(chunks, total) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return fail('error', `cannot read the file (${code})`, 'check the file and the disk; the rest of the vault builds without it', 'memory/unreadable');
+    return fail(`cannot read the file (${code})`, 'memory/unreadable', 'check the file and the disk; the rest of the vault builds without it');
   } finally {
     closeSync(fd);
   }
 }
 
-const TOO_LARGE_HINT = 'split it into several memories (one per session or topic), or move the raw material out of the vault';
 
 function tooLarge(size: number): string {
   return `file too large: ${size > MAX_FILE_BYTES ? `over ${MAX_FILE_BYTES}` : size} bytes (limit ${MAX_FILE_BYTES} bytes, 1 MiB)`;

@@ -1,5 +1,6 @@
 import { allowlistMatcher, findSecrets, type SecretPolicy } from '../redact/detect.js';
 import type { Diagnostic } from './model.js';
+import { diagnostic } from '../messages/diagnostic.js';
 
 /**
  * The secret check of a memory file, part of reading it: the parse records
@@ -33,13 +34,8 @@ export function heldBackDiagnostics(path: string, secrets: readonly MemorySecret
   const allowed = allowlistMatcher(policy.allow ?? []);
   return secrets
     .filter((s) => !allowed(s.secret))
-    .map((s) => ({
-      path,
-      line: s.line,
-      column: s.column,
-      severity: 'error' as const,
-      reason: `secret in a memory (${s.kind}): the memory is held back from summaries, the package, LLM requests and commits`,
-      hint: `redact it (\`memvault redact ${path}\` replaces it with [REDACTED:${s.kind}]), or if it is no secret, add \`memvault:allow-secret\` on that line or the value under \`secrets.allow\` in memory.config.yaml`,
-      rule: `secret/${s.kind}`,
-    }));
+    .map((s) => {
+      const reason = `secret in a memory (${s.kind}): the memory is held back from summaries, the package, LLM requests and commits`;
+      return diagnostic(`secret/${s.kind}`, { path, line: s.line, column: s.column }, reason, { facts: { path } });
+    });
 }
