@@ -69,8 +69,7 @@ export const STREAM_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** Throws a `UserError` for a stream name that is not allowed (`--stream` flags). */
 export function assertStreamName(name: string): void {
-  if (!STREAM_NAME.test(name))
-    throw new UserError('cli/stream', `stream name \`${name}\` is not allowed`);
+  if (!STREAM_NAME.test(name)) throw new UserError('cli/stream', `stream name \`${name}\` is not allowed`);
 }
 
 export const configSchema = z.strictObject({
@@ -219,6 +218,17 @@ export const configSchema = z.strictObject({
     })
     .default({ budget: 8000 })
     .describe('Coding-agent session hooks (`memvault hook`, written by `memvault integrate claude-code`).'),
+  ingest: z
+    .strictObject({
+      transcripts: z
+        .enum(['tracked', 'ignored'])
+        .default('tracked')
+        .describe(
+          'Full transcripts of distilled coding-agent sessions, written to `<vault>/<stream>/transcripts/`: `tracked` (committed with the vault) or `ignored` (a `.gitignore` keeps them out of git; they stay on this machine).',
+        ),
+    })
+    .default({ transcripts: 'tracked' })
+    .describe('`memvault ingest`.'),
   git: z
     .strictObject({
       commit: z

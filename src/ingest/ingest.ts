@@ -211,6 +211,11 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     }
     for (const transcript of transcripts) {
       const full = path.join(vaultDir, transcript.path);
+      const ignore = path.join(path.dirname(full), '.gitignore');
+      if (config.ingest.transcripts === 'ignored' && !report.dryRun && !existsSync(ignore)) {
+        mkdirSync(path.dirname(full), { recursive: true });
+        writeFileAtomic(ignore, '# memvault: ingest.transcripts is `ignored`: full transcripts stay on this machine\n*\n');
+      }
       const before = existsSync(full) ? readFileSync(full, 'utf8') : undefined;
       const status = before === undefined ? 'new' : before === transcript.text ? 'unchanged' : 'updated';
       if (status !== 'unchanged' && !report.dryRun) {

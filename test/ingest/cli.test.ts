@@ -185,6 +185,19 @@ describe('ingest: sessions that change', () => {
     expect(readText(root, day2!)).toBe(edited);
   });
 
+  it('keeps the full transcript out of git when ingest.transcripts is ignored; a second ingest changes nothing', async () => {
+    const root = project({ 'session.jsonl': 'ingest-claude-code/session.jsonl' }, `${CONFIG}ingest: { transcripts: ignored }\n`);
+    const first = await runCli(['ingest', 'transcripts/session.jsonl'], { cwd: root });
+    expect(first.code, first.stderr).toBe(0);
+    const folder = 'vault/main/transcripts';
+    expect(readText(root, `${folder}/.gitignore`)).toMatch(/^\*$/m);
+    expect(readText(root, `${folder}/4f6c2a1e-8b0d-4c3e-9a57-1d2e3f4a5b6c.md`)).toContain('**22:40 user:** The invoice totals test fails');
+    const before = snapshotTree(path.join(root, 'vault'));
+    const again = await runCli(['ingest', 'transcripts/session.jsonl'], { cwd: root });
+    expect(again.code).toBe(0);
+    expect(snapshotTree(path.join(root, 'vault'))).toEqual(before);
+  });
+
   it('recognises the conversations of a later ChatGPT export', async () => {
     const root = project({ 'conversations.json': 'ingest-chatgpt/conversations.json' });
     await runCliJson(['ingest', 'transcripts/conversations.json', '--json'], { cwd: root });
