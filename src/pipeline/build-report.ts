@@ -93,7 +93,8 @@ export interface BuildReport {
    * stage read them (a fresh clone parses only what it summarizes and packages).
    * `workerParses`, `workerRollups`: files parsed and summaries made on the build's worker threads (build-pool.ts); `helper`: the vault was walked on a
    * thread of its own (large vaults, build-pool.ts). Timings in ms: `load` (find and parse files),
-   * `package` and `index` (assembly and writing), `commit` (the git commit), `ms` the whole build.
+   * `plan` (planning every stream, the package's input hash included), `package` and `index` (assembly and writing),
+   * `commit` (the git commit), `ms` the whole build.
    */
   stats: {
     files: number;
@@ -104,6 +105,7 @@ export interface BuildReport {
     helper: boolean;
     ms: number;
     load: number;
+    plan: number;
     package: number;
     index: number;
     commit: number;

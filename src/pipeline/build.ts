@@ -131,6 +131,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       helper: pool?.scans === true && options.loader === undefined,
       ms: 0,
       load: Math.round(performance.now() - started),
+      plan: 0,
       package: 0,
       index: 0,
       commit: 0,
@@ -146,6 +147,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const waterfall = hasWaterfall ? await import('./waterfall-build.js') : undefined;
   const estimate = report.dryRun ? await import('./estimate.js') : undefined;
   const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool };
+  const planStarted = performance.now();
   const plan = planBuild({
     config,
     state: loaded.state,
@@ -174,6 +176,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
         }
       : {}),
   });
+  report.stats.plan = Math.round(performance.now() - planStarted);
   report.diagnostics.push(...plan.diagnostics);
   // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
   if (report.dryRun)
