@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import { hashValue } from '../util/hash.js';
 import type { Diagnostic } from '../vault/model.js';
+import { diagnostic } from '../messages/diagnostic.js';
 
 /**
  * Prompts as YAML files, one per tier: the built-in ones ship in the
@@ -77,7 +78,12 @@ export interface PromptLoadResult {
 /** Prompt files that cannot be used, each error with its place; the CLI prints them one per line. */
 export class PromptsInvalidError extends UserError {
   constructor(diagnostics: readonly Diagnostic[]) {
-    super('prompt/invalid', `prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`, {}, { diagnostics });
+    super(
+      'prompt/invalid',
+      `prompt files are invalid (${diagnostics.length} problem${diagnostics.length > 1 ? 's' : ''})`,
+      {},
+      { diagnostics },
+    );
     this.name = 'PromptsInvalidError';
   }
 }
@@ -160,14 +166,7 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
     return { line: pos.line, column: pos.col };
   };
   for (const error of doc.errors) {
-    errors.push({
-      path: file,
-      ...at(error.pos[0]),
-      severity: 'error',
-      reason: `invalid YAML: ${error.message.split('\n')[0]}`,
-      hint: 'fix the YAML syntax at this position (indentation, a missing `:`, an unclosed quote; a value starting with `{{` must be quoted)',
-      rule: 'prompt/yaml',
-    });
+    errors.push(diagnostic('prompt/yaml', { path: file, ...at(error.pos[0]) }, `invalid YAML: ${error.message.split('\n')[0]}`));
   }
   if (errors.length > 0) return { prompt: undefined, errors };
 
@@ -180,14 +179,8 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
         issue.code === 'unrecognized_keys'
           ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`
           : issue.message;
-      errors.push({
-        path: file,
-        ...at(offsetOf(doc, keyPath, issue.code === 'unrecognized_keys')),
-        severity: 'error',
-        reason: `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${reason}`,
-        hint: 'a prompt file has `system`, `user` and optionally `source`, `retry`, `keep`, `completion`; see docs/llm.md',
-        rule: 'prompt/schema',
-      });
+      const place = { path: file, ...at(offsetOf(doc, keyPath, issue.code === 'unrecognized_keys')) };
+      errors.push(diagnostic('prompt/schema', place, `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : ''}${reason}`));
     }
     return { prompt: undefined, errors };
   }
@@ -204,24 +197,15 @@ export function validatePrompt(text: string, file: string): { prompt: PromptFile
       if (rule.allowed.includes(name)) continue;
       // The placeholder as written in the file (block scalars keep it verbatim), else the value's start.
       const found = text.indexOf(match[0], start);
-      errors.push({
-        path: file,
-        ...at(found >= 0 && found < end ? found : start),
-        severity: 'error',
-        reason: `\`${keyPath.join('.')}\`: unknown variable \`{{${name}}}\``,
-        hint: `allowed here: ${rule.allowed.map((v) => `{{${v}}}`).join(' ')}`,
-        rule: 'prompt/variable',
-      });
+      const place = { path: file, ...at(found >= 0 && found < end ? found : start) };
+      const hint = `allowed here: ${rule.allowed.map((v) => `{{${v}}}`).join(' ')}`;
+      errors.push(diagnostic('prompt/variable', place, `\`${keyPath.join('.')}\`: unknown variable \`{{${name}}}\``, { hint }));
     }
     if (rule.required && !seen.has(rule.required)) {
-      errors.push({
-        path: file,
-        ...at(start),
-        severity: 'error',
-        reason: `\`${keyPath.join('.')}\`: must contain \`{{${rule.required}}}\``,
-        hint: `add {{${rule.required}}} where it belongs`,
-        rule: 'prompt/variable',
-      });
+      const reason = `\`${keyPath.join('.')}\`: must contain \`{{${rule.required}}}\``;
+      errors.push(
+        diagnostic('prompt/variable', { path: file, ...at(start) }, reason, { hint: `add {{${rule.required}}} where it belongs` }),
+      );
     }
   };
   check(['system'], prompt.system, FIELD_RULES.system!);
@@ -257,15 +241,11 @@ export function loadPrompts(options: { projectDir?: string; root?: string; built
       if (!/\.ya?ml$/.test(entry)) continue;
       const name = entry.replace(/\.ya?ml$/, '');
       if (entry.endsWith('.yaml') && (PROMPT_NAMES as readonly string[]).includes(name)) continue;
-      result.warnings.push({
-        path: toPosix(path.relative(root, path.join(projectDir, entry))),
-        line: 1,
-        column: 1,
-        severity: 'warning',
-        reason: `not a prompt memvault uses, so it has no effect`,
-        hint: `prompt files are named ${PROMPT_NAMES.map((n) => `${n}.yaml`).join(', ')}`,
-        rule: 'prompt/unknown-file',
-      });
+      const place = { path: toPosix(path.relative(root, path.join(projectDir, entry))), line: 1, column: 1 };
+      const names = PROMPT_NAMES.map((n) => `${n}.yaml`).join(', ');
+      result.warnings.push(
+        diagnostic('prompt/unknown-file', place, 'not a prompt memvault uses, so it has no effect', { facts: { names } }),
+      );
     }
   }
   return result;
