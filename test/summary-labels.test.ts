@@ -7,6 +7,7 @@ import {
   hasPinnedLabel,
   PINNED_BULLET_LABEL,
   readDayLabel,
+  stripBoldLabels,
   stripDayLabel,
   stripPinnedLabel,
   type DayLabelForm,
@@ -77,6 +78,16 @@ describe('day labels: written and read back by one module', () => {
     // Week 2026-W01 starts on Monday 2025-12-29: `Fri 01-02` of its weekly is 2026-01-02.
     expect(readDayLabel('Fri 01-02 Shipped.', '2025-12-29')?.day).toBe('2026-01-02');
     expect(readDayLabel('Mon 12-29 Shipped.', '2026-01-02')?.day).toBe('2025-12-29');
+  });
+
+  it('strips the bold labels of a written line, as many as open it', () => {
+    fc.assert(
+      fc.property(dayArb, formArb, textArb, fc.boolean(), (day, form, text, pinned) => {
+        expect(stripBoldLabels(`${boldDayLabel(day, form)} ${pinned ? PINNED_BULLET_LABEL : ''}${text}`)).toBe(text);
+      }),
+      { numRuns: 100 },
+    );
+    expect(stripBoldLabels('**Note** kept')).toBe('**Note** kept');
   });
 
   it('writes the pinned label bold, and reads it only at the start', () => {

@@ -80,6 +80,14 @@ export function stripDayLabel(text: string, options: { alone?: boolean } = {}): 
   return text.slice(match[0].length);
 }
 
+/** Day and pinned labels as written, bold, opening a line of a summary body. */
+const BOLD_LABELS = /^(?:\*\*(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-)?\d{2}-\d{2}|Pinned:)\*\*\s*)+/u;
+
+/** A written summary line without the bold day and pinned labels it opens with (`**Tue 09-29** **Pinned:** Fixed it.` → `Fixed it.`). */
+export function stripBoldLabels(line: string): string {
+  return line.replace(BOLD_LABELS, '');
+}
+
 /** Whether a sentence opens with the pinned label (`Pinned: …`). */
 export function hasPinnedLabel(text: string): boolean {
   return PINNED_LABEL.test(text);

@@ -1,3 +1,5 @@
+import { stripBoldLabels } from '../../vault/summary-labels.js';
+
 /**
  * What makes a sentence unable to stand alone in a summary, in one place:
  * the summarizer uses these tests to choose (a lead-in only with its list, a
@@ -52,13 +54,12 @@ export function isTimelineEntry(text: string): boolean {
   return TIMELINE_ENTRY.test(text.trim());
 }
 
-/** Day labels (`**Tue 09-29**`), `**Pinned:**` and a speaker (`Caroline: `) opening a summary line. */
-const LABELS = /^(?:\*\*(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-)?\d{2}-\d{2}|Pinned:)\*\*\s*)+/u;
+/** A speaker (`Caroline: `) opening a summary line, after its day and pinned labels (`stripBoldLabels`). */
 const SPEAKER = /^(?:[\p{Lu}][\p{L}\p{N}'’.-]*(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
 
 /** The text of a summary line without its day, pinned and speaker labels. */
 export function stripLabels(text: string): string {
-  let rest = text.trim().replace(LABELS, '');
+  let rest = stripBoldLabels(text.trim());
   const speaker = SPEAKER.exec(rest);
   if (speaker && !/^(?:Decision|Note|Update|Fix|Done|Context|Next|Why|Result|Outcome|Status)\b/.test(rest))
     rest = rest.slice(speaker[0].length);
