@@ -1,6 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assembleContext } from '../../src/read/context/assemble.js';
+import type { Activity } from '../../src/read/context/budget.js';
+import { type ContextSearch, openContextSearch } from '../../src/read/context/warm.js';
+import { openVault, type ReadVault } from '../../src/read/vault.js';
 import { createProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
 /** `memvault context` through the real CLI on one fixture vault, built once. */
@@ -59,6 +63,25 @@ const files: Record<string, string> = {
     body: `The quasar importer reads supplier feeds.\n\n${'Each supplier feed row is mapped, validated and stored in staging tables. '.repeat(110)}`,
   }),
 };
+files['vault/main/memories/2026-02-21-zephyr.md'] = memory({
+  date: '2026-02-21T11:00:00Z',
+  title: 'Zephyr rollout',
+  body: 'The new gateway goes out region by region. '.repeat(160),
+});
+files['vault/main/memories/2026-03-18-chat.md'] = memory({
+  date: '2026-03-18T09:00:00Z',
+  title: 'Standup',
+  body: [
+    'Ana: Morning all.',
+    'Ben: I looked at the ledger export yesterday.',
+    'Ana: Anything odd?',
+    'Ben: The ledger export drops rows with a null currency.',
+    'Ana: Then we patch the mapper.',
+    ...Array.from({ length: 30 }, (_, i) => `Cy: Unrelated point ${i + 1} about lunch, parking and the coffee machine.`),
+    'Ana: And the ledger export runs again tonight.',
+    'Ben: Noted.',
+  ].join('\n\n'),
+});
 for (let i = 1; i <= 24; i++) {
   const day = String(i).padStart(2, '0');
   files[`vault/main/memories/2026-02-${day}-work.md`] = memory({
@@ -73,17 +96,37 @@ let root: string;
 const context = (args: string[]) => runCliJson(['context', ...args, '--now', NOW, '--json'], { cwd: root }).then((r) => r.json);
 const PINNED = 'main/memories/2026-01-05-pinned.md';
 
+// The same assembly in-process (the warm API the MCP server calls; one test checks it prints what the CLI prints): detail checks without a process each.
+let vault: ReadVault;
+let search: ContextSearch;
+const warm = (request: { budget: number; query?: string; file?: string; branch?: string; activity?: Activity }) => {
+  const { budget, activity, ...signals } = request;
+  return assembleContext(vault, search, { budget, now: new Date(NOW), signals, ...(activity ? { activity } : {}) });
+};
+
 beforeAll(async () => {
   root = createProject(files);
   const built = await runCli(['build', '--no-commit', '--now', NOW], { cwd: root });
   expect(built.code, built.stderr).toBe(0);
-}, 90_000);
+  vault = await openVault(root);
+  search = openContextSearch(vault);
+}, 180_000);
 afterAll(() => removeProject(root));
 
 describe('memvault context', () => {
   it('stays within budget from 300 to 16,000 tokens, pinned always in, every item with a source that exists', async () => {
-    for (const budget of [300, 600, 1000, 2000, 4000, 8000, 16000]) {
-      const json = await context(['--budget', String(budget), '--query', 'auth sessions']);
+    const cli = async (budget: number) => context(['--budget', String(budget), '--query', 'auth sessions']);
+    const inProcess = async (budget: number) => warm({ budget, query: 'auth sessions' }) as any;
+    for (const [budget, run] of [
+      [300, cli],
+      [600, inProcess],
+      [1000, inProcess],
+      [2000, inProcess],
+      [4000, inProcess],
+      [8000, inProcess],
+      [16000, cli],
+    ] as const) {
+      const json = await run(budget);
       expect(json.token_count, `budget ${budget}`).toBeLessThanOrEqual(budget);
       expect(json.token_count, `budget ${budget}`).toBeGreaterThan(Math.min(budget * 0.6, 1500));
       expect(json.items.map((i: any) => i.source)).toContain(PINNED);
@@ -95,7 +138,7 @@ describe('memvault context', () => {
       }
       expect(Object.values(json.tiers).reduce((a: number, b: any) => a + b, 0)).toBeLessThanOrEqual(budget);
     }
-  });
+  }, 120_000);
 
   it('puts decisions relevant to the signals, recent errors and their fix in critical, conventions in background', async () => {
     const json = await context(['--budget', '8000', '--query', 'auth sessions']);
@@ -115,35 +158,54 @@ describe('memvault context', () => {
     expect(json.context).toMatch(/Ask me about: .*\(2026-/);
   });
 
-  it('searches the file, error and branch signals; an item too large for its tier comes as its daily summary', async () => {
+  it('quotes the passages of a memory about the signal, the whole memory when there is room, a daily for a title-only hit', async () => {
     const json = await context(['--budget', '1200', '--file', 'src/importer/quasar.ts']);
     const relevant = json.items.filter((i: any) => i.tier === 'relevant');
-    expect(relevant[0]).toMatchObject({ source: 'main/daily/2026-02-20.md', level: 'coarser' });
-    const wide = await context(['--budget', '16000', '--file', 'src/importer/quasar.ts']);
-    expect(wide.items.find((i: any) => i.tier === 'relevant')).toMatchObject({
+    expect(relevant[0]).toMatchObject({ source: 'main/memories/2026-02-20-quasar.md', level: 'excerpt' });
+    expect(json.context).toContain('The quasar importer reads supplier feeds.');
+    expect(json.context).toMatch(/Quasar importer \(note; importer\), parts? 1(–\d+)? of \d+\n/);
+    const wide = warm({ budget: 16000, file: 'src/importer/quasar.ts' });
+    expect(wide.items.find((i) => i.tier === 'relevant')).toMatchObject({
       source: 'main/memories/2026-02-20-quasar.md',
       level: 'full',
     });
-    const branch = await context(['--budget', '4000', '--branch', 'feature/quasar-importer']);
-    expect(branch.items.filter((i: any) => i.tier === 'relevant').map((i: any) => i.source)).toContain(
-      'main/memories/2026-02-20-quasar.md',
-    );
+    // Matched by its title only: no passage to quote, and the memory is too big, so its day's summary comes.
+    const title = warm({ budget: 1200, query: 'zephyr' });
+    expect(title.items.find((i) => i.tier === 'relevant')).toMatchObject({ source: 'main/daily/2026-02-21.md', level: 'coarser' });
+    const branch = warm({ budget: 4000, branch: 'feature/quasar-importer' });
+    expect(branch.items.filter((i) => i.tier === 'relevant').map((i) => i.source)).toContain('main/memories/2026-02-20-quasar.md');
+  }, 120_000);
+
+  it('puts excerpts of one memory under one heading, with neighbours, in order, and resolves relative dates', async () => {
+    const json = await context(['--budget', '1000', '--query', 'ledger export']);
+    const excerpts = json.items.filter((i: any) => i.source === 'main/memories/2026-03-18-chat.md');
+    expect(excerpts.length).toBeGreaterThanOrEqual(2);
+    for (const item of excerpts) expect(item.level).toBe('excerpt');
+    expect(json.context.match(/source: `main\/memories\/2026-03-18-chat\.md`/g)).toHaveLength(1);
+    const at = (text: string) => json.context.indexOf(text);
+    // The hits and the turns around them, in the memory's order; the lunch chatter between them is left out.
+    expect(at('Ben: I looked at the ledger export yesterday (17 March 2026).')).toBeGreaterThan(0);
+    expect(at('Ben: The ledger export drops rows with a null currency.')).toBeGreaterThan(at('Ben: I looked at the ledger export'));
+    expect(at('Ana: Then we patch the mapper.')).toBeGreaterThan(at('drops rows with a null currency'));
+    expect(at('Ana: And the ledger export runs again tonight.')).toBeGreaterThan(at('Ana: Then we patch the mapper.'));
+    expect(json.context).not.toContain('Unrelated point 15');
+    expect(json.context).toContain('2026-03-18 09:00 (Wednesday 18 March 2026) Standup (note), parts ');
   });
 
   it('rebalances: without signals relevant gives its room away; debugging widens critical', async () => {
-    const none = await context(['--budget', '1000']);
+    const none = warm({ budget: 1000 });
     expect(none.allowance.relevant).toBe(0);
     expect(none.tiers.relevant).toBe(0);
     expect(none.allowance.background).toBeGreaterThan(1000 * 0.25);
-    const asked = await context(['--budget', '1000', '--query', 'payments queue']);
+    const asked = warm({ budget: 1000, query: 'payments queue' });
     expect(asked.allowance.relevant).toBeGreaterThan(0);
     expect(asked.allowance.background).toBeLessThan(none.allowance.background);
     // At 400 tokens every tier wants more than its share: the shares decide.
-    const feature = await context(['--budget', '400', '--query', 'payments queue', '--activity', 'feature']);
+    const feature = warm({ budget: 400, query: 'payments queue', activity: 'feature' });
     const debugging = await context(['--budget', '400', '--query', 'payments queue', '--activity', 'debugging']);
     expect(debugging.allowance.critical).toBeGreaterThan(feature.allowance.critical);
     expect(debugging.token_count).toBeLessThanOrEqual(400);
-  });
+  }, 120_000);
 
   it('prints the same text on a second run', async () => {
     const args = ['context', '--budget', '3000', '--query', 'checkout coupon', '--error', 'TypeError: cart total undefined', '--now', NOW];
@@ -152,6 +214,45 @@ describe('memvault context', () => {
     expect(first.code).toBe(0);
     expect(first.stdout.length).toBeGreaterThan(500);
     expect(second.stdout).toBe(first.stdout);
+  }, 120_000);
+
+  it('warm API: in-process assembly matches the CLI, is the same on every call, and takes critical items from a contradictions source', async () => {
+    const request = { budget: 2500, now: new Date(NOW), signals: { query: 'ledger export', error: 'TypeError: cart total undefined' } };
+    const first = assembleContext(vault, search, request);
+    expect(assembleContext(vault, search, request)).toEqual(first);
+    const cli = await context(['--budget', '2500', '--query', 'ledger export', '--error', 'TypeError: cart total undefined']);
+    expect(first.context).toBe(cli.context);
+    const withContradiction = assembleContext(vault, search, {
+      ...request,
+      contradictions: () => [
+        { source: 'main/archive/2026-Q1/2026-02-11-billing-decision.md', label: 'Contradiction: invoice.mutable', text: 'yes vs no' },
+      ],
+    });
+    expect(
+      withContradiction.items
+        .filter((i) => i.tier === 'critical')
+        .map((i) => i.source)
+        .slice(0, 2),
+    ).toEqual([PINNED, 'main/archive/2026-Q1/2026-02-11-billing-decision.md']);
+    expect(withContradiction.context).toContain('### Contradiction: invoice.mutable');
+  });
+
+  it('the package and INDEX.md name only commands the CLI has, the read commands with an example each', async () => {
+    const help = await runCli(['--help'], { cwd: root });
+    const commands = new Set(
+      help.stdout
+        .slice(help.stdout.indexOf('Commands:'))
+        .split('\n')
+        .map((line) => /^ {2}([a-z][a-z-]*)\b/.exec(line)?.[1])
+        .filter((name): name is string => name !== undefined),
+    );
+    expect(commands).toContain('build');
+    for (const file of ['vault/main/UPLOAD_PACKAGE.md', 'vault/INDEX.md']) {
+      const text = readFileSync(path.join(root, file), 'utf8');
+      const named = [...text.matchAll(/`memvault ([a-z][a-z-]*)/g)].map((m) => m[1]!);
+      for (const name of named) expect(commands, `${file} names \`memvault ${name}\``).toContain(name);
+      for (const read of ['zoom', 'search', 'context']) expect(text, file).toMatch(new RegExp(`\`memvault ${read} [^\`]+\``));
+    }
   });
 
   it('rejects an unknown activity', async () => {
