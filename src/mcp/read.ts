@@ -1,4 +1,4 @@
-import { streamStatus, type StreamStatus } from '../cli/commands/status.js';
+import { streamStatus, type StreamStatus } from '../pipeline/status.js';
 import { assembleContext, type AssembledContext } from '../read/context/assemble.js';
 import type { Activity } from '../read/context/budget.js';
 import { parsePeriod } from '../read/period-query.js';

@@ -6,8 +6,6 @@ import { renderJson } from '../render/json.js';
 import { renderStatus } from '../render/status.js';
 import { streamUsage } from '../../usage/rank.js';
 
-export { type StreamStatus, streamStatus } from '../../pipeline/status.js';
-
 export interface StatusCommandOptions {
   root?: string;
   /** Waterfall streams: memories dated after it are not counted yet, as in a build (default: the clock). */
