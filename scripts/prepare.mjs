@@ -20,6 +20,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stampSource } from './stamp-source.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const tscIn = (dir) => path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -60,3 +61,6 @@ if (existsSync(tscIn(root))) {
     rmSync(work, { recursive: true, force: true });
   }
 }
+
+// Where this build comes from (git URL and commit), for `memvault init` in an install made from the packed tarball.
+stampSource();

@@ -54,7 +54,22 @@ export function detectInstallSource(dir: string | undefined = packageDir()): Ins
   if (!dir) return fallback;
   if (existsSync(path.join(dir, '.git'))) return checkoutSource(dir) ?? fallback;
   const resolved = resolvedByNpm(dir, manifest);
-  return resolved ? sourceFromResolved(resolved, version) : fallback;
+  const fromNpm = resolved ? sourceFromResolved(resolved, version) : undefined;
+  if (fromNpm && fromNpm.kind !== 'tarball') return fromNpm;
+  return stampedSource(dir) ?? fromNpm ?? fallback;
+}
+
+/**
+ * The source `prepare` stamped into the package when it was packed from a
+ * git checkout (scripts/stamp-source.mjs): a tarball install, which npm
+ * records nowhere, still knows its git URL and commit.
+ */
+function stampedSource(dir: string): InstallSource | undefined {
+  const stamp = readJson(path.join(dir, 'dist', 'install-source.json'));
+  if (typeof stamp?.url !== 'string' || typeof stamp.commit !== 'string' || !/^[0-9a-f]{40,64}$/.test(stamp.commit)) return undefined;
+  const notes = [`packed from commit ${stamp.commit.slice(0, 12)} of ${stamp.url}`];
+  if (stamp.dirty === true) notes.push('the checkout it was packed from had uncommitted changes, which that commit lacks');
+  return { spec: `${gitUrlSpec(stamp.url)}#${stamp.commit}`, kind: 'git', note: notes.join('; ') };
 }
 
 /** A checkout: its remote and HEAD commit (uncommitted changes cannot be installed from git, so they are named). */

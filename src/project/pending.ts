@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ArchiveMove } from '../pipeline/archive.js';
 import { writeFileAtomic } from '../util/atomic.js';
@@ -145,7 +145,10 @@ export function readPending(stateDir: string): PendingWork {
 export function writePending(stateDir: string, work: PendingWork): void {
   const file = path.join(stateDir, PENDING_FILE);
   if (isEmpty(work)) rmSync(file, { force: true });
-  else writeFileAtomic(file, `${JSON.stringify({ version: 1, ...work }, null, 2)}\n`);
+  else {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileAtomic(file, `${JSON.stringify({ version: 1, ...work }, null, 2)}\n`);
+  }
 }
 
 /**
