@@ -143,6 +143,7 @@ export async function refreshFiles(
   }
   const total = summaries.length + memories.length;
   const progress = options.onParse;
+  let parsed = 0;
   const store = async (batch: ChangedFile[], done: number): Promise<void> => {
     const results = await parseFiles(batch, options.timezone, options.pool, progress && ((n) => progress(done + n, total)));
     batch.forEach((file, i) => {
@@ -150,7 +151,10 @@ export async function refreshFiles(
       if (hooks.keepPrevious?.(file.vaultPath, result, cache.get(file.vaultPath))) return;
       hooks.settled?.(file.vaultPath);
       cache.set(file.vaultPath, { size: file.size, mtimeMs: file.mtimeMs, sha256: file.sha256, result }, body);
-      if (body) content.remember(file.sha256, body);
+      if (body) {
+        content.remember(file.sha256, body);
+        parsed++;
+      }
     });
   };
   await store(summaries, 0);
@@ -158,7 +162,6 @@ export async function refreshFiles(
   const covered = memories.length >= MIN_FILES_FOR_WORKERS ? coveredMemories(cache) : new Set<string>();
   for (const memory of memories) memory.markdown = !covered.has(memory.sha256);
   await store(memories, summaries.length);
-  const parsed = memories.filter((memory) => memory.markdown).length;
   return {
     read: total,
     parsed,
