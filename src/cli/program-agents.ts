@@ -5,7 +5,8 @@ export function declareAgentCommands(program: Command): void {
   program
     .command('mcp')
     .description(
-      'Serve the vault to agents over the Model Context Protocol (stdio): tools context, search, zoom, add_memory, status; the packages and summaries as resources.',
+      'Serve the vault to agents over the Model Context Protocol (stdio): tools context, search, zoom, add_memory, ' +
+        'status; the packages and summaries as resources.',
     )
     .option('--no-watch', 'do not follow file changes (default: edits and new memories are answered within a second or two)')
     .addHelpText(
@@ -25,7 +26,8 @@ export function declareAgentCommands(program: Command): void {
     .command('hook')
     .argument('<event>', 'session-start, pre-compact or session-end')
     .description(
-      "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the session starts with; pre-compact and session-end ingest the transcript.",
+      "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the " +
+        'session starts with; pre-compact and session-end ingest the transcript.',
     )
     .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
     .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
@@ -47,7 +49,8 @@ export function declareAgentCommands(program: Command): void {
     .command('integrate')
     .argument('<agent>', 'claude-code')
     .description(
-      'Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in .claude/settings.json, merged with what is there.',
+      'Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in ' +
+        '.claude/settings.json, merged with what is there.',
     )
     .option('--dry-run', 'print the files as they would be, write nothing')
     .option('--command <cmd>', 'how the agent starts memvault (default: memvault; e.g. "npx memvault")')

@@ -55,7 +55,8 @@ export function declareBuildCommands(program: Command): void {
   program
     .command('compact')
     .description(
-      'Run the waterfall of agent streams (`waterfall: true`) now: fold the recent summary into the long-term one, summarize what left the verbatim window, rewrite CONTEXT.md.',
+      'Run the waterfall of agent streams (`waterfall: true`) now: fold the recent summary into the long-term one, ' +
+        'summarize what left the verbatim window, rewrite CONTEXT.md.',
     )
     .option('--stream <name>', 'only this stream (default: every waterfall stream)')
     .option('--force', 'compact even if the next trigger count is not reached')
@@ -83,7 +84,9 @@ export function declareBuildCommands(program: Command): void {
   program
     .command('init')
     .description(
-      'Create memory.config.yaml, its JSON Schema, an empty vault, the .gitattributes entries that keep generated files out of line merges and a nightly rollup workflow (.github/workflows/memvault-nightly.yml) in the current folder.',
+      'Create memory.config.yaml, its JSON Schema, an empty vault, the .gitattributes entries that keep generated ' +
+        'files out of line merges and a nightly rollup workflow (.github/workflows/memvault-nightly.yml) in the ' +
+        'current folder.',
     )
     .option('--stream <name>', 'name of the first stream', 'main')
     .option('--no-workflow', 'do not write the nightly rollup workflow')

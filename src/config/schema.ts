@@ -35,7 +35,8 @@ const profileSchema = z.strictObject({
     .string()
     .optional()
     .describe(
-      'Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for api.openai.com; other hosts get a key only when this names one.',
+      'Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for ' +
+        'api.openai.com; other hosts get a key only when this names one.',
     ),
   mode: z
     .enum(['chat', 'completion'])
@@ -195,7 +196,8 @@ export const configSchema = z.strictObject({
         .array(z.string().min(1).refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }))
         .default([])
         .describe(
-          'False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A line holding `memvault:allow-secret` is allowed too.',
+          'False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A ' +
+            'line holding `memvault:allow-secret` is allowed too.',
         ),
     })
     .default({ allow: [] })
@@ -224,7 +226,8 @@ export const configSchema = z.strictObject({
         .enum(['tracked', 'ignored'])
         .default('tracked')
         .describe(
-          'Full transcripts of distilled coding-agent sessions, written to `<vault>/<stream>/transcripts/`: `tracked` (committed with the vault) or `ignored` (a `.gitignore` keeps them out of git; they stay on this machine).',
+          'Full transcripts of distilled coding-agent sessions, written to `<vault>/<stream>/transcripts/`: `tracked` ' +
+            '(committed with the vault) or `ignored` (a `.gitignore` keeps them out of git; they stay on this machine).',
         ),
     })
     .default({ transcripts: 'tracked' })
@@ -239,7 +242,8 @@ export const configSchema = z.strictObject({
         .strictObject({ name: z.string().min(1), email: z.string().min(1) })
         .optional()
         .describe(
-          "Author and committer of memvault's commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's user.name/user.email, else `memvault <memvault@users.noreply.local>`.",
+          "Author and committer of memvault's commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's " +
+            'user.name/user.email, else `memvault <memvault@users.noreply.local>`.',
         ),
     })
     .default({ commit: true }),

@@ -28,7 +28,8 @@ export const SEED_COMPLETION_PROMPT =
 const DEFAULT_SOURCE = '### {{heading}}\n\n{{body}}\n';
 const DEFAULT_RETRY = [
   'Your previous answer was {{previous_tokens}} tokens, over the limit. Keep output under {{max_tokens}} tokens (about {{max_words}} words).',
-  'CRITICAL: the answer MUST be under {{max_tokens}} tokens (about {{max_words}} words); the previous one had {{previous_tokens}}. Keep only the essentials, one short line each.',
+  'CRITICAL: the answer MUST be under {{max_tokens}} tokens (about {{max_words}} words); the previous one had ' +
+    '{{previous_tokens}}. Keep only the essentials, one short line each.',
 ];
 const DEFAULT_KEEP = 'Keep these items, the previous answer lost them: {{missing}}';
 
