@@ -11,7 +11,8 @@ import type { ConvertedConversation } from './locomo.js';
  * (the package and per question) measure.
  */
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+// Compiled, this file is dist/scripts/eval/project.js; run from source (tests), scripts/eval/project.ts.
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/scripts/') ? '../../..' : '../..', import.meta.url));
 /** The compiled CLI the evaluation runs (`npx tsc -p tsconfig.build.json` makes it). */
 export const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The repository root (data/ and the default output live under it). */
