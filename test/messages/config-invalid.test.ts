@@ -57,8 +57,8 @@ describe('an invalid memory.config.yaml', () => {
       expect(result.code, label).toBe(1);
       const lines = result.stderr.trimEnd().split('\n');
       expect(lines.length, label).toBe(4);
-      expect(lines[0], label).toMatch(new RegExp(`^${escape(expected[0]!)} \\(hint: .+\\) \\[config/schema\\]$`));
-      expect(lines[1], label).toMatch(new RegExp(`^${escape(expected[1]!)} \\(hint: .+\\) \\[config/schema\\]$`));
+      expect(lines[0], label).toMatch(new RegExp(`^${escapeRegExp(expected[0]!)} \\(hint: .+\\) \\[config/schema\\]$`));
+      expect(lines[1], label).toMatch(new RegExp(`^${escapeRegExp(expected[1]!)} \\(hint: .+\\) \\[config/schema\\]$`));
       expect(lines.slice(2), label).toEqual([
         'memvault: memory.config.yaml is invalid (2 problems)',
         '  hint: fix the lines listed above [config/invalid]',
@@ -74,6 +74,6 @@ describe('an invalid memory.config.yaml', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
