@@ -66,7 +66,8 @@ export function declareMemoryCommands(program: Command): void {
     .command('redact')
     .argument('<paths...>', 'memory files, or folders to search for .md files')
     .description(
-      'Replace secrets in memory files by [REDACTED:kind] markers, in place (atomically), and print what was replaced. The build holds back a memory holding a secret until it is redacted or allowed.',
+      'Replace secrets in memory files by [REDACTED:kind] markers, in place (atomically), and print what was ' +
+        'replaced. The build holds back a memory holding a secret until it is redacted or allowed.',
     )
     .option('--dry-run', 'print what would be replaced, write nothing')
     .option('--json', 'print the report as JSON')

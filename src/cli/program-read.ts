@@ -69,7 +69,9 @@ export function declareReadCommands(program: Command): void {
   program
     .command('context')
     .description(
-      'Assemble a context for what you are doing, within a token budget: critical (pinned, decisions, recent errors), relevant (search hits for the signals), background (conventions, long-term, latest monthly) and an index of what else to ask.',
+      'Assemble a context for what you are doing, within a token budget: critical (pinned, decisions, recent ' +
+        'errors), relevant (search hits for the signals), background (conventions, long-term, latest monthly) and an ' +
+        'index of what else to ask.',
     )
     .option('--budget <tokens>', 'at most this many tokens (configured tokenizer)', '8000')
     .option('--query <text>', 'what you are asking or working on')
