@@ -12,13 +12,13 @@ export function declareAgentCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  stdout carries protocol messages only; logs go to stderr. An MCP client starts it; register it with
-  \`memvault integrate claude-code\` or see the README for Claude Desktop, Cursor and Codex.
+stdout carries protocol messages only; logs go to stderr. An MCP client starts it; register it with
+\`memvault integrate claude-code\` or see the README for Claude Desktop, Cursor and Codex.
 
-  Examples:
-    memvault mcp                                  what .mcp.json runs
-    memvault -C ~/src/ledgerly mcp                serve another project's vault
-    npx @modelcontextprotocol/inspector memvault mcp   try the tools by hand`,
+Examples:
+  memvault mcp                                  what .mcp.json runs
+  memvault -C ~/src/ledgerly mcp                serve another project's vault
+  npx @modelcontextprotocol/inspector memvault mcp   try the tools by hand`,
     )
     .action(async (options) => (await import('./commands/mcp.js')).mcpCommand({ ...program.opts(), ...options }));
 
@@ -35,13 +35,13 @@ export function declareAgentCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Never fails the agent's session: problems go to stderr and the exit code is 0. The project is the
-  one found from the hook's \`cwd\` (else the current folder).
+Never fails the agent's session: problems go to stderr and the exit code is 0. The project is the
+one found from the hook's \`cwd\` (else the current folder).
 
-  Examples:
-    echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
-    memvault hook pre-compact < hook-input.json
-    memvault integrate claude-code               writes these hooks into .claude/settings.json`,
+Examples:
+  echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
+  memvault hook pre-compact < hook-input.json
+  memvault integrate claude-code               writes these hooks into .claude/settings.json`,
     )
     .action(async (event: string, options) => (await import('./commands/hook.js')).hookCommand(event, { ...program.opts(), ...options }));
 
@@ -58,12 +58,12 @@ export function declareAgentCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Existing servers, hooks and settings are kept; running it again changes nothing.
+Existing servers, hooks and settings are kept; running it again changes nothing.
 
-  Examples:
-    memvault integrate claude-code
-    memvault integrate claude-code --dry-run
-    memvault integrate claude-code --json | jq .files`,
+Examples:
+  memvault integrate claude-code
+  memvault integrate claude-code --dry-run
+  memvault integrate claude-code --json | jq .files`,
     )
     .action(async (agent: string, options) =>
       (await import('./commands/integrate.js')).integrateCommand(agent, { ...program.opts(), ...options }),

@@ -20,16 +20,16 @@ export function declareBuildCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Examples:
-    memvault build                               build with the wall clock
-    memvault build --now 2026-02-16T06:00:00Z    reproducible build as of a moment
-    memvault build --dry-run                     what would be summarized, nothing written
-    memvault build --through 2026-02-15          close the week of 2026-02-15 early
-    memvault build --regenerate vault/main/daily/2026-02-13.md   replace a hand-edited summary
-    memvault build --no-commit                   write files only; commit them yourself
-    memvault build --json | jq .streams
-    MEMVAULT_PROFILE=local memvault build        use the \`local\` LLM profile of memory.config.yaml
-    memvault build --strict                      CI: fail when a summary could not be made`,
+Examples:
+  memvault build                               build with the wall clock
+  memvault build --now 2026-02-16T06:00:00Z    reproducible build as of a moment
+  memvault build --dry-run                     what would be summarized, nothing written
+  memvault build --through 2026-02-15          close the week of 2026-02-15 early
+  memvault build --regenerate vault/main/daily/2026-02-13.md   replace a hand-edited summary
+  memvault build --no-commit                   write files only; commit them yourself
+  memvault build --json | jq .streams
+  MEMVAULT_PROFILE=local memvault build        use the \`local\` LLM profile of memory.config.yaml
+  memvault build --strict                      CI: fail when a summary could not be made`,
     )
     .action(async (options) => {
       // The pool (and a large vault's scan thread) starts before the pipeline's modules load, so its start-up overlaps theirs.
@@ -46,9 +46,9 @@ export function declareBuildCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Examples:
-    memvault status
-    memvault status --json | jq '.streams[0].tiers'`,
+Examples:
+  memvault status
+  memvault status --json | jq '.streams[0].tiers'`,
     )
     .action(async (options) => (await import('./commands/status.js')).statusCommand({ ...program.opts(), ...options }));
 
@@ -70,14 +70,14 @@ export function declareBuildCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Without --force it runs only the compactions the count calls for (129, 193, 257, … memories by default),
-  as \`memvault build\` does. It does not roll up calendar tiers nor rewrite INDEX.md (the next build does).
+Without --force it runs only the compactions the count calls for (129, 193, 257, … memories by default),
+as \`memvault build\` does. It does not roll up calendar tiers nor rewrite INDEX.md (the next build does).
 
-  Examples:
-    memvault compact                          compactions due, every waterfall stream
-    memvault compact --stream agent --force   compact now, whatever the counts say
-    memvault compact --rebuild                when \`memvault status\` reports an integrity problem
-    memvault compact --dry-run --json`,
+Examples:
+  memvault compact                          compactions due, every waterfall stream
+  memvault compact --stream agent --force   compact now, whatever the counts say
+  memvault compact --rebuild                when \`memvault status\` reports an integrity problem
+  memvault compact --dry-run --json`,
     )
     .action(async (options) => (await import('./commands/compact.js')).compactCommand({ ...program.opts(), ...options }));
 
@@ -100,17 +100,17 @@ export function declareBuildCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Existing files are never overwritten: they are kept and listed as such; .gitignore and
-  .gitattributes get memvault's lines appended once.
+Existing files are never overwritten: they are kept and listed as such; .gitignore and
+.gitattributes get memvault's lines appended once.
 
-  Examples:
-    cd my-repo && memvault init
-    memvault init --stream agent-alpha
-    memvault init --no-workflow              no GitHub Actions workflow
-    memvault init --commit                   and commit what it wrote
-    memvault init --pr                       the nightly opens a pull request (protected default branch)
-    memvault init --install-from github:ana/memvault#v0.2.0
-    memvault init --json`,
+Examples:
+  cd my-repo && memvault init
+  memvault init --stream agent-alpha
+  memvault init --no-workflow              no GitHub Actions workflow
+  memvault init --commit                   and commit what it wrote
+  memvault init --pr                       the nightly opens a pull request (protected default branch)
+  memvault init --install-from github:ana/memvault#v0.2.0
+  memvault init --json`,
     )
     .action(async (options) => (await import('./commands/init.js')).initCommand({ ...program.opts(), ...options }));
 
@@ -126,14 +126,14 @@ export function declareBuildCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Edits settle before a rebuild (editors that save by rename or through temp files are handled);
-  the build's own writes never trigger one. An invalid edit is reported as path:line:col and the
-  last good version is used until it is fixed. Ctrl-C stops after the rebuild in progress.
+Edits settle before a rebuild (editors that save by rename or through temp files are handled);
+the build's own writes never trigger one. An invalid edit is reported as path:line:col and the
+last good version is used until it is fixed. Ctrl-C stops after the rebuild in progress.
 
-  Examples:
-    memvault watch                              rebuild as you edit, with the wall clock
-    memvault watch --force                      also keep today's daily summary up to date
-    memvault watch --json | jq -c '{trigger, outputs, ms}'`,
+Examples:
+  memvault watch                              rebuild as you edit, with the wall clock
+  memvault watch --force                      also keep today's daily summary up to date
+  memvault watch --json | jq -c '{trigger, outputs, ms}'`,
     )
     .action(async (options) => (await import('./commands/watch.js')).watchCommand({ ...program.opts(), ...options }));
 }

@@ -20,11 +20,11 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Examples:
-    memvault add "Replaced JWT with server sessions: tokens grew past the cookie limit." --tag auth
-    memvault add "Deploys need a green staging run." --importance pinned --kind decision
-    git log -1 --format=%B | memvault add --title "Release notes" --tag release
-    memvault add "Call with Farah about invoicing" --date 2026-02-13T14:05:00+01:00 --json`,
+Examples:
+  memvault add "Replaced JWT with server sessions: tokens grew past the cookie limit." --tag auth
+  memvault add "Deploys need a green staging run." --importance pinned --kind decision
+  git log -1 --format=%B | memvault add --title "Release notes" --tag release
+  memvault add "Call with Farah about invoicing" --date 2026-02-13T14:05:00+01:00 --json`,
     )
     .action(async (text: string | undefined, options) =>
       (await import('./commands/add.js')).addCommand(text, { ...program.opts(), ...options }),
@@ -47,16 +47,16 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Formats: see docs/ingest.md. A session spanning several days gives one memory per day.
-  A file that cannot be read is reported as path:line:col with what was expected (exit 1);
-  the other files are imported all the same.
+Formats: see docs/ingest.md. A session spanning several days gives one memory per day.
+A file that cannot be read is reported as path:line:col with what was expected (exit 1);
+the other files are imported all the same.
 
-  Examples:
-    memvault ingest ~/.claude/projects/-home-ana-ledgerly/*.jsonl
-    memvault ingest conversations.json --tag chatgpt --stream research
-    memvault ingest chat.json --format openai --date 2026-02-13T14:00:00Z
-    memvault ingest session.jsonl --primer        one summary instead of the transcript
-    memvault ingest notes/*.md --dry-run`,
+Examples:
+  memvault ingest ~/.claude/projects/-home-ana-ledgerly/*.jsonl
+  memvault ingest conversations.json --tag chatgpt --stream research
+  memvault ingest chat.json --format openai --date 2026-02-13T14:00:00Z
+  memvault ingest session.jsonl --primer        one summary instead of the transcript
+  memvault ingest notes/*.md --dry-run`,
     )
     .action(async (files: string[], options) =>
       (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }),
@@ -74,14 +74,14 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Prints path:line:col kind per secret replaced. What is allowed is left as it is: a line
-  holding memvault:allow-secret, and values listed under secrets.allow in memory.config.yaml
-  (exact text or /regex/). See docs/security.md.
+Prints path:line:col kind per secret replaced. What is allowed is left as it is: a line
+holding memvault:allow-secret, and values listed under secrets.allow in memory.config.yaml
+(exact text or /regex/). See docs/security.md.
 
-  Examples:
-    memvault redact vault/main/memories/2026/02/2026-02-13-deploy.md
-    memvault redact vault --dry-run
-    memvault redact vault/main/memories --json | jq '.files[].path'`,
+Examples:
+  memvault redact vault/main/memories/2026/02/2026-02-13-deploy.md
+  memvault redact vault --dry-run
+  memvault redact vault/main/memories --json | jq '.files[].path'`,
     )
     .action(async (paths: string[], options) =>
       (await import('./commands/redact.js')).redactCommand(paths, { ...program.opts(), ...options }),
@@ -96,12 +96,12 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Archived files are followed back to where they were before the archive moved them.
+Archived files are followed back to where they were before the archive moved them.
 
-  Examples:
-    memvault log vault/main/weekly/2026-W07.md
-    memvault log main/UPLOAD_PACKAGE.md --limit 5
-    memvault log vault/main/daily/2026-02-13.md --json | jq '.versions[].generator'`,
+Examples:
+  memvault log vault/main/weekly/2026-W07.md
+  memvault log main/UPLOAD_PACKAGE.md --limit 5
+  memvault log vault/main/daily/2026-02-13.md --json | jq '.versions[].generator'`,
     )
     .action(async (file: string, options) => (await import('./commands/log.js')).logCommand(file, { ...program.opts(), ...options }));
 
@@ -118,10 +118,10 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Examples:
-    memvault diff vault/main/weekly/2026-W07.md                     what the last rebuild changed
-    memvault diff vault/main/UPLOAD_PACKAGE.md --from 2026-02-13    the package then vs now
-    memvault diff main/monthly/2026-02.md --from HEAD~3 --to HEAD~1`,
+Examples:
+  memvault diff vault/main/weekly/2026-W07.md                     what the last rebuild changed
+  memvault diff vault/main/UPLOAD_PACKAGE.md --from 2026-02-13    the package then vs now
+  memvault diff main/monthly/2026-02.md --from HEAD~3 --to HEAD~1`,
     )
     .action(async (file: string, options) => (await import('./commands/diff.js')).diffCommand(file, { ...program.opts(), ...options }));
 
@@ -136,10 +136,10 @@ export function declareMemoryCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Examples:
-    memvault show vault/main/UPLOAD_PACKAGE.md --at 2026-02-13
-    memvault show main/daily/2026-02-10.md --at 3f2a9c1
-    memvault show vault/main/memories/2026/01/standup.md --at 2026-01-31T18:00:00Z   (archived since)`,
+Examples:
+  memvault show vault/main/UPLOAD_PACKAGE.md --at 2026-02-13
+  memvault show main/daily/2026-02-10.md --at 3f2a9c1
+  memvault show vault/main/memories/2026/01/standup.md --at 2026-01-31T18:00:00Z   (archived since)`,
     )
     .action(async (file: string, options) => (await import('./commands/show.js')).showCommand(file, { ...program.opts(), ...options }));
 }

@@ -16,17 +16,17 @@ export function declareReadCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Read-only: takes no lock, writes nothing. Phrases are read in the configured time zone.
+Read-only: takes no lock, writes nothing. Phrases are read in the configured time zone.
 
-  Examples:
-    memvault zoom 2026-02-13                   one day
-    memvault zoom 2026-W07 --budget 2000       a week, 2,000 tokens a page
-    memvault zoom 2026-W07 --budget 2000 --page 2
-    memvault zoom 2026-Q1 --tier monthly       the monthly summaries of a quarter
-    memvault zoom 2026-02-10..2026-02-14
-    memvault zoom "last Tuesday" --stream agent
-    memvault zoom --memories 65..128 --stream agent
-    memvault zoom yesterday --json | jq '.memories[].path'`,
+Examples:
+  memvault zoom 2026-02-13                   one day
+  memvault zoom 2026-W07 --budget 2000       a week, 2,000 tokens a page
+  memvault zoom 2026-W07 --budget 2000 --page 2
+  memvault zoom 2026-Q1 --tier monthly       the monthly summaries of a quarter
+  memvault zoom 2026-02-10..2026-02-14
+  memvault zoom "last Tuesday" --stream agent
+  memvault zoom --memories 65..128 --stream agent
+  memvault zoom yesterday --json | jq '.memories[].path'`,
     )
     .action(async (period: string | undefined, options) =>
       (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }),
@@ -52,15 +52,15 @@ export function declareReadCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Each hit: path:line, the period (zoom into it with \`memvault zoom <period>\`), a snippet with the
-  matched words marked **like this**, and the BM25 score. The index lives in .memvault/search/.
+Each hit: path:line, the period (zoom into it with \`memvault zoom <period>\`), a snippet with the
+matched words marked **like this**, and the BM25 score. The index lives in .memvault/search/.
 
-  Examples:
-    memvault search authentication
-    memvault search "server sessions" tag:auth
-    memvault search deploy kind:decision --since 2026-01
-    memvault search payments --tier weekly --limit 5
-    memvault search rollback --json | jq '.hits[] | "\\(.path):\\(.line)"'`,
+Examples:
+  memvault search authentication
+  memvault search "server sessions" tag:auth
+  memvault search deploy kind:decision --since 2026-01
+  memvault search payments --tier weekly --limit 5
+  memvault search rollback --json | jq '.hits[] | "\\(.path):\\(.line)"'`,
     )
     .action(async (query: string[], options) =>
       (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }),
@@ -85,15 +85,15 @@ export function declareReadCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-  Shares: critical 25%, relevant 37.5%, background 25%, index 12.5%; a tier with less to say gives
-  its room to the others. Every item names its source so a model can \`memvault zoom\` into it.
-  Same vault, signals and --now: same output.
+Shares: critical 25%, relevant 37.5%, background 25%, index 12.5%; a tier with less to say gives
+its room to the others. Every item names its source so a model can \`memvault zoom\` into it.
+Same vault, signals and --now: same output.
 
-  Examples:
-    memvault context --budget 8000 --query "how do sessions expire?"
-    memvault context --file src/auth/session.ts --activity feature
-    memvault context --error "TypeError: token is undefined" --activity debugging --budget 4000
-    memvault context --query payments --json | jq '.items[] | "\\(.tier) \\(.source)"'`,
+Examples:
+  memvault context --budget 8000 --query "how do sessions expire?"
+  memvault context --file src/auth/session.ts --activity feature
+  memvault context --error "TypeError: token is undefined" --activity debugging --budget 4000
+  memvault context --query payments --json | jq '.items[] | "\\(.tier) \\(.source)"'`,
     )
     .action(async (options) => (await import('./commands/context.js')).contextCommand({ ...program.opts(), ...options }));
 }
