@@ -131,7 +131,8 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   if (source && created.includes(WORKFLOW_FILE)) {
     text += `nightly rollup: installs memvault from ${source.spec}${options.pr ? `, opens a pull request from the branch memvault/rollup` : ''}\n`;
     if (source.note) text += `  note: ${source.note}\n`;
-    text += `  uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets MEMVAULT_PROFILE and OPENAI_API_KEY\n`;
+    text += "  uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets";
+    text += ' MEMVAULT_PROFILE and OPENAI_API_KEY\n';
   }
   if (committed?.status === 'committed')
     text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${committed.files.length} files)\n`;
