@@ -1,3 +1,5 @@
+import { diagnostic } from '../messages/diagnostic.js';
+import type { Diagnostic } from '../messages/message.js';
 import type { Memory } from '../vault/model.js';
 import { readVaultFile } from '../vault/scan.js';
 import { extractFacts, type FactProblem } from './extract.js';
@@ -40,4 +42,15 @@ export function describeContradiction(contradiction: Contradiction): string {
 /** The compressed form of a fact for packages and contexts: `key: value (scope)`. */
 export function compressFact(fact: Fact): string {
   return `${fact.key}: ${fact.value}${fact.scope ? ` (${fact.scope})` : ''}`;
+}
+
+/**
+ * A contradiction as a warning at the later fact's place, naming the other one: what `build` and `status` report.
+ * `path:line:col warning primary_db = mysql contradicts postgresql (main/memories/a.md:4) [fact/contradiction]`
+ */
+export function contradictionDiagnostic(contradiction: Contradiction): Diagnostic {
+  const { a, b } = contradiction;
+  const scope = contradiction.scope ? ` (${contradiction.scope})` : '';
+  const reason = `${contradiction.key}${scope} = ${b.value} contradicts ${a.value} (${a.path}:${a.line}) since ${contradiction.since}`;
+  return diagnostic('fact/contradiction', { path: b.path, line: b.line, column: 1 }, reason, { facts: { id: contradiction.id } });
 }

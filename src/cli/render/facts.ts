@@ -1,4 +1,4 @@
-import { compressFact, describeContradiction } from '../../facts/collect.js';
+import { compressFact, contradictionDiagnostic, describeContradiction } from '../../facts/collect.js';
 import type { Contradiction, Fact, TimedFact } from '../../facts/model.js';
 import type { ResolutionPlan } from '../../facts/resolve.js';
 import { formatDiagnostic } from '../../messages/diagnostic.js';
@@ -20,7 +20,9 @@ export function renderFacts(view: FactsView): string {
   lines.push('', `Contradictions (${view.contradictions.length}):`);
   if (view.contradictions.length === 0) lines.push('  none: every key has one value at a time');
   for (const contradiction of view.contradictions) lines.push(...renderContradiction(contradiction));
-  if (view.problems.length > 0) lines.push('', ...view.problems.map((problem) => formatDiagnostic(problem)));
+  // The same as warnings with their places, as build and editors read them.
+  const warnings = [...view.contradictions.map(contradictionDiagnostic), ...view.problems];
+  if (warnings.length > 0) lines.push('', ...warnings.map((warning) => formatDiagnostic(warning)));
   return `${lines.join('\n')}\n`;
 }
 
