@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -43,10 +43,10 @@ export interface StepRun {
  * `baseEnv`: the machine's environment (PATH, HOME); `temp`: RUNNER_TEMP
  * and where the GITHUB_ENV / GITHUB_PATH files live.
  */
-export function runJob(
+export async function runJob(
   job: { env?: Record<string, unknown>; steps: { name?: string; run?: string; env?: Record<string, unknown>; uses?: string }[] },
   options: { cwd: string; context: RunnerContext; baseEnv: NodeJS.ProcessEnv; temp: string; before?: (step: string) => void },
-): StepRun[] {
+): Promise<StepRun[]> {
   const githubEnv = path.join(options.temp, 'github-env');
   const githubPath = path.join(options.temp, 'github-path');
   writeFileSync(githubEnv, '');
@@ -66,16 +66,26 @@ export function runJob(
     if (paths.length > 0) env.PATH = `${paths.join(path.delimiter)}${path.delimiter}${env.PATH ?? ''}`;
     const script = path.join(options.temp, `step-${index}.sh`);
     writeFileSync(script, expand(step.run, options.context));
-    const result = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
-      cwd: options.cwd,
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    runs.push({ name, code: result.status ?? 1, stdout: result.stdout, stderr: result.stderr });
-    if (result.status !== 0) break;
+    // Asynchronous: a server the steps talk to (a fake model in the same process) keeps answering meanwhile.
+    const result = await runScript(script, options.cwd, env);
+    runs.push({ name, ...result });
+    if (result.code !== 0) break;
   }
   return runs;
+}
+
+function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+  });
 }
 
 /** `NAME=value` lines (and `NAME<<EOF` blocks) of a GITHUB_ENV file. */
