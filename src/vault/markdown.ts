@@ -42,7 +42,10 @@ export function parseMarkdown(text: string): Root {
     shiftPositions(tree, piece.line, piece.offset);
     root.children.push(...tree.children);
   }
-  root.position = { start: { line: 1, column: 1, offset: 0 }, end: root.children.at(-1)?.position?.end ?? { line: 1, column: 1, offset: 0 } };
+  root.position = {
+    start: { line: 1, column: 1, offset: 0 },
+    end: root.children.at(-1)?.position?.end ?? { line: 1, column: 1, offset: 0 },
+  };
   return root;
 }
 
@@ -67,7 +70,10 @@ function topLevelPieces(text: string, minLines: number): { offset: number; end: 
     if (end === -1) end = text.length;
     const c = text.charCodeAt(start);
     const opener = /^ {0,3}(`{3,}|~{3,})/.exec(text.slice(start, Math.min(end, start + 20)))?.[1];
-    const topLevel = start < end && !isBlank(c) && (previousBlank || /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/.test(text.slice(start, Math.min(end, start + 12))));
+    const topLevel =
+      start < end &&
+      !isBlank(c) &&
+      (previousBlank || /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/.test(text.slice(start, Math.min(end, start + 12))));
     if (!fence && topLevel && line - pieceLine >= minLines && !opener) {
       pieces.push({ offset: pieceStart, end: start, line: pieceLine });
       pieceStart = start;
@@ -143,7 +149,8 @@ export function markdownNestingProblem(text: string): { line: number; what: stri
     const opener = /^(`{3,}|~{3,})/.exec(text.slice(i, Math.min(end, i + 16)))?.[1];
     // Inside fenced code nothing nests (the fence's own line is checked like any other).
     if (!fence && !isThematicBreak(text, start, end)) {
-      if (markers + Math.floor(spaces / 2) > MAX_MARKDOWN_NESTING) return { line: line + 1, what: 'lists or block quotes', limit: MAX_MARKDOWN_NESTING };
+      if (markers + Math.floor(spaces / 2) > MAX_MARKDOWN_NESTING)
+        return { line: line + 1, what: 'lists or block quotes', limit: MAX_MARKDOWN_NESTING };
       let run = 0;
       if (i >= end) delimiters = 0; // a blank line ends the paragraph
       for (let k = i; k < end && !opener; k++) {

@@ -62,8 +62,10 @@ export function classifyPath(path: string): FileRole {
   if (tier && rest.length === 1) return { role: 'summary', stream, tier, period: stripMd(rest[0]!) };
   if (folder === 'longterm.md' && parts.length === 2) return { role: 'summary', stream, tier: 'longterm', period: 'longterm' };
   // waterfall/history/ holds copies: provenance, not inputs.
-  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'recent.md') return { role: 'summary', stream, tier: 'waterfall-recent', period: 'recent' };
-  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'longterm.md') return { role: 'summary', stream, tier: 'waterfall-longterm', period: 'longterm' };
+  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'recent.md')
+    return { role: 'summary', stream, tier: 'waterfall-recent', period: 'recent' };
+  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'longterm.md')
+    return { role: 'summary', stream, tier: 'waterfall-longterm', period: 'longterm' };
   return { role: 'ignored' };
 }
 

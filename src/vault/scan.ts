@@ -1,4 +1,15 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './model.js';
 import { diagnostic } from '../messages/diagnostic.js';
@@ -97,7 +108,10 @@ export function listMarkdownFiles(dir: string, skipped: ReadonlySet<string> = ne
  * devices named `*.md`. Sorted; links are never followed. A folder that
  * cannot be listed is left out (its files are not reported one by one).
  */
-export function walkStream(dir: string, skipped: ReadonlySet<string> = new Set()): { relative: string; special?: 'symlink' | 'not-a-file' }[] {
+export function walkStream(
+  dir: string,
+  skipped: ReadonlySet<string> = new Set(),
+): { relative: string; special?: 'symlink' | 'not-a-file' }[] {
   const out: { relative: string; special?: 'symlink' | 'not-a-file' }[] = [];
   const pending = [''];
   // A stack, not recursion: folder depth is whatever the vault holds.
@@ -187,12 +201,15 @@ export function readVaultFile(vaultDir: string, vaultPath: string, insideVault: 
     return { ok: true, bytes: Buffer.concat(chunks, total) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return fail(`cannot read the file (${code})`, 'memory/unreadable', 'check the file and the disk; the rest of the vault builds without it');
+    return fail(
+      `cannot read the file (${code})`,
+      'memory/unreadable',
+      'check the file and the disk; the rest of the vault builds without it',
+    );
   } finally {
     closeSync(fd);
   }
 }
-
 
 function tooLarge(size: number): string {
   return `file too large: ${size > MAX_FILE_BYTES ? `over ${MAX_FILE_BYTES}` : size} bytes (limit ${MAX_FILE_BYTES} bytes, 1 MiB)`;

@@ -40,14 +40,40 @@ export type SummaryParseResult = { ok: true; summary: Summary; body: string } | 
 export function parseSummaryFile(text: string, path: string): SummaryParseResult {
   const fm = parseFrontmatter(text);
   if (fm.error) {
-    return { ok: false, diagnostics: [{ path, line: fm.error.line, column: fm.error.column, severity: 'error', reason: fm.error.reason, hint: 'generated summaries are rebuilt by `memvault build`; restore the frontmatter from git or delete the file', rule: 'summary/frontmatter' }] };
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          path,
+          line: fm.error.line,
+          column: fm.error.column,
+          severity: 'error',
+          reason: fm.error.reason,
+          hint: 'generated summaries are rebuilt by `memvault build`; restore the frontmatter from git or delete the file',
+          rule: 'summary/frontmatter',
+        },
+      ],
+    };
   }
   const parsed = summaryMetaSchema.safeParse(fm.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? 'memvault');
     const pos = fm.positionOf(key);
-    return { ok: false, diagnostics: [{ path, line: pos.line, column: pos.column, severity: 'error', reason: `not a valid generated summary: \`${issue.path.join('.') || key}\` ${issue.message}`, hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it', rule: 'summary/schema' }] };
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          path,
+          line: pos.line,
+          column: pos.column,
+          severity: 'error',
+          reason: `not a valid generated summary: \`${issue.path.join('.') || key}\` ${issue.message}`,
+          hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it',
+          rule: 'summary/schema',
+        },
+      ],
+    };
   }
   const meta = parsed.data as SummaryMeta;
   return { ok: true, summary: { meta, path, sha256: sha256(text), bodyHash: sha256(fm.body) }, body: fm.body };
