@@ -65,7 +65,8 @@ describe('memvault add', () => {
   });
 
   it('writes every flag to the frontmatter, names the file after the title, and reports JSON', async () => {
-    const root = project();
+    // --stream names a stream the config declares (an undeclared one is refused: test/e2e/nightly-guard.test.ts).
+    const root = project('timezone: Europe/Berlin\nstreams:\n  main: { calendar: true }\n  ops: { calendar: true }\n');
     const { json } = await runCliJson(
       [
         'add',
