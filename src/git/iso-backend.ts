@@ -42,17 +42,15 @@ export const isoBackend: GitBackend = {
   async checkCommittable(repo: Repo): Promise<void> {
     if (existsSync(path.join(repo.gitdir, 'commondir'))) {
       throw new UserError(
-        `\`${repo.dir}\` is a linked git worktree, which memvault can commit to only through the git command`,
-        'install git, build in the main work tree, or use --no-commit',
         'git/worktree',
+        `\`${repo.dir}\` is a linked git worktree, which memvault can commit to only through the git command`,
       );
     }
     const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
     if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
       throw new UserError(
-        `${repo.dir} is a ${format.toUpperCase()} git repository, which memvault can commit to only through the git command`,
-        'install git (memvault uses it when it is on PATH), or build with --no-commit',
         'git/object-format',
+        `${repo.dir} is a ${format.toUpperCase()} git repository, which memvault can commit to only through the git command`,
       );
     }
     refuseFilters(repo, attributeFiles(repo));
@@ -134,9 +132,8 @@ export const isoBackend: GitBackend = {
             }
             if (current !== parentOid) {
               throw new UserError(
-                `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
-                'run the build again: the files are written, the next build commits them',
                 'git/head-moved',
+                `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
               );
             }
             await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
@@ -253,9 +250,8 @@ function refuseFilters(repo: Repo, files: readonly string[]): void {
     }
     if (/(^|\s)filter=/m.test(text)) {
       throw new UserError(
-        `${path.relative(repo.dir, file) || file} sets a git filter (filter=), which memvault applies only through the git command`,
-        'install git (memvault uses it when it is on PATH), or build with --no-commit and commit with git',
         'git/filter',
+        `${path.relative(repo.dir, file) || file} sets a git filter (filter=), which memvault applies only through the git command`,
       );
     }
   }

@@ -72,11 +72,9 @@ export function resolveOpenAiSettings(
   const keyVar = profile.api_key_env ?? (official ? 'OPENAI_API_KEY' : undefined);
   const key = keyVar ? nonEmpty(env[keyVar]) : undefined;
   if (!key && keyVar && options.requireKey !== false && (official || profile.api_key_env !== undefined)) {
-    throw new UserError(
-      `no API key for profile \`${name}\`: the environment variable \`${keyVar}\` is not set`,
-      `export ${keyVar}=… before running memvault (keys are read from the environment only, never from the vault); or use a local server (base_url) or \`provider: extractive\``,
-      'llm/api-key',
-    );
+    throw new UserError('llm/api-key', `no API key for profile \`${name}\`: the environment variable \`${keyVar}\` is not set`, {
+      variable: keyVar,
+    });
   }
   const timeoutS = profile.timeout_s ?? config.llm.timeout_s;
   return {

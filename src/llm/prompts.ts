@@ -22,7 +22,7 @@ export const PROMPT_NAMES = ['daily', 'weekly', 'monthly', 'longterm', 'waterfal
 /** `daily`, `weekly`, … `session-primer`: the file name without `.yaml`. */
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
-/** The seed design's plain format for base models, used when a prompt file has no `completion` section. */
+/** A plain format for base models, used when a prompt file has no `completion` section. */
 export const SEED_COMPLETION_PROMPT =
   '{{notes}}\n# Memories:\n\n{{sources}}\n\n# Summary (first-person perspective, I/me/my, no meta-commentary):\n>';
 const DEFAULT_SOURCE = '### {{heading}}\n\n{{body}}\n';

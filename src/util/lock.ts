@@ -52,9 +52,8 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
     onCompromised: (error: Error): void => {
       // Called from a timer: throwing here would crash the process with a stack. Record it; writes and release report it.
       lost = new UserError(
-        `the build lock ${path.relative(process.cwd(), lockPath) || lockPath} was lost while this build ran (${error.message}); nothing more is written`,
-        'another process removed or replaced .memvault/build.lock; check that no other build runs, then run the build again',
         'lock/lost',
+        `the build lock ${path.relative(process.cwd(), lockPath) || lockPath} was lost while this build ran (${error.message}); nothing more is written`,
       );
       setLockLost(lost);
     },

@@ -37,11 +37,9 @@ export async function diffCommand(file: string, options: DiffCommandOptions): Pr
   } else {
     const previous = await target.history.previous(to.commit, target.repoPath);
     if (!previous)
-      throw new UserError(
-        `\`${target.repoPath}\` has only one committed version up to ${to.commit.slice(0, 7)}`,
-        `nothing to compare; see \`memvault log ${file}\``,
-        'git/one-version',
-      );
+      throw new UserError('git/one-version', `\`${target.repoPath}\` has only one committed version up to ${to.commit.slice(0, 7)}`, {
+        file,
+      });
     from = { commit: previous.commit.oid, timestamp: previous.commit.timestamp, located: previous.located };
   }
   const [oldText, newText] = [await target.history.readText(from.located.blob), await target.history.readText(to.located.blob)];
@@ -66,11 +64,9 @@ async function sideAt(target: HistoryTarget, commit: string, label: string, late
     if (newest?.blob)
       return { commit: newest.commit.oid, timestamp: newest.commit.timestamp, located: { path: newest.path, blob: newest.blob } };
   }
-  throw new UserError(
-    `\`${target.repoPath}\` did not exist at ${label} (${commit.slice(0, 7)})`,
-    `see \`memvault log ${target.repoPath}\` for the commits that have it`,
-    'git/not-then',
-  );
+  throw new UserError('git/not-then', `\`${target.repoPath}\` did not exist at ${label} (${commit.slice(0, 7)})`, {
+    file: target.repoPath,
+  });
 }
 
 function colorize(patch: string): string {
