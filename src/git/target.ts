@@ -30,8 +30,7 @@ export async function openHistoryTarget(file: string, options: { root: string; c
   const zone = config.timezone;
   const vaultDir = path.resolve(options.root, config.vault);
   const repo = findRepo(vaultDir) ?? findRepo(options.root);
-  if (!repo)
-    throw new UserError('git/not-a-repo', `${options.root} is not in a git repository, so there is no history`);
+  if (!repo) throw new UserError('git/not-a-repo', `${options.root} is not in a git repository, so there is no history`);
   // The history commands read objects through isomorphic-git (fast enough for one file's versions), which knows SHA-1 only.
   const format = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'extensions.objectformat' });
   if (typeof format === 'string' && format.toLowerCase() !== 'sha1') {
@@ -40,14 +39,12 @@ export async function openHistoryTarget(file: string, options: { root: string; c
   }
   const state = await (await gitBackend()).headState(repo);
   const head = 'detached' in state ? state.detached : state.oid;
-  if (!head)
-    throw new UserError('git/no-commits', `the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`);
+  if (!head) throw new UserError('git/no-commits', `the branch \`${'branch' in state ? state.branch : ''}\` has no commits yet`);
   const history = new FileHistory(repo, repoRelative(repo, vaultDir));
 
   const candidates = [path.resolve(options.cwd, file), path.resolve(vaultDir, file)];
   const inRepo = candidates.map((absolute) => repoRelative(repo, absolute)).filter((p): p is string => p !== undefined);
-  if (inRepo.length === 0)
-    throw new UserError('git/outside', `\`${file}\` is outside the repository ${repo.dir}`);
+  if (inRepo.length === 0) throw new UserError('git/outside', `\`${file}\` is outside the repository ${repo.dir}`);
   for (const repoPath of inRepo) {
     if ((await history.locate(head, repoPath)) || (await history.versions(head, repoPath)).length > 0)
       return { repo, history, head, repoPath, zone };

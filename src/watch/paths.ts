@@ -102,7 +102,6 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export function parseDuration(text: string, flag: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? 's']! : NaN;
-  if (!Number.isFinite(ms) || ms <= 0)
-    throw new UserError('cli/duration', `${flag} \`${text}\` is not a duration`, { flag });
+  if (!Number.isFinite(ms) || ms <= 0) throw new UserError('cli/duration', `${flag} \`${text}\` is not a duration`, { flag });
   return Math.round(ms);
 }

@@ -26,8 +26,7 @@ export interface IngestCommandOptions {
  * ingested (the others are imported all the same).
  */
 export async function ingestCommand(files: string[], options: IngestCommandOptions): Promise<void> {
-  if (files.length === 0)
-    throw new UserError('cli/ingest', 'no files to ingest');
+  if (files.length === 0) throw new UserError('cli/ingest', 'no files to ingest');
   if (options.format !== undefined && !INGEST_FORMATS.includes(options.format as IngestFormat)) {
     throw new UserError('cli/format', `unknown format \`${options.format}\``, { formats: INGEST_FORMATS.join(', ') });
   }
@@ -56,7 +55,12 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
   const failed = report.files.filter((file) => file.status === 'failed').length;
   if (failed > 0) {
     const reason = `${failed} of ${report.files.length} file(s) could not be ingested (listed above)`;
-    throw new UserError('ingest/failed', reason, {}, failed < report.files.length ? {} : { hint: 'fix the places listed above and run ingest again' });
+    throw new UserError(
+      'ingest/failed',
+      reason,
+      {},
+      failed < report.files.length ? {} : { hint: 'fix the places listed above and run ingest again' },
+    );
   }
 }
 

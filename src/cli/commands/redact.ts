@@ -64,8 +64,7 @@ export async function redactCommand(targets: readonly string[], options: RedactC
  */
 function markdownFiles(target: string): string[] {
   const stat = lstatSafe(target);
-  if (!stat)
-    throw new UserError('redact/missing', `${target}: no such file or folder`);
+  if (!stat) throw new UserError('redact/missing', `${target}: no such file or folder`);
   if (stat.isFile()) return [target];
   if (!stat.isDirectory()) return [];
   const out: string[] = [];

@@ -20,7 +20,9 @@ export async function showCommand(file: string, options: ShowCommandOptions): Pr
     const versions = await target.history.versions(target.head, target.repoPath);
     const first = versions.at(-1);
     const reason = `\`${target.repoPath}\` did not exist at ${commit.slice(0, 7)} (${formatTime(info.timestamp, target.zone)})`;
-    const since = first ? `its first version is ${first.commit.oid.slice(0, 7)} from ${formatTime(first.commit.timestamp, target.zone)}; ` : '';
+    const since = first
+      ? `its first version is ${first.commit.oid.slice(0, 7)} from ${formatTime(first.commit.timestamp, target.zone)}; `
+      : '';
     throw new UserError('git/not-then', reason, { file }, { hint: `${since}see \`memvault log ${file}\`` });
   }
   process.stdout.write(await target.history.readText(located.blob));
