@@ -12,6 +12,7 @@ export function declareReadCommands(program: Command): void {
     .option('--tier <tier>', 'show the daily, weekly or monthly summaries of the period instead of the memories')
     .option('--memories <from..to>', 'memories by number in the stream (1-based, e.g. 65..128), for waterfall streams')
     .option('--now <datetime>', 'what "today" and "last week" are relative to (ISO 8601); also MEMVAULT_NOW')
+    .option('--transcripts', 'with each distilled coding-agent session, its full transcript (transcripts/; not counted in --budget)')
     .option('--json', 'print the zoom as JSON')
     .addHelpText(
       'after',
@@ -26,7 +27,8 @@ Examples:
   memvault zoom 2026-02-10..2026-02-14
   memvault zoom "last Tuesday" --stream agent
   memvault zoom --memories 65..128 --stream agent
-  memvault zoom yesterday --json | jq '.memories[].path'`,
+  memvault zoom yesterday --json | jq '.memories[].path'
+  memvault zoom 2026-03-10 --transcripts       each ingested session with its full transcript`,
     )
     .action(async (period: string | undefined, options) =>
       (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }),

@@ -1,5 +1,6 @@
 import { parseNumberRange, parsePeriod } from '../../read/period-query.js';
 import { openVault, pickStream } from '../../read/vault.js';
+import { type Transcript, transcriptOf } from '../../read/transcripts.js';
 import { renderZoomMemory, renderZoomSummary, zoom, type ZoomResult } from '../../read/zoom.js';
 import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
@@ -14,6 +15,7 @@ export interface ZoomCommandOptions {
   tier?: string;
   memories?: string;
   now?: string;
+  transcripts?: boolean;
   json?: boolean;
 }
 
@@ -44,7 +46,22 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
   });
   const served = [...result.memories, ...result.summaries].map((item) => item.path);
   recordSources(root, result.stream, served, 'cli:zoom', resolveNow(options.now));
-  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : renderZoom(result, periodText, options));
+  // `--transcripts`: the full session behind each distilled coding-agent memory of the page, after the memory.
+  const transcripts = new Map<string, Transcript>();
+  if (options.transcripts) {
+    for (const item of result.memories) {
+      const memory = stream.memories.find((candidate) => candidate.path === item.path);
+      const transcript = memory && transcriptOf(vault.vaultDir, memory);
+      if (transcript) transcripts.set(item.path, transcript);
+    }
+  }
+  if (options.json) {
+    const memories = result.memories.map((item) => ({
+      ...item,
+      ...(transcripts.has(item.path) ? { transcript: transcripts.get(item.path) } : {}),
+    }));
+    process.stdout.write(`${JSON.stringify({ ...result, memories }, null, 2)}\n`);
+  } else process.stdout.write(renderZoom(result, periodText, options, transcripts));
 }
 
 function positive(value: string | undefined, flag: string): number | undefined {
@@ -56,7 +73,12 @@ function positive(value: string | undefined, flag: string): number | undefined {
 }
 
 /** The text form: a header, the items of the page, then how to page on. */
-export function renderZoom(result: ZoomResult, asked: string | undefined, options: ZoomCommandOptions): string {
+export function renderZoom(
+  result: ZoomResult,
+  asked: string | undefined,
+  options: ZoomCommandOptions,
+  transcripts: ReadonlyMap<string, Transcript> = new Map(),
+): string {
   const what = result.period
     ? `${result.period.label} (${result.period.start} to ${result.period.end})`
     : `memories ${result.memory_range!.from}..${result.memory_range!.to}`;
@@ -73,10 +95,13 @@ export function renderZoom(result: ZoomResult, asked: string | undefined, option
     lines.push(result.showing === 'memories' ? 'No memories in this period.' : `No ${result.showing} summary covers this period.`);
     return `${lines.join('\n')}\n`;
   }
-  for (const m of result.memories)
+  for (const m of result.memories) {
     lines.push(
       renderZoomMemory(m) + (m.summarized_in.length > 0 ? `Summarized in: ${m.summarized_in.map((p) => `\`${p}\``).join(', ')}\n` : ''),
     );
+    const transcript = transcripts.get(m.path);
+    if (transcript) lines.push(`#### Full transcript (\`${transcript.path}\`)\n\n${transcript.text}\n`);
+  }
   for (const s of result.summaries) lines.push(renderZoomSummary(s));
   const { page } = result;
   const noun = result.showing === 'memories' ? 'memories' : 'summaries';
