@@ -36,7 +36,8 @@ Examples:
     .description(
       'Import session transcripts as session memories, one per session and day, secrets redacted. Importing a file again changes nothing.',
     )
-    .option('--stream <name>', 'stream to write to (default: the first stream of the config)')
+    .option('--stream <name>', 'stream to write to, one memory.config.yaml declares (default: the first stream of the config)')
+    .option('--create-stream', 'add the --stream to memory.config.yaml when it is not declared (default: refuse and list the streams)')
     .option('--tag <tag>', 'tag every memory (repeatable)', collect)
     .option('--format <format>', 'claude-code, openai, chatgpt or markdown (default: from the extension and content)')
     .option('--primer', 'write a session primer (summary of what the next session needs) instead of the transcript')

@@ -267,6 +267,19 @@ describe('ingest: bad input', () => {
     expect(date.stderr).toContain('--date `last tuesday` is not an ISO 8601 date or datetime');
     expect(memories(root)).toEqual([]);
   });
+
+  it('refuses a --stream memory.config.yaml does not declare, listing the declared ones; --create-stream adds it', async () => {
+    const root = project({ 'chat.json': 'ingest-openai/chat.json' });
+    const refused = await runCli(['ingest', 'transcripts/chat.json', '--stream', 'notes'], { cwd: root });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('stream `notes` is not declared in memory.config.yaml (streams: main)');
+    expect(memories(root)).toEqual([]);
+    const created = await runCliJson(['ingest', 'transcripts/chat.json', '--stream', 'notes', '--create-stream', '--json'], { cwd: root });
+    expect(created.result.stderr).toContain('added stream `notes` to memory.config.yaml');
+    expect(readText(root, 'memory.config.yaml')).toContain('notes:');
+    expect(memories(root).length).toBeGreaterThan(0);
+    expect(memories(root).every((file) => file.startsWith('vault/notes/memories/'))).toBe(true);
+  });
 });
 
 describe('ingest: secrets', () => {

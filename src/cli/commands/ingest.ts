@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { loadValidConfig } from '../../config/load.js';
+import { checkDeclaredStream, declareStream } from '../../project/streams.js';
 import { ingest, type FileReport, type IngestReport } from '../../ingest/ingest.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../ingest/session.js';
 import { describeRedactions } from '../../redact/redact.js';
@@ -10,6 +12,8 @@ import { formatDiagnostic } from '../output.js';
 export interface IngestCommandOptions {
   root?: string;
   stream?: string;
+  /** `--create-stream`: add an undeclared `--stream` to memory.config.yaml instead of refusing it. */
+  createStream?: boolean;
   tag?: string[];
   format?: string;
   primer?: boolean;
@@ -32,6 +36,14 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
   }
   const cwd = process.cwd();
   const root = findRoot(options.root ?? cwd);
+  if (options.stream !== undefined) {
+    // As for `add`: a stream the config does not declare is a typo until the person says otherwise (--create-stream).
+    const config = await loadValidConfig(root);
+    if (!checkDeclaredStream(config, options.stream, options.createStream === true)) {
+      declareStream(root, config, options.stream);
+      process.stderr.write(`added stream \`${options.stream}\` to memory.config.yaml (calendar: true, waterfall: false)\n`);
+    }
+  }
   const redact = options.redact !== false;
   if (!redact)
     process.stderr.write(
