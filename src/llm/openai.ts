@@ -2,12 +2,12 @@ import type { OpenAI } from 'openai';
 import { hashValue } from '../util/hash.js';
 import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Diagnostic, Tier } from '../vault/model.js';
-import { backoffDelay, classifyError, stripControl, SummarizerError, type Fault, type SdkErrors } from './faults.js';
+import { backoffDelay, classifyError, stripControl, SummarizerError, type Fault } from './faults.js';
 import { renderPrompt, type RenderedPrompt } from './openai-render.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from './openai-settings.js';
 import { cleanOutput } from './output.js';
 import { promptFingerprint, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
-import { noRedirectFetch, stringOr, UsageAudit, withDeadline } from './transport.js';
+import { lazyOpenAiClient, stringOr, UsageAudit, withDeadline } from './transport.js';
 import type { Summarizer, SummaryOutput, SummaryRequest, SummaryUsage } from './types.js';
 
 /**
@@ -49,7 +49,6 @@ export function createOpenAiSummarizer(
   const random = options.random ?? Math.random;
   const secrets = settings.apiKey === PLACEHOLDER_KEY ? [] : [settings.apiKey];
   const ids = new Map<Tier, string>();
-  let sdk: Promise<{ client: OpenAI; errors: SdkErrors }> | undefined;
   /** Set once a fault means every later call would fail too (bad key, unknown model, server unreachable). */
   let halted: Fault | undefined;
   /** Absurd usage figures seen while calling, handed to the build by `takeDiagnostics`. */
@@ -60,22 +59,7 @@ export function createOpenAiSummarizer(
     if (!loaded) throw new Error(`no prompt loaded for \`${name}\``);
     return loaded.prompt;
   };
-  const connect = (): Promise<{ client: OpenAI; errors: SdkErrors }> =>
-    (sdk ??= import('openai').then((module) => ({
-      client: new module.OpenAI({
-        apiKey: settings.apiKey,
-        baseURL: settings.baseURL,
-        // Retries are ours: bounded, counted, with configurable backoff.
-        maxRetries: 0,
-        timeout: settings.timeoutMs,
-        logLevel: 'off',
-        // Redirects are not followed: memory text goes to the configured origin or nowhere.
-        fetch: noRedirectFetch,
-        // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI; other hosts do not get them.
-        ...(settings.official ? {} : { organization: null, project: null }),
-      }),
-      errors: module,
-    })));
+  const connect = lazyOpenAiClient(settings);
 
   const call = async (
     rendered: RenderedPrompt,

@@ -1,5 +1,6 @@
+import type { OpenAI } from 'openai';
 import type { Diagnostic } from '../vault/model.js';
-import { checkUsage, displayUrl, RedirectRefusedError } from './faults.js';
+import { checkUsage, displayUrl, RedirectRefusedError, type SdkErrors } from './faults.js';
 
 /**
  * What memvault puts between the openai SDK and an untrusted server: a
@@ -76,4 +77,39 @@ export class UsageAudit {
       },
     ];
   }
+}
+
+/** What a client of an OpenAI-compatible endpoint needs from its resolved settings. */
+export interface ClientSettings {
+  apiKey: string;
+  baseURL: string;
+  timeoutMs: number;
+  /** api.openai.com itself: only then may OpenAI's organization and project settings be sent. */
+  official: boolean;
+}
+
+/**
+ * The official SDK's client for one endpoint, loaded on the first call (a
+ * build or search that calls nothing never loads the SDK) and shared after.
+ * The summarizer and the embeddings client both get theirs here, so both
+ * send memory text the same guarded way.
+ */
+export function lazyOpenAiClient(settings: ClientSettings): () => Promise<{ client: OpenAI; errors: SdkErrors }> {
+  let sdk: Promise<{ client: OpenAI; errors: SdkErrors }> | undefined;
+  return () =>
+    (sdk ??= import('openai').then((module) => ({
+      client: new module.OpenAI({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseURL,
+        // Retries are ours: bounded, counted, with configurable backoff.
+        maxRetries: 0,
+        timeout: settings.timeoutMs,
+        logLevel: 'off',
+        // Redirects are not followed: memory text goes to the configured origin or nowhere.
+        fetch: noRedirectFetch,
+        // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI; other hosts do not get them.
+        ...(settings.official ? {} : { organization: null, project: null }),
+      }),
+      errors: module,
+    })));
 }

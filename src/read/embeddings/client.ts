@@ -1,8 +1,7 @@
-import type { OpenAI } from 'openai';
 import type { Config, EmbeddingsConfig } from '../../config/schema.js';
-import { backoffDelay, classifyError, type Fault, type SdkErrors } from '../../llm/faults.js';
+import { backoffDelay, classifyError, type Fault } from '../../llm/faults.js';
 import { PLACEHOLDER_KEY, resolveOpenAiSettings, type OpenAiSettings } from '../../llm/openai-settings.js';
-import { noRedirectFetch, withDeadline } from '../../llm/transport.js';
+import { lazyOpenAiClient, withDeadline } from '../../llm/transport.js';
 
 /**
  * Embeddings through any OpenAI-compatible `/v1/embeddings` (OpenAI, Ollama,
@@ -66,22 +65,9 @@ export function createEmbedder(config: Config, profile: EmbeddingsConfig, option
   const settings = resolveEmbeddingSettings(config, profile, options.env ?? process.env);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const secrets = settings.apiKey === PLACEHOLDER_KEY ? [] : [settings.apiKey];
-  let sdk: Promise<{ client: OpenAI; errors: SdkErrors }> | undefined;
   let halted: Fault | undefined;
   let calls = 0;
-  const connect = (): Promise<{ client: OpenAI; errors: SdkErrors }> =>
-    (sdk ??= import('openai').then((module) => ({
-      client: new module.OpenAI({
-        apiKey: settings.apiKey,
-        baseURL: settings.baseURL,
-        maxRetries: 0,
-        timeout: settings.timeoutMs,
-        logLevel: 'off',
-        fetch: noRedirectFetch,
-        ...(settings.official ? {} : { organization: null, project: null }),
-      }),
-      errors: module,
-    })));
+  const connect = lazyOpenAiClient(settings);
   return {
     model: settings.model,
     dimensions: profile.dimensions,
