@@ -58,7 +58,10 @@ export function extractFacts(source: FactSource): ExtractedFacts {
   const data = front.data;
   const supersedes = idList(data.supersedes);
   const compatibleWith = idList(data.compatible_with);
-  const validity = () => readValidity(data, source, front.positionOf, problems);
+  // The window is the memory's (its frontmatter), read when its first fact is: a bad date is reported once, and only
+  // for a memory that states a fact.
+  let window: { validFrom: string; validTo: string | undefined } | undefined;
+  const validity = () => (window ??= readValidity(data, source, front.positionOf, problems));
 
   if (String(data.kind ?? '').toLowerCase() === 'fact') {
     const key = typeof data.key === 'string' || typeof data.key === 'number' ? String(data.key) : '';
@@ -152,12 +155,9 @@ function readValidity(
     if (value === undefined || value === null || value === '') return undefined;
     const match = DAY.exec(String(value));
     if (match) return match[1];
-    // Reported once per memory, at the key, not once per inline fact.
-    if (!problems.some((problem) => problem.path === source.path && problem.reason.startsWith(`\`${key}\``))) {
-      problems.push(
-        diagnostic('fact/invalid-date', { path: source.path, ...positionOf(key) }, `\`${key}\` is "${String(value)}", not a date`),
-      );
-    }
+    problems.push(
+      diagnostic('fact/invalid-date', { path: source.path, ...positionOf(key) }, `\`${key}\` is "${String(value)}", not a date`),
+    );
     return undefined;
   };
   return { validFrom: day('valid_from') ?? source.day, validTo: day('valid_to') };

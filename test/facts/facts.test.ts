@@ -52,6 +52,11 @@ describe('facts are read from kind: fact memories and inline lines', () => {
     const badDate = read('y', '2026-01-01', '---\ndate: 2026-01-01\nkind: fact\nkey: owner\nvalue: ana\nvalid_to: soon\n---\n');
     expect(badDate.facts).toMatchObject([{ value: 'ana', validTo: undefined }]);
     expect(badDate.problems).toMatchObject([{ rule: 'fact/invalid-date', line: 6 }]);
+    // The window is the memory's: reported once however many facts it states, and not at all without a fact.
+    const inline = read('z', '2026-01-01', '---\ndate: 2026-01-01\nvalid_from: later\n---\nFact: a = 1\nFact: b = 2\n');
+    expect(inline.facts).toHaveLength(2);
+    expect(inline.problems).toMatchObject([{ rule: 'fact/invalid-date', line: 3 }]);
+    expect(read('w', '2026-01-01', '---\nvalid_from: later\n---\nNo facts here.\n').problems).toEqual([]);
   });
 });
 
