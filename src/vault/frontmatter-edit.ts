@@ -1,5 +1,6 @@
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { UserError } from '../util/errors.js';
+import { MAX_YAML_ALIASES } from './frontmatter.js';
 
 /**
  * Small edits of a memory's YAML frontmatter made on a person's behalf
@@ -65,7 +66,14 @@ function appendLine(matter: string, line: string): string {
 function withListItem(matter: string, key: string, value: string): string {
   const doc = parsedMatter(matter);
   const node = doc.get(key, true) as { range?: [number, number, number] } | undefined;
-  const current: unknown = (doc.toJS() as Record<string, unknown> | null)?.[key];
+  // With the loader's alias limit: the file may have changed since it was loaded and checked.
+  let data: Record<string, unknown> | null;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as Record<string, unknown> | null;
+  } catch {
+    throw new UserError('fact/frontmatter', `the frontmatter expands more than ${MAX_YAML_ALIASES} YAML aliases`, {});
+  }
+  const current: unknown = data?.[key];
   const items = Array.isArray(current) ? current.map(String) : current === undefined || current === null ? [] : [String(current)];
   if (items.includes(value)) return matter;
   const list = flowList([...items, value]);

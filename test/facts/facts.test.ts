@@ -182,5 +182,14 @@ describe('resolve edits only the keys it records', () => {
     expect(addToFrontmatter('No frontmatter.\n', 'compatible_with', 'z', undefined)).toBe(
       '---\ncompatible_with: [z]\n---\nNo frontmatter.\n',
     );
+    // A file swapped for an alias bomb after it was loaded is refused with the loader's limit, never expanded.
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(9)
+          .fill(`*${'abcdefghi'[i - 1]}`)
+          .join(', ')}]`,
+      );
+    expect(() => addToFrontmatter(`---\n${levels.join('\n')}\n---\nBody.\n`, 'supersedes', 'x', undefined)).toThrow(/aliases/);
   });
 });
