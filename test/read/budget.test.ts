@@ -26,6 +26,13 @@ describe('allocateBudget', () => {
       background: 30,
       index: 40,
     });
+    // Found by the property below: the rounding remainder once went whole to the first tier, past its demand.
+    expect(allocateBudget(8, { critical: 3, relevant: 3, background: 2, index: 1 }, sharesFor('review'))).toEqual({
+      critical: 3,
+      relevant: 3,
+      background: 2,
+      index: 0,
+    });
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 50_000 }),

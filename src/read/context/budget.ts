@@ -47,10 +47,17 @@ export function allocateBudget(budget: number, demand: Record<TierName, number>,
     const offers = new Map(open.map((tier) => [tier, Math.floor((remaining * shares[tier]) / total)]));
     const satisfied = open.filter((tier) => demand[tier] - allowance[tier] <= offers.get(tier)!);
     if (satisfied.length === 0) {
-      // Everyone wants more than their share: give the shares, and the rounding remainder to the first open tier.
+      // Everyone wants more than their share: give the shares, then the rounding remainder
+      // (fewer tokens than open tiers) one token each, never past a tier's demand.
       for (const tier of open) allowance[tier] += offers.get(tier)!;
-      const rest = remaining - open.reduce((sum, tier) => sum + offers.get(tier)!, 0);
-      allowance[open[0]!] += rest;
+      let rest = remaining - open.reduce((sum, tier) => sum + offers.get(tier)!, 0);
+      for (const tier of open) {
+        if (rest === 0) break;
+        if (allowance[tier] < demand[tier]) {
+          allowance[tier] += 1;
+          rest -= 1;
+        }
+      }
       break;
     }
     for (const tier of satisfied) {
