@@ -43,15 +43,19 @@ export interface OpenAiSettings {
  * gets the key only when `api_key_env` names it explicitly, so an OpenAI key is
  * never sent to a local or third-party server by accident; without one a
  * placeholder is sent. A missing key for api.openai.com is a `UserError`,
- * unless `requireKey` is false (dry runs spend nothing).
+ * unless `requireKey` is false (dry runs spend nothing). `configPath` names
+ * the profile's place in memory.config.yaml in messages (default
+ * `llm.profiles.<name>`).
  */
 export function resolveOpenAiSettings(
   config: Config,
   name: string,
   profile: LlmProfile,
   env: NodeJS.ProcessEnv,
-  options: { requireKey?: boolean } = {},
+  options: { requireKey?: boolean; configPath?: string } = {},
 ): OpenAiSettings {
+  // Where the profile lives in memory.config.yaml, for messages: the embeddings profile is not under `llm.profiles`.
+  const configPath = options.configPath ?? `llm.profiles.${name}`;
   const rawUrl = nonEmpty(env.MEMVAULT_BASE_URL) ?? profile.base_url ?? OPENAI_BASE_URL;
   let url: URL;
   try {
@@ -67,7 +71,7 @@ export function resolveOpenAiSettings(
   }
   if (profile.api_key_env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(profile.api_key_env)) {
     // Somebody pasted the key itself: say so without repeating it.
-    throw new UserError('llm/api-key-env', `\`llm.profiles.${name}.api_key_env\` must name an environment variable, not hold a key`);
+    throw new UserError('llm/api-key-env', `\`${configPath}.api_key_env\` must name an environment variable, not hold a key`);
   }
   const keyVar = profile.api_key_env ?? (official ? 'OPENAI_API_KEY' : undefined);
   const key = keyVar ? nonEmpty(env[keyVar]) : undefined;

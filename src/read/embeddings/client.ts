@@ -51,6 +51,7 @@ export function resolveEmbeddingSettings(config: Config, profile: EmbeddingsConf
       ...(profile.api_key_env ? { api_key_env: profile.api_key_env } : {}),
     },
     rest,
+    { configPath: 'embeddings' },
   );
 }
 
