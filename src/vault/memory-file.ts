@@ -191,6 +191,9 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
     importance,
     sha256: sha256(bytes),
   };
+  const duplicateOf = typeof fm.data.duplicate_of === 'string' ? fm.data.duplicate_of.trim() : '';
+  if (duplicateOf && duplicateOf !== memory.id) memory.duplicateOf = duplicateOf;
+  if (memory.kind.toLowerCase() === 'fact' || /\bFact:/i.test(body)) memory.mayHoldFact = true;
   return { ok: true, content: { memory, body, frontmatter: fm.data } };
 }
 

@@ -59,6 +59,10 @@ export interface Memory {
   importance: Importance;
   /** SHA-256 of the whole file content. */
   sha256: string;
+  /** Frontmatter `duplicate_of`: the id of the memory this one repeats (`memvault consolidate --apply`); left out of summaries. */
+  duplicateOf?: string;
+  /** The memory may hold a fact (`kind: fact` or a `Fact:` line): only these are read for facts in force when forgetting. */
+  mayHoldFact?: true;
 }
 
 /** A memory together with its parsed body, loaded only when a stage needs the text. */
