@@ -1,0 +1,152 @@
+import { eachDay } from '../../time/periods.js';
+import { MemvaultError } from '../../util/errors.js';
+import { hashValue } from '../../util/hash.js';
+import { countBytes, countTokens } from '../../util/tokens.js';
+import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
+import { memoryItem, selectCoverage } from './items.js';
+import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
+import { renderPackage } from './render.js';
+
+/**
+ * Stage 6, assemble: the bounded UPLOAD_PACKAGE.md of one stream. A pure
+ * function of the memories, the summaries, the bands (from `now`) and the
+ * config; bodies come through the two readers passed in.
+ *
+ * Selection: critical items (pinned memories) first; then every day from the
+ * first memory to today covered exactly once, by the coarsest summary whose
+ * whole period lies in bands that allow its tier, else by finer tiers, else
+ * by the raw memories.
+ *
+ * Over budget, detail is traded for coverage in this fixed order, each step
+ * oldest first, until the package fits:
+ *   1. dailies of a complete week → that week's summary
+ *   2. weeklies of a complete month → that month's summary
+ *   3. raw memories → their first sentence
+ *   4. leave out the oldest items (listed in the manifest)
+ * If the critical section alone is over budget the build fails and says what to unpin.
+ *
+ * Under budget, spare room buys detail back (`refine`): the coarsest summary
+ * (long-term, then monthlies, weeklies, dailies; the newest first within a
+ * tier) is replaced by the finer items it was built from, whenever they all
+ * exist and the package still fits. A sparse history (sessions days or weeks
+ * apart) then fills its budget with monthlies and weeklies instead of one
+ * long-term summary; a steady history, whose pyramid already fills the
+ * budget, stays as it is.
+ */
+
+/** The pinned memories alone are over the package budget; `pinned` is largest first. */
+export class CriticalOverBudgetError extends MemvaultError {
+  constructor(
+    readonly stream: string,
+    readonly tokens: number,
+    readonly bytes: number,
+    readonly pinned: { path: string; tokens: number }[],
+  ) {
+    const biggest = pinned
+      .slice(0, 3)
+      .map((p) => `${p.path} (${p.tokens} tokens)`)
+      .join(', ');
+    const reason = `the critical section of stream \`${stream}\` alone is ${tokens} tokens / ${bytes} bytes, over the package budget`;
+    super('package/critical-over-budget', reason, { biggest });
+    this.name = 'CriticalOverBudgetError';
+  }
+}
+
+/** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
+export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
+  const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
+  // v2: the header names zoom, search and context.
+  return hashValue({
+    v: 2,
+    stream: input.stream,
+    bands: input.bands,
+    upload: input.upload,
+    tokenizer: input.tokenizer,
+    memories: input.memories.map((m) => [m.path, m.sha256]),
+    summaries,
+  });
+}
+
+/** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
+export function assemblePackage(input: PackageInput, inputHash = packageInputHash(input)): AssembledPackage {
+  const { bands } = input;
+  const pinned = input.memories.filter((memory) => memory.importance === 'pinned');
+  const critical: Item[] = pinned.map((memory) => memoryItem(memory, 'pinned', input, 'pinned: always included'));
+  const history = selectCoverage(input);
+
+  const firstDay = input.memories[0]?.day ?? null;
+  const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
+  const render = (): string => renderPackage(input, firstDay, critical, history);
+  const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
+  const fits = (text: string): boolean => {
+    if (countBytes(text) > input.upload.max_bytes) return false;
+    // Counting the whole package after every degradation step was most of the assembly time. A sum of
+    // memoized paragraph counts is within a few tokens of the real count: a clear miss skips the exact count.
+    if (estimateTokens(text) > input.upload.max_tokens * 1.02) return false;
+    return countTokens(text, input.tokenizer) <= input.upload.max_tokens;
+  };
+  const paragraphTokens = new Map<string, number>();
+  const estimateTokens = (text: string): number => {
+    const paragraphs = text.split('\n\n');
+    let sum = paragraphs.length - 1; // each `\n\n` is one token
+    for (const paragraph of paragraphs) {
+      let tokens = paragraphTokens.get(paragraph);
+      if (tokens === undefined) paragraphTokens.set(paragraph, (tokens = countTokens(paragraph, input.tokenizer)));
+      sum += tokens;
+    }
+    return sum;
+  };
+
+  const criticalOnly = renderPackage(input, firstDay, critical, []);
+  if (!fits(criticalOnly)) {
+    const size = measure(criticalOnly);
+    const sizes = critical
+      .map((item) => ({ path: item.path, tokens: countTokens(item.render(), input.tokenizer) }))
+      .sort((a, b) => b.tokens - a.tokens);
+    throw new CriticalOverBudgetError(input.stream, size.tokens, size.bytes, sizes);
+  }
+
+  let text = render();
+  const steps = [
+    () => promote(history, 'daily', 'weekly', input),
+    () => promote(history, 'weekly', 'monthly', input),
+    () => shortenOldestMemory(history, input),
+    () => leaveOutOldest(history),
+  ];
+  for (const step of steps) {
+    while (!fits(text) && step()) text = render();
+  }
+  // Spare room buys detail back; never once something had to be degraded or left out.
+  if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
+
+  const size = measure(text);
+  const covered = new Set<string>();
+  for (const item of history) if (item.status !== 'left-out') for (const day of eachDay(item.start, item.end)) covered.add(day);
+  const manifest: Manifest = {
+    memvault: 'manifest',
+    stream: input.stream,
+    budget: { max_tokens: input.upload.max_tokens, max_bytes: input.upload.max_bytes },
+    tokens: size.tokens,
+    bytes: size.bytes,
+    bands,
+    coverage: {
+      first_day: firstDay,
+      last_day: bands.today,
+      days_with_memories: daysWithMemories.size,
+      days_covered: [...daysWithMemories].filter((day) => covered.has(day)).length,
+    },
+    items: [...critical, ...history].map(({ type, tier, id, path, start, end, status, reason, summary }) => ({
+      type,
+      tier,
+      id,
+      path,
+      start,
+      end,
+      status,
+      ...(reason ? { reason } : {}),
+      ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}),
+    })),
+    input_hash: inputHash,
+  };
+  return { text, manifest };
+}

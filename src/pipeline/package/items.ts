@@ -1,0 +1,116 @@
+import { eachDay } from '../../time/periods.js';
+import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
+import { rankOfDay, TIER_RANK } from '../bands.js';
+import { demoteHeadings } from '../rollup.js';
+import type { Item, PackageInput } from './model.js';
+
+/** The package's items: choosing them (coverage), ordering them, and how each renders. */
+
+/** Chooses, oldest first, the items that cover every day with memories exactly once. */
+export function selectCoverage(input: PackageInput): Item[] {
+  const { bands } = input;
+  const covered = new Set<string>();
+  const items: Item[] = [];
+  const usable = [...input.summaries.values()].filter(
+    (summary) => summary.meta.stream === input.stream && !summary.meta.review?.includes('over-budget'),
+  );
+  const tiers: CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
+  for (const tier of tiers) {
+    const rank = TIER_RANK[tier];
+    for (const summary of usable.filter((s) => s.meta.tier === tier).sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1))) {
+      const days = eachDay(summary.meta.start, summary.meta.end);
+      if (days.some((day) => rankOfDay(day, bands) < rank || covered.has(day))) continue;
+      for (const day of days) covered.add(day);
+      items.push(summaryItem(summary, input));
+    }
+  }
+  for (const memory of input.memories) {
+    if (memory.importance === 'pinned' || covered.has(memory.day)) continue;
+    const inRawBand = memory.day >= bands.rawFrom;
+    items.push(memoryItem(memory, 'memory', input, inRawBand ? undefined : 'no usable summary covers this day'));
+  }
+  return items.sort(compareItems);
+}
+
+export function compareItems(a: Item, b: Item): number {
+  if (a.start !== b.start) return a.start < b.start ? -1 : 1;
+  if (a.end !== b.end) return a.end < b.end ? 1 : -1; // a coarser item before the finer ones it contains
+  const am = a.memory?.minute ?? 0;
+  const bm = b.memory?.minute ?? 0;
+  return am !== bm ? am - bm : a.path < b.path ? -1 : 1;
+}
+
+export function summaryItem(summary: Summary, input: PackageInput): Item {
+  const tier = summary.meta.tier as CalendarTier;
+  return {
+    type: 'summary',
+    summary,
+    tier,
+    id: summary.meta.period,
+    path: summary.path,
+    start: summary.meta.start,
+    end: summary.meta.end,
+    status: 'included',
+    render: () => {
+      const parsed = input.readSummary(summary);
+      const body = withoutPinnedBullets(demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed));
+      return `## ${sectionTitle(summary)}\n\n${body}`;
+    },
+  };
+}
+
+/**
+ * A summary's `**Pinned:**` bullets left out: the critical section carries
+ * every pinned memory in full, so each appears once in the package. A day
+ * label or a section heading left with nothing under it goes too.
+ */
+export function withoutPinnedBullets(body: string): string {
+  if (!body.includes('**Pinned:**')) return body;
+  const lines = body.split('\n').filter((line) => !/^\s*[-*] (?:\*\*[^*\n]+\*\* )?\*\*Pinned:\*\*/.test(line));
+  const kept = lines.filter((line, i) => {
+    if (!/^\s*[-*] \*\*[^*\n]+\*\*\s*$/.test(line)) return true;
+    // A day label over nested bullets: kept only while a nested bullet follows.
+    return /^\s{2,}[-*] /.test(lines[i + 1] ?? '');
+  });
+  return kept
+    .join('\n')
+    .replace(/^(#{2,6} [^\n]*)\n+(?=#{2,6} |$(?![\s\S]))/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function sectionTitle(summary: Summary): string {
+  const { tier, period, start, end } = summary.meta;
+  if (tier === 'longterm') return `Long-term memory (${start} to ${end})`;
+  if (tier === 'monthly') return `Month ${period} (${start} to ${end})`;
+  if (tier === 'weekly') return `Week ${period} (${start} to ${end})`;
+  return `Day ${period}`;
+}
+
+export function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: PackageInput, reason?: string): Item {
+  const item: Item = {
+    type,
+    tier: 'raw',
+    id: memory.id,
+    path: memory.path,
+    start: memory.day,
+    end: memory.day,
+    status: 'included',
+    memory,
+    render: () => {
+      const parsed = input.readMemory(memory);
+      return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3, parsed)}`;
+    },
+  };
+  if (reason) item.reason = reason;
+  return item;
+}
+
+export function memoryHeading(memory: Memory): string {
+  const time = /T\d{2}:\d{2}/.test(memory.date)
+    ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
+    : '';
+  const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
+  // Without a title the day and time are the heading: the body says the rest, the file id says nothing.
+  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
+}

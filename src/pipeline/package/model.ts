@@ -1,0 +1,63 @@
+import type { UploadConfig } from '../../config/schema.js';
+import type { TokenizerName } from '../../util/tokens.js';
+import type { ParsedContent } from '../../vault/cache.js';
+import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
+import type { Bands } from '../bands.js';
+
+/** The package's data: what assembly takes, the manifest it writes, and the items it chooses among. */
+
+export interface PackageInput {
+  stream: string;
+  /** The vault folder as the user knows it (e.g. `vault`), for the hints in an empty package. */
+  vaultLabel: string;
+  bands: Bands;
+  memories: readonly Memory[];
+  summaries: ReadonlyMap<string, Summary>;
+  upload: UploadConfig;
+  tokenizer: TokenizerName;
+  readMemory: (memory: Memory) => ParsedContent;
+  readSummary: (summary: Summary) => ParsedContent;
+}
+
+export type ItemStatus = 'included' | 'degraded' | 'left-out';
+
+export interface ManifestItem {
+  type: 'pinned' | 'summary' | 'memory';
+  tier: CalendarTier | 'raw';
+  /** Period of a summary, or the memory id. */
+  id: string;
+  path: string;
+  start: string;
+  end: string;
+  status: ItemStatus;
+  /** Why an item is degraded, left out, or raw outside the full-detail band. */
+  reason?: string;
+  /** Summaries only: must-keep items of its sources the summary lost (its frontmatter `dropped:`), so nothing is lost silently. */
+  dropped?: string[];
+}
+
+export interface Manifest {
+  memvault: 'manifest';
+  stream: string;
+  budget: { max_tokens: number; max_bytes: number };
+  tokens: number;
+  bytes: number;
+  bands: Bands;
+  coverage: { first_day: string | null; last_day: string; days_with_memories: number; days_covered: number };
+  items: ManifestItem[];
+  /** Hash of everything the package was assembled from: equal hash, equal package. */
+  input_hash: string;
+}
+
+export interface AssembledPackage {
+  text: string;
+  manifest: Manifest;
+}
+
+/** An item of the package: a pinned memory, a summary or a raw memory, with how to render it. */
+export interface Item extends ManifestItem {
+  /** Rendered markdown of the item (a section). */
+  render: () => string;
+  memory?: Memory;
+  summary?: Summary;
+}
