@@ -20,6 +20,10 @@ export type TierBudget = { target_tokens: number; max_bytes: number };
 const streamSchema = z.strictObject({
   calendar: z.boolean().default(true).describe('Roll memories up into daily/weekly/monthly/long-term summaries.'),
   waterfall: z.boolean().default(false).describe('Count-based waterfall compaction for agent streams.'),
+  forget: z
+    .boolean()
+    .optional()
+    .describe('`false`: never forget a memory of this stream (default: unused memories leave the package after `forget_after_days`).'),
 });
 
 const profileSchema = z.strictObject({
@@ -82,6 +86,14 @@ export const configSchema = z.strictObject({
     .refine((zone) => isValidTimeZone(zone), { message: 'unknown time zone (use an IANA name such as `Europe/Berlin` or `UTC`)' })
     .describe('IANA time zone in which calendar days, weeks and months are cut.'),
   tokenizer: z.enum(['o200k_base', 'cl100k_base']).default('o200k_base'),
+  forget_after_days: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Days after which a low or normal memory no retrieval used leaves the package detail and the context candidates (default 90).',
+    ),
   streams: z
     .record(z.string().regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'), streamSchema)
     .default({ main: { calendar: true, waterfall: false } }),

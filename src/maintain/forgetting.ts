@@ -1,4 +1,4 @@
-import { daysBetween } from '../time/periods.js';
+import { daysBetween, todayIn } from '../time/periods.js';
 import type { Importance } from '../vault/model.js';
 
 /**
@@ -60,4 +60,61 @@ export function forgottenIds(
     if (retentionOf(memory, today, lastUsed.get(memory.id), factsInForce.has(memory.id), policy) === 'forgotten') out.add(memory.id);
   }
   return out;
+}
+
+/** A forgotten memory, as the manifest and `status --json` list it. */
+export interface ForgottenMemory {
+  id: string;
+  path: string;
+  day: string;
+  /** Day of the last retrieval that served it (too long ago), when there was one. */
+  last_used?: string;
+}
+
+/** The settings forgetting reads (`forget_after_days`, a stream's `forget`); the defaults when absent. */
+export interface ForgettingConfig {
+  timezone: string;
+  forget_after_days?: number | undefined;
+  streams: Record<string, { forget?: boolean | undefined }>;
+}
+
+/** The policy of one stream: `forget_after_days` (default 90), off with `forget: false`. */
+export function policyOf(config: ForgettingConfig, stream: string): ForgettingPolicy {
+  return { afterDays: config.forget_after_days ?? FORGET_AFTER_DAYS, enabled: config.streams[stream]?.forget !== false };
+}
+
+/**
+ * The forgetting decision of a stream: a pure function of its memories, their
+ * usage counts (memory id → last use as an ISO instant), `now`, the config and
+ * the ids of memories holding a fact in force. Copies marked `duplicate_of`
+ * are not listed: they are left out as duplicates already.
+ *
+ * @example
+ *   decideForgetting(memories, readUsage(root, 'main'), new Date(), config, 'main', new Set()) // [{ id: '2026-01-10-note', … }]
+ */
+export function decideForgetting(
+  memories: readonly (ForgettingInput & { path: string; duplicateOf?: string | undefined })[],
+  usage: ReadonlyMap<string, { lastUsed: string }>,
+  now: Date,
+  config: ForgettingConfig,
+  stream: string,
+  factsInForce: ReadonlySet<string>,
+): ForgottenMemory[] {
+  const policy = policyOf(config, stream);
+  if (!policy.enabled) return [];
+  const today = todayIn(now, config.timezone);
+  const out: ForgottenMemory[] = [];
+  for (const memory of memories) {
+    if (memory.duplicateOf !== undefined) continue;
+    const lastUsed = lastUseDay(usage.get(memory.id)?.lastUsed, config.timezone);
+    if (retentionOf(memory, today, lastUsed, factsInForce.has(memory.id), policy) !== 'forgotten') continue;
+    out.push({ id: memory.id, path: memory.path, day: memory.day, ...(lastUsed ? { last_used: lastUsed } : {}) });
+  }
+  return out;
+}
+
+function lastUseDay(instant: string | undefined, zone: string): string | undefined {
+  if (!instant) return undefined;
+  const at = new Date(instant);
+  return Number.isNaN(at.getTime()) ? undefined : todayIn(at, zone);
 }

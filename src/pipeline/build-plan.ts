@@ -1,4 +1,6 @@
 import type { Config } from '../config/schema.js';
+import { memoriesForSummaries } from '../maintain/duplicate-marks.js';
+import type { LeftOut } from '../maintain/left-out.js';
 import { addDays, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import type { CalendarTier, Diagnostic, StreamState, VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -106,6 +108,8 @@ export interface BuildPlanInput {
   manifests: ReadonlyMap<string, Manifest | undefined>;
   /** Watch mode: allow writing the package before the rollups (see `StreamPlan.packageFirst`). */
   packageFirst: boolean;
+  /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
+  leftOut?: ReadonlyMap<string, LeftOut>;
   /** The waterfall planner (loaded only when a stream has `waterfall: true`). */
   planWaterfall?: (stream: StreamState) => WaterfallStreamPlan;
   /** Dry runs: estimates calls and tokens of a stream's plan. */
@@ -150,9 +154,11 @@ export function planBuild(input: BuildPlanInput): BuildPlan {
 
 /** The tier planner of one stream (`planDailies` … `planLongterm`), for the apply step's second look at the tiers above daily. */
 export function planTier(tier: CalendarTier, stream: StreamState, longtermThrough: string, ctx: PlanContext): TierPlan {
-  if (tier === 'daily') return planDailies(stream.memories, stream.summaries, ctx);
-  if (tier === 'weekly') return planWeeklies(stream.memories, stream.summaries, ctx);
-  if (tier === 'monthly') return planMonthlies(stream.memories, stream.summaries, ctx);
+  // Copies marked `duplicate_of` are left out of summaries: a day's sources (and input hash) change, so it is rebuilt once.
+  const memories = memoriesForSummaries(stream.memories);
+  if (tier === 'daily') return planDailies(memories, stream.summaries, ctx);
+  if (tier === 'weekly') return planWeeklies(memories, stream.summaries, ctx);
+  if (tier === 'monthly') return planMonthlies(memories, stream.summaries, ctx);
   return planLongterm(stream.summaries, longtermThrough, ctx);
 }
 
@@ -211,8 +217,9 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
 }
 
 /** The package's inputs, as `assemblePackage` takes them (without the readers). */
-export function packageBase(stream: StreamState, bands: Bands, config: Config) {
+export function packageBase(stream: StreamState, bands: Bands, config: Config, leftOut?: LeftOut) {
   return {
+    ...(leftOut && leftOut.ids.size > 0 ? { leftOut } : {}),
     stream: stream.name,
     vaultLabel: config.vault,
     bands,
@@ -226,7 +233,7 @@ export function packageBase(stream: StreamState, bands: Bands, config: Config) {
 function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, inputsChange: boolean): PackagePlan {
   const path = vaultPaths.package(stream.name);
   const previous = input.manifests.get(stream.name);
-  const inputHash = packageInputHash(packageBase(stream, bands, input.config));
+  const inputHash = packageInputHash(packageBase(stream, bands, input.config, input.leftOut?.get(stream.name)));
   const fresh = previous !== undefined && previous.input_hash === inputHash;
   const reason = previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
   return { path, write: reason !== 'fresh', reason, inputHash, previous };

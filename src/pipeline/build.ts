@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
 import { isValidDay } from '../time/periods.js';
+import { leftOutOf } from '../maintain/left-out.js';
 import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
@@ -146,7 +147,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
   const waterfall = hasWaterfall ? await import('./waterfall-build.js') : undefined;
   const estimate = report.dryRun ? await import('./estimate.js') : undefined;
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool };
+  // Duplicates and forgotten memories leave the package's detail (left-out.ts: usage counts are read here, the plan stays pure).
+  const leftOut = new Map(
+    [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
+  );
+  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut };
   const planStarted = performance.now();
   const plan = planBuild({
     config,
@@ -158,6 +163,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     generator: { provider: summarizer.provider, model: summarizer.model, promptId: (tier) => summarizer.promptId(tier) },
     manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
     packageFirst: options.packageFirst === true && !report.dryRun,
+    leftOut,
     ...(waterfall
       ? { planWaterfall: (stream: StreamState) => waterfall.planWaterfallStream(stream, config, { force: false, rebuild: false }) }
       : {}),
@@ -178,6 +184,15 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   });
   report.stats.plan = Math.round(performance.now() - planStarted);
   report.diagnostics.push(...plan.diagnostics);
+  // Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
+  const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
+  if (summarized.length > 0) {
+    const { nearDuplicateWarnings } = await import('../maintain/build-check.js');
+    for (const s of summarized) {
+      const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
+      report.diagnostics.push(...nearDuplicateWarnings(vaultDir, s.name, loaded.state.streams.get(s.name)?.memories ?? [], days));
+    }
+  }
   // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
   if (report.dryRun)
     Object.assign(

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
+import type { LeftOut } from '../maintain/left-out.js';
 import { sha256 } from '../util/hash.js';
 import { loadTokenizer } from '../util/tokens.js';
 import type { ParsedContent } from '../vault/cache.js';
@@ -36,6 +37,8 @@ export interface StreamContext {
   report: BuildReport;
   /** The build's worker threads, when this machine and build can have them. */
   pool: BuildPool | undefined;
+  /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
+  leftOut?: ReadonlyMap<string, LeftOut>;
 }
 
 /** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */

@@ -28,7 +28,7 @@ export function writePackage(
 ): Manifest | undefined {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
-  const base = packageBase(stream, bands, ctx.config);
+  const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name));
   const previous = planned ? planned.previous : readManifest(ctx.vaultDir, stream.name);
   const inputHash = planned ? planned.inputHash : packageInputHash(base);
   if (previous && previous.input_hash === inputHash) {

@@ -98,6 +98,14 @@ export const VAULT_RULES = {
     severity: 'error',
     hint: 'check its permissions (`chmod u+r`) or remove it; the rest builds without it',
   },
+  'record/unreadable': {
+    title: 'A shard of the committed record cannot be read',
+    severity: 'warning',
+    hint: 'nothing to fix by hand: the build reads the files it lists and the next committing build writes it anew',
+    docs:
+      'The record (`vault/.memvault-record/`) lets a fresh clone skip files committed unchanged (docs/nightly.md). ' +
+      'A merge conflict left in a shard makes it unreadable; the build then reads those files as a clone without a record would.',
+  },
   'secret/{kind}': {
     title: 'A memory holds a secret',
     severity: 'error',
@@ -152,5 +160,13 @@ export const VAULT_RULES = {
     title: 'The pinned memories alone are over the package budget',
     severity: 'error',
     hint: 'unpin some memories (set `importance: high`), largest first: {biggest}',
+  },
+  'memory/near-duplicate': {
+    title: 'A new or changed memory nearly repeats another one',
+    severity: 'warning',
+    hint: 'merge the copies with `memvault consolidate --stream {stream} --apply` (nothing is deleted: each copy gets `duplicate_of: {keep}`)',
+    docs:
+      'The build compares the memories of the days it summarizes with those of the 30 days before them (word 3-shingles, ' +
+      'Jaccard at least 0.8; see docs/facts.md). A marked copy stays in place, in zoom and in search, and leaves the summaries.',
   },
 } as const satisfies RuleGroup;

@@ -64,18 +64,21 @@ export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readS
     tokenizer: input.tokenizer,
     memories: input.memories.map((m) => [m.path, m.sha256]),
     summaries,
+    ...(input.leftOut ? { leftOut: [...input.leftOut.ids].sort() } : {}),
   });
 }
 
 /** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
 export function assemblePackage(input: PackageInput, inputHash = packageInputHash(input)): AssembledPackage {
   const { bands } = input;
-  const pinned = input.memories.filter((memory) => memory.importance === 'pinned');
+  const duplicates = input.leftOut?.duplicates;
+  const pinned = input.memories.filter((memory) => memory.importance === 'pinned' && !duplicates?.has(memory.id));
   const critical: Item[] = pinned.map((memory) => memoryItem(memory, 'pinned', input, 'pinned: always included'));
   const history = selectCoverage(input);
 
   const firstDay = input.memories[0]?.day ?? null;
-  const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
+  // A copy's day is covered by the memory it repeats: only the other memories need the package.
+  const daysWithMemories = new Set(input.memories.filter((memory) => !duplicates?.has(memory.id)).map((memory) => memory.day));
   const render = (): string => renderPackage(input, firstDay, critical, history);
   const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
   const fits = (text: string): boolean => {
@@ -146,6 +149,8 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
       ...(reason ? { reason } : {}),
       ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}),
     })),
+    ...(input.leftOut?.forgotten.length ? { forgotten: [...input.leftOut.forgotten] } : {}),
+    ...(duplicates?.size ? { duplicates: [...duplicates].map(([id, of]) => ({ id, duplicate_of: of })) } : {}),
     input_hash: inputHash,
   };
   return { text, manifest };

@@ -107,7 +107,10 @@ function finerParts(
   if (!finer) return undefined;
   const reason = `finer than its band: the package had room (instead of ${item.tier} ${item.id})`;
   if (finer === 'raw') {
-    const memories = input.memories.filter((memory) => memory.day >= item.start && memory.day <= item.end);
+    // Detail bought back never brings a copy or a forgotten memory (they stay in the summary it replaces).
+    const memories = input.memories.filter(
+      (memory) => memory.day >= item.start && memory.day <= item.end && !input.leftOut?.ids.has(memory.id),
+    );
     // A pinned memory is in the critical section already; its day stays with the summary that mentions it.
     if (memories.length === 0 || memories.some((memory) => memory.importance === 'pinned')) return undefined;
     return memories.map((memory) => memoryItem(memory, 'memory', input, reason));

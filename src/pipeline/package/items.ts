@@ -25,8 +25,10 @@ export function selectCoverage(input: PackageInput): Item[] {
     }
   }
   for (const memory of input.memories) {
-    if (memory.importance === 'pinned' || covered.has(memory.day)) continue;
+    if (memory.importance === 'pinned' || covered.has(memory.day) || input.leftOut?.duplicates.has(memory.id)) continue;
     const inRawBand = memory.day >= bands.rawFrom;
+    // A forgotten memory leaves the full-detail band; on a day no summary covers it still stands for its day.
+    if (inRawBand && input.leftOut?.ids.has(memory.id)) continue;
     items.push(memoryItem(memory, 'memory', input, inRawBand ? undefined : 'no usable summary covers this day'));
   }
   return items.sort(compareItems);

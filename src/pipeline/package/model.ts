@@ -1,4 +1,6 @@
 import type { UploadConfig } from '../../config/schema.js';
+import type { ForgottenMemory } from '../../maintain/forgetting.js';
+import type { LeftOut } from '../../maintain/left-out.js';
 import type { TokenizerName } from '../../util/tokens.js';
 import type { ParsedContent } from '../../vault/cache.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
@@ -17,6 +19,8 @@ export interface PackageInput {
   tokenizer: TokenizerName;
   readMemory: (memory: Memory) => ParsedContent;
   readSummary: (summary: Summary) => ParsedContent;
+  /** Copies marked `duplicate_of` and forgotten memories: not shown in full (raw band, detail bought back); see left-out.ts. */
+  leftOut?: LeftOut;
 }
 
 export type ItemStatus = 'included' | 'degraded' | 'left-out';
@@ -45,6 +49,10 @@ export interface Manifest {
   bands: Bands;
   coverage: { first_day: string | null; last_day: string; days_with_memories: number; days_covered: number };
   items: ManifestItem[];
+  /** Memories forgetting took out of the detail (nothing used them for `forget_after_days`); still in summaries, zoom and search. */
+  forgotten?: ForgottenMemory[];
+  /** Copies marked `duplicate_of`, left out of the package and of new summaries: `{ id, duplicate_of }`. */
+  duplicates?: { id: string; duplicate_of: string }[];
   /** Hash of everything the package was assembled from: equal hash, equal package. */
   input_hash: string;
 }

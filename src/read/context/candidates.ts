@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { leftOutOf } from '../../maintain/left-out.js';
 import { contentWords } from '../../text/terms.js';
 import { monthOfWeek, weekOf } from '../../time/periods.js';
 import type { Memory, StreamState, Summary } from '../../vault/model.js';
@@ -65,7 +66,10 @@ export interface CandidateInput {
 const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround|root cause)\b/i;
 
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
-  const { vault, stream } = input;
+  const { vault } = input;
+  // Copies marked `duplicate_of` and forgotten memories are no candidates; they stay in summaries, zoom and search.
+  const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, input.stream, input.now).ids;
+  const stream = leftOut.size === 0 ? input.stream : { ...input.stream, memories: input.stream.memories.filter((m) => !leftOut.has(m.id)) };
   const byPath = new Map(stream.memories.map((m) => [m.path, m]));
   // Relative dates are resolved against the memory's day, as the summaries do (`yesterday (7 May 2023)`).
   const memoryVersion = (m: Memory): Version => ({

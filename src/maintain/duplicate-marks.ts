@@ -1,0 +1,30 @@
+import type { Memory } from '../vault/model.js';
+
+/**
+ * `duplicate_of` marks as the pipeline reads them (no I/O: the planner imports
+ * this). A copy stays on disk, in zoom and in search; summaries, the package's
+ * detail and the context's candidates leave it out.
+ */
+
+/**
+ * The copies that are left out: a memory whose `duplicate_of` names another
+ * memory of the stream. A mark naming an unknown id, or two memories marked as
+ * copies of each other, leave nothing out: a summary never loses both.
+ */
+export function duplicatesOf(memories: readonly Pick<Memory, 'id' | 'duplicateOf'>[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!memories.some((m) => m.duplicateOf !== undefined)) return out;
+  const byId = new Map(memories.map((m) => [m.id, m]));
+  for (const m of memories) {
+    if (m.duplicateOf === undefined) continue;
+    const kept = byId.get(m.duplicateOf);
+    if (kept && kept.duplicateOf !== m.id) out.set(m.id, m.duplicateOf);
+  }
+  return out;
+}
+
+/** The memories a summary is built from: all but the copies left out (the same array when there are none). */
+export function memoriesForSummaries<T extends Pick<Memory, 'id' | 'duplicateOf'>>(memories: readonly T[]): readonly T[] {
+  const duplicates = duplicatesOf(memories);
+  return duplicates.size === 0 ? memories : memories.filter((m) => !duplicates.has(m.id));
+}
