@@ -1,15 +1,14 @@
 import { diagnostic } from '../messages/diagnostic.js';
 import type { Diagnostic } from '../messages/message.js';
 import type { Memory } from '../vault/model.js';
-import { readVaultFile } from '../vault/scan.js';
-import { extractFacts, type FactProblem } from './extract.js';
+import { type FactProblem, factsOf } from './extract.js';
 import type { Contradiction, Fact, TimedFact } from './model.js';
-import { findContradictions, timeFacts } from './timeline.js';
+import { factsAt, findContradictions, timeFacts } from './timeline.js';
 
 /**
- * The facts of a set of memories (a stream, or the whole vault): each memory
- * file is read once (safely: no links, size-limited) and scanned for facts
- * without a markdown parse, then timed and compared. I/O at this edge only.
+ * The facts of a stream, or of several, from the memories as loaded: the parser keeps each memory's facts
+ * (`Memory.facts`), so this reads no file. Pure. Streams are timed and compared apart: memory ids (which
+ * `supersedes` names) are unique within a stream only, and each stream has its own package and context.
  */
 export interface FactReport {
   facts: TimedFact[];
@@ -17,19 +16,44 @@ export interface FactReport {
   problems: FactProblem[];
 }
 
-export function collectFacts(vaultDir: string, memories: readonly Memory[]): FactReport {
+/** The facts of one stream's memories: timed, compared, and the problems met reading them. */
+export function streamFacts(memories: readonly Memory[]): FactReport {
   const facts: Fact[] = [];
   const problems: FactProblem[] = [];
-  const inside = new Map<string, boolean>();
   for (const memory of memories) {
-    const read = readVaultFile(vaultDir, memory.path, inside);
-    if (!read.ok) continue; // the loader has reported it
-    const found = extractFacts({ memoryId: memory.id, path: memory.path, day: memory.day, raw: read.bytes.toString('utf8') });
-    facts.push(...found.facts);
-    problems.push(...found.problems);
+    if (memory.facts) facts.push(...factsOf(memory));
+    if (memory.factProblems) problems.push(...memory.factProblems);
   }
   const timed = timeFacts(facts);
   return { facts: timed, contradictions: findContradictions(timed), problems };
+}
+
+/**
+ * The facts of memories of one or more streams, each stream timed and compared on its own (see `streamFacts`).
+ * The two-argument form is the one from before facts were kept on memories: the vault folder is no longer read.
+ */
+export function collectFacts(memories: readonly Memory[]): FactReport;
+/** @deprecated the vault folder is not read any more: `collectFacts(memories)`. */
+export function collectFacts(vaultDir: string, memories: readonly Memory[]): FactReport;
+export function collectFacts(first: string | readonly Memory[], second?: readonly Memory[]): FactReport {
+  const memories = typeof first === 'string' ? (second ?? []) : first;
+  const byStream = new Map<string, Memory[]>();
+  for (const memory of memories) {
+    const list = byStream.get(memory.stream);
+    if (list) list.push(memory);
+    else byStream.set(memory.stream, [memory]);
+  }
+  const reports = [...byStream.values()].map(streamFacts);
+  return {
+    facts: reports.flatMap((report) => report.facts),
+    contradictions: reports.flatMap((report) => report.contradictions),
+    problems: reports.flatMap((report) => report.problems),
+  };
+}
+
+/** The facts in force on `day` (none superseded or out of their window), in key, scope, then time order. */
+export function factsInForce(report: FactReport, day: string): TimedFact[] {
+  return factsAt(report.facts, day);
 }
 
 /** `Unresolved: primary_db = postgresql (2026-02-10, main/memories/a.md:3) vs mysql (2026-03-01, main/memories/b.md:1)` */

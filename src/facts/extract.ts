@@ -1,6 +1,7 @@
 import { diagnostic } from '../messages/diagnostic.js';
 import type { Diagnostic } from '../messages/message.js';
 import { parseFrontmatter } from '../vault/frontmatter.js';
+import type { Memory } from '../vault/model.js';
 import type { Fact } from './model.js';
 
 /**
@@ -125,6 +126,28 @@ export function extractFacts(source: FactSource): ExtractedFacts {
     });
   });
   return { facts, problems };
+}
+
+/**
+ * What the parser keeps on a memory (`Memory.facts`, `Memory.factProblems`, absent when none), so the parse cache
+ * holds a memory's facts and no stage reads the file again for them. `raw`: the whole file.
+ */
+export function memoryFactFields(raw: string, memory: Pick<Memory, 'id' | 'path' | 'day'>): Pick<Memory, 'facts' | 'factProblems'> {
+  const found = extractFacts({ memoryId: memory.id, path: memory.path, day: memory.day, raw });
+  return {
+    ...(found.facts.length > 0 ? { facts: found.facts.map(({ memoryId: _id, path: _path, day: _day, ...kept }) => kept) } : {}),
+    ...(found.problems.length > 0 ? { factProblems: found.problems } : {}),
+  };
+}
+
+/** True when a memory may state a fact (`kind: fact`, or a `fact:` in its body): only those are read for facts. */
+export function mayStateFact(kind: string, body: string): boolean {
+  return kind.toLowerCase() === 'fact' || /fact:/i.test(body);
+}
+
+/** A memory's facts (kept by the parser) as full facts, with the memory's id, path and day. */
+export function factsOf(memory: Pick<Memory, 'id' | 'path' | 'day' | 'facts'>): Fact[] {
+  return (memory.facts ?? []).map((fact) => ({ ...fact, memoryId: memory.id, path: memory.path, day: memory.day }));
 }
 
 /**

@@ -55,3 +55,9 @@ export interface Contradiction {
   /** First day both hold. */
   since: string;
 }
+
+/**
+ * A fact as its memory keeps it (`Memory.facts`, stored in the parse cache): without what the memory already says
+ * (its id, path and day). `factsOf(memory)` gives the full facts back.
+ */
+export type MemoryFact = Omit<Fact, 'memoryId' | 'path' | 'day'>;

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../messages/message.js';
+import type { MemoryFact } from '../facts/model.js';
 import type { HeadingSpan } from './markdown.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline
@@ -63,6 +64,10 @@ export interface Memory {
   duplicateOf?: string;
   /** The memory may hold a fact (`kind: fact` or a `Fact:` line): only these are read for facts in force when forgetting. */
   mayHoldFact?: true;
+  /** Facts the memory states (`kind: fact` frontmatter, inline `Fact:` lines), read when it is parsed; absent when none. */
+  facts?: MemoryFact[];
+  /** Why a fact of the memory could not be read (rules `fact/…`, warnings); absent when none. */
+  factProblems?: Diagnostic[];
 }
 
 /** A memory together with its parsed body, loaded only when a stage needs the text. */

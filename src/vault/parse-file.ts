@@ -1,3 +1,4 @@
+import { mayStateFact, memoryFactFields } from '../facts/extract.js';
 import type { CachedResult, ParsedContent } from './cache.js';
 import { headingSpans, parseMarkdown } from './markdown.js';
 import { parseMemoryBody, readMemoryFile } from './memory-file.js';
@@ -26,6 +27,8 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
     const read = readMemoryFile(bytes, place, timezone);
     if (!read.ok) return { result: { type: 'invalid', diagnostics: read.diagnostics } };
     const { memory, body } = read.content;
+    // Facts are read with the memory, so the parse cache keeps them and no stage reads the file again for them.
+    if (mayStateFact(memory.kind, body)) Object.assign(memory, memoryFactFields(Buffer.from(bytes).toString('utf8'), memory));
     const result: CachedResult = { type: 'memory', memory, ...memorySecrets(bytes) };
     return markdown ? { result, content: { body, ...parseMemoryBody(body, memory.importance) } } : { result };
   }

@@ -28,10 +28,7 @@ export async function factsCommand(options: FactsCommandOptions): Promise<void> 
   // `--at` takes what zoom takes (a day, `last week`, `2026-03`): the fact state on the period's first day.
   const at = options.at === undefined ? todayIn(now, zone) : parsePeriod(options.at, { now, zone }).start;
   const streams = options.stream ? [pickStream(vault, options.stream)] : [...vault.loaded.state.streams.values()];
-  const report = collectFacts(
-    vault.vaultDir,
-    streams.flatMap((stream) => stream.memories),
-  );
+  const report = collectFacts(streams.flatMap((stream) => stream.memories));
   const view = factsView(report, {
     at,
     ...(options.key !== undefined ? { key: normalizeKey(options.key) } : {}),

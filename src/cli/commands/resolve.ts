@@ -31,10 +31,7 @@ export async function resolveCommand(id: string, options: ResolveCommandOptions)
   const root = findRoot(options.root ?? process.cwd());
   const vault = await openVault(root);
   const now = resolveNow(options.now);
-  const report = collectFacts(
-    vault.vaultDir,
-    [...vault.loaded.state.streams.values()].flatMap((stream) => stream.memories),
-  );
+  const report = collectFacts([...vault.loaded.state.streams.values()].flatMap((stream) => stream.memories));
   const contradiction = report.contradictions.find((candidate) => candidate.id === id);
   if (!contradiction) {
     const open = report.contradictions.map((candidate) => candidate.id);
