@@ -113,8 +113,16 @@ export function decideForgetting(
   return out;
 }
 
+// Uses come in bursts (one session serves many memories at once): their days are remembered, not worked out per memory.
+const useDays = new Map<string, string | undefined>();
+
 function lastUseDay(instant: string | undefined, zone: string): string | undefined {
   if (!instant) return undefined;
+  const key = `${zone}\u0000${instant}`;
+  if (useDays.has(key)) return useDays.get(key);
   const at = new Date(instant);
-  return Number.isNaN(at.getTime()) ? undefined : todayIn(at, zone);
+  const day = Number.isNaN(at.getTime()) ? undefined : todayIn(at, zone);
+  if (useDays.size >= 10_000) useDays.clear();
+  useDays.set(key, day);
+  return day;
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
+import { type ForgottenMemory, policyOf } from '../maintain/forgetting.js';
+import type { LeftOut } from '../maintain/left-out.js';
 import type { UsageRanking } from '../usage/rank.js';
 import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary, type VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -45,6 +47,26 @@ export interface StreamStatus {
   waterfall?: WaterfallStatus;
   /** The most and least used items: what context, search and zoom served (src/usage/). */
   usage?: UsageRanking;
+  /** What the package's detail and the context leave out today (src/maintain/left-out.ts): forgotten memories and marked copies. */
+  maintenance?: MaintenanceStatus;
+}
+
+export interface MaintenanceStatus {
+  /** `forget_after_days`, or null when the stream has `forget: false`. */
+  forget_after_days: number | null;
+  forgotten: { count: number; memories: ForgottenMemory[] };
+  /** Copies marked `duplicate_of` (left out of new summaries too): `{ id, duplicate_of }`. */
+  duplicates: { count: number; memories: { id: string; duplicate_of: string }[] };
+}
+
+/** The status of what a stream leaves out, from `leftOutOf`. Pure. */
+export function maintenanceStatus(leftOut: LeftOut, config: Config, stream: string): MaintenanceStatus {
+  const policy = policyOf(config, stream);
+  return {
+    forget_after_days: policy.enabled ? policy.afterDays : null,
+    forgotten: { count: leftOut.forgotten.length, memories: [...leftOut.forgotten] },
+    duplicates: { count: leftOut.duplicates.size, memories: [...leftOut.duplicates].map(([id, of]) => ({ id, duplicate_of: of })) },
+  };
 }
 
 export interface VaultStatus {

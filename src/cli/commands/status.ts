@@ -1,6 +1,7 @@
 import { loadValidConfig } from '../../config/load.js';
 import { loadVaultWithWorkers, vaultLoadOptions } from '../../pipeline/build-pool.js';
-import { readStatusFiles, vaultStatus } from '../../pipeline/status.js';
+import { leftOutOf } from '../../maintain/left-out.js';
+import { maintenanceStatus, readStatusFiles, vaultStatus } from '../../pipeline/status.js';
 import { findRoot, resolveNow } from '../context.js';
 import { renderJson } from '../render/json.js';
 import { renderStatus } from '../render/status.js';
@@ -27,6 +28,10 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   });
   // The most and least used items of each stream, from its usage.json and this clone's log.
   for (const s of status.streams) s.usage = streamUsage(root, status.vault, loaded.state.streams.get(s.name)!);
+  // Forgotten memories and marked copies as of `now`, from the same usage counts (a retrieval since the build brings one back).
+  const now = resolveNow(options.now);
+  for (const s of status.streams)
+    s.maintenance = maintenanceStatus(leftOutOf(root, status.vault, config, loaded.state.streams.get(s.name)!, now), config, s.name);
   // Uncommitted vault changes, memvault's and the others, each with the command that commits them.
   const { renderUncommitted, uncommittedChanges } = await import('../../project/uncommitted.js');
   const uncommitted = await uncommittedChanges(root, config);

@@ -34,6 +34,14 @@ export function renderStatus(status: VaultStatus, config: Config): string {
       lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${trimmed}`);
     } else lines.push('  package: not built yet (run `memvault build`)');
     if (s.usage) lines.push(...renderUsage(s.usage));
+    const m = s.maintenance;
+    if (m && m.forgotten.count > 0)
+      lines.push(
+        `  forgotten: ${num(m.forgotten.count)} memor${m.forgotten.count === 1 ? 'y' : 'ies'} no retrieval used for ${m.forget_after_days} days ` +
+          '(out of the package detail and the context; in summaries, zoom and search; a retrieval brings one back; `status --json` lists them)',
+      );
+    if (m && m.duplicates.count > 0)
+      lines.push(`  duplicates: ${num(m.duplicates.count)} marked duplicate_of (left out of summaries, the package and the context)`);
   }
   const held = status.held_for_secrets;
   if (held.length > 0)
