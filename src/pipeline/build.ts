@@ -122,7 +122,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     historyCopies: [],
     archived: [],
     commit: null,
-    diagnostics: [...loaded.state.diagnostics, ...(summarizer.diagnostics ?? [])],
+    diagnostics: [...loaded.state.diagnostics, ...(loaded.warnings ?? []), ...(summarizer.diagnostics ?? [])],
     stats: {
       files: loaded.stats.files,
       read: loaded.stats.read,
@@ -259,7 +259,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const stateDir = path.join(options.root, '.memvault');
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    report.commit = await (await import('../git/build-commit.js')).commitBuild(session, report, indexInputs, options.now, earlier);
+    // The committed record lets a fresh clone skip what it does not summarize: committed with the build, not listed as written.
+    const { writeRecord } = await import('../vault/committed-record.js');
+    const record = 'status' in session ? [] : writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone);
+    const committed = { ...report, written: [...report.written, ...record] };
+    report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);
   report.stats.commit = Math.round(performance.now() - commitStarted);

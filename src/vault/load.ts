@@ -1,6 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { sha256 } from '../util/hash.js';
 import { ParseCache, type CacheEntry } from './cache.js';
+import { RECORD_DIR } from './committed-record.js';
+import { MIN_FILES_FOR_RECORD, seedFromRecord } from './committed-seed.js';
 import { ContentStore } from './content-store.js';
 import type { Diagnostic, Memory, StreamState, VaultState } from './model.js';
 import { classifyPath, type FileRole } from './paths.js';
@@ -49,6 +52,8 @@ export interface LoadedVault {
   /** The parse cache; the build records the files it writes, then saves it. */
   cache: ParseCache;
   stats: LoadStats;
+  /** Problems of the load itself, not of a vault file (an unreadable committed record): reported, not indexed. */
+  warnings?: Diagnostic[];
 }
 
 /**
@@ -75,10 +80,20 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
       if (role.role !== 'ignored') found.push({ vaultPath: file.vaultPath, role, size: file.size, mtimeMs: file.mtimeMs });
     }
   }
+  // A fresh clone (no parse cache): what the committed record says of files committed unchanged is not read again.
+  const missed = found.filter((file) => {
+    const entry = cache.get(file.vaultPath);
+    return !entry || entry.size !== file.size || entry.mtimeMs !== file.mtimeMs;
+  });
+  const seeded =
+    missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
+      ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone)
+      : undefined;
   const stats = await refreshFiles(found, options, cache, content);
   const paths = found.map((file) => file.vaultPath);
   cache.retain(new Set(paths));
-  return { state: assembleState(paths, cache, options, diagnostics), content, cache, stats: { files: found.length, ...stats } };
+  const state = assembleState(paths, cache, options, diagnostics);
+  return { state, content, cache, stats: { files: found.length, ...stats }, warnings: seeded?.warnings ?? [] };
 }
 
 /** A file a load found: its vault path, what it is by its place, and its size and mtime. */

@@ -1,0 +1,267 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { diagnostic } from '../messages/diagnostic.js';
+import { DETECTOR_VERSION } from '../redact/version.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { CACHE_VERSION, type CachedResult, type ParseCache } from './cache.js';
+import type { Diagnostic, Memory, Summary } from './model.js';
+import { readVaultFile } from './scan.js';
+
+/**
+ * The committed record (`vault/.memvault-record/<stream>/<shard>.jsonl`):
+ * what the parse cache knows about each memory and summary, committed with
+ * every build, so that a fresh clone (a nightly job, without `.memvault`)
+ * neither reads nor parses the files it does not summarize. Each line names
+ * a file, its git blob id, its SHA-256 and its parse result; a clone trusts
+ * a line only for a file git calls unchanged (`git diff-files`) whose blob in
+ * the index is the line's blob, so a hand edit committed without a build is
+ * seen (its blob differs) and the file is read. Without git, the file is read
+ * and its SHA-256 compared: the parse is still saved.
+ *
+ * Mergeable: one line per file, sorted by path, in shards by stream, top
+ * folder and month, so two branches that build touch few shared lines. A
+ * shard that does not parse (a merge conflict left in it) or was written for
+ * another parser, time zone or secret detector is ignored (a warning for the
+ * first) and its files are read; the next committing build writes it anew.
+ */
+
+export const RECORD_DIR = '.memvault-record';
+
+/** Bump with any change to the line format; the parse cache's version covers the shape of parse results. */
+const RECORD_FORMAT = 1;
+
+interface RecordHeader {
+  'memvault-record': number;
+  cache: number;
+  timezone: string;
+  detector: string;
+}
+
+/** One file of the record: its blob id, its SHA-256, and its parse result without what the path and hash say. */
+interface RecordLine {
+  p: string;
+  b: string;
+  s: string;
+  m?: Omit<Memory, 'path' | 'stream' | 'sha256'>;
+  y?: Omit<Summary, 'path' | 'sha256'> & { sha256?: string };
+}
+
+export interface RecordEntry {
+  blob: string;
+  sha256: string;
+  result: CachedResult;
+}
+
+export interface ReadRecord {
+  /** Vault path → what the record says of it. */
+  entries: Map<string, RecordEntry>;
+  /** Shards that could not be read (`record/unreadable`): their files are read as without a record. */
+  warnings: Diagnostic[];
+}
+
+function header(timezone: string): string {
+  const value: RecordHeader = { 'memvault-record': RECORD_FORMAT, cache: CACHE_VERSION, timezone, detector: DETECTOR_VERSION };
+  return JSON.stringify(value);
+}
+
+/** Every shard of the record for `streams`; an unreadable shard is left out with a warning, an outdated one silently. */
+export function readRecord(vaultDir: string, streams: readonly string[], timezone: string): ReadRecord {
+  const entries = new Map<string, RecordEntry>();
+  const warnings: Diagnostic[] = [];
+  const expected = header(timezone);
+  for (const stream of streams) {
+    for (const shard of shardFiles(vaultDir, stream)) {
+      const vaultPath = `${RECORD_DIR}/${stream}/${shard}`;
+      const read = readVaultFile(vaultDir, vaultPath);
+      if (!read.ok) continue;
+      const lines = read.bytes.toString('utf8').split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      if (lines[0] !== expected) {
+        // A record of another parser, zone or detector is outdated, not broken: it is rewritten by the next build.
+        if (!lines[0]?.startsWith('{"memvault-record":')) warnings.push(unreadable(vaultPath, 1, 'no record header'));
+        continue;
+      }
+      const shardEntries = parseShard(lines, stream);
+      if (typeof shardEntries === 'number') {
+        warnings.push(unreadable(vaultPath, shardEntries + 1, 'a line is not a record line (a merge conflict left in it?)'));
+        continue;
+      }
+      for (const [key, entry] of shardEntries) entries.set(key, entry);
+    }
+  }
+  return { entries, warnings };
+}
+
+/** The entries of a shard's lines (after the header), or the index of the first line that is not a record line. */
+function parseShard(lines: readonly string[], stream: string): Map<string, RecordEntry> | number {
+  const out = new Map<string, RecordEntry>();
+  for (let i = 1; i < lines.length; i++) {
+    let line: RecordLine;
+    try {
+      line = JSON.parse(lines[i]!) as RecordLine;
+    } catch {
+      return i;
+    }
+    if (typeof line?.p !== 'string' || !line.p.startsWith(`${stream}/`) || typeof line.b !== 'string' || typeof line.s !== 'string')
+      return i;
+    const result = decodeResult(line, stream);
+    if (!result) return i;
+    out.set(line.p, { blob: line.b, sha256: line.s, result });
+  }
+  return out;
+}
+
+function decodeResult(line: RecordLine, stream: string): CachedResult | undefined {
+  if (line.m && typeof line.m === 'object') return { type: 'memory', memory: { ...line.m, path: line.p, stream, sha256: line.s } };
+  if (line.y && typeof line.y === 'object' && line.y.meta && typeof line.y.meta === 'object' && Array.isArray(line.y.meta.sources)) {
+    const { sha256, ...summary } = line.y;
+    return { type: 'summary', summary: { ...summary, path: line.p, sha256: sha256 ?? line.s } };
+  }
+  return undefined;
+}
+
+function unreadable(vaultPath: string, line: number, why: string): Diagnostic {
+  return diagnostic('record/unreadable', { path: vaultPath, line, column: 1 }, `the committed record cannot be read: ${why}`);
+}
+
+function shardFiles(vaultDir: string, stream: string): string[] {
+  try {
+    return readdirSync(path.join(vaultDir, RECORD_DIR, stream))
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Git's blob id of a file's content: what `git ls-files -s` lists for it when it is committed unchanged. */
+export function gitBlobId(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+/** The shard a file's line goes to: its top folder in the stream and the month of its day (memories) or period start (summaries). */
+function shardOf(vaultPath: string, result: CachedResult): string {
+  const inStream = vaultPath.slice(vaultPath.indexOf('/') + 1);
+  const slash = inStream.indexOf('/');
+  const top = slash < 0 ? 'root' : inStream.slice(0, slash);
+  const day = result.type === 'memory' ? result.memory.day : result.type === 'summary' ? result.summary.meta.start : '';
+  const month = /^\d{4}-\d{2}/.test(day) ? day.slice(0, 7) : 'undated';
+  return `${top.replace(/[^A-Za-z0-9_-]/g, '_')}-${month}.jsonl`;
+}
+
+function encodeLine(vaultPath: string, blob: string, sha256: string, result: CachedResult): string | undefined {
+  if (result.type === 'memory') {
+    // A memory with a secret (allowed or not) is left out: the record never repeats a secret, and a clone scans it again.
+    if (result.secrets && result.secrets.length > 0) return undefined;
+    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
+    return JSON.stringify({ p: vaultPath, b: blob, s: sha256, m: memory } satisfies RecordLine);
+  }
+  if (result.type === 'summary') {
+    // Planning compares each source's hash: a summary whose source list is not at hand is left out (a clone reads it).
+    if (!Array.isArray(result.summary.meta.sources)) return undefined;
+    const { path: _path, sha256: summarySha, ...summary } = result.summary;
+    const y = summarySha === sha256 ? summary : { ...summary, sha256: summarySha };
+    return JSON.stringify({ p: vaultPath, b: blob, s: sha256, y } satisfies RecordLine);
+  }
+  return undefined;
+}
+
+/** A stream as the build leaves it: the files its record lists. */
+export interface RecordedStream {
+  name: string;
+  memories: readonly Memory[];
+  summaries: Iterable<Summary>;
+}
+
+/**
+ * Writes the shards of each stream whose lines changed and removes those no
+ * longer needed; returns their vault paths (to commit with the build). Blob
+ * ids come from the record on disk when the file's hash is unchanged, else
+ * from reading the file (every file once, the first time a vault is recorded).
+ */
+export function writeRecord(vaultDir: string, streams: readonly RecordedStream[], cache: ParseCache, timezone: string): string[] {
+  const written: string[] = [];
+  const head = header(timezone);
+  const known = knownBlobs(
+    vaultDir,
+    streams.map((s) => s.name),
+    head,
+  );
+  for (const stream of streams) {
+    const shards = new Map<string, { path: string; line: string }[]>();
+    const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
+    for (const vaultPath of paths) {
+      const entry = cache.get(vaultPath);
+      if (!entry || entry.result.type === 'invalid' || !entry.sha256) continue;
+      const blob = blobOf(vaultDir, vaultPath, entry.sha256, known.get(vaultPath));
+      if (!blob) continue;
+      const line = encodeLine(vaultPath, blob, entry.sha256, entry.result);
+      if (!line) continue;
+      const shard = shardOf(vaultPath, entry.result);
+      const list = shards.get(shard) ?? [];
+      list.push({ path: vaultPath, line });
+      shards.set(shard, list);
+    }
+    const dir = path.join(vaultDir, RECORD_DIR, stream.name);
+    for (const [shard, lines] of shards) {
+      lines.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const text = `${head}\n${lines.map((l) => l.line).join('\n')}\n`;
+      const file = path.join(dir, shard);
+      if (readText(file) === text) continue;
+      mkdirSync(dir, { recursive: true });
+      writeFileAtomic(file, text);
+      written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
+    }
+    for (const shard of shardFiles(vaultDir, stream.name)) {
+      if (shards.has(shard)) continue;
+      rmSync(path.join(dir, shard), { force: true });
+      written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
+    }
+  }
+  return written;
+}
+
+/** The start of every line: `{"p":<path>,"b":"<blob>","s":"<sha256>"`, read without parsing the rest. */
+const LINE_START = /^\{"p":("(?:[^"\\]|\\.)*"),"b":"([0-9a-f]{40})","s":"([0-9a-f]{64})"/;
+
+/**
+ * Blob id and SHA-256 of each file the record on disk lists, for a build that
+ * writes the record: every committing build, so only the start of each line
+ * is read (a full `readRecord` parses ~10 MB at 20,000 memories).
+ */
+function knownBlobs(vaultDir: string, streams: readonly string[], head: string): Map<string, { blob: string; sha256: string }> {
+  const out = new Map<string, { blob: string; sha256: string }>();
+  for (const stream of streams) {
+    for (const shard of shardFiles(vaultDir, stream)) {
+      const text = readText(path.join(vaultDir, RECORD_DIR, stream, shard));
+      if (!text?.startsWith(`${head}\n`)) continue;
+      for (const line of text.split('\n')) {
+        const match = LINE_START.exec(line);
+        if (match) out.set(JSON.parse(match[1]!) as string, { blob: match[2]!, sha256: match[3]! });
+      }
+    }
+  }
+  return out;
+}
+
+function blobOf(
+  vaultDir: string,
+  vaultPath: string,
+  sha256: string,
+  known: { blob: string; sha256: string } | undefined,
+): string | undefined {
+  if (known?.sha256 === sha256) return known.blob;
+  const read = readVaultFile(vaultDir, vaultPath);
+  // The file changed since the build read it: left out, a clone reads it.
+  if (!read.ok || createHash('sha256').update(read.bytes).digest('hex') !== sha256) return undefined;
+  return gitBlobId(read.bytes);
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
