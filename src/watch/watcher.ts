@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { CONFIG_FILE, ConfigInvalidError, loadConfig, loadValidConfig } from '../config/load.js';
+import { CONFIG_FILE, loadConfig, loadValidConfig } from '../config/load.js';
 import { build } from '../pipeline/build.js';
 import { addDays, startOfDay, todayIn } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
@@ -9,9 +9,10 @@ import { acquireBuildLock } from '../util/lock.js';
 import { LoadSession } from '../vault/load.js';
 import { commitBatch } from './commit-batch.js';
 import type { WatchEvent, WatchOptions } from './events.js';
-import { startWatcher, toPosix, watchLimitError } from './fs-watch.js';
-import { describeChanges, describeWritten, isIgnoredVaultPath, type Change } from './paths.js';
+import { startWatcher, toPosix } from './fs-watch.js';
+import { describeChanges, describeWritten, isIgnoredVaultPath } from './paths.js';
 import { RecentFiles } from './recent.js';
+import { collectChanges, failureEvent, watchErrorEvent } from './rebuild-steps.js';
 
 export { watchCommitMessage } from './commit-batch.js';
 export type { RebuildEvent, WatchEvent, WatchOptions } from './events.js';
@@ -226,20 +227,7 @@ export class VaultWatcher {
       return true; // wait for a config change
     }
 
-    const changes = new Map<string, Change>();
-    // A folder created, renamed or deleted stands for the files in it (then and now).
-    const files = new Set<string>();
-    for (const [file, kind] of batch) {
-      if (kind === 'folder') for (const inside of this.session.filesUnder(file)) files.add(inside);
-      else files.add(file);
-    }
-    for (const file of [...files].sort()) {
-      // Echoes of our own writes, and saves that did not change a byte, end here.
-      if (this.session.isUnchanged(file)) continue;
-      const exists = existsSync(path.join(this.vaultDir, file));
-      changes.set(file, !exists ? 'deleted' : this.session.knows(file) ? 'changed' : 'added');
-      this.session.invalidate([file]);
-    }
+    const changes = collectChanges(this.session, this.vaultDir, batch);
     if (changes.size === 0 && !first && !newDay && !configChanged) return false;
 
     const trigger = first ? 'start' : newDay && changes.size === 0 && !configChanged ? 'new day' : describeChanges(changes, configChanged);
@@ -304,25 +292,7 @@ export class VaultWatcher {
         return true;
       }
       this.first = false;
-      const diagnostics = error instanceof ConfigInvalidError ? error.diagnostics : [];
-      if (error instanceof UserError)
-        this.emit({
-          type: 'error',
-          at: new Date().toISOString(),
-          trigger,
-          message: error.message,
-          ...(error.hint ? { hint: error.hint } : {}),
-          diagnostics,
-        });
-      else
-        this.emit({
-          type: 'error',
-          at: new Date().toISOString(),
-          trigger,
-          message: `internal error: ${error instanceof Error ? (process.env.MEMVAULT_DEBUG ? error.stack : error.message) : String(error)}`,
-          hint: 'this is a bug; the last outputs stay in place',
-          diagnostics,
-        });
+      this.emit(failureEvent(error, trigger));
       return false;
     }
   }
@@ -399,12 +369,7 @@ export class VaultWatcher {
   }
 
   private watchError(error: unknown): void {
-    const known = watchLimitError(error);
-    this.emit({
-      type: 'note',
-      at: new Date().toISOString(),
-      message: known ? `${known.message} (hint: ${known.hint})` : `file watcher: ${error instanceof Error ? error.message : String(error)}`,
-    });
+    this.emit(watchErrorEvent(error));
   }
 
   private emit(event: WatchEvent): void {
