@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseNumberRange, parsePeriod } from '../../src/read/period-query.js';
+import { openVault, pickStream, type ReadVault } from '../../src/read/vault.js';
+import { zoom } from '../../src/read/zoom.js';
 import { createProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
 /**
- * `memvault zoom` through the real CLI on one fixture vault, built once:
- * February 2026 (one week of it archived) and a day in April.
+ * `memvault zoom` on one fixture vault, built once by the real CLI:
+ * February 2026 (one week of it archived) and a day in April. Each behaviour
+ * goes through the CLI once (JSON and text output, paging, --tier,
+ * --memories, errors); the detail (periods, pages, ranges) is checked by
+ * calling the same `zoom()` in-process, with the JSON the command prints.
  */
 
 const files: Record<string, string> = {
@@ -56,14 +62,34 @@ const files: Record<string, string> = {
 let root: string;
 const NOW = '2026-04-06T12:00:00Z';
 
+let vault: ReadVault;
+
 beforeAll(async () => {
   root = createProject(files);
   const built = await runCli(['build', '--no-commit', '--now', NOW], { cwd: root });
   expect(built.code, built.stderr).toBe(0);
+  vault = await openVault(root);
 }, 60_000);
 afterAll(() => removeProject(root));
 
+/** `memvault zoom <args> --json` through the CLI. */
 const zoomJson = (args: string[]) => runCliJson(['zoom', ...args, '--now', NOW, '--json'], { cwd: root }).then((r) => r.json);
+/** The same zoom in-process: what `memvault zoom <period> --json` prints, for the options given. */
+const zoomIn = (
+  period: string | undefined,
+  options: { budget?: number; page?: number; tier?: 'daily' | 'weekly' | 'monthly'; memories?: string; now?: string } = {},
+): any => {
+  const at = { now: new Date(options.now ?? NOW), zone: vault.config.timezone };
+  const result = zoom(vault, {
+    stream: pickStream(vault, undefined),
+    ...(period === undefined ? {} : { period: parsePeriod(period, at) }),
+    ...(options.memories === undefined ? {} : { memoryRange: parseNumberRange(options.memories) }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.page === undefined ? {} : { page: options.page }),
+    ...(options.tier === undefined ? {} : { tier: options.tier }),
+  });
+  return JSON.parse(JSON.stringify(result));
+};
 // Ids survive archiving (the build archives February's memories as of April), paths do not.
 const paths = (json: any): string[] => json.memories.map((m: any) => m.id);
 
@@ -85,18 +111,18 @@ describe('memvault zoom', () => {
   });
 
   it('zooms into a week (archived by the build), a month, a quarter and a range', async () => {
-    const week = await zoomJson(['2026-W07']);
+    const week = zoomIn('2026-W07');
     expect(paths(week)).toEqual(['2026-02-10-auth', '2026-02-11-bug', '2026-02-11-cache', '2026-02-13-release']);
     expect(week.period).toEqual({ label: '2026-W07', kind: 'week', start: '2026-02-09', end: '2026-02-15' });
     expect(week.covering.map((s: any) => `${s.tier}/${s.period}`)).toEqual(
       expect.arrayContaining(['daily/2026-02-10', 'weekly/2026-W07', 'monthly/2026-02']),
     );
-    const month = await zoomJson(['2026-02']);
+    const month = zoomIn('2026-02');
     expect(month.memories).toHaveLength(7);
-    const quarter = await zoomJson(['2026-Q1']);
+    const quarter = zoomIn('2026-Q1');
     expect(quarter.memories).toHaveLength(7);
-    expect(paths(await zoomJson(['2026-Q2']))).toEqual(['2026-04-02-april']);
-    const range = await zoomJson(['2026-02-11..2026-02-17']);
+    expect(paths(zoomIn('2026-Q2'))).toEqual(['2026-04-02-april']);
+    const range = zoomIn('2026-02-11..2026-02-17');
     expect(paths(range)).toEqual(['2026-02-11-bug', '2026-02-11-cache', '2026-02-13-release', '2026-02-17-retro']);
   });
 
@@ -104,7 +130,7 @@ describe('memvault zoom', () => {
     const json = (await runCliJson(['zoom', 'last Tuesday', '--now', '2026-02-19T12:00:00Z', '--json'], { cwd: root })).json;
     expect(json.period.start).toBe('2026-02-17');
     expect(paths(json)).toEqual(['2026-02-17-retro']);
-    const lastWeek = (await runCliJson(['zoom', 'last week', '--now', '2026-02-19T12:00:00Z', '--json'], { cwd: root })).json;
+    const lastWeek = zoomIn('last week', { now: '2026-02-19T12:00:00Z' });
     expect(lastWeek.period.label).toBe('2026-W07');
     expect(lastWeek.memories).toHaveLength(4);
   });
@@ -112,14 +138,15 @@ describe('memvault zoom', () => {
   it('pages by budget: never over it, every memory on exactly one page, and says how to go on', async () => {
     const first = await zoomJson(['2026-02', '--budget', '150']);
     expect(first.page.pages).toBeGreaterThan(2);
+    expect(first).toEqual(zoomIn('2026-02', { budget: 150 }));
     const seen: string[] = [];
     for (let page = 1; page <= first.page.pages; page++) {
-      const json = await zoomJson(['2026-02', '--budget', '150', '--page', String(page)]);
+      const json = zoomIn('2026-02', { budget: 150, page });
       expect(json.page.tokens).toBeLessThanOrEqual(150);
       seen.push(...paths(json));
       if (page === 1) expect(json.page.items_left).toBe(7 - json.memories.length);
     }
-    expect(seen).toEqual(paths(await zoomJson(['2026-02'])));
+    expect(seen).toEqual(paths(zoomIn('2026-02')));
     const text = await runCli(['zoom', '2026-02', '--budget', '150', '--now', NOW], { cwd: root });
     expect(text.stdout).toMatch(
       /Page 1 of \d+ \(\d+ tokens\); \d+ memories \(\d+ tokens\) left; next: memvault zoom 2026-02 --budget 150 --page 2/,
@@ -127,7 +154,7 @@ describe('memvault zoom', () => {
   });
 
   it('cuts a memory larger than the budget to fit and says so', async () => {
-    const json = await zoomJson(['2026-02-13', '--budget', '120']);
+    const json = zoomIn('2026-02-13', { budget: 120 });
     expect(json.truncated).toBe('main/archive/2026-Q1/2026-02-13-release.md');
     expect(json.page.tokens).toBeLessThanOrEqual(120);
     expect(json.memories[0].body).toContain('cut to fit --budget');
