@@ -23,8 +23,15 @@ export function duplicatesOf(memories: readonly Pick<Memory, 'id' | 'duplicateOf
   return out;
 }
 
-/** The memories a summary is built from: all but the copies left out (the same array when there are none). */
-export function memoriesForSummaries<T extends Pick<Memory, 'id' | 'duplicateOf'>>(memories: readonly T[]): readonly T[] {
+/**
+ * The memories summaries are built from: all but the copies left out (the same
+ * array when there are none). A copy on a day with no other memory stays, so
+ * the day keeps its daily; the rollup reads it as a one-line mention of the
+ * memory it repeats (rollup-sources.ts), never its text.
+ */
+export function memoriesForSummaries<T extends Pick<Memory, 'id' | 'day' | 'duplicateOf'>>(memories: readonly T[]): readonly T[] {
   const duplicates = duplicatesOf(memories);
-  return duplicates.size === 0 ? memories : memories.filter((m) => !duplicates.has(m.id));
+  if (duplicates.size === 0) return memories;
+  const liveDays = new Set(memories.filter((m) => !duplicates.has(m.id)).map((m) => m.day));
+  return memories.filter((m) => !duplicates.has(m.id) || !liveDays.has(m.day));
 }

@@ -27,6 +27,8 @@ export interface ZoomMemory {
   tokens: number;
   /** Daily summaries whose `sources` name this memory. */
   summarized_in: string[];
+  /** The memory this one repeats (frontmatter `duplicate_of`): left out of summaries, the package and contexts. */
+  duplicate_of?: string;
 }
 
 export interface ZoomSummary {
@@ -152,6 +154,7 @@ function toZoomMemory(vault: ReadVault, memory: Memory, number: number, summariz
     body: memoryBody(vault, memory),
     tokens: 0,
     summarized_in: summarizedIn,
+    ...(memory.duplicateOf !== undefined ? { duplicate_of: memory.duplicateOf } : {}),
   };
   item.tokens = tokensOf(vault, renderZoomMemory(item));
   return item;
@@ -224,7 +227,10 @@ function cutToBudget<T extends { tokens: number; body?: string }>(vault: ReadVau
 
 /** The text block of one memory in a zoom: a heading with number, time, id and path, then the body. */
 export function renderZoomMemory(
-  memory: Pick<ZoomMemory, 'number' | 'date' | 'title' | 'id' | 'path' | 'kind' | 'tags' | 'importance' | 'body' | 'location'>,
+  memory: Pick<
+    ZoomMemory,
+    'number' | 'date' | 'title' | 'id' | 'path' | 'kind' | 'tags' | 'importance' | 'body' | 'location' | 'duplicate_of'
+  >,
 ): string {
   const facts = [
     `id \`${memory.id}\``,
@@ -233,6 +239,7 @@ export function renderZoomMemory(
     ...(memory.tags.length > 0 ? [`tags: ${memory.tags.join(', ')}`] : []),
     ...(memory.importance !== 'normal' ? [memory.importance] : []),
     ...(memory.location === 'archive' ? ['archived'] : []),
+    ...(memory.duplicate_of !== undefined ? [`duplicate of \`${memory.duplicate_of}\``] : []),
   ];
   return `### #${memory.number} ${memory.date}${memory.title ? ` — ${memory.title}` : ''}\n${facts.join(' · ')}\n\n${memory.body}\n`;
 }

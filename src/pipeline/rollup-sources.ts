@@ -1,0 +1,157 @@
+import { resolveRelativeDates } from '../retention/index.js';
+import { weekdayName } from '../time/periods.js';
+import type { SummarySource } from '../llm/types.js';
+import type { ParsedContent } from '../vault/cache.js';
+import { headingSpans, parseMarkdown, type HeadingSpan } from '../vault/markdown.js';
+import type { Tier } from '../vault/model.js';
+import type { RollupJob } from './plan.js';
+import type { RollupContext } from './rollup.js';
+
+/**
+ * A rollup's sources as the summarizer sees them, and the lossless merge used
+ * when they fit the budget: headings, titles, demoted headings. A copy marked
+ * `duplicate_of` becomes a one-line mention (it is a source only on a day
+ * with no other memory, see duplicate-marks.ts).
+ */
+
+/** A summary's text: its heading, then the content. */
+export function compose(title: string, content: string): string {
+  return `${title}\n\n${content.trim()}\n`;
+}
+
+/** The heading of a generated summary. */
+export function titleOf(job: Pick<RollupJob, 'tier' | 'stream' | 'period' | 'start' | 'end'>): string {
+  switch (job.tier) {
+    case 'daily':
+      return `# ${job.stream}: ${job.period} (${weekdayName(job.period)})`;
+    case 'weekly':
+      return `# ${job.stream}: week ${job.period} (${job.start} to ${job.end})`;
+    case 'monthly':
+      return `# ${job.stream}: month ${job.period} (${job.start} to ${job.end})`;
+    case 'longterm':
+      return `# ${job.stream}: long-term memory (${job.start} to ${job.end})`;
+    case 'waterfall-longterm':
+      return `# ${job.stream}: older memories, ${job.period} (${job.start} to ${job.end})`;
+    case 'waterfall-recent':
+      return `# ${job.stream}: recent past, ${job.period} (${job.start} to ${job.end})`;
+  }
+}
+
+/** One source of a job as the summarizer sees it: a memory (its text, dates resolved) or a summary of the tier below. */
+export function toSummarySource(id: string, ctx: RollupContext): SummarySource {
+  const memory = ctx.memoriesById.get(id);
+  if (memory) {
+    const parsed = ctx.content.memory(memory);
+    const time = /T\d{2}:\d{2}/.test(memory.date)
+      ? `${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
+      : undefined;
+    // "yesterday" in a memory means the day before the memory: say which day, for every tier above it.
+    const resolve = (text: string): string => resolveRelativeDates(text, memory.day);
+    const kept = memory.duplicateOf === undefined ? undefined : ctx.memoriesById.get(memory.duplicateOf);
+    if (kept && kept.duplicateOf !== memory.id) {
+      // A copy is a source only on a day with nothing else (the day keeps its daily); a mention, never its text again.
+      const mention = `A copy of \`${kept.id}\` (${kept.day}), marked \`duplicate_of\`: see that memory.`;
+      const label = memory.title ?? memory.id;
+      const sentence = { text: mention, section: '', block: 0, role: 'context' as const, mustKeep: [] };
+      return {
+        id,
+        label,
+        day: memory.day,
+        ...(time ? { time } : {}),
+        kind: memory.kind,
+        importance: 'low',
+        body: mention,
+        sentences: [sentence],
+      };
+    }
+    return {
+      id,
+      label: memory.title ?? parsed.sentences[0]?.text.slice(0, 80) ?? memory.id,
+      day: memory.day,
+      ...(time ? { time } : {}),
+      kind: memory.kind,
+      importance: memory.importance,
+      body: resolve(parsed.body),
+      sentences: parsed.sentences.map((sentence) => ({ ...sentence, text: resolve(sentence.text) })),
+    };
+  }
+  const summary = ctx.summariesById.get(id);
+  if (!summary) throw new Error(`source \`${id}\` of a planned summary is not loaded`);
+  const parsed = ctx.content.summary(summary);
+  return {
+    id,
+    label: summary.meta.tier === 'longterm' ? 'long-term memory' : summary.meta.period,
+    day: summary.meta.start,
+    kind: 'summary',
+    importance: 'normal',
+    body: bodyWithoutTitle(parsed.body),
+    sentences: parsed.sentences,
+  };
+}
+
+/** Concatenates sources under their own headings: lossless, used when it fits the budget. */
+export function mergeSources(tier: Tier, sources: readonly SummarySource[]): string {
+  return sources
+    .map((source) => {
+      if (tier === 'daily' && source.importance === 'pinned') {
+        // The package always carries pinned memories in full: here a mention is enough.
+        const lead = source.sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+        return `### ${source.time ? `${source.time} ` : ''}${source.label} (pinned)\n\n${lead}`.trim();
+      }
+      const heading = tier === 'daily' ? `### ${source.time ? `${source.time} ` : ''}${source.label}` : `### ${source.label}`;
+      return `${heading}\n\n${demoteHeadings(source.body, 3)}`.trim();
+    })
+    .join('\n\n');
+}
+
+/** Bodies already demoted (`level` + body → result): the package renders the same summaries on every rebuild, and watch mode rebuilds often. */
+const demoted = new Map<string, string>();
+const DEMOTED_MAX = 4096;
+
+/**
+ * Pushes every heading of a markdown body below `level`, so merged sources
+ * nest under their own heading. `parsedFrom`, the parsed content `body` was
+ * cut from (its end), gives the headings' positions; otherwise the body is
+ * parsed for them.
+ */
+export function demoteHeadings(body: string, level: number, parsedFrom?: ParsedContent): string {
+  if (!/^#{1,6}\s|^ {0,3}(?:=+|-+)\s*$/m.test(body)) return body.trim();
+  const spans = parsedFrom ? spansWithin(parsedFrom, body) : undefined;
+  if (spans) return applyDemotion(body, spans, level);
+  const key = `${level}\n${body}`;
+  const known = demoted.get(key);
+  if (known !== undefined) return known;
+  if (demoted.size >= DEMOTED_MAX) demoted.clear();
+  const result = applyDemotion(body, headingSpans(parseMarkdown(body)), level);
+  demoted.set(key, result);
+  return result;
+}
+
+/** The heading spans of `parsed` moved onto `body`, when `body` is the end of `parsed.body` (a title cut off, say). */
+function spansWithin(parsed: ParsedContent, body: string): HeadingSpan[] | undefined {
+  const cut = parsed.body.length - body.length;
+  if (!parsed.headings || cut < 0 || !parsed.body.endsWith(body)) return undefined;
+  const shift = (offset: number): number => (offset < 0 ? offset : offset - cut);
+  return parsed.headings
+    .filter((span) => span[0] >= cut)
+    .map(([start, end, depth, textStart, textEnd]) => [shift(start), shift(end), depth, shift(textStart), shift(textEnd)]);
+}
+
+function applyDemotion(body: string, headings: readonly HeadingSpan[], level: number): string {
+  // Edit the source at the headings' positions instead of re-serialising the tree:
+  // the rest of the markdown stays byte for byte as written.
+  if (headings.length === 0) return body.trim();
+  const shallowest = Math.min(...headings.map((span) => span[2]));
+  let out = '';
+  let cursor = 0;
+  for (const [start, end, depth, textStart, textEnd] of headings) {
+    const text = textStart >= 0 && textEnd >= 0 ? body.slice(textStart, textEnd).replace(/\s*\n\s*/g, ' ') : '';
+    out += `${body.slice(cursor, start)}${'#'.repeat(Math.min(6, depth - shallowest + level + 1))}${text ? ` ${text}` : ''}`;
+    cursor = end;
+  }
+  return `${out}${body.slice(cursor)}`.trim();
+}
+
+function bodyWithoutTitle(body: string): string {
+  return body.replace(/^# [^\n]*\n+/, '');
+}
