@@ -12,6 +12,8 @@ export function declareFactCommands(program: Command): void {
     .option('--stream <name>', 'only this stream (default: all)')
     .option('--now <datetime>', 'what "today" is (ISO 8601); also MEMVAULT_NOW')
     .option('--json', 'print { at, facts, history?, contradictions, problems } as JSON')
+    .option('--check', 'ask the model of the active LLM profile which decisions on one subject contradict (cached per pair)')
+    .option('--max-pairs <n>', 'with --check: most alike pairs asked about (default 50)')
     .addHelpText(
       'after',
       `
@@ -23,7 +25,12 @@ Examples:
   memvault facts                          what holds today, and the open contradictions
   memvault facts --at 2026-03-01          what held on 1 March
   memvault facts --key primary_db --all   one key's history
-  memvault facts --json | jq '.contradictions[].id'`,
+  memvault facts --json | jq '.contradictions[].id'
+  memvault facts --check --max-pairs 20   decisions a model judges contradicting, for you to confirm
+  MEMVAULT_PROFILE=local memvault facts --check --json | jq '.contradictions[] | [.a.path, .b.path, .reason]'
+
+--check pairs decisions and facts by search similarity, asks the model about each pair, and caches
+the answer per pair of file contents (.memvault/facts-check.json): a rerun asks nothing.`,
     )
     .action(async (options) => (await import('./commands/facts.js')).factsCommand({ ...program.opts(), ...options }));
 

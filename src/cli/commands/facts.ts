@@ -17,11 +17,19 @@ export interface FactsCommandOptions {
   all?: boolean;
   now?: string;
   json?: boolean;
+  /** Ask the model of the active LLM profile about pairs of decisions on one subject (see `factsCheckCommand`). */
+  check?: boolean;
+  maxPairs?: string;
 }
 
 /** `memvault facts`: what holds on a day, each key's history, and the open contradictions. Read-only. */
 export async function factsCommand(options: FactsCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
+  if (options.check) {
+    // Loaded only for --check: it brings the search index and the LLM transport.
+    await (await import('./facts-check.js')).factsCheckCommand(root, options);
+    return;
+  }
   const vault = await openVault(root);
   const now = resolveNow(options.now);
   const zone = vault.config.timezone;

@@ -41,6 +41,19 @@ export const FACT_RULES = {
     severity: 'error',
     hint: 'e.g. --threshold {example} (Jaccard similarity of word 3-shingles)',
   },
+  'fact/check-no-llm': {
+    title: '`memvault facts --check` needs a model, and the active LLM profile has none',
+    severity: 'error',
+    hint:
+      'add a profile with `provider: openai`, `base_url` and `model` under `llm.profiles` in memory.config.yaml, then select it ' +
+      'with `llm.profile: <name>` or MEMVAULT_PROFILE=<name> (profiles: {known})',
+    docs: 'The check asks a model whether two decisions contradict; the embedded extractive summarizer cannot judge that.',
+  },
+  'fact/check-cache': {
+    title: 'The cache of `memvault facts --check` answers cannot be read',
+    severity: 'warning',
+    hint: 'it is rebuilt as pairs are asked again; delete .memvault/facts-check.json if this repeats',
+  },
   'fact/frontmatter': {
     title: "A memory's frontmatter cannot be edited to record a resolution",
     severity: 'error',
