@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
 import { DEFAULT_TIMEZONE } from '../src/config/schema.js';
 import { build, type BuildReport } from '../src/pipeline/build.js';
+import { RECORD_DIR } from '../src/vault/committed-record.js';
 import { loadVault, type LoadStats } from '../src/vault/load.js';
 import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
 
@@ -54,6 +55,7 @@ let clone: string;
 let warmReport: BuildReport;
 let cloneReport: BuildReport;
 let cloneLoad: LoadStats;
+let recordBuild: BuildReport;
 beforeAll(async () => {
   warm = mkdtempSync(path.join(os.tmpdir(), 'memvault-warm-'));
   clone = mkdtempSync(path.join(os.tmpdir(), 'memvault-clone-'));
@@ -64,6 +66,8 @@ beforeAll(async () => {
   git(warm, 'init', '-q', '-b', 'main');
   git(warm, 'add', '-A');
   git(warm, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'built');
+  // A committing build of the built vault writes the committed record and commits it (nothing else changes).
+  recordBuild = await build({ root: warm, now: new Date(FIRST_NOW), commit: true });
   rmSync(clone, { recursive: true, force: true });
   git(os.tmpdir(), 'clone', '-q', warm, clone);
   addNewMemories(warm);
@@ -95,17 +99,20 @@ describe('a fresh clone without .memvault', () => {
     for (const [file, text] of warmFiles) expect(cloneFiles.get(file), file).toBe(text);
   });
 
-  it('reads every file but parses only the bodies it summarizes and packages', () => {
+  it('reads only the new memories: the committed record vouches for every file committed unchanged', () => {
+    expect(recordBuild.written).toEqual([]);
+    expect(recordBuild.commit?.status).toBe('committed');
+    expect(git(warm, 'ls-files', `vault/${RECORD_DIR}`).split('\n').length).toBeGreaterThan(3);
     expect(cloneReport.streams[0]!.memories).toBe(323);
-    expect(cloneReport.stats.read).toBe(cloneReport.stats.files);
-    expect(cloneReport.stats.read).toBeGreaterThan(MIN_FILES_FOR_WORKERS);
-    // The load parses the new day's memories only: every other one is listed by a daily with the same hash.
-    expect(cloneLoad.read).toBe(cloneReport.stats.files);
+    expect(cloneReport.stats.files).toBeGreaterThan(MIN_FILES_FOR_WORKERS);
+    expect(cloneReport.stats.read).toBe(3);
+    expect(cloneLoad.read).toBe(3);
     expect(cloneLoad.parsed).toBe(3);
+    expect(cloneReport.diagnostics.filter((d) => d.rule === 'record/unreadable')).toEqual([]);
     // Then the stages parse what they read: the new day's daily, what the package weighs (on this 35-day vault, much
     // of it; at 4,000 memories over three years, 148 of 5,194 files). Never all of it.
     expect(cloneReport.stats.parsed).toBeGreaterThanOrEqual(3);
-    expect(cloneReport.stats.parsed).toBeLessThan(cloneReport.stats.read);
+    expect(cloneReport.stats.parsed).toBeLessThan(cloneReport.stats.files);
     // The warm build read only the new files.
     expect(warmReport.stats.read).toBe(3);
     expect(warmReport.stats.parsed).toBe(3);
@@ -117,4 +124,72 @@ describe('a fresh clone without .memvault', () => {
     expect(again.stats.read).toBe(0);
     expect(again.stats.parsed).toBe(0);
   });
+});
+
+/** The first shard of memories in a repository's record. */
+function memoryShard(root: string): string {
+  const dir = path.join(root, 'vault', RECORD_DIR, 'main');
+  return path.join(dir, readdirSync(dir).filter((name) => name.startsWith('memories-'))[0]!);
+}
+
+describe('a fresh clone whose history was edited by hand, with a merge conflict left in the record', () => {
+  let edited: string;
+  let shardLines: number;
+  let second: string;
+  let report: BuildReport;
+  let warmAgain: BuildReport;
+  beforeAll(async () => {
+    second = mkdtempSync(path.join(os.tmpdir(), 'memvault-clone2-'));
+    // The warm vault as the nightly leaves it: built as of NOW, record and all committed.
+    await build({ root: warm, now: new Date(NOW), commit: true });
+    git(warm, 'add', '-A');
+    git(warm, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'new memories');
+    // A memory of an old day edited and committed without a build: its blob differs from the record's.
+    const shard = memoryShard(warm);
+    const lines = readFileSync(shard, 'utf8').trimEnd().split('\n');
+    shardLines = lines.length - 1;
+    const other = readdirSync(path.dirname(shard)).filter((name) => name.startsWith('memories-'))[1]!;
+    const otherLine = readFileSync(path.join(path.dirname(shard), other), 'utf8').split('\n')[1]!;
+    edited = (JSON.parse(otherLine) as { p: string }).p;
+    const file = path.join(warm, 'vault', edited);
+    writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n\nDecided to keep the hand-made note about the rollback window.\n`);
+    // What git leaves in a file when two branches changed the same lines.
+    writeFileSync(shard, [lines[0], '<<<<<<< HEAD', ...lines.slice(1, 3), '=======', ...lines.slice(3), '>>>>>>> other', ''].join('\n'));
+    git(warm, 'add', '-A');
+    git(warm, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'hand edit');
+    rmSync(second, { recursive: true, force: true });
+    git(os.tmpdir(), 'clone', '-q', warm, second);
+    warmAgain = await build({ root: warm, now: new Date(NOW), commit: false });
+    report = await build({ root: second, now: new Date(NOW), commit: false });
+  }, 120_000);
+  afterAll(() => rmSync(second, { recursive: true, force: true }));
+
+  it("reads the edited memory and the conflicted shard's files, warns once, and writes what a warm build writes", () => {
+    const dailyOfEdit = `main/daily/${edited.match(/(\d{4}-\d{2}-\d{2})/)![1]}.md`;
+    expect(warmAgain.written).toContain(dailyOfEdit);
+    expect(report.written).toEqual(warmAgain.written);
+    expect(report.stats.read).toBe(shardLines + 1);
+    const warnings = report.diagnostics.filter((d) => d.rule === 'record/unreadable');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.path).toBe(path.relative(path.join(warm, 'vault'), memoryShard(warm)).split(path.sep).join('/'));
+    const warmFiles = vaultFiles(warm);
+    for (const [name, text] of vaultFiles(second)) if (!name.startsWith(RECORD_DIR)) expect(text, name).toBe(warmFiles.get(name));
+  });
+
+  it('a committing build writes the record anew: a clone of it reads nothing it does not summarize', async () => {
+    const committed = await build({ root: second, now: new Date(NOW), commit: true });
+    expect(committed.commit?.status).toBe('committed');
+    expect(readFileSync(memoryShard(second), 'utf8')).not.toContain('<<<<<<<');
+    const third = mkdtempSync(path.join(os.tmpdir(), 'memvault-clone3-'));
+    try {
+      rmSync(third, { recursive: true, force: true });
+      git(os.tmpdir(), 'clone', '-q', second, third);
+      const again = await build({ root: third, now: new Date(NOW), commit: false });
+      expect(again.written).toEqual([]);
+      expect(again.stats.read).toBe(0);
+      expect(again.diagnostics.filter((d) => d.rule === 'record/unreadable')).toEqual([]);
+    } finally {
+      rmSync(third, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
