@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
+import { type ContradictionJson, contradictionJson, factSurface, statesFacts } from '../facts/surface.js';
 import { type ForgottenMemory, policyOf } from '../maintain/forgetting.js';
 import type { LeftOut } from '../maintain/left-out.js';
 import type { UsageRanking } from '../usage/rank.js';
-import { CALENDAR_TIERS, type Diagnostic, type StreamState, type Summary, type VaultState } from '../vault/model.js';
+import { CALENDAR_TIERS, type Diagnostic, type Memory, type StreamState, type Summary, type VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import { todayIn } from '../time/periods.js';
 import { memoriesUpTo } from './now.js';
 import type { Manifest } from './package.js';
 import { readWaterfallFiles, type WaterfallFiles, type WaterfallStatus, waterfallStatusOf } from './waterfall-status.js';
@@ -47,6 +49,8 @@ export interface StreamStatus {
   waterfall?: WaterfallStatus;
   /** The most and least used items: what context, search and zoom served (src/usage/). */
   usage?: UsageRanking;
+  /** Facts, when a memory of the stream states one: how many hold today, and the open contradictions (src/facts/). */
+  facts?: { in_force: number; contradictions: ContradictionJson[] };
   /** What the package's detail and the context leave out today (src/maintain/left-out.ts): forgotten memories and marked copies. */
   maintenance?: MaintenanceStatus;
 }
@@ -112,7 +116,10 @@ export function vaultStatus(input: StatusInput): VaultStatus {
   const { config, root, state } = input;
   const vaultDir = path.resolve(root, config.vault);
   const streams = [...state.streams.values()].map((stream): StreamStatus => {
-    const status = streamStatusOf(stream, config, vaultDir, root, input.files.manifests.get(stream.name));
+    const status = {
+      ...streamStatusOf(stream, config, vaultDir, root, input.files.manifests.get(stream.name)),
+      ...factStatusOf(stream.memories, todayIn(input.now, config.timezone)),
+    };
     const files = input.files.waterfall.get(stream.name);
     if (!config.streams[stream.name]?.waterfall || !files) return status;
     return {
@@ -182,6 +189,13 @@ function retentionOf(summaries: readonly Summary[]): TierStatus['retention'] {
     dropped += summary.meta.dropped?.length ?? 0;
   }
   return { items, dropped, rate: items > 0 ? (items - dropped) / items : null };
+}
+
+/** The facts part of a stream's status; nothing for a stream whose memories state no fact (its status is as before facts). */
+function factStatusOf(memories: readonly Memory[], today: string): Pick<StreamStatus, 'facts'> {
+  if (!statesFacts(memories)) return {};
+  const surface = factSurface(memories, today);
+  return { facts: { in_force: surface.inForce.length, contradictions: surface.contradictions.map(contradictionJson) } };
 }
 
 /** Memories the loader held back because they hold a secret (rule `secret/<kind>`). */

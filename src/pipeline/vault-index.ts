@@ -1,3 +1,5 @@
+import { streamFacts } from '../facts/collect.js';
+import { statesFacts, unresolvedLine } from '../facts/surface.js';
 import { periodTopics } from '../text/topics.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
@@ -23,7 +25,7 @@ export interface StreamIndexInput {
 
 export interface ReviewItem {
   path: string;
-  kind: 'over-budget' | 'edited' | 'edited, stale' | 'deferred' | 'invalid';
+  kind: 'over-budget' | 'edited' | 'edited, stale' | 'deferred' | 'invalid' | 'contradiction';
   reason: string;
 }
 
@@ -72,6 +74,8 @@ export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics
       deferred: s.deferred,
       manifest: s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null,
     })),
+    // Indexes written before contradictions were queued are rebuilt once; a vault without facts keeps its hash.
+    ...(streams.some((s) => statesFacts(s.memories)) ? { facts: 1 } : {}),
   });
 }
 
@@ -138,6 +142,10 @@ function indexStream(
     });
   for (const deferred of stream.deferred)
     review.push({ path: `${stream.name}/${deferred.tier}/${deferred.period}.md`, kind: 'deferred', reason: deferred.reason });
+  // Open contradictions, at the later fact's file: a person decides which holds (`memvault resolve`).
+  if (statesFacts(stream.memories))
+    for (const contradiction of streamFacts(stream.memories).contradictions)
+      review.push({ path: contradiction.b.path, kind: 'contradiction', reason: unresolvedLine(contradiction) });
   for (const diagnostic of diagnostics) {
     if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error')
       review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });

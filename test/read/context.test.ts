@@ -233,7 +233,7 @@ describe('memvault context', () => {
         .filter((i) => i.tier === 'critical')
         .map((i) => i.source)
         .slice(0, 2),
-    ).toEqual([PINNED, 'main/archive/2026-Q1/2026-02-11-billing-decision.md']);
+    ).toEqual(['main/archive/2026-Q1/2026-02-11-billing-decision.md', PINNED]); // contradictions first
     expect(withContradiction.context).toContain('### Contradiction: invoice.mutable');
   });
 

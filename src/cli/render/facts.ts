@@ -33,18 +33,8 @@ export function renderContradiction(contradiction: Contradiction): string[] {
   ];
 }
 
-/** The JSON shape of one contradiction (`facts --json`, `status --json`). */
-export function contradictionJson(contradiction: Contradiction) {
-  const side = (fact: Fact) => ({ id: fact.id, path: fact.path, line: fact.line, value: fact.value, date: fact.validFrom });
-  return {
-    id: contradiction.id,
-    key: contradiction.key,
-    scope: contradiction.scope,
-    since: contradiction.since,
-    a: side(contradiction.a),
-    b: side(contradiction.b),
-  };
-}
+// One JSON shape for a contradiction wherever it is printed (`facts --json`, `resolve --json`, `status --json`).
+export { contradictionJson } from '../../facts/surface.js';
 
 export function renderResolution(plan: ResolutionPlan, dryRun: boolean): string {
   const verb = dryRun ? 'would write' : 'wrote';

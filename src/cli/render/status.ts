@@ -34,6 +34,15 @@ export function renderStatus(status: VaultStatus, config: Config): string {
       lines.push(`  package: ${p.path} ${num(p.tokens)}/${num(p.max_tokens)} tokens, ${num(p.bytes)}/${num(p.max_bytes)} bytes${trimmed}`);
     } else lines.push('  package: not built yet (run `memvault build`)');
     if (s.usage) lines.push(...renderUsage(s.usage));
+    if (s.facts) {
+      const open = s.facts.contradictions;
+      lines.push(`  facts: ${num(s.facts.in_force)} in force, ${open.length} unresolved contradiction${open.length === 1 ? '' : 's'}`);
+      for (const c of open) {
+        const side = (f: { value: string; date: string; path: string; line: number }) => `${f.value} (${f.date}, ${f.path}:${f.line})`;
+        lines.push(`    ${c.id} ${c.key}${c.scope ? ` [${c.scope}]` : ''} = ${side(c.a)} vs ${side(c.b)}`);
+      }
+      if (open.length > 0) lines.push('    decide each: `memvault resolve <id> --keep a|b|both` (nothing is deleted)');
+    }
     const m = s.maintenance;
     if (m && m.forgotten.count > 0)
       lines.push(

@@ -3,6 +3,7 @@ import { MemvaultError } from '../../util/errors.js';
 import { hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
 import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
+import { fitFacts, packageFacts } from './facts.js';
 import { memoryItem, selectCoverage } from './items.js';
 import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
 import { renderPackage } from './render.js';
@@ -65,6 +66,8 @@ export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readS
     memories: input.memories.map((m) => [m.path, m.sha256]),
     summaries,
     ...(input.leftOut ? { leftOut: [...input.leftOut.ids].sort() } : {}),
+    // Packages built before facts were shown are rebuilt once; a vault without facts keeps its hash.
+    ...(input.memories.some((m) => m.facts !== undefined) ? { facts: 1 } : {}),
   });
 }
 
@@ -79,7 +82,8 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
   const firstDay = input.memories[0]?.day ?? null;
   // A copy's day is covered by the memory it repeats: only the other memories need the package.
   const daysWithMemories = new Set(input.memories.filter((memory) => !duplicates?.has(memory.id)).map((memory) => memory.day));
-  const render = (): string => renderPackage(input, firstDay, critical, history);
+  const facts = packageFacts(input.memories, bands.today);
+  const render = (): string => renderPackage(input, firstDay, critical, history, facts);
   const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
   const fits = (text: string): boolean => {
     if (countBytes(text) > input.upload.max_bytes) return false;
@@ -100,7 +104,14 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
     return sum;
   };
 
-  const criticalOnly = renderPackage(input, firstDay, critical, []);
+  if (facts && facts.shown > 0) {
+    // Facts in force are cut from the end until they fit even with all history left out (its note included):
+    // the degradation steps below can then always bring the package within budget.
+    const allLeftOut = history.map((item): Item => ({ ...item, status: 'left-out' }));
+    const fitsWith = (shown: number) => fits(renderPackage(input, firstDay, critical, allLeftOut, { ...facts, shown }));
+    if (!fitsWith(facts.shown)) facts.shown = fitFacts(facts, fitsWith);
+  }
+  const criticalOnly = renderPackage(input, firstDay, critical, [], facts);
   if (!fits(criticalOnly)) {
     const size = measure(criticalOnly);
     const sizes = critical
@@ -151,6 +162,7 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
     })),
     ...(input.leftOut?.forgotten.length ? { forgotten: [...input.leftOut.forgotten] } : {}),
     ...(duplicates?.size ? { duplicates: [...duplicates].map(([id, of]) => ({ id, duplicate_of: of })) } : {}),
+    ...(facts ? { facts: { contradictions: facts.contradictions, in_force: facts.inForce.length, shown: facts.shown } } : {}),
     input_hash: inputHash,
   };
   return { text, manifest };

@@ -53,6 +53,11 @@ export interface Manifest {
   forgotten?: ForgottenMemory[];
   /** Copies marked `duplicate_of`, left out of the package and of new summaries: `{ id, duplicate_of }`. */
   duplicates?: { id: string; duplicate_of: string }[];
+  /**
+   * Facts, when a memory of the stream states one: the open contradictions (their ids; listed first in the package),
+   * how many facts are in force on the package's day and how many of them the package shows.
+   */
+  facts?: { contradictions: string[]; in_force: number; shown: number };
   /** Hash of everything the package was assembled from: equal hash, equal package. */
   input_hash: string;
 }

@@ -1,10 +1,18 @@
 import { stringifyFrontmatter } from '../../vault/frontmatter.js';
+import { type PackageFacts, renderFactsInForce, renderUnresolved } from './facts.js';
 import { memoryHeading } from './items.js';
 import type { Item, PackageInput } from './model.js';
 
 /** The package's text: header, critical section, history from oldest to newest, and what was left out. */
 
-export function renderPackage(input: PackageInput, firstDay: string | null, critical: readonly Item[], history: readonly Item[]): string {
+/** `facts`: the stream's open contradictions and facts in force (absent when no memory states a fact). */
+export function renderPackage(
+  input: PackageInput,
+  firstDay: string | null,
+  critical: readonly Item[],
+  history: readonly Item[],
+  facts?: PackageFacts,
+): string {
   const { stream, bands } = input;
   const front = { memvault: 'package', stream, covers: firstDay ? `${firstDay} to ${bands.today}` : 'nothing yet' };
   const parts: string[] = [`# Memory of ${stream}`];
@@ -17,7 +25,12 @@ export function renderPackage(input: PackageInput, firstDay: string | null, crit
   parts.push(
     `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest (most condensed) to newest (full detail). Each day appears once. Ask for more: \`memvault zoom 2026-W07\` (the full memories of a day, week, month or range), \`memvault search "words"\` (ranked hits with path:line), \`memvault context --query "…"\` (a context within a token budget).`,
   );
+  // Open contradictions come first, right after the header: a reader must not take either value as settled.
+  const unresolved = renderUnresolved(facts);
+  if (unresolved) parts.push(unresolved);
   if (critical.length > 0) parts.push(`## Critical (pinned)\n\n${critical.map((item) => item.render()).join('\n\n')}`);
+  const inForce = renderFactsInForce(facts);
+  if (inForce) parts.push(inForce);
   let recentHeaderDone = false;
   for (const item of history) {
     if (item.status === 'left-out') continue;

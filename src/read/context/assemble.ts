@@ -24,7 +24,7 @@ export interface ContextOptions {
   signals: Signals;
   activity?: Activity;
   now: Date;
-  /** Unresolved contradictions for the critical tier, after the pinned memories (none by default). */
+  /** Unresolved contradictions, first in the critical tier (default: those between the stream's facts). */
   contradictions?: CriticalSource;
 }
 

@@ -1,13 +1,14 @@
 import { DateTime } from 'luxon';
 import { leftOutOf } from '../../maintain/left-out.js';
 import { contentWords } from '../../text/terms.js';
-import { monthOfWeek, weekOf } from '../../time/periods.js';
+import { monthOfWeek, todayIn, weekOf } from '../../time/periods.js';
 import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../search/query.js';
 import type { SearchIndex } from '../search/index.js';
 import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
+import { factVersions, openContradictions } from './facts.js';
 import { signalQueries, type Signals } from './signals.js';
 import { keyOf, RELEVANT_GROUPS, relevantFor, roundRobinBy } from './relevant.js';
 import { memoryText, topicsOf } from './warm.js';
@@ -47,9 +48,9 @@ export interface Candidate {
 }
 
 /**
- * More critical items, after the pinned memories: the seam for unresolved
- * contradictions between facts. Gets the loaded vault and the stream, returns
- * the items best first (each names its source).
+ * The first critical items, before the pinned memories: the seam for unresolved
+ * contradictions between facts (default: the stream's own, `openContradictions`).
+ * Gets the loaded vault and the stream, returns the items best first (each names its source).
  */
 export type CriticalSource = (vault: ReadVault, stream: StreamState) => Version[];
 
@@ -59,7 +60,7 @@ export interface CandidateInput {
   signals: Signals;
   now: Date;
   index: SearchIndex;
-  /** Unresolved contradictions (none by default). */
+  /** Unresolved contradictions (default: those between the stream's facts). */
   contradictions?: CriticalSource;
 }
 
@@ -127,8 +128,17 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Critical: pinned memories, unresolved contradictions, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them.
   const critical: Candidate[] = [];
   const push = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
+  // Open contradictions first (by default the stream's own, from its facts): neither value may be taken as settled.
+  // Not marked as seen, so the memories they point at stay candidates themselves.
+  for (const v of (input.contradictions ?? openContradictions)(vault, stream)) critical.push({ tier: 'critical', versions: [v] });
   for (const m of stream.memories) if (m.importance === 'pinned') push(critical, take('critical', [memoryVersion(m)], true));
-  for (const v of input.contradictions?.(vault, stream) ?? []) push(critical, take('critical', [v]));
+  // Facts in force, compressed: those the signals name are critical, the others background.
+  const facts = factVersions(
+    stream,
+    todayIn(input.now, vault.config.timezone),
+    queries.map((q) => q.text),
+  );
+  if (facts.critical) critical.push({ tier: 'critical', versions: [facts.critical] });
   const decisions = stream.memories.filter((m) => m.kind.toLowerCase() === 'decision');
   const relevantDecisions =
     queries.length > 0
@@ -162,6 +172,7 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 
   // Background: conventions, the long-term summary, the latest monthly.
   const background: Candidate[] = [];
+  if (facts.background) background.push({ tier: 'background', versions: [facts.background] });
   for (const m of [...stream.memories].reverse())
     if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention'))
       push(background, take('background', [memoryVersion(m)]));
