@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadValidConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
+import { factWarnings } from '../facts/surface.js';
 import type { Summarizer } from '../llm/types.js';
 import { isValidDay } from '../time/periods.js';
 import { leftOutOf } from '../maintain/left-out.js';
@@ -139,6 +140,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
+  // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
+  report.diagnostics.push(...factWarnings(loaded.state.streams.values()));
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
   if (!report.dryRun)
     report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
