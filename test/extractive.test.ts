@@ -329,7 +329,13 @@ describe('extractive summarizer', () => {
       source(
         `daily/${day}`,
         day,
-        `## State\n\n- ${repeated}\n- ${['Priya moved the PDF renderer to a worker pool of 4.', 'Marcus cut the CI time from 14 to 9 minutes with test sharding.', 'Jonas wrote the FAQ entry about currency conversion.'][i]}`,
+        `## State\n\n- ${repeated}\n- ${
+          [
+            'Priya moved the PDF renderer to a worker pool of 4.',
+            'Marcus cut the CI time from 14 to 9 minutes with test sharding.',
+            'Jonas wrote the FAQ entry about currency conversion.',
+          ][i]
+        }`,
       ),
     );
     const body = await summarize(request('weekly', days, { tokens: 1000, bytes: 12288 }));
@@ -341,7 +347,8 @@ describe('extractive summarizer', () => {
     const decisions = Array.from(
       { length: 12 },
       (_, i) =>
-        `- Decision ${i + 1}: the ${['billing', 'auth', 'search', 'export', 'queue', 'mailer'][i % 6]} service keeps its own ${['schema', 'cache', 'retry policy', 'rate limit'][i % 4]} number ${i + 1} for the next ${i + 2} releases.`,
+        `- Decision ${i + 1}: the ${['billing', 'auth', 'search', 'export', 'queue', 'mailer'][i % 6]} service keeps its own ` +
+        `${['schema', 'cache', 'retry policy', 'rate limit'][i % 4]} number ${i + 1} for the next ${i + 2} releases.`,
     ).join('\n');
     const done = [
       'Fixed the invoice rounding bug that showed 0.01 differences on totals.',

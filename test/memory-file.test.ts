@@ -404,7 +404,10 @@ describe('hostile frontmatter and bodies (issue 13)', () => {
     // Under the limits, and inside fenced code, nothing is refused.
     // The same marks in paragraphs of 100 are fine.
     expect(parseMemoryFile(utf8(`${head}${'*a* '.repeat(100).concat('\n\n').repeat(30)}`), place(), 'UTC').ok).toBe(true);
-    const fine = `${head}${'- '.repeat(30)}x\n\n${'*'.repeat(3)}bold${'*'.repeat(3)}\n\n${'*'.repeat(200)}\n\n\`\`\`\n${'> '.repeat(500)}\n${' '.repeat(400)}x\n\`\`\`\n`;
+    const fence = '```';
+    const fine =
+      `${head}${'- '.repeat(30)}x\n\n${'*'.repeat(3)}bold${'*'.repeat(3)}\n\n${'*'.repeat(200)}\n\n` +
+      `${fence}\n${'> '.repeat(500)}\n${' '.repeat(400)}x\n${fence}\n`;
     expect(parseMemoryFile(utf8(fine), place(), 'UTC').ok).toBe(true);
   }, 30_000);
 });

@@ -210,7 +210,8 @@ describe('long markdown parsed in pieces (issue 13)', () => {
     const parts: string[] = [];
     for (let i = 0; i < 120; i++) {
       parts.push(
-        `## Section ${i}\n\nWe fixed bug ${i} today. It took \`npm test\` twice.\n\n- item ${i} one\n  - sub ${i}\n- item ${i} two\ncontinued lazily.\n\n1. first ${i}\n2. second ${i}\n`,
+        `## Section ${i}\n\nWe fixed bug ${i} today. It took \`npm test\` twice.\n\n` +
+          `- item ${i} one\n  - sub ${i}\n- item ${i} two\ncontinued lazily.\n\n1. first ${i}\n2. second ${i}\n`,
       );
       if (i % 10 === 0) parts.push('```\n- not a list\n\n- still code\n```\n');
     }

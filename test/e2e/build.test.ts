@@ -234,7 +234,7 @@ describe('build: a ten-week vault', () => {
     expect(snapshotTree(root)).toEqual(afterFirst);
   });
 
-  it('after editing one past memory, regenerates exactly its daily, weekly and monthly (plus package and index), keeping the old versions in history/', async () => {
+  it('after editing one past memory, regenerates exactly its daily, weekly and monthly (plus package, index), old versions kept in history/', async () => {
     const copy = copyProject(root);
     copies.push(copy);
     const day = '2026-02-17';

@@ -162,7 +162,7 @@ describe('memvault init: the git-native files', () => {
     expect(json.created).toContain(ATTRIBUTES_LABEL);
   });
 
-  it('the workflow passes actionlint and agrees with the repository nightly-rollup.yml on triggers, permissions, concurrency, checkout, secrets and push', async () => {
+  it('passes actionlint and agrees with the repository nightly-rollup.yml: triggers, permissions, concurrency, checkout, secrets, push', async () => {
     const root = emptyDir();
     await runCliJson(['init', '--json'], { cwd: root });
     const text = readText(root, WORKFLOW);

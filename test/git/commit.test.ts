@@ -358,7 +358,10 @@ describe('build commits: history copies and hand edits', () => {
     const result = await runCli(['build', '--now', LATER, '--regenerate', 'vault/main/memories/2026-02-10-auth.md'], { cwd: root });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^memvault: --regenerate `.*vault\/main\/memories\/2026-02-10-auth\.md` is not a generated summary of the vault\n {2}hint: name a daily, weekly, monthly or long-term summary file/,
+      new RegExp(
+        /^memvault: --regenerate `.*vault\/main\/memories\/2026-02-10-auth\.md` is not a generated summary of the vault\n {2}/.source +
+          /hint: name a daily, weekly, monthly or long-term summary file/.source,
+      ),
     );
     expect(snapshotTree(path.join(root, 'vault'))).toEqual(before);
     expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);

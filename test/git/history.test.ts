@@ -127,7 +127,10 @@ describe('history commands', () => {
       ],
       [
         ['show', DAILY, '--at', '2026-02-16'],
-        /^memvault: `vault\/main\/daily\/2026-02-16\.md` did not exist at [0-9a-f]{7} \(2026-02-16 06:00 \+00:00\)\n {2}hint: its first version is [0-9a-f]{7} from 2026-02-17/,
+        new RegExp(
+          /^memvault: `vault\/main\/daily\/2026-02-16\.md` did not exist at [0-9a-f]{7} \(2026-02-16 06:00 \+00:00\)\n {2}/.source +
+            /hint: its first version is [0-9a-f]{7} from 2026-02-17/.source,
+        ),
       ],
       [['diff', 'vault/main/daily/2026-02-13.md'], /^memvault: `vault\/main\/daily\/2026-02-13\.md` has only one committed version/],
     ];

@@ -38,7 +38,10 @@ describe.each(['cli', 'isomorphic'])('a stale .git/index.lock (%s backend)', (ba
     const failed = await runCli(['build', '--now', NOW], { cwd: base, env });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(
-      /^memvault: the git index is locked \(\.git\/index\.lock exists\): another git process is running, or a stale \.git\/index\.lock\n {2}hint: remove it if no git command is running/,
+      new RegExp(
+        /^memvault: the git index is locked \(\.git\/index\.lock exists\): another git process is running, or a stale \.git\/index\.lock\n/
+          .source + / {2}hint: remove it if no git command is running/.source,
+      ),
     );
     expect(git(base, 'rev-parse', 'HEAD').trim()).toBe(head);
     expect(existsSync(lock)).toBe(true);

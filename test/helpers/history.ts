@@ -105,9 +105,15 @@ export function generateHistory(options: HistoryOptions): GeneratedHistory {
       const component = pick(COMPONENTS);
       const hour = String(8 + i * 4).padStart(2, '0');
       const paragraphs = [
-        `Worked with ${pick(PEOPLE)} on the ${component} for most of the session (entry ${serial}). The ${pick(METRICS)} had drifted to ${10 + Math.floor(random() * 900)} after the last deploy, and the dashboards for ${pick(TECH)} showed the same pattern in two regions. We traced it to ${pick(CAUSES)}, which only shows up under sustained load.`,
-        `Fixed the ${component} by rewriting the batching step and adding a regression test that replays the traffic from the incident window. ${pick(PEOPLE)} reviewed the change and asked for a smaller default batch, which we took. The ${pick(METRICS)} is back to normal in staging and the canary in production looks healthy after an hour.`,
-        `Decision: ${pick(DECISIONS)} for the ${component}, because it keeps rollback trivial and matches what the other teams already do. Next: ${pick(FOLLOWUPS)}, and a short write-up of entry ${serial} for the weekly review with ${pick(PEOPLE)}.`,
+        `Worked with ${pick(PEOPLE)} on the ${component} for most of the session (entry ${serial}). ` +
+          `The ${pick(METRICS)} had drifted to ${10 + Math.floor(random() * 900)} after the last deploy, ` +
+          `and the dashboards for ${pick(TECH)} showed the same pattern in two regions. ` +
+          `We traced it to ${pick(CAUSES)}, which only shows up under sustained load.`,
+        `Fixed the ${component} by rewriting the batching step and adding a regression test that replays the traffic from the incident window. ` +
+          `${pick(PEOPLE)} reviewed the change and asked for a smaller default batch, which we took. ` +
+          `The ${pick(METRICS)} is back to normal in staging and the canary in production looks healthy after an hour.`,
+        `Decision: ${pick(DECISIONS)} for the ${component}, because it keeps rollback trivial and matches what the other teams already do. ` +
+          `Next: ${pick(FOLLOWUPS)}, and a short write-up of entry ${serial} for the weekly review with ${pick(PEOPLE)}.`,
       ];
       const file = `vault/${stream}/memories/${day.slice(0, 7)}/${day}-${String(i + 1).padStart(2, '0')}-${component.replace(/\s+/g, '-')}.md`;
       files[file] = memory({

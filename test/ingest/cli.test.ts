@@ -120,10 +120,14 @@ describe('ingest --primer', () => {
     expect(written).toEqual(['vault/main/memories/2026/02/2026-02-14-session-primer-fix-flaky-invoice-totals-test.md']);
     const text = readText(root, written[0]!);
     expect(text).toMatch(
-      /^---\ndate: 2026-02-14T00:12:15\+01:00\ntitle: "Session primer: Fix flaky invoice totals test"\nkind: session-primer\ntags: \[ claude-code, primer \]\nsource: \{ [^\n]*mode: primer/,
+      new RegExp(
+        /^---\ndate: 2026-02-14T00:12:15\+01:00\ntitle: "Session primer: Fix flaky invoice totals test"\n/.source +
+          /kind: session-primer\ntags: \[ claude-code, primer \]\nsource: \{ [^\n]*mode: primer/.source,
+      ),
     );
     expect(text).toContain(
-      'Session primer for Claude Code session "Fix flaky invoice totals test" (2026-02-13 22:40 to 2026-02-14 00:12 Europe/Berlin, 5 messages): the full transcript was not stored.',
+      'Session primer for Claude Code session "Fix flaky invoice totals test" ' +
+        '(2026-02-13 22:40 to 2026-02-14 00:12 Europe/Berlin, 5 messages): the full transcript was not stored.',
     );
     // The embedded summarizer keeps decisions; the tool chatter of the transcript is condensed.
     expect(text).toContain("Decision: sum in integer cents and round each line with banker's rounding before adding.");
@@ -245,7 +249,8 @@ describe('ingest: bad input', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toEqual([
       expect.stringMatching(/^transcripts\/broken-line\.jsonl:3:\d+ error not valid JSON: .* \[ingest\/claude-code\]$/),
-      'transcripts/bad-role.json:4:5 error message 3: expected `role` to be one of system, developer, user, assistant, tool, got `"bot"` (hint: is this an OpenAI chat-completions message list?) [ingest/openai]',
+      'transcripts/bad-role.json:4:5 error message 3: expected `role` to be one of system, developer, user, assistant, tool, got `"bot"` ' +
+        '(hint: is this an OpenAI chat-completions message list?) [ingest/openai]',
       expect.stringMatching(/^transcripts\/unknown\.json:1:1 error unknown JSON transcript: expected OpenAI chat messages/),
       expect.stringMatching(/^transcripts\/still-writing\.jsonl:3:\d+ warning incomplete last line ignored/),
       expect.stringMatching(/^transcripts\/missing\.jsonl:1:1 error file not found/),
@@ -348,7 +353,8 @@ describe('ingest: secrets', () => {
         conversation_id: 'conv-secrets',
       },
     ];
-    const note = `---\ndate: 2026-02-15T10:00:00+01:00\ntitle: Credentials inventory\napi_key: ${SECRET_CASES.find((c) => c.kind === 'api-key')!.secret}\n---\n${lines.map((l) => `${l}\n`).join('\n')}`;
+    const apiKey = SECRET_CASES.find((c) => c.kind === 'api-key')!.secret;
+    const note = `---\ndate: 2026-02-15T10:00:00+01:00\ntitle: Credentials inventory\napi_key: ${apiKey}\n---\n${lines.map((l) => `${l}\n`).join('\n')}`;
     return {
       'transcripts/session.jsonl': `${claude.map((l) => JSON.stringify(l)).join('\n')}\n`,
       'transcripts/chat.json': JSON.stringify({ model: 'gpt-4.1', messages: openai }, null, 2),

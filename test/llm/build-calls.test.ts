@@ -195,7 +195,10 @@ describe('openai provider: calls', () => {
     const result = await runCli(['build', '--now', '2026-02-18T06:00:00Z'], { cwd: dir, env: KEY_ENV });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /LLM cost by tier:\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls?, [\d,]+ in \+ [\d,]+ out tokens, 0 retries, [\d.]+ s\n {4}weekly +2 summaries, 2 calls/,
+      new RegExp(
+        /LLM cost by tier:\n {4}daily +\d+ summaries \(\d+ merged\), \d+ calls?, /.source +
+          /[\d,]+ in \+ [\d,]+ out tokens, 0 retries, [\d.]+ s\n {4}weekly +2 summaries, 2 calls/.source,
+      ),
     );
     expect(result.stdout).toMatch(/ {4}total +\d+ summaries/);
     expect(result.stderr).toMatch(/^memvault: main daily (\d+)\/\1 \(\d+ calls?, [\d,]+ tokens\) [\d.]+ s$/m);

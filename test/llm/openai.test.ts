@@ -108,7 +108,8 @@ describe('openai summarizer: requests', () => {
     const { s } = summarizer();
     const out = await s.summarize(request());
     expect(out.body).toBe(
-      '## Summary\n\n- 09:05 Auth refactor (session): Replaced JWT with server sessions: tokens grew past the cookie limit.\n- 14:40 CI cache (note, pinned): Cut CI time from 14 min to 6 min by caching `node_modules`.',
+      '## Summary\n\n- 09:05 Auth refactor (session): Replaced JWT with server sessions: tokens grew past the cookie limit.\n' +
+        '- 14:40 CI cache (note, pinned): Cut CI time from 14 min to 6 min by caching `node_modules`.',
     );
     expect(out.finish).toBe('stop');
     const [call] = server.calls();

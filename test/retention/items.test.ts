@@ -11,7 +11,8 @@ const texts = (items: readonly MustKeepItem[], kind: MustKeepItem['kind']): stri
 describe('must-keep items from the mdast', () => {
   it('takes decisions from a "Decision:" line and from the items under a Decisions heading', () => {
     const items = itemsOf(
-      'Replaced JWT with sessions.\n\nDecision: sessions live in Postgres with a 30-day expiry.\n\n## Decisions\n\n- Cap uploads at 25 MB.\n- Use cursor pagination everywhere.\n\n## Done\n\n- Wrote the guide.',
+      'Replaced JWT with sessions.\n\nDecision: sessions live in Postgres with a 30-day expiry.\n\n' +
+        '## Decisions\n\n- Cap uploads at 25 MB.\n- Use cursor pagination everywhere.\n\n## Done\n\n- Wrote the guide.',
     );
     expect(texts(items, 'decision')).toEqual([
       'sessions live in Postgres with a 30-day expiry.',

@@ -91,7 +91,8 @@ describe('must-keep items from memories to the monthly', () => {
   beforeAll(async () => {
     // Budgets tight enough that a day cannot keep everything, so both outcomes (kept, dropped) happen.
     dir = project(
-      'calendar:\n  daily: { target_tokens: 110, max_bytes: 1400 }\n  weekly: { target_tokens: 220, max_bytes: 2400 }\n  monthly: { target_tokens: 320, max_bytes: 3600 }\nupload: { max_tokens: 1500, max_bytes: 35840 }\n',
+      'calendar:\n  daily: { target_tokens: 110, max_bytes: 1400 }\n  weekly: { target_tokens: 220, max_bytes: 2400 }\n' +
+        '  monthly: { target_tokens: 320, max_bytes: 3600 }\nupload: { max_tokens: 1500, max_bytes: 35840 }\n',
     );
     planted = plant(dir);
     await build({ root: dir, now: new Date('2026-04-08T12:00:00Z') });

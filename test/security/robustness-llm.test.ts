@@ -17,7 +17,8 @@ const history = llmHistory({ from: '2026-02-02', to: '2026-02-04', seed: 5 });
 const BUSY = [...history.byDay.entries()].filter(([, files]) => files.length === 3).map(([day]) => day);
 /** Bytes that would move the cursor, retitle the terminal, ring its bell or open a link if printed. */
 const HOSTILE =
-  '\u001b[2J\u001b[1;31mred\u001b[0m \u001b]0;pwned-title\u0007 \u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\ bell\u0007 csi\u009b31m back\bspace\r';
+  '\u001b[2J\u001b[1;31mred\u001b[0m \u001b]0;pwned-title\u0007 \u001b]8;;https://evil.example\u001b\\link' +
+  '\u001b]8;;\u001b\\ bell\u0007 csi\u009b31m back\bspace\r';
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 const fake = useFakeOpenAI();

@@ -383,7 +383,8 @@ describe('waterfall files', () => {
     };
     const text = writeSummaryFile(meta, '# agent: recent past\n\n- I did things.\n');
     expect(text).toContain(
-      'waterfall: { compaction: 2, compacted_at_count: 193, covers_from: 2026-01/a, covers_through: 2026-01/b, history: agent/waterfall/history/recent-20260112-101500.md }',
+      'waterfall: { compaction: 2, compacted_at_count: 193, covers_from: 2026-01/a, covers_through: 2026-01/b, ' +
+        'history: agent/waterfall/history/recent-20260112-101500.md }',
     );
     const parsed = parseSummaryFile(text, vaultPaths.waterfallRecent('agent'));
     expect(parsed.ok && parsed.summary.meta).toEqual(meta);
