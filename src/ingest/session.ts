@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../vault/model.js';
 import type { RuleId } from '../messages/catalogue.js';
 import { MemvaultError } from '../util/errors.js';
+import { shorten } from '../text/shorten.js';
 
 /**
  * The common shape every transcript format is parsed into: a session is a
@@ -119,11 +120,5 @@ export function titleFromTurns(turns: readonly Turn[]): string | undefined {
   return shorten(line, 70);
 }
 
-/** Cuts `text` at a word boundary to at most `max` characters, with `…` when cut. */
-export function shorten(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, '')}…`;
-}
+// One cutting rule for titles everywhere (rollup labels use it too): it lives in src/text.
+export { shorten };

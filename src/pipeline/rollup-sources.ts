@@ -6,6 +6,7 @@ import { headingSpans, parseMarkdown, type HeadingSpan } from '../vault/markdown
 import type { Tier } from '../vault/model.js';
 import type { RollupJob } from './plan.js';
 import type { RollupContext } from './rollup.js';
+import { shorten } from '../text/shorten.js';
 
 /**
  * A rollup's sources as the summarizer sees them, and the lossless merge used
@@ -66,7 +67,8 @@ export function toSummarySource(id: string, ctx: RollupContext): SummarySource {
     }
     return {
       id,
-      label: memory.title ?? parsed.sentences[0]?.text.slice(0, 80) ?? memory.id,
+      // An untitled memory is named by its first sentence, cut at a word (never mid-word) with an ellipsis.
+      label: memory.title ?? (parsed.sentences[0] ? shorten(parsed.sentences[0].text, 80) : memory.id),
       day: memory.day,
       ...(time ? { time } : {}),
       kind: memory.kind,
