@@ -98,7 +98,7 @@ describe('parse cache on disk', () => {
     expect(raw.every((byte) => byte < 0x80)).toBe(true);
     const again = ParseCache.open(dir, 'UTC');
     expect(again.get('main/memories/2026/01/m-1.md')).toEqual({ ...memory, content: expect.any(Array) });
-    expect(again.get('main/daily/2026-01-02.md')).toEqual(summary);
+    expect(again.get('main/daily/2026-01-02.md')).toEqual({ ...summary, lists: expect.any(Array) });
     expect(again.get('main/memories/bad.md')).toEqual(invalid);
     expect(again.readContent('main/memories/2026/01/m-1.md', memory.sha256)?.body).toBe('Zoë went to 東京.');
   });
@@ -166,6 +166,58 @@ describe('parse cache on disk', () => {
     expect(reopen(['main/memories/2026/01/m-2999.md'])['main/memories/2026/01/m-2999.md']).toEqual(
       memoryEntry(2999, `A long title for memory 2999 `.repeat(4)),
     );
+  });
+
+  it("keeps a summary's lists out of files.json, in their place among its metadata, read from the pack when first used", () => {
+    const summary = summaryEntry();
+    const first = ParseCache.open(dir, 'UTC');
+    first.set('main/daily/2026-01-02.md', summary);
+    first.save();
+    const stored = JSON.parse(readFileSync(filesJson(), 'latin1')).entries['main/daily/2026-01-02.md'];
+    expect(stored.result.summary.meta).toMatchObject({ sources: 0, dropped: 0, tokens: 42 });
+
+    const again = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
+    if (again?.type !== 'summary' || summary.result.type !== 'summary') throw new Error('not a summary');
+    const meta = again.summary.meta;
+    expect(Object.keys(meta)).toEqual(Object.keys(summary.result.summary.meta));
+    expect(Object.getOwnPropertyDescriptor(meta, 'sources')?.get).toBeDefined();
+    expect(meta.dropped).toEqual(['Décidé : garder « Zoë » — 東京 🚀']);
+    // One read brings both lists in as plain values.
+    expect(Object.getOwnPropertyDescriptor(meta, 'sources')?.value).toEqual(summary.result.summary.meta.sources);
+  });
+
+  it('moves unread lists with the records when it compacts the pack, and after a log fold', () => {
+    const summary = summaryEntry();
+    const first = ParseCache.open(dir, 'UTC');
+    first.set('main/daily/2026-01-02.md', summary);
+    first.set(memoryPath(1), memoryEntry(1), { body: 'x'.repeat(1_200_000), sentences: [] });
+    first.save();
+    // The memory's large body becomes dead: the pack is over 1 MB and mostly dead, so this save compacts it.
+    const second = ParseCache.open(dir, 'UTC');
+    const edited = { ...memoryEntry(1), sha256: 'd'.repeat(64) };
+    second.set(memoryPath(1), edited, { body: 'short', sentences: [] });
+    second.save();
+    expect(statSync(path.join(dir, 'content.pack')).size).toBeLessThan(10_000);
+    // This process read the lists before their records moved.
+    expect(second.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
+    // Then enough changes to fold the log into a new files.json, the summary's lists still unread.
+    const third = ParseCache.open(dir, 'UTC');
+    for (let n = 2; n <= 3000; n++) third.set(memoryPath(n), memoryEntry(n, `A long title for memory ${n} `.repeat(4)));
+    third.save();
+    expect(existsSync(filesLog())).toBe(false);
+
+    const last = ParseCache.open(dir, 'UTC');
+    expect(last.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
+    expect(last.readContent(memoryPath(1), 'd'.repeat(64))?.body).toBe('short');
+  });
+
+  it('says the cache is damaged when a list record is gone, instead of using something else', () => {
+    const first = ParseCache.open(dir, 'UTC');
+    first.set('main/daily/2026-01-02.md', summaryEntry());
+    first.save();
+    writeFileSync(path.join(dir, 'content.pack'), ' '.repeat(statSync(path.join(dir, 'content.pack')).size));
+    const result = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
+    expect(() => (result?.type === 'summary' ? result.summary.meta.sources : undefined)).toThrow(/no source list/);
   });
 
   it('starts empty for another time zone', () => {

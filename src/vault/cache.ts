@@ -15,33 +15,34 @@ import {
 import path from 'node:path';
 import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { UserError } from '../util/errors.js';
+import { asciiJson, decodeEntry, encodeEntry, hasLazyLists, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
 import type { HeadingSpan } from './markdown.js';
-import type { Diagnostic, Memory, Sentence, Summary, SummaryMeta } from './model.js';
+import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
 import type { MemorySecret } from './secrets-check.js';
 
 /**
  * The parse cache, outside git in `.memvault/cache/`:
  * - `files.json`: per vault path, the file's size, mtime and SHA-256 and what
  *   parsing it gave (memory metadata, summary metadata, or diagnostics). A file
- *   whose size and mtime are unchanged is not read at all. Fields the path or
- *   the hash already say (a memory's path, stream and hash, a summary's path)
- *   are left out on disk: at 20,000 memories every byte of an entry costs
- *   reading and parsing time in every build.
+ *   whose size and mtime are unchanged is not read at all. Every build reads
+ *   all of it, so it holds only what planning needs (cache-codec.ts).
  * - `files.log`: the entries that changed since `files.json` was written, one
  *   JSON line per save. A build that edits a few files appends a few lines
  *   instead of rewriting `files.json`; the log is folded back into it once it
  *   grows past a quarter of its size. Each line names the `files.json` it
  *   belongs to, so a log left by a crash between the two writes is ignored.
- * - `content.pack`: parsed bodies (text and sentences) as JSON records appended
- *   one after the other; entries hold each file's offset and length. It is
- *   read only when a rollup needs that file's text, and rewritten without dead
- *   records when more than half of it is dead. One file instead of one per
- *   memory: creating 20,000 small files costs more than parsing them.
+ * - `content.pack`: parsed bodies (text and sentences), and summaries' source
+ *   lists and dropped items, as JSON records appended one after the other;
+ *   entries hold their offset and length. A record is read only when a stage
+ *   needs that body or list, and the pack is rewritten without dead records
+ *   when more than half of it is dead. One file instead of one per memory:
+ *   creating 20,000 small files costs more than parsing them.
  * Losing the cache only costs time: everything is rebuilt from the vault.
  */
 
 /** Bump when the shape of cached data or the parser's output changes. */
-export const CACHE_VERSION = 10;
+export const CACHE_VERSION = 11;
 
 /** The log is folded into `files.json` when it is larger than this share of it (or than `LOG_MIN_FOLD_BYTES`). */
 const LOG_FOLD_RATIO = 0.25;
@@ -53,13 +54,18 @@ export type CachedResult =
   | { type: 'summary'; summary: Summary }
   | { type: 'invalid'; diagnostics: Diagnostic[] };
 
+/** A record's place in `content.pack`: [offset, length]. */
+export type PackRange = [number, number];
+
 export interface CacheEntry {
   size: number;
   mtimeMs: number;
   sha256: string;
   result: CachedResult;
-  /** Where the parsed body is in `content.pack`: [offset, length]. */
-  content?: [number, number];
+  /** Where the parsed body is in `content.pack`. */
+  content?: PackRange;
+  /** Where a summary's lists (cache-codec.ts `LIST_KEYS`) are in `content.pack`. */
+  lists?: PackRange;
 }
 
 export interface ParsedContent {
@@ -68,20 +74,6 @@ export interface ParsedContent {
   /** Top-level headings of `body`; absent in content parsed before they were recorded. */
   headings?: HeadingSpan[];
 }
-
-/** A cache entry as stored on disk (see `encodeEntry`). */
-interface StoredEntry {
-  size: number;
-  mtimeMs: number;
-  sha256: string;
-  result: StoredResult;
-  content?: [number, number];
-}
-
-type StoredResult =
-  | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'>; secrets?: MemorySecret[] }
-  | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256' | 'meta'> & { sha256?: string; meta: StoredMeta } }
-  | { type: 'invalid'; diagnostics: Diagnostic[] };
 
 interface FilesJson {
   version: number;
@@ -95,18 +87,6 @@ interface FilesJson {
   packSize: number;
   entries: Record<string, StoredEntry>;
 }
-
-/** Summary metadata with its two long lists kept as JSON text (see `LAZY_META_KEYS`). */
-type StoredMeta = Omit<SummaryMeta, LazyMetaKey> & { [K in LazyMetaKey]?: string };
-
-/**
- * A daily's source list and dropped items are most of its cache entry (~10 KB
- * of 11), yet a build reads them only for the few summaries it works on. On
- * disk they stay JSON text, and on load they become properties that parse
- * that text the first time they are read.
- */
-const LAZY_META_KEYS = ['sources', 'dropped'] as const;
-type LazyMetaKey = (typeof LAZY_META_KEYS)[number];
 
 /** One save appended to `files.log`: changed entries (null: forgotten) and the pack size after it. */
 interface LogLine {
@@ -143,12 +123,15 @@ export class ParseCache {
       const json = JSON.parse(text) as FilesJson;
       if (json.version === CACHE_VERSION && json.timezone === timezone && json.detector === DETECTOR_VERSION) {
         const entries = new Map<string, CacheEntry>();
-        for (const key in json.entries) entries.set(key, decodeEntry(key, json.entries[key]!));
+        // Lists stay in the pack until read; the cache they are read through is made below.
+        let opened: ParseCache | undefined;
+        const readLists = (key: string, range: PackRange) => opened!.readLists(key, range);
+        for (const key in json.entries) entries.set(key, decodeEntry(key, json.entries[key]!, readLists));
         const log = readLog(dir, json.id);
         for (const line of log.lines) {
           for (const key in line.entries) {
             const stored = line.entries[key];
-            if (stored) entries.set(key, decodeEntry(key, stored));
+            if (stored) entries.set(key, decodeEntry(key, stored, readLists));
             else entries.delete(key);
           }
         }
@@ -158,7 +141,8 @@ export class ParseCache {
         if (actual >= packSize) {
           // Records past the known size were appended by a build that crashed before saving: drop them.
           if (actual > packSize) truncateSync(packPath, packSize);
-          return new ParseCache(dir, timezone, entries, packSize, { id: json.id, bytes: text.length, logBytes: log.validBytes });
+          opened = new ParseCache(dir, timezone, entries, packSize, { id: json.id, bytes: text.length, logBytes: log.validBytes });
+          return opened;
         }
       }
     } catch {
@@ -177,16 +161,17 @@ export class ParseCache {
   }
 
   /** Records a file's parse result; `content`, when given, is stored in the pack. */
-  set(vaultPath: string, entry: Omit<CacheEntry, 'content'>, content?: ParsedContent): void {
+  set(vaultPath: string, entry: Omit<CacheEntry, 'content' | 'lists'>, content?: ParsedContent): void {
     const stored: CacheEntry = { ...entry };
-    if (content) {
-      const record = Buffer.from(`${JSON.stringify(content)}\n`, 'utf8');
-      stored.content = [this.packSize + this.pendingSize, record.length];
-      this.pending.push(record);
-      this.pendingSize += record.length;
-    } else {
-      const previous = this.entries.get(vaultPath);
-      if (previous?.content && previous.sha256 === entry.sha256) stored.content = previous.content;
+    const previous = this.entries.get(vaultPath);
+    if (content) stored.content = this.append(content);
+    else if (previous?.content && previous.sha256 === entry.sha256) stored.content = previous.content;
+    const result = entry.result;
+    // The same summary object keeps its record (its lists may not be read yet); a new one writes its lists.
+    if (previous?.lists && previous.result === result) stored.lists = previous.lists;
+    else if (result.type === 'summary') {
+      const lists = listsOf(result.summary.meta);
+      if (lists) stored.lists = this.append({ path: vaultPath, lists } satisfies ListsRecord);
     }
     this.entries.set(vaultPath, stored);
     this.changed.add(vaultPath);
@@ -206,16 +191,46 @@ export class ParseCache {
   readContent(vaultPath: string, sha: string): ParsedContent | undefined {
     const entry = this.entries.get(vaultPath);
     if (!entry?.content || entry.sha256 !== sha) return undefined;
-    const [offset, length] = entry.content;
-    if (offset + length > this.packSize) return undefined; // still pending: the caller holds it in memory
+    // Past the pack's size: still pending, and the caller holds it in memory.
+    if (entry.content[0] + entry.content[1] > this.packSize) return undefined;
     try {
-      this.packFd ??= openSync(path.join(this.dir, 'content.pack'), 'r');
-      const buffer = Buffer.alloc(length);
-      readSync(this.packFd, buffer, 0, length, offset);
-      return JSON.parse(buffer.toString('utf8')) as ParsedContent;
+      return this.readRecord(entry.content) as ParsedContent;
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The lists of the summary at `key` (a lazy property of its metadata reads
+   * them on first use). Unlike a body, they cannot be parsed again from the
+   * file by the caller, so a record that is missing or not this summary's is an error.
+   */
+  readLists(key: string, range: PackRange): Record<string, unknown> {
+    let record: ListsRecord | undefined;
+    try {
+      record = this.readRecord(range) as ListsRecord;
+    } catch {
+      // Reported below.
+    }
+    if (record?.path !== key)
+      throw new UserError('vault/cache-damaged', `the parse cache has no source list for \`${key}\``, { cache: this.dir });
+    return record.lists;
+  }
+
+  private readRecord([offset, length]: PackRange): unknown {
+    this.packFd ??= openSync(path.join(this.dir, 'content.pack'), 'r');
+    const buffer = Buffer.alloc(length);
+    readSync(this.packFd, buffer, 0, length, offset);
+    return JSON.parse(buffer.toString('utf8'));
+  }
+
+  /** Queues a record for the pack; its range is final once `save` appends it. */
+  private append(value: unknown): PackRange {
+    const record = Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
+    const range: PackRange = [this.packSize + this.pendingSize, record.length];
+    this.pending.push(record);
+    this.pendingSize += record.length;
+    return range;
   }
 
   /**
@@ -241,7 +256,7 @@ export class ParseCache {
       const line: LogLine = { base: this.base.id, packSize: this.packSize, entries: {} };
       for (const key of [...this.changed].sort()) {
         const entry = this.entries.get(key);
-        line.entries[key] = entry ? encodeEntry(key, entry) : null;
+        line.entries[key] = entry ? encodeEntry(entry) : null;
       }
       const bytes = Buffer.from(`${asciiJson(line)}\n`, 'latin1');
       const logPath = path.join(this.dir, 'files.log');
@@ -257,7 +272,7 @@ export class ParseCache {
       }
     }
     const stored: Record<string, StoredEntry> = {};
-    for (const [key, entry] of this.entries) stored[key] = encodeEntry(key, entry);
+    for (const [key, entry] of this.entries) stored[key] = encodeEntry(entry);
     const json: FilesJson = {
       version: CACHE_VERSION,
       timezone: this.timezone,
@@ -284,21 +299,27 @@ export class ParseCache {
   /** Rewrites the pack without dead records when most of it is dead; true when it did (every entry's offset moved). */
   private compactIfMostlyDead(packPath: string): boolean {
     let live = 0;
-    for (const entry of this.entries.values()) if (entry.content) live += entry.content[1];
+    for (const entry of this.entries.values()) live += (entry.content?.[1] ?? 0) + (entry.lists?.[1] ?? 0);
     if (this.packSize < 1 << 20 || live * 2 > this.packSize) return false;
+    // Lists not read yet would be read at their old offsets: read them now, before the records move.
+    for (const entry of this.entries.values())
+      if (entry.result.type === 'summary' && hasLazyLists(entry.result.summary.meta)) listsOf(entry.result.summary.meta);
     const old = readFileSync(packPath);
     const chunks: Buffer[] = [];
     let offset = 0;
-    for (const entry of this.entries.values()) {
-      if (!entry.content) continue;
-      const [start, length] = entry.content;
+    const move = ([start, length]: PackRange): PackRange => {
       chunks.push(old.subarray(start, start + length));
-      entry.content = [offset, length];
       offset += length;
+      return [offset - length, length];
+    };
+    for (const entry of this.entries.values()) {
+      if (entry.content) entry.content = move(entry.content);
+      if (entry.lists) entry.lists = move(entry.lists);
     }
     const temp = `${packPath}.tmp`;
     writeFileSync(temp, Buffer.concat(chunks));
     renameSync(temp, packPath);
+    this.close(); // it was opened on the old pack to read the lists
     this.packSize = offset;
     return true;
   }
@@ -339,69 +360,4 @@ function readLog(dir: string, baseId: string): { lines: LogLine[]; validBytes: n
   }
   // A torn or foreign tail is not trusted: the next save sees the size differ and writes a new `files.json`.
   return { lines, validBytes };
-}
-
-/** What is stored for an entry: the result without what its key and hash say. */
-function encodeEntry(key: string, entry: CacheEntry): StoredEntry {
-  const result = entry.result;
-  let stored: StoredResult;
-  if (result.type === 'memory') {
-    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    stored = { type: 'memory', memory, ...(result.secrets ? { secrets: result.secrets } : {}) };
-  } else if (result.type === 'summary') {
-    const { path: _path, sha256, meta, ...summary } = result.summary;
-    const storedMeta = { ...meta } as unknown as Record<string, unknown>;
-    for (const key of LAZY_META_KEYS) if (meta[key] !== undefined) storedMeta[key] = JSON.stringify(meta[key]);
-    stored = { type: 'summary', summary: { ...summary, meta: storedMeta as StoredMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
-  } else stored = result;
-  return {
-    size: entry.size,
-    mtimeMs: entry.mtimeMs,
-    sha256: entry.sha256,
-    result: stored,
-    ...(entry.content ? { content: entry.content } : {}),
-  };
-}
-
-/** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */
-function decodeEntry(key: string, stored: StoredEntry): CacheEntry {
-  const entry = stored as unknown as CacheEntry;
-  const result = entry.result;
-  if (result.type === 'memory') {
-    result.memory.path = key;
-    result.memory.stream = key.slice(0, key.indexOf('/'));
-    result.memory.sha256 = stored.sha256;
-  } else if (result.type === 'summary') {
-    result.summary.path = key;
-    result.summary.sha256 ??= stored.sha256;
-    for (const name of LAZY_META_KEYS) defineLazyJson(result.summary.meta, name);
-  }
-  return entry;
-}
-
-/** Turns `target[key]`, a JSON text, into a property parsed on first read (then a plain value). */
-function defineLazyJson(target: object, key: string): void {
-  const text = (target as Record<string, unknown>)[key];
-  if (typeof text !== 'string') return;
-  Object.defineProperty(target, key, {
-    configurable: true,
-    enumerable: true,
-    get() {
-      const value: unknown = JSON.parse(text);
-      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
-      return value;
-    },
-    set(value: unknown) {
-      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
-    },
-  });
-}
-
-/**
- * JSON with every non-ASCII character escaped: the file then decodes as
- * Latin-1, byte for byte, which is several times faster than UTF-8 decoding
- * of a large file with a few accented names in it.
- */
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -131,6 +131,12 @@ export const VAULT_RULES = {
     severity: 'error',
     hint: 'run the build again',
   },
+  'vault/cache-damaged': {
+    title: 'The parse cache lost a record it lists',
+    severity: 'error',
+    hint: 'delete {cache} and run the command again: the cache only saves time, everything in it is read again from the vault',
+    docs: "A summary's source list is kept in the cache's `content.pack`; the cache's index points at a record that is not there.",
+  },
   'build/leftover-temp': {
     title: 'A temporary file of a stopped build was removed',
     severity: 'info',
