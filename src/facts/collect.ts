@@ -22,7 +22,8 @@ export function streamFacts(memories: readonly Memory[]): FactReport {
   const problems: FactProblem[] = [];
   for (const memory of memories) {
     if (memory.facts) facts.push(...factsOf(memory));
-    if (memory.factProblems) problems.push(...memory.factProblems);
+    // Named where the memory is now (a build may have archived it since it was parsed).
+    if (memory.factProblems) problems.push(...memory.factProblems.map((problem) => ({ ...problem, path: memory.path })));
   }
   const timed = timeFacts(facts);
   return { facts: timed, contradictions: findContradictions(timed), problems };

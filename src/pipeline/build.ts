@@ -140,8 +140,6 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     },
     generator: { provider: summarizer.provider, model: summarizer.model },
   };
-  // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
-  report.diagnostics.push(...factWarnings(loaded.state.streams.values()));
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
   if (!report.dryRun)
     report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
@@ -237,6 +235,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       manifest: result.manifest,
     });
   }
+  // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
+  // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
+  report.diagnostics.push(...factWarnings(plan.order.map((entry) => entry.stream)));
   const indexStarted = performance.now();
   if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
   report.stats.index = Math.round(performance.now() - indexStarted);
