@@ -7,7 +7,11 @@ import { type ContextSearch, openContextSearch } from '../../src/read/context/wa
 import { openVault, type ReadVault } from '../../src/read/vault.js';
 import { createProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
-/** `memvault context` through the real CLI on one fixture vault, built once. */
+/**
+ * `memvault context` on one fixture vault, built once by the real CLI. The CLI runs once per flag and output form;
+ * the detail (tiers, excerpts, rebalancing) is checked on the same assembly in-process (the warm API), which one test
+ * shows prints exactly what the CLI prints.
+ */
 
 const NOW = '2026-03-20T12:00:00Z';
 const filler = (topic: string, n: number): string =>
@@ -141,7 +145,7 @@ describe('memvault context', () => {
   }, 120_000);
 
   it('puts decisions relevant to the signals, recent errors and their fix in critical, conventions in background', async () => {
-    const json = await context(['--budget', '8000', '--query', 'auth sessions']);
+    const json = warm({ budget: 8000, query: 'auth sessions' }) as any;
     const critical = json.items.filter((i: any) => i.tier === 'critical').map((i: any) => i.source);
     // February's memories are archived by the build (30 days as of 2026-03-20); the pinned one is older but stays.
     expect(critical).toEqual([
@@ -177,7 +181,7 @@ describe('memvault context', () => {
   }, 120_000);
 
   it('puts excerpts of one memory under one heading, with neighbours, in order, and resolves relative dates', async () => {
-    const json = await context(['--budget', '1000', '--query', 'ledger export']);
+    const json = warm({ budget: 1000, query: 'ledger export' }) as any;
     const excerpts = json.items.filter((i: any) => i.source === 'main/memories/2026-03-18-chat.md');
     expect(excerpts.length).toBeGreaterThanOrEqual(2);
     for (const item of excerpts) expect(item.level).toBe('excerpt');
