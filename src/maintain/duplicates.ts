@@ -6,8 +6,9 @@ import type { Importance } from '../vault/model.js';
  * again with a line changed. Two memories are near-duplicates when the
  * Jaccard similarity of their sets of word 3-shingles (content words, stop
  * words removed) is at least `DUPLICATE_THRESHOLD`. Candidate pairs come
- * from shared shingles (an inverted index), so a vault is not compared pair
- * by pair. Pure: the caller reads the files and writes `duplicate_of`.
+ * from shared rare shingles (prefix filtering over an inverted index), so a
+ * vault is not compared pair by pair. Pure: the caller reads the files and
+ * writes `duplicate_of`.
  *
  * No maintained MinHash/LSH library exists for Node (the npm packages are
  * unmaintained since 2019); exact Jaccard over candidate pairs is simpler and
@@ -18,8 +19,6 @@ import type { Importance } from '../vault/model.js';
 export const SHINGLE_WORDS = 3;
 /** Jaccard similarity from which two memories are one (0.8: a sentence or two of twenty changed). */
 export const DUPLICATE_THRESHOLD = 0.8;
-/** A shingle in more memories than this is boilerplate (a template line): it does not make pairs. */
-const MAX_POSTING = 64;
 
 export interface DuplicateInput {
   id: string;
@@ -57,14 +56,13 @@ const RANK: Record<Importance, number> = { pinned: 3, high: 2, normal: 1, low: 0
 
 export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD): DuplicateGroup[] {
   const sets = memories.map((memory) => shingles(memory.text));
-  const postings = new Map<string, number[]>();
-  sets.forEach((set, index) => {
-    for (const shingle of set) {
-      const list = postings.get(shingle);
-      if (list) list.push(index);
-      else postings.set(shingle, [index]);
-    }
-  });
+  // Prefix filtering (the AllPairs set-similarity join): with every set's shingles in one global order, rarest first,
+  // two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each. Only those are indexed and
+  // probed, so the common shingles of a vault's templates make no candidate pairs; each candidate is checked exactly.
+  const frequency = new Map<string, number>();
+  for (const set of sets) for (const shingle of set) frequency.set(shingle, (frequency.get(shingle) ?? 0) + 1);
+  const rarestFirst = (a: string, b: string): number => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+  const bySize = memories.map((_, index) => index).sort((a, b) => sets[a]!.size - sets[b]!.size || a - b);
   // Union-find over the pairs at or above the threshold.
   const parent = memories.map((_, index) => index);
   const find = (i: number): number => {
@@ -74,20 +72,26 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
     }
     return i;
   };
-  const compared = new Set<string>();
-  for (const list of postings.values()) {
-    if (list.length < 2 || list.length > MAX_POSTING) continue;
-    for (let x = 0; x < list.length; x++) {
-      for (let y = x + 1; y < list.length; y++) {
-        const [i, j] = [list[x]!, list[y]!];
-        const pair = `${i}:${j}`;
-        if (compared.has(pair)) continue;
-        compared.add(pair);
-        // Sizes alone bound the similarity: a set three times the other's cannot reach 0.8.
-        const [small, large] = sets[i]!.size <= sets[j]!.size ? [sets[i]!.size, sets[j]!.size] : [sets[j]!.size, sets[i]!.size];
-        if (small / large < threshold) continue;
-        if (jaccard(sets[i]!, sets[j]!) >= threshold) parent[find(i)] = find(j);
+  const index = new Map<string, number[]>();
+  for (const x of bySize) {
+    const set = sets[x]!;
+    if (set.size === 0) continue;
+    // The epsilon keeps 0.7 × 10 (7.000000000000001 in floating point) from asking for one shared shingle too many.
+    const prefix = [...set].sort(rarestFirst).slice(0, set.size - Math.ceil(threshold * set.size - 1e-9) + 1);
+    const probed = new Set<number>();
+    for (const shingle of prefix) {
+      for (const y of index.get(shingle) ?? []) {
+        if (probed.has(y)) continue;
+        probed.add(y);
+        // Sets come smallest first: |y| ≤ |x| bounds the similarity by |y| / |x|.
+        if (sets[y]!.size + 1e-9 < threshold * set.size) continue;
+        if (jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
       }
+    }
+    for (const shingle of prefix) {
+      const list = index.get(shingle);
+      if (list) list.push(x);
+      else index.set(shingle, [x]);
     }
   }
   const groups = new Map<number, number[]>();

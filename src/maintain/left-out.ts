@@ -52,8 +52,9 @@ export function leftOutOf(
   const usage = usageTotals(usageFile);
   const duplicates = duplicatesOf(stream.memories);
   let forgotten = decideForgetting(stream.memories, usage, now, config, stream.name, new Set());
-  const byId = new Map(stream.memories.map((m) => [m.id, m]));
-  if (forgotten.some((f) => byId.get(f.id)?.mayHoldFact)) {
+  const mayHold = new Set<string>();
+  for (const m of stream.memories) if (m.mayHoldFact) mayHold.add(m.id);
+  if (mayHold.size > 0 && forgotten.some((f) => mayHold.has(f.id))) {
     // Facts in force protect their memories; a supersession needs the whole stream's facts to be judged.
     const report = collectFacts(
       vaultDir,

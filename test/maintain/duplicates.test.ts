@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { type DuplicateInput, findDuplicates, jaccard, shingles } from '../../src/maintain/duplicates.js';
 
 /** Memories of a few sentences each from a shared vocabulary: alike in words, distinct in content. */
@@ -61,5 +62,33 @@ describe('near-duplicate memories', () => {
     expect(jaccard(shingles('alpha beta gamma delta'), shingles('epsilon zeta eta theta'))).toBe(0);
     // Stop words do not make two texts alike.
     expect(jaccard(shingles('the of and to in'), shingles('the of and to in'))).toBe(0);
+  });
+});
+
+describe('candidate pairs by prefix filtering', () => {
+  it('groups exactly as comparing every pair would, for any texts and thresholds', () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta'];
+    const text = fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 14 }).map((list) => list.join(' '));
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 2, maxLength: 12 }),
+        fc.constantFrom(0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1),
+        (texts, threshold) => {
+          const memories = texts.map((t, i) => ({ id: `m${i}`, path: `p${i}`, day: '2026-01-01', importance: 'normal' as const, text: t }));
+          const sets = texts.map(shingles);
+          // Every pair compared, joined transitively: what the prefix filter must reproduce.
+          const parent = texts.map((_, i) => i);
+          const find = (i: number): number => (parent[i] === i ? i : find(parent[i]!));
+          for (let i = 0; i < texts.length; i++)
+            for (let j = i + 1; j < texts.length; j++) if (jaccard(sets[i]!, sets[j]!) >= threshold) parent[find(i)] = find(j);
+          const expected = new Map<number, string[]>();
+          texts.forEach((_, i) => expected.set(find(i), [...(expected.get(find(i)) ?? []), `m${i}`]));
+          const brute = [...expected.values()].filter((g) => g.length > 1).map((g) => g.sort().join(','));
+          const found = findDuplicates(memories, threshold).map((g) => [g.keep.id, ...g.duplicates.map((d) => d.id)].sort().join(','));
+          expect(found.sort()).toEqual(brute.sort());
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
