@@ -14,6 +14,8 @@ import { planConsolidation } from './consolidate.js';
 
 /** Days before a summarized day whose memories a build compares with it. */
 export const BUILD_WINDOW_DAYS = 30;
+/** Shingles a memory needs for the build to warn about it: short notes (`Deployed to staging.`) repeat by nature. */
+export const BUILD_MIN_SHINGLES = 8;
 
 /** One warning per group that holds a memory of `changedDays`, at the copy's place, naming the memory to keep. */
 export function nearDuplicateWarnings(
@@ -28,7 +30,7 @@ export function nearDuplicateWarnings(
   const nearby = memories.filter((m) => window.has(m.day));
   const changed = new Set(nearby.filter((m) => changedDays.has(m.day)).map((m) => m.id));
   const out: Diagnostic[] = [];
-  for (const group of planConsolidation(vaultDir, stream, nearby).groups) {
+  for (const group of planConsolidation(vaultDir, stream, nearby, undefined, BUILD_MIN_SHINGLES).groups) {
     if (!changed.has(group.keep.id) && !group.duplicates.some((d) => changed.has(d.id))) continue;
     for (const copy of group.duplicates) {
       const reason = `nearly repeats ${group.keep.path} (similarity ${copy.similarity})`;

@@ -21,6 +21,7 @@ export function planConsolidation(
   stream: string,
   memories: readonly Memory[],
   threshold = DUPLICATE_THRESHOLD,
+  minShingles = 1,
 ): ConsolidationPlan {
   const inputs: DuplicateInput[] = [];
   let alreadyMarked = 0;
@@ -36,5 +37,5 @@ export function planConsolidation(
     }
     inputs.push({ id: memory.id, path: memory.path, day: memory.day, importance: memory.importance, text: front.body });
   }
-  return { stream, threshold, groups: findDuplicates(inputs, threshold), alreadyMarked };
+  return { stream, threshold, groups: findDuplicates(inputs, threshold, minShingles), alreadyMarked };
 }

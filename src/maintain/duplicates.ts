@@ -54,7 +54,8 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 
 const RANK: Record<Importance, number> = { pinned: 3, high: 2, normal: 1, low: 0 };
 
-export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD): DuplicateGroup[] {
+/** `minShingles`: memories with fewer shingles take no part (the build's warning skips one-line notes such as `Deployed.`). */
+export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD, minShingles = 1): DuplicateGroup[] {
   const sets = memories.map((memory) => shingles(memory.text));
   // Prefix filtering (the AllPairs set-similarity join): with every set's shingles in one global order, rarest first,
   // two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each. Only those are indexed and
@@ -75,7 +76,7 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
   const index = new Map<string, number[]>();
   for (const x of bySize) {
     const set = sets[x]!;
-    if (set.size === 0) continue;
+    if (set.size === 0 || set.size < minShingles) continue;
     // The epsilon keeps 0.7 × 10 (7.000000000000001 in floating point) from asking for one shared shingle too many.
     const prefix = [...set].sort(rarestFirst).slice(0, set.size - Math.ceil(threshold * set.size - 1e-9) + 1);
     const probed = new Set<number>();
