@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ParseCache, type CacheEntry } from '../src/vault/cache.js';
+import { listLength } from '../src/vault/cache-codec.js';
 import type { Memory, Summary } from '../src/vault/model.js';
 
 let dir: string;
@@ -174,12 +175,15 @@ describe('parse cache on disk', () => {
     first.set('main/daily/2026-01-02.md', summary);
     first.save();
     const stored = JSON.parse(readFileSync(filesJson(), 'latin1')).entries['main/daily/2026-01-02.md'];
-    expect(stored.result.summary.meta).toMatchObject({ sources: 0, dropped: 0, tokens: 42 });
+    // In files.json each list is its length: the index counts sources without reading them.
+    expect(stored.result.summary.meta).toMatchObject({ sources: 1, dropped: 1, tokens: 42 });
 
     const again = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
     if (again?.type !== 'summary' || summary.result.type !== 'summary') throw new Error('not a summary');
     const meta = again.summary.meta;
     expect(Object.keys(meta)).toEqual(Object.keys(summary.result.summary.meta));
+    expect(Object.getOwnPropertyDescriptor(meta, 'sources')?.get).toBeDefined();
+    expect(listLength(meta, 'sources')).toBe(1);
     expect(Object.getOwnPropertyDescriptor(meta, 'sources')?.get).toBeDefined();
     expect(meta.dropped).toEqual(['Décidé : garder « Zoë » — 東京 🚀']);
     // One read brings both lists in as plain values.

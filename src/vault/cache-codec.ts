@@ -13,8 +13,9 @@ import type { MemorySecret } from './secrets-check.js';
 /**
  * A daily's source list and dropped items are most of its entry (~10 KB of
  * 11), yet a build reads them only for the few summaries it works on. In the
- * entry they are a placeholder (keeping the key's place among the metadata);
- * on load they become properties that read the pack the first time one is read.
+ * entry they are their length (keeping the key's place among the metadata; the
+ * index lists every summary's number of sources, `listLength`); on load they
+ * become properties that read the pack the first time one is read.
  */
 export const LIST_KEYS = ['sources', 'dropped'] as const;
 
@@ -56,7 +57,7 @@ export function encodeEntry(entry: CacheEntry): StoredEntry {
     for (const name of Object.keys(meta)) {
       const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
       if (!isListKey(name)) storedMeta[name] = value;
-      else if (get !== undefined || value !== undefined) storedMeta[name] = 0;
+      else if (get !== undefined || value !== undefined) storedMeta[name] = listLength(meta, name);
     }
     stored = { type: 'summary', summary: { ...summary, meta: storedMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
   } else stored = result;
@@ -99,6 +100,16 @@ export function listsOf(meta: object): Record<string, unknown> | undefined {
   return lists;
 }
 
+/** Lengths of the lists of metadata whose lists are still in the pack. */
+const lazyLengths = new WeakMap<object, Record<string, number>>();
+
+/** The length of a list of a summary's metadata, read from the pack only if its length was not stored. */
+export function listLength(meta: object, name: (typeof LIST_KEYS)[number]): number {
+  const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
+  const length = get ? lazyLengths.get(meta)?.[name] : undefined;
+  return length ?? (Array.isArray(value) ? value.length : ((meta as Record<string, unknown[] | undefined>)[name]?.length ?? 0));
+}
+
 /** True when some list of `meta` is still a lazy property (not read from the pack yet). */
 export function hasLazyLists(meta: object): boolean {
   return LIST_KEYS.some((name) => Object.getOwnPropertyDescriptor(meta, name)?.get !== undefined);
@@ -107,6 +118,9 @@ export function hasLazyLists(meta: object): boolean {
 /** Turns the list keys of `meta` (placeholders) into properties that read all lists at the first read of one, then are plain values. */
 function defineLazyLists(meta: object, read: () => Record<string, unknown>): void {
   const present = LIST_KEYS.filter((name) => Object.hasOwn(meta, name));
+  const lengths: Record<string, number> = {};
+  for (const name of present) lengths[name] = (meta as Record<string, number>)[name]!;
+  lazyLengths.set(meta, lengths);
   const settle = (values: Record<string, unknown>): void => {
     for (const name of present)
       Object.defineProperty(meta, name, { value: values[name], configurable: true, enumerable: true, writable: true });
@@ -129,7 +143,7 @@ function defineLazyLists(meta: object, read: () => Record<string, unknown>): voi
   }
 }
 
-function isListKey(name: string): boolean {
+function isListKey(name: string): name is (typeof LIST_KEYS)[number] {
   return (LIST_KEYS as readonly string[]).includes(name);
 }
 
