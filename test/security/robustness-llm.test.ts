@@ -125,28 +125,32 @@ describe('server text is data', () => {
 });
 
 describe('a redirect never carries memory text to another origin', () => {
-  // 302: fetch would follow with a GET; 307: it would resend the POST body (301 and 308 behave alike).
+  // 302: fetch would follow with a GET; 307: it would resend the POST body (301 and 308 behave alike). Every status is
+  // refused in-process in test/llm/transport.test.ts; end to end, 307 (the body resent) runs by default, 302 with MEMVAULT_SLOW=1.
   for (const status of [302, 307]) {
-    it(`${status} to another server: not followed, the other server gets nothing, the fault names both URLs`, async () => {
-      const other = await startFakeOpenAI();
-      try {
-        const root = project();
-        fake.server.inject({ fault: { kind: 'redirect', status, location: `${other.url}/chat/completions` }, times: Infinity });
-        const result = await build(root);
-        expect(result.code, result.stderr).toBe(0);
-        expect(other.requests).toEqual([]);
-        const failed = JSON.parse(result.stdout).streams[0].failed;
-        expect(failed.length).toBeGreaterThanOrEqual(1);
-        expect(failed[0].kind).toBe('redirect');
-        expect(failed[0].reason).toContain(`${fake.server.url} answered ${status} redirecting to ${other.url}/chat/completions`);
-        // Fatal: one redirect stops every later call of the build (it would be refused the same way).
-        expect(fake.server.calls()).toHaveLength(1);
-        const text = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
-        expect(text.stdout + text.stderr).toContain('not followed');
-        expect(other.requests).toEqual([]);
-      } finally {
-        await other.close();
-      }
-    });
+    it.skipIf(status === 302 && process.env.MEMVAULT_SLOW !== '1')(
+      `${status} to another server: not followed, the other server gets nothing, the fault names both URLs`,
+      async () => {
+        const other = await startFakeOpenAI();
+        try {
+          const root = project();
+          fake.server.inject({ fault: { kind: 'redirect', status, location: `${other.url}/chat/completions` }, times: Infinity });
+          const result = await build(root);
+          expect(result.code, result.stderr).toBe(0);
+          expect(other.requests).toEqual([]);
+          const failed = JSON.parse(result.stdout).streams[0].failed;
+          expect(failed.length).toBeGreaterThanOrEqual(1);
+          expect(failed[0].kind).toBe('redirect');
+          expect(failed[0].reason).toContain(`${fake.server.url} answered ${status} redirecting to ${other.url}/chat/completions`);
+          // Fatal: one redirect stops every later call of the build (it would be refused the same way).
+          expect(fake.server.calls()).toHaveLength(1);
+          const text = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
+          expect(text.stdout + text.stderr).toContain('not followed');
+          expect(other.requests).toEqual([]);
+        } finally {
+          await other.close();
+        }
+      },
+    );
   }
 });
