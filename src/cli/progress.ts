@@ -129,7 +129,8 @@ function plainProgress(options: ProgressOptions): ProgressDisplay {
       const failed = event.failed > 0 ? `, ${event.failed} failed` : '';
       const calls = `${num(event.calls)} call${event.calls === 1 ? '' : 's'}`;
       options.stream.write(
-        `memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} (${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`,
+        `memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} ` +
+          `(${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`,
       );
     },
     done() {},

@@ -42,7 +42,10 @@ export interface IngestOptions {
   primer?: boolean;
   /** Default true; `false` writes secrets as they are. */
   redact?: boolean;
-  /** `--date`: ISO date or datetime (read in the configured zone) of messages without timestamps (OpenAI messages, undated notes); default: the file's modification time. */
+  /**
+   * `--date`: ISO date or datetime (read in the configured zone) of messages without timestamps
+   * (OpenAI messages, undated notes); default: the file's modification time.
+   */
   date?: string;
   dryRun?: boolean;
   /** Injected summarizer for `--primer` (tests); by default the configured profile's. */
@@ -197,7 +200,9 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
             line: 1,
             column: 1,
             severity: 'warning',
-            reason: `${existing.path} holds this session${draft.source.part ? ` (${draft.source.part})` : ''} and was edited by hand: the new version was not written`,
+            reason:
+              `${existing.path} holds this session${draft.source.part ? ` (${draft.source.part})` : ''} ` +
+              'and was edited by hand: the new version was not written',
             hint: 'move or delete that memory and ingest again to import the new version',
             rule: 'ingest/edited',
           });

@@ -71,7 +71,8 @@ export function parseOpenAi(value: unknown, text: string, file: string): ParsedT
         file,
         p.line,
         p.column,
-        `message ${i + 1}: expected \`role\` to be one of system, developer, user, assistant, tool, got ${m.role === undefined ? 'none' : `\`${JSON.stringify(m.role)}\``}`,
+        `message ${i + 1}: expected \`role\` to be one of system, developer, user, assistant, tool, ` +
+          `got ${m.role === undefined ? 'none' : `\`${JSON.stringify(m.role)}\``}`,
         'is this an OpenAI chat-completions message list?',
         RULE,
       );

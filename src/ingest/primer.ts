@@ -82,7 +82,9 @@ export async function renderPrimer(session: Session, ctx: PrimerContext): Promis
   }
   const messages = sources.length;
   const span = `${isoInZone(first, zone).slice(0, 16).replace('T', ' ')} to ${isoInZone(last, zone).slice(0, 16).replace('T', ' ')} ${zone}`;
-  const lead = `Session primer for ${FORMAT_LABELS[session.format]} "${title}" (${span}, ${messages} message${messages === 1 ? '' : 's'}): the full transcript was not stored.`;
+  const lead =
+    `Session primer for ${FORMAT_LABELS[session.format]} "${title}" (${span}, ${messages} message${messages === 1 ? '' : 's'}): ` +
+    'the full transcript was not stored.';
   const full = cleanText(`${lead}\n\n${body || 'The session had no messages to summarize.'}`, ctx);
   return {
     day: dayOf(last),

@@ -111,7 +111,9 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
       problems.push({
         check: 'history',
         path: copyPath,
-        reason: `history copy of a recent summary folded into ${longtermPath} is missing; restore it from git, or \`memvault compact --rebuild\` writes a new chain`,
+        reason:
+          `history copy of a recent summary folded into ${longtermPath} is missing; ` +
+          'restore it from git, or `memvault compact --rebuild` writes a new chain',
       });
     } else if (copy.sha256 !== ref.sha256) {
       changedCopies.push(copyPath);
@@ -161,7 +163,9 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     problems.push({
       check: 'compaction',
       path: recentPath,
-      reason: `compaction ${position.compaction} was interrupted after folding into the long-term summary; the next \`memvault build\` or \`memvault compact\` completes it`,
+      reason:
+        `compaction ${position.compaction} was interrupted after folding into the long-term summary; ` +
+        'the next `memvault build` or `memvault compact` completes it',
     });
   }
 
@@ -193,7 +197,9 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     problems.push({
       check: 'accounted',
       path: byId.get(id)!.path,
-      reason: `memory \`${id}\` lies in the long-term range but no summary covers it (added with an older date after its period was compacted?); \`memvault compact --rebuild\` folds it in`,
+      reason:
+        `memory \`${id}\` lies in the long-term range but no summary covers it ` +
+        '(added with an older date after its period was compacted?); `memvault compact --rebuild` folds it in',
     });
   for (const id of inTwoLayers)
     problems.push({ check: 'accounted', path: byId.get(id)!.path, reason: `memory \`${id}\` is covered by more than one layer` });
@@ -201,7 +207,9 @@ export function checkIntegrity(input: IntegrityInput): IntegrityReport {
     problems.push({
       check: 'accounted',
       path: longterm && !recentIds.has(id) ? longtermPath : recentPath,
-      reason: `memory \`${id}\`, a source of a summary, is no longer in the vault (deleted, renamed or its id changed); restore it, or \`memvault compact --rebuild\``,
+      reason:
+        `memory \`${id}\`, a source of a summary, is no longer in the vault (deleted, renamed or its id changed); ` +
+        'restore it, or `memvault compact --rebuild`',
     });
 
   // Sources: hashes of what each summary was built from.

@@ -233,11 +233,16 @@ function renderIndex(index: VaultIndex): string {
     const { coverage, memories } = stream;
     lines.push(`- Memories: ${memories.total} (${memories.archived} archived, ${memories.pinned} pinned)`);
     lines.push(
-      `- Coverage: ${coverage.first_day ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories` : 'no memories yet'}`,
+      `- Coverage: ${
+        coverage.first_day
+          ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories`
+          : 'no memories yet'
+      }`,
     );
     if (stream.package)
       lines.push(
-        `- Package: [${stream.package.path}](${stream.package.path}), ${stream.package.tokens}/${stream.package.max_tokens} tokens, ${stream.package.bytes}/${stream.package.max_bytes} bytes`,
+        `- Package: [${stream.package.path}](${stream.package.path}), ` +
+          `${stream.package.tokens}/${stream.package.max_tokens} tokens, ${stream.package.bytes}/${stream.package.max_bytes} bytes`,
       );
     lines.push('');
     if (stream.review.length > 0) {

@@ -158,12 +158,15 @@ function renderContext(input: ContextInput, items: readonly { memory: Memory; st
   const out = items.filter((item) => item.state === 'out');
   if (out.length > 0) {
     parts.push(
-      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${out.length === 1 ? 'oldest memory' : `${out.length} oldest memories`} of this section (${out[0]!.memory.day} to ${out[out.length - 1]!.memory.day}) ${out.length === 1 ? 'is' : 'are'} left out; ${out.length === 1 ? 'it is' : 'they are'} in the vault under \`${stream}/memories/\`._`,
+      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${out.length === 1 ? 'oldest memory' : `${out.length} oldest memories`} ` +
+        `of this section (${out[0]!.memory.day} to ${out[out.length - 1]!.memory.day}) ${out.length === 1 ? 'is' : 'are'} left out; ` +
+        `${out.length === 1 ? 'it is' : 'they are'} in the vault under \`${stream}/memories/\`._`,
     );
   }
   if (shortened > 0) {
     parts.push(
-      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${shortened === 1 ? 'oldest memory' : `${shortened} oldest memories`} below ${shortened === 1 ? 'is' : 'are'} shortened to ${shortened === 1 ? 'its' : 'their'} first sentence._`,
+      `_To stay within ${input.maxTokens.toLocaleString('en-US')} tokens, the ${shortened === 1 ? 'oldest memory' : `${shortened} oldest memories`} ` +
+        `below ${shortened === 1 ? 'is' : 'are'} shortened to ${shortened === 1 ? 'its' : 'their'} first sentence._`,
     );
   }
   for (const item of items) if (item.state !== 'out') parts.push(renderMemory(item.memory, item.state, input));

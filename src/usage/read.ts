@@ -13,7 +13,8 @@ import { readUsageLog, usageLogFile } from './log.js';
  * and forgetting side.
  */
 
-// The last answer per stream, with the size and time of the three files it came from: a long-lived process (the MCP server) reads them again only when one changed.
+// The last answer per stream, with the size and time of the three files it came from:
+// a long-lived process (the MCP server) reads them again only when one changed.
 const memo = new Map<string, { stamp: string; file: UsageFile }>();
 
 function stampOf(files: readonly string[]): string {

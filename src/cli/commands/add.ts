@@ -63,7 +63,11 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   const shown = path.relative(process.cwd(), result.file) || result.file;
   if (options.json) {
     process.stdout.write(
-      `${JSON.stringify({ path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions }, null, 2)}\n`,
+      `${JSON.stringify(
+        { path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions },
+        null,
+        2,
+      )}\n`,
     );
     return;
   }

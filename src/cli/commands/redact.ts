@@ -52,7 +52,8 @@ export async function redactCommand(targets: readonly string[], options: RedactC
   const verb = options.dryRun ? 'would be redacted' : 'redacted';
   process.stderr.write(
     what
-      ? `${what.replace(' redacted', ` ${verb}`)} in ${changed.length} of ${files.length} file${files.length === 1 ? '' : 's'}${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n`
+      ? `${what.replace(' redacted', ` ${verb}`)} in ${changed.length} of ${files.length} file${files.length === 1 ? '' : 's'}` +
+          `${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n`
       : `no secrets found in ${files.length} file${files.length === 1 ? '' : 's'}\n`,
   );
 }
