@@ -161,7 +161,8 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     throw new RollupError(
       job,
       'over-budget',
-      `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts (budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`,
+      `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts ` +
+        `(budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`,
       usage,
       attempts,
     );
