@@ -1,6 +1,6 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, createProject, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory } from './helpers.js';
 
@@ -16,21 +16,29 @@ import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, p
 const NOW = '2026-02-16T06:00:00Z';
 const history = shortHistory('2026-02-09', '2026-02-13');
 const roots: string[] = [];
+/** A project with one commit and the memories on disk, not yet built. */
+let setup: string;
+/** The vault tree an uninterrupted build commits (a tree id: the same whichever backend wrote the commit). */
+let referenceTree: string;
+beforeAll(async () => {
+  setup = createProject({ '.gitignore': '.memvault/\n' }, gitConfig());
+  roots.push(setup);
+  initRepo(setup);
+  commitAll(setup, 'setup');
+  writeFiles(setup, history.files);
+  const reference = copyProject(setup);
+  roots.push(reference);
+  const clean = await runCliJson(['build', '--now', NOW, '--json'], { cwd: reference });
+  expect(clean.json.commit.status).toBe('committed');
+  referenceTree = git(reference, 'rev-parse', 'HEAD:vault').trim();
+});
 afterAll(() => roots.forEach(removeProject));
 
 describe.each(['cli', 'isomorphic'])('a stale .git/index.lock (%s backend)', (backend) => {
   it('stops the build before the branch moves, with a one-line message and hint; the next build completes once it is removed', async () => {
-    const base = createProject({ '.gitignore': '.memvault/\n' }, gitConfig());
+    const base = copyProject(setup);
     roots.push(base);
-    initRepo(base);
-    commitAll(base, 'setup');
-    const reference = copyProject(base);
-    roots.push(reference);
-    writeFiles(base, history.files);
-    writeFiles(reference, history.files);
     const env = { MEMVAULT_GIT_BACKEND: backend };
-    const clean = await runCliJson(['build', '--now', NOW, '--json'], { cwd: reference, env });
-    expect(clean.json.commit.status).toBe('committed');
 
     const head = git(base, 'rev-parse', 'HEAD').trim();
     const lock = path.join(base, '.git', 'index.lock');
@@ -51,7 +59,7 @@ describe.each(['cli', 'isomorphic'])('a stale .git/index.lock (%s backend)', (ba
 
     const next = await runCliJson(['build', '--now', NOW, '--json'], { cwd: base, env });
     expect(next.json.commit).toMatchObject({ status: 'committed', recovered: true });
-    expect(git(base, 'rev-parse', 'HEAD:vault').trim()).toBe(git(reference, 'rev-parse', 'HEAD:vault').trim());
+    expect(git(base, 'rev-parse', 'HEAD:vault').trim()).toBe(referenceTree);
     expect(porcelain(base)).toEqual([]);
     expect(memoryNames(filesAt(base))).toEqual(memoryNames(Object.keys(history.files)));
     expect(gitStatus(base, 'fsck', '--strict', '--no-dangling').code).toBe(0);
