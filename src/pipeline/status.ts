@@ -130,9 +130,15 @@ export function vaultStatus(input: StatusInput): VaultStatus {
   return { vault: vaultDir, streams, invalid: state.diagnostics, held_for_secrets: heldForSecrets(state.diagnostics) };
 }
 
-/** One stream's counts, tiers and package, reading its manifest (also the MCP `status` tool's answer). */
-export function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string): StreamStatus {
-  return streamStatusOf(stream, config, vaultDir, root, readManifest(vaultDir, stream.name));
+/**
+ * One stream's counts, tiers, package and facts (those in force on `now`'s day, default the clock), reading its
+ * manifest (also the MCP `status` tool's answer).
+ */
+export function streamStatus(stream: StreamState, config: Config, vaultDir: string, root: string, now = new Date()): StreamStatus {
+  return {
+    ...streamStatusOf(stream, config, vaultDir, root, readManifest(vaultDir, stream.name)),
+    ...factStatusOf(stream.memories, todayIn(now, config.timezone)),
+  };
 }
 
 function streamStatusOf(stream: StreamState, config: Config, vaultDir: string, root: string, manifest: Manifest | undefined): StreamStatus {

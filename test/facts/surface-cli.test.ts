@@ -116,7 +116,9 @@ describe('contradictions and facts in build, status, INDEX.md, the package and t
     await runCliJson(['resolve', ids.region!, '--keep', 'both', '--json'], { cwd: root });
 
     const build = await runCliJson(['build', '--no-commit', '--json', '--now', NOW], { cwd: root });
-    expect(build.json.diagnostics.filter((d: { rule: string }) => d.rule.startsWith('fact/') || d.severity === 'error')).toEqual([]);
+    expect(
+      build.json.diagnostics.filter((d: { rule: string; severity: string }) => d.rule.startsWith('fact/') || d.severity === 'error'),
+    ).toEqual([]);
     const status = await runCliJson(['status', '--json', '--now', NOW], { cwd: root });
     expect(status.json.streams[0].facts).toEqual({ in_force: 6, contradictions: [] });
     expect(readText(root, 'vault/INDEX.md')).not.toContain('contradiction');

@@ -5,6 +5,7 @@ import { factWarnings, factSurface } from '../../src/facts/surface.js';
 import { configSchema } from '../../src/config/schema.js';
 import { computeBands } from '../../src/pipeline/bands.js';
 import { assemblePackage } from '../../src/pipeline/package.js';
+import { streamStatus } from '../../src/pipeline/status.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { parseVaultFile } from '../../src/vault/parse-file.js';
 import type { Memory } from '../../src/vault/model.js';
@@ -68,6 +69,31 @@ describe('facts are read with the memory', () => {
     // Another stream with the same ids and keys is compared on its own.
     const other = memories.map((m) => ({ ...m, stream: 'agent', path: m.path.replace('main/', 'agent/') }));
     expect(collectFacts([...memories, ...other]).contradictions).toHaveLength(2);
+  });
+});
+
+describe('status', () => {
+  it('gives the facts in force and the open contradictions with both places, and nothing for a stream without facts', () => {
+    const at = new Date('2026-03-05T12:00:00Z');
+    const config = configSchema.parse({});
+    const status = streamStatus({ name: 'main', memories, summaries: new Map() }, config, '/nonexistent', '/nonexistent', at);
+    expect(status.facts).toEqual({
+      in_force: 3,
+      contradictions: [
+        {
+          id: expect.stringMatching(/^c-[0-9a-f]{8}$/),
+          key: 'primary_db',
+          scope: '',
+          since: '2026-03-01',
+          a: { id: '2026-02-10-db', path: 'main/memories/2026-02-10-db.md', line: 4, value: 'postgresql', date: '2026-02-10' },
+          b: { id: '2026-03-01-db#primary_db', path: 'main/memories/2026-03-01-db.md', line: 6, value: 'mysql', date: '2026-03-01' },
+        },
+      ],
+    });
+    const plain = memories.filter((m) => m.facts === undefined);
+    expect(
+      streamStatus({ name: 'main', memories: plain, summaries: new Map() }, config, '/nonexistent', '/nonexistent', at),
+    ).not.toHaveProperty('facts');
   });
 });
 
