@@ -261,12 +261,15 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (project/pending.ts).
   const pending = await import('../project/pending.js');
   const stateDir = path.join(options.root, '.memvault');
+  // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
+  // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
+  const record = report.dryRun ? undefined : await import('../vault/committed-record.js');
+  const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
+  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone);
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    // The committed record lets a fresh clone skip what it does not summarize: committed with the build, not listed as written.
-    const { writeRecord } = await import('../vault/committed-record.js');
-    const record = 'status' in session ? [] : writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone);
-    const committed = { ...report, written: [...report.written, ...record] };
+    const recordPaths = record && inRepo && !('status' in session) ? record.uncommittedRecord(vaultDir) : [];
+    const committed = { ...report, written: [...report.written, ...recordPaths] };
     report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);

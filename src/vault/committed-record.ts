@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic } from '../messages/diagnostic.js';
 import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { CACHE_VERSION, type CachedResult, type ParseCache } from './cache.js';
+import { stableStringify } from '../util/hash.js';
+import { CACHE_VERSION, type CacheEntry, type CachedResult, type ParseCache } from './cache.js';
 import type { Diagnostic, Memory, Summary } from './model.js';
 import { readVaultFile } from './scan.js';
 
@@ -155,16 +157,21 @@ function encodeLine(vaultPath: string, blob: string, sha256: string, result: Cac
     // A memory with a secret (allowed or not) is left out: the record never repeats a secret, and a clone scans it again.
     if (result.secrets && result.secrets.length > 0) return undefined;
     const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    return JSON.stringify({ p: vaultPath, b: blob, s: sha256, m: memory } satisfies RecordLine);
+    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}}`;
   }
   if (result.type === 'summary') {
     // Planning compares each source's hash: a summary whose source list is not at hand is left out (a clone reads it).
     if (!Array.isArray(result.summary.meta.sources)) return undefined;
     const { path: _path, sha256: summarySha, ...summary } = result.summary;
     const y = summarySha === sha256 ? summary : { ...summary, sha256: summarySha };
-    return JSON.stringify({ p: vaultPath, b: blob, s: sha256, y } satisfies RecordLine);
+    return `${lineStart(vaultPath, blob, sha256)},"y":${stableStringify(y)}}`;
   }
   return undefined;
+}
+
+/** Path, blob and hash first, in this order (`LINE_START` reads them); the result with its keys sorted, so equal results give equal lines. */
+function lineStart(vaultPath: string, blob: string, sha256: string): string {
+  return `{"p":${JSON.stringify(vaultPath)},"b":"${blob}","s":"${sha256}"`;
 }
 
 /** A stream as the build leaves it: the files its record lists. */
@@ -183,37 +190,44 @@ export interface RecordedStream {
 export function writeRecord(vaultDir: string, streams: readonly RecordedStream[], cache: ParseCache, timezone: string): string[] {
   const written: string[] = [];
   const head = header(timezone);
-  const known = knownBlobs(
-    vaultDir,
-    streams.map((s) => s.name),
-    head,
-  );
   for (const stream of streams) {
-    const shards = new Map<string, { path: string; line: string }[]>();
+    const known = knownShards(vaultDir, stream.name, head);
+    const shards = new Map<string, { path: string; entry: CacheEntry }[]>();
     const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
     for (const vaultPath of paths) {
       const entry = cache.get(vaultPath);
       if (!entry || entry.result.type === 'invalid' || !entry.sha256) continue;
-      const blob = blobOf(vaultDir, vaultPath, entry.sha256, known.get(vaultPath));
-      if (!blob) continue;
-      const line = encodeLine(vaultPath, blob, entry.sha256, entry.result);
-      if (!line) continue;
       const shard = shardOf(vaultPath, entry.result);
       const list = shards.get(shard) ?? [];
-      list.push({ path: vaultPath, line });
+      list.push({ path: vaultPath, entry });
       shards.set(shard, list);
     }
     const dir = path.join(vaultDir, RECORD_DIR, stream.name);
-    for (const [shard, lines] of shards) {
-      lines.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const text = `${head}\n${lines.map((l) => l.line).join('\n')}\n`;
+    for (const [shard, files] of shards) {
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      // A well-formed shard listing the same files with the same hashes is current: nothing to encode (most shards, most builds).
+      const old = known.get(shard);
+      if (
+        old?.intact &&
+        old.lines.length === files.length &&
+        files.every((f, i) => old.lines[i]!.path === f.path && old.lines[i]!.sha256 === f.entry.sha256)
+      )
+        continue;
+      const byPath = new Map(old?.lines.map((line) => [line.path, line]));
+      const lines: string[] = [];
+      for (const { path: vaultPath, entry } of files) {
+        const blob = blobOf(vaultDir, vaultPath, entry.sha256, byPath.get(vaultPath));
+        const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result);
+        if (line) lines.push(line);
+      }
+      const text = `${head}\n${lines.join('\n')}\n`;
       const file = path.join(dir, shard);
       if (readText(file) === text) continue;
       mkdirSync(dir, { recursive: true });
       writeFileAtomic(file, text);
       written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
     }
-    for (const shard of shardFiles(vaultDir, stream.name)) {
+    for (const shard of known.keys()) {
       if (shards.has(shard)) continue;
       rmSync(path.join(dir, shard), { force: true });
       written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
@@ -225,32 +239,36 @@ export function writeRecord(vaultDir: string, streams: readonly RecordedStream[]
 /** The start of every line: `{"p":<path>,"b":"<blob>","s":"<sha256>"`, read without parsing the rest. */
 const LINE_START = /^\{"p":("(?:[^"\\]|\\.)*"),"b":"([0-9a-f]{40})","s":"([0-9a-f]{64})"/;
 
+interface KnownLine {
+  path: string;
+  blob: string;
+  sha256: string;
+}
+
 /**
- * Blob id and SHA-256 of each file the record on disk lists, for a build that
- * writes the record: every committing build, so only the start of each line
- * is read (a full `readRecord` parses ~10 MB at 20,000 memories).
+ * The shards of a stream's record on disk, each with the path, blob id and
+ * SHA-256 of its lines, read from the start of each line without parsing the
+ * rest (every committing build does this: all of it is ~19 MB at 20,000
+ * memories). `intact`: the header is this build's and every line is a record line.
  */
-function knownBlobs(vaultDir: string, streams: readonly string[], head: string): Map<string, { blob: string; sha256: string }> {
-  const out = new Map<string, { blob: string; sha256: string }>();
-  for (const stream of streams) {
-    for (const shard of shardFiles(vaultDir, stream)) {
-      const text = readText(path.join(vaultDir, RECORD_DIR, stream, shard));
-      if (!text?.startsWith(`${head}\n`)) continue;
-      for (const line of text.split('\n')) {
-        const match = LINE_START.exec(line);
-        if (match) out.set(JSON.parse(match[1]!) as string, { blob: match[2]!, sha256: match[3]! });
-      }
+function knownShards(vaultDir: string, stream: string, head: string): Map<string, { lines: KnownLine[]; intact: boolean }> {
+  const out = new Map<string, { lines: KnownLine[]; intact: boolean }>();
+  for (const shard of shardFiles(vaultDir, stream)) {
+    const text = readText(path.join(vaultDir, RECORD_DIR, stream, shard)) ?? '';
+    const lines: KnownLine[] = [];
+    let intact = text.startsWith(`${head}\n`) && text.endsWith('\n');
+    const rows = text.split('\n');
+    for (let i = 1; i < rows.length - 1; i++) {
+      const match = LINE_START.exec(rows[i]!);
+      if (match) lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]! });
+      else intact = false;
     }
+    out.set(shard, { lines, intact });
   }
   return out;
 }
 
-function blobOf(
-  vaultDir: string,
-  vaultPath: string,
-  sha256: string,
-  known: { blob: string; sha256: string } | undefined,
-): string | undefined {
+function blobOf(vaultDir: string, vaultPath: string, sha256: string, known: KnownLine | undefined): string | undefined {
   if (known?.sha256 === sha256) return known.blob;
   const read = readVaultFile(vaultDir, vaultPath);
   // The file changed since the build read it: left out, a clone reads it.
@@ -264,4 +282,24 @@ function readText(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The record's shards that differ from HEAD (changed, new or removed), as
+ * vault paths: what a committing build commits besides its own outputs. It
+ * also takes what a build with commits off left behind. Empty when git cannot
+ * tell (no repository, no commit yet: then every shard is new).
+ */
+export function uncommittedRecord(vaultDir: string): string[] {
+  const git = (args: string[]): string[] | undefined => {
+    try {
+      const out = execFileSync('git', args, { cwd: vaultDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 });
+      return out.split('\0').filter((line) => line !== '');
+    } catch {
+      return undefined;
+    }
+  };
+  const others = git(['ls-files', '--others', '-z', '--', RECORD_DIR]) ?? [];
+  const changed = git(['diff', '--name-only', '--relative', '--no-renames', '-z', 'HEAD', '--', RECORD_DIR]) ?? [];
+  return [...new Set([...changed, ...others])].sort();
 }

@@ -18,7 +18,7 @@ import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, porcelain } fr
 const ATTRIBUTES = readFileSync(fileURLToPath(new URL('../../.gitattributes', import.meta.url)), 'utf8');
 const NOW1 = '2026-02-12T06:00:00Z';
 const NOW2 = '2026-02-13T06:00:00Z';
-const GENERATED = /^vault\/(INDEX\.md|index\.json|main\/(daily|weekly|monthly)\/|main\/UPLOAD_PACKAGE)/;
+const GENERATED = /^vault\/(INDEX\.md|index\.json|main\/(daily|weekly|monthly)\/|main\/UPLOAD_PACKAGE|\.memvault-record\/)/;
 
 describe('merging two machines that rolled up concurrently', () => {
   let laptop: string;

@@ -32,6 +32,8 @@ const GENERATED: ReadonlyArray<readonly [string, string]> = [
   ['index.json', '-merge linguist-generated=true'],
   // Usage counts: one line per id, per-clone grow-only counts, so any union of both sides' lines reads right (src/usage/codec.ts).
   ['*/usage.json', 'merge=union'],
+  // The committed record (src/vault/committed-record.ts): rewritten by the build that resolves the merge.
+  ['.memvault-record/**', '-merge'],
 ];
 
 /**
