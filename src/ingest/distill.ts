@@ -42,8 +42,11 @@ export function distilledSections(session: Session, turns: readonly Turn[], clea
 }
 
 /** Sentences that only announce the next tool call. */
-const NARRATION =
-  /^(?:I'll|I will|I'm going to|I am going to|Let me|Let's|Now(?:,)? (?:let me|I'll|I will|I need to)|First(?:,)? (?:let me|I'll)|Next(?:,)? (?:let me|I'll)|(?:OK|Okay|Great|Perfect|Good|Excellent|Alright)[,.!]? (?:let me|now|I'll)|Now )/i;
+const NARRATION = new RegExp(
+  "^(?:I'll|I will|I'm going to|I am going to|Let me|Let's|Now(?:,)? (?:let me|I'll|I will|I need to)|First(?:,)? (?:let me" +
+    "|I'll)|Next(?:,)? (?:let me|I'll)|(?:OK|Okay|Great|Perfect|Good|Excellent|Alright)[,.!]? (?:let me|now|I'll)|Now )",
+  'i',
+);
 
 /**
  * The assistant's paragraphs worth keeping from a turn: its conclusion (the
@@ -68,8 +71,11 @@ function paragraphs(text: string): string[] {
 }
 
 const EDIT_TOOLS = /^(?:Edit|MultiEdit|Write|NotebookEdit|str_replace_based_edit_tool|apply_patch)$/;
-const TEST_COMMAND =
-  /\b(?:vitest|jest|pytest|mocha|rspec|phpunit|go test|cargo test|mix test|(?:npm|pnpm|yarn|bun)(?: run)? test\b|make test|ctest|gradlew? test|mvn test|dotnet test|tox|nox|npm run (?:check|ci))/;
+const TEST_COMMAND = new RegExp(
+  String.raw`\b(?:vitest|jest|pytest|mocha|rspec|phpunit|go test|cargo test|mix test|(?:npm|pnpm|yarn|bun)(?: run)? test\b|make test` +
+    '|ctest|gradlew? test|mvn test|dotnet test|tox|nox|npm run (?:check|ci))',
+  '',
+);
 const COMMIT_COMMAND = /\bgit\b[^|;&]*\bcommit\b/;
 const PUSH_COMMAND = /\bgit\b[^|;&]*\bpush\b/;
 const VERDICT = /\b(?:passed|failed|failures?|errors?|FAIL|PASS|ok|tests?)\b/i;

@@ -24,8 +24,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // Vendor shapes the preset lacks.
   {
     kind: 'private-key',
-    regex:
-      /-----BEGIN ((?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED|SSH2) )?PRIVATE KEY( BLOCK)?-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\\[nr]|[\s\w+/=:,.-])*)/g,
+    regex: new RegExp(
+      '-----BEGIN ((?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED|SSH2) )?PRIVATE KEY( BLOCK)?-----' +
+        String.raw`(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
+        String.raw`|(?:\\[nr]|[\s\w+/=:,.-])*)`,
+      'g',
+    ),
   },
   { kind: 'openai', regex: /(?<![\w-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/g },
   { kind: 'github-token', regex: /(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})/g },
@@ -60,8 +64,11 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // Credentials inside URLs: keep scheme, user and host, replace the password.
   {
     kind: 'database-password',
-    regex:
-      /\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|couchdb|neo4j(?:\+s)?)(?:\+\w+)?:\/\/[^\s:/@"'`]*:(?<secret>[^\s@/"'`]+)@/gi,
+    regex: new RegExp(
+      '\\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb' +
+        '|couchdb|neo4j(?:\\+s)?)(?:\\+\\w+)?:\\/\\/[^\\s:/@"\'`]*:(?<secret>[^\\s@/"\'`]+)@',
+      'gi',
+    ),
     accept: (s) => !isPlaceholder(s),
   },
   {
@@ -100,28 +107,41 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // `password = "…"`, `PASSWORD: …`, `"password": "…"`, `SECRET_KEY='…'`: the value, quoted or not.
   {
     kind: 'password',
-    regex:
-      /(?<![\w-])(?!1password)(?:[\w-]{0,40}(?:password|passwd|passphrase|pwd)[\w-]{0,40}|pass)["']?\s*(?:[:=]|=>|\s(?=["']))\s*(?<secret>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s,;'"`)}\]]+)/gi,
+    regex: new RegExp(
+      '(?<![\\w-])(?!1password)(?:[\\w-]{0,40}(?:password|passwd|passphrase|pwd)[\\w-]{0,40}|pass)["\']?\\s*(?:[:=]|=>|\\s(?=["\']))\\s*(?<secret>"[^"\\n]*"' +
+        "|'[^'\\n]*'|`[^`\\n]*`|[^\\s,;'\"`)}\\]]+)",
+      'gi',
+    ),
     accept: acceptAssignedValue,
   },
   {
     kind: 'secret',
-    regex:
-      /(?<![\w-])[\w-]{0,40}(?:secret|private[_-]?key|signing[_-]?key|encryption[_-]?key)[\w-]{0,40}["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]*"|'[^'\n]*'|[^\s,;'"`]+)/gi,
+    regex: new RegExp(
+      '(?<![\\w-])[\\w-]{0,40}(?:secret|private[_-]?key|signing[_-]?key|encryption[_-]?key)[\\w-]{0,40}["\']?\\s*(?:[:=]|=>)\\s*(?<secret>"[^"\\n]*"' +
+        "|'[^'\\n]*'|[^\\s,;'\"`]+)",
+      'gi',
+    ),
     accept: acceptAssignedValue,
   },
   // A random-looking value assigned to a key-like name: `api_key = …`, `"token": "…"`, `X-Api-Key: …`.
   {
     kind: 'api-key',
-    regex:
-      /(?<![\w-])[\w-]{0,40}(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|app[_-]?key|master[_-]?key|token|auth|session[_-]?(?:id|key))["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]{12,}"|'[^'\n]{12,}'|[A-Za-z0-9_.+/~=-]{16,})/gi,
+    regex: new RegExp(
+      String.raw`(?<![\w-])[\w-]{0,40}(?:api[_-]?key|apikey|access[_-]?key|auth[_-]?key|app[_-]?key|master[_-]?key|token|auth|session[_-]?(?:id` +
+        String.raw`|key))["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]{12,}"|'[^'\n]{12,}'|[A-Za-z0-9_.+/~=-]{16,})`,
+      'gi',
+    ),
     accept: (value) => looksRandom(unquote(value), 16),
   },
   // Prose: "the wifi password is hunter2!", "the AWS secret is …", "my token: …".
   {
     kind: 'password',
-    regex:
-      /\b(?:password|passphrase|passcode|passwd|pin|secret(?: key)?|api[ -]key|access key|token)\s+(?:is|was|=|:)\s+[`"']?(?<secret>[^\s`"']+?)[`"']?(?=[.,;:)]?(?:\s|$))/gi,
+    regex: new RegExp(
+      '\\b(?:password|passphrase|passcode|passwd|pin|secret(?: key)?|api[ -]key|access key|token)' +
+        '\\s+(?:is|was|=|:)\\s+[`"\']?(?<secret>[^\\s`"\']+?)[`"\']?(?=[.,;:)]?(?:\\s' +
+        '|$))',
+      'gi',
+    ),
     accept: acceptProseValue,
   },
 ];

@@ -54,9 +54,11 @@ export function isPlaceholder(value: string): boolean {
   if (v.includes('[REDACTED')) return true;
   if (/^(<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%\(?\w*\)?s|\$[A-Z_][A-Z0-9_]*|\*+|x+|X+|\.+|…|-+|_+|#+)$/.test(v)) return true;
   if (
-    /^(none|null|nil|undefined|true|false|string|number|boolean|any|unknown|str|int|bytes|secret|password|passwd|token|redacted|example|your[-_ ]?\w*|changeme|placeholder|todo|tbd|n\/a|empty|required|optional|hidden|masked)$/i.test(
-      v,
-    )
+    new RegExp(
+      '^(none|null|nil|undefined|true|false|string|number|boolean|any|unknown|str|int|bytes|secret|password|passwd|token' +
+        String.raw`|redacted|example|your[-_ ]?\w*|changeme|placeholder|todo|tbd|n\/a|empty|required|optional|hidden|masked)$`,
+      'i',
+    ).test(v)
   )
     return true;
   return false;
@@ -93,8 +95,12 @@ export function acceptAssignedValue(value: string): boolean {
 }
 
 /** Words that follow "the password is" in prose without being a password. */
-const PROSE_NOT_A_VALUE =
-  /^(a|an|the|not|now|still|also|only|set|stored|saved|kept|read|required|wrong|incorrect|invalid|correct|valid|expired|missing|empty|same|different|rotated|reset|changed|hashed|encrypted|in|on|at|from|for|to|used|shown|sent|given|masked|hidden|long|short|too|very|unknown|known|weak|strong|secure|safe|fine|ok|okay)$/i;
+const PROSE_NOT_A_VALUE = new RegExp(
+  '^(a|an|the|not|now|still|also|only|set|stored|saved|kept|read|required|wrong|incorrect|invalid|correct|valid|expired' +
+    '|missing|empty|same|different|rotated|reset|changed|hashed|encrypted|in|on|at|from|for|to|used|shown|sent|given' +
+    '|masked|hidden|long|short|too|very|unknown|known|weak|strong|secure|safe|fine|ok|okay)$',
+  'i',
+);
 
 /**
  * A value stated in prose ("the wifi password is hunter2!"): one token that is

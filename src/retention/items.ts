@@ -135,14 +135,23 @@ const DATE_PATTERNS: RegExp[] = [
 ];
 
 const UNIT =
-  '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?|errors?|rows?|items?|times?|people|members?|kids?|children|miles?|km|kilometers?|meters?|m|kg|lbs?|pounds?|dollars?|euros?|books?|pages?|points?)';
+  '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?' +
+  '|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?' +
+  '|errors?|rows?|items?|times?|people|members?|kids?|children|miles?|km|kilometers?|meters?|m|kg|lbs?|pounds?|dollars?' +
+  '|euros?|books?|pages?|points?)';
 const NUMBER_WITH_UNIT = new RegExp(`(?:[$€£]\\s?\\d[\\d,.]*\\d?(?:\\s?[kmb]n?\\b)?|\\b\\d[\\d,.]*(?:\\s|-)?${UNIT}\\b(?!-\\d))`, 'gi');
 
 /** Words that are capitalised without being names. */
 const NOT_NAMES = new Set(
-  "i i'm i've i'll i'd im ive ok okay yes no hey hi hello wow oh thanks thank todo fyi btw lol omg ps the a an and but or so if then this that these those it its we our you your he she they my me his her their there here what when where why how who which while also just still yet maybe please sure great good nice cool awesome amazing mr mrs ms dr st jr monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec decision decisions pinned note notes update done next context state learning learnings today yesterday tomorrow tonight kb mb gb tb ms".split(
-    ' ',
-  ),
+  (
+    "i i'm i've i'll i'd im ive ok okay yes no hey hi hello wow oh thanks thank todo fyi btw lol omg ps the a an and " +
+    'but or so if then this that these those it its we our you your he she they my me his her their there here what ' +
+    'when where why how who which while also just still yet maybe please sure great good nice cool awesome amazing ' +
+    'mr mrs ms dr st jr monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri ' +
+    'sat sun january february march april may june july august september october november december jan feb mar apr ' +
+    'jun jul aug sep sept oct nov dec decision decisions pinned note notes update done next context state learning ' +
+    'learnings today yesterday tomorrow tonight kb mb gb tb ms'
+  ).split(' '),
 );
 
 /** Items of one sentence (its day prefix from a finer summary is layout, not content). */

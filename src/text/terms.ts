@@ -76,9 +76,15 @@ export function contentWords(text: string, use: WordUse = 'topics'): string[] {
 }
 
 const SUMMARY_STOP = new Set(
-  "a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing done down during each even few for from further get got gonna wanna had has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like me more most my no nor not now of off on once only or other our ours out over own really same she should so some still such than that that's the their theirs them then there these they this those through to too under until up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay today yesterday tomorrow".split(
-    ' ',
-  ),
+  (
+    'a about above after again against all also am an and any are as at be because been before being below between ' +
+    'both but by can could did do does doing done down during each even few for from further get got gonna wanna had ' +
+    "has have having he her here hers him his how i i'm i've i'll i'd if in into is it it's its itself just let like " +
+    'me more most my no nor not now of off on once only or other our ours out over own really same she should so some ' +
+    "still such than that that's the their theirs them then there these they this those through to too under until " +
+    "up us very was we were what when where which while who whom why will with would yes you you're your yours ok okay " +
+    'today yesterday tomorrow'
+  ).split(' '),
 );
 const SUMMARY_WORD = /[\p{L}\p{N}][\p{L}\p{N}_\-./']*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
@@ -95,9 +101,10 @@ function summaryWords(text: string): string[] {
 }
 
 const RETENTION_STOP = new Set(
-  'a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she so than that the their them then there they this to was we were what when which who will with you your'.split(
-    ' ',
-  ),
+  (
+    'a an and are as at be been but by for from had has have he her his i in into is it its me my of on or our she ' +
+    'so than that the their them then there they this to was we were what when which who will with you your'
+  ).split(' '),
 );
 
 /** Term frequencies of a text's content words. */

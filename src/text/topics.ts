@@ -21,15 +21,19 @@ import { contentWords } from './terms.js';
  */
 
 const MONTHS_AND_DAYS = new Set(
-  'january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun'.split(
-    ' ',
-  ),
+  (
+    'january february march april may june july august september october november december jan feb mar apr jun jul ' +
+    'aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun'
+  ).split(' '),
 );
 /** Capitalised words that open clauses or label lines, not names. */
 const NOT_NAMES = new Set(
-  "i i’m i'm i’ll i'll i’ve i've i’d i'd the a an and but or so then also this that these those it its we our you your he she they my done decision decisions note notes context state pinned week day today yesterday tomorrow milestones direction learnings accomplishments open threads debt summary tests files committed error tool calls requests outcome changes activity before after full ok yes no".split(
-    ' ',
-  ),
+  (
+    "i i’m i'm i’ll i'll i’ve i've i’d i'd the a an and but or so then also this that these those it its we our you " +
+    'your he she they my done decision decisions note notes context state pinned week day today yesterday tomorrow ' +
+    'milestones direction learnings accomplishments open threads debt summary tests files committed error tool calls ' +
+    'requests outcome changes activity before after full ok yes no'
+  ).split(' '),
 );
 
 const REFERENCE = /(?:^|[\s(])((?:#\d+)|(?:[A-Z][A-Z0-9]{1,9}-\d+(?:['’]s)?)|(?:[\w.-]+\/[\w.-]+#\d+))\b/g;

@@ -160,10 +160,16 @@ function inlineText(node: Nodes): string {
 
 const DECISION =
   /^\s*(?:\*\*)?decision\b|\b(?:decided|we chose|i chose|agreed to|agreed on|going with|we will|we'll go with|settled on|opted for)\b/i;
-const STATE =
-  /\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b/i;
-const DONE =
-  /\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b/i;
+const STATE = new RegExp(
+  String.raw`\b(?:blocked|blocker|todo|to do|next step|next up|pending|waiting|open question|in progress|wip|still (?:failing` +
+    String.raw`|broken|open|need)|fails|failing|broken|need to|needs to|tomorrow|follow[- ]up|not yet|unresolved|investigating)\b`,
+  'i',
+);
+const DONE = new RegExp(
+  String.raw`\b(?:fixed|implemented|added|shipped|merged|released|replaced|refactored|wrote|deployed|completed|finished|migrated` +
+    String.raw`|removed|resolved|landed|upgraded|created|built|rolled out|switched|moved|set up|cut|reduced|improved)\b`,
+  'i',
+);
 
 const DONE_LEAD = new RegExp(`^\\s*(?:${DONE.source})`, 'i');
 
@@ -183,8 +189,11 @@ function detectRole(sentence: string, section: string): SentenceRole {
 }
 
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
-const NAMED_DATE =
-  /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+const NAMED_DATE = new RegExp(
+  String.raw`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?\b|\b\d{1,2}(?:st` +
+    String.raw`|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b`,
+  'i',
+);
 
 function mustKeepReasons(sentence: string, role: SentenceRole, pinned: boolean): MustKeepReason[] {
   const reasons: MustKeepReason[] = [];

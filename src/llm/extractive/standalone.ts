@@ -22,9 +22,12 @@ export function isLeadIn(text: string): boolean {
 
 /** Times and periods after `this`/`that`/`next`: `This week …` names its own referent. */
 const TIME_NOUN =
-  'morning|afternoon|evening|night|week|weekend|month|year|quarter|sprint|time|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday|release|day';
+  'morning|afternoon|evening|night|week|weekend|month|year|quarter|sprint|time|summer|winter|spring|autumn|fall|monday' +
+  '|tuesday|wednesday|thursday|friday|saturday|sunday|release|day';
 const REFERENCE = new RegExp(
-  `^(?:(?:it|it's|its|they|they're|they've|them|their|he|she|he's|she's|his|her|him|both|these|those|such|neither|either)\\b(?!-)|(?:this|that|that's|these)\\b(?!\\s+(?:${TIME_NOUN})\\b)|(?:it\\s+)?turns? out\\b|the (?:latter|former|same)\\b|which\\b)`,
+  `^(?:(?:it|it's|its|they|they're|they've|them|their|he|she|he's|she's|his|her|him|both|these|those|such|neither` +
+    `|either)\\b(?!-)|(?:this|that|that's|these)\\b(?!\\s+(?:${TIME_NOUN})\\b)|(?:it\\s+)?turns? out\\b|the (?:latter` +
+    `|former|same)\\b|which\\b)`,
   'iu',
 );
 

@@ -52,9 +52,12 @@ class Vocabulary {
 const SPEAKER = /^((?:[\p{Lu}][\p{L}\p{N}'’.-]*)(?: [\p{Lu}][\p{L}\p{N}'’.-]*){0,2}|user|assistant):\s+(?=\S)/u;
 /** Labels that open a sentence without naming who speaks. */
 const NOT_SPEAKERS = new Set(
-  'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status next summary question answer idea risk warning important critical action blocker blockers done learned lesson pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner deadline'.split(
-    ' ',
-  ),
+  (
+    'decision decisions note notes todo to-do update fix fixed problem result results outcome context why how status ' +
+    'next summary question answer idea risk warning important critical action blocker blockers done learned lesson ' +
+    'pinned q a tl;dr tldr eta edit ps re fyi nb goal plan cause impact follow-up reason rationale example update owner ' +
+    'deadline'
+  ).split(' '),
 );
 
 /**
@@ -233,10 +236,11 @@ export function labelUnits(request: SummaryRequest): UnitSet {
  * Only when enough is left to stand alone.
  */
 function trimOpening(text: string): string {
-  const match =
-    /^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?/iu.exec(
-      text,
-    );
+  const match = new RegExp(
+    '^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway' +
+      String.raw`|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?`,
+    'iu',
+  ).exec(text);
   if (!match || match[0].length === 0) return text;
   const rest = text.slice(match[0].length);
   if (rest.split(/\s+/).length < 4) return text;
@@ -244,9 +248,12 @@ function trimOpening(text: string): string {
 }
 
 const FIRST_PERSON_VERBS = new Set(
-  'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'.split(
-    ' ',
-  ),
+  (
+    'added analysed analyzed built changed checked cleaned completed configured created cut debugged decided deleted ' +
+    'deployed documented dropped explored finished fixed found implemented improved installed investigated landed learned ' +
+    'learnt merged migrated moved noticed opened profiled realised realized reduced refactored released removed renamed ' +
+    'replaced resolved reviewed rewrote ran set shipped started switched tested tried updated upgraded wrote'
+  ).split(' '),
 );
 
 /** `Replaced JWT …` → `I replaced JWT …`; anything with a subject is left alone. */

@@ -22,9 +22,12 @@ export const ITEM_WEIGHT: Record<MustKeepKind, number> = {
 
 /** Words that praise, thank or react: frequent in conversations, never the fact a later question asks about. */
 const GENERIC = new Set(
-  'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful inspiring inspired keep going time way something anything everything someone people life'.split(
-    ' ',
-  ),
+  (
+    'amazing awesome great cool nice good glad happy love loved lovely wow wonderful fantastic incredible super really ' +
+    'so totally definitely absolutely thanks thank appreciate sounds sound feel feeling felt think thought know knew ' +
+    'thing things stuff lot lots much many always never ever sure hope hoping proud excited exciting fun beautiful ' +
+    'inspiring inspired keep going time way something anything everything someone people life'
+  ).split(' '),
 );
 /** Lower-cased words that carry content, with a light plural fold so `session` and `sessions` match: `contentWords(text, 'summary')` of src/text/terms.ts. */
 export function contentWords(text: string): string[] {
@@ -44,12 +47,24 @@ export function termWeights(set: UnitSet): Float64Array {
   return weights;
 }
 
-const CHIT_CHAT =
-  /\b(?:thanks|thank you|thx|hello|hey|hi there|good morning|good night|good evening|cheers|lol|haha|bye|see you|talk (?:to you )?(?:soon|later)|take care|how are you|how have you been|good to see you|nice to (?:see|hear|meet)|have a (?:nice|good|great)|good luck|no problem|you too|same here|me too)\b/i;
-const REACTION =
-  /^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are|you'?ve|you have|sounds|what a|how|so|such|glad|congrats|congratulations|wow|omg|aww|i'?m so (?:happy|glad|proud)|i love (?:that|it|this)|i bet|i can imagine|i hear you|i agree|totally|exactly|absolutely|definitely|keep (?:it up|going|up))\b/i;
-const OUTCOME =
-  /\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|migrated|implemented|launched|completed|landed|closed|removed|replaced|sped up|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked|won|bought|moved|started|joined|finished|adopted|married|graduated|signed up|applied|got)\b/i;
+const CHIT_CHAT = new RegExp(
+  String.raw`\b(?:thanks|thank you|thx|hello|hey|hi there|good morning|good night|good evening|cheers|lol|haha|bye|see you|talk (?:to you )?(?:soon` +
+    '|later)|take care|how are you|how have you been|good to see you|nice to (?:see|hear|meet)|have a (?:nice|good|great)' +
+    String.raw`|good luck|no problem|you too|same here|me too)\b`,
+  'i',
+);
+const REACTION = new RegExp(
+  "^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are|you'?ve|you have|sounds|what a|how|so|such|glad|congrats" +
+    "|congratulations|wow|omg|aww|i'?m so (?:happy|glad|proud)|i love (?:that|it|this)|i bet|i can imagine|i hear you" +
+    String.raw`|i agree|totally|exactly|absolutely|definitely|keep (?:it up|going|up))\b`,
+  'i',
+);
+const OUTCOME = new RegExp(
+  String.raw`\b(?:fixed|shipped|released|merged|deployed|resolved|reduced|improved|migrated|implemented|launched|completed|landed` +
+    '|closed|removed|replaced|sped up|raised|increased|decreased|halved|doubled|passed|succeeded|unblocked|won|bought' +
+    String.raw`|moved|started|joined|finished|adopted|married|graduated|signed up|applied|got)\b`,
+  'i',
+);
 
 export function qualityOf(text: string, role: SentenceRole): number {
   const wordCount = text.split(/\s+/).filter(Boolean).length;
