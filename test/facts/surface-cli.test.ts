@@ -125,7 +125,8 @@ describe('contradictions and facts in build, status, INDEX.md, the package and t
     const pack = readText(root, 'vault/main/UPLOAD_PACKAGE.md');
     expect(pack).not.toContain('Unresolved');
     expect(pack).toContain(
-      '## Facts in force on 2026-04-01\n\n- cache: redis (eu)\n- payments_owner: ana\n- primary_db: mysql\n- queue: kafka\n- region: eu-west-1\n- region: us-east-1\n',
+      '## Facts in force on 2026-04-01\n\n- cache: redis (eu)\n- payments_owner: ana\n- primary_db: mysql\n- queue: kafka\n' +
+        '- region: eu-west-1\n- region: us-east-1\n',
     );
     const context = await runCliJson(['context', '--json', '--now', NOW], { cwd: root });
     expect(context.json.context).not.toContain('Unresolved');

@@ -114,5 +114,6 @@ export function memoryHeading(memory: Memory): string {
     : '';
   const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
   // Without a title the day and time are the heading: the body says the rest, the file id says nothing.
-  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : ''}${tags}`;
+  const kind = memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : '';
+  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${kind}${tags}`;
 }

@@ -18,12 +18,16 @@ export function renderPackage(
   const parts: string[] = [`# Memory of ${stream}`];
   if (!firstDay) {
     parts.push(
-      `No memories yet. Add one with \`memvault add "what happened" --stream ${stream}\`, or write a markdown file with a \`date:\` in its frontmatter under \`${input.vaultLabel}/${stream}/memories/\`, then run \`memvault build\`.`,
+      `No memories yet. Add one with \`memvault add "what happened" --stream ${stream}\`, or write a markdown file with a ` +
+        `\`date:\` in its frontmatter under \`${input.vaultLabel}/${stream}/memories/\`, then run \`memvault build\`.`,
     );
     return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
   }
   parts.push(
-    `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest (most condensed) to newest (full detail). Each day appears once. Ask for more: \`memvault zoom 2026-W07\` (the full memories of a day, week, month or range), \`memvault search "words"\` (ranked hits with path:line), \`memvault context --query "…"\` (a context within a token budget).`,
+    `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest ` +
+      '(most condensed) to newest (full detail). Each day appears once. Ask for more: `memvault zoom 2026-W07` (the full memories ' +
+      'of a day, week, month or range), `memvault search "words"` (ranked hits with path:line), `memvault context --query "…"` ' +
+      '(a context within a token budget).',
   );
   // Open contradictions come first, right after the header: a reader must not take either value as settled.
   const unresolved = renderUnresolved(facts);
@@ -48,7 +52,8 @@ export function renderPackage(
   const leftOut = history.filter((item) => item.status === 'left-out');
   if (leftOut.length > 0) {
     parts.push(
-      `## Left out\n\n${leftOut.length} older item(s) did not fit the budget (${leftOut[0]!.start} to ${leftOut[leftOut.length - 1]!.end}); see UPLOAD_PACKAGE.manifest.json and \`memvault zoom\`.`,
+      `## Left out\n\n${leftOut.length} older item(s) did not fit the budget (${leftOut[0]!.start} to ${leftOut[leftOut.length - 1]!.end}); ` +
+        'see UPLOAD_PACKAGE.manifest.json and `memvault zoom`.',
     );
   }
   return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
