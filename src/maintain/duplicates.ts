@@ -57,9 +57,10 @@ const RANK: Record<Importance, number> = { pinned: 3, high: 2, normal: 1, low: 0
 /** `minShingles`: memories with fewer shingles take no part (the build's warning skips one-line notes such as `Deployed.`). */
 export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD, minShingles = 1): DuplicateGroup[] {
   const sets = memories.map((memory) => shingles(memory.text));
-  // Prefix filtering (the AllPairs set-similarity join): with every set's shingles in one global order, rarest first,
-  // two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each. Only those are indexed and
-  // probed, so the common shingles of a vault's templates make no candidate pairs; each candidate is checked exactly.
+  // Prefix and positional filtering (the PPJoin set-similarity join): with every set's shingles in one global order,
+  // rarest first, two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each, and the shingles
+  // after a shared one must still be able to make up the overlap the threshold needs. Only prefixes are indexed and
+  // probed, candidates that cannot reach the overlap are dropped on the way, and each one left is checked exactly.
   const frequency = new Map<string, number>();
   for (const set of sets) for (const shingle of set) frequency.set(shingle, (frequency.get(shingle) ?? 0) + 1);
   const rarestFirst = (a: string, b: string): number => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
@@ -73,26 +74,33 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
     }
     return i;
   };
-  const index = new Map<string, number[]>();
+  // The epsilon keeps 0.7 × 10 (7.000000000000001 in floating point) from asking for one shared shingle too many.
+  const atLeast = (value: number): number => Math.ceil(value - 1e-9);
+  const index = new Map<string, { at: number; position: number }[]>();
   for (const x of bySize) {
     const set = sets[x]!;
     if (set.size === 0 || set.size < minShingles) continue;
-    // The epsilon keeps 0.7 × 10 (7.000000000000001 in floating point) from asking for one shared shingle too many.
-    const prefix = [...set].sort(rarestFirst).slice(0, set.size - Math.ceil(threshold * set.size - 1e-9) + 1);
-    const probed = new Set<number>();
-    for (const shingle of prefix) {
-      for (const y of index.get(shingle) ?? []) {
-        if (probed.has(y)) continue;
-        probed.add(y);
+    const tokens = [...set].sort(rarestFirst);
+    const prefix = set.size - atLeast(threshold * set.size) + 1;
+    // Candidate → shared shingles found so far (-1: cannot reach the overlap any more).
+    const overlap = new Map<number, number>();
+    for (let i = 0; i < prefix; i++) {
+      for (const { at: y, position: j } of index.get(tokens[i]!) ?? []) {
+        const size = sets[y]!.size;
         // Sets come smallest first: |y| ≤ |x| bounds the similarity by |y| / |x|.
-        if (sets[y]!.size + 1e-9 < threshold * set.size) continue;
-        if (jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
+        if (size + 1e-9 < threshold * set.size) continue;
+        const found = overlap.get(y) ?? 0;
+        if (found < 0) continue;
+        const needed = atLeast((threshold / (1 + threshold)) * (set.size + size));
+        const reachable = found + 1 + Math.min(set.size - i - 1, size - j - 1);
+        overlap.set(y, reachable >= needed ? found + 1 : -1);
       }
     }
-    for (const shingle of prefix) {
-      const list = index.get(shingle);
-      if (list) list.push(x);
-      else index.set(shingle, [x]);
+    for (const [y, found] of overlap) if (found > 0 && jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
+    for (let i = 0; i < prefix; i++) {
+      const list = index.get(tokens[i]!);
+      if (list) list.push({ at: x, position: i });
+      else index.set(tokens[i]!, [{ at: x, position: i }]);
     }
   }
   const groups = new Map<number, number[]>();
