@@ -72,19 +72,27 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const content = new ContentStore(options.vaultDir, cache);
   const diagnostics: Diagnostic[] = [];
   const found: FoundFile[] = [];
+  /** Found files the cache does not hold as they are now. */
+  const missed: FoundFile[] = [];
   for (const file of await scanned) {
+    const { vaultPath, size, mtimeMs } = file;
     // Links and FIFOs are reported, never read (nor cached: they are looked at again on every load).
-    if (file.special) diagnostics.push(specialDiagnostic(file.vaultPath, file.special));
+    if (file.special) {
+      diagnostics.push(specialDiagnostic(vaultPath, file.special));
+      continue;
+    }
+    const entry = cache.get(vaultPath);
+    // Classified when it was cached (no ignored path is): 20,000 classifications cost 0.1 s or more of a no-change build.
+    if (entry?.size === size && entry.mtimeMs === mtimeMs) found.push({ vaultPath, size, mtimeMs });
     else {
-      const role = classifyPath(file.vaultPath);
-      if (role.role !== 'ignored') found.push({ vaultPath: file.vaultPath, role, size: file.size, mtimeMs: file.mtimeMs });
+      const role = classifyPath(vaultPath);
+      if (role.role === 'ignored') continue;
+      const missing = { vaultPath, role, size, mtimeMs };
+      found.push(missing);
+      missed.push(missing);
     }
   }
   // A fresh clone (no parse cache): what the committed record says of files committed unchanged is not read again.
-  const missed = found.filter((file) => {
-    const entry = cache.get(file.vaultPath);
-    return !entry || entry.size !== file.size || entry.mtimeMs !== file.mtimeMs;
-  });
   const seeded =
     missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
       ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone)
@@ -99,7 +107,8 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
 /** A file a load found: its vault path, what it is by its place, and its size and mtime. */
 export interface FoundFile {
   vaultPath: string;
-  role: FileRole;
+  /** Absent for a file the parse cache holds with this size and mtime: it is read only if a load session rechecks it. */
+  role?: FileRole;
   size: number;
   mtimeMs: number;
 }
@@ -151,8 +160,9 @@ export async function refreshFiles(
       hooks.settled?.(vaultPath);
       continue;
     }
-    const changed = { vaultPath, role: file.role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash };
-    (isSummaryFile(file.role, bytes) ? summaries : memories).push(changed);
+    const role = file.role ?? classifyPath(vaultPath);
+    const changed = { vaultPath, role, bytes, size: file.size, mtimeMs: file.mtimeMs, sha256: hash };
+    (isSummaryFile(role, bytes) ? summaries : memories).push(changed);
     // Enough to parse on the workers: start them now, they load remark while the rest of the files are read.
     if (summaries.length + memories.length === MIN_FILES_FOR_WORKERS) options.pool?.start();
   }
