@@ -5,7 +5,8 @@ import { factWarnings, factSurface } from '../../src/facts/surface.js';
 import { configSchema } from '../../src/config/schema.js';
 import { computeBands } from '../../src/pipeline/bands.js';
 import { assemblePackage } from '../../src/pipeline/package.js';
-import { streamStatus } from '../../src/pipeline/status.js';
+import { streamStatus, vaultStatus } from '../../src/pipeline/status.js';
+import { renderStatus } from '../../src/cli/render/status.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { parseVaultFile } from '../../src/vault/parse-file.js';
 import type { Memory } from '../../src/vault/model.js';
@@ -90,6 +91,14 @@ describe('status', () => {
         },
       ],
     });
+    const state = { streams: new Map([['main', { name: 'main', memories, summaries: new Map() }]]), diagnostics: [] };
+    const files = { manifests: new Map(), waterfall: new Map() };
+    const text = renderStatus(vaultStatus({ config, root: '/nonexistent', state, now: at, files }), config);
+    expect(text).toContain('  facts: 3 in force, 1 unresolved contradiction\n');
+    expect(text).toContain(
+      `    ${status.facts!.contradictions[0]!.id} primary_db = postgresql (2026-02-10, main/memories/2026-02-10-db.md:4) ` +
+        'vs mysql (2026-03-01, main/memories/2026-03-01-db.md:6)\n',
+    );
     const plain = memories.filter((m) => m.facts === undefined);
     expect(
       streamStatus({ name: 'main', memories: plain, summaries: new Map() }, config, '/nonexistent', '/nonexistent', at),
