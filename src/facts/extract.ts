@@ -31,6 +31,8 @@ export interface ExtractedFacts {
 
 /** `Fact: key = value (scope)`, optionally a list item and in bold; the scope is the last parenthesised group. */
 const INLINE = /^\s{0,3}(?:[-*+]\s+)?(?:\*\*)?fact:(?:\*\*)?\s*(?<key>[^=\n]+?)\s*=\s*(?<value>.+?)\s*(?:\((?<scope>[^()]+)\))?\s*$/i;
+/** The start of an `INLINE` line anywhere in a text. */
+const INLINE_START = /^\s{0,3}(?:[-*+]\s+)?(?:\*\*)?fact:/im;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const DAY = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/;
 
@@ -140,9 +142,12 @@ export function memoryFactFields(raw: string, memory: Pick<Memory, 'id' | 'path'
   };
 }
 
-/** True when a memory may state a fact (`kind: fact`, or a `fact:` in its body): only those are read for facts. */
+/**
+ * True when a memory may state a fact (`kind: fact`, or a line starting as an inline fact does): only those are read
+ * for facts, so `artifact: x` in a sentence costs nothing.
+ */
 export function mayStateFact(kind: string, body: string): boolean {
-  return kind.toLowerCase() === 'fact' || /fact:/i.test(body);
+  return kind.toLowerCase() === 'fact' || INLINE_START.test(body);
 }
 
 /** A memory's facts (kept by the parser) as full facts, with the memory's id, path and day. */

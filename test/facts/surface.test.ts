@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectFacts } from '../../src/facts/collect.js';
-import { extractFacts, factsOf } from '../../src/facts/extract.js';
+import { extractFacts, factsOf, mayStateFact } from '../../src/facts/extract.js';
 import { factWarnings, factSurface } from '../../src/facts/surface.js';
 import { configSchema } from '../../src/config/schema.js';
 import { computeBands } from '../../src/pipeline/bands.js';
@@ -51,6 +51,10 @@ describe('facts are read with the memory', () => {
       expect(memory.factProblems ?? []).toEqual(direct.problems);
     }
     expect(memories.find((m) => m.id === '2026-03-03-plain')).not.toHaveProperty('facts');
+    // Only a memory that may state one is read again for facts: not one mentioning an artifact: in a sentence.
+    expect(mayStateFact('note', 'The build artifact: dist.tar was uploaded.')).toBe(false);
+    expect(mayStateFact('note', 'Notes.\n  - **Fact:** queue = sqs')).toBe(true);
+    expect(mayStateFact('Fact', 'Body.')).toBe(true);
     expect(collectFacts(memories).facts).toHaveLength(6);
   });
 
