@@ -1,5 +1,5 @@
 import type { Memory } from '../vault/model.js';
-import { parseFrontmatter } from '../vault/frontmatter.js';
+import { frontmatterBody } from '../vault/frontmatter.js';
 import { readVaultFile } from '../vault/scan.js';
 import { DUPLICATE_THRESHOLD, type DuplicateGroup, type DuplicateInput, findDuplicates } from './duplicates.js';
 
@@ -27,15 +27,15 @@ export function planConsolidation(
   let alreadyMarked = 0;
   const inside = new Map<string, boolean>();
   for (const memory of memories) {
-    const read = readVaultFile(vaultDir, memory.path, inside);
-    if (!read.ok) continue;
-    const front = parseFrontmatter(read.bytes.toString('utf8'));
-    if (front.error) continue;
-    if (typeof front.data.duplicate_of === 'string' && front.data.duplicate_of.trim()) {
+    // The loader read the mark already (`duplicate_of`); the body is cut off the frontmatter without parsing the YAML again.
+    if (memory.duplicateOf !== undefined) {
       alreadyMarked++;
       continue;
     }
-    inputs.push({ id: memory.id, path: memory.path, day: memory.day, importance: memory.importance, text: front.body });
+    const read = readVaultFile(vaultDir, memory.path, inside);
+    if (!read.ok) continue;
+    const text = frontmatterBody(read.bytes.toString('utf8'));
+    inputs.push({ id: memory.id, path: memory.path, day: memory.day, importance: memory.importance, text });
   }
   return { stream, threshold, groups: findDuplicates(inputs, threshold, minShingles), alreadyMarked };
 }

@@ -63,7 +63,11 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
   // probed, candidates that cannot reach the overlap are dropped on the way, and each one left is checked exactly.
   const frequency = new Map<string, number>();
   for (const set of sets) for (const shingle of set) frequency.set(shingle, (frequency.get(shingle) ?? 0) + 1);
-  const rarestFirst = (a: string, b: string): number => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+  // Each shingle's place in the global order as a number, so a set is ordered by comparing numbers, not looking up strings.
+  const rank = new Map<string, number>();
+  [...frequency.keys()]
+    .sort((a, b) => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0))
+    .forEach((shingle, place) => rank.set(shingle, place));
   const bySize = memories.map((_, index) => index).sort((a, b) => sets[a]!.size - sets[b]!.size || a - b);
   // Union-find over the pairs at or above the threshold.
   const parent = memories.map((_, index) => index);
@@ -76,11 +80,11 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
   };
   // The epsilon keeps 0.7 × 10 (7.000000000000001 in floating point) from asking for one shared shingle too many.
   const atLeast = (value: number): number => Math.ceil(value - 1e-9);
-  const index = new Map<string, { at: number; position: number }[]>();
+  const index = new Map<number, { at: number; position: number }[]>();
   for (const x of bySize) {
     const set = sets[x]!;
     if (set.size === 0 || set.size < minShingles) continue;
-    const tokens = [...set].sort(rarestFirst);
+    const tokens = Int32Array.from(set, (shingle) => rank.get(shingle)!).sort();
     const prefix = set.size - atLeast(threshold * set.size) + 1;
     // Candidate → shared shingles found so far (-1: cannot reach the overlap any more).
     const overlap = new Map<number, number>();

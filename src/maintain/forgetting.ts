@@ -1,4 +1,4 @@
-import { daysBetween, todayIn } from '../time/periods.js';
+import { addDays, daysBetween, todayIn } from '../time/periods.js';
 import type { Importance } from '../vault/model.js';
 
 /**
@@ -103,11 +103,15 @@ export function decideForgetting(
   const policy = policyOf(config, stream);
   if (!policy.enabled) return [];
   const today = todayIn(now, config.timezone);
+  // `retentionOf` with the day arithmetic done once: a day (or a last use) on or after `recent` is within `afterDays`.
+  const recent = addDays(today, -policy.afterDays);
   const out: ForgottenMemory[] = [];
   for (const memory of memories) {
-    if (memory.duplicateOf !== undefined) continue;
+    if (memory.day >= recent || memory.duplicateOf !== undefined) continue;
+    if (memory.importance === 'pinned' || memory.importance === 'high' || memory.kind.toLowerCase() === 'decision') continue;
+    if (factsInForce.has(memory.id)) continue;
     const lastUsed = lastUseDay(usage.get(memory.id)?.lastUsed, config.timezone);
-    if (retentionOf(memory, today, lastUsed, factsInForce.has(memory.id), policy) !== 'forgotten') continue;
+    if (lastUsed !== undefined && lastUsed >= recent) continue;
     out.push({ id: memory.id, path: memory.path, day: memory.day, ...(lastUsed ? { last_used: lastUsed } : {}) });
   }
   return out;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideForgetting, type ForgettingConfig, retentionOf } from '../../src/maintain/forgetting.js';
+import { decideForgetting, type ForgettingConfig, forgottenIds, retentionOf } from '../../src/maintain/forgetting.js';
 import { addDays } from '../../src/time/periods.js';
 import type { Importance } from '../../src/vault/model.js';
 
@@ -101,6 +101,10 @@ function simulate(seed: number) {
   }
   const finalDay = addDays(START, 364);
   const finalForgotten = decideForgetting(memories, usage, new Date(`${finalDay}T23:00:00Z`), config, 'main', factsInForce);
+  // The decision agrees with the rule memory by memory (`retentionOf`), on the last day of the year.
+  const lastUsed = new Map([...usage].map(([id, use]) => [id, use.lastUsed.slice(0, 10)]));
+  const byRule = forgottenIds(memories, finalDay, lastUsed, factsInForce, { afterDays: 90, enabled: true });
+  expect(new Set(finalForgotten.map((f) => f.id))).toEqual(byRule);
   const byId = new Map(memories.map((m) => [m.id, m]));
   const forgottenKinds = finalForgotten.map((f) => byId.get(f.id)!);
   return { memories: memories.length, needs, falseForgetting, forgottenSeen, broughtBack, finalForgotten, forgottenKinds, factsInForce };
