@@ -1,10 +1,26 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listMarkdownFiles } from '../src/vault/scan.js';
+import { benchFreshClone, FRESH_NOW, type FreshCloneCounts } from './bench/fresh-clone.js';
+import {
+  BENCH_ROOT,
+  CLI,
+  formatMb,
+  formatSeconds,
+  log,
+  median,
+  NOW,
+  REPO,
+  repeat,
+  type Sample,
+  type Stats,
+  stats,
+  timeNode,
+} from './bench/run.js';
+import { benchWatch, type WatchResult, type WatchStats } from './bench/watch.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
 
 /**
@@ -28,17 +44,9 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  * records the same generator parameters.
  */
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
 const PARSE_FLOOR = path.join(REPO, 'dist', 'scripts', 'parse-floor.js');
-const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
 const RESULTS_FILE = path.join(BENCH_ROOT, 'results.json');
 const MARKER_FILE = '.synthetic-vault.json';
-/** GNU time prints the child's peak RSS (KB) as the last stderr line; it measures the whole process, GC heap and native memory included. */
-const TIME_BIN = '/usr/bin/time';
-
-/** The day after the last memory, early morning: the moment an agent would build its upload package. */
-const NOW = '2026-11-21T06:00:00Z';
 const VAULT_SHAPE = { days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 } as const;
 const DEFAULT_SIZES = [1000, 4000, 20_000];
 /** Cold builds of 20k memories take long enough that one run is informative; smaller sizes get three. */
@@ -47,8 +55,6 @@ const REBUILD_RUNS = 5;
 const ELEVENTY_RUNS = 3;
 const ELEVENTY_SIZE = 4000;
 const WATCH_RUNS = 7;
-/** A save that has not reached the package after this long counts as a failure of the bench. */
-const WATCH_TIMEOUT_MS = 30_000;
 
 /**
  * Source folders of a stream: `memories/`, and `archive/` where retention
@@ -65,21 +71,6 @@ interface BenchOptions {
   skipWatch: boolean;
   /** Only the watch scenario (on an already built vault, or one build first). */
   watchOnly: boolean;
-}
-
-interface Sample {
-  seconds: number;
-  /** Null when /usr/bin/time is unavailable. */
-  peakRssMb: number | null;
-}
-
-interface Stats {
-  runs: number;
-  medianSeconds: number;
-  minSeconds: number;
-  maxSeconds: number;
-  medianPeakRssMb: number | null;
-  samples: Sample[];
 }
 
 type Scenario = 'cold' | 'noChange' | 'editOne' | 'editOneCommit' | 'freshClone';
@@ -99,7 +90,7 @@ interface SizeResult {
   generatedSeconds: number | null;
   scenarios: Record<Scenario, Stats>;
   /** The fresh-clone builds' own count of files read and bodies parsed (the last run's; every run is the same). */
-  freshClone: { files: number; read: number; parsed: number };
+  freshClone: FreshCloneCounts;
 }
 
 interface EleventyResult {
@@ -144,10 +135,6 @@ function positiveInt(text: string, flag: string): number {
   return n;
 }
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 /** Reuses the vault in `dir` when its marker matches, else regenerates it from scratch. */
 function ensureVault(dir: string, memories: number): number | null {
   const marker = JSON.stringify({ generator: GENERATOR_VERSION, memories, ...VAULT_SHAPE });
@@ -170,67 +157,10 @@ function removeBuildOutput(dir: string): void {
   for (const file of ['INDEX.md', 'index.json']) rmSync(path.join(dir, 'vault', file), { force: true });
 }
 
-/** Runs `node <args>` in `cwd` and measures wall time and (via GNU time) peak RSS. Throws with the stderr tail on failure. */
-function timeNode(args: string[], cwd: string): Sample {
-  return runNode(args, cwd).sample;
-}
-
-function runNode(args: string[], cwd: string): { sample: Sample; stdout: string } {
-  const withTime = existsSync(TIME_BIN);
-  const [file, argv] = withTime ? [TIME_BIN, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
-  const start = performance.now();
-  const child = spawnSync(file, argv, { cwd, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
-  const seconds = (performance.now() - start) / 1000;
-  if (child.error) throw child.error;
-  if (child.status !== 0) {
-    const tail = child.stderr.trimEnd().split('\n').slice(-15).join('\n');
-    throw new Error(`\`node ${args.join(' ')}\` failed (exit ${child.status}) in ${cwd}:\n${tail}`);
-  }
-  return { sample: { seconds, peakRssMb: withTime ? lastLineKb(child.stderr) / 1024 : null }, stdout: child.stdout };
-}
-
-function lastLineKb(stderr: string): number {
-  const last = stderr.trimEnd().split('\n').at(-1) ?? '';
-  const kb = Number(last.trim());
-  if (!Number.isFinite(kb)) throw new Error(`could not read peak RSS from ${TIME_BIN} output: \`${last}\``);
-  return kb;
-}
-
 function build(dir: string): Sample {
   return timeNode([CLI, 'build', '--now', NOW, '--json', '--no-commit'], dir);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
-
-function stats(samples: Sample[]): Stats {
-  const seconds = samples.map((s) => s.seconds);
-  const rss = samples.map((s) => s.peakRssMb).filter((mb): mb is number => mb !== null);
-  return {
-    runs: samples.length,
-    medianSeconds: median(seconds),
-    minSeconds: Math.min(...seconds),
-    maxSeconds: Math.max(...seconds),
-    medianPeakRssMb: rss.length > 0 ? median(rss) : null,
-    samples,
-  };
-}
-
-/** Repeats `run` and logs each sample, so a long bench shows progress. */
-function repeat(label: string, runs: number, run: () => Sample): Stats {
-  const samples: Sample[] = [];
-  for (let i = 1; i <= runs; i++) {
-    const sample = run();
-    log(`  ${label} ${i}/${runs}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}`);
-    samples.push(sample);
-  }
-  return stats(samples);
-}
-
-/** The three scenarios on one vault size. The no-change runs follow the last cold build, the edit runs follow those. */
 async function benchSize(memories: number, options: BenchOptions): Promise<SizeResult> {
   const dir = path.join(BENCH_ROOT, String(memories));
   log(`${memories} memories in ${dir}`);
@@ -259,46 +189,6 @@ async function benchSize(memories: number, options: BenchOptions): Promise<SizeR
     scenarios: { cold, noChange, editOne: stats(editSamples), editOneCommit, freshClone: fresh.stats },
     freshClone: fresh.counts,
   };
-}
-
-/** The day after the synthetic vault's last one, and a build the morning after it: one new daily. */
-const FRESH_DAY = '2026-11-21';
-const FRESH_NOW = '2026-11-22T06:00:00Z';
-const FRESH_RUNS = 3;
-
-/**
- * The nightly job: a clean checkout of the committed, built vault (no
- * `.memvault` parse cache), three new memories of the next day, one build.
- * The clone is made outside the timing; the build's own report says how many
- * files it read and how many bodies it parsed.
- */
-function benchFreshClone(repo: string): { stats: Stats; counts: SizeResult['freshClone'] } {
-  const clone = `${repo}-clone`;
-  let counts: SizeResult['freshClone'] = { files: 0, read: 0, parsed: 0 };
-  const samples: Sample[] = [];
-  for (let i = 1; i <= FRESH_RUNS; i++) {
-    rmSync(clone, { recursive: true, force: true });
-    const cloned = spawnSync('git', ['clone', '-q', repo, clone], { encoding: 'utf8' });
-    if (cloned.status !== 0) throw new Error(`git clone ${repo} failed: ${cloned.stderr}`);
-    const folder = path.join(clone, 'vault', 'main', 'memories', FRESH_DAY.slice(0, 4), FRESH_DAY.slice(5, 7));
-    mkdirSync(folder, { recursive: true });
-    for (const n of [1, 2, 3]) {
-      const body = `Moved invoice export ${n} to the queue worker; p99 stayed under ${200 + n}ms (#${7000 + n}).`;
-      writeFileSync(
-        path.join(folder, `${FRESH_DAY}-nightly-${n}.md`),
-        `---\ndate: ${FRESH_DAY}T1${n}:00:00Z\ntitle: Nightly ${n}\n---\n\n${body}\n`,
-      );
-    }
-    const { sample, stdout } = runNode([CLI, 'build', '--now', FRESH_NOW, '--json', '--no-commit'], clone);
-    const report = JSON.parse(stdout) as { stats: SizeResult['freshClone'] };
-    counts = { files: report.stats.files, read: report.stats.read, parsed: report.stats.parsed };
-    log(
-      `  fresh clone ${i}/${FRESH_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}, ${counts.parsed} of ${counts.files} files parsed`,
-    );
-    samples.push(sample);
-  }
-  rmSync(clone, { recursive: true, force: true });
-  return { stats: stats(samples), counts };
 }
 
 /**
@@ -342,178 +232,6 @@ async function benchEditWithCommit(dir: string): Promise<Stats> {
     samples.push(sample);
   }
   return stats(samples);
-}
-
-interface WatchStats {
-  runs: number;
-  medianMs: number;
-  minMs: number;
-  maxMs: number;
-  /** Save → UPLOAD_PACKAGE.md holds the edit, per run. */
-  samplesMs: number[];
-  /** The watcher's own timing of each rebuild (load → index written). */
-  rebuildMs: number[];
-}
-
-interface WatchResult {
-  memories: number;
-  /** Seconds from starting `memvault watch` to its ready line (first build included). */
-  startupSeconds: number;
-  /** Editing today's memory: nothing to summarize, the package shows it in full. */
-  today: WatchStats;
-  /** Editing yesterday's newest memory: its daily summary is made again, then the package. */
-  yesterday: WatchStats;
-}
-
-/** The newest memory of the stream: the last day's files (names start with the date), latest `date:` first. */
-function newestMemory(dir: string): string {
-  const root = path.join(dir, 'vault', 'main', 'memories');
-  const files = readdirSync(root, { recursive: true })
-    .map(String)
-    .filter((f) => f.endsWith('.md'))
-    .sort();
-  const lastDay = path.basename(files.at(-1) ?? '').slice(0, 10);
-  const dated = files
-    .filter((f) => path.basename(f).startsWith(lastDay))
-    .map((f) => ({ file: path.join(root, f), date: /^date: *(\S+)/m.exec(readFileSync(path.join(root, f), 'utf8'))?.[1] ?? '' }))
-    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const newest = dated.at(-1);
-  if (!newest) throw new Error(`no memory files under ${root}`);
-  return newest.file;
-}
-
-/** A child `memvault watch --json` and the events it printed. */
-interface WatchChild {
-  events: Record<string, unknown>[];
-  rebuilds: () => Record<string, unknown>[];
-  waitFor: (test: () => boolean, what: string) => Promise<void>;
-  stop: () => Promise<void>;
-  kill: () => void;
-}
-
-function startWatch(dir: string): WatchChild {
-  const child = spawn(process.execPath, [CLI, 'watch', '--now', NOW, '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const events: Record<string, unknown>[] = [];
-  let stderr = '';
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    events,
-    rebuilds: () => events.filter((e) => e.type === 'rebuild'),
-    waitFor: async (test, what) => {
-      // Startup includes the first build: allow it ten times a save's timeout.
-      const deadline = performance.now() + WATCH_TIMEOUT_MS * 10;
-      while (!test()) {
-        if (child.exitCode !== null) throw new Error(`memvault watch exited (${child.exitCode}) while waiting for ${what}:\n${stderr}`);
-        if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${stderr}`);
-        await sleep(5);
-      }
-    },
-    stop: async () => {
-      child.kill('SIGINT');
-      const code = await exited;
-      if (code !== 0) throw new Error(`memvault watch exited ${code} after SIGINT:\n${stderr}`);
-    },
-    kill: () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
-}
-
-/**
- * Saves `target` `runs` times with a new line and times how long until
- * UPLOAD_PACKAGE.md on disk holds that line; waits for each rebuild to end
- * (the index is written after the package) before the next save.
- */
-async function timeSaves(
-  watch: WatchChild,
-  dir: string,
-  target: string,
-  original: string,
-  runs: number,
-  label: string,
-): Promise<WatchStats> {
-  const packagePath = path.join(dir, 'vault', 'main', 'UPLOAD_PACKAGE.md');
-  const samplesMs: number[] = [];
-  const rebuildMs: number[] = [];
-  for (let i = 1; i <= runs; i++) {
-    const marker = `Watch bench edit ${i}-${Date.now()}: the p99 latency stayed under 250ms.`;
-    const before = watch.rebuilds().length;
-    const t0 = performance.now();
-    writeFileSync(target, `${original.trimEnd()}\n\n${marker}\n`);
-    for (;;) {
-      let text = '';
-      try {
-        text = readFileSync(packagePath, 'utf8');
-      } catch {
-        // Between unlink and rename on some file systems: try again.
-      }
-      if (text.includes(marker)) break;
-      if (performance.now() - t0 > WATCH_TIMEOUT_MS)
-        throw new Error(`UPLOAD_PACKAGE.md did not show ${label} edit ${i} within ${WATCH_TIMEOUT_MS} ms`);
-      await sleep(2);
-    }
-    const ms = performance.now() - t0;
-    samplesMs.push(ms);
-    await watch.waitFor(() => watch.rebuilds().length > before, `rebuild ${i}`);
-    const event = watch.rebuilds().at(-1)!;
-    rebuildMs.push(Number(event.ms));
-    log(
-      `  ${label} ${i}/${runs}: save → package ${Math.round(ms)} ms (rebuild ${String(event.ms)} ms: ${(event.outputs as string[]).join(', ')})`,
-    );
-    await sleep(400);
-  }
-  return { runs, medianMs: median(samplesMs), minMs: Math.min(...samplesMs), maxMs: Math.max(...samplesMs), samplesMs, rebuildMs };
-}
-
-/**
- * `memvault watch` in a child process on the vault, two kinds of saves:
- * a memory of today (as of the bench's `now`: the usual case, the package
- * shows it in full and no summary depends on it), and the newest memory of
- * yesterday (its daily summary is made again before the package). Both are
- * in the package's full-detail band, so every save must show up there. The
- * vault is restored at the end.
- */
-async function benchWatch(dir: string, memories: number, runs: number): Promise<WatchResult> {
-  const yesterdayFile = newestMemory(dir);
-  const yesterdayText = readFileSync(yesterdayFile, 'utf8');
-  const todayFile = path.join(dir, 'vault', 'main', 'memories', NOW.slice(0, 4), NOW.slice(5, 7), `${NOW.slice(0, 10)}-watch-bench.md`);
-  const todayText = `---\ndate: ${NOW.slice(0, 10)}T05:30:00Z\ntitle: Watch bench\ntags: [bench]\n---\nChecked the replica lag dashboard before the standup.\n`;
-  log(`watch on ${memories} memories: today ${path.relative(dir, todayFile)}, yesterday ${path.relative(dir, yesterdayFile)}`);
-  const started = performance.now();
-  const watch = startWatch(dir);
-  try {
-    await watch.waitFor(() => watch.events.some((e) => e.type === 'ready'), 'the watcher to be ready');
-    const startupSeconds = (performance.now() - started) / 1000;
-    log(`  ready in ${formatSeconds(startupSeconds)}`);
-    let before = watch.rebuilds().length;
-    writeFileSync(todayFile, todayText);
-    await watch.waitFor(() => watch.rebuilds().length > before, 'the rebuild for the new memory of today');
-    await sleep(400);
-    const today = await timeSaves(watch, dir, todayFile, todayText, runs, 'today');
-    const yesterday = await timeSaves(watch, dir, yesterdayFile, yesterdayText, runs, 'yesterday');
-    before = watch.rebuilds().length;
-    writeFileSync(yesterdayFile, yesterdayText);
-    rmSync(todayFile);
-    await watch.waitFor(() => watch.rebuilds().length > before, 'the restoring rebuild');
-    await watch.stop();
-    return { memories, startupSeconds, today, yesterday };
-  } finally {
-    watch.kill();
-    if (readFileSync(yesterdayFile, 'utf8') !== yesterdayText) writeFileSync(yesterdayFile, yesterdayText);
-    rmSync(todayFile, { force: true });
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function readJson(file: string): Record<string, unknown> {
@@ -575,14 +293,6 @@ function machine(): Record<string, string | number> {
     platform: `${os.platform()} ${os.arch()}`,
     totalMemoryGb: Math.round(os.totalmem() / 1024 ** 3),
   };
-}
-
-function formatSeconds(seconds: number): string {
-  return seconds < 10 ? `${seconds.toFixed(2)} s` : `${seconds.toFixed(1)} s`;
-}
-
-function formatMb(mb: number | null): string {
-  return mb === null ? 'n/a' : `${Math.round(mb)} MB`;
 }
 
 function report(
