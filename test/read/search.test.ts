@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, memory, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
@@ -159,9 +160,14 @@ describe('memvault search', () => {
     const json = await search(['zephyrine']);
     expect(json.index).toMatchObject({ rebuilt: true, added: json.index.documents });
     expect(json.hits[0].path).toBe('main/memories/2026-02-11-notes.md');
-    const file = path.join(root, '.memvault', 'search', 'index.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), format: 0 }));
-    expect((await search(['zephyrine'])).index.rebuilt).toBe(true);
+    const db = new Database(path.join(root, '.memvault', 'search', 'index.sqlite'));
+    db.prepare("UPDATE meta SET value = '0' WHERE key = 'format'").run();
+    db.close();
+    expect((await search(['zephyrine'])).index).toMatchObject({ rebuilt: true, reason: 'outdated' });
+    // A file that is not a database at all: rebuilt, and the text output says so in one line.
+    writeFileSync(path.join(root, '.memvault', 'search', 'index.sqlite'), 'not a database');
+    const text = await runCli(['search', 'zephyrine'], { cwd: root });
+    expect(text.stdout.split('\n')[0]).toMatch(/^\(search index built: \d+ documents, the old one was unreadable\)$/);
     expect((await search(['zephyrine'])).index.rebuilt).toBe(false);
   });
 

@@ -66,7 +66,13 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   const indexInfo = {
     documents: response.documents,
     ...(indexReport
-      ? { rebuilt: indexReport.rebuilt, added: indexReport.added, updated: indexReport.updated, removed: indexReport.removed }
+      ? {
+          rebuilt: indexReport.rebuilt,
+          ...(indexReport.reason ? { reason: indexReport.reason } : {}),
+          added: indexReport.added,
+          updated: indexReport.updated,
+          removed: indexReport.removed,
+        }
       : { rebuilt: false }),
   };
   if (options.json) {
@@ -74,8 +80,20 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo, ...semantic }, null, 2)}\n`);
     return;
   }
-  process.stdout.write(renderSearch(hits, indexInfo.rebuilt ? `(search index built: ${indexInfo.documents} documents)\n` : ''));
+  process.stdout.write(
+    renderSearch(
+      hits,
+      indexReport?.rebuilt ? `(search index built: ${indexInfo.documents} documents, ${REBUILT[indexReport.reason!]})\n` : '',
+    ),
+  );
 }
+
+const REBUILT: Record<NonNullable<IndexReport['reason']>, string> = {
+  missing: 'there was none',
+  unreadable: 'the old one was unreadable',
+  outdated: 'the old one was of another version',
+  forced: 'as asked with --reindex',
+};
 
 /** Text output: one block per day (or summary), best hit first, then the other hits of that day. */
 export function renderSearch(hits: readonly SearchGroup[], note = ''): string {

@@ -37,19 +37,19 @@ export function nearest(
 }
 
 /** A search result as `runSearch` reads it: stored fields, score, matched terms. */
-export type RankedResult = Record<string, unknown> & { id: string; score: number; terms: string[] };
+export type RankedResult = { id: string; score: number; terms: string[] };
 
 /**
  * BM25 results fused with a semantic ranking (ids best first): a document
  * only the vectors found joins with its stored fields and no matched terms
  * (its snippet is its first line); `keep` is the query's filter.
  */
-export function fuseResults(
-  bm25: readonly RankedResult[],
+export function fuseResults<T extends RankedResult, F extends object>(
+  bm25: readonly T[],
   semantic: readonly string[],
-  stored: (id: string) => Record<string, unknown> | undefined,
-  keep: (fields: Record<string, unknown>) => boolean,
-): RankedResult[] {
+  stored: (id: string) => F | undefined,
+  keep: (fields: F) => boolean,
+): (T | (F & RankedResult))[] {
   const byId = new Map(bm25.map((result) => [result.id, result]));
   const near: string[] = [];
   for (const id of semantic) {

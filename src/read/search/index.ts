@@ -1,73 +1,253 @@
-import MiniSearch, { type Options, type SearchResult } from 'minisearch';
-import { stemmer } from 'stemmer';
-import { contentWords } from '../../text/terms.js';
+import type Database from 'better-sqlite3';
 import type { SearchDoc } from './documents.js';
+import { analyze } from './analyzer.js';
+import { openInMemory } from './db.js';
+import type { MatchPlan } from './match.js';
+
+export { ANALYZER_VERSION, INDEX_OPTIONS, processTerm, tokenize } from './analyzer.js';
 
 /**
- * The BM25 index (minisearch) over memories and summaries. Words are the
- * project's content words (src/text/terms.ts: lowercased, stop words out),
- * stemmed with Porter's stemmer so `deploys` finds `deploying`. Pure: the
- * store (store.ts) persists it, `syncIndex` updates it by content hash.
+ * The BM25 index over memories and summaries: SQLite FTS5 tables in one
+ * database (db.ts opens it). `docs` holds each document's metadata and
+ * content hash (the manifest a build compares with), `fts` its stems
+ * (contentless: the text is not stored, snippets read the file), `doc_tags`
+ * its tags for `tag:` filters. A query reads only the postings of its terms
+ * and the rows of its hits, so a new process answers without loading the
+ * index.
  */
 
-/** Bump when tokenizing, stemming or the stored fields change: an index on disk with another version is rebuilt. */
-export const ANALYZER_VERSION = 1;
-
-/** A document as minisearch sees it: the metadata plus its text (not stored). */
+/** A document as it is indexed: the metadata plus its text (stems stored, text not). */
 export type IndexedDoc = SearchDoc & { text: string };
 
-/**
- * Stored with each document and returned with its hits. Tags are stored as
- * `tagList`: minisearch stores what `extractField` gives, and that joins `tags` into words.
- */
-export const STORED_FIELDS = ['id', 'stream', 'tier', 'kind', 'tagList', 'title', 'start', 'end', 'period', 'date', 'sha256'];
+/** A ranked hit: the stored fields, the score (higher is better) and the stems it matched (for its snippet). */
+export type RankedDoc = SearchDoc & { score: number; terms: string[] };
 
-/** Stemmed form of one word; also how a snippet recognises the words a hit matched. */
-export function processTerm(term: string): string {
-  return stemmer(term.toLowerCase());
+/** Field filters of a query, applied in SQL. Empty lists filter nothing. */
+export interface DocFilter {
+  streams: string[];
+  tiers: string[];
+  /** Lowercased. */
+  kinds: string[];
+  /** Lowercased; a document must carry each. */
+  tags: string[];
+  since?: string;
+  until?: string;
 }
 
-/** Words of a text as the index sees them (before stemming). */
-export function tokenize(text: string): string[] {
-  return contentWords(text);
+/** Column weights of bm25(): a word in the title counts double, in a tag one and a half (minisearch's boosts before). */
+const WEIGHTS = { title: 2, text: 1, tags: 1.5 };
+
+interface DocRow {
+  rowid: number;
+  id: string;
+  stream: string;
+  tier: string;
+  kind: string;
+  tags: string;
+  title: string;
+  first_day: string;
+  last_day: string;
+  period: string;
+  date: string;
+  sha256: string;
 }
 
-export const INDEX_OPTIONS: Options<IndexedDoc> = {
-  fields: ['title', 'text', 'tags'],
-  storeFields: STORED_FIELDS,
-  tokenize,
-  processTerm,
-  extractField: (doc, field) => {
-    if (field === 'tags') return doc.tags.join(' ');
-    if (field === 'tagList') return doc.tags as unknown as string;
-    return (doc as unknown as Record<string, string>)[field]!;
-  },
-  searchOptions: {
-    boost: { title: 2, tags: 1.5 },
-    // Prefix from four letters (`auth` finds `authentication`), typos from six (one edit in five letters).
-    prefix: (term) => term.length >= 4,
-    fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
-  },
-};
+const COLUMNS = 'd.rowid, d.id, d.stream, d.tier, d.kind, d.tags, d.title, d.first_day, d.last_day, d.period, d.date, d.sha256';
 
-export type SearchIndex = MiniSearch<IndexedDoc>;
+const docOf = (row: DocRow): SearchDoc => ({
+  id: row.id,
+  stream: row.stream,
+  tier: row.tier,
+  kind: row.kind,
+  tags: JSON.parse(row.tags) as string[],
+  title: row.title,
+  start: row.first_day,
+  end: row.last_day,
+  period: row.period,
+  date: row.date,
+  sha256: row.sha256,
+});
 
-export function createIndex(): SearchIndex {
-  return new MiniSearch<IndexedDoc>(INDEX_OPTIONS);
-}
-
-/** One change to the index, as the store's log records it. */
-export type IndexChange = { op: 'put'; doc: IndexedDoc } | { op: 'del'; id: string };
-
-/** Replays a logged change onto an index read from its snapshot. */
-export function applyChange(index: SearchIndex, known: Map<string, string>, change: IndexChange): void {
-  if (change.op === 'del') {
-    if (known.delete(change.id)) index.discard(change.id);
-    return;
+/** SQL for a filter, with its parameters. */
+function whereOf(filter: DocFilter): { sql: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  const among = (column: string, values: string[]): void => {
+    if (values.length === 0) return;
+    parts.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  };
+  among('d.stream', filter.streams);
+  among('d.tier', filter.tiers);
+  among('lower(d.kind)', filter.kinds);
+  for (const tag of filter.tags) {
+    parts.push('EXISTS (SELECT 1 FROM doc_tags t WHERE t.tag = ? AND t.doc = d.rowid)');
+    params.push(tag);
   }
-  if (known.has(change.doc.id)) index.replace(change.doc);
-  else index.add(change.doc);
-  known.set(change.doc.id, change.doc.sha256);
+  if (filter.since !== undefined) {
+    parts.push('d.last_day >= ?');
+    params.push(filter.since);
+  }
+  if (filter.until !== undefined) {
+    parts.push('d.first_day <= ?');
+    params.push(filter.until);
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params };
+}
+
+export class SearchIndex {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(readonly db: Database.Database) {}
+
+  /** A prepared statement, prepared once per connection. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Documents in the index. */
+  get size(): number {
+    return (this.statement('SELECT count(*) AS n FROM docs').get() as { n: number }).n;
+  }
+
+  /** Path → content hash of every indexed document. */
+  hashes(): Map<string, string> {
+    const rows = this.statement('SELECT id, sha256 FROM docs').raw().all() as [string, string][];
+    return new Map(rows);
+  }
+
+  /** The stored fields of one document. */
+  stored(id: string): SearchDoc | undefined {
+    const row = this.statement(`SELECT ${COLUMNS} FROM docs d WHERE d.id = ?`).get(id) as DocRow | undefined;
+    return row ? docOf(row) : undefined;
+  }
+
+  /** Whether the index holds this stem as a term (the fuzzy fallback asks before expanding a word). */
+  hasTerm(stem: string): boolean {
+    return this.statement('SELECT 1 FROM fts_vocab WHERE term = ?').get(stem) !== undefined;
+  }
+
+  /** Terms of the index from `low` (inclusive) to `high` (exclusive): the candidates of a misspelt word. */
+  termsBetween(low: string, high: string): string[] {
+    return this.statement('SELECT term FROM fts_vocab WHERE term >= ? AND term < ?').pluck().all(low, high) as string[];
+  }
+
+  /**
+   * The best `limit` documents for a match plan (match.ts) that pass the
+   * filter, by BM25 (higher is better); none when the plan matches nothing.
+   *
+   * Each word is matched on its own and its BM25 part taken from FTS5's
+   * `bm25()` with FTS5's idf divided out and BM25+'s put in:
+   * `ln(1 + (N − n + 0.5) / (n + 0.5))`. FTS5's own idf,
+   * `ln((N − n + 0.5) / (n + 0.5))` floored at 1e-6, gives a word found in
+   * more than half the documents no weight at all; in a small vault (and in
+   * summaries, which hold every word of their period) that is most words,
+   * and the LoCoMo evaluation lost a fifth of its evidence recall to it. The
+   * tf and length part (k1 = 1.2, b = 0.75, column weights) stays FTS5's.
+   * Ties: a memory before a summary (the finer level), then path.
+   */
+  rank(plan: MatchPlan, filter: DocFilter, limit: number): RankedDoc[] {
+    if (plan.words.length === 0) return [];
+    // One read transaction: every statement sees the same snapshot, even while a build commits.
+    return this.db.transaction(() => this.rankIn(plan, filter, limit)).deferred();
+  }
+
+  private rankIn(plan: MatchPlan, filter: DocFilter, limit: number): RankedDoc[] {
+    const where = whereOf(filter);
+    const documents = this.size;
+    const required = plan.required ? ' AND fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)' : '';
+    const sql =
+      `SELECT fts.rowid, -bm25(fts, ${WEIGHTS.title}, ${WEIGHTS.text}, ${WEIGHTS.tags}) FROM fts JOIN docs d ON d.rowid = fts.rowid ` +
+      `WHERE fts MATCH ?${required} AND ${where.sql}`;
+    const scores = new Map<number, number>();
+    for (const word of plan.words) {
+      const n = this.statement('SELECT count(*) FROM fts WHERE fts MATCH ?').pluck().get(word) as number;
+      if (n === 0) continue;
+      const ftsIdf = Math.max(1e-6, Math.log((documents - n + 0.5) / (n + 0.5)));
+      const idf = Math.log(1 + (documents - n + 0.5) / (n + 0.5));
+      const params = plan.required ? [word, plan.required, ...where.params] : [word, ...where.params];
+      for (const [rowid, score] of this.statement(sql)
+        .raw()
+        .all(...params) as [number, number][])
+        scores.set(rowid, (scores.get(rowid) ?? 0) + (score / ftsIdf) * idf);
+    }
+    if (scores.size === 0) return [];
+    const byRow = this.statement(`SELECT ${COLUMNS} FROM docs d WHERE d.rowid = ?`);
+    // Rows are read for the best `limit` and whatever ties with the last of them (the tie-break needs their tier and path).
+    const best = [...scores].sort((a, b) => b[1] - a[1]);
+    const cut = best[Math.min(limit, best.length) - 1]![1];
+    let end = Math.min(limit, best.length);
+    while (end < best.length && best[end]![1] === cut) end++;
+    const rows = best
+      .slice(0, end)
+      .map(([rowid, score]) => ({ row: byRow.get(rowid) as DocRow, score }))
+      .sort(
+        (a, b) =>
+          b.score - a.score || Number(b.row.tier === 'memories') - Number(a.row.tier === 'memories') || (a.row.id < b.row.id ? -1 : 1),
+      );
+    return rows.slice(0, limit).map(({ row, score }) => ({ ...docOf(row), score, terms: plan.terms }));
+  }
+
+  /** The newest `limit` documents that pass the filter (a query of filters only). */
+  newest(filter: DocFilter, limit: number): RankedDoc[] {
+    const where = whereOf(filter);
+    const sql = `SELECT ${COLUMNS} FROM docs d WHERE ${where.sql} ORDER BY d.date DESC, d.id LIMIT ?`;
+    const rows = this.statement(sql).all(...where.params, limit) as DocRow[];
+    return rows.map((row) => ({ ...docOf(row), score: 0, terms: [] }));
+  }
+
+  /** Adds or replaces documents and removes paths, in one transaction. */
+  write(put: readonly IndexedDoc[], remove: readonly string[]): void {
+    const rowOf = this.statement('SELECT rowid FROM docs WHERE id = ?').pluck();
+    const dropFts = this.statement('DELETE FROM fts WHERE rowid = ?');
+    const dropTags = this.statement('DELETE FROM doc_tags WHERE doc = ?');
+    const dropDoc = this.statement('DELETE FROM docs WHERE rowid = ?');
+    const addDoc = this.statement(
+      'INSERT INTO docs (id, stream, tier, kind, tags, title, first_day, last_day, period, date, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const addFts = this.statement('INSERT INTO fts (rowid, title, text, tags) VALUES (?, ?, ?, ?)');
+    const addTag = this.statement('INSERT OR IGNORE INTO doc_tags (tag, doc) VALUES (?, ?)');
+    const drop = (id: string): void => {
+      const rowid = rowOf.get(id) as number | undefined;
+      if (rowid === undefined) return;
+      dropFts.run(rowid);
+      dropTags.run(rowid);
+      dropDoc.run(rowid);
+    };
+    this.db
+      .transaction(() => {
+        for (const id of remove) drop(id);
+        for (const doc of put) {
+          drop(doc.id);
+          const { lastInsertRowid } = addDoc.run(
+            doc.id,
+            doc.stream,
+            doc.tier,
+            doc.kind,
+            JSON.stringify(doc.tags),
+            doc.title,
+            doc.start,
+            doc.end,
+            doc.period,
+            doc.date,
+            doc.sha256,
+          );
+          addFts.run(lastInsertRowid, analyze(doc.title), analyze(doc.text), analyze(doc.tags.join(' ')));
+          for (const tag of new Set(doc.tags.map((t) => t.toLowerCase()))) addTag.run(tag, lastInsertRowid);
+        }
+      })
+      .immediate();
+  }
+}
+
+/** An empty index in memory, for a context that searches nothing (the session-start hook). */
+export function createIndex(): SearchIndex {
+  return new SearchIndex(openInMemory());
 }
 
 export interface SyncCounts {
@@ -79,41 +259,28 @@ export interface SyncCounts {
 /**
  * Brings `index` in line with `docs`: a document whose content hash is
  * unchanged is not touched; a new one is added, a changed one replaced, a
- * gone one discarded. `known` (path → hash of what is indexed) is updated in
- * place. Only changed documents' text is read.
+ * gone one removed. Only changed documents' text is read. `known` is what
+ * the index holds (path → hash), read from it when not given.
  */
 export function syncIndex(
   index: SearchIndex,
-  known: Map<string, string>,
   docs: readonly SearchDoc[],
   text: (doc: SearchDoc) => string,
-  record?: (change: IndexChange) => void,
+  known: Map<string, string> = index.hashes(),
 ): SyncCounts {
   const counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
   const present = new Set<string>();
+  const put: IndexedDoc[] = [];
   for (const doc of docs) {
     present.add(doc.id);
     const indexed = known.get(doc.id);
     if (indexed === doc.sha256) continue;
-    const full = { ...doc, text: text(doc) };
-    record?.({ op: 'put', doc: full });
-    if (indexed === undefined) {
-      index.add(full);
-      counts.added++;
-    } else {
-      index.replace(full);
-      counts.updated++;
-    }
-    known.set(doc.id, doc.sha256);
+    put.push({ ...doc, text: text(doc) });
+    if (indexed === undefined) counts.added++;
+    else counts.updated++;
   }
-  for (const id of [...known.keys()]) {
-    if (present.has(id)) continue;
-    index.discard(id);
-    known.delete(id);
-    record?.({ op: 'del', id });
-    counts.removed++;
-  }
+  const remove = [...known.keys()].filter((id) => !present.has(id));
+  counts.removed = remove.length;
+  if (put.length > 0 || remove.length > 0) index.write(put, remove);
   return counts;
 }
-
-export type { SearchResult };

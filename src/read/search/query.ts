@@ -1,7 +1,7 @@
-import MiniSearch from 'minisearch';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
-import type { SearchIndex } from './index.js';
+import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
+import { matchPlan } from './match.js';
 import { fuseResults } from './fuse.js';
 import { snippetOf } from './snippet.js';
 
@@ -85,6 +85,10 @@ export interface SearchGroup extends SearchHit {
   more: { path: string; line: number; score: number; title: string }[];
 }
 
+/** Ranked documents read per group asked for: a busy day's hits share one group, and the usage boost reorders within them. */
+const POOL_PER_GROUP = 40;
+const MIN_POOL = 200;
+
 /**
  * Runs a query. `readFile(path)` returns a document's file as it is now
  * (for snippets, line numbers and phrases), or undefined when it is gone.
@@ -107,58 +111,63 @@ export function runSearch(
     .pop();
   const until = [options.until, ...filters.until].filter((d): d is string => d !== undefined).sort()[0];
   const lower = (values: string[]): string[] => values.map((v) => v.toLowerCase());
-  const [tags, kinds] = [lower(filters.tag), lower(filters.kind)];
-  const filter = (doc: SearchDoc): boolean =>
-    (filters.stream.length === 0 || filters.stream.includes(doc.stream)) &&
-    (filters.tier.length === 0 || filters.tier.includes(doc.tier)) &&
-    (kinds.length === 0 || kinds.includes(doc.kind.toLowerCase())) &&
-    tags.every((tag) => (doc as unknown as { tagList: string[] }).tagList.some((t) => t.toLowerCase() === tag)) &&
+  const docFilter: DocFilter = {
+    streams: filters.stream,
+    tiers: filters.tier,
+    kinds: lower(filters.kind),
+    tags: lower(filters.tag),
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+  };
+  // The same filter in code, for documents only the embeddings found.
+  const keep = (doc: SearchDoc): boolean =>
+    (docFilter.streams.length === 0 || docFilter.streams.includes(doc.stream)) &&
+    (docFilter.tiers.length === 0 || docFilter.tiers.includes(doc.tier)) &&
+    (docFilter.kinds.length === 0 || docFilter.kinds.includes(doc.kind.toLowerCase())) &&
+    docFilter.tags.every((tag) => doc.tags.some((t) => t.toLowerCase() === tag)) &&
     (since === undefined || doc.end >= since) &&
     (until === undefined || doc.start <= until);
-  const hasWords = query.text.trim().length > 0;
-  const boost = options.boost;
-  const results = hasWords
-    ? index.search(query.text, {
-        filter: (r) => filter(r as unknown as SearchDoc),
-        ...(boost ? { boostDocument: (id: string) => boost(id) } : {}),
-      })
-    : index.search(MiniSearch.wildcard, { filter: (r) => filter(r as unknown as SearchDoc) });
-  if (!hasWords) results.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
-  const ranked =
-    options.semantic && hasWords
-      ? fuseResults(
-          results,
-          options.semantic,
-          (id) => index.getStoredFields(id),
-          (fields) => filter(fields as unknown as SearchDoc),
-        )
-      : results;
   const limit = options.limit ?? 10;
+  const pool = Math.max(MIN_POOL, limit * POOL_PER_GROUP);
+  const hasWords = query.text.trim().length > 0;
+  const plan = hasWords ? matchPlan(query.text, query.phrases, index) : undefined;
+  let results: RankedDoc[] = plan ? index.rank(plan, docFilter, pool) : index.newest(docFilter, pool);
+  const boost = options.boost;
+  if (plan && boost)
+    results = results.map((r) => ({ ...r, score: r.score * boost(r.id) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const ranked =
+    options.semantic && plan ? (fuseResults(results, options.semantic, (id) => index.stored(id), keep) as RankedDoc[]) : results;
+  const prefixes = plan?.prefixes ?? [];
   const groups = new Map<string, SearchGroup>();
-  for (const result of ranked) {
-    const doc = result as unknown as SearchDoc & { terms: string[]; score: number };
+  for (const doc of ranked) {
     const key = doc.tier === 'memories' || doc.tier === 'daily' ? `${doc.stream}\u0000${doc.period}` : doc.id;
     const group = groups.get(key);
     if (!group && groups.size >= limit) continue;
     const text = readFile(doc.id);
     if (text === undefined) continue;
-    const snippet = snippetOf(text, new Set(result.terms), query.phrases);
+    const snippet = snippetOf(text, new Set(doc.terms), query.phrases, doc.terms.length > 0 ? prefixes : []);
     if (!snippet) continue; // a quoted phrase it does not contain
-    const score = Math.round(result.score * 1000) / 1000;
-    if (group) group.more.push({ path: doc.id, line: snippet.line, score, title: doc.title });
-    else
+    const score = Math.round(doc.score * 1000) / 1000;
+    const head = {
+      path: doc.id,
+      line: snippet.line,
+      stream: doc.stream,
+      tier: doc.tier,
+      kind: doc.kind,
+      period: doc.period,
+      title: doc.title,
+      snippet: snippet.text,
+      score,
+    };
+    // A day's first memory leads its group before the day's daily summary: the daily repeats it, the memory is the source.
+    if (group?.tier === 'daily' && doc.tier === 'memories') {
       groups.set(key, {
-        path: doc.id,
-        line: snippet.line,
-        stream: doc.stream,
-        tier: doc.tier,
-        kind: doc.kind,
-        period: doc.period,
-        title: doc.title,
-        snippet: snippet.text,
-        score,
-        more: [],
+        ...head,
+        score: group.score,
+        more: [{ path: group.path, line: group.line, score: group.score, title: group.title }, ...group.more],
       });
+    } else if (group) group.more.push({ path: doc.id, line: snippet.line, score, title: doc.title });
+    else groups.set(key, { ...head, more: [] });
   }
   return [...groups.values()];
 }

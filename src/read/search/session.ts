@@ -10,11 +10,11 @@ import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './q
 import { readIndex, updateSearchIndex, type IndexReport, type LoadedIndex } from './store.js';
 
 /**
- * The warm search API: one object holding the loaded index (and, with an
- * `embeddings` profile, the vectors) for a long-lived process such as the
- * MCP server. Each search first replays what builds appended to the change
- * log since the last one (a stat of two files when nothing changed), so an
- * edit indexed by `build` or `watch` is found at once without reloading.
+ * The warm search API: one object holding the open index database (and, with
+ * an `embeddings` profile, the vectors) for a long-lived process such as the
+ * MCP server, and what a CLI search opens once. The database is in WAL mode:
+ * the open connection sees what a build or `watch` committed since the last
+ * query, so an edit is found at once without reopening anything.
  */
 
 /** Nearest documents by embedding taken into the fusion. */
@@ -47,7 +47,7 @@ export interface SearchSession {
    *   const { hits } = await session.search('server sessions tag:auth', { limit: 5 });
    */
   search(query: string, options?: SessionSearchOptions): Promise<SearchResponse>;
-  /** The index as it is now (log lines appended by builds since the last call replayed). */
+  /** The index as it is now (what builds committed since the last call included). */
   current(): Promise<LoadedIndex>;
 }
 
@@ -57,8 +57,7 @@ export interface OpenSearchOptions extends EmbedderOptions {
 }
 
 /**
- * Opens the index under `root` for searching: reads it (snapshot and log),
- * or builds it from the vault when it is missing, unreadable or outdated.
+ * Opens the index under `root` for searching, or builds it from the vault when it is missing, unreadable or outdated.
  *
  * @example
  *   const session = await openSearch('/repo');
@@ -68,14 +67,17 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
   let built: IndexReport | undefined;
-  const rebuild = async (): Promise<LoadedIndex> => {
-    built = updateSearchIndex(root, (await openVault(root)).loaded, { force: true });
+  const rebuild = async (force: boolean): Promise<LoadedIndex> => {
+    const vault = (await openVault(root)).loaded;
+    // The writer finds why (missing, unreadable, another version) and rebuilds; a file it could open but a reader could not is rebuilt by force.
+    built = updateSearchIndex(root, vault, { force });
+    if (!force && !readIndex(root)) built = updateSearchIndex(root, vault, { force: true });
     const loaded = readIndex(root);
     if (!loaded) throw new Error('the search index could not be read back after it was written');
     return loaded;
   };
-  const current = async (): Promise<LoadedIndex> => readIndex(root) ?? rebuild();
-  if (options.reindex) await rebuild();
+  const current = async (): Promise<LoadedIndex> => readIndex(root) ?? rebuild(false);
+  if (options.reindex) await rebuild(true);
   else await current();
   const semantic = config.embeddings ? semanticSide(root, config, options) : undefined;
   const readFile = (vaultPath: string): string | undefined => {
@@ -105,7 +107,7 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
       query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
       const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
       const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
-      return { hits, documents: loaded.known.size, ...(ranked ? { semantic: ranked.info } : {}) };
+      return { hits, documents: loaded.index.size, ...(ranked ? { semantic: ranked.info } : {}) };
     },
   };
 }
@@ -149,7 +151,7 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
       }
       const vectors = store.vectors;
       const candidates = function* (): Generator<[string, Float32Array | undefined]> {
-        for (const [id, sha] of loaded.known) yield [id, vectors.get(sha)];
+        for (const [id, sha] of loaded.index.hashes()) yield [id, vectors.get(sha)];
       };
       const ids = nearest(vector, candidates(), SEMANTIC_CANDIDATES).map((near) => near.id);
       return { ids, info: { ...info, used: true } };

@@ -1,4 +1,4 @@
-import { processTerm } from './index.js';
+import { processTerm } from './analyzer.js';
 
 /**
  * Snippets: the line of a file that holds the most of a hit's matched words,
@@ -25,13 +25,15 @@ function stemOf(word: string): string {
 }
 
 /**
- * `terms`: the stemmed index terms the hit matched. Returns undefined when
- * the text lacks one of `phrases` (the hit is dropped).
+ * `terms`: the stemmed index terms the hit matched; `prefixes`: stems it
+ * matched as a prefix. Returns undefined when the text lacks one of
+ * `phrases` (the hit is dropped).
  */
 export function snippetOf(
   text: string,
   terms: ReadonlySet<string>,
   phrases: readonly string[],
+  prefixes: readonly string[] = [],
 ): { line: number; text: string } | undefined {
   const flat = normalize(text);
   if (!phrases.every((phrase) => flat.includes(normalize(phrase)))) return undefined;
@@ -41,7 +43,10 @@ export function snippetOf(
     const close = lines.findIndex((line, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(line));
     if (close > 0) bodyStart = close + 1;
   }
-  const matches = (word: string): boolean => terms.has(stemOf(word));
+  const matches = (word: string): boolean => {
+    const stem = stemOf(word);
+    return terms.has(stem) || prefixes.some((prefix) => stem.startsWith(prefix));
+  };
   let best = -1;
   let bestScore = 0;
   lines.forEach((line, i) => {
