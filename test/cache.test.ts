@@ -110,7 +110,10 @@ describe('parse cache on disk', () => {
     const beforeMtime = statSync(filesJson()).mtimeMs;
 
     const second = ParseCache.open(dir, 'UTC');
+    second.retain(new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`)));
+    expect(second.modified).toBe(false);
     second.set('main/memories/2026/01/m-7.md', memoryEntry(7, 'Edited title'));
+    expect(second.modified).toBe(true);
     second.retain(
       new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`).filter((p) => !p.endsWith('m-9.md'))),
     );

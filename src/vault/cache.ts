@@ -101,6 +101,12 @@ export class ParseCache {
   private packFd: number | undefined;
   /** Paths set or forgotten since the last save. */
   private readonly changed = new Set<string>();
+  /**
+   * True once this process set or forgot an entry, saved or not. False after
+   * a load that found every file as cached: what is derived from all entries
+   * (the committed record) needs no rewrite.
+   */
+  modified = false;
   /** Every entry must be written again (offsets moved, or no `files.json` to log against). */
   private rewrite: boolean;
 
@@ -175,6 +181,7 @@ export class ParseCache {
     }
     this.entries.set(vaultPath, stored);
     this.changed.add(vaultPath);
+    this.modified = true;
   }
 
   /** Forgets paths that no longer exist. */
@@ -183,6 +190,7 @@ export class ParseCache {
       if (!paths.has(key)) {
         this.entries.delete(key);
         this.changed.add(key);
+        this.modified = true;
       }
     }
   }
