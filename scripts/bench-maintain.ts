@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { validateConfig } from '../src/config/load.js';
-import { nearDuplicateWarnings } from '../src/maintain/build-check.js';
+import { BUILD_WINDOW_DAYS, nearDuplicateWarnings } from '../src/maintain/build-check.js';
 import { planConsolidation } from '../src/maintain/consolidate.js';
 import { leftOutOf } from '../src/maintain/left-out.js';
 import { addDays } from '../src/time/periods.js';
@@ -13,7 +13,7 @@ import { generateSyntheticVault } from './fixtures/synthetic-vault.js';
  * What duplicates and forgetting cost a build of the synthetic bench vault:
  * the left-out decision every build takes (usage counts, forgetting), the
  * near-duplicate look of a build that summarizes one day (that day against
- * the 30 before it), and `memvault consolidate` over the whole stream.
+ * the `BUILD_WINDOW_DAYS` before it), and `memvault consolidate` over the whole stream.
  * Medians of repeated runs, CPU time of one thread. The vault is only read;
  * the parse cache goes to a folder of its own under the temporary folder.
  *
@@ -56,9 +56,9 @@ lines.push(
 const memo = [...Array(runs)].map(() => time(() => leftOutOf(dir, vaultDir, config, stream, now)));
 lines.push(`left-out decision, same memories again (watch, MCP): median ${median(memo).toFixed(2)} ms CPU`);
 
-// A build that summarizes yesterday: its memories against the 30 days before.
+// A build that summarizes yesterday: its memories against the days before.
 const day = addDays('2026-11-20', 0);
-const window = stream.memories.filter((m) => m.day >= addDays(day, -30) && m.day <= day).length;
+const window = stream.memories.filter((m) => m.day >= addDays(day, -BUILD_WINDOW_DAYS) && m.day <= day).length;
 const check = [...Array(runs)].map(() => time(() => nearDuplicateWarnings(vaultDir, 'main', stream.memories, new Set([day]))));
 lines.push(`near-duplicate look of a one-day build (${window} memories compared): median ${median(check).toFixed(1)} ms CPU`);
 

@@ -13,7 +13,7 @@ import { planConsolidation } from './consolidate.js';
  */
 
 /** Days before a summarized day whose memories a build compares with it. */
-export const BUILD_WINDOW_DAYS = 30;
+export const BUILD_WINDOW_DAYS = 7;
 /** Shingles a memory needs for the build to warn about it: short notes (`Deployed to staging.`) repeat by nature. */
 export const BUILD_MIN_SHINGLES = 8;
 

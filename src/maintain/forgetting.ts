@@ -1,4 +1,4 @@
-import { addDays, daysBetween, todayIn } from '../time/periods.js';
+import { addDays, daysBetween, startOfDay, todayIn } from '../time/periods.js';
 import type { Importance } from '../vault/model.js';
 
 /**
@@ -105,17 +105,23 @@ export function decideForgetting(
   const today = todayIn(now, config.timezone);
   // `retentionOf` with the day arithmetic done once: a day (or a last use) on or after `recent` is within `afterDays`.
   const recent = addDays(today, -policy.afterDays);
+  // Uses are recorded as UTC ISO instants: one of those compares as text with the instant `recent` starts at.
+  const recentInstant = startOfDay(recent, config.timezone).toISOString();
   const out: ForgottenMemory[] = [];
   for (const memory of memories) {
     if (memory.day >= recent || memory.duplicateOf !== undefined) continue;
     if (memory.importance === 'pinned' || memory.importance === 'high' || memory.kind.toLowerCase() === 'decision') continue;
     if (factsInForce.has(memory.id)) continue;
-    const lastUsed = lastUseDay(usage.get(memory.id)?.lastUsed, config.timezone);
+    const use = usage.get(memory.id)?.lastUsed;
+    if (use !== undefined && ISO_UTC.test(use) && use >= recentInstant) continue;
+    const lastUsed = lastUseDay(use, config.timezone);
     if (lastUsed !== undefined && lastUsed >= recent) continue;
     out.push({ id: memory.id, path: memory.path, day: memory.day, ...(lastUsed ? { last_used: lastUsed } : {}) });
   }
   return out;
 }
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Uses come in bursts (one session serves many memories at once): their days are remembered, not worked out per memory.
 const useDays = new Map<string, string | undefined>();

@@ -172,7 +172,7 @@ export const VAULT_RULES = {
     severity: 'warning',
     hint: 'merge the copies with `memvault consolidate --stream {stream} --apply` (nothing is deleted: each copy gets `duplicate_of: {keep}`)',
     docs:
-      'The build compares the memories of the days it summarizes with those of the 30 days before them (word 3-shingles, ' +
+      'The build compares the memories of the days it summarizes with those of the 7 days before them (word 3-shingles, ' +
       'Jaccard at least 0.8; see docs/facts.md). A marked copy stays in place, in zoom and in search, and leaves the summaries.',
   },
 } as const satisfies RuleGroup;
