@@ -265,7 +265,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
   const record = report.dryRun ? undefined : await import('../vault/committed-record.js');
   const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
-  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone);
+  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
     const recordPaths = record && inRepo && !('status' in session) ? record.uncommittedRecord(vaultDir) : [];

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { pendingPaths, readPending } from './pending.js';
+import { RECORD_DIR } from '../vault/committed-record.js';
 
 /**
  * What `memvault status` says about uncommitted changes under the vault:
@@ -46,7 +47,9 @@ export function classifyChanges(
   pending: readonly string[],
   options: { vault: string; commits: boolean },
 ): UncommittedChanges {
-  const ours = new Set(pending);
+  const pendingSet = new Set(pending);
+  // The committed record is memvault's wherever it changed: every build in a repository rewrites it, committing or not.
+  const ours = { has: (file: string) => pendingSet.has(file) || file.startsWith(`${RECORD_DIR}/`) };
   const memvault = changed.filter((file) => ours.has(file)).sort();
   const other = changed.filter((file) => !ours.has(file)).sort();
   const gitCommit = `git add ${options.vault} && git commit -m "memvault: rollup"`;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic } from '../messages/diagnostic.js';
 import { DETECTOR_VERSION } from '../redact/version.js';
@@ -186,12 +186,22 @@ export interface RecordedStream {
  * longer needed; returns their vault paths (to commit with the build). Blob
  * ids come from the record on disk when the file's hash is unchanged, else
  * from reading the file (every file once, the first time a vault is recorded).
+ * `stateDir` (`.memvault`) keeps a digest of each shard's files and hashes as
+ * last written, with the shard's size and mtime: a shard whose digest and
+ * stat are unchanged is not even read (a warm build changes a few shards of ~19 MB).
  */
-export function writeRecord(vaultDir: string, streams: readonly RecordedStream[], cache: ParseCache, timezone: string): string[] {
+export function writeRecord(
+  vaultDir: string,
+  streams: readonly RecordedStream[],
+  cache: ParseCache,
+  timezone: string,
+  stateDir?: string,
+): string[] {
   const written: string[] = [];
   const head = header(timezone);
+  const state = stateDir ? readState(stateDir) : { shards: {} };
+  const next: RecordState = { shards: {} };
   for (const stream of streams) {
-    const known = knownShards(vaultDir, stream.name, head);
     const shards = new Map<string, { path: string; entry: CacheEntry }[]>();
     const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
     for (const vaultPath of paths) {
@@ -205,35 +215,81 @@ export function writeRecord(vaultDir: string, streams: readonly RecordedStream[]
     const dir = path.join(vaultDir, RECORD_DIR, stream.name);
     for (const [shard, files] of shards) {
       files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      // A well-formed shard listing the same files with the same hashes is current: nothing to encode (most shards, most builds).
-      const old = known.get(shard);
-      if (
-        old?.intact &&
-        old.lines.length === files.length &&
-        files.every((f, i) => old.lines[i]!.path === f.path && old.lines[i]!.sha256 === f.entry.sha256)
-      )
-        continue;
-      const byPath = new Map(old?.lines.map((line) => [line.path, line]));
-      const lines: string[] = [];
-      for (const { path: vaultPath, entry } of files) {
-        const blob = blobOf(vaultDir, vaultPath, entry.sha256, byPath.get(vaultPath));
-        const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result);
-        if (line) lines.push(line);
-      }
-      const text = `${head}\n${lines.join('\n')}\n`;
+      const key = `${stream.name}/${shard}`;
       const file = path.join(dir, shard);
-      if (readText(file) === text) continue;
-      mkdirSync(dir, { recursive: true });
-      writeFileAtomic(file, text);
-      written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
+      const digest = createHash('sha256').update(head);
+      for (const f of files) digest.update(`\n${f.path} ${f.entry.sha256}`);
+      const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
+      const before = state.shards[key];
+      const stat = statOrUndefined(file);
+      if (before && stat && before.digest === mine.digest && before.size === stat.size && before.mtimeMs === stat.mtimeMs) {
+        next.shards[key] = before;
+        continue;
+      }
+      const old = knownShard(file, head);
+      // A well-formed shard listing the same files with the same hashes is current: nothing to encode.
+      const current =
+        old.intact &&
+        old.lines.length === files.length &&
+        files.every((f, i) => old.lines[i]!.path === f.path && old.lines[i]!.sha256 === f.entry.sha256);
+      if (!current) {
+        const byPath = new Map(old.lines.map((line) => [line.path, line]));
+        const lines: string[] = [];
+        for (const { path: vaultPath, entry } of files) {
+          const blob = blobOf(vaultDir, vaultPath, entry.sha256, byPath.get(vaultPath));
+          const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result);
+          if (line) lines.push(line);
+        }
+        const text = `${head}\n${lines.join('\n')}\n`;
+        if (old.text !== text) {
+          mkdirSync(dir, { recursive: true });
+          writeFileAtomic(file, text);
+          written.push(`${RECORD_DIR}/${key}`);
+        }
+      }
+      const after = statOrUndefined(file);
+      if (after) next.shards[key] = { ...mine, size: after.size, mtimeMs: after.mtimeMs };
     }
-    for (const shard of known.keys()) {
+    for (const shard of shardFiles(vaultDir, stream.name)) {
       if (shards.has(shard)) continue;
       rmSync(path.join(dir, shard), { force: true });
       written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
     }
   }
+  if (stateDir) writeState(stateDir, next);
   return written;
+}
+
+/** What `writeRecord` last wrote, per `<stream>/<shard>` (`.memvault/record.json`, outside git; losing it costs one read of the record). */
+interface RecordState {
+  shards: Record<string, { digest: string; size: number; mtimeMs: number }>;
+}
+
+function readState(stateDir: string): RecordState {
+  try {
+    const json = JSON.parse(readFileSync(path.join(stateDir, 'record.json'), 'utf8')) as RecordState;
+    return json && typeof json.shards === 'object' && json.shards !== null ? json : { shards: {} };
+  } catch {
+    return { shards: {} };
+  }
+}
+
+function writeState(stateDir: string, state: RecordState): void {
+  try {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileAtomic(path.join(stateDir, 'record.json'), `${JSON.stringify(state)}\n`);
+  } catch {
+    // Only a shortcut: the next build reads the shards instead.
+  }
+}
+
+function statOrUndefined(file: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    const stat = statSync(file);
+    return { size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The start of every line: `{"p":<path>,"b":"<blob>","s":"<sha256>"`, read without parsing the rest. */
@@ -246,26 +302,21 @@ interface KnownLine {
 }
 
 /**
- * The shards of a stream's record on disk, each with the path, blob id and
- * SHA-256 of its lines, read from the start of each line without parsing the
- * rest (every committing build does this: all of it is ~19 MB at 20,000
- * memories). `intact`: the header is this build's and every line is a record line.
+ * A shard on disk: the path, blob id and SHA-256 of its lines, read from the
+ * start of each line without parsing the rest. `intact`: the header is this
+ * build's and every line is a record line.
  */
-function knownShards(vaultDir: string, stream: string, head: string): Map<string, { lines: KnownLine[]; intact: boolean }> {
-  const out = new Map<string, { lines: KnownLine[]; intact: boolean }>();
-  for (const shard of shardFiles(vaultDir, stream)) {
-    const text = readText(path.join(vaultDir, RECORD_DIR, stream, shard)) ?? '';
-    const lines: KnownLine[] = [];
-    let intact = text.startsWith(`${head}\n`) && text.endsWith('\n');
-    const rows = text.split('\n');
-    for (let i = 1; i < rows.length - 1; i++) {
-      const match = LINE_START.exec(rows[i]!);
-      if (match) lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]! });
-      else intact = false;
-    }
-    out.set(shard, { lines, intact });
+function knownShard(file: string, head: string): { text: string | undefined; lines: KnownLine[]; intact: boolean } {
+  const text = readText(file);
+  const lines: KnownLine[] = [];
+  let intact = text?.startsWith(`${head}\n`) === true && text.endsWith('\n');
+  const rows = (text ?? '').split('\n');
+  for (let i = 1; i < rows.length - 1; i++) {
+    const match = LINE_START.exec(rows[i]!);
+    if (match) lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]! });
+    else intact = false;
   }
-  return out;
+  return { text, lines, intact };
 }
 
 function blobOf(vaultDir: string, vaultPath: string, sha256: string, known: KnownLine | undefined): string | undefined {
