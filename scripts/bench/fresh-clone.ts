@@ -42,7 +42,7 @@ export function benchFreshClone(repo: string): { stats: Stats; counts: FreshClon
     const report = JSON.parse(stdout) as { stats: FreshCloneCounts };
     counts = { files: report.stats.files, read: report.stats.read, parsed: report.stats.parsed };
     log(
-      `  fresh clone ${i}/${FRESH_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}, ${counts.parsed} of ${counts.files} files parsed`,
+      `  fresh clone ${i}/${FRESH_RUNS}: ${formatSeconds(sample.seconds)}, ${formatMb(sample.peakRssMb)}, ${counts.read} read and ${counts.parsed} parsed of ${counts.files} files`,
     );
     samples.push(sample);
   }
