@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { collectFacts } from '../facts/collect.js';
+import { streamFacts } from '../facts/collect.js';
 import { holdsOn } from '../facts/timeline.js';
 import { todayIn } from '../time/periods.js';
 import { usageTotals } from '../usage/codec.js';
@@ -12,8 +12,8 @@ import { decideForgetting, type ForgottenMemory } from './forgetting.js';
  * What the package's detail bands and the context's candidates leave out of a
  * stream: copies marked `duplicate_of` (also left out of new summaries) and
  * forgotten memories (still in summaries). Both stay on disk, in zoom and in
- * search. `leftOutOf` is the edge that reads usage counts and, for the few
- * memories that may hold a fact, the facts in force; the decisions are pure.
+ * search. `leftOutOf` is the edge that reads usage counts and times the facts
+ * the loader kept on the memories; the decisions are pure.
  */
 export interface LeftOut {
   /** Memory id → the id of the memory it repeats. */
@@ -30,8 +30,8 @@ const memo = new Map<string, { memories: readonly Memory[]; usage: unknown; toda
 
 /**
  * What a stream leaves out on `now`: duplicates, and the memories forgetting
- * picks (see forgetting.ts) from this clone's usage counts. Reads the files of
- * the memories that may hold a fact only when one of them would be forgotten.
+ * picks (see forgetting.ts) from this clone's usage counts; the facts in force
+ * are worked out only when a memory holding one would be forgotten.
  *
  * @example
  *   leftOutOf(root, vaultDir, config, stream, new Date()).forgotten.map((m) => m.path)
@@ -52,14 +52,11 @@ export function leftOutOf(
   const usage = usageTotals(usageFile);
   const duplicates = duplicatesOf(stream.memories);
   let forgotten = decideForgetting(stream.memories, usage, now, config, stream.name, new Set());
-  const mayHold = new Set<string>();
-  for (const m of stream.memories) if (m.mayHoldFact) mayHold.add(m.id);
-  if (mayHold.size > 0 && forgotten.some((f) => mayHold.has(f.id))) {
-    // Facts in force protect their memories; a supersession needs the whole stream's facts to be judged.
-    const report = collectFacts(
-      vaultDir,
-      stream.memories.filter((m) => m.mayHoldFact),
-    );
+  const holders = stream.memories.filter((m) => m.facts !== undefined);
+  const holderIds = new Set(holders.map((m) => m.id));
+  if (holderIds.size > 0 && forgotten.some((f) => holderIds.has(f.id))) {
+    // Facts in force protect their memories; a supersession needs the whole stream's facts to be judged (kept on the memories: no file is read).
+    const report = streamFacts(holders);
     const inForce = new Set(report.facts.filter((fact) => holdsOn(fact, today)).map((fact) => fact.memoryId));
     forgotten = decideForgetting(stream.memories, usage, now, config, stream.name, inForce);
   }
