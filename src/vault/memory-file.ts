@@ -193,7 +193,6 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
   };
   const duplicateOf = typeof fm.data.duplicate_of === 'string' ? fm.data.duplicate_of.trim() : '';
   if (duplicateOf && duplicateOf !== memory.id) memory.duplicateOf = duplicateOf;
-  if (memory.kind.toLowerCase() === 'fact' || /\bFact:/i.test(body)) memory.mayHoldFact = true;
   return { ok: true, content: { memory, body, frontmatter: fm.data } };
 }
 

@@ -62,8 +62,6 @@ export interface Memory {
   sha256: string;
   /** Frontmatter `duplicate_of`: the id of the memory this one repeats (`memvault consolidate --apply`); left out of summaries. */
   duplicateOf?: string;
-  /** The memory may hold a fact (`kind: fact` or a `Fact:` line): only these are read for facts in force when forgetting. */
-  mayHoldFact?: true;
   /** Facts the memory states (`kind: fact` frontmatter, inline `Fact:` lines), read when it is parsed; absent when none. */
   facts?: MemoryFact[];
   /** Why a fact of the memory could not be read (rules `fact/…`, warnings); absent when none. */
