@@ -218,6 +218,21 @@ describe('parse cache on disk', () => {
     expect(last.readContent(memoryPath(1), 'd'.repeat(64))?.body).toBe('short');
   });
 
+  it('reads lists from the pack it opened after another process compacts the pack', () => {
+    const summary = summaryEntry();
+    const first = ParseCache.open(dir, 'UTC');
+    first.set('main/daily/2026-01-02.md', summary);
+    first.set(memoryPath(1), memoryEntry(1), { body: 'x'.repeat(1_200_000), sentences: [] });
+    first.save();
+    const reader = ParseCache.open(dir, 'UTC');
+    // Another build: the large body dies, the pack is compacted and renamed over the old one.
+    const builder = ParseCache.open(dir, 'UTC');
+    builder.set(memoryPath(1), { ...memoryEntry(1), sha256: 'd'.repeat(64) }, { body: 'short', sentences: [] });
+    builder.save();
+    expect(statSync(path.join(dir, 'content.pack')).size).toBeLessThan(10_000);
+    expect(reader.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
+  });
+
   it('says the cache is damaged when a list record is gone, instead of using something else', () => {
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summaryEntry());

@@ -148,6 +148,9 @@ export class ParseCache {
           // Records past the known size were appended by a build that crashed before saving: drop them.
           if (actual > packSize) truncateSync(packPath, packSize);
           opened = new ParseCache(dir, timezone, entries, packSize, { id: json.id, bytes: text.length, logBytes: log.validBytes });
+          // Opened now, not at the first read: a build in another process that compacts the pack renames a new file over it,
+          // and a long-lived reader (the MCP server, watch) must go on reading the records its entries point at.
+          if (packSize > 0) opened.packFd = openSync(packPath, 'r');
           return opened;
         }
       }
