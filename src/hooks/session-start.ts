@@ -1,7 +1,7 @@
 import { readConfig } from '../read/vault.js';
 import { openVault } from '../read/vault.js';
 import { createIndex } from '../read/search/index.js';
-import { contextWarm } from '../mcp/read.js';
+import { contextWarm } from '../mcp/context.js';
 import { recordUsage } from '../usage/log.js';
 import { countTokens } from '../util/tokens.js';
 import type { HookInput } from './input.js';

@@ -1,6 +1,4 @@
 import { streamStatus, type StreamStatus } from '../pipeline/status.js';
-import { assembleContext, type AssembledContext } from '../read/context/assemble.js';
-import type { Activity } from '../read/context/budget.js';
 import { parsePeriod } from '../read/period-query.js';
 import type { SearchGroup } from '../read/search/query.js';
 import type { SearchSession } from '../read/search/session.js';
@@ -18,10 +16,8 @@ import type { WarmState } from './warm.js';
  * caller counts (`recordUsage`).
  */
 
-export interface Served {
-  stream: string;
-  path: string;
-}
+export type { Served } from './context.js';
+import type { Served } from './context.js';
 
 export interface SearchParams {
   query: string;
@@ -62,36 +58,7 @@ export async function searchWarm(
   return { hits, served };
 }
 
-export interface ContextParams {
-  query?: string;
-  budget?: number;
-  file?: string;
-  error?: string;
-  activity?: Activity;
-  stream?: string;
-  branch?: string;
-}
-
-/** The assembled context of a stream for the signals given (none: a query-less context). */
-export function contextWarm(state: WarmState, params: ContextParams, now: Date): { result: AssembledContext; served: Served[] } {
-  const stream = pickStream(state.vault, params.stream);
-  const result = assembleContext({
-    vault: state.vault,
-    stream,
-    index: state.index,
-    budget: params.budget ?? 8000,
-    now,
-    signals: {
-      ...(params.query ? { query: params.query } : {}),
-      ...(params.file ? { file: params.file } : {}),
-      ...(params.error ? { error: params.error } : {}),
-      ...(params.branch ? { branch: params.branch } : {}),
-    },
-    ...(params.activity ? { activity: params.activity } : {}),
-  });
-  const served = result.items.filter((item) => item.source.endsWith('.md')).map((item) => ({ stream: stream.name, path: item.source }));
-  return { result, served };
-}
+export { contextWarm, type ContextParams } from './context.js';
 
 export interface ZoomParams {
   period: string;

@@ -98,7 +98,15 @@ function whereOf(filter: DocFilter): { sql: string; params: string[] } {
 export class SearchIndex {
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(readonly db: Database.Database) {}
+  private handle: Database.Database | undefined;
+
+  /** `db` may be a function opening it: an index nobody queries (the session-start hook's) never loads SQLite. */
+  constructor(private readonly source: Database.Database | (() => Database.Database)) {}
+
+  get db(): Database.Database {
+    this.handle ??= typeof this.source === 'function' ? this.source() : this.source;
+    return this.handle;
+  }
 
   /** A prepared statement, prepared once per connection. */
   statement(sql: string): Database.Statement {
@@ -147,8 +155,8 @@ export class SearchIndex {
    * `ln((N − n + 0.5) / (n + 0.5))` floored at 1e-6, gives a word found in
    * more than half the documents no weight at all; in a small vault (and in
    * summaries, which hold every word of their period) that is most words,
-   * and the LoCoMo evaluation lost a fifth of its evidence recall to it. The
-   * tf and length part (k1 = 1.2, b = 0.75, column weights) stays FTS5's.
+   * and ranks fall to ties. The tf and length part (k1 = 1.2, b = 0.75,
+   * column weights) stays FTS5's.
    * Ties: a memory before a summary (the finer level), then path.
    */
   rank(plan: MatchPlan, filter: DocFilter, limit: number): RankedDoc[] {
@@ -247,7 +255,7 @@ export class SearchIndex {
 
 /** An empty index in memory, for a context that searches nothing (the session-start hook). */
 export function createIndex(): SearchIndex {
-  return new SearchIndex(openInMemory());
+  return new SearchIndex(openInMemory);
 }
 
 export interface SyncCounts {
