@@ -1,7 +1,14 @@
 import type { TierBudget } from '../config/schema.js';
 import { SummarizerError } from '../llm/faults.js';
 import type { Summarizer, SummarySource, SummaryUsage } from '../llm/types.js';
-import { checkRetention, collectMustKeep, compareMissing, droppedText, MAX_NAMED_MISSING, type MustKeepItem } from '../retention/index.js';
+import {
+  checkRetention,
+  collectMustKeep,
+  compareMissing,
+  droppedFields,
+  MAX_NAMED_MISSING,
+  type MustKeepItem,
+} from '../retention/index.js';
 import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ContentStore } from '../vault/load.js';
@@ -287,7 +294,7 @@ function finish(
     output_hash: sha256(body),
     ...(flagged ? { review: ['over-budget' as const] } : {}),
     ...(retention ? { must_keep: retention.items } : {}),
-    ...(retention && retention.dropped.length > 0 ? { dropped: [...new Set(retention.dropped.map(droppedText))] } : {}),
+    ...(retention ? droppedFields(retention.dropped) : {}),
     ...(job.folded ? { folded: job.folded } : {}),
   };
   return { job, text: writeSummaryFile(meta, body), body, meta, usage, attempts, flagged };

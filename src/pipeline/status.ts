@@ -192,7 +192,7 @@ function retentionOf(summaries: readonly Summary[]): TierStatus['retention'] {
   for (const summary of summaries) {
     if (summary.meta.must_keep === undefined) continue;
     items += summary.meta.must_keep;
-    dropped += summary.meta.dropped?.length ?? 0;
+    dropped += summary.meta.dropped_total ?? summary.meta.dropped?.length ?? 0;
   }
   return { items, dropped, rate: items > 0 ? (items - dropped) / items : null };
 }

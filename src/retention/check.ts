@@ -1,5 +1,5 @@
 import { contentWords as wordsOf } from '../text/terms.js';
-import type { Sentence } from '../vault/model.js';
+import type { Sentence, SummaryMeta } from '../vault/model.js';
 import {
   canonicalDate,
   datesOf,
@@ -171,4 +171,19 @@ function containsWords(haystack: string, needle: string): boolean {
     if (!(wordy(needle[0]!) && wordy(before)) && !(wordy(needle[needle.length - 1]!) && wordy(after))) return true;
     from = at + 1;
   }
+}
+
+/**
+ * The most dropped items a summary's frontmatter names. A long-term summary of
+ * years can lose thousands (1,565 at 20,000 memories, 77 KB of frontmatter,
+ * over the loader's 64 KB limit: the summary could not be read back). The
+ * rest are counted in `dropped_total`.
+ */
+export const MAX_DROPPED_LISTED = 100;
+
+export function droppedFields(dropped: readonly MustKeepItem[]): Pick<SummaryMeta, 'dropped' | 'dropped_total'> {
+  const texts = [...new Set(dropped.map(droppedText))];
+  if (texts.length === 0) return {};
+  if (texts.length <= MAX_DROPPED_LISTED) return { dropped: texts };
+  return { dropped: texts.slice(0, MAX_DROPPED_LISTED), dropped_total: texts.length };
 }

@@ -119,6 +119,11 @@ export interface SummaryMeta {
   /** Must-keep items of the sources this summary lost even after the retries: nothing is lost silently. */
   dropped?: string[];
   /**
+   * How many were dropped, when more than `dropped` lists: the list is cut at
+   * MAX_DROPPED_LISTED so the frontmatter stays far below the loader's size limit.
+   */
+  dropped_total?: number;
+  /**
    * Long-term only: every monthly folded in so far, with the hash it had when folded.
    * Waterfall long-term: every recent summary folded in so far (its history copy).
    */

@@ -22,6 +22,7 @@ const summaryMetaSchema = z.looseObject({
   review: z.array(z.enum(['over-budget'])).optional(),
   must_keep: z.number().int().min(0).optional(),
   dropped: z.array(z.string()).optional(),
+  dropped_total: z.number().int().min(0).optional(),
   folded: z.array(sourceRef).optional(),
   waterfall: z
     .strictObject({
@@ -99,6 +100,7 @@ export function writeSummaryFile(meta: SummaryMeta, body: string): string {
   if (meta.review && meta.review.length > 0) ordered.review = meta.review;
   if (meta.must_keep !== undefined) ordered.must_keep = meta.must_keep;
   if (meta.dropped && meta.dropped.length > 0) ordered.dropped = meta.dropped;
+  if (meta.dropped_total !== undefined) ordered.dropped_total = meta.dropped_total;
   if (meta.folded) ordered.folded = meta.folded;
   if (meta.waterfall) ordered.waterfall = meta.waterfall;
   return stringifyFrontmatter(ordered, body);

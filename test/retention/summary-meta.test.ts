@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { droppedFields, MAX_DROPPED_LISTED, type MustKeepItem } from '../../src/retention/index.js';
 import { sha256 } from '../../src/util/hash.js';
 import type { SummaryMeta } from '../../src/vault/model.js';
 import { parseSummaryFile, writeSummaryFile } from '../../src/vault/summary-file.js';
@@ -53,5 +54,26 @@ describe('retention fields of a summary', () => {
     const text = writeSummaryFile(meta({ must_keep: 3 }), body).replace('must_keep: 3', 'must_keep: 3\ndropped: { a: 1 }');
     const parsed = parseSummaryFile(text, 'main/daily/2026-02-10.md');
     expect(parsed.ok).toBe(false);
+  });
+});
+
+describe('droppedFields', () => {
+  it('names at most MAX_DROPPED_LISTED items and counts the rest, so a long-term summary stays readable', () => {
+    const items: MustKeepItem[] = Array.from({ length: 1565 }, (_, i) => ({
+      kind: 'decision',
+      text: `Decided thing number ${i} after a long discussion.`,
+    }));
+    const fields = droppedFields(items);
+    expect(fields.dropped).toHaveLength(MAX_DROPPED_LISTED);
+    expect(fields.dropped_total).toBe(1565);
+    const text = writeSummaryFile(meta({ tier: 'longterm', must_keep: 1600, ...fields }), body);
+    const parsed = parseSummaryFile(text, 'main/longterm.md');
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.summary.meta.dropped_total).toBe(1565);
+    expect(text.length).toBeLessThan(32_000);
+    // Few enough: the list as it was, no total.
+    const few = droppedFields(items.slice(0, 3));
+    expect(few).toEqual({ dropped: items.slice(0, 3).map((i) => i.text) });
+    expect(droppedFields([])).toEqual({});
   });
 });
