@@ -101,7 +101,7 @@ describe('duplicate_of and forgetting, applied', () => {
     expect(forgotten).toEqual(['2026-03-02-scheduler', '2026-03-03-vacuum', '2026-03-04-billing', '2026-03-04-scheduler-again']);
     await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
     const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
-    expect(manifest.forgotten.map((m: { id: string }) => m.id).sort()).toEqual(forgotten);
+    expect([...manifest.forgotten].sort()).toEqual(forgotten);
     const text = await runCli(['status', '--now', LATER], { cwd: root });
     expect(text.stdout).toContain('forgotten: 4 memories no retrieval used for 90 days');
 

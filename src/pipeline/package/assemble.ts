@@ -160,7 +160,7 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
       ...(reason ? { reason } : {}),
       ...(summary?.meta.dropped?.length ? { dropped: summary.meta.dropped } : {}),
     })),
-    ...(input.leftOut?.forgotten.length ? { forgotten: [...input.leftOut.forgotten] } : {}),
+    ...(input.leftOut?.forgotten.length ? { forgotten: input.leftOut.forgotten.map((m) => m.id) } : {}),
     ...(duplicates?.size ? { duplicates: [...duplicates].map(([id, of]) => ({ id, duplicate_of: of })) } : {}),
     ...(facts ? { facts: { contradictions: facts.contradictions, in_force: facts.inForce.length, shown: facts.shown } } : {}),
     input_hash: inputHash,
