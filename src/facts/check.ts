@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Diagnostic } from '../messages/message.js';
 import { resolveOpenAiSettings, type OpenAiSettings } from '../llm/openai-settings.js';
@@ -11,6 +9,7 @@ import type { ReadVault } from '../read/vault.js';
 import { contentWords } from '../text/terms.js';
 import { UserError } from '../util/errors.js';
 import type { Memory } from '../vault/model.js';
+import { readVaultFile } from '../vault/scan.js';
 import { type CachedAnswer, readCheckCache, writeCheckCache } from './check-cache.js';
 import { CheckFailedError, type CheckNote, createJudge, judgeId, loadCheckPrompt, type Judge } from './check-judge.js';
 import { type CandidatePair, type CheckCandidate, pairKey, selectPairs } from './check-pairs.js';
@@ -26,9 +25,11 @@ import { collectFacts } from './collect.js';
 /** Pairs asked about by default: enough for a review, bounded in cost. */
 export const DEFAULT_MAX_PAIRS = 50;
 /** Words of a memory that make its search query (title first): more rarely change its neighbours, and cost time. */
-const QUERY_WORDS = 40;
+const QUERY_WORDS = 20;
 /** Groups (days) of search hits read per candidate: past the neighbours kept, as some are not candidates or are settled. */
-const SEARCH_DEPTH = 20;
+const SEARCH_DEPTH = 10;
+/** A memory file's frontmatter block, as the loader accepted it. */
+const FRONTMATTER = /^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/;
 
 export interface FactsCheckOptions {
   /** Streams to check (default: all). */
@@ -117,7 +118,20 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
   }
   // Contradictions the fact rules find are reported by `memvault facts` already: no need to ask about them.
   const known = new Set(facts.contradictions.map((c) => [c.a.path, c.b.path].sort().join('\u0000')));
-  const textOf = (memory: Memory): string => [memory.title ?? '', vault.loaded.content.memory(memory).body].join('\n').trim();
+  // The file as written (frontmatter off), read once per candidate: no markdown parse, which a vault without a parse cache
+  // would otherwise pay for every candidate; the model reads markdown as well as prose.
+  const texts = new Map<string, string>();
+  const inside = new Map<string, boolean>();
+  const textOf = (memory: Memory): string => {
+    let text = texts.get(memory.path);
+    if (text === undefined) {
+      const read = readVaultFile(vault.vaultDir, memory.path, inside);
+      const body = read.ok ? read.bytes.toString('utf8').replace(FRONTMATTER, '') : '';
+      text = [memory.title ?? '', body].join('\n').trim();
+      texts.set(memory.path, text);
+    }
+    return text;
+  };
 
   updateSearchIndex(vault.root, vault.loaded);
   const index = readIndex(vault.root);
@@ -238,15 +252,9 @@ function neighbourLists(
   const paths = new Set(candidates.map((candidate) => candidate.path));
   const profile = vault.config.embeddings;
   const vectors = profile ? openVectorStore(vault.root, profile.model, profile.dimensions) : undefined;
-  const readFile = (vaultPath: string): string | undefined => {
-    const file = path.resolve(vault.vaultDir, vaultPath);
-    if (!file.startsWith(`${vault.vaultDir}${path.sep}`)) return undefined;
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
+  // Hits are read from the candidates' text in memory: other memories are no neighbours, and runSearch leaves out a hit
+  // it cannot read, so they take no place among the groups and cost no file read for a snippet.
+  const readFile = (vaultPath: string): string | undefined => (paths.has(vaultPath) ? textOf(vaultPath) : undefined);
   const lists = new Map<string, string[]>();
   for (const candidate of candidates) {
     const words = [...new Set(contentWords(textOf(candidate.path)))].slice(0, QUERY_WORDS).join(' ');
