@@ -147,58 +147,24 @@ export class SearchIndex {
 
   /**
    * The best `limit` documents for a match plan (match.ts) that pass the
-   * filter, by BM25 (higher is better); none when the plan matches nothing.
-   *
-   * Each word is matched on its own and its BM25 part taken from FTS5's
-   * `bm25()` with FTS5's idf divided out and BM25+'s put in:
-   * `ln(1 + (N − n + 0.5) / (n + 0.5))`. FTS5's own idf,
-   * `ln((N − n + 0.5) / (n + 0.5))` floored at 1e-6, gives a word found in
-   * more than half the documents no weight at all; in a small vault (and in
-   * summaries, which hold every word of their period) that is most words,
-   * and ranks fall to ties. The tf and length part (k1 = 1.2, b = 0.75,
-   * column weights) stays FTS5's.
-   * Ties: a memory before a summary (the finer level), then path.
+   * filter, by FTS5's BM25 (higher is better); none when the plan matches
+   * nothing. One statement: FTS5 scores every match in C and SQLite keeps the
+   * best. FTS5's idf, `ln((N − n + 0.5) / (n + 0.5))` floored at 1e-6, gives a
+   * word found in more than half the documents almost no weight; scoring each
+   * word apart with BM25+'s idf instead scored the same on the LoCoMo eval and
+   * cost 5–10 times the time (every match of every word brought into
+   * JavaScript), so FTS5's ranking stays. Ties (frequent in a small vault,
+   * where most words are that common): a memory before a summary, then path.
    */
   rank(plan: MatchPlan, filter: DocFilter, limit: number): RankedDoc[] {
-    if (plan.words.length === 0) return [];
-    // One read transaction: every statement sees the same snapshot, even while a build commits.
-    return this.db.transaction(() => this.rankIn(plan, filter, limit)).deferred();
-  }
-
-  private rankIn(plan: MatchPlan, filter: DocFilter, limit: number): RankedDoc[] {
+    if (!plan.expression) return [];
     const where = whereOf(filter);
-    const documents = this.size;
-    const required = plan.required ? ' AND fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)' : '';
     const sql =
-      `SELECT fts.rowid, -bm25(fts, ${WEIGHTS.title}, ${WEIGHTS.text}, ${WEIGHTS.tags}) FROM fts JOIN docs d ON d.rowid = fts.rowid ` +
-      `WHERE fts MATCH ?${required} AND ${where.sql}`;
-    const scores = new Map<number, number>();
-    for (const word of plan.words) {
-      const n = this.statement('SELECT count(*) FROM fts WHERE fts MATCH ?').pluck().get(word) as number;
-      if (n === 0) continue;
-      const ftsIdf = Math.max(1e-6, Math.log((documents - n + 0.5) / (n + 0.5)));
-      const idf = Math.log(1 + (documents - n + 0.5) / (n + 0.5));
-      const params = plan.required ? [word, plan.required, ...where.params] : [word, ...where.params];
-      for (const [rowid, score] of this.statement(sql)
-        .raw()
-        .all(...params) as [number, number][])
-        scores.set(rowid, (scores.get(rowid) ?? 0) + (score / ftsIdf) * idf);
-    }
-    if (scores.size === 0) return [];
-    const byRow = this.statement(`SELECT ${COLUMNS} FROM docs d WHERE d.rowid = ?`);
-    // Rows are read for the best `limit` and whatever ties with the last of them (the tie-break needs their tier and path).
-    const best = [...scores].sort((a, b) => b[1] - a[1]);
-    const cut = best[Math.min(limit, best.length) - 1]![1];
-    let end = Math.min(limit, best.length);
-    while (end < best.length && best[end]![1] === cut) end++;
-    const rows = best
-      .slice(0, end)
-      .map(([rowid, score]) => ({ row: byRow.get(rowid) as DocRow, score }))
-      .sort(
-        (a, b) =>
-          b.score - a.score || Number(b.row.tier === 'memories') - Number(a.row.tier === 'memories') || (a.row.id < b.row.id ? -1 : 1),
-      );
-    return rows.slice(0, limit).map(({ row, score }) => ({ ...docOf(row), score, terms: plan.terms }));
+      `SELECT ${COLUMNS}, -bm25(fts, ${WEIGHTS.title}, ${WEIGHTS.text}, ${WEIGHTS.tags}) AS score ` +
+      `FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? AND ${where.sql} ` +
+      `ORDER BY score DESC, d.tier = 'memories' DESC, d.id LIMIT ?`;
+    const rows = this.statement(sql).all(plan.expression, ...where.params, limit) as (DocRow & { score: number })[];
+    return rows.map((row) => ({ ...docOf(row), score: row.score, terms: plan.terms }));
   }
 
   /** The newest `limit` documents that pass the filter (a query of filters only). */

@@ -16,10 +16,6 @@ import { FUZZY_FROM, FUZZY_RATIO, PREFIX_FROM, processTerm, tokenize } from './a
 export interface MatchPlan {
   /** The MATCH expression; empty when the query has no indexable word. */
   expression: string;
-  /** Each word's own expression (a stem, a prefix, or its near terms), scored one by one (index.ts). */
-  words: string[];
-  /** The quoted phrases as one expression every hit must match; empty without phrases. */
-  required: string;
   /** Stems the expression matches exactly, for snippets. */
   terms: string[];
   /** Stems it matches as a prefix. */
@@ -44,7 +40,6 @@ export function matchPlan(text: string, phrases: readonly string[], vocabulary: 
   const terms = new Set<string>();
   const prefixes = new Set<string>();
   const alternatives: string[] = [];
-  const words: string[] = [];
   for (const word of new Set(tokenize(text))) {
     const stem = processTerm(word);
     if (!stem) continue;
@@ -55,32 +50,19 @@ export function matchPlan(text: string, phrases: readonly string[], vocabulary: 
         terms.add(term);
         alternatives.push(quote(term));
       }
-      if (near.length > 0) {
-        words.push(near.length > 1 ? `(${near.map(quote).join(' OR ')})` : quote(near[0]!));
-        continue;
-      }
+      if (near.length > 0) continue;
     }
     terms.add(stem);
     if (prefix) prefixes.add(stem);
-    const expression = prefix ? `${quote(stem)}*` : quote(stem);
-    if (!alternatives.includes(expression)) {
-      alternatives.push(expression);
-      words.push(expression);
-    }
+    alternatives.push(prefix ? `${quote(stem)}*` : quote(stem));
   }
   const required = phrases
     .map((phrase) => tokenize(phrase).map(processTerm).filter(Boolean))
     .filter((stems) => stems.length > 0)
     .map((stems) => quote(stems.join(' ')));
-  if (alternatives.length === 0) return { expression: '', words: [], required: '', terms: [], prefixes: [] };
+  if (alternatives.length === 0) return { expression: '', terms: [], prefixes: [] };
   const any = alternatives.length > 1 ? `(${[...new Set(alternatives)].join(' OR ')})` : alternatives[0]!;
-  return {
-    expression: [any, ...required].join(' AND '),
-    words,
-    required: required.join(' AND '),
-    terms: [...terms],
-    prefixes: [...prefixes],
-  };
+  return { expression: [any, ...required].join(' AND '), terms: [...terms], prefixes: [...prefixes] };
 }
 
 function hasPrefix(vocabulary: Vocabulary, stem: string): boolean {
