@@ -259,6 +259,16 @@ describe('memvault context', () => {
     }
   });
 
+  it('a forgotten memory is not pushed without a query, and a query that needs it still finds it', () => {
+    // A year on, nothing used the convention (normal importance) for over 90 days: it is forgotten.
+    const later = { budget: 4000, now: new Date('2027-03-20T12:00:00Z') };
+    const isConvention = (source: string) => source.endsWith('2026-01-06-convention.md');
+    const sources = (signals: { query?: string }) => assembleContext(vault, search, { ...later, signals }).items.map((i) => i.source);
+    expect(warm({ budget: 4000 }).items.some((i) => isConvention(i.source))).toBe(true); // pushed while it is in use
+    expect(sources({}).some(isConvention)).toBe(false);
+    expect(sources({ query: 'branch names kind topic' }).some(isConvention)).toBe(true);
+  });
+
   it('rejects an unknown activity', async () => {
     const result = await runCli(['context', '--activity', 'napping'], { cwd: root });
     expect(result.code).toBe(1);

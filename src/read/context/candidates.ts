@@ -68,10 +68,16 @@ const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround
 
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
   const { vault } = input;
-  // Copies marked `duplicate_of` and forgotten memories are no candidates; they stay in summaries, zoom and search.
-  const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, input.stream, input.now).ids;
-  const stream = leftOut.size === 0 ? input.stream : { ...input.stream, memories: input.stream.memories.filter((m) => !leftOut.has(m.id)) };
-  const byPath = new Map(stream.memories.map((m) => [m.path, m]));
+  // Copies marked `duplicate_of` are no candidates. Forgotten memories are never pushed (pinned, decisions and conventions
+  // offered without a query), but a search hit on one is a retrieval: it is served, and the usage it records brings the
+  // memory back. Leaving hits out would forget exactly what a query needs. Both stay in summaries, zoom and search.
+  const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, input.stream, input.now);
+  const notPushed = leftOut.ids;
+  const stream =
+    notPushed.size === 0 ? input.stream : { ...input.stream, memories: input.stream.memories.filter((m) => !notPushed.has(m.id)) };
+  const findable =
+    leftOut.duplicates.size === 0 ? input.stream.memories : input.stream.memories.filter((m) => !leftOut.duplicates.has(m.id));
+  const byPath = new Map(findable.map((m) => [m.path, m]));
   // Relative dates are resolved against the memory's day, as the summaries do (`yesterday (7 May 2023)`).
   const memoryVersion = (m: Memory): Version => ({
     source: m.path,
