@@ -250,6 +250,14 @@ export const configSchema = z.strictObject({
         .boolean()
         .default(true)
         .describe("Commit each build's changes under the vault (one commit per build; `--no-commit` turns it off for one build)."),
+      record: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Experimental: keep and commit vault/.memvault-record/ (what each file parsed to, by git blob), so a fresh clone ' +
+            'reads only what changed (docs/nightly.md). Off by default: crash recovery and `watch --commit-every` do not ' +
+            'commit it yet, and it adds about 1 KB per file to the repository.',
+        ),
       author: z
         .strictObject({ name: z.string().min(1), email: z.string().min(1) })
         .optional()
@@ -258,7 +266,7 @@ export const configSchema = z.strictObject({
             'user.name/user.email, else `memvault <memvault@users.noreply.local>`.',
         ),
     })
-    .default({ commit: true }),
+    .default({ commit: true, record: false }),
 });
 
 /** An allowlist entry: any string, but one written `/…/flags` must compile as a regular expression. */

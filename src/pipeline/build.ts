@@ -263,7 +263,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const stateDir = path.join(options.root, '.memvault');
   // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
-  const record = report.dryRun ? undefined : await import('../vault/committed-record.js');
+  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record.js');
   const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
   if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
   if (session) {
