@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 as rng } from '../../scripts/fixtures/synthetic-vault/rng.js';
 import { decideForgetting, type ForgettingConfig, forgottenIds, retentionOf } from '../../src/maintain/forgetting.js';
 import { addDays } from '../../src/time/periods.js';
 import type { Importance } from '../../src/vault/model.js';
@@ -11,18 +12,6 @@ import type { Importance } from '../../src/vault/model.js';
  * retrieval of a forgotten memory is a false forgetting. The retrieval is
  * then recorded as usage, as search, zoom, context and MCP record it.
  */
-
-/** mulberry32: a small seeded generator, so a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface SimMemory {
   id: string;
