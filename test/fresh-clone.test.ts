@@ -55,6 +55,7 @@ let clone: string;
 let warmReport: BuildReport;
 let cloneReport: BuildReport;
 let cloneLoad: LoadStats;
+let untrustedLoad: LoadStats;
 let recordBuild: BuildReport;
 beforeAll(async () => {
   warm = mkdtempSync(path.join(os.tmpdir(), 'memvault-warm-'));
@@ -74,14 +75,21 @@ beforeAll(async () => {
   addNewMemories(warm);
   addNewMemories(clone);
   // The clone's load alone (nothing saved): what it reads and what it parses before any stage asks for text.
-  const loaded = await loadVault({
-    vaultDir: path.join(clone, 'vault'),
-    cacheDir: path.join(clone, '.memvault', 'cache'),
-    timezone: DEFAULT_TIMEZONE,
-    configuredStreams: ['main'],
-  });
-  loaded.cache.close();
-  cloneLoad = loaded.stats;
+  const loadClone = async (useRecord: boolean): Promise<LoadStats> => {
+    const loaded = await loadVault({
+      vaultDir: path.join(clone, 'vault'),
+      cacheDir: path.join(clone, '.memvault', 'cache'),
+      timezone: DEFAULT_TIMEZONE,
+      configuredStreams: ['main'],
+      useRecord,
+    });
+    loaded.cache.close();
+    rmSync(path.join(clone, '.memvault'), { recursive: true, force: true });
+    return loaded.stats;
+  };
+  // A project that did not opt in (git.record) never trusts a record it finds: every file is read.
+  untrustedLoad = await loadClone(false);
+  cloneLoad = await loadClone(true);
   warmReport = await build({ root: warm, now: new Date(NOW), commit: false });
   cloneReport = await build({ root: clone, now: new Date(NOW), commit: false });
 }, 120_000);
@@ -108,6 +116,7 @@ describe('a fresh clone without .memvault', () => {
     expect(cloneReport.stats.files).toBeGreaterThan(MIN_FILES_FOR_WORKERS);
     expect(cloneReport.stats.read).toBe(3);
     expect(cloneLoad.read).toBe(3);
+    expect(untrustedLoad.read).toBeGreaterThan(320);
     expect(cloneLoad.parsed).toBe(3);
     expect(cloneReport.diagnostics.filter((d) => d.rule === 'record/unreadable')).toEqual([]);
     // Then the stages parse what they read: the new day's daily, what the package weighs (on this 35-day vault, much

@@ -86,6 +86,7 @@ export function vaultLoadOptions(root: string, config: Config): LoadOptions {
     timezone: config.timezone,
     configuredStreams: Object.keys(config.streams),
     secrets: config.secrets,
+    useRecord: config.git.record,
   };
 }
 

@@ -30,6 +30,11 @@ export interface LoadOptions {
   onParse?: ParseProgress;
   /** `secrets` of the config: its allowlist lets a memory holding a secret through; without it, every such memory is held back. */
   secrets?: SecretPolicy;
+  /**
+   * `git.record` of the config: a fresh clone may take parse results from the committed record. Off, a record found in
+   * the vault is not trusted (it is vault input like any file, and the project did not opt in to it).
+   */
+  useRecord?: boolean;
 }
 
 export interface LoadStats {
@@ -94,7 +99,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   }
   // A fresh clone (no parse cache): what the committed record says of files committed unchanged is not read again.
   const seeded =
-    missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
+    options.useRecord === true && missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
       ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone)
       : undefined;
   const stats = await refreshFiles(found, options, cache, content);
