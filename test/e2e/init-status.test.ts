@@ -7,7 +7,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { commitAll, git, gitStatus, initRepo } from '../git/helpers.js';
 import { lintWorkflow } from '../helpers/actionlint.js';
-import { CLI, createProject, memory, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import {
+  CLI,
+  copyProject,
+  createProject,
+  memory,
+  readJsonFile,
+  readText,
+  removeProject,
+  runCli,
+  runCliJson,
+  writeFiles,
+} from '../helpers/project.js';
 
 /** `memvault init`, `memvault status` and the help texts, end to end. */
 
@@ -20,10 +31,33 @@ const emptyDir = (): string => {
 };
 afterAll(() => roots.forEach(removeProject));
 
+/**
+ * `memvault init` run once in a new empty folder per output form, shared by
+ * the tests that read what it wrote; a test that changes the folder works on
+ * a copy (`copyProject`), so each init is paid for once.
+ */
+const once = <T>(make: () => Promise<T>): (() => Promise<T>) => {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+};
+const initText = once(async () => {
+  const root = emptyDir();
+  return { root, result: await runCli(['init'], { cwd: root }) };
+});
+const initJson = once(async () => {
+  const root = emptyDir();
+  return { root, ...(await runCliJson(['init', '--json'], { cwd: root })) };
+});
+/** A copy of the folder `init --json` made, for a test that changes it. */
+const initJsonCopy = async (): Promise<string> => {
+  const copy = copyProject((await initJson()).root);
+  roots.push(copy);
+  return copy;
+};
+
 describe('memvault init', () => {
   it('creates a valid config, its JSON Schema and an empty vault, ignores .memvault/, and refuses to run twice', async () => {
-    const root = emptyDir();
-    const first = await runCli(['init'], { cwd: root });
+    const { root, result: first } = await initText();
     expect(first.code, first.stderr).toBe(0);
 
     const config = readText(root, 'memory.config.yaml');
@@ -78,8 +112,7 @@ describe('memvault init: the git-native files', () => {
   const patternLines = (text: string): string[] => text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 
   it('writes the -merge block of .gitattributes and the nightly workflow, and lists them in --json and text output', async () => {
-    const root = emptyDir();
-    const { json } = await runCliJson(['init', '--json'], { cwd: root });
+    const { root, json } = await initJson();
     expect(json).toEqual({
       root: expect.any(String),
       created: [
@@ -106,7 +139,7 @@ describe('memvault init: the git-native files', () => {
     expect(parseYaml(readText(root, WORKFLOW)).jobs.rollup.env.MEMVAULT_INSTALL).toMatch(new RegExp(`#${HEAD}$`));
     expect(json.install).toMatchObject({ kind: 'checkout', spec: expect.stringMatching(new RegExp(`#${HEAD}$`)) });
 
-    const text = await runCli(['init'], { cwd: emptyDir() });
+    const text = (await initText()).result;
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`  ${ATTRIBUTES_LABEL}\n`);
     expect(text.stdout).toContain(`  ${WORKFLOW}\n`);
@@ -163,8 +196,7 @@ describe('memvault init: the git-native files', () => {
   });
 
   it('passes actionlint and agrees with the repository nightly-rollup.yml: triggers, permissions, concurrency, checkout, secrets, push', async () => {
-    const root = emptyDir();
-    await runCliJson(['init', '--json'], { cwd: root });
+    const { root } = await initJson();
     const text = readText(root, WORKFLOW);
     expect(await lintWorkflow(text, WORKFLOW)).toEqual([]);
 
@@ -219,8 +251,7 @@ describe('memvault init: the git-native files', () => {
   });
 
   it("the workflow's build step, run in an init'ed repository without secrets, builds offline and commits as memvault[bot]", async () => {
-    const root = emptyDir();
-    await runCliJson(['init', '--json'], { cwd: root });
+    const root = await initJsonCopy();
     writeFiles(root, {
       'vault/main/memories/2026-02-12.md': memory({ date: '2026-02-12T10:00:00Z', title: 'Standup', body: 'Planned the billing rewrite.' }),
     });
@@ -245,8 +276,7 @@ describe('memvault init: the git-native files', () => {
   });
 
   it("in an init'ed repository, a generated file both sides changed keeps our side whole (-merge); memories merge as usual", async () => {
-    const root = emptyDir();
-    await runCliJson(['init', '--json'], { cwd: root });
+    const root = await initJsonCopy();
     const DAILY = 'vault/main/daily/2026-02-12.md';
     writeFiles(root, { [DAILY]: 'base\n' });
     initRepo(root);
