@@ -28,7 +28,7 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  */
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
+const CLI = path.join(REPO, 'dist', 'bin', 'memvault.js');
 const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
 // The same vault as scripts/bench.ts (same marker), so one generated vault serves both.
 const MARKER_FILE = '.synthetic-vault.json';

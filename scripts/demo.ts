@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = path.join(ROOT, 'dist', 'bin', 'memvault.js');
 const SAMPLE = ['memory.config.yaml', 'memory.config.schema.json', 'vault', 'prompts', '.gitattributes'];
 /** Who committed the sample in the demo repository, and when: fixed, so the demo's commits are the same on every machine. */
 const SAMPLE_COMMIT = { name: 'memvault demo', email: 'demo@memvault.invalid', date: '2026-11-21T18:00:00Z' };
@@ -69,7 +69,7 @@ function main(): void {
   }
   process.stdout.write(
     `built in ${relative}/ (git-ignored${hasGit() ? `, a git repository of its own: \`git -C ${relative} log --stat -1\` shows the rollup commit` : ''});\n` +
-      `the sample in vault/ is untouched. Look around: node dist/src/cli/main.js -C ${relative} status\n`,
+      `the sample in vault/ is untouched. Look around: node dist/bin/memvault.js -C ${relative} status\n`,
   );
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run prepare`: compiles memvault (tsc -p tsconfig.build.json). npm runs
+ * `npm run prepare`: compiles memvault (tsc -p tsconfig.build.json) and bundles
+ * the CLI into dist/bin (scripts/bundle.mjs, what `bin` runs). npm runs
  * it after `npm ci` / `npm install` in a checkout, before `npm pack` and
  * `npm publish` (so the tarball ships `dist/`), and in a temporary clone when
  * memvault is installed from a git URL (`npm install -g github:owner/memvault#ref`).
@@ -13,13 +14,14 @@
  * links the clone into the global folder while the outer command fills that
  * folder (npm 7 to 11). So when TypeScript is not installed here, the sources
  * are compiled in a private copy with its own `npm ci`, and only `dist/` is
- * copied back. In a checkout after `npm ci`, this is exactly `tsc`.
+ * copied back. In a checkout after `npm ci`, this is exactly `npm run build`.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundle } from './bundle.mjs';
 import { stampSource } from './stamp-source.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -41,6 +43,7 @@ function npm(args, cwd, env) {
 
 if (existsSync(tscIn(root))) {
   run(process.execPath, [tscIn(root), '-p', 'tsconfig.build.json'], { cwd: root });
+  await bundle(root);
 } else {
   process.stderr.write('memvault prepare: TypeScript is not installed here; compiling in a private copy with its own `npm ci`\n');
   const work = mkdtempSync(path.join(os.tmpdir(), 'memvault-prepare-'));
@@ -55,6 +58,8 @@ if (existsSync(tscIn(root))) {
     delete env.NODE_ENV;
     npm(['ci', '--ignore-scripts', '--include=dev', '--no-audit', '--no-fund', '--loglevel=error'], work, env);
     run(process.execPath, [tscIn(work), '-p', 'tsconfig.build.json'], { cwd: work });
+    // The copy's bundle.mjs imports esbuild from the copy's node_modules, which its `npm ci` just filled.
+    await (await import(pathToFileURL(path.join(work, 'scripts', 'bundle.mjs')).href)).bundle(work);
     rmSync(path.join(root, 'dist'), { recursive: true, force: true });
     cpSync(path.join(work, 'dist'), path.join(root, 'dist'), { recursive: true });
   } finally {

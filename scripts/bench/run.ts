@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** What every bench scenario shares: where things are, timing a child process, medians and formatting. */
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const CLI = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
+export const CLI = path.join(REPO, 'dist', 'bin', 'memvault.js');
 export const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
 /** GNU time prints the child's peak RSS (KB) as the last stderr line; it measures the whole process, GC heap and native memory included. */
 export const TIME_BIN = '/usr/bin/time';

@@ -13,8 +13,8 @@ import type { ConvertedConversation } from './locomo.js';
 
 // Compiled, this file is dist/scripts/eval/project.js; run from source (tests), scripts/eval/project.ts.
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/scripts/') ? '../../..' : '../..', import.meta.url));
-/** The compiled CLI the evaluation runs (`npx tsc -p tsconfig.build.json` makes it). */
-export const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The bundled CLI the evaluation runs (`npm run build` makes it). */
+export const CLI = path.join(ROOT, 'dist', 'bin', 'memvault.js');
 /** The repository root (data/ and the default output live under it). */
 export const REPO_ROOT = ROOT;
 

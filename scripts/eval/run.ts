@@ -11,7 +11,7 @@ import { buildConversation, CLI, REPO_ROOT } from './project.js';
 /**
  * `npm run eval -- --dataset locomo data/locomo10.json`: converts each LoCoMo
  * conversation into a stream of a temporary project, runs the real CLI build
- * (`dist/src/cli/main.js build --now <just after the last session>`) in a
+ * (`dist/bin/memvault.js build --now <just after the last session>`) in a
  * child process, and measures what `UPLOAD_PACKAGE.md` and each tier kept,
  * against two baselines: the whole conversation (the ceiling) and its last N
  * tokens (N = the package budget). Prints a markdown table and writes JSON to
@@ -200,7 +200,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   if (!existsSync(options.file))
     throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
   const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];

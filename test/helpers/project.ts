@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 /** The compiled CLI entry; `npm test` compiles it before running vitest. */
-export const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bin/memvault.js', import.meta.url));
 
 /** The config `createProject` writes when none is given. */
 export const DEFAULT_CONFIG = 'timezone: UTC\n';

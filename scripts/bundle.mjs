@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` (after tsc): bundles the compiled CLI into `dist/bin/` with
+ * esbuild, which is what `bin` in package.json runs and what the tests,
+ * benchmarks and evaluation spawn.
+ *
+ * Why a bundle: every memvault command is a new Node process, and loading
+ * hundreds of small module files (zod alone is ~95, each resolved and stat'ed
+ * up the node_modules chain) cost more than the work of a read command. One
+ * file per entry plus shared chunks loads in a fraction of that.
+ *
+ * Entries (dist/bin/<name>.js):
+ * - memvault: the `bin`; turns on source maps under MEMVAULT_DEBUG, then loads main;
+ * - main: the CLI (commands stay lazily imported: each becomes its own chunk);
+ * - build-worker: the build threads' entry, found next to the chunk that
+ *   holds build-pool.ts (`new URL('./build-worker.js', import.meta.url)`).
+ *
+ * What stays external (loaded from node_modules at run time): better-sqlite3
+ * (a native addon), tinypool (it starts its own worker entry file), fsevents
+ * (chokidar's optional macOS addon), and what the code loads through
+ * `createRequire` on first use (gray-matter, remark, stopword, cli-progress,
+ * the tokenizer's encodings, secretlint's package.json): esbuild leaves those
+ * calls alone, so they keep costing nothing until used.
+ *
+ * Input is tsc's output (dist/src), so the bundle runs exactly the code tsc
+ * checked; tsc's source maps are chained, so the bundle's maps point at src/*.ts.
+ *
+ * Plain JavaScript: it runs from `prepare` before anything else is compiled.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Bundles `dist/src` (tsc's output) in `dir` into `dir/dist/bin`; returns esbuild's result. */
+export async function bundle(dir = root) {
+  const { build } = await import('esbuild');
+  const outdir = path.join(dir, 'dist', 'bin');
+  rmSync(outdir, { recursive: true, force: true });
+  const from = (file) => path.join(dir, 'dist', 'src', file);
+  return build({
+    absWorkingDir: dir,
+    entryPoints: {
+      memvault: from('cli/bin.js'),
+      main: from('cli/main.js'),
+      'build-worker': from('pipeline/build-worker.js'),
+    },
+    outdir,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    entryNames: '[name]',
+    // Chunks sit beside the entries: build-pool's chunk finds ./build-worker.js next to itself.
+    chunkNames: '[name]-[hash]',
+    external: ['better-sqlite3', 'tinypool', 'fsevents'],
+    // Bundled CommonJS packages call require() for Node's built-ins, which an ES module lacks.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    // Not minified: an internal error's stack stays readable even without source maps.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await bundle();
