@@ -33,7 +33,8 @@ export interface CommitSession {
   ref: string;
   /** The commit HEAD pointed to when the build started; undefined on a branch without commits. */
   parent: string | undefined;
-  identity: Identity;
+  /** Who commits, looked up on first use: a build that commits nothing starts no `git config` process. */
+  identity: () => Promise<Identity>;
   /** The previous build died before committing: commit whatever it left under the vault. */
   recover: boolean;
   markerPath: string;
@@ -76,11 +77,10 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
     throw new UserError('git/in-progress', `${operation} is in progress in ${repo.dir}; memvault does not commit in the middle of it`);
   }
   const backend = await gitBackend(options.env);
-  // git.author in the config usually names the identity; else git config is read while HEAD is looked up.
-  const [head, identity] = await Promise.all([
-    backend.headState(repo),
-    resolveIdentity(backend, repo, options.author, options.env),
-  ] as const);
+  const head = await backend.headState(repo);
+  let identity: Promise<Identity> | undefined;
+  // git.author in the config usually names it; else git config is read, with the commit's first lookups.
+  const lookUpIdentity = () => (identity ??= resolveIdentity(backend, repo, options.author, options.env));
   if ('detached' in head) {
     throw new UserError('git/detached', `HEAD is detached (at ${head.detached.slice(0, 12)}); memvault commits only on a branch`);
   }
@@ -89,7 +89,17 @@ export async function openCommitSession(options: OpenOptions): Promise<CommitSes
   const recover = existsSync(markerPath);
   mkdirSync(options.stateDir, { recursive: true });
   writeFileAtomic(markerPath, `${JSON.stringify({ pid: process.pid, branch: head.branch, parent: head.oid ?? null })}\n`);
-  return { backend, repo, vaultPrefix, branch: head.branch, ref: head.ref, parent: head.oid, identity, recover, markerPath };
+  return {
+    backend,
+    repo,
+    vaultPrefix,
+    branch: head.branch,
+    ref: head.ref,
+    parent: head.oid,
+    identity: lookUpIdentity,
+    recover,
+    markerPath,
+  };
 }
 
 export interface CommitRequest {
@@ -115,9 +125,6 @@ export type CommitOutcome =
 /** Commits `request.paths` (plus, after a crash, what the previous build left) on the session's branch. */
 export async function commitPaths(session: CommitSession, request: CommitRequest): Promise<CommitOutcome> {
   const { repo, backend } = session;
-  // Checked together with the first lookups below (all read-only): each git process costs a round trip.
-  const headNow = backend.headState(repo);
-  headNow.catch(() => undefined);
   const toRepo = (vaultPath: string) => (session.vaultPrefix ? `${session.vaultPrefix}/${vaultPath}` : vaultPath);
   const pinned = new Map([...request.pinned].map(([p, sha]) => [toRepo(p), sha]));
   const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
@@ -131,6 +138,16 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       candidates.add(p);
     }
   }
+  // Nothing named and nothing left by a crash (a no-change build): no commit and no index entry to settle, so no git process.
+  if (candidates.size === 0) {
+    rmSync(session.markerPath, { force: true });
+    return { status: 'unchanged', branch: session.branch, recovered: session.recover };
+  }
+  // Checked together with the first lookups below (all read-only): each git process costs a round trip.
+  const headNow = backend.headState(repo);
+  headNow.catch(() => undefined);
+  const identity = session.identity();
+  identity.catch(() => undefined);
 
   const staging = await backend.stage(repo, session.parent);
   try {
@@ -200,7 +217,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
     let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
     if (treeChanges.size > 0) {
       const who: Signature = {
-        ...session.identity,
+        ...(await identity),
         seconds: Math.floor(request.now.getTime() / 1000),
         offsetMinutes: localOffsetMinutes(request.now),
       };
