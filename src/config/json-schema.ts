@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { configSchema } from './schema.js';
 
 export const SCHEMA_FILE = 'memory.config.schema.json';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
-import type { z } from 'zod';
+import type { core } from 'zod/mini';
 import { diagnostic } from '../messages/diagnostic.js';
 import { UserError } from '../util/errors.js';
 import type { Diagnostic } from '../vault/model.js';
@@ -80,7 +80,7 @@ function locate(doc: Document, counter: LineCounter, issuePath: readonly Propert
   return { line: 1, col: 1 };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys')
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
   return issue.message;

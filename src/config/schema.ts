@@ -1,69 +1,81 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { UserError } from '../util/errors.js';
 
 /**
  * The schema of `memory.config.yaml`. Every key has a default, so an empty
  * file (or none) is a valid configuration. The JSON Schema editors use is
  * generated from this (`npm run schema` writes `memory.config.schema.json`).
+ *
+ * Written with zod/mini, not classic zod: every command loads the config, and
+ * classic zod is ~750 KB of code to compile at each start (zod/mini tree-shakes
+ * to a few dozen KB). Same checks, same JSON Schema and, with the English
+ * locale that classic zod installs by itself, the same messages.
  */
+z.config(en());
+
+const int = () => z.int();
+const described = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text));
 
 const budget = (targetTokens: number, maxBytes: number) =>
-  z
-    .strictObject({
-      target_tokens: z.number().int().positive().describe('Token budget of one summary of this tier.'),
-      max_bytes: z.number().int().positive().describe('Byte budget of one summary of this tier.'),
-    })
-    .default({ target_tokens: targetTokens, max_bytes: maxBytes });
+  z._default(
+    z.strictObject({
+      target_tokens: described(int().check(z.positive()), 'Token budget of one summary of this tier.'),
+      max_bytes: described(int().check(z.positive()), 'Byte budget of one summary of this tier.'),
+    }),
+    { target_tokens: targetTokens, max_bytes: maxBytes },
+  );
 
 export type TierBudget = { target_tokens: number; max_bytes: number };
 
 const streamSchema = z.strictObject({
-  calendar: z.boolean().default(true).describe('Roll memories up into daily/weekly/monthly/long-term summaries.'),
-  waterfall: z.boolean().default(false).describe('Count-based waterfall compaction for agent streams.'),
-  forget: z
-    .boolean()
-    .optional()
-    .describe('`false`: never forget a memory of this stream (default: unused memories leave the package after `forget_after_days`).'),
+  calendar: described(z._default(z.boolean(), true), 'Roll memories up into daily/weekly/monthly/long-term summaries.'),
+  waterfall: described(z._default(z.boolean(), false), 'Count-based waterfall compaction for agent streams.'),
+  forget: described(
+    z.optional(z.boolean()),
+    '`false`: never forget a memory of this stream (default: unused memories leave the package after `forget_after_days`).',
+  ),
 });
 
 const profileSchema = z.strictObject({
-  provider: z.enum(['extractive', 'openai']).describe('`extractive` is embedded and offline; `openai` is any OpenAI-compatible endpoint.'),
-  base_url: z
-    .string()
-    .optional()
-    .describe(
-      'OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com. MEMVAULT_BASE_URL overrides.',
-    ),
-  model: z.string().optional().describe('Model name, e.g. `gpt-4.1-mini` or `llama3.1:8b`. MEMVAULT_MODEL overrides.'),
-  api_key_env: z
-    .string()
-    .optional()
-    .describe(
-      'Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for ' +
-        'api.openai.com; other hosts get a key only when this names one.',
-    ),
-  mode: z
-    .enum(['chat', 'completion'])
-    .default('chat')
-    .describe('`chat` (system + user messages) or `completion` (base models: the plain `# Memories:` … `>` format with stop sequences).'),
-  temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; default 0.2.'),
-  max_tokens: z.number().int().positive().optional().describe("Cap on each answer; default twice the tier's token budget."),
-  stop: z.array(z.string()).optional().describe('Stop sequences; completion mode defaults to the prompt file\'s (`["\\n#"]`).'),
-  timeout_s: z.number().positive().optional().describe('Request timeout for this profile; default `llm.timeout_s`.'),
+  provider: described(
+    z.enum(['extractive', 'openai']),
+    '`extractive` is embedded and offline; `openai` is any OpenAI-compatible endpoint.',
+  ),
+  base_url: described(
+    z.optional(z.string()),
+    'OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com. MEMVAULT_BASE_URL overrides.',
+  ),
+  model: described(z.optional(z.string()), 'Model name, e.g. `gpt-4.1-mini` or `llama3.1:8b`. MEMVAULT_MODEL overrides.'),
+  api_key_env: described(
+    z.optional(z.string()),
+    'Name of the environment variable holding the API key (never the key itself). Default OPENAI_API_KEY for ' +
+      'api.openai.com; other hosts get a key only when this names one.',
+  ),
+  mode: described(
+    z._default(z.enum(['chat', 'completion']), 'chat'),
+    '`chat` (system + user messages) or `completion` (base models: the plain `# Memories:` … `>` format with stop sequences).',
+  ),
+  temperature: described(z.optional(z.number().check(z.gte(0), z.lte(2))), 'Sampling temperature; default 0.2.'),
+  max_tokens: described(z.optional(int().check(z.positive())), "Cap on each answer; default twice the tier's token budget."),
+  stop: described(z.optional(z.array(z.string())), 'Stop sequences; completion mode defaults to the prompt file\'s (`["\\n#"]`).'),
+  timeout_s: described(z.optional(z.number().check(z.positive())), 'Request timeout for this profile; default `llm.timeout_s`.'),
 });
 
-const embeddingsSchema = z
-  .strictObject({
-    base_url: z.string().optional().describe('Endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com.'),
-    model: z.string().min(1).describe('Embedding model, e.g. `nomic-embed-text` (Ollama) or `text-embedding-3-small`.'),
-    api_key_env: z.string().optional().describe('Name of the environment variable holding the API key (never the key itself).'),
-    batch_size: z.number().int().min(1).max(2048).default(64).describe('Texts sent in one /v1/embeddings request.'),
-    concurrency: z.number().int().min(1).max(16).default(2).describe('Requests in flight at once.'),
-    dimensions: z.number().int().positive().optional().describe('Ask for vectors of this size (models that support it).'),
-    timeout_s: z.number().positive().default(60).describe('Timeout of one request in seconds.'),
-  })
-  .optional()
-  .describe('Semantic search: vectors of every memory and summary, cached per content hash and fused with BM25. Offline without it.');
+const embeddingsSchema = described(
+  z.optional(
+    z.strictObject({
+      base_url: described(z.optional(z.string()), 'Endpoint, e.g. `http://localhost:11434/v1` (Ollama); default api.openai.com.'),
+      model: described(z.string().check(z.minLength(1)), 'Embedding model, e.g. `nomic-embed-text` (Ollama) or `text-embedding-3-small`.'),
+      api_key_env: described(z.optional(z.string()), 'Name of the environment variable holding the API key (never the key itself).'),
+      batch_size: described(z._default(int().check(z.gte(1), z.lte(2048)), 64), 'Texts sent in one /v1/embeddings request.'),
+      concurrency: described(z._default(int().check(z.gte(1), z.lte(16)), 2), 'Requests in flight at once.'),
+      dimensions: described(z.optional(int().check(z.positive())), 'Ask for vectors of this size (models that support it).'),
+      timeout_s: described(z._default(z.number().check(z.positive()), 60), 'Timeout of one request in seconds.'),
+    }),
+  ),
+  'Semantic search: vectors of every memory and summary, cached per content hash and fused with BM25. Offline without it.',
+);
 
 export type EmbeddingsConfig = NonNullable<z.output<typeof embeddingsSchema>>;
 
@@ -77,115 +89,108 @@ export function assertStreamName(name: string): void {
   if (!STREAM_NAME.test(name)) throw new UserError('cli/stream', `stream name \`${name}\` is not allowed`);
 }
 
+const streamNameKey = z.string().check(z.regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'));
+
 export const configSchema = z.strictObject({
-  $schema: z.string().optional(),
-  vault: z.string().min(1).default('vault').describe('Folder of the vault, relative to this file.'),
-  timezone: z
-    .string()
-    .default(DEFAULT_TIMEZONE)
-    .refine((zone) => isValidTimeZone(zone), { message: 'unknown time zone (use an IANA name such as `Europe/Berlin` or `UTC`)' })
-    .describe('IANA time zone in which calendar days, weeks and months are cut.'),
-  tokenizer: z.enum(['o200k_base', 'cl100k_base']).default('o200k_base'),
-  forget_after_days: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      'Days after which a low or normal memory no retrieval used leaves the package detail and the context candidates (default 90).',
-    ),
-  streams: z
-    .record(z.string().regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'), streamSchema)
-    .default({ main: { calendar: true, waterfall: false } }),
-  calendar: z
-    .strictObject({
+  $schema: z.optional(z.string()),
+  vault: described(z._default(z.string().check(z.minLength(1)), 'vault'), 'Folder of the vault, relative to this file.'),
+  timezone: described(
+    z
+      ._default(z.string(), DEFAULT_TIMEZONE)
+      .check(
+        z.refine((zone) => isValidTimeZone(zone), { message: 'unknown time zone (use an IANA name such as `Europe/Berlin` or `UTC`)' }),
+      ),
+    'IANA time zone in which calendar days, weeks and months are cut.',
+  ),
+  tokenizer: z._default(z.enum(['o200k_base', 'cl100k_base']), 'o200k_base'),
+  forget_after_days: described(
+    z.optional(int().check(z.positive())),
+    'Days after which a low or normal memory no retrieval used leaves the package detail and the context candidates (default 90).',
+  ),
+  streams: z._default(z.record(streamNameKey, streamSchema), { main: { calendar: true, waterfall: false } }),
+  calendar: z._default(
+    z.strictObject({
       daily: budget(300, 1400),
       weekly: budget(500, 2400),
       monthly: budget(800, 3600),
       longterm: budget(1200, 5200),
-      retention: z
-        .strictObject({
-          memories_days: z.number().int().positive().default(30),
-          daily_days: z.number().int().positive().default(90),
-          weekly_weeks: z.number().int().positive().default(12),
-        })
-        .default({ memories_days: 30, daily_days: 90, weekly_weeks: 12 }),
-    })
-    .default({
+      retention: z._default(
+        z.strictObject({
+          memories_days: z._default(int().check(z.positive()), 30),
+          daily_days: z._default(int().check(z.positive()), 90),
+          weekly_weeks: z._default(int().check(z.positive()), 12),
+        }),
+        { memories_days: 30, daily_days: 90, weekly_weeks: 12 },
+      ),
+    }),
+    {
       daily: { target_tokens: 300, max_bytes: 1400 },
       weekly: { target_tokens: 500, max_bytes: 2400 },
       monthly: { target_tokens: 800, max_bytes: 3600 },
       longterm: { target_tokens: 1200, max_bytes: 5200 },
       retention: { memories_days: 30, daily_days: 90, weekly_weeks: 12 },
-    }),
-  waterfall: z
-    .strictObject({
-      immediate_window: z.number().int().positive().default(64).describe('Newest memories of a waterfall stream kept verbatim.'),
-      recent_window: z
-        .number()
-        .int()
-        .positive()
-        .default(64)
-        .describe('Memories folded per compaction: the first at immediate + recent + 1 memories, then every recent_window.'),
+    },
+  ),
+  waterfall: z._default(
+    z.strictObject({
+      immediate_window: described(z._default(int().check(z.positive()), 64), 'Newest memories of a waterfall stream kept verbatim.'),
+      recent_window: described(
+        z._default(int().check(z.positive()), 64),
+        'Memories folded per compaction: the first at immediate + recent + 1 memories, then every recent_window.',
+      ),
       recent: budget(800, 4000),
       longterm: budget(1200, 6000),
-      context_max_tokens: z
-        .number()
-        .int()
-        .positive()
-        .default(10000)
-        .describe('Token budget of CONTEXT.md; the oldest verbatim memories are shortened, then left out, to fit.'),
-    })
-    .default({
+      context_max_tokens: described(
+        z._default(int().check(z.positive()), 10000),
+        'Token budget of CONTEXT.md; the oldest verbatim memories are shortened, then left out, to fit.',
+      ),
+    }),
+    {
       immediate_window: 64,
       recent_window: 64,
       recent: { target_tokens: 800, max_bytes: 4000 },
       longterm: { target_tokens: 1200, max_bytes: 6000 },
       context_max_tokens: 10000,
+    },
+  ),
+  upload: z._default(
+    z.strictObject({
+      max_tokens: z._default(int().check(z.positive()), 8750),
+      max_bytes: z._default(int().check(z.positive()), 35840),
+      full_detail_hours: z._default(int().check(z.gte(0)), 24),
+      daily_days: z._default(int().check(z.gte(0)), 7),
+      weekly_days: z._default(int().check(z.gte(0)), 30),
+      monthly_window: z._default(int().check(z.gte(0)), 2),
     }),
-  upload: z
-    .strictObject({
-      max_tokens: z.number().int().positive().default(8750),
-      max_bytes: z.number().int().positive().default(35840),
-      full_detail_hours: z.number().int().min(0).default(24),
-      daily_days: z.number().int().min(0).default(7),
-      weekly_days: z.number().int().min(0).default(30),
-      monthly_window: z.number().int().min(0).default(2),
-    })
-    .default({ max_tokens: 8750, max_bytes: 35840, full_detail_hours: 24, daily_days: 7, weekly_days: 30, monthly_window: 2 }),
-  llm: z
-    .strictObject({
-      profile: z.string().default('summarizer'),
-      profiles: z.record(z.string(), profileSchema).default({ summarizer: { provider: 'extractive', mode: 'chat' } }),
-      retries: z
-        .number()
-        .int()
-        .min(0)
-        .max(10)
-        .default(2)
-        .describe('Tighter retries after an over-budget answer, before the rollup is flagged for review.'),
-      timeout_s: z
-        .number()
-        .positive()
-        .default(120)
-        .describe("Timeout of one LLM request in seconds (a profile's `timeout_s` wins); each further attempt waits 50 % longer."),
-      concurrency: z.number().int().min(1).max(64).default(2).describe('Independent rollups summarized at the same time.'),
-      fault_retries: z
-        .number()
-        .int()
-        .min(0)
-        .max(10)
-        .default(3)
-        .describe('Retries of one request after a timeout, a refused connection, 429, 5xx or an empty answer.'),
-      backoff_ms: z
-        .number()
-        .int()
-        .min(0)
-        .default(1000)
-        .describe('First pause before a fault retry; doubles each time (±25 % jitter), at most 30 s.'),
-      max_wait_s: z.number().min(0).default(60).describe('Longest `retry-after` (429) honoured; longer waits are cut to this.'),
-    })
-    .default({
+    { max_tokens: 8750, max_bytes: 35840, full_detail_hours: 24, daily_days: 7, weekly_days: 30, monthly_window: 2 },
+  ),
+  llm: z._default(
+    z.strictObject({
+      profile: z._default(z.string(), 'summarizer'),
+      profiles: z._default(z.record(z.string(), profileSchema), { summarizer: { provider: 'extractive', mode: 'chat' } }),
+      retries: described(
+        z._default(int().check(z.gte(0), z.lte(10)), 2),
+        'Tighter retries after an over-budget answer, before the rollup is flagged for review.',
+      ),
+      timeout_s: described(
+        z._default(z.number().check(z.positive()), 120),
+        "Timeout of one LLM request in seconds (a profile's `timeout_s` wins); each further attempt waits 50 % longer.",
+      ),
+      concurrency: described(z._default(int().check(z.gte(1), z.lte(64)), 2), 'Independent rollups summarized at the same time.'),
+      fault_retries: described(
+        z._default(int().check(z.gte(0), z.lte(10)), 3),
+        'Retries of one request after a timeout, a refused connection, 429, 5xx or an empty answer.',
+      ),
+      backoff_ms: described(
+        z._default(int().check(z.gte(0)), 1000),
+        'First pause before a fault retry; doubles each time (±25 % jitter), at most 30 s.',
+      ),
+      max_wait_s: described(
+        z._default(z.number().check(z.gte(0)), 60),
+        'Longest `retry-after` (429) honoured; longer waits are cut to this.',
+      ),
+    }),
+    {
       profile: 'summarizer',
       profiles: { summarizer: { provider: 'extractive', mode: 'chat' } },
       retries: 2,
@@ -194,79 +199,75 @@ export const configSchema = z.strictObject({
       fault_retries: 3,
       backoff_ms: 1000,
       max_wait_s: 60,
-    }),
+    },
+  ),
   embeddings: embeddingsSchema,
-  prompts: z
-    .string()
-    .default('prompts/')
-    .describe(
-      'Folder of prompt overrides (`daily.yaml`, `weekly.yaml`, …), relative to this file; a file there replaces the built-in prompt.',
-    ),
-  secrets: z
-    .strictObject({
-      allow: z
-        .array(z.string().min(1).refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }))
-        .default([])
-        .describe(
+  prompts: described(
+    z._default(z.string(), 'prompts/'),
+    'Folder of prompt overrides (`daily.yaml`, `weekly.yaml`, …), relative to this file; a file there replaces the built-in prompt.',
+  ),
+  secrets: described(
+    z._default(
+      z.strictObject({
+        allow: described(
+          z._default(z.array(z.string().check(z.minLength(1), z.refine(isAllowEntry, { message: 'not a valid `/regex/flags`' }))), []),
           'False positives of the secret detector: each entry is the exact text found, or `/regex/flags` tested on it. A ' +
             'line holding `memvault:allow-secret` is allowed too.',
         ),
-    })
-    .default({ allow: [] })
-    .describe(
-      'Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.',
+      }),
+      { allow: [] },
     ),
-  hooks: z
-    .strictObject({
-      budget: z
-        .number()
-        .int()
-        .positive()
-        .default(8000)
-        .describe('Tokens `memvault hook session-start` prints at most: the critical items, then a query-less context.'),
-      stream: z
-        .string()
-        .regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`')
-        .optional()
-        .describe('Stream the session hooks serve and ingest transcripts into (default: the first stream).'),
-    })
-    .default({ budget: 8000 })
-    .describe('Coding-agent session hooks (`memvault hook`, written by `memvault integrate claude-code`).'),
-  ingest: z
-    .strictObject({
-      transcripts: z
-        .enum(['tracked', 'ignored'])
-        .default('tracked')
-        .describe(
+    'Secret scanning: a memory holding a secret is reported and held back from summaries, the package, LLM requests and commits.',
+  ),
+  hooks: described(
+    z._default(
+      z.strictObject({
+        budget: described(
+          z._default(int().check(z.positive()), 8000),
+          'Tokens `memvault hook session-start` prints at most: the critical items, then a query-less context.',
+        ),
+        stream: described(
+          z.optional(z.string().check(z.regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'))),
+          'Stream the session hooks serve and ingest transcripts into (default: the first stream).',
+        ),
+      }),
+      { budget: 8000 },
+    ),
+    'Coding-agent session hooks (`memvault hook`, written by `memvault integrate claude-code`).',
+  ),
+  ingest: described(
+    z._default(
+      z.strictObject({
+        transcripts: described(
+          z._default(z.enum(['tracked', 'ignored']), 'tracked'),
           'Full transcripts of distilled coding-agent sessions, written to `<vault>/<stream>/transcripts/`: `tracked` ' +
             '(committed with the vault) or `ignored` (a `.gitignore` keeps them out of git; they stay on this machine).',
         ),
-    })
-    .default({ transcripts: 'tracked' })
-    .describe('`memvault ingest`.'),
-  git: z
-    .strictObject({
-      commit: z
-        .boolean()
-        .default(true)
-        .describe("Commit each build's changes under the vault (one commit per build; `--no-commit` turns it off for one build)."),
-      record: z
-        .boolean()
-        .default(false)
-        .describe(
-          'Experimental: keep and commit vault/.memvault-record/ (what each file parsed to, by git blob), so a fresh clone ' +
-            'reads only what changed (docs/nightly.md). Off by default: crash recovery and `watch --commit-every` do not ' +
-            'commit it yet, and it adds about 1 KB per file to the repository.',
-        ),
-      author: z
-        .strictObject({ name: z.string().min(1), email: z.string().min(1) })
-        .optional()
-        .describe(
-          "Author and committer of memvault's commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's " +
-            'user.name/user.email, else `memvault <memvault@users.noreply.local>`.',
-        ),
-    })
-    .default({ commit: true, record: false }),
+      }),
+      { transcripts: 'tracked' },
+    ),
+    '`memvault ingest`.',
+  ),
+  git: z._default(
+    z.strictObject({
+      commit: described(
+        z._default(z.boolean(), true),
+        "Commit each build's changes under the vault (one commit per build; `--no-commit` turns it off for one build).",
+      ),
+      record: described(
+        z._default(z.boolean(), false),
+        'Experimental: keep and commit vault/.memvault-record/ (what each file parsed to, by git blob), so a fresh clone ' +
+          'reads only what changed (docs/nightly.md). Off by default: crash recovery and `watch --commit-every` do not ' +
+          'commit it yet, and it adds about 1 KB per file to the repository.',
+      ),
+      author: described(
+        z.optional(z.strictObject({ name: z.string().check(z.minLength(1)), email: z.string().check(z.minLength(1)) })),
+        "Author and committer of memvault's commits; default: GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL, else git's " +
+          'user.name/user.email, else `memvault <memvault@users.noreply.local>`.',
+      ),
+    }),
+    { commit: true, record: false },
+  ),
 });
 
 /** An allowlist entry: any string, but one written `/…/flags` must compile as a regular expression. */
@@ -288,7 +289,18 @@ export type CalendarConfig = Config['calendar'];
 export type WaterfallConfig = Config['waterfall'];
 export type LlmProfile = z.output<typeof profileSchema>;
 
+let knownZones: Set<string> | undefined;
+
+/**
+ * Whether `zone` is a time zone this Node knows. The list of canonical IANA
+ * names costs ~2 ms; building the first `Intl.DateTimeFormat` loads ICU's
+ * calendar data (~50 ms on every start), so it only decides the names the list
+ * lacks (`UTC`'s aliases, `US/Pacific`, misspellings): the same answers, faster.
+ */
 function isValidTimeZone(zone: string): boolean {
+  if (zone === 'UTC') return true;
+  knownZones ??= new Set(Intl.supportedValuesOf('timeZone'));
+  if (knownZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
