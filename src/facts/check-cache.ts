@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { diagnostic } from '../messages/diagnostic.js';
 import type { Diagnostic } from '../messages/message.js';
 import { writeFileAtomic } from '../util/atomic.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { backoffDelay, classifyError, stripControl, type Fault } from '../llm/faults.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from '../llm/openai-settings.js';
 import { builtinPromptsDir, renderTemplate } from '../llm/prompts.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UserError } from '../util/errors.js';
 import { hashValue } from '../util/hash.js';
 import type { Diagnostic } from '../vault/model.js';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { addMemory } from '../ingest/add.js';
 import { ACTIVITIES } from '../read/context/budget.js';
 import { TIERS } from '../read/search/query.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { lazy } from '../util/lazy.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256 } from '../util/hash.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
 import type { Diagnostic, Summary, SummaryMeta } from './model.js';
