@@ -97,9 +97,10 @@ describe('semantic search (embeddings profile)', () => {
     // A word BM25 knows still ranks its document first.
     expect((await search(['postgres'])).hits[0].path).toBe('main/memories/2026-02-10-auth.md');
 
+    // Offline, unbuilt: the search indexes the vault itself (BM25 only) and asks no server.
     server.reset();
-    await build(offline);
     const plain = await search(['feline'], offline);
+    expect(plain.index.rebuilt).toBe(true);
     expect(plain.hits).toEqual([]);
     expect(plain.semantic).toBeUndefined();
     expect(server.requests).toHaveLength(0);

@@ -2,11 +2,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSearch, type SessionSearchOptions } from '../../src/read/search/session.js';
 import { createProject, memory, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
 /**
  * `memvault search` through the real CLI on one fixture vault, built once;
  * the incremental-index scenarios edit the same project afterwards, in order.
+ * Ranking details and filters are checked in-process (`openSearch`, what the
+ * command calls, on the index the CLI built), so each query costs no process.
  */
 
 const NOW = '2026-02-20T12:00:00Z';
@@ -65,6 +68,8 @@ const files: Record<string, string> = {
 
 let root: string;
 const search = (args: string[]) => runCliJson(['search', ...args, '--json'], { cwd: root }).then((r) => r.json);
+/** The same query in-process: the hits `memvault search <query> --json` prints (without the small boost of used items). */
+const searchIn = async (query: string, options: SessionSearchOptions = {}) => (await (await openSearch(root)).search(query, options)).hits;
 const build = async () => {
   const { json } = await runCliJson(['build', '--no-commit', '--now', NOW, '--json'], { cwd: root });
   return json;
@@ -91,12 +96,12 @@ describe('memvault search', () => {
   });
 
   it('stems, matches prefixes and forgives a typo; the best match ranks first', async () => {
-    expect((await search(['deploying'])).hits[0].path).toBe('main/memories/2026-02-13-deploy.md');
-    expect((await search(['zephyr'])).hits[0]?.path).toBe('main/memories/2026-02-11-notes.md');
-    expect((await search(['zephyrnie'])).hits[0]?.path).toBe('main/memories/2026-02-11-notes.md');
-    const sessions = await search(['sessions', 'postgres']);
-    expect(sessions.hits[0].path).toBe('main/memories/2026-02-10-auth.md');
-    expect(sessions.hits[0].line).toBe(9); // "Sessions live in Postgres": 6 frontmatter lines, then 2 body lines
+    expect((await searchIn('deploying'))[0]!.path).toBe('main/memories/2026-02-13-deploy.md');
+    expect((await searchIn('zephyr'))[0]?.path).toBe('main/memories/2026-02-11-notes.md');
+    expect((await searchIn('zephyrnie'))[0]?.path).toBe('main/memories/2026-02-11-notes.md');
+    const sessions = await searchIn('sessions postgres');
+    expect(sessions[0]!.path).toBe('main/memories/2026-02-10-auth.md');
+    expect(sessions[0]!.line).toBe(9); // "Sessions live in Postgres": 6 frontmatter lines, then 2 body lines
   });
 
   it('keeps only hits that hold a quoted phrase', async () => {
@@ -108,20 +113,19 @@ describe('memvault search', () => {
   });
 
   it('filters by tag, kind, stream, tier and dates, in the query or as flags', async () => {
-    const tagged = await search(['auth', 'tag:auth']);
-    expect(tagged.hits.map((h: any) => h.path).sort()).toEqual(['main/memories/2026-02-10-auth.md', 'ops/memories/2026-02-12-ops.md']);
-    expect((await search(['auth', 'tag:auth', 'stream:ops'])).hits.map((h: any) => h.path)).toEqual(['ops/memories/2026-02-12-ops.md']);
-    expect((await search(['auth', 'tag:auth', '--stream', 'main'])).hits.map((h: any) => h.path)).toEqual([
-      'main/memories/2026-02-10-auth.md',
-    ]);
-    expect((await search(['kind:decision'])).hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
-    const weekly = await search(['invoice', '--tier', 'weekly']);
-    expect(weekly.hits.length).toBeGreaterThan(0);
-    expect(weekly.hits.every((h: any) => h.tier === 'weekly' && h.path.startsWith('main/weekly/'))).toBe(true);
-    const since = await search(['invoice', 'tier:memories', '--since', '2026-02-14']);
+    const tagged = await searchIn('auth tag:auth');
+    expect(tagged.map((h) => h.path).sort()).toEqual(['main/memories/2026-02-10-auth.md', 'ops/memories/2026-02-12-ops.md']);
+    expect((await searchIn('auth tag:auth stream:ops')).map((h) => h.path)).toEqual(['ops/memories/2026-02-12-ops.md']);
+    expect((await searchIn('auth tag:auth', { stream: 'main' })).map((h) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
+    expect((await searchIn('kind:decision')).map((h) => h.path)).toEqual(['main/memories/2026-02-10-auth.md']);
+    const weekly = await searchIn('invoice', { tier: 'weekly' });
+    expect(weekly.length).toBeGreaterThan(0);
+    expect(weekly.every((h) => h.tier === 'weekly' && h.path.startsWith('main/weekly/'))).toBe(true);
+    const until = await searchIn('invoice tier:memories until:2026-W07');
+    expect(until.map((h) => h.period).sort()).toEqual(['2026-02-12', '2026-02-13']);
+    // The flags through the CLI once: --stream, --tier and --since (a day the command turns into the first day of the period).
+    const since = await search(['invoice', '--stream', 'main', '--tier', 'memories', '--since', '2026-02-14']);
     expect(since.hits.map((h: any) => h.path)).toEqual(['main/memories/2026-02-16-invoice.md']);
-    const until = await search(['invoice', 'tier:memories', 'until:2026-W07']);
-    expect(until.hits.map((h: any) => h.period).sort()).toEqual(['2026-02-12', '2026-02-13']);
   });
 
   it('groups the hits of one day so a busy day does not fill the list', async () => {
@@ -136,8 +140,8 @@ describe('memvault search', () => {
   });
 
   it('never indexes a file that failed to parse, nor a memory held back for a secret', async () => {
-    expect((await search(['marmoset'])).hits).toEqual([]);
-    expect((await search(['narwhal'])).hits).toEqual([]);
+    expect(await searchIn('marmoset')).toEqual([]);
+    expect(await searchIn('narwhal')).toEqual([]);
   });
 
   it('re-indexes one document after one edited memory, and nothing when nothing changed', async () => {
