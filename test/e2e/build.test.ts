@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -13,7 +12,6 @@ import {
   readJsonFile,
   readText,
   removeProject,
-  runCli,
   runCliJson,
   snapshotTree,
   splitFrontmatter,
@@ -22,7 +20,8 @@ import {
 /**
  * `memvault build` end to end: the compiled CLI on real vaults in temporary
  * folders, always with a fixed `--now`. The ten-week vault is built once
- * (beforeAll); scenarios that change it work on copies.
+ * (beforeAll); scenarios that change it work on copies. Bad input, flags,
+ * errors and the lock on small vaults: build-input.test.ts.
  */
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -234,6 +233,9 @@ describe('build: a ten-week vault', () => {
     expect(snapshotTree(root)).toEqual(afterFirst);
   });
 
+  /** The copy the edit test changed, for the test that edits the same memory again. */
+  let edited: { copy: string; day: string; file: string; original: string } | undefined;
+
   it('after editing one past memory, regenerates exactly its daily, weekly and monthly (plus package, index), old versions kept in history/', async () => {
     const copy = copyProject(root);
     copies.push(copy);
@@ -246,6 +248,7 @@ describe('build: a ten-week vault', () => {
       weekly: readText(copy, 'vault/main/weekly/2026-W08.md'),
       monthly: readText(copy, 'vault/main/monthly/2026-02.md'),
     };
+    edited = { copy, day, file, original: before.daily };
 
     const { json } = await build(copy);
     expect(allInVault(json.written).sort()).toEqual(
@@ -284,16 +287,13 @@ describe('build: a ten-week vault', () => {
   });
 
   it('keeps every replaced version in history/ when a summary is regenerated twice at the same --now', async () => {
-    const copy = copyProject(root);
-    copies.push(copy);
-    const day = '2026-03-11';
-    const file = history.byDay.get(day)![0]!;
-    const original = readText(copy, `vault/main/daily/${day}.md`);
-    writeFileSync(path.join(copy, file), `${readText(copy, file)}\nFirst addition: the \`ledger-sync\` job moved to 02:00.\n`);
-    await build(copy);
+    // The second edit of the memory the test above edited and rebuilt, on the same copy: its daily is regenerated again.
+    const { copy, day, file, original } = edited!;
     const second = readText(copy, `vault/main/daily/${day}.md`);
+    expect(second).not.toBe(original);
     writeFileSync(path.join(copy, file), `${readText(copy, file)}\nSecond addition: the \`ledger-sync\` job now retries twice.\n`);
     await build(copy);
+    expect(readText(copy, `vault/main/daily/${day}.md`)).not.toBe(second);
     // Nothing lost: both the original and the intermediate daily are kept somewhere under history/daily/.
     const kept = listFiles(copy, 'vault/main/history/daily').map((f) => readText(copy, f));
     expect(kept).toContain(original);
@@ -335,245 +335,5 @@ describe('build: a ten-week vault', () => {
     expect(readText(copy, 'vault/INDEX.md')).toContain(`main/daily/${day}.md`);
     const status = await runCliJson(['status', '--json'], { cwd: copy });
     expect(allInVault(status.json.streams[0].tiers.daily.edited)).toEqual([`main/daily/${day}.md`]);
-  });
-});
-
-describe('build: bad input files', () => {
-  const M = 'vault/main/memories';
-  const BAD: { file: string; content: string | Buffer; rule: string; line: number; column?: number }[] = [
-    { file: 'broken-yaml.md', content: '---\ndate: 2026-02-10\ntitle: [unclosed\n---\nBody.\n', rule: 'memory/frontmatter', line: 3 },
-    { file: 'no-date.md', content: '---\ntitle: Nothing to date\n---\nA memory without any date.\n', rule: 'memory/no-date', line: 1 },
-    {
-      file: 'impossible-date.md',
-      content: '---\ntitle: Leap\ndate: 2026-02-30\n---\nThere is no 30 February.\n',
-      rule: 'memory/invalid-date',
-      line: 3,
-      column: 7,
-    },
-    {
-      file: 'binary.md',
-      content: Buffer.from('---\ndate: 2026-02-10\n---\nab\u0000cd\n', 'utf8'),
-      rule: 'memory/binary',
-      line: 4,
-      column: 3,
-    },
-    {
-      file: 'latin1.md',
-      content: Buffer.concat([Buffer.from('---\ndate: 2026-02-10\n---\nCaf'), Buffer.from([0xe9]), Buffer.from(' au lait.\n')]),
-      rule: 'memory/encoding',
-      line: 4,
-    },
-    { file: 'empty.md', content: '', rule: 'memory/empty', line: 1, column: 1 },
-  ];
-  let root: string;
-  let result: { code: number; stdout: string; stderr: string };
-
-  beforeAll(async () => {
-    root = createProject({
-      [`${M}/2026-02-10-good.md`]: memory({ date: '2026-02-10T10:00:00Z', title: 'Good one', body: 'Moved the cron job to 03:00.' }),
-      [`${M}/2026-02-11-good.md`]: memory({ date: '2026-02-11T10:00:00Z', title: 'Good two', body: 'Renewed the TLS certificate.' }),
-      ...Object.fromEntries(BAD.map((bad) => [`${M}/${bad.file}`, bad.content])),
-    });
-    result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-  });
-  afterAll(() => removeProject(root));
-
-  it('exits 0, prints one `path:line:col error … [rule]` line per bad file, and builds the rest', () => {
-    expect(result.code).toBe(0);
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(BAD.length);
-    for (const bad of BAD) {
-      const pattern = new RegExp(`^(?:vault/)?main/memories/${bad.file.replace('.', '\\.')}:(\\d+):(\\d+) error .+ \\[${bad.rule}\\]$`);
-      const matching = lines.filter((line) => pattern.test(line));
-      expect(matching, `${bad.file} in:\n${result.stderr}`).toHaveLength(1);
-      const [, line, column] = pattern.exec(matching[0]!)!;
-      expect(Number(line), bad.file).toBe(bad.line);
-      if (bad.column !== undefined) expect(Number(column), bad.file).toBe(bad.column);
-    }
-    expect(lines.find((line) => line.includes('no-date.md'))).toContain('hint:');
-    expect(result.stdout).toContain('6 invalid file(s) skipped');
-    expect(names(root, 'vault/main/daily')).toEqual(['2026-02-10', '2026-02-11']);
-    expect(readText(root, 'vault/main/UPLOAD_PACKAGE.md')).toContain('Renewed the TLS certificate.');
-  });
-
-  it('points an invalid UTF-8 error at the offending byte (line 4, column 4 for `Caf\\xE9`)', () => {
-    const line = result.stderr.split('\n').find((l) => l.includes('latin1.md'));
-    expect(line).toMatch(/latin1\.md:4:4 error/);
-  });
-
-  it('lists the bad files under `invalid` in `memvault status --json` and in index.json', async () => {
-    const { json } = await runCliJson(['status', '--json'], { cwd: root });
-    const invalid = json.invalid.map((d: { path: string; rule: string; line: number }) => [inVault(d.path), d.rule, d.line]);
-    expect(invalid.sort()).toEqual(BAD.map((bad) => [`main/memories/${bad.file}`, bad.rule, bad.line]).sort());
-    expect(json.streams[0].memories).toBe(2);
-    const index = readJsonFile(root, 'vault/index.json');
-    expect(index.invalid.map((d: { rule: string }) => d.rule).sort()).toEqual(BAD.map((bad) => bad.rule).sort());
-  });
-});
-
-describe('build: --dry-run, --through and --force', () => {
-  const M = 'vault/main/memories';
-  // Wednesday of 2026-W08: W07 is complete, W08 is not.
-  const now = '2026-02-18T15:00:00Z';
-  const files: Record<string, string> = {};
-  for (const day of ['2026-02-09', '2026-02-10', '2026-02-12', '2026-02-16', '2026-02-17', '2026-02-18']) {
-    files[`${M}/${day}.md`] = memory({ date: `${day}T10:00:00Z`, title: `Work on ${day}`, body: `Shipped the change planned for ${day}.` });
-  }
-  const roots: string[] = [];
-  const project = (): string => {
-    const root = createProject(files);
-    roots.push(root);
-    return root;
-  };
-  afterAll(() => roots.forEach(removeProject));
-
-  it('--dry-run writes nothing and lists the dailies it would create', async () => {
-    const root = project();
-    const before = snapshotTree(root);
-    const text = await runCli(['build', '--now', now, '--dry-run'], { cwd: root });
-    expect(text.code).toBe(0);
-    for (const day of ['2026-02-09', '2026-02-10', '2026-02-12', '2026-02-16', '2026-02-17']) expect(text.stdout).toContain(`daily ${day}`);
-    expect(text.stdout).not.toContain('daily 2026-02-18');
-    const { json } = await runCliJson(['build', '--now', now, '--dry-run', '--json'], { cwd: root });
-    expect(json.dryRun).toBe(true);
-    expect(json.written).toEqual([]);
-    expect(json.streams[0].planned.filter((p: { tier: string }) => p.tier === 'daily').map((p: { period: string }) => p.period)).toEqual([
-      '2026-02-09',
-      '2026-02-10',
-      '2026-02-12',
-      '2026-02-16',
-      '2026-02-17',
-    ]);
-    expect(snapshotTree(root)).toEqual(before);
-  });
-
-  it('--through makes the weekly of an incomplete week', async () => {
-    const root = project();
-    await runCliJson(['build', '--now', now, '--json'], { cwd: root });
-    expect(names(root, 'vault/main/weekly')).toEqual(['2026-W07']);
-    const { json } = await runCliJson(['build', '--now', now, '--through', '2026-02-22', '--json'], { cwd: root });
-    expect(allInVault(json.written)).toContain('main/weekly/2026-W08.md');
-    expect(names(root, 'vault/main/weekly')).toEqual(['2026-W07', '2026-W08']);
-    expect(names(root, 'vault/main/daily')).toContain('2026-02-18');
-  });
-
-  it('--force summarizes today', async () => {
-    const root = project();
-    const { json } = await runCliJson(['build', '--now', now, '--force', '--json'], { cwd: root });
-    expect(allInVault(json.written)).toContain('main/daily/2026-02-18.md');
-    expect(readText(root, 'vault/main/daily/2026-02-18.md')).toContain('Shipped the change planned for 2026-02-18.');
-  });
-});
-
-describe('build: configuration and clock errors', () => {
-  const files = { 'vault/main/memories/2026-02-10.md': memory({ date: '2026-02-10', body: 'Something happened.' }) };
-  const roots: string[] = [];
-  const project = (config?: string): string => {
-    const root = createProject(files, config);
-    roots.push(root);
-    return root;
-  };
-  afterAll(() => roots.forEach(removeProject));
-
-  it('an invalid memory.config.yaml exits 1 with the file, line and column, and a hint; nothing is written', async () => {
-    const root = project('upload:\n  max_tokens: -1\n');
-    const before = snapshotTree(root);
-    const result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^memory\.config\.yaml:2:15 error .*max_tokens/m);
-    expect(result.stderr).toContain('hint:');
-    expect(snapshotTree(root)).toEqual(before);
-  });
-
-  it('points an unknown config key at its own line', async () => {
-    const root = project('timezone: UTC\nbogus_key: 1\n');
-    const result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^memory\.config\.yaml:2:1 error .*bogus_key/m);
-  });
-
-  it('a bad --now (or MEMVAULT_NOW) exits 1 with a one-line reason and a hint', async () => {
-    const root = project();
-    for (const [args, env] of [
-      [['--now', 'yesterday'], {}],
-      [[], { MEMVAULT_NOW: '2026-13-45' }],
-    ] as const) {
-      const result = await runCli(['build', ...args], { cwd: root, env });
-      expect(result.code).toBe(1);
-      const lines = result.stderr.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^memvault: .*(yesterday|2026-13-45).* not an ISO 8601 datetime/);
-      expect(lines.slice(1).join('\n')).toMatch(/^ {2}hint: /);
-      expect(lines.length).toBeLessThanOrEqual(2);
-    }
-    expect(listFiles(root, 'vault/main/daily')).toEqual([]);
-  });
-
-  it('rejects an impossible --now date instead of rolling it over (2026-02-30 is not 2026-03-02)', async () => {
-    const root = project();
-    const result = await runCli(['build', '--now', '2026-02-30T10:00:00Z'], { cwd: root });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('2026-02-30');
-    expect(listFiles(root, 'vault/main/daily')).toEqual([]);
-  });
-});
-
-describe('build: an empty vault', () => {
-  let root: string;
-  afterAll(() => removeProject(root));
-
-  it('builds a package that says how to add memories', async () => {
-    root = createProject({});
-    const { json } = await runCliJson(['build', '--now', '2026-02-13T09:00:00Z', '--json'], { cwd: root });
-    expect(allInVault(json.written)).toContain('main/UPLOAD_PACKAGE.md');
-    const text = readText(root, 'vault/main/UPLOAD_PACKAGE.md');
-    expect(text).toContain('No memories yet');
-    expect(text).toMatch(/memories\//);
-    expect(text).toContain('memvault build');
-    expect(readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json').items).toEqual([]);
-  });
-});
-
-describe('build: the build lock', () => {
-  const files = { 'vault/main/memories/2026-02-10.md': memory({ date: '2026-02-10T10:00:00Z', body: 'Locked out, then in.' }) };
-  let root: string;
-  let sleeper: ChildProcess | undefined;
-  afterAll(() => {
-    sleeper?.kill();
-    removeProject(root);
-  });
-
-  /** Pretends a build by `pid` holds the lock right now. */
-  function holdLock(pid: number): void {
-    const state = path.join(root, '.memvault');
-    mkdirSync(path.join(state, 'build.lock'), { recursive: true });
-    writeFileSync(
-      path.join(state, 'build.owner.json'),
-      JSON.stringify({ pid, started: '2026-02-13T08:59:00.000Z', command: 'memvault build' }),
-    );
-    const now = new Date();
-    utimesSync(path.join(state, 'build.lock'), now, now);
-  }
-
-  it('refuses to build while a live process holds the lock', async () => {
-    root = createProject(files);
-    sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
-    holdLock(sleeper.pid!);
-    const result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`another build is running (pid ${sleeper.pid}`);
-    expect(result.stderr).toContain('hint:');
-    expect(listFiles(root, 'vault/main/daily')).toEqual([]);
-  });
-
-  it('takes over the lock of a process that is gone, builds, and releases it', async () => {
-    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-    await new Promise((resolve) => dead.on('exit', resolve));
-    holdLock(dead.pid!);
-    const result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
-    expect(names(root, 'vault/main/daily')).toEqual(['2026-02-10']);
-    expect(existsSync(path.join(root, '.memvault/build.lock'))).toBe(false);
-    expect(existsSync(path.join(root, '.memvault/build.owner.json'))).toBe(false);
   });
 });
