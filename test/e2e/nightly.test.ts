@@ -38,8 +38,24 @@ const git = (cwd: string, ...args: string[]): string =>
     stdio: 'pipe',
   }).trim();
 
+/**
+ * better-sqlite3's native addon as its install script (`prebuild-install`) looks for a prebuilt one: a tarball named
+ * like the release asset in a `local-prebuilds` folder, made from the addon this checkout's `npm ci` built (the same
+ * version). Without it, a machine that cannot download the release asset compiles SQLite in every global install
+ * (minutes of CPU); with it the install step still runs npm and the package's install script as a runner does.
+ */
+function localPrebuilds(work: string): string {
+  const dir = path.join(work, 'prebuilds');
+  mkdirSync(dir, { recursive: true });
+  const addon = path.join(REPO, 'node_modules/better-sqlite3');
+  const { version } = JSON.parse(readFileSync(path.join(addon, 'package.json'), 'utf8')) as { version: string };
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync('tar', ['-czf', path.join(dir, asset), '-C', addon, 'build/Release/better_sqlite3.node']);
+  return dir;
+}
+
 /** The machine's environment as a runner has it: no memvault or git identity settings of the test runner. */
-function runnerEnv(prefix: string): NodeJS.ProcessEnv {
+function runnerEnv(prefix: string, prebuilds?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_') && !key.startsWith('npm_')) env[key] = value;
@@ -50,6 +66,7 @@ function runnerEnv(prefix: string): NodeJS.ProcessEnv {
     npm_config_prefix: prefix,
     npm_config_prefer_offline: 'true',
     npm_config_audit: 'false',
+    ...(prebuilds ? { npm_config_better_sqlite3_local_prebuilds: prebuilds } : {}),
     PATH: `${prefix}/bin:${env.PATH}`,
   };
 }
@@ -112,7 +129,7 @@ describe('the nightly workflow, played end to end', () => {
     runs = await runJob(job, {
       cwd: runner,
       temp,
-      baseEnv: runnerEnv(prefix),
+      baseEnv: runnerEnv(prefix, localPrebuilds(work)),
       context: {
         secrets: { MEMVAULT_PROFILE: 'nightly', OPENAI_API_KEY: 'sk-nightly-test' },
         inputs: { now: NOW },
