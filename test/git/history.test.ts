@@ -1,13 +1,20 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, memory, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { build } from '../../src/pipeline/build.js';
+import { type CliResult, createProject, memory, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 import { git, gitConfig, initRepo } from './helpers.js';
 
 /**
  * `memvault log`, `diff` and `show` on a repository built over three
  * nights, checked against what the real git CLI says about the same commits.
+ * The three nightly builds run in-process (test/git/commit.test.ts covers
+ * the build through the CLI); the read commands run through the CLI, the
+ * independent runs of a test side by side.
  */
+
+/** Runs independent read-only commands at once (each waits on its own process). */
+const runAll = (runs: string[][], cwd: string): Promise<CliResult[]> => Promise.all(runs.map((args) => runCli(args, { cwd })));
 
 const NIGHTS = ['2026-02-16T06:00:00Z', '2026-02-17T06:00:00Z', '2026-02-18T06:00:00Z'];
 const PACKAGE = 'vault/main/UPLOAD_PACKAGE.md';
@@ -51,14 +58,17 @@ describe('history commands', () => {
           `${readText(root, 'vault/main/memories/2026-02-16-outage.md')}\nRoot cause: an expired TLS certificate on the replica.\n`,
         );
       }
-      await runCliJson(['build', '--now', now, '--json'], { cwd: root });
+      expect((await build({ root, now: new Date(now) })).commit?.status).toBe('committed');
       commits.push(git(root, 'rev-parse', 'HEAD').trim());
     }
   });
   afterAll(() => removeProject(root));
 
   it('log lists the commits that changed a file, newest first, with date, message and the generator of each version', async () => {
-    const { json } = await runCliJson(['log', DAILY, '--json'], { cwd: root });
+    const [{ json }, text] = await Promise.all([
+      runCliJson(['log', DAILY, '--json'], { cwd: root }),
+      runCli(['log', DAILY], { cwd: root }),
+    ]);
     expect(json.path).toBe(DAILY);
     expect(json.versions.map((v: any) => [v.commit, v.change, v.date])).toEqual([
       [commits[2], 'modified', '2026-02-18T06:00:00Z'],
@@ -73,7 +83,6 @@ describe('history commands', () => {
     // The same list as git's own history of the file.
     expect(git(root, 'log', '--format=%H', '--', DAILY).trim().split('\n')).toEqual([commits[2], commits[1]]);
 
-    const text = await runCli(['log', DAILY], { cwd: root });
     expect(text.code).toBe(0);
     expect(text.stdout.split('\n')[0]).toBe(`${DAILY}: 2 version(s), newest first`);
     expect(text.stdout).toContain(`${commits[2]!.slice(0, 7)}  2026-02-18 06:00 +00:00  modified memvault: rollup 2026-02-16 — 1 daily`);
@@ -87,30 +96,37 @@ describe('history commands', () => {
   });
 
   it('show --at a date prints the file as committed then (the package an agent saw that day)', async () => {
-    for (const [i, day] of ['2026-02-16', '2026-02-17', '2026-02-18'].entries()) {
-      const result = await runCli(['show', PACKAGE, '--at', day], { cwd: root });
+    const days = ['2026-02-16', '2026-02-17', '2026-02-18'];
+    const [byRevision, byId, ...byDay] = await runAll(
+      [['HEAD~1'], [commits[0]!.slice(0, 8)], ...days.map((day) => [day])].map((at) => ['show', PACKAGE, '--at', ...at]),
+      root,
+    );
+    for (const [i, result] of byDay.entries()) {
       expect(result.code).toBe(0);
       expect(result.stdout).toBe(git(root, 'show', `${commits[i]}:${PACKAGE}`));
     }
-    const byRevision = await runCli(['show', PACKAGE, '--at', 'HEAD~1'], { cwd: root });
-    expect(byRevision.stdout).toBe(git(root, 'show', `${commits[1]}:${PACKAGE}`));
-    const byId = await runCli(['show', PACKAGE, '--at', commits[0]!.slice(0, 8)], { cwd: root });
-    expect(byId.stdout).toBe(git(root, 'show', `${commits[0]}:${PACKAGE}`));
+    expect(byRevision!.stdout).toBe(git(root, 'show', `${commits[1]}:${PACKAGE}`));
+    expect(byId!.stdout).toBe(git(root, 'show', `${commits[0]}:${PACKAGE}`));
   });
 
   it('diff shows the last change by default, and any two versions by date or revision', async () => {
-    const last = await runCli(['diff', DAILY], { cwd: root });
-    expect(last.code).toBe(0);
-    expect(last.stdout).toContain(`--- a/${DAILY}\t${commits[1]!.slice(0, 7)} 2026-02-17 06:00 +00:00`);
-    expect(last.stdout).toContain(`+++ b/${DAILY}\t${commits[2]!.slice(0, 7)} 2026-02-18 06:00 +00:00`);
-    expect(last.stdout).toContain('+Root cause: an expired TLS certificate on the replica.');
-    expect(last.stdout).not.toContain('\x1b['); // no colour when not a terminal
+    const [last, range] = await runAll(
+      [
+        ['diff', DAILY],
+        ['diff', PACKAGE, '--from', '2026-02-16', '--to', 'HEAD~1'],
+      ],
+      root,
+    );
+    expect(last!.code).toBe(0);
+    expect(last!.stdout).toContain(`--- a/${DAILY}\t${commits[1]!.slice(0, 7)} 2026-02-17 06:00 +00:00`);
+    expect(last!.stdout).toContain(`+++ b/${DAILY}\t${commits[2]!.slice(0, 7)} 2026-02-18 06:00 +00:00`);
+    expect(last!.stdout).toContain('+Root cause: an expired TLS certificate on the replica.');
+    expect(last!.stdout).not.toContain('\x1b['); // no colour when not a terminal
 
-    const range = await runCli(['diff', PACKAGE, '--from', '2026-02-16', '--to', 'HEAD~1'], { cwd: root });
-    expect(range.code).toBe(0);
-    expect(range.stdout).toContain(`--- a/${PACKAGE}\t${commits[0]!.slice(0, 7)}`);
-    expect(range.stdout).toContain(`+++ b/${PACKAGE}\t${commits[1]!.slice(0, 7)}`);
-    expect(range.stdout).toContain('+The EU region lost its database for 12 minutes.');
+    expect(range!.code).toBe(0);
+    expect(range!.stdout).toContain(`--- a/${PACKAGE}\t${commits[0]!.slice(0, 7)}`);
+    expect(range!.stdout).toContain(`+++ b/${PACKAGE}\t${commits[1]!.slice(0, 7)}`);
+    expect(range!.stdout).toContain('+The EU region lost its database for 12 minutes.');
   });
 
   it('exits 1 with a hint for an unknown path, an unknown revision, a date before the history, or a single version', async () => {
@@ -134,8 +150,12 @@ describe('history commands', () => {
       ],
       [['diff', 'vault/main/daily/2026-02-13.md'], /^memvault: `vault\/main\/daily\/2026-02-13\.md` has only one committed version/],
     ];
-    for (const [args, message] of cases) {
-      const result = await runCli(args, { cwd: root });
+    const results = await runAll(
+      cases.map(([args]) => args),
+      root,
+    );
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr).toMatch(message);
       expect(result.stdout).toBe('');
@@ -143,8 +163,13 @@ describe('history commands', () => {
   });
 
   it('has --help with examples for each command', async () => {
-    for (const command of ['log', 'diff', 'show']) {
-      const help = await runCli([command, '--help'], { cwd: root });
+    const commands = ['log', 'diff', 'show'];
+    const helps = await runAll(
+      commands.map((command) => [command, '--help']),
+      root,
+    );
+    for (const [i, command] of commands.entries()) {
+      const help = helps[i]!;
       expect(help.code).toBe(0);
       expect(help.stdout).toContain(`Usage: memvault ${command} [options] <path>`);
       expect(help.stdout).toMatch(new RegExp(`Examples:\\n {2}memvault ${command} vault/main/`));
