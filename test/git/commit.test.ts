@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build as buildInProcess } from '../../src/pipeline/build.js';
 import {
   createProject,
   listFiles,
@@ -18,7 +19,9 @@ import { AUTHOR, changedIn, commitAll, commitCount, filesAt, git, gitConfig, git
  * `memvault build` commits, checked with the real git CLI on real
  * repositories: one commit per build with every vault file it wrote and the
  * memories behind them, nothing else; no commit when nothing changed; a
- * person's work outside the vault untouched.
+ * person's work outside the vault untouched. Messages and flags go through
+ * the CLI; scenarios that only look at the repository afterwards build
+ * in-process (the same pipeline, without a CLI start each).
  */
 
 const NOW = '2026-02-16T06:00:00Z';
@@ -45,6 +48,7 @@ const MEMORIES: Record<string, string> = {
 const MEMORY_PATHS = Object.keys(MEMORIES).sort();
 
 const build = (root: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd: root });
+const buildHere = (root: string, now = NOW) => buildInProcess({ root, now: new Date(now) });
 const inVault = (files: readonly string[]) => files.map((file) => `vault/${file}`);
 
 /** A repository with one commit by a person (config, README, code), then memories written but not committed. */
@@ -111,7 +115,7 @@ describe('build commits: a repository with history and a person at work', () => 
   it('makes no commit and writes nothing on a second build', async () => {
     const head = git(root, 'rev-parse', 'HEAD').trim();
     const before = snapshotTree(path.join(root, 'vault'));
-    const { json } = await build(root);
+    const json = await buildHere(root);
     expect(json.written).toEqual([]);
     expect(json.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
     expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
@@ -121,7 +125,7 @@ describe('build commits: a repository with history and a person at work', () => 
   it('gives the same commit id for the same inputs, author and --now in another repository', async () => {
     const other = personRepo();
     try {
-      await build(other);
+      await buildHere(other);
       expect(git(other, 'rev-parse', 'HEAD').trim()).toBe(report.commit.oid);
     } finally {
       removeProject(other);
@@ -141,8 +145,8 @@ describe('build commits: repository states', () => {
   it('commits in a repository without commits, on whatever branch HEAD names', async () => {
     const root = project({ ...MEMORIES, '.gitignore': '.memvault/\n' });
     initRepo(root, 'notes/agent-1');
-    const { json } = await build(root);
-    expect(json.commit.status).toBe('committed');
+    const json = await buildHere(root);
+    expect(json.commit?.status).toBe('committed');
     expect(git(root, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('notes/agent-1');
     expect(commitCount(root)).toBe(1);
     expect(git(root, 'log', '-1', '--format=%P').trim()).toBe(''); // a root commit
@@ -198,7 +202,8 @@ describe('build commits: repository states', () => {
       const root = project({ ...MEMORIES }, config);
       initRepo(root);
       commitAll(root, 'memories');
-      const { json } = await build(root, ...flags);
+      // The flag through the CLI; the config setting in-process.
+      const json = flags.length > 0 ? (await build(root, ...flags)).json : await buildHere(root);
       expect(json.commit.status).toBe('disabled');
       expect(json.written.length).toBeGreaterThan(0);
       expect(commitCount(root)).toBe(1);
@@ -221,7 +226,7 @@ describe('build commits: repository states', () => {
   it('commits on top of a packed history (after git gc), and git fsck accepts the result', async () => {
     const root = project({ ...MEMORIES, '.gitignore': '.memvault/\n' });
     initRepo(root);
-    await build(root);
+    await buildHere(root);
     git(root, 'gc', '-q', '--aggressive');
     expect(git(root, 'count-objects', '-v')).toMatch(/^count: 0$/m);
     const head = git(root, 'rev-parse', 'HEAD').trim();
@@ -233,8 +238,8 @@ describe('build commits: repository states', () => {
         body: 'Moved billing retries into the queue; the error rate dropped to 0.05%.',
       }),
     );
-    const { json } = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
-    expect(json.commit.status).toBe('committed');
+    const json = await buildHere(root, LATER);
+    expect(json.commit?.status).toBe('committed');
     expect(git(root, 'rev-parse', 'HEAD~1').trim()).toBe(head);
     const changed = changedIn(root).map(([status, file]) => `${status} ${file}`);
     expect(changed).toContain('M vault/main/memories/2026-02-11-billing.md');
@@ -253,8 +258,8 @@ describe('build commits: repository states', () => {
     });
     initRepo(root);
     writeFileSync(path.join(root, 'README.md'), 'monorepo, edited\n');
-    const { json } = await runCliJson(['build', '--now', NOW, '--json'], { cwd: path.join(root, 'tools', 'memory') });
-    expect(json.commit.status).toBe('committed');
+    const json = await buildHere(path.join(root, 'tools', 'memory'));
+    expect(json.commit?.status).toBe('committed');
     const files = changedIn(root).map(([, file]) => file!);
     expect(files.length).toBe(json.written.length + MEMORY_PATHS.length);
     expect(files.every((file) => file.startsWith('tools/memory/vault/'))).toBe(true);
@@ -274,9 +279,9 @@ describe('build commits: repository states', () => {
       gitConfig('streams:\n  agent: { calendar: false, waterfall: true }\n'),
     );
     initRepo(root);
-    const { json } = await build(root);
+    const json = await buildHere(root);
     expect(json.written).toContain('agent/CONTEXT.md');
-    expect(json.commit.message.split('\n')[0]).toBe('memvault: update CONTEXT.md, index');
+    expect(json.commit?.status === 'committed' && json.commit.message.split('\n')[0]).toBe('memvault: update CONTEXT.md, index');
     expect(
       changedIn(root)
         .map(([, file]) => file)
@@ -288,7 +293,7 @@ describe('build commits: repository states', () => {
   it("takes the author from the repository's git config when memory.config.yaml names none", async () => {
     const root = project({ ...MEMORIES }, 'timezone: UTC\n');
     initRepo(root);
-    await build(root);
+    await buildHere(root);
     expect(git(root, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe(
       'Repo User <repo-user@example.org>|Repo User <repo-user@example.org>',
     );
@@ -299,7 +304,7 @@ describe('build commits: history copies and hand edits', () => {
   let root: string;
   beforeAll(async () => {
     root = personRepo();
-    await build(root);
+    await buildHere(root);
   });
   afterAll(() => removeProject(root));
 
@@ -309,7 +314,7 @@ describe('build commits: history copies and hand edits', () => {
       path.join(root, 'vault/main/memories/2026-02-11-billing.md'),
       `${MEMORIES['vault/main/memories/2026-02-11-billing.md']}\nFollow-up: alert when the retry queue passes 500 jobs.\n`,
     );
-    const { json } = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
+    const json = await buildHere(root, LATER);
     const copy = `main/history/daily/2026-02-11-${STAMP_LATER}.md`;
     expect(json.historyCopies).toContain(copy);
     expect(readText(root, `vault/${copy}`)).toBe(before);
@@ -333,10 +338,10 @@ describe('build commits: history copies and hand edits', () => {
     writeFileSync(path.join(root, daily), edited);
     const head = git(root, 'rev-parse', 'HEAD').trim();
 
-    const kept = await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
-    expect(kept.json.streams[0].held).toEqual([{ path: 'main/daily/2026-02-12.md', status: 'edited' }]);
+    const kept = await buildHere(root, LATER);
+    expect(kept.streams[0]!.held).toEqual([{ path: 'main/daily/2026-02-12.md', status: 'edited' }]);
     expect(readText(root, daily)).toBe(edited);
-    if (kept.json.commit.status === 'committed') expect(changedIn(root).map(([, file]) => file)).not.toContain(daily);
+    if (kept.commit?.status === 'committed') expect(changedIn(root).map(([, file]) => file)).not.toContain(daily);
     else expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
     expect(porcelain(root)).toContain(` M ${daily}`);
 
