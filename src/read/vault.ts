@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadValidConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -6,6 +7,9 @@ import { UserError } from '../util/errors.js';
 import type { LoadedVault } from '../vault/load.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
 import { countTokens } from '../util/tokens.js';
+import { sha256 } from '../util/hash.js';
+import { frontmatterBody } from '../vault/frontmatter.js';
+import { readVaultFile } from '../vault/scan.js';
 
 /**
  * The read side's view of a vault: the config and the loaded vault, opened
@@ -50,14 +54,31 @@ export function pickStream(vault: ReadVault, name: string | undefined): StreamSt
   return stream;
 }
 
-/** Markdown body of a memory (frontmatter removed), from the parse cache when it has it. */
+/**
+ * Markdown body of a memory (frontmatter removed), from the parse cache when it has it, else read from the file. The
+ * read side needs the text only: the content store would also parse its markdown (sentences, headings, for the build's
+ * summaries), which was most of a warm context's time when its hits were memories the pack did not hold.
+ */
 export function memoryBody(vault: ReadVault, memory: Memory): string {
-  return vault.loaded.content.memory(memory).body;
+  const known = vault.loaded.cache.readContent(memory.path, memory.sha256);
+  if (known) return known.body;
+  const read = readVaultFile(vault.vaultDir, memory.path);
+  // A file that changed since the load: the content store says so (`vault/changed`), as before.
+  if (!read.ok || sha256(read.bytes) !== memory.sha256) return vault.loaded.content.memory(memory).body;
+  return frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
 }
 
-/** Markdown body of a generated summary. */
+/** Markdown body of a generated summary: from the parse cache, else read from the file (its text only, as for a memory). */
 export function summaryBody(vault: ReadVault, summary: Summary): string {
-  return vault.loaded.content.summary(summary).body;
+  const known = vault.loaded.cache.readContent(summary.path, summary.sha256);
+  if (known) return known.body;
+  let text: string;
+  try {
+    text = readFileSync(path.join(vault.vaultDir, summary.path), 'utf8');
+  } catch {
+    return vault.loaded.content.summary(summary).body;
+  }
+  return frontmatterBody(text).trim();
 }
 
 /** Tokens of `text` with the configured tokenizer: every budget of the read side is counted with it. */

@@ -86,12 +86,21 @@ function renderGroup(versions: readonly Version[]): string {
 
 interface Sized {
   c: Candidate;
-  /** Tokens of each version's block. */
-  tokens: number[];
+  /** Tokens of version `i`'s block: the first counted for every candidate (the tier's demand), coarser ones only when asked. */
+  tokens: (i: number) => number;
   /** Tokens of an excerpt joined to an earlier excerpt of its memory (its text only). */
   joined: number | undefined;
-  /** Tokens of an excerpt's whole memory. */
-  whole: number | undefined;
+  /** Tokens of an excerpt's whole memory, counted when the excerpt is placed. */
+  whole: () => number | undefined;
+}
+
+/** A number worked out on first use. */
+function lazy(work: () => number): () => number {
+  let value: number | undefined;
+  return () => {
+    value ??= work();
+    return value;
+  };
 }
 
 interface Placed {
@@ -159,17 +168,22 @@ function assemble(options: ContextOptions): AssembledContext {
   const sized = Object.fromEntries(
     TIER_NAMES.map((tier) => [
       tier,
-      candidates[tier].map((c) => ({
-        c,
-        tokens: c.versions.map((v) => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)),
-        // An excerpt of a memory already placed joins it under its heading: it costs its text only.
-        joined: c.versions[0]!.part ? count(`…\n\n${c.versions[0]!.text.trim()}\n\n`) : undefined,
-        whole: c.whole ? count(`${renderVersion(c.whole, tier)}\n`) : undefined,
-      })),
+      candidates[tier].map((c): Sized => {
+        const sizes = c.versions.map((v) => lazy(() => count(`${renderVersion(v, tier)}${tier === 'index' ? ', ' : '\n'}`)));
+        sizes[0]!();
+        const whole = c.whole;
+        return {
+          c,
+          tokens: (i) => sizes[i]!(),
+          // An excerpt of a memory already placed joins it under its heading: it costs its text only.
+          joined: c.versions[0]!.part ? count(`…\n\n${c.versions[0]!.text.trim()}\n\n`) : undefined,
+          whole: whole ? lazy(() => count(`${renderVersion(whole, tier)}\n`)) : () => undefined,
+        };
+      }),
     ]),
   ) as Record<TierName, Sized[]>;
   const demand = Object.fromEntries(
-    TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens[0]!, 0)]),
+    TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens(0), 0)]),
   ) as Record<TierName, number>;
   const allowance = allocateBudget(Math.max(0, budget - count(title)), demand, sharesFor(options.activity));
 
@@ -181,19 +195,22 @@ function assemble(options: ContextOptions): AssembledContext {
   const tryPlace = (tier: TierName, { c, tokens: sizes, joined, whole }: Sized, order: number, room: number): number => {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
     const key = `${tier}\u0000${c.versions[0]!.source}`;
-    const tokens = joined !== undefined && placedSources.has(key) ? [joined] : sizes;
-    const i = tokens.findIndex((t) => heading + t <= room);
-    if (i >= 0) {
+    const tokens = joined !== undefined && placedSources.has(key) ? () => joined : sizes;
+    const versions = joined !== undefined && placedSources.has(key) ? 1 : c.versions.length;
+    let i = 0;
+    while (i < versions && heading + tokens(i) > room) i++;
+    if (i < versions) {
       placedSources.add(`${tier}\u0000${c.versions[i]!.source}`);
+      const wholeTokens = c.whole ? whole() : undefined;
       placed.push({
         tier,
         version: c.versions[i]!,
-        tokens: tokens[i]!,
+        tokens: tokens(i),
         level: c.versions[i]!.part ? 'excerpt' : i === 0 ? 'full' : 'coarser',
         order,
-        ...(c.whole && whole !== undefined ? { whole: { version: c.whole, tokens: whole } } : {}),
+        ...(c.whole && wholeTokens !== undefined ? { whole: { version: c.whole, tokens: wholeTokens } } : {}),
       });
-      return heading + tokens[i]!;
+      return heading + tokens(i);
     }
     // A pinned memory is cut rather than left out; any other item is cut only to fill a large remainder (a long summary in a small budget).
     if ((c.must && room - heading > 40) || (tier !== 'index' && !c.versions[0]!.part && room - heading >= CUT_MIN)) {

@@ -11,7 +11,8 @@ import type { TierName } from './budget.js';
 import { factVersions, openContradictions } from './facts.js';
 import { signalQueries, type Signals } from './signals.js';
 import { keyOf, RELEVANT_GROUPS, relevantFor, roundRobinBy } from './relevant.js';
-import { memoryText, topicsOf } from './warm.js';
+import { streamView, type StreamView } from './stream-view.js';
+import { memoryText, topicsOf, type IndexTopic } from './warm.js';
 
 /**
  * The candidates of each tier, best first, before any budget: what the
@@ -64,6 +65,9 @@ export interface CandidateInput {
   contradictions?: CriticalSource;
 }
 
+/** Queries remembered per stream view; past this many they start again. */
+const MAX_REMEMBERED = 2_000;
+
 const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround|root cause)\b/i;
 
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
@@ -72,12 +76,8 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // offered without a query), but a search hit on one is a retrieval: it is served, and the usage it records brings the
   // memory back. Leaving hits out would forget exactly what a query needs. Both stay in summaries, zoom and search.
   const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, input.stream, input.now);
-  const notPushed = leftOut.ids;
-  const stream =
-    notPushed.size === 0 ? input.stream : { ...input.stream, memories: input.stream.memories.filter((m) => !notPushed.has(m.id)) };
-  const findable =
-    leftOut.duplicates.size === 0 ? input.stream.memories : input.stream.memories.filter((m) => !leftOut.duplicates.has(m.id));
-  const byPath = new Map(findable.map((m) => [m.path, m]));
+  const view = streamView(input.stream, leftOut, vault.config.timezone);
+  const { stream, byPath } = view;
   // Relative dates are resolved against the memory's day, as the summaries do (`yesterday (7 May 2023)`).
   const memoryVersion = (m: Memory): Version => ({
     source: m.path,
@@ -121,13 +121,24 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     return summary ? summaryBody(vault, summary) : undefined;
   };
   // Hits only, no snippets: a document's text is needed only to check a quoted phrase (from the loaded vault, not the disk).
-  const searchHits = (text: string, limit: number) => {
+  // Remembered per view while the index is unchanged: a warm process asks the same file or branch signal call after call.
+  const generation = input.index.generation();
+  if (view.hitsOf?.index !== input.index || view.hitsOf.generation !== generation || view.hits.size >= MAX_REMEMBERED) {
+    view.hits.clear();
+    view.hitsOf = { index: input.index, generation };
+  }
+  const searchHits = (text: string, limit: number): { path: string; score: number }[] => {
+    const key = `${limit}\u0000${text}`;
+    const known = view.hits.get(key);
+    if (known) return known;
     const query = parseQuery(text);
     const textOf = query.phrases.length > 0 ? bodyOf : (p: string) => (byPath.has(p) || stream.summaries.has(p) ? '' : undefined);
-    return runSearch(input.index, query, { stream: stream.name, limit }, textOf).flatMap((group) => [
+    const hits = runSearch(input.index, query, { stream: stream.name, limit }, textOf).flatMap((group) => [
       { path: group.path, score: group.score },
       ...group.more.map((hit) => ({ path: hit.path, score: hit.score })),
     ]);
+    view.hits.set(key, hits);
+    return hits;
   };
   const search = (text: string, limit: number): string[] => searchHits(text, limit).map((hit) => hit.path);
 
@@ -137,7 +148,7 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Open contradictions first (by default the stream's own, from its facts): neither value may be taken as settled.
   // Not marked as seen, so the memories they point at stay candidates themselves.
   for (const v of (input.contradictions ?? openContradictions)(vault, stream)) critical.push({ tier: 'critical', versions: [v] });
-  for (const m of stream.memories) if (m.importance === 'pinned') push(critical, take('critical', [memoryVersion(m)], true));
+  for (const m of view.pinned) push(critical, take('critical', [memoryVersion(m)], true));
   // Facts in force, compressed: those the signals name are critical, the others background.
   const facts = factVersions(
     stream,
@@ -145,7 +156,7 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     queries.map((q) => q.text),
   );
   if (facts.critical) critical.push({ tier: 'critical', versions: [facts.critical] });
-  const decisions = stream.memories.filter((m) => m.kind.toLowerCase() === 'decision');
+  const decisions = view.decisions;
   const relevantDecisions =
     queries.length > 0
       ? roundRobin(queries.map((q) => search(`${q.text} kind:decision`, 3)))
@@ -154,7 +165,7 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
           .reverse()
           .map((m) => m.path);
   for (const p of relevantDecisions) if (byPath.has(p)) push(critical, take('critical', [memoryVersion(byPath.get(p)!)]));
-  for (const error of recentErrors(stream.memories, input.now, vault.config.timezone)) {
+  for (const error of recentErrors(view.errors, input.now)) {
     push(critical, take('critical', [memoryVersion(error)]));
     const fix = fixFor(vault, stream.memories, error);
     if (fix)
@@ -179,14 +190,10 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Background: conventions, the long-term summary, the latest monthly.
   const background: Candidate[] = [];
   if (facts.background) background.push({ tier: 'background', versions: [facts.background] });
-  for (const m of [...stream.memories].reverse())
-    if (m.kind.toLowerCase() === 'convention' || m.tags.some((t) => t.toLowerCase() === 'convention'))
-      push(background, take('background', [memoryVersion(m)]));
+  for (const m of view.conventions) push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) push(background, take('background', [summaryVersion(longterm)]));
-  const monthly = [...stream.summaries.values()]
-    .filter((s) => s.meta.tier === 'monthly')
-    .sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0];
+  const monthly = view.latestMonthly;
   if (monthly) push(background, take('background', [summaryVersion(monthly)]));
 
   return { critical, relevant, background, index: indexCandidates(vault, stream.name) };
@@ -195,6 +202,18 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
 /** Index: one line per topic term, with the periods it is a topic of (newest first) — "auth (2026-02, 2026-W07)". */
 function indexCandidates(vault: ReadVault, stream: string): Candidate[] {
   const topics = topicsOf(vault, stream);
+  // The same topics (index.json unchanged) give the same line: worked out once per read of the file.
+  let out = indexLines.get(topics);
+  if (!out) {
+    out = indexLinesOf(topics);
+    indexLines.set(topics, out);
+  }
+  return out;
+}
+
+const indexLines = new WeakMap<readonly IndexTopic[], Candidate[]>();
+
+function indexLinesOf(topics: readonly IndexTopic[]): Candidate[] {
   const seen = new Map<string, { periods: string[]; path: string; first: number }>();
   const newestFirst = [...topics]
     .filter((t) => Array.isArray(t.terms))
@@ -233,14 +252,11 @@ function dayInWords(day: string): string {
   return words;
 }
 
-function recentErrors(memories: readonly Memory[], now: Date, zone: string): Memory[] {
+/** Errors of the 24 hours up to `now`, in the stream's order. */
+function recentErrors(errors: StreamView['errors'], now: Date): Memory[] {
   const end = now.getTime();
   const start = end - 24 * 3_600_000;
-  return memories.filter((m) => {
-    if (m.kind.toLowerCase() !== 'error' && !m.tags.some((t) => t.toLowerCase() === 'error')) return false;
-    const at = DateTime.fromISO(m.date, { zone }).toMillis();
-    return at >= start && at <= end;
-  });
+  return errors.filter(({ at }) => at >= start && at <= end).map(({ memory }) => memory);
 }
 
 /** The first later memory within three days that talks of a fix and shares a content word with the error. */

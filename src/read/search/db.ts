@@ -31,7 +31,7 @@ const SCHEMA = [
     tokenize = "unicode61 remove_diacritics 0 tokenchars '-_'")`,
   'CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab (fts, row)',
 ];
-const TABLES = ['fts_vocab', 'fts', 'doc_tags', 'docs', 'meta'];
+const TABLES = ['fts_vocab', 'fts', 'doc_tags', 'docs', 'meta', 'buckets'];
 
 /** Why a database was (re)built from the vault. */
 export type RebuildReason = 'missing' | 'unreadable' | 'outdated';

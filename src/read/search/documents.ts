@@ -67,9 +67,10 @@ export function searchDocuments(loaded: LoadedVault, only?: ReadonlySet<string>)
 }
 
 /** Reads the text indexed for a document: the body of the memory or summary (from the parse cache's content pack when it has it). */
-export function textReader(loaded: LoadedVault): (doc: SearchDoc) => string {
+export function textReader(loaded: LoadedVault, only?: ReadonlySet<string>): (doc: SearchDoc) => string {
   const memories = new Map<string, Memory>();
-  for (const stream of loaded.state.streams.values()) for (const m of stream.memories) memories.set(m.path, m);
+  for (const stream of loaded.state.streams.values())
+    for (const m of stream.memories) if (!only || only.has(m.path)) memories.set(m.path, m);
   return (doc) => {
     const memory = memories.get(doc.id);
     if (memory) return loaded.content.memory(memory).body;

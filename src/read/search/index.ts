@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SearchDoc } from './documents.js';
 import { analyze } from './analyzer.js';
+import { bucketOf, bucketRange, Digest, digestsOf } from './buckets.js';
 import { openInMemory } from './db.js';
 import type { MatchPlan } from './match.js';
 
@@ -33,6 +34,10 @@ export interface DocFilter {
   since?: string;
   until?: string;
 }
+
+/** The manifest's buckets (buckets.ts); `meta.buckets` says they were filled from the whole table with this version of the digest. */
+const BUCKETS_TABLE = 'CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY, digest TEXT NOT NULL) WITHOUT ROWID';
+const BUCKETS_VERSION = '1';
 
 /** Column weights of bm25(): a word in the title counts double, in a tag one and a half (minisearch's boosts before). */
 const WEIGHTS = { title: 2, text: 1, tags: 1.5 };
@@ -100,6 +105,9 @@ export class SearchIndex {
 
   private handle: Database.Database | undefined;
 
+  /** Transactions this connection wrote (SQLite's `data_version` counts only other connections' commits). */
+  private writes = 0;
+
   /** `db` may be a function opening it: an index nobody queries (the session-start hook's) never loads SQLite. */
   constructor(private readonly source: Database.Database | (() => Database.Database)) {}
 
@@ -118,6 +126,15 @@ export class SearchIndex {
     return statement;
   }
 
+  /**
+   * Changes whenever the index does: a commit by another connection (a build, `watch`) or by this one. What a warm
+   * process remembers of search results is keyed by it. An index nobody opened yet has one generation.
+   */
+  generation(): string {
+    if (!this.handle && typeof this.source === 'function') return 'unopened';
+    return `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`;
+  }
+
   /** Documents in the index. */
   get size(): number {
     return (this.statement('SELECT count(*) AS n FROM docs').get() as { n: number }).n;
@@ -127,6 +144,56 @@ export class SearchIndex {
   hashes(): Map<string, string> {
     const rows = this.statement('SELECT id, sha256 FROM docs').raw().all() as [string, string][];
     return new Map(rows);
+  }
+
+  /** Path → content hash of the documents in `buckets` (buckets.ts): a prefix range of the `id` index per bucket. */
+  hashesIn(buckets: Iterable<string>): Map<string, string> {
+    const range = this.statement('SELECT id, sha256 FROM docs WHERE id >= ? AND id < ?').raw();
+    const out = new Map<string, string>();
+    for (const bucket of buckets)
+      for (const [id, sha] of range.all(...bucketRange(bucket)) as [string, string][]) if (bucketOf(id) === bucket) out.set(id, sha);
+    return out;
+  }
+
+  /**
+   * Bucket → digest of what `docs` holds, as `write` keeps it; undefined when
+   * the buckets were never filled from the whole table (an index written
+   * before they existed, or a fresh one): the caller then compares every row.
+   */
+  bucketDigests(): Map<string, string> | undefined {
+    const marker = this.statement("SELECT value FROM meta WHERE key = 'buckets'").pluck().get() as string | undefined;
+    if (marker !== BUCKETS_VERSION) return undefined;
+    return new Map(this.statement('SELECT key, digest FROM buckets').raw().all() as [string, string][]);
+  }
+
+  /** Works out every bucket's digest from the whole `docs` table and marks them complete (once per index). */
+  fillBuckets(): void {
+    this.db
+      .transaction(() => {
+        this.db.exec(BUCKETS_TABLE);
+        this.db.exec('DELETE FROM buckets');
+        const rows = this.statement('SELECT id, sha256 FROM docs').raw().all() as [string, string][];
+        const digests = digestsOf((visit) => {
+          for (const [id, sha] of rows) visit(id, sha);
+        });
+        const put = this.statement('INSERT OR REPLACE INTO buckets (key, digest) VALUES (?, ?)');
+        for (const [key, digest] of digests) put.run(key, digest.toString());
+        this.statement("INSERT OR REPLACE INTO meta (key, value) VALUES ('buckets', ?)").run(BUCKETS_VERSION);
+      })
+      .immediate();
+    this.writes++;
+  }
+
+  /** Recomputes the digests of `buckets` from `docs` (inside `write`'s transaction). */
+  private refreshBuckets(buckets: ReadonlySet<string>): void {
+    const put = this.statement('INSERT OR REPLACE INTO buckets (key, digest) VALUES (?, ?)');
+    const drop = this.statement('DELETE FROM buckets WHERE key = ?');
+    for (const bucket of buckets) {
+      const digest = new Digest();
+      for (const [id, sha] of this.hashesIn([bucket])) digest.add(id, sha);
+      if (digest.n === 0) drop.run(bucket);
+      else put.run(bucket, digest.toString());
+    }
   }
 
   /** The stored fields of one document. */
@@ -195,6 +262,8 @@ export class SearchIndex {
     };
     this.db
       .transaction(() => {
+        // Made here: a connection opened for reading an index written before the table existed may be the one that writes.
+        this.db.exec(BUCKETS_TABLE);
         for (const id of remove) drop(id);
         for (const doc of put) {
           drop(doc.id);
@@ -214,8 +283,10 @@ export class SearchIndex {
           addFts.run(lastInsertRowid, analyze(doc.title), analyze(doc.text), analyze(doc.tags.join(' ')));
           for (const tag of new Set(doc.tags.map((t) => t.toLowerCase()))) addTag.run(tag, lastInsertRowid);
         }
+        this.refreshBuckets(new Set([...remove, ...put.map((doc) => doc.id)].map(bucketOf)));
       })
       .immediate();
+    this.writes++;
   }
 }
 

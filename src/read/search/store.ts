@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { LoadedVault } from '../../vault/load.js';
 import type { EmbeddingReport } from '../embeddings/update.js';
+import { digestsOf, pairMap, vaultPairs } from './buckets.js';
 import { databaseFile, openForReading, openForWriting, type RebuildReason } from './db.js';
 import { searchDocuments, textReader, type SearchDoc } from './documents.js';
 import { SearchIndex, syncIndex, type SyncCounts } from './index.js';
@@ -67,16 +68,6 @@ export function readIndex(root: string): LoadedIndex | undefined {
   return { index };
 }
 
-/** Path and content hash of every document of the vault, straight from the loader (no document objects, no hashing). */
-function hashesOf(vault: LoadedVault): Map<string, string> {
-  const hashes = new Map<string, string>();
-  for (const stream of vault.state.streams.values()) {
-    for (const m of stream.memories) hashes.set(m.path, m.sha256);
-    for (const s of stream.summaries.values()) hashes.set(s.path, s.sha256);
-  }
-  return hashes;
-}
-
 function writable(root: string, force: boolean): { index: SearchIndex; fresh?: RebuildReason } {
   const held = open.get(root);
   if (!force && held && held.index.db.open && held.inode === inodeOf(root)) return { index: held.index };
@@ -100,19 +91,39 @@ function writable(root: string, force: boolean): { index: SearchIndex; fresh?: R
  */
 export function updateSearchIndex(root: string, vault: LoadedVault, options: { force?: boolean } = {}): IndexReport {
   const started = performance.now();
-  const hashes = hashesOf(vault);
   const { index, fresh } = writable(root, options.force ?? false);
-  const known = index.hashes();
+  // Buckets whose digests differ are the only ones compared row by row; all of them when the index has no complete buckets yet.
+  const stored = fresh === undefined && !options.force ? index.bucketDigests() : undefined;
+  let hashes: Map<string, string>;
+  let known: Map<string, string>;
+  let documents: number;
+  if (stored) {
+    const digests = digestsOf(vaultPairs(vault));
+    documents = 0;
+    const differ = new Set<string>();
+    for (const [key, digest] of digests) {
+      documents += digest.n;
+      if (stored.get(key) !== digest.toString()) differ.add(key);
+    }
+    for (const key of stored.keys()) if (!digests.has(key)) differ.add(key);
+    hashes = differ.size === 0 ? new Map() : pairMap(vaultPairs(vault, differ));
+    known = differ.size === 0 ? new Map() : index.hashesIn(differ);
+  } else {
+    hashes = pairMap(vaultPairs(vault));
+    known = index.hashes();
+    documents = hashes.size;
+  }
   const changed = new Set<string>();
   for (const [id, sha] of hashes) if (known.get(id) !== sha) changed.add(id);
   const gone = [...known.keys()].some((id) => !hashes.has(id));
   let counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
   // Only the changed documents are built and their text read.
   if (changed.size > 0 || gone)
-    counts = syncIndex(index, searchDocuments(vault, changed), textReader(vault), onlyChangedOrGone(known, changed, hashes));
+    counts = syncIndex(index, searchDocuments(vault, changed), textReader(vault, changed), onlyChangedOrGone(known, changed, hashes));
+  if (!stored) index.fillBuckets();
   const rebuilt = fresh !== undefined || options.force === true;
   return {
-    documents: hashes.size,
+    documents,
     ...counts,
     rebuilt,
     ...(rebuilt ? { reason: options.force ? 'forced' : fresh } : {}),

@@ -1,0 +1,67 @@
+import { DateTime } from 'luxon';
+import type { LeftOut } from '../../maintain/left-out.js';
+import type { Memory, StreamState, Summary } from '../../vault/model.js';
+
+/**
+ * What context assembly works out from a stream's memories before any
+ * signal: the memories it may push (forgotten ones and copies left out), the
+ * pinned, the decisions, the conventions, the errors with their instants, the
+ * latest monthly. At 20,000 memories that is several passes and a `Map` of
+ * every path, so a long-lived process keeps it per stream until the loaded
+ * memories, the summaries, what is left out (usage, the day) or the time zone
+ * change: each is compared by identity, and a reload makes new arrays.
+ */
+export interface StreamView {
+  /** The stream without the memories never pushed (forgotten, copies). */
+  stream: StreamState;
+  /** Memories a search may find (all but copies), by path. */
+  byPath: ReadonlyMap<string, Memory>;
+  pinned: readonly Memory[];
+  decisions: readonly Memory[];
+  /** Memories of kind or tag `convention`, newest first. */
+  conventions: readonly Memory[];
+  /** Memories of kind or tag `error`, with their instant in milliseconds. */
+  errors: readonly { memory: Memory; at: number }[];
+  latestMonthly: Summary | undefined;
+  /** Search hits by query, for this view and one state of the index (candidates.ts). */
+  hits: Map<string, { path: string; score: number }[]>;
+  /** The index and its generation the hits were found in. */
+  hitsOf: { index: unknown; generation: string } | undefined;
+}
+
+interface Entry {
+  leftOut: LeftOut;
+  summaries: StreamState['summaries'];
+  zone: string;
+  view: StreamView;
+}
+
+const views = new WeakMap<readonly Memory[], Entry>();
+
+const isKind = (m: Memory, kind: string): boolean => m.kind.toLowerCase() === kind || m.tags.some((t) => t.toLowerCase() === kind);
+
+/** The view of `stream` with `leftOut` applied, remembered while its inputs are the same objects. */
+export function streamView(stream: StreamState, leftOut: LeftOut, zone: string): StreamView {
+  const known = views.get(stream.memories);
+  if (known && known.leftOut === leftOut && known.summaries === stream.summaries && known.zone === zone) return known.view;
+  const notPushed = leftOut.ids;
+  const pushed = notPushed.size === 0 ? stream : { ...stream, memories: stream.memories.filter((m) => !notPushed.has(m.id)) };
+  const findable = leftOut.duplicates.size === 0 ? stream.memories : stream.memories.filter((m) => !leftOut.duplicates.has(m.id));
+  const view: StreamView = {
+    stream: pushed,
+    byPath: new Map(findable.map((m) => [m.path, m])),
+    pinned: pushed.memories.filter((m) => m.importance === 'pinned'),
+    decisions: pushed.memories.filter((m) => m.kind.toLowerCase() === 'decision'),
+    conventions: pushed.memories.filter((m) => isKind(m, 'convention')).reverse(),
+    errors: pushed.memories
+      .filter((m) => isKind(m, 'error'))
+      .map((memory) => ({ memory, at: DateTime.fromISO(memory.date, { zone }).toMillis() })),
+    latestMonthly: [...pushed.summaries.values()]
+      .filter((s) => s.meta.tier === 'monthly')
+      .sort((a, b) => (a.meta.period < b.meta.period ? 1 : -1))[0],
+    hits: new Map(),
+    hitsOf: undefined,
+  };
+  views.set(stream.memories, { leftOut, summaries: stream.summaries, zone, view });
+  return view;
+}
