@@ -1,8 +1,21 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { copyProject, createProject, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
-import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory, workTreeFiles } from './helpers.js';
+import {
+  commitAll,
+  filesAt,
+  git,
+  gitConfig,
+  gitStatus,
+  initRepo,
+  memoryNames,
+  porcelain,
+  shortHistory,
+  withEnv,
+  workTreeFiles,
+} from './helpers.js';
 
 /**
  * Fault injection: the build process is killed (SIGKILL, through the
@@ -17,7 +30,9 @@ import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, p
  * each git backend's recovery once: the `commit` point with the git command, `commit-ref` with isomorphic-git. Every
  * recovery path (rewriting leftovers, redoing moves, a commit not yet on the branch, a branch ahead of the index) and
  * both backends are covered. The remaining kill points (the first write, each commit point on the other backend) repeat
- * those paths at about 6 s each and run with MEMVAULT_SLOW=1.
+ * those paths at about 6 s each and run with MEMVAULT_SLOW=1. The kill and the recovery run the real CLI (a new process
+ * finds what the killed one left); the set-up builds and the final no-change build run in-process, which saves a CLI
+ * start each and checks the same files.
  */
 
 const RETENTION = 'calendar:\n  retention: { memories_days: 30, daily_days: 40, weekly_weeks: 6 }\n';
@@ -47,12 +62,10 @@ describe('crash safety: a build killed at any point is finished by the next one'
     initRepo(base);
     commitAll(base, 'project setup');
     writeFiles(base, history.files);
-    await runCliJson(['build', '--now', NIGHT1, '--json'], { cwd: base });
+    await build({ root: base, now: new Date(NIGHT1) });
 
     const clean = nightTwo();
-    const result = await buildNight2(clean);
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout);
+    const report = await build({ root: clean, now: new Date(NIGHT2) });
     // The scenario exercises every stage that writes.
     expect(report.archived.length).toBeGreaterThan(20);
     expect(report.historyCopies).toContain('main/history/daily/2026-02-04-20260303-060000.md');
@@ -62,7 +75,8 @@ describe('crash safety: a build killed at any point is finished by the next one'
       listing: git(clean, 'ls-tree', '-r', 'HEAD', 'vault'),
       files: workTreeFiles(path.join(clean, 'vault')),
     };
-  });
+    // Two builds of two months of memories: well over the default hook timeout when the shared cores are busy.
+  }, 180_000);
   afterAll(() => [base, ...roots].forEach(removeProject));
 
   // The commit points run with each git backend (the git command by default, isomorphic-git forced); the rest once.
@@ -106,10 +120,10 @@ describe('crash safety: a build killed at any point is finished by the next one'
         expect(memoryNames(filesAt(root))).toEqual(memoryNames(Object.keys(history.files)));
         expect(indexedSummaries(root)).toEqual(summariesOnDisk(root));
 
-        const again = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root, env: { MEMVAULT_GIT_BACKEND: backend } });
-        expect(again.json.written).toEqual([]);
-        expect(again.json.archived).toEqual([]);
-        expect(again.json.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
+        const again = await withEnv({ MEMVAULT_GIT_BACKEND: backend }, () => build({ root, now: new Date(NIGHT2) }));
+        expect(again.written).toEqual([]);
+        expect(again.archived).toEqual([]);
+        expect(again.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });
         // isomorphic-git's recovery scan and index updates are slower than git's: ~50 s on a busy 2-core machine.
       },
       backend === 'isomorphic' ? 180_000 : undefined,
@@ -121,8 +135,8 @@ describe('crash safety: a build killed at any point is finished by the next one'
     expect((await buildNight2(root, { MEMVAULT_TEST_CRASH_AFTER: 'write:2' })).code).toBe(128);
     const deleted = history.byDay.get('2026-02-05')![0]!; // committed on night 1, not due for the archive
     rmSync(path.join(root, deleted));
-    const recovered = await runCliJson(['build', '--now', NIGHT2, '--json'], { cwd: root });
-    expect(recovered.json.commit.recovered).toBe(true);
+    const recovered = await build({ root, now: new Date(NIGHT2) });
+    expect(recovered.commit).toMatchObject({ status: 'committed', recovered: true });
     expect(filesAt(root)).toContain(deleted);
     expect(porcelain(root)).toEqual([` D ${deleted}`]);
     // The archive moves of the crashed build are committed as renames, memories included.
