@@ -1,10 +1,10 @@
+import path from 'node:path';
+import type { Served } from '../mcp/context.js';
 import { readConfig } from '../read/vault.js';
-import { openVault } from '../read/vault.js';
-import { createIndex } from '../read/search/index.js';
-import { contextWarm } from '../mcp/context.js';
 import { recordUsage } from '../usage/log.js';
-import { countTokens } from '../util/tokens.js';
+import type { Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
+import { readStartCache, requestKey, usageStamp, vaultStamp, writeStartCache } from './start-cache.js';
 
 /**
  * `memvault hook session-start`: the memory a coding-agent session starts
@@ -35,6 +35,27 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   const config = await readConfig(options.root);
   const budget = options.budget ?? config.hooks.budget;
   const stream = options.stream ?? config.hooks.stream;
+  // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.
+  const vaultDir = path.resolve(options.root, config.vault);
+  const key = requestKey(config, { budget, stream, compact: options.input.source === 'compact' });
+  const at = options.now.getTime();
+  const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root);
+  if (
+    cached?.key === key &&
+    at >= cached.from &&
+    at < cached.until &&
+    cached.usage === usageStamp(options.root, vaultDir, cached.answer.result.stream) &&
+    cached.vault === vaultStamp(vaultDir, config)
+  ) {
+    recordUsage(options.root, cached.answer.served, 'hook:session-start', options.now);
+    writeStartCache(options.root, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
+    return cached.answer.result;
+  }
+  const before = vaultStamp(vaultDir, config);
+  const { openVault, pickStream } = await import('../read/vault.js');
+  const { createIndex } = await import('../read/search/index.js');
+  const { contextWarm } = await import('../mcp/context.js');
+  const { countTokens } = await import('../util/tokens.js');
   const vault = await openVault(options.root);
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
   const index = createIndex();
@@ -49,14 +70,44 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   const text = result.context
     ? `${header}${result.context}`
     : `${header}(no memories yet: \`memvault add\` or the add_memory tool saves one)\n`;
-  return {
+  const answer: SessionStartResult = {
     text,
     tokens: countTokens(text, config.tokenizer),
     budget,
     stream: served[0]?.stream ?? stream ?? Object.keys(config.streams)[0] ?? 'main',
     items: result.items.map((item) => ({ tier: item.tier, source: item.source })),
   };
+  const streams = vault.loaded.state.streams;
+  const errors = streams.has(answer.stream) ? pickStream(vault, answer.stream).memories : [];
+  writeStartCache(options.root, {
+    key,
+    vault: before,
+    usage: usageStamp(options.root, vaultDir, answer.stream),
+    from: at,
+    until: await validUntil(options.now, config.timezone, errors),
+    answer: { result: answer, served },
+  });
+  return answer;
 }
+
+/**
+ * Until when the answer for `now` holds as far as time goes: the next midnight of the zone (the day is in the title and
+ * decides forgetting and the facts in force), or the first moment an error memory enters or leaves the last 24 hours.
+ */
+async function validUntil(now: Date, zone: string, memories: readonly Memory[]): Promise<number> {
+  const { DateTime } = await import('luxon');
+  const at = now.getTime();
+  let until = DateTime.fromJSDate(now, { zone }).plus({ days: 1 }).startOf('day').toMillis();
+  for (const m of memories) {
+    if (m.kind.toLowerCase() !== 'error' && !m.tags.some((t) => t.toLowerCase() === 'error')) continue;
+    const instant = DateTime.fromISO(m.date, { zone }).toMillis();
+    if (instant > at) until = Math.min(until, instant);
+    else if (instant + DAY >= at) until = Math.min(until, instant + DAY + 1);
+  }
+  return until;
+}
+
+const DAY = 24 * 3_600_000;
 
 /** One line saying where this comes from, and why it is here again after a compaction. */
 function headerFor(input: HookInput): string {

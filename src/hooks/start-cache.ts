@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { usagePath } from '../usage/fold.js';
+import { usageLogFile } from '../usage/log.js';
+import { scanStreams } from '../vault/scan.js';
+
+/**
+ * The session-start hook's last answer, so the next session of an unchanged
+ * vault starts without loading it (at 20,000 memories the parse cache alone
+ * is ~0.5 s) or the tokenizer's tables. Kept in `.memvault/hooks/session-start.json`.
+ *
+ * An answer is reused only when all of these are as they were:
+ * - the request: budget, stream, whether it follows a compaction, the whole config;
+ * - the vault: path, size and mtime of every file of every stream folder (the loader's own walk), and `index.json`;
+ * - usage counts (forgetting reads them): the stream's `usage.json`, the usage log and its fold state, as they were
+ *   after the answer's own usage was recorded (recording what it served changes no answer: a served memory was pushed,
+ *   so it was not forgotten, and stays so);
+ * - the time: `now` from the answer's time until the next midnight of the zone (the day names the context and decides
+ *   forgetting and facts in force) or until an error memory enters or leaves the last 24 hours, whichever comes first.
+ * Anything else is a miss, and the hook assembles the context as before and keeps the new answer.
+ */
+
+const FORMAT = 1;
+
+export interface StartRequest {
+  budget: number;
+  stream: string | undefined;
+  compact: boolean;
+}
+
+export interface CachedStart<T> {
+  format: number;
+  key: string;
+  vault: string;
+  usage: string;
+  /** Epoch milliseconds: the answer holds for `now` in [from, until). */
+  from: number;
+  until: number;
+  answer: T;
+}
+
+export const startCacheFile = (root: string): string => path.join(root, '.memvault', 'hooks', 'session-start.json');
+
+export function requestKey(config: Config, request: StartRequest): string {
+  return createHash('sha256').update(JSON.stringify({ config, request })).digest('hex');
+}
+
+const stamp = (file: string): string => {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+};
+
+/** Every file of every stream folder (path, size, mtime), as the loader walks them, and `index.json`: changes with any edit. */
+export function vaultStamp(vaultDir: string, config: Config): string {
+  const names = new Set(Object.keys(config.streams));
+  try {
+    for (const entry of readdirSync(vaultDir, { withFileTypes: true }))
+      if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
+  } catch {
+    // No vault folder yet.
+  }
+  const hash = createHash('sha256');
+  for (const file of scanStreams(vaultDir, [...names].sort()))
+    hash.update(`${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`);
+  hash.update(`index.json\u0000${stamp(path.join(vaultDir, 'index.json'))}`);
+  return hash.digest('hex');
+}
+
+/** The usage files forgetting reads for `stream`. */
+export function usageStamp(root: string, vaultDir: string, stream: string): string {
+  return [path.join(vaultDir, usagePath(stream)), usageLogFile(root), path.join(root, '.memvault', 'usage-state.json')]
+    .map(stamp)
+    .join('|');
+}
+
+export function readStartCache<T>(root: string): CachedStart<T> | undefined {
+  try {
+    const cached = JSON.parse(readFileSync(startCacheFile(root), 'utf8')) as CachedStart<T>;
+    return cached.format === FORMAT ? cached : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the answer (a temporary file renamed over the old one: a reader sees the old answer or the new, never half). */
+export function writeStartCache<T>(root: string, entry: Omit<CachedStart<T>, 'format'>): void {
+  try {
+    const file = startCacheFile(root);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify({ format: FORMAT, ...entry }));
+    renameSync(temporary, file);
+  } catch {
+    // A cache that cannot be written costs the next session the full assembly, nothing else.
+  }
+}
