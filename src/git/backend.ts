@@ -60,7 +60,8 @@ let detected: 'cli' | 'isomorphic' | undefined;
 /**
  * The backend for this process: `MEMVAULT_GIT_BACKEND=cli|isomorphic` forces
  * one (tests run the git suite against both); otherwise the git command when
- * `git --version` runs, else isomorphic-git. Detected once per process.
+ * an executable `git` is on PATH (or, failing that, `git --version` runs), else
+ * isomorphic-git. Detected once per process.
  */
 export async function gitBackend(env: NodeJS.ProcessEnv = process.env): Promise<GitBackend> {
   const forced = env.MEMVAULT_GIT_BACKEND;
