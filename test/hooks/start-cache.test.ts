@@ -1,0 +1,78 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStart } from '../../src/hooks/session-start.js';
+import { startCacheFile } from '../../src/hooks/start-cache.js';
+import { usageLogFile } from '../../src/usage/log.js';
+import { createProject, memory, removeProject } from '../helpers/project.js';
+
+/**
+ * The session-start hook's reused answer (in-process, real files): reused when
+ * nothing changed, and not after an edit in place, another process's usage, a
+ * new day or an error leaving the last 24 hours.
+ */
+
+const NOW = new Date('2026-03-20T12:00:00Z');
+let root: string;
+const input = { hook_event_name: 'SessionStart', source: 'startup' } as const;
+const start = (now = NOW) => sessionStart({ root, input, now });
+/** Marks the kept answer, so a reply that carries the mark was read from it. */
+const mark = (): void => {
+  const file = startCacheFile(root);
+  const cached = JSON.parse(readFileSync(file, 'utf8')) as { answer: { result: { text: string } } };
+  cached.answer.result.text += 'MARK\n';
+  writeFileSync(file, JSON.stringify(cached));
+};
+
+beforeAll(() => {
+  root = createProject(
+    {
+      'vault/main/memories/2026-01-05-deploy-rule.md': memory({
+        date: '2026-01-05T09:00:00Z',
+        title: 'Deploy rule',
+        importance: 'pinned',
+        body: 'Production deploys need two approvals.',
+      }),
+      'vault/main/memories/2026-03-20-crash.md': memory({
+        date: '2026-03-20T08:00:00Z',
+        title: 'Worker crash',
+        kind: 'error',
+        body: 'The export worker crashed on a null invoice id.',
+      }),
+    },
+    'timezone: UTC\n',
+  );
+});
+afterAll(() => removeProject(root));
+
+describe('session-start: the reused answer', () => {
+  it('is reused while nothing changed, and assembled again after an edit, usage by another process, a new day or an old error', async () => {
+    const first = await start();
+    expect(first.text).toContain('two approvals');
+    expect(first.text).toContain('null invoice id');
+    mark();
+    expect((await start()).text).toBe(`${first.text}MARK\n`);
+
+    // An edit in place (same path): assembled again, with the new text.
+    appendFileSync(path.join(root, 'vault/main/memories/2026-01-05-deploy-rule.md'), 'Hotfixes too.\n');
+    const edited = await start();
+    expect(edited.text).toContain('Hotfixes too.');
+    expect(edited.text).not.toContain('MARK');
+
+    // Usage recorded by another process (forgetting reads it).
+    mark();
+    appendFileSync(usageLogFile(root), `${JSON.stringify({ ts: NOW.toISOString(), stream: 'main', path: 'x.md', via: 'cli:search' })}\n`);
+    expect((await start()).text).not.toContain('MARK');
+
+    // Within the error's 24 hours: reused; past them: the error is no longer recent.
+    mark();
+    expect((await start(new Date('2026-03-20T20:00:00Z'))).text).toContain('MARK');
+    const nextDay = await start(new Date('2026-03-21T09:00:00Z'));
+    expect(nextDay.text).not.toContain('MARK');
+    expect(nextDay.text).not.toContain('null invoice id');
+    expect(nextDay.text).toContain('2026-03-21');
+    // A clock set back before the kept answer's time is a miss too.
+    mark();
+    expect((await start(new Date('2026-03-20T10:00:00Z'))).text).not.toContain('MARK');
+  });
+});
