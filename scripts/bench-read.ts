@@ -188,7 +188,9 @@ async function benchVault(dir: string, memories: number, runs: number, reuse = f
  * What an agent waits for: `search` and `context` through the MCP server (a
  * real `memvault mcp` child driven by the SDK's Client over stdio, the
  * JSON-RPC round trip included; the first call of each tool is a warm-up),
- * and the session-start hook's wall time from process start to exit.
+ * and the session-start hook's wall time from process start to exit (the
+ * first, which assembles the context, and the median of five more, which
+ * reuse its answer while the vault is unchanged).
  */
 async function agentBench(dir: string, runs: number): Promise<Record<string, number>> {
   let start = performance.now();
@@ -209,8 +211,10 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
   const context: number[] = [];
   for (let i = 0; i < Math.min(runs, 10); i++) context.push(await timed('context', { query: QUERIES[i % QUERIES.length]!, budget: 8000 }));
   await client.close();
+  // The first session start assembles the context (its kept answer removed first); the next ones reuse it (hooks/start-cache.ts).
+  rmSync(path.join(dir, '.memvault', 'hooks'), { recursive: true, force: true });
   const hook: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 6; i++) {
     start = performance.now();
     const child = spawnSync(process.execPath, [CLI, 'hook', 'session-start'], {
       cwd: dir,
@@ -225,7 +229,8 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
     mcp_start_ms: round(connectMs),
     mcp_search_median_ms: round(median(search)),
     mcp_context_median_ms: round(median(context)),
-    session_start_hook_median_ms: round(median(hook)),
+    session_start_hook_first_ms: round(hook[0]!),
+    session_start_hook_median_ms: round(median(hook.slice(1))),
   };
 }
 
