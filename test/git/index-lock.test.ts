@@ -1,8 +1,9 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, createProject, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
-import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory } from './helpers.js';
+import { build } from '../../src/pipeline/build.js';
+import { copyProject, createProject, removeProject, runCli, writeFiles } from '../helpers/project.js';
+import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory, withEnv } from './helpers.js';
 
 /**
  * Issue: a stale `.git/index.lock` made the build fail after it moved the
@@ -10,7 +11,8 @@ import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, p
  * `git commit` then reverted it). Now the build checks git's index lock
  * before the branch moves: it exits 1 with one line and a hint, HEAD and the
  * index stay as they were, and once the lock is gone the next build commits
- * everything. Through the real CLI, with each git backend.
+ * everything. The refused build runs through the real CLI (its message),
+ * the reference and the completing build in-process, with each git backend.
  */
 
 const NOW = '2026-02-16T06:00:00Z';
@@ -28,8 +30,8 @@ beforeAll(async () => {
   writeFiles(setup, history.files);
   const reference = copyProject(setup);
   roots.push(reference);
-  const clean = await runCliJson(['build', '--now', NOW, '--json'], { cwd: reference });
-  expect(clean.json.commit.status).toBe('committed');
+  const clean = await build({ root: reference, now: new Date(NOW) });
+  expect(clean.commit?.status).toBe('committed');
   referenceTree = git(reference, 'rev-parse', 'HEAD:vault').trim();
 });
 afterAll(() => roots.forEach(removeProject));
@@ -57,8 +59,8 @@ describe.each(['cli', 'isomorphic'])('a stale .git/index.lock (%s backend)', (ba
     // Nothing is staged: the index still matches HEAD, so a `git commit` now would commit nothing of memvault's.
     expect(git(base, 'diff', '--cached', '--name-only')).toBe('');
 
-    const next = await runCliJson(['build', '--now', NOW, '--json'], { cwd: base, env });
-    expect(next.json.commit).toMatchObject({ status: 'committed', recovered: true });
+    const next = await withEnv(env, () => build({ root: base, now: new Date(NOW) }));
+    expect(next.commit).toMatchObject({ status: 'committed', recovered: true });
     expect(git(base, 'rev-parse', 'HEAD:vault').trim()).toBe(referenceTree);
     expect(porcelain(base)).toEqual([]);
     expect(memoryNames(filesAt(base))).toEqual(memoryNames(Object.keys(history.files)));
