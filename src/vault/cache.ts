@@ -164,6 +164,11 @@ export class ParseCache {
     return this.entries.get(vaultPath);
   }
 
+  /** How many entries the cache holds. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Every entry. */
   values(): IterableIterator<CacheEntry> {
     return this.entries.values();

@@ -102,9 +102,11 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     options.useRecord === true && missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
       ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone)
       : undefined;
-  const stats = await refreshFiles(found, options, cache, content);
+  // The files the cache holds as they are need nothing more (no load session rechecks them here): only the others are read.
+  const stats = await refreshFiles(missed, options, cache, content);
   const paths = found.map((file) => file.vaultPath);
-  cache.retain(new Set(paths));
+  // Every found file now has an entry: as many entries as files means none to forget (saves a 20,000-path set per build).
+  if (cache.size !== paths.length) cache.retain(new Set(paths));
   const state = assembleState(paths, cache, options, diagnostics);
   return { state, content, cache, stats: { files: found.length, ...stats }, warnings: seeded?.warnings ?? [] };
 }
