@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { build as runBuild } from '../../src/pipeline/build.js';
+import { withEnv } from '../git/helpers.js';
 import { closedPort } from '../helpers/fake-openai.js';
-import { copyProject, createProject, runCli } from '../helpers/project.js';
+import { type CliResult, copyProject, createProject, runCli } from '../helpers/project.js';
 import {
   changed,
   expectConsistentVault,
@@ -18,7 +20,9 @@ import {
 /**
  * Every fault of an LLM call, end to end through the CLI: what the build
  * does, what it reports, that the vault stays consistent and that the key
- * shows up nowhere. Two weeks of memories; W06 and W07 are complete.
+ * shows up nowhere. Two weeks of memories; W06 and W07 are complete. The
+ * CLI runs where its output or exit code is checked; builds checked by their
+ * report and files run in-process (`buildHere`).
  */
 
 const NOW = '2026-02-18T06:00:00Z';
@@ -37,6 +41,14 @@ function project(options: Partial<Parameters<typeof llmConfig>[0]> = {}): string
   return fake.track(root);
 }
 const build = (root: string, ...flags: string[]) => runCli(['build', '--now', NOW, '--json', ...flags], { cwd: root, env: KEY_ENV });
+/**
+ * The same build in this process, as the CLI's result: its `--json` report on stdout, exit 0 (a build that throws fails
+ * the test). For the scenarios that read the report and the files, not the CLI's output: no CLI start each.
+ */
+const buildHere = async (root: string): Promise<CliResult> => {
+  const report = await withEnv(KEY_ENV, () => runBuild({ root, now: new Date(NOW) }));
+  return { code: 0, stdout: JSON.stringify(report), stderr: '' };
+};
 const json = (result: { stdout: string }) => JSON.parse(result.stdout);
 const callsFor = (day: string) => fake.server.calls().filter((c) => c.prompt.includes(dailyOf(day)));
 
@@ -83,7 +95,7 @@ describe('a fault that persists for one summary', () => {
 
     fake.server.reset();
     const before = summaries(root);
-    const again = await build(root);
+    const again = await buildHere(root);
     expect(again.code).toBe(0);
     expect(json(again).streams[0].failed).toEqual([]);
     const regenerated = changed(before, summaries(root));
@@ -97,7 +109,7 @@ describe('a fault that persists for one summary', () => {
   it('runaway output cut by max_tokens: retried tighter, then the daily fails and nothing is written for it', async () => {
     const root = project();
     fake.server.inject({ fault: { kind: 'runaway' }, times: Infinity, match: dailyOf(DAY) });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
     expect(report.failed).toEqual([
@@ -124,7 +136,7 @@ describe('a fault that persists for one summary', () => {
     const root = project();
     fake.server.inject({ fault: { kind: 'empty' }, match: dailyOf(OTHER) });
     fake.server.inject({ fault: { kind: 'empty' }, times: Infinity, match: dailyOf(DAY) });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
     expect(report.failed).toEqual([
@@ -155,13 +167,13 @@ describe('a fault that persists for one summary', () => {
 
   it('over budget when a previous version exists: the previous version is kept, untouched', async () => {
     const root = project();
-    expect((await build(root)).code).toBe(0);
+    expect((await buildHere(root)).code).toBe(0);
     const before = summaries(root);
     const file = history.byDay.get(DAY)![0]!;
     writeFileSync(path.join(root, file), readFileSync(path.join(root, file), 'utf8').replace(/Worked with \w+/, 'Paired with Zoe'));
     fake.server.reset();
     fake.server.inject({ fault: { kind: 'long', tokens: 1500 }, times: Infinity, match: dailyOf(DAY) });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code).toBe(0);
     const report = json(result).streams[0];
     expect(report.failed).toEqual([
@@ -188,7 +200,7 @@ describe('faults that pass', () => {
       fault: { kind: 'status', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '1' } },
       match: dailyOf(DAY),
     });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code, result.stderr).toBe(0);
     const [limited, retried] = callsFor(DAY);
     expect(limited?.fault).toBe('status');
@@ -219,7 +231,7 @@ describe('faults that pass', () => {
     const root = project();
     fake.server.inject({ fault: { kind: 'meta' }, match: dailyOf(DAY) });
     fake.server.inject({ fault: { kind: 'frontmatter' }, match: dailyOf(OTHER) });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code).toBe(0);
     const files = summaries(root);
     for (const day of [DAY, OTHER]) {
