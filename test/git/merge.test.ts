@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { copyProject, createProject, memory, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, porcelain } from './helpers.js';
 
@@ -45,7 +46,8 @@ describe('merging two machines that rolled up concurrently', () => {
     );
     initRepo(laptop);
     commitAll(laptop, 'setup');
-    await runCliJson(['build', '--now', NOW1, '--json'], { cwd: laptop });
+    // The set-up builds run in-process (no CLI start each); the tests below run the CLI.
+    await build({ root: laptop, now: new Date(NOW1) });
 
     server = mkdtempSync(path.join(os.tmpdir(), 'memvault-e2e-'));
     execFileSync('git', ['clone', '-q', laptop, server]);
@@ -60,7 +62,7 @@ describe('merging two machines that rolled up concurrently', () => {
         body: 'Fixed the invoice rounding bug.',
       }),
     });
-    await runCliJson(['build', '--now', NOW2, '--json'], { cwd: laptop });
+    await build({ root: laptop, now: new Date(NOW2) });
     writeFiles(server, {
       'vault/main/memories/2026-02-12-server.md': memory({
         date: '2026-02-12T15:00:00Z',
@@ -68,7 +70,7 @@ describe('merging two machines that rolled up concurrently', () => {
         body: 'Nightly export finished in 4 minutes.',
       }),
     });
-    await runCliJson(['build', '--now', NOW2, '--json'], { cwd: server });
+    await build({ root: server, now: new Date(NOW2) });
 
     // The same merge without the attributes, for contrast.
     plain = copyProject(laptop);
