@@ -38,12 +38,27 @@ interface Entry {
 
 const views = new WeakMap<readonly Memory[], Entry>();
 
+/**
+ * Whether two answers of `leftOutOf` leave out the same memories. A warm server records usage after every answer, and
+ * a changed usage file makes `leftOutOf` answer with a new object, most often with the same memories in it.
+ */
+function sameLeftOut(a: LeftOut, b: LeftOut): boolean {
+  if (a === b) return true;
+  if (a.ids.size !== b.ids.size || a.duplicates.size !== b.duplicates.size) return false;
+  for (const id of a.ids) if (!b.ids.has(id)) return false;
+  for (const [id, of] of a.duplicates) if (b.duplicates.get(id) !== of) return false;
+  return true;
+}
+
 const isKind = (m: Memory, kind: string): boolean => m.kind.toLowerCase() === kind || m.tags.some((t) => t.toLowerCase() === kind);
 
 /** The view of `stream` with `leftOut` applied, remembered while its inputs are the same objects. */
 export function streamView(stream: StreamState, leftOut: LeftOut, zone: string): StreamView {
   const known = views.get(stream.memories);
-  if (known && known.leftOut === leftOut && known.summaries === stream.summaries && known.zone === zone) return known.view;
+  if (known && known.summaries === stream.summaries && known.zone === zone && sameLeftOut(known.leftOut, leftOut)) {
+    known.leftOut = leftOut;
+    return known.view;
+  }
   const notPushed = leftOut.ids;
   const pushed = notPushed.size === 0 ? stream : { ...stream, memories: stream.memories.filter((m) => !notPushed.has(m.id)) };
   const findable = leftOut.duplicates.size === 0 ? stream.memories : stream.memories.filter((m) => !leftOut.duplicates.has(m.id));
