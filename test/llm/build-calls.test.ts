@@ -1,6 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build as runBuild } from '../../src/pipeline/build.js';
+import { withEnv } from '../git/helpers.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { copyProject, createProject, memory, removeProject, runCli, runCliJson, snapshotTree, type CliResult } from '../helpers/project.js';
 import {
@@ -19,7 +21,8 @@ import {
  * `memvault build` with `provider: openai`, end to end: the compiled CLI in a
  * child process, the real SDK, the fake server over HTTP. A vault of 60 days
  * is built once; the scenarios below work on copies of it. The counts come
- * from the server's own request log, not from the tool's report.
+ * from the server's own request log, not from the tool's report. The builds
+ * on copies run in-process (the same pipeline, no CLI start each).
  */
 
 const NOW = '2026-03-06T06:00:00Z';
@@ -32,6 +35,10 @@ let built: Map<string, SummaryOnDisk>;
 const roots: string[] = [];
 
 const build = (cwd: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd, env: KEY_ENV });
+/** The same build in this process, its report as `--json` prints it: the scenarios on copies count calls and files, not output. */
+const buildHere = async (cwd: string): Promise<{ json: any }> => ({
+  json: JSON.parse(JSON.stringify(await withEnv(KEY_ENV, () => runBuild({ root: cwd, now: new Date(NOW) })))),
+});
 const copy = (): string => {
   const dir = copyProject(root);
   roots.push(dir);
@@ -109,7 +116,7 @@ describe('openai provider: calls', () => {
     const dir = copy();
     const before = snapshotTree(dir);
     const callsBefore = server.calls().length;
-    const { json } = await build(dir);
+    const { json } = await buildHere(dir);
     expect(server.calls().length).toBe(callsBefore);
     expect(totalCalls(json)).toBe(0);
     expect(json.written).toEqual([]);
@@ -124,7 +131,7 @@ describe('openai provider: calls', () => {
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace(/Worked with \w+/, 'Paired with Zoe'));
     const callsBefore = server.calls().length;
-    const { json } = await build(dir);
+    const { json } = await buildHere(dir);
     const calls = server.calls().slice(callsBefore);
     const after = summaries(dir);
     const regenerated = changed(built, after);
@@ -147,7 +154,7 @@ describe('openai provider: calls', () => {
     mkdirSync(path.join(dir, 'prompts'));
     writeFileSync(path.join(dir, 'prompts', 'weekly.yaml'), builtin.replace('Merge duplicate topics', 'Merge repeated topics'));
     const callsBefore = server.calls().length;
-    const { json } = await build(dir);
+    const { json } = await buildHere(dir);
     const calls = server.calls().slice(callsBefore);
     const after = summaries(dir);
     const regenerated = changed(built, after);
@@ -223,7 +230,7 @@ describe('openai provider: must-keep items', () => {
     const dir = createProject(files, llmConfig({ url: server.url }));
     roots.push(dir);
     const callsBefore = server.calls().length;
-    const { json } = await build(dir);
+    const { json } = await buildHere(dir);
     const calls = server.calls().slice(callsBefore);
     expect(calls).toHaveLength(2);
     expect(calls[0]!.prompt).not.toContain('Keep these items');
