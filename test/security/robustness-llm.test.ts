@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { build as runBuild } from '../../src/pipeline/build.js';
+import { withEnv } from '../git/helpers.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { createProject, runCli } from '../helpers/project.js';
+import { type CliResult, createProject, runCli } from '../helpers/project.js';
 import { expectConsistentVault, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from '../llm/llm-project.js';
 
 /**
@@ -9,6 +11,8 @@ import { expectConsistentVault, KEY_ENV, llmConfig, llmHistory, summaries, useFa
  * comes or trickles in), server text reaches neither the terminal nor the
  * vault with control sequences, absurd `usage` figures are not summed into
  * reports, and a redirect never carries memory text to another origin.
+ * Scenarios about what reaches the terminal, and the time-bound ones, run
+ * the CLI; those checked by the report and the files build in-process.
  */
 
 const NOW = '2026-02-06T06:00:00Z';
@@ -27,6 +31,14 @@ function project(extra: Partial<Parameters<typeof llmConfig>[0]> = {}): string {
   return fake.track(createProject(history.files, llmConfig({ url: fake.server.url, faultRetries: 0, timeoutS: 10, ...extra })));
 }
 const build = (root: string) => runCli(['build', '--now', NOW, '--json'], { cwd: root, env: KEY_ENV });
+/**
+ * The same build in this process, as the CLI's result (its `--json` report, exit 0; a build that throws fails the test):
+ * for the scenarios checked by the report and the files, not by what reaches the terminal. No CLI start each.
+ */
+const buildHere = async (root: string): Promise<CliResult> => {
+  const report = await withEnv(KEY_ENV, () => runBuild({ root, now: new Date(NOW) }));
+  return { code: 0, stdout: JSON.stringify(report), stderr: '' };
+};
 
 it('the scenario has days that need the model', () => {
   expect(BUSY.length).toBeGreaterThanOrEqual(1);
@@ -67,7 +79,7 @@ describe('timeout_s bounds the whole request', () => {
   it('a slow but steady server within timeout_s is not cut off', async () => {
     const root = project({ timeoutS: 5 });
     fake.server.inject({ fault: { kind: 'hang', ms: 300 }, times: Infinity });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).streams[0].failed).toEqual([]);
     for (const day of BUSY) expect(summaries(root).get(`vault/main/daily/${day}.md`)?.meta.generator.provider).toBe('openai');
@@ -92,7 +104,7 @@ describe('server text is data', () => {
   it('control sequences in a reply are not written to the vault', async () => {
     const root = project();
     fake.server.inject({ fault: { kind: 'reply', text: `## Summary\n\n- ${HOSTILE} kept words` }, times: Infinity });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code, result.stderr).toBe(0);
     const files = summaries(root);
     for (const day of BUSY) {
@@ -107,7 +119,7 @@ describe('server text is data', () => {
     const root = project();
     fake.server.inject({ fault: { kind: 'usage', usage: { prompt_tokens: -5, completion_tokens: 1e12, total_tokens: 'NaN' } }, times: 1 });
     fake.server.inject({ fault: { kind: 'usage', usage: { prompt_tokens: 12.5, completion_tokens: 'many' } }, times: Infinity });
-    const result = await build(root);
+    const result = await buildHere(root);
     expect(result.code, result.stderr).toBe(0);
     const json = JSON.parse(result.stdout);
     const daily = json.streams[0].tiers.daily;
