@@ -27,7 +27,7 @@
  *
  * Plain JavaScript: it runs from `prepare` before anything else is compiled.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,10 +36,12 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 /** Bundles `dist/src` (tsc's output) in `dir` into `dir/dist/bin`; returns esbuild's result. */
 export async function bundle(dir = root) {
   const { build } = await import('esbuild');
-  const outdir = path.join(dir, 'dist', 'bin');
+  // Written aside, then swapped in with two renames: tests and commands running from dist/bin meanwhile never see it half written.
+  const target = path.join(dir, 'dist', 'bin');
+  const outdir = path.join(dir, 'dist', `.bin-${process.pid}`);
   rmSync(outdir, { recursive: true, force: true });
   const from = (file) => path.join(dir, 'dist', 'src', file);
-  return build({
+  const result = await build({
     absWorkingDir: dir,
     entryPoints: {
       memvault: from('cli/bin.js'),
@@ -65,6 +67,11 @@ export async function bundle(dir = root) {
     logLevel: 'warning',
     metafile: true,
   });
+  const old = path.join(dir, 'dist', `.bin-old-${process.pid}`);
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(outdir, target);
+  rmSync(old, { recursive: true, force: true });
+  return result;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await bundle();
