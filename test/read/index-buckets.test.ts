@@ -24,9 +24,9 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 const memories = path.join(root, 'vault', 'main', 'memories');
-const write = (folder: string, name: string, body: string, front = ''): void => {
+const write = (folder: string, name: string, body: string, date = name.slice(0, 10)): void => {
   mkdirSync(path.join(memories, folder), { recursive: true });
-  writeFileSync(path.join(memories, folder, name), `---\ndate: ${name.slice(0, 10)}T09:00:00Z\n${front}---\n${body}\n`);
+  writeFileSync(path.join(memories, folder, name), `---\ndate: ${date}T09:00:00Z\n---\n${body}\n`);
 };
 const load = () =>
   loadVault({
@@ -68,6 +68,13 @@ describe('search index buckets', () => {
     vault = await load();
     expect(updateSearchIndex(root, vault)).toMatchObject({ added: 1, updated: 1, removed: 1, documents: 3 });
     expect(manifest()).toEqual(loaderHashes(vault));
+
+    // A name with an astral character right after the bucket's seven: inside the bucket's range, so not rewritten again.
+    write('2026/03', '2026-03\u{1f680}-launch.md', 'rocket launch', '2026-03-01');
+    expect(updateSearchIndex(root, await load())).toMatchObject({ added: 1 });
+    expect(updateSearchIndex(root, await load())).toMatchObject({ written: false });
+    rmSync(path.join(memories, '2026/03/2026-03\u{1f680}-launch.md'));
+    expect(updateSearchIndex(root, await load())).toMatchObject({ removed: 1 });
 
     // An index from before the buckets (no table, no marker): compared in full once, then by bucket again.
     closeIndex(root);

@@ -15,9 +15,12 @@ export function bucketOf(id: string): string {
   return id.slice(0, id.lastIndexOf('/') + 8);
 }
 
-/** The ids a prefix range over `bucket` may hold (`id >= low AND id < high`); callers keep those whose `bucketOf` is the bucket. */
+/**
+ * The ids a prefix range over `bucket` may hold (`id >= low AND id < high`); callers keep those whose `bucketOf` is the
+ * bucket. SQLite compares the UTF-8 bytes: U+10FFFF encodes above every character, astral ones (emoji) included.
+ */
 export function bucketRange(bucket: string): [string, string] {
-  return [bucket, `${bucket}\uffff`];
+  return [bucket, `${bucket}\u{10ffff}`];
 }
 
 /** A running digest: how many documents, and two 32-bit sums of per-document hashes. */
