@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
+import { withEnv } from '../git/helpers.js';
 import { createProject, runCli } from '../helpers/project.js';
 import { expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from './llm-project.js';
 
 /**
  * Configuring the openai provider, end to end: profiles and their environment
  * overrides, keys, completion mode for base models, prompt overrides that do
- * not validate.
+ * not validate. Scenarios checked by the server's log and the files (the
+ * key placeholder, completion mode) build in-process; messages go through
+ * the CLI.
  */
 
 const NOW = '2026-02-18T06:00:00Z';
@@ -76,8 +80,7 @@ llm:
 
   it('a local server gets a placeholder, never OPENAI_API_KEY, unless api_key_env names it', async () => {
     const root = project(llmConfig({ url: fake.server.url }).replace(', api_key_env: FAKE_LLM_KEY', ''));
-    const result = await runCli(['build', '--now', NOW], { cwd: root, env: { OPENAI_API_KEY: KEY } });
-    expect(result.code, result.stderr).toBe(0);
+    await withEnv({ OPENAI_API_KEY: KEY }, () => build({ root, now: new Date(NOW) }));
     expect(fake.server.calls().length).toBeGreaterThan(0);
     expect(fake.server.calls().every((c) => c.headers.authorization === 'Bearer memvault-no-key')).toBe(true);
   });
@@ -86,8 +89,7 @@ llm:
 describe('completion mode (base models)', () => {
   it('sends the seed format to /v1/completions with stop sequences and writes first-person summaries', async () => {
     const root = project(llmConfig({ url: fake.server.url, mode: 'completion' }));
-    const result = await runCli(['build', '--now', NOW, '--json'], { cwd: root, env: KEY_ENV });
-    expect(result.code, result.stderr).toBe(0);
+    await withEnv(KEY_ENV, () => build({ root, now: new Date(NOW) }));
     const calls = fake.server.calls();
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) {
