@@ -300,10 +300,11 @@ describe('a vault of hostile files builds', () => {
     roots.push(cold, warm);
     rmSync(path.join(cold, '.memvault'), { recursive: true, force: true });
     for (const dir of [root, cold, warm]) execFileSync('mkfifo', [path.join(dir, 'vault/main/memories/fifo.md')]);
-    const [coldRun, warmRun] = [
-      await runCli(['build', '--no-commit', '--now', NOW], { cwd: cold }),
-      await runCli(['build', '--no-commit', '--now', NOW], { cwd: warm }),
-    ];
+    // Two independent copies: built side by side.
+    const [coldRun, warmRun] = await Promise.all([
+      runCli(['build', '--no-commit', '--now', NOW], { cwd: cold }),
+      runCli(['build', '--no-commit', '--now', NOW], { cwd: warm }),
+    ]);
     expect([coldRun.code, warmRun.code]).toEqual([0, 0]);
     for (const file of [`vault/main/daily/${DAY}.md`, 'vault/main/UPLOAD_PACKAGE.md', 'vault/index.json']) {
       expect(readFileSync(path.join(cold, file), 'utf8'), file).toBe(readFileSync(path.join(warm, file), 'utf8'));
