@@ -20,7 +20,7 @@ export const USAGE_FILE = 'usage.json';
 /** Vault-relative path of a stream's usage file. */
 export const usagePath = (stream: string): string => `${stream}/${USAGE_FILE}`;
 
-interface LocalState {
+export interface LocalState {
   replica: string;
   offset: number;
   /** stream → key → [count, last used]. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { validateConfig } from '../config/load.js';
 import { CONFIG_FILE } from '../config/file.js';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
-import { addEvents, readLocalState, usagePath } from './fold.js';
+import { addEvents, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
 import { readUsageLog, usageLogFile } from './log.js';
 
 /**
@@ -13,9 +13,18 @@ import { readUsageLog, usageLogFile } from './log.js';
  * and forgetting side.
  */
 
-// The last answer per stream, with the size and time of the three files it came from:
-// a long-lived process (the MCP server) reads them again only when one changed.
-const memo = new Map<string, { stamp: string; file: UsageFile }>();
+// The last answer per stream, with the size and time of the three files it came from: a long-lived process (the MCP
+// server) reads them again only when one changed, and when only the log grew (its own answers recorded, most often)
+// it folds in the lines added since, not the whole log and usage.json again.
+interface Known {
+  stamp: string;
+  base: string;
+  file: UsageFile;
+  /** This clone's counts with the log's events up to `logEnd` added. */
+  state: LocalState;
+  logEnd: number;
+}
+const memo = new Map<string, Known>();
 
 function stampOf(files: readonly string[]): string {
   return files
@@ -33,15 +42,47 @@ function stampOf(files: readonly string[]): string {
 /** The usage file of a stream with this clone's unfolded log added; empty when there is none. Callers must not change it. */
 export function readUsageFile(root: string, vaultDir: string, stream: string): UsageFile {
   const key = `${root}\u0000${vaultDir}\u0000${stream}`;
-  const stamp = stampOf([path.join(vaultDir, usagePath(stream)), usageLogFile(root), path.join(root, '.memvault', 'usage-state.json')]);
+  const base = stampOf([path.join(vaultDir, usagePath(stream)), path.join(root, '.memvault', 'usage-state.json')]);
+  const log = stampOf([usageLogFile(root)]);
+  const stamp = `${base}|${log}`;
   const known = memo.get(key);
   if (known?.stamp === stamp) return known.file;
-  const file = readUsageFileNow(root, vaultDir, stream);
-  memo.set(key, { stamp, file });
-  return file;
+  const size = Number(log.split(':')[0]);
+  const next =
+    known && known.base === base && Number.isFinite(size) && size >= known.logEnd
+      ? grown(root, stream, known, stamp)
+      : { stamp, base, ...readUsageFileNow(root, vaultDir, stream) };
+  memo.set(key, next);
+  return next.file;
 }
 
-function readUsageFileNow(root: string, vaultDir: string, stream: string): UsageFile {
+/**
+ * The last answer with the log's new lines added: a copy that shares every id's counts but those the new lines
+ * touch. Equal to reading everything again: a clone's counts only grow, and `addReplica` keeps the higher.
+ */
+function grown(root: string, stream: string, known: Known, stamp: string): Known {
+  const { events, offset } = readUsageLog(root, known.logEnd);
+  const state = known.state;
+  addEvents(state.counts, events);
+  const file: UsageFile = new Map(known.file);
+  const counts = state.counts[stream] ?? {};
+  for (const event of events) {
+    if (event.stream !== stream) continue;
+    const id = usageKey(event.path);
+    const now = id === undefined ? undefined : counts[id];
+    if (id === undefined || now === undefined) continue;
+    file.set(id, new Map(file.get(id)));
+    addReplica(file, id, state.replica, { count: now[0], last: now[1] });
+  }
+  return { stamp, base: known.base, file, state, logEnd: offset };
+}
+
+/** The usage file read from disk, with nothing remembered (what `readUsageFile` answers, worked out again). */
+export function readUsageFileUncached(root: string, vaultDir: string, stream: string): UsageFile {
+  return readUsageFileNow(root, vaultDir, stream).file;
+}
+
+function readUsageFileNow(root: string, vaultDir: string, stream: string): { file: UsageFile; state: LocalState; logEnd: number } {
   let text = '';
   try {
     text = readFileSync(path.join(vaultDir, usagePath(stream)), 'utf8');
@@ -50,10 +91,10 @@ function readUsageFileNow(root: string, vaultDir: string, stream: string): Usage
   }
   const usage = parseUsageFile(text);
   const state = readLocalState(root);
-  const { events } = readUsageLog(root, state.offset);
+  const { events, offset } = readUsageLog(root, state.offset);
   addEvents(state.counts, events);
   for (const [key, [count, last]] of Object.entries(state.counts[stream] ?? {})) addReplica(usage, key, state.replica, { count, last });
-  return usage;
+  return { file: usage, state, logEnd: offset };
 }
 
 /**
