@@ -7,6 +7,8 @@ import { UserError } from '../util/errors.js';
  * ~100 ms to import) so the CLI can find the project before loading them.
  */
 export const CONFIG_FILE = 'memory.config.yaml';
+/** The project's local, never committed state: parse cache, search index, locks, usage log. */
+export const STATE_DIR = '.memvault';
 
 /** The nearest folder from `start` upwards holding `memory.config.yaml`; undefined when there is none. */
 export function findProjectRoot(start: string): string | undefined {
@@ -35,7 +37,16 @@ export function findRoot(start: string): string {
   if (root === undefined) {
     throw new UserError('project/none', `not a memvault project (no ${CONFIG_FILE} here or above): run \`memvault init\``);
   }
+  checkStateFolder(root);
   return root;
+}
+
+/** Local state (caches, the search index, locks) lives in `.memvault/`: a file of that name would fail every command deep inside. */
+function checkStateFolder(root: string): void {
+  const state = path.join(root, STATE_DIR);
+  if (existsSync(state) && !isFolder(state)) {
+    throw new UserError('project/state', `\`${state}\` is a file, not a folder`);
+  }
 }
 
 function isFolder(dir: string): boolean {

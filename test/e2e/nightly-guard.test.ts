@@ -48,6 +48,16 @@ describe('add --stream', () => {
     expect(created.json.stream).toBe('nope');
     expect(readText(root, 'memory.config.yaml')).toContain('nope: { calendar: true, waterfall: false }');
   });
+
+  it('a .memvault that is a file: a one-line error with the rule and a hint, not an internal error', async () => {
+    const root = createProject({ '.memvault': 'a file, not the state folder\n' });
+    dirs.push(root);
+    const searched = await runCli(['search', 'auth'], { cwd: root });
+    expect(searched.code).toBe(1);
+    expect(searched.stderr).toContain(`\`${path.join(root, '.memvault')}\` is a file, not a folder`);
+    expect(searched.stderr).toContain('[project/state]');
+    expect(searched.stderr).not.toContain('internal error');
+  });
 });
 
 describe('work left uncommitted', () => {

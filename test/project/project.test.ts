@@ -45,6 +45,20 @@ describe('project discovery', () => {
     expect(() => findRoot(outside)).toThrow(/not a memvault project \(no memory\.config\.yaml here or above\): run `memvault init`/);
     expect(() => findRoot(path.join(outside, 'typo'))).toThrow(expect.objectContaining({ rule: 'project/folder' }));
   });
+
+  it('refuses a project whose .memvault is a file, naming it and what to do', () => {
+    const root = tempDir();
+    writeFileSync(path.join(root, 'memory.config.yaml'), 'timezone: UTC\n');
+    expect(findRoot(root)).toBe(root);
+    writeFileSync(path.join(root, '.memvault'), 'not a folder\n');
+    expect(() => findRoot(root)).toThrow(
+      expect.objectContaining({
+        rule: 'project/state',
+        message: `\`${path.join(root, '.memvault')}\` is a file, not a folder`,
+        hint: expect.stringContaining('move or rename'),
+      }),
+    );
+  });
 });
 
 describe('streams', () => {

@@ -88,6 +88,12 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'check the path: `-C` takes the project folder (or a folder inside it); nothing was created',
   },
+  'project/state': {
+    title: '`.memvault` in the project folder is not a folder',
+    severity: 'error',
+    hint: 'move or rename that file (memvault keeps its caches, search index and locks in a folder of that name), then run the command again',
+    docs: 'Checked when a command finds its project, before anything is read or written.',
+  },
   'init/commit': {
     title: '`memvault init --commit` could not commit the files it wrote',
     severity: 'error',
