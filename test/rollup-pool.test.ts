@@ -7,8 +7,8 @@ import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
 import { build } from '../src/pipeline/build.js';
 import { MIN_JOBS_FOR_STARTED_WORKERS, MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
 import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
+import { CLI } from './helpers/project.js';
 
-const CLI = path.resolve('dist/src/cli/main.js');
 const NOW = '2026-03-15T06:00:00Z';
 
 /** Every generated file under the vault (memories excluded), path → content. */
@@ -50,7 +50,7 @@ describe('parsing and rollups on the build worker threads', () => {
     expect(tiers.weekly.created).toBeLessThan(MIN_JOBS_FOR_WORKERS);
     expect(tiers.weekly.created).toBeGreaterThanOrEqual(MIN_JOBS_FOR_STARTED_WORKERS);
     expect(tiers.monthly.created).toBeGreaterThan(0);
-    // The compiled CLI parsed the memories on the workers, then made the dailies there, and every tier above
+    // The shipped CLI (the bundle, with its own worker entry) parsed the memories on the workers, then made the dailies there, and every tier above
     // too: too few jobs to start workers for, but they were running already.
     expect(report.stats.parsed).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
     expect(report.stats.workerParses).toBe(report.stats.parsed);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * End-to-end test helpers: real projects in temporary folders and the real
- * CLI (the compiled `dist/src/cli/main.js`) in a child process. Nothing here
+ * CLI (the shipped bundle `dist/bin/memvault.js`) in a child process. Nothing here
  * imports `src/`, so the tests see the tool exactly as a user does.
  */
 
