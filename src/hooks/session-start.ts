@@ -2,9 +2,10 @@ import path from 'node:path';
 import type { Served } from '../mcp/context.js';
 import { readConfig } from '../read/vault.js';
 import { recordUsage } from '../usage/log.js';
-import type { Memory } from '../vault/model.js';
+import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
-import { readStartCache, requestKey, usageStamp, vaultStamp, writeStartCache } from './start-cache.js';
+import { usageStamp } from '../usage/read.js';
+import { readStartCache, requestKey, vaultStamp, writeStartCache } from './start-cache.js';
 
 /**
  * `memvault hook session-start`: the memory a coding-agent session starts
@@ -99,7 +100,7 @@ async function validUntil(now: Date, zone: string, memories: readonly Memory[]):
   const at = now.getTime();
   let until = DateTime.fromJSDate(now, { zone }).plus({ days: 1 }).startOf('day').toMillis();
   for (const m of memories) {
-    if (m.kind.toLowerCase() !== 'error' && !m.tags.some((t) => t.toLowerCase() === 'error')) continue;
+    if (!isKindOrTag(m, 'error')) continue;
     const instant = DateTime.fromISO(m.date, { zone }).toMillis();
     if (instant > at) until = Math.min(until, instant);
     else if (instant + DAY >= at) until = Math.min(until, instant + DAY + 1);

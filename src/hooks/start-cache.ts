@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { usagePath } from '../usage/fold.js';
-import { usageLogFile } from '../usage/log.js';
+import { stampOf } from '../usage/read.js';
 import { scanStreams } from '../vault/scan.js';
 
 /**
@@ -47,15 +46,6 @@ export function requestKey(config: Config, request: StartRequest): string {
   return createHash('sha256').update(JSON.stringify({ config, request })).digest('hex');
 }
 
-const stamp = (file: string): string => {
-  try {
-    const stat = statSync(file);
-    return `${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return 'none';
-  }
-};
-
 /** Every file of every stream folder (path, size, mtime), as the loader walks them, and `index.json`: changes with any edit. */
 export function vaultStamp(vaultDir: string, config: Config): string {
   const names = new Set(Object.keys(config.streams));
@@ -68,15 +58,8 @@ export function vaultStamp(vaultDir: string, config: Config): string {
   const hash = createHash('sha256');
   for (const file of scanStreams(vaultDir, [...names].sort()))
     hash.update(`${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`);
-  hash.update(`index.json\u0000${stamp(path.join(vaultDir, 'index.json'))}`);
+  hash.update(`index.json\u0000${stampOf([path.join(vaultDir, 'index.json')])}`);
   return hash.digest('hex');
-}
-
-/** The usage files forgetting reads for `stream`. */
-export function usageStamp(root: string, vaultDir: string, stream: string): string {
-  return [path.join(vaultDir, usagePath(stream)), usageLogFile(root), path.join(root, '.memvault', 'usage-state.json')]
-    .map(stamp)
-    .join('|');
 }
 
 export function readStartCache<T>(root: string): CachedStart<T> | undefined {

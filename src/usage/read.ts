@@ -26,7 +26,8 @@ interface Known {
 }
 const memo = new Map<string, Known>();
 
-function stampOf(files: readonly string[]): string {
+/** Size and mtime of each file ('none' for a missing one): changes whenever one of them is written. */
+export function stampOf(files: readonly string[]): string {
   return files
     .map((file) => {
       try {
@@ -39,10 +40,18 @@ function stampOf(files: readonly string[]): string {
     .join('|');
 }
 
+/** The committed usage file of `stream` and this clone's fold state. */
+const foldedStamp = (root: string, vaultDir: string, stream: string): string =>
+  stampOf([path.join(vaultDir, usagePath(stream)), path.join(root, '.memvault', 'usage-state.json')]);
+
+/** Changes whenever what `readUsageFile` answers for `stream` may change: the committed file, the fold state, the log. */
+export const usageStamp = (root: string, vaultDir: string, stream: string): string =>
+  `${foldedStamp(root, vaultDir, stream)}|${stampOf([usageLogFile(root)])}`;
+
 /** The usage file of a stream with this clone's unfolded log added; empty when there is none. Callers must not change it. */
 export function readUsageFile(root: string, vaultDir: string, stream: string): UsageFile {
   const key = `${root}\u0000${vaultDir}\u0000${stream}`;
-  const base = stampOf([path.join(vaultDir, usagePath(stream)), path.join(root, '.memvault', 'usage-state.json')]);
+  const base = foldedStamp(root, vaultDir, stream);
   const log = stampOf([usageLogFile(root)]);
   const stamp = `${base}|${log}`;
   const known = memo.get(key);

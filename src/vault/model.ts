@@ -175,3 +175,7 @@ export interface VaultState {
   streams: Map<string, StreamState>;
   diagnostics: Diagnostic[];
 }
+
+/** Whether a memory is of this kind or carries it as a tag (`convention`, `error`), in any case. */
+export const isKindOrTag = (m: Memory, kind: string): boolean =>
+  m.kind.toLowerCase() === kind || m.tags.some((t) => t.toLowerCase() === kind);

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { LeftOut } from '../../maintain/left-out.js';
-import type { Memory, StreamState, Summary } from '../../vault/model.js';
+import { isKindOrTag, type Memory, type StreamState, type Summary } from '../../vault/model.js';
 
 /**
  * What context assembly works out from a stream's memories before any
@@ -50,8 +50,6 @@ function sameLeftOut(a: LeftOut, b: LeftOut): boolean {
   return true;
 }
 
-const isKind = (m: Memory, kind: string): boolean => m.kind.toLowerCase() === kind || m.tags.some((t) => t.toLowerCase() === kind);
-
 /** The view of `stream` with `leftOut` applied, remembered while its inputs are the same objects. */
 export function streamView(stream: StreamState, leftOut: LeftOut, zone: string): StreamView {
   const known = views.get(stream.memories);
@@ -67,9 +65,9 @@ export function streamView(stream: StreamState, leftOut: LeftOut, zone: string):
     byPath: new Map(findable.map((m) => [m.path, m])),
     pinned: pushed.memories.filter((m) => m.importance === 'pinned'),
     decisions: pushed.memories.filter((m) => m.kind.toLowerCase() === 'decision'),
-    conventions: pushed.memories.filter((m) => isKind(m, 'convention')).reverse(),
+    conventions: pushed.memories.filter((m) => isKindOrTag(m, 'convention')).reverse(),
     errors: pushed.memories
-      .filter((m) => isKind(m, 'error'))
+      .filter((m) => isKindOrTag(m, 'error'))
       .map((memory) => ({ memory, at: DateTime.fromISO(memory.date, { zone }).toMillis() })),
     latestMonthly: [...pushed.summaries.values()]
       .filter((s) => s.meta.tier === 'monthly')
