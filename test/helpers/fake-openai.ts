@@ -25,6 +25,8 @@ export type FakeFault =
   | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
   /** No answer for `ms` (longer than the client's timeout), then the normal answer if anyone still listens. */
   | { kind: 'hang'; ms: number }
+  /** No answer until the test calls `release()`, then the normal answer: a slow model that is exactly as slow as a test needs. */
+  | { kind: 'hold' }
   /** The connection is dropped without an answer. */
   | { kind: 'reset' }
   /** 200 with an empty answer. */
@@ -83,6 +85,8 @@ export interface FakeOpenAI {
   inject(rule: FaultRule): void;
   /** Drops pending faults and recorded requests. */
   reset(): void;
+  /** Answers every request held by a `hold` fault (normally, as if it had been slow). */
+  release(): void;
   /** Requests that reached a model endpoint (chat or completion). */
   calls(): RecordedRequest[];
   close(): Promise<void>;
@@ -102,6 +106,7 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  const held = new Set<() => void>();
   const started = Date.now();
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch(() => {
@@ -204,6 +209,15 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
           clearTimeout(timer);
           timers.delete(timer);
         });
+        return;
+      }
+      case 'hold': {
+        const answerNow = (): void => {
+          held.delete(answerNow);
+          if (!res.destroyed) sendJson(res, 200, completionBody(endpoint, body, prompt, answer, 'stop', options));
+        };
+        held.add(answerNow);
+        res.on('close', () => held.delete(answerNow));
         return;
       }
       case 'reset':
@@ -309,6 +323,9 @@ export async function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeOp
     reset() {
       rules.length = 0;
       requests.length = 0;
+    },
+    release() {
+      for (const answerNow of [...held]) answerNow();
     },
     calls: () => requests.filter((r) => r.endpoint !== 'other'),
     close: () =>

@@ -76,10 +76,12 @@ const NO_STACK = /ECOMPROMISED|internal error|\n\s+at .+:\d+:\d+/;
 describe('the build lock (point 5)', () => {
   it('a second build while the first waits on a slow LLM: one line naming the first, exit 1; the first finishes cleanly', async () => {
     const root = track(createProject(history.files, llmConfig({ url: fake.server.url, timeoutS: 30 })));
-    fake.server.inject({ fault: { kind: 'hang', ms: 3000 }, times: 1 });
+    // The first build's call is held until the second build has been refused: exactly as slow as the scenario needs.
+    fake.server.inject({ fault: { kind: 'hold' }, times: 1 });
     const first = startCli(['build', '--now', NOW], root, KEY_ENV);
     await waitFor(() => fake.server.calls().length > 0, 'build 1 to call the LLM');
     const second = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
+    fake.server.release();
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(
       new RegExp(
@@ -143,10 +145,11 @@ describe('the build lock (point 5)', () => {
 
   it('watch mid-rebuild is named as watch', async () => {
     const root = track(createProject(history.files, llmConfig({ url: fake.server.url, timeoutS: 30 })));
-    fake.server.inject({ fault: { kind: 'hang', ms: 3000 }, times: 1 });
+    fake.server.inject({ fault: { kind: 'hold' }, times: 1 });
     const watch = startCli(['watch', '--now', NOW], root, KEY_ENV);
     await waitFor(() => fake.server.calls().length > 0, 'watch to call the LLM');
     const build = await runCli(['build', '--now', NOW], { cwd: root, env: KEY_ENV });
+    fake.server.release();
     expect(build.code).toBe(1);
     expect(build.stderr).toContain(`memvault: another build is running (pid ${watch.child.pid}, \`memvault watch\` started `);
     // Stopped once watching (its signal handlers are set after the first rebuild).
@@ -159,8 +162,10 @@ describe('the build lock (point 5)', () => {
 
   it('a lock removed under a running build: it stops writing and says so, no ECOMPROMISED stack', async () => {
     const root = track(createProject(history.files, llmConfig({ url: fake.server.url, timeoutS: 30 })));
-    fake.server.inject({ fault: { kind: 'hang', ms: 7000 }, times: Infinity });
-    const first = startCli(['build', '--now', NOW], root, KEY_ENV);
+    // The lock is touched every second here (5 s by default), so its loss is noticed within about a second; the answers
+    // come well after that.
+    fake.server.inject({ fault: { kind: 'hang', ms: 3500 }, times: Infinity });
+    const first = startCli(['build', '--now', NOW], root, { ...KEY_ENV, MEMVAULT_TEST_LOCK_UPDATE_MS: '1000' });
     await waitFor(() => fake.server.calls().length > 0, 'the build to call the LLM');
     rmSync(path.join(root, '.memvault/build.lock'), { recursive: true, force: true });
     const done = await first.result;
