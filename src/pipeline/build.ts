@@ -11,7 +11,7 @@ import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
-import type { StreamState } from '../vault/model.js';
+import type { CalendarTier, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './build-pool.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
@@ -161,7 +161,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     force: options.force ?? false,
     ...(options.through !== undefined ? { through: options.through } : {}),
     regenerate,
-    generator: { provider: summarizer.provider, model: summarizer.model, promptId: (tier) => summarizer.promptId(tier) },
+    generator: { provider: summarizer.provider, model: summarizer.model, promptId: promptIdsOf(summarizer) },
     manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
     packageFirst: options.packageFirst === true && !report.dryRun,
     leftOut,
@@ -277,4 +277,14 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
   report.stats.ms = Math.round(performance.now() - started);
   return report;
+}
+
+/** The summarizer's prompt id per tier, worked out once per build: planning asks for it for every period (1,100+ dailies). */
+function promptIdsOf(summarizer: Summarizer): (tier: CalendarTier) => string {
+  const ids = new Map<CalendarTier, string>();
+  return (tier) => {
+    let id = ids.get(tier);
+    if (id === undefined) ids.set(tier, (id = summarizer.promptId(tier)));
+    return id;
+  };
 }

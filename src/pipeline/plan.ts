@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import type { TierBudget } from '../config/schema.js';
 import { monthOfWeek, monthRange, weekOf, weekRange } from '../time/periods.js';
-import { hashValue } from '../util/hash.js';
+import { sha256, stableStringify } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
 import type { CalendarTier, Memory, SourceRef, Summary, Tier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -75,16 +75,14 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
   const { provider, model } = ctx.generator;
   const prompt = ctx.generator.promptId(tier);
   const budget = ctx.budgets[tier];
-  // Every build hashes every period's inputs (1,000+ dailies in a long history); watch mode rebuilds often.
-  // The same inputs give the same hash: remember it by a plain key instead of canonical JSON + SHA-256.
-  let key = `${tier}\n${period}\n${provider}\n${model}\n${prompt}\n${JSON.stringify(budget)}`;
-  for (const source of sources)
-    key += `\n${source.id}\t${source.sha256}${Object.keys(source).length === 2 ? '' : `\t${JSON.stringify(source)}`}`;
-  const known = inputHashes.get(key);
+  // The canonical form is written once: it is the memo key (watch mode plans again with the same inputs) and what is
+  // hashed (`hashValue(v)` is `sha256(stableStringify(v))`). A separate plain key cost as much as the hash itself.
+  const canonical = stableStringify({ tier, period, sources, generator: { provider, model, prompt }, budget });
+  const known = inputHashes.get(canonical);
   if (known !== undefined) return known;
   if (inputHashes.size >= 50_000) inputHashes.clear();
-  const hash = hashValue({ tier, period, sources, generator: { provider, model, prompt }, budget });
-  inputHashes.set(key, hash);
+  const hash = sha256(canonical);
+  inputHashes.set(canonical, hash);
   return hash;
 }
 
