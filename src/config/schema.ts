@@ -255,10 +255,10 @@ export const configSchema = z.strictObject({
         "Commit each build's changes under the vault (one commit per build; `--no-commit` turns it off for one build).",
       ),
       record: described(
-        z._default(z.boolean(), false),
-        'Experimental: keep and commit vault/.memvault-record/ (what each file parsed to, by git blob), so a fresh clone ' +
-          'reads only what changed (docs/nightly.md). Off by default: crash recovery and `watch --commit-every` do not ' +
-          'commit it yet, and it adds about 1 KB per file to the repository.',
+        z._default(z.boolean(), true),
+        'Keep and commit vault/.memvault-record/ (what each file parsed to, by git blob), so a fresh clone (a nightly job) ' +
+          'reads only what changed (docs/nightly.md). It adds about 1 KB per file to the repository; `false` turns it off ' +
+          '(a clone then reads every file).',
       ),
       author: described(
         z.optional(z.strictObject({ name: z.string().check(z.minLength(1)), email: z.string().check(z.minLength(1)) })),
@@ -266,7 +266,7 @@ export const configSchema = z.strictObject({
           'user.name/user.email, else `memvault <memvault@users.noreply.local>`.',
       ),
     }),
-    { commit: true, record: false },
+    { commit: true, record: true },
   ),
 });
 

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type TreeFile } from './backend.js';
+import { RECORD_DIR } from '../vault/committed-record.js';
 import { crashPoint } from './crash-point.js';
 import { findRepo, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 
@@ -131,9 +132,11 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const recoveredOnly = new Set<string>();
   if (session.recover) {
     const keep = new Set([...request.keep].map(toRepo));
-    // The one scan of the whole vault, only after a crash: markdown and JSON that differ between HEAD, index and work tree.
+    // The one scan of the whole vault, only after a crash: markdown and JSON that differ between HEAD, index and work tree,
+    // and the committed record's shards (a build killed after the branch moved left their index entries behind HEAD).
+    const record = `${toRepo(RECORD_DIR)}/`;
     for (const p of await backend.changedUnder(repo, session.vaultPrefix)) {
-      if (!/\.(md|json)$/i.test(p) || keep.has(p)) continue;
+      if (!(/\.(md|json)$/i.test(p) || (p.startsWith(record) && p.endsWith('.jsonl'))) || keep.has(p)) continue;
       if (!candidates.has(p)) recoveredOnly.add(p);
       candidates.add(p);
     }

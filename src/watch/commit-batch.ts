@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { commitPaths, openCommitSession } from '../git/commit.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
+import { uncommittedRecord } from '../vault/committed-record.js';
 import type { WatchEvent } from './events.js';
 
 /** `watch --commit-every`: what the rebuilds wrote since the last commit, committed at once. */
@@ -32,8 +33,10 @@ export async function commitBatch(input: CommitBatchInput): Promise<{ done: bool
     try {
       const session = await openCommitSession({ vaultDir: input.vaultDir, stateDir, enabled: true, author: config.git.author });
       if ('status' in session) return { done: true, event: { type: 'note', at, message: session.note } };
+      // The committed record's shards the rebuilds rewrote (they write it, never list it): committed with the batch, as a build does.
+      const record = config.git.record ? uncommittedRecord(input.vaultDir) : [];
       const outcome = await commitPaths(session, {
-        paths: input.paths,
+        paths: [...new Set([...input.paths, ...record])].sort(),
         pinned: new Map(),
         keep: new Set(),
         message: watchCommitMessage(input.rebuilds),
