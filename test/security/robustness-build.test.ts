@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { build as buildInProcess } from '../../src/pipeline/build.js';
 import { generateHistory } from '../helpers/history.js';
 import { CLI, createProject, listFiles, memory, readText, removeProject, runCli, type CliResult } from '../helpers/project.js';
 import { KEY_ENV, llmConfig, llmHistory, useFakeOpenAI } from '../llm/llm-project.js';
@@ -11,7 +12,9 @@ import { KEY_ENV, llmConfig, llmHistory, useFakeOpenAI } from '../llm/llm-projec
  * build lock is never taken from a live build, a lost lock stops the build
  * with a message instead of a stack, a killed build's temp files are removed
  * by the next build (and never committed), and a file memvault did not write
- * at a generated path is moved aside, never overwritten.
+ * at a generated path is moved aside, never overwritten. Builds whose output
+ * is not checked (set-ups, a takeover checked by its files) run in-process:
+ * the same pipeline and lock, another process than the recorded owner.
  */
 
 const NOW = '2026-02-06T06:00:00Z';
@@ -115,8 +118,7 @@ describe('the build lock (point 5)', () => {
     const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
     children.push(sleeper);
     holdLock(root, { pid: sleeper.pid!, started: '2026-02-06T05:00:00.000Z', command: 'memvault build', pidStart: '1' }, 0);
-    const result = await runCli(['build', '--now', NOW], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
+    await buildInProcess({ root, now: new Date(NOW) });
     expect(listFiles(root, 'vault/main/daily').length).toBe(history.byDay.size);
     sleeper.kill();
   });
@@ -139,8 +141,8 @@ describe('the build lock (point 5)', () => {
   it('a lock folder left with no owner record by a build killed at once is taken over once it is a minute old', async () => {
     const root = track(createProject(history.files));
     holdLock(root, undefined, 120);
-    const result = await runCli(['build', '--now', NOW], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
+    await buildInProcess({ root, now: new Date(NOW) });
+    expect(listFiles(root, 'vault/main/daily').length).toBe(history.byDay.size);
   });
 
   it('watch mid-rebuild is named as watch', async () => {
@@ -192,8 +194,7 @@ describe('temp files of a killed build (point 7)', () => {
   it('the next build removes them, reports each, and commits none', async () => {
     const root = track(createProject(history.files, 'timezone: UTC\ngit: { commit: true }\n'));
     execFileSync('git', ['init', '-q', '-b', 'main', path.join(root, 'vault')]);
-    const first = await runCli(['build', '--now', NOW], { cwd: root });
-    expect(first.code, first.stderr).toBe(0);
+    await buildInProcess({ root, now: new Date(NOW) });
     const dead = await deadPid();
     const planted = [
       `vault/main/daily/.2026-02-03.md.${dead}.0.tmp`,
