@@ -27,7 +27,8 @@
  *
  * Plain JavaScript: it runs from `prepare` before anything else is compiled.
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -66,12 +67,29 @@ export async function bundle(dir = root) {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
+    // What the code is: the read commands' config cache (src/config/cached.ts) is keyed on it, so a rebuilt CLI never reuses
+    // a config its older schema validated.
+    define: { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)) },
   });
   const old = path.join(dir, 'dist', `.bin-old-${process.pid}`);
   if (existsSync(target)) renameSync(target, old);
   renameSync(outdir, target);
   rmSync(old, { recursive: true, force: true });
   return result;
+}
+
+/** SHA-256 of every file under `dist/src` (names and bytes, in sorted order) and of package-lock.json (the libraries). */
+export function codeHash(dir = root) {
+  const hash = createHash('sha256');
+  const src = path.join(dir, 'dist', 'src');
+  const files = readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(src, path.join(entry.parentPath ?? entry.path, entry.name)))
+    .sort();
+  for (const file of files) hash.update(`${file}\u0000`).update(readFileSync(path.join(src, file)));
+  const lock = path.join(dir, 'package-lock.json');
+  if (existsSync(lock)) hash.update(readFileSync(lock));
+  return hash.digest('hex');
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await bundle();

@@ -1,7 +1,11 @@
-import * as chrono from 'chrono-node';
+import type * as Chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { isValidDay, todayIn, weekOf, weekRange } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
+import { lazy, requireLazy } from '../util/lazy.js';
+
+// chrono-node (~100 KB of parsers) is loaded the first time a phrase gets past the ISO and `last week` forms.
+const chrono = lazy(() => requireLazy('chrono-node') as typeof Chrono);
 
 /**
  * Periods a person can ask about, as calendar days (both ends included):
@@ -84,9 +88,9 @@ function relativePeriod(input: string, at: { now: Date; zone: string }): PeriodQ
 /** Any other phrase through chrono-node, as of `now` in the zone; the whole input must be the phrase. */
 function phrasePeriod(input: string, at: { now: Date; zone: string }): PeriodQuery | undefined {
   const offset = DateTime.fromJSDate(at.now, { zone: at.zone }).offset;
-  const [result] = chrono.parse(input, { instant: at.now, timezone: offset }, { forwardDate: false });
+  const [result] = chrono().parse(input, { instant: at.now, timezone: offset }, { forwardDate: false });
   if (result?.index !== 0 || result.text.length !== input.length) return undefined;
-  const dayOf = (c: chrono.ParsedComponents): string =>
+  const dayOf = (c: Chrono.ParsedComponents): string =>
     DateTime.fromObject({ year: c.get('year')!, month: c.get('month')!, day: c.get('day')! }, { zone: 'utc' }).toISODate()!;
   const start = dayOf(result.start);
   const end = result.end ? dayOf(result.end) : start;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadValidConfig } from '../config/load.js';
+import { loadValidConfigCached } from '../config/cached.js';
 import type { Config } from '../config/schema.js';
-import { loadVaultWithWorkers, vaultLoadOptions } from '../pipeline/build-pool.js';
 import { UserError } from '../util/errors.js';
+import { cacheStamp, saveParseCache } from './cache-save.js';
 import type { LoadedVault } from '../vault/load.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
 import { countTokens } from '../util/tokens.js';
@@ -13,8 +13,8 @@ import { readVaultFile } from '../vault/scan.js';
 
 /**
  * The read side's view of a vault: the config and the loaded vault, opened
- * read-only. No build lock is taken and nothing in the vault is written; the
- * parse cache is used but not saved (a build owns it).
+ * read-only. Nothing in the vault is written. The parse cache is saved when
+ * the load changed it and no build holds the lock (`saveParseCache`).
  */
 export interface ReadVault {
   root: string;
@@ -34,13 +34,22 @@ export interface ReadVault {
 export async function openVault(root: string): Promise<ReadVault> {
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
-  const loaded = await loadVaultWithWorkers(vaultLoadOptions(root, config));
+  // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
+  const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/build-pool.js');
+  const options = vaultLoadOptions(root, config);
+  const before = cacheStamp(options.cacheDir);
+  const loaded = await loadVaultWithWorkers(options);
+  // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse it too.
+  if (loaded.cache.modified) await saveParseCache(root, options.cacheDir, loaded, before);
   // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
   return { root, config, vaultDir, loaded };
 }
 
-/** The project's config for a read command: `loadValidConfig`, as every command reads it (an invalid one lists its lines and exits 1). */
-export const readConfig: (root: string) => Promise<Config> = loadValidConfig;
+/**
+ * The project's config for a read command: what `loadValidConfig` returns (an invalid one lists its lines and exits 1),
+ * kept in `.memvault/config-cache.json` by the bundled CLI so a short command does not load the YAML parser and schema.
+ */
+export const readConfig = (root: string): Promise<Config> => loadValidConfigCached(root);
 
 /** The stream a read command works on: `--stream`, else the first stream of the config (as `memvault add`), else the only one found. */
 export function pickStream(vault: ReadVault, name: string | undefined): StreamState {

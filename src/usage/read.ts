@@ -1,7 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { validateConfig } from '../config/load.js';
-import { CONFIG_FILE } from '../config/file.js';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
 import { addEvents, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
 import { readUsageLog, usageLogFile } from './log.js';
@@ -109,22 +107,13 @@ function readUsageFileNow(root: string, vaultDir: string, stream: string): { fil
 /**
  * Usage counts of a stream: memory id (or a summary's path inside the
  * stream, `daily/2026-02-13.md`) → how often it was served and when last,
- * summed over every clone. Reads the vault folder from `memory.config.yaml`
- * (default `vault`) unless `vaultDir` is given.
+ * summed over every clone. `vaultDir` is the vault folder of the config
+ * (every caller has the config already; reading it here would load the YAML
+ * parser and the schema into a search that needs neither).
  *
  * @example
- *   readUsage('/repo', 'main').get('2026/02/2026-02-13-auth') // { count: 7, lastUsed: '2026-11-20T10:00:00.000Z' }
+ *   readUsage('/repo', 'main', '/repo/vault').get('2026/02/2026-02-13-auth') // { count: 7, lastUsed: '2026-11-20T10:00:00.000Z' }
  */
-export function readUsage(root: string, stream: string, vaultDir?: string): Map<string, UsageCount> {
-  return usageTotals(readUsageFile(root, vaultDir ?? vaultDirOf(root), stream));
-}
-
-function vaultDirOf(root: string): string {
-  let vault = 'vault';
-  try {
-    vault = validateConfig(readFileSync(path.join(root, CONFIG_FILE), 'utf8'), CONFIG_FILE).config.vault;
-  } catch {
-    // No config file: the default folder.
-  }
-  return path.resolve(root, vault);
+export function readUsage(root: string, stream: string, vaultDir: string): Map<string, UsageCount> {
+  return usageTotals(readUsageFile(root, vaultDir, stream));
 }

@@ -1,6 +1,7 @@
 import { HOOK_EVENTS, parseHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
+import { findRoot } from '../../config/file.js';
 import { UserError } from '../../util/errors.js';
-import { findRoot, resolveNow } from '../context.js';
+import { nowOf } from '../now.js';
 
 export interface HookCommandOptions {
   root?: string;
@@ -40,7 +41,7 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
     const result = await sessionStart({
       root,
       input,
-      now: resolveNow(undefined),
+      now: await nowOf(undefined),
       ...(options.stream ? { stream: options.stream } : {}),
       ...(budget ? { budget } : {}),
     });

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { parsePeriod } from '../../read/period-query.js';
+import { findRoot } from '../../config/file.js';
 import { parseQuery, type SearchGroup } from '../../read/search/query.js';
 import { openSearch } from '../../read/search/session.js';
 import type { IndexReport } from '../../read/search/store.js';
 import { usageBoostFor } from '../../usage/boost.js';
 import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
-import { findRoot, resolveNow } from '../context.js';
+import { nowOf } from '../now.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -43,9 +43,11 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   if (!Number.isInteger(limit) || limit < 1)
     throw new UserError('cli/number', `--limit \`${options.limit}\` is not a positive whole number`, { flag: '--limit', example: 20 });
   const session = await openSearch(root, { ...(options.reindex ? { reindex: true } : {}) });
-  const at = { now: resolveNow(options.now), zone: session.config.timezone };
+  const at = { now: await nowOf(options.now), zone: session.config.timezone };
+  // Periods need the calendar code (luxon, chrono-node): loaded only when --since or --until is given.
+  const periods = options.since !== undefined || options.until !== undefined ? await import('../../read/period-query.js') : undefined;
   const dayFilter = (text: string | undefined, end: 'start' | 'end'): string | undefined =>
-    text === undefined ? undefined : parsePeriod(text, at)[end];
+    text === undefined ? undefined : periods!.parsePeriod(text, at)[end];
   const since = dayFilter(options.since, 'start');
   const until = dayFilter(options.until, 'end');
   // Items served before rank a little higher (src/usage/boost.ts).

@@ -1,10 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/schema.js';
-import { createEmbedder, EmbeddingError, type Embedder, type EmbedderOptions } from '../embeddings/client.js';
-import { normalize, openVectorStore, storeName, embeddingsDir, type VectorStore } from '../embeddings/vectors.js';
-import { parsePeriod } from '../period-query.js';
-import { openVault, readConfig } from '../vault.js';
+import type { Embedder, EmbedderOptions } from '../embeddings/client.js';
+import type { VectorStore } from '../embeddings/vectors.js';
+import { loadValidConfigCached } from '../../config/cached.js';
 import { nearest } from './fuse.js';
 import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';
 import { readIndex, updateSearchIndex, type IndexReport, type LoadedIndex } from './store.js';
@@ -64,11 +63,12 @@ export interface OpenSearchOptions extends EmbedderOptions {
  *   const { hits } = await session.search('deploy rollback');
  */
 export async function openSearch(root: string, options: OpenSearchOptions = {}): Promise<SearchSession> {
-  const config = await readConfig(root);
+  const config = await loadValidConfigCached(root);
   const vaultDir = path.resolve(root, config.vault);
   let built: IndexReport | undefined;
   const rebuild = async (force: boolean): Promise<LoadedIndex> => {
-    const vault = (await openVault(root)).loaded;
+    // The vault (its loader, the frontmatter parser) is loaded only when there is no usable index.
+    const vault = (await (await import('../vault.js')).openVault(root)).loaded;
     // The writer finds why (missing, unreadable, another version) and rebuilds; a file it could open but a reader could not is rebuilt by force.
     built = updateSearchIndex(root, vault, { force });
     if (!force && !readIndex(root)) built = updateSearchIndex(root, vault, { force: true });
@@ -102,9 +102,12 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
       const loaded = await current();
       const query = parseQuery(text);
       const at = { now, zone: config.timezone };
-      // `since:` and `until:` take periods (`since:2026-02`, `until:"last week"`).
-      query.filters.since = query.filters.since.map((value) => parsePeriod(value, at).start);
-      query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
+      // `since:` and `until:` take periods (`since:2026-02`, `until:"last week"`); the calendar code is loaded only for them.
+      if (query.filters.since.length > 0 || query.filters.until.length > 0) {
+        const { parsePeriod } = await import('../period-query.js');
+        query.filters.since = query.filters.since.map((value) => parsePeriod(value, at).start);
+        query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
+      }
       const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
       const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
       return { hits, documents: loaded.index.size, ...(ranked ? { semantic: ranked.info } : {}) };
@@ -118,11 +121,12 @@ interface SemanticSide {
 
 function semanticSide(root: string, config: Config, options: EmbedderOptions): SemanticSide {
   const profile = config.embeddings!;
-  const bin = path.join(embeddingsDir(root), `${storeName(profile.model, profile.dimensions)}.bin`);
+  // The embeddings client (and the LLM transport under it) is loaded on the first query, only with an `embeddings` profile.
+  const modules = Promise.all([import('../embeddings/client.js'), import('../embeddings/vectors.js')]);
   let store: { stamp: string; vectors: VectorStore } | undefined;
   let embedder: Embedder | undefined;
   const queries = new Map<string, Float32Array>();
-  const stampOf = (): string => {
+  const stampOf = (bin: string): string => {
     try {
       const stat = statSync(bin);
       return `${stat.size}:${stat.mtimeMs}`;
@@ -132,7 +136,8 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
   };
   return {
     async rank(text, loaded) {
-      const stamp = stampOf();
+      const [{ createEmbedder, EmbeddingError }, { normalize, openVectorStore, storeName, embeddingsDir }] = await modules;
+      const stamp = stampOf(path.join(embeddingsDir(root), `${storeName(profile.model, profile.dimensions)}.bin`));
       // Vectors a build appended since: the store is opened again (one read of the file).
       if (store?.stamp !== stamp) store = { stamp, vectors: openVectorStore(root, profile.model, profile.dimensions) };
       const info = { model: profile.model, used: false, vectors: store.vectors.size };
