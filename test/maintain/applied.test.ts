@@ -1,6 +1,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { createProject, memory, readJsonFile, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
 /**
@@ -8,6 +9,8 @@ import { createProject, memory, readJsonFile, readText, removeProject, runCli, r
  * warns of the copies, `consolidate --apply` marks them, the rebuild leaves
  * them out of the summaries (nothing deleted), removing the mark brings a copy
  * back; old unused memories are listed as forgotten until a retrieval.
+ * `consolidate`, `zoom` and `status` run the CLI; the builds, checked by their
+ * `--json` report and files, run in-process (`buildHere`, no CLI start each).
  */
 
 const scheduler =
@@ -25,6 +28,10 @@ const dailyTexts = (root: string): string =>
     .map((name) => readText(root, `vault/main/daily/${name}`))
     .join('\n');
 const count = (text: string, phrase: string): number => text.split(phrase).length - 1;
+/** The build in this process, its report as `memvault build --json` prints it. */
+const buildHere = async (root: string, now: string): Promise<{ json: any }> => ({
+  json: JSON.parse(JSON.stringify(await build({ root, now: new Date(now) }))),
+});
 
 describe('duplicate_of and forgetting, applied', () => {
   let root: string;
@@ -45,7 +52,7 @@ describe('duplicate_of and forgetting, applied', () => {
   let first: { json: any };
   beforeAll(async () => {
     root = createProject(files);
-    first = await runCliJson(['build', '--now', NOW, '--json'], { cwd: root });
+    first = await buildHere(root, NOW);
   }, 60_000);
   afterAll(() => removeProject(root));
 
@@ -61,7 +68,7 @@ describe('duplicate_of and forgetting, applied', () => {
 
   it('consolidate --apply, then a rebuild: summaries name each note once, nothing is deleted, zoom and status show the marks', async () => {
     await runCliJson(['consolidate', '--apply', '--json'], { cwd: root });
-    const second = await runCliJson(['build', '--now', NOW, '--json'], { cwd: root });
+    const second = await buildHere(root, NOW);
     expect(second.json.diagnostics.filter((d: { rule: string }) => d.rule === 'memory/near-duplicate')).toEqual([]);
     const dailies = dailyTexts(root);
     expect(count(dailies, 'retry queue filled up')).toBe(1);
@@ -89,7 +96,7 @@ describe('duplicate_of and forgetting, applied', () => {
 
   it('removing the mark brings the copy back into its daily', async () => {
     writeFileSync(path.join(root, copyPath), files[copyPath]);
-    await runCliJson(['build', '--now', NOW, '--json'], { cwd: root });
+    await buildHere(root, NOW);
     expect(readText(root, 'vault/main/daily/2026-03-04.md')).toContain('Next check on Friday.');
     expect(count(dailyTexts(root), 'retry queue filled up')).toBe(2);
   }, 60_000);
@@ -99,7 +106,7 @@ describe('duplicate_of and forgetting, applied', () => {
     const forgotten = later.json.streams[0].maintenance.forgotten.memories.map((m: { id: string }) => m.id).sort();
     // Copies are listed as duplicates, not as forgotten.
     expect(forgotten).toEqual(['2026-03-02-scheduler', '2026-03-03-vacuum', '2026-03-04-billing', '2026-03-04-scheduler-again']);
-    await runCliJson(['build', '--now', LATER, '--json'], { cwd: root });
+    await buildHere(root, LATER);
     const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
     expect([...manifest.forgotten].sort()).toEqual(forgotten);
     const text = await runCli(['status', '--now', LATER], { cwd: root });
