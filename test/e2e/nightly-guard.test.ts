@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { commitAll, git, initRepo, porcelain } from '../git/helpers.js';
 import { createProject, memory, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
@@ -9,6 +10,8 @@ import { createProject, memory, readText, removeProject, runCli, runCliJson } fr
  * The CLI end to end around the nightly job: commands outside a project,
  * `add --stream`, and work left uncommitted by a build with commits off,
  * reported by `status` and committed by the next build (renames included).
+ * Those two builds are checked by their report and the repository: they run
+ * in-process (`commit: false` is what `--no-commit` passes), `status` runs the CLI.
  */
 
 const dirs: string[] = [];
@@ -79,8 +82,8 @@ describe('work left uncommitted', () => {
   });
 
   it('status names what a --no-commit build left and the command; the next build commits exactly it, moves as renames', async () => {
-    const first = await runCliJson(['build', '--no-commit', '--now', now, '--json'], { cwd: root });
-    expect(first.json.archived.length).toBeGreaterThan(0);
+    const first = await build({ root, now: new Date(now), commit: false });
+    expect(first.archived.length).toBeGreaterThan(0);
     expect(porcelain(root).length).toBeGreaterThan(0);
 
     const status = await runCliJson(['status', '--json', '--now', now], { cwd: root });
@@ -93,9 +96,9 @@ describe('work left uncommitted', () => {
     expect(text.stdout).toMatch(/uncommitted in the vault:\n {2}\d+ file\(s\) memvault wrote or moved; commit them with `memvault build`/);
 
     // Nothing new to build, but the record's paths are committed: git is clean, and the archive moves are renames.
-    const second = await runCliJson(['build', '--now', now, '--json'], { cwd: root });
-    expect(second.json.written).toEqual([]);
-    expect(second.json.commit.status).toBe('committed');
+    const second = await build({ root, now: new Date(now) });
+    expect(second.written).toEqual([]);
+    expect(second.commit?.status).toBe('committed');
     expect(porcelain(root)).toEqual([]);
     const renames = git(root, 'show', '--name-status', '-M', '--format=', 'HEAD')
       .split('\n')
