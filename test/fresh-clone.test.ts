@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +62,6 @@ beforeAll(async () => {
   clone = mkdtempSync(path.join(os.tmpdir(), 'memvault-clone-'));
   // More memories than MIN_FILES_FOR_WORKERS: a clone reads them all, and looks for the summaries that list them.
   generateSyntheticVault(warm, { memories: 320, days: 35, endDay: '2026-03-14', seed: 11, pinned: 2 });
-  appendFileSync(path.join(warm, 'memory.config.yaml'), 'git:\n  record: true\n'); // opt-in (experimental)
   await build({ root: warm, now: new Date(FIRST_NOW), commit: false });
   writeFileSync(path.join(warm, '.gitignore'), '.memvault/\n');
   git(warm, 'init', '-q', '-b', 'main');

@@ -9,6 +9,7 @@ import { packageBase, type PackagePlan } from './build-plan.js';
 import type { BuildReport, StreamReport } from './build-report.js';
 import type { StreamContext } from './calendar-apply.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
+import { bodyReader } from './package/bodies.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites } from './write.js';
 
@@ -38,7 +39,13 @@ export function writePackage(
   let assembled;
   try {
     assembled = assemblePackage(
-      { ...base, readMemory: (memory) => ctx.loaded.content.memory(memory), readSummary: (summary) => ctx.loaded.content.summary(summary) },
+      {
+        ...base,
+        readMemory: (memory) => ctx.loaded.content.memory(memory),
+        readSummary: (summary) => ctx.loaded.content.summary(summary),
+        // Shown bodies need no parse when their lines say where the headings are: a fresh clone parses none of them.
+        readUnparsed: bodyReader(ctx.vaultDir),
+      },
       inputHash,
     );
   } catch (error) {
