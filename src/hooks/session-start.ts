@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Served } from '../mcp/context.js';
-import { readConfig } from '../read/vault.js';
+import { loadValidConfigCached } from '../config/cached.js';
 import { recordUsage } from '../usage/log.js';
 import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
@@ -33,7 +33,9 @@ export interface SessionStartResult {
 }
 
 export async function sessionStart(options: SessionStartOptions): Promise<SessionStartResult> {
-  const config = await readConfig(options.root);
+  // The config from its cache, the vault not even opened (read/vault.ts would load the frontmatter parser): the reused
+  // answer's path loads only what this file and start-cache.ts import.
+  const config = await loadValidConfigCached(options.root);
   const budget = options.budget ?? config.hooks.budget;
   const stream = options.stream ?? config.hooks.stream;
   // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.

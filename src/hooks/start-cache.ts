@@ -55,11 +55,12 @@ export function vaultStamp(vaultDir: string, config: Config): string {
   } catch {
     // No vault folder yet.
   }
-  const hash = createHash('sha256');
-  for (const file of scanStreams(vaultDir, [...names].sort()))
-    hash.update(`${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`);
-  hash.update(`index.json\u0000${stampOf([path.join(vaultDir, 'index.json')])}`);
-  return hash.digest('hex');
+  // One string hashed once: 21,000 `update` calls cost more than the hashing itself.
+  const lines = scanStreams(vaultDir, [...names].sort()).map(
+    (file) => `${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`,
+  );
+  lines.push(`index.json\u0000${stampOf([path.join(vaultDir, 'index.json')])}`);
+  return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
 export function readStartCache<T>(root: string): CachedStart<T> | undefined {
