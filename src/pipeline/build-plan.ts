@@ -9,6 +9,7 @@ import { type Bands, computeBands } from './bands.js';
 import { type BuildReport, emptyStats, type StreamReport, TIERS } from './build-report.js';
 import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
+import type { DerivedMemo } from './derived-memo.js';
 import { type Manifest, packageInputHash } from './package.js';
 import {
   type HeldSummary,
@@ -114,6 +115,8 @@ export interface BuildPlanInput {
   planWaterfall?: (stream: StreamState) => WaterfallStreamPlan;
   /** Dry runs: estimates calls and tokens of a stream's plan. */
   estimate?: (stream: StreamState, plan: StreamPlan) => Record<CalendarTier, TierEstimate>;
+  /** Input hashes kept from the previous build while the parse cache is unchanged (derived-memo.ts); none: worked out. */
+  memo?: DerivedMemo;
 }
 
 /** Plans a whole build. Pure: reads nothing, writes nothing. */
@@ -233,7 +236,14 @@ export function packageBase(stream: StreamState, bands: Bands, config: Config, l
 function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, inputsChange: boolean): PackagePlan {
   const path = vaultPaths.package(stream.name);
   const previous = input.manifests.get(stream.name);
-  const inputHash = packageInputHash(packageBase(stream, bands, input.config, input.leftOut?.get(stream.name)));
+  const base = packageBase(stream, bands, input.config, input.leftOut?.get(stream.name));
+  const compute = () => packageInputHash(base);
+  // Besides the cache's entries and the config: the bands, what is left out, and which memories are up to `now` (a prefix
+  // of the stream's, named by its length and last memory).
+  const last = stream.memories.at(-1);
+  const key = { stream: stream.name, bands, leftOut: [...(base.leftOut?.ids ?? [])].sort() };
+  const inputHash =
+    input.memo?.value('package', { ...key, memories: [stream.memories.length, last?.path, last?.sha256] }, compute) ?? compute();
   const fresh = previous !== undefined && previous.input_hash === inputHash;
   const reason = previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
   return { path, write: reason !== 'fresh', reason, inputHash, previous };

@@ -14,6 +14,7 @@ import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js'
 import type { CalendarTier, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './build-pool.js';
+import { DerivedMemo } from './derived-memo.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
 import { applyCalendar, rollupContextOf, type StreamContext } from './calendar-apply.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
@@ -153,6 +154,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
   );
   const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut };
+  // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
+  const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).cacheDir, loaded.cache, config);
   const planStarted = performance.now();
   const plan = planBuild({
     config,
@@ -165,6 +168,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
     packageFirst: options.packageFirst === true && !report.dryRun,
     leftOut,
+    memo,
     ...(waterfall
       ? { planWaterfall: (stream: StreamState) => waterfall.planWaterfallStream(stream, config, { force: false, rebuild: false }) }
       : {}),
@@ -239,11 +243,14 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   report.diagnostics.push(...factWarnings(plan.order.map((entry) => entry.stream)));
   const indexStarted = performance.now();
-  if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report);
+  if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report, memo);
   report.stats.index = Math.round(performance.now() - indexStarted);
   // This clone's usage log, folded into each stream's usage.json, is committed with the build (src/usage/fold.ts).
   if (!report.dryRun) report.written.push(...foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]));
-  if (options.saveCache !== false) loaded.cache.save();
+  if (options.saveCache !== false) {
+    loaded.cache.save();
+    memo.save();
+  }
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).

@@ -10,6 +10,7 @@ import type { BuildReport, StreamReport } from './build-report.js';
 import type { StreamContext } from './calendar-apply.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
 import { bodyReader } from './package/bodies.js';
+import type { DerivedMemo } from './derived-memo.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites } from './write.js';
 
@@ -88,11 +89,28 @@ function countStatuses(manifest: Manifest): { degraded: number; leftOut: number 
   };
 }
 
-/** Writes `INDEX.md` and `index.json` unless their input hash says they are current. */
-export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, report: BuildReport): void {
+/** Writes `INDEX.md` and `index.json` unless their input hash says they are current (`memo`: see derived-memo.ts). */
+export function writeIndex(
+  streams: readonly StreamIndexInput[],
+  loaded: LoadedVault,
+  vaultDir: string,
+  report: BuildReport,
+  memo?: DerivedMemo,
+): void {
   const diagnostics = loaded.state.diagnostics;
   const previous = readJson<VaultIndex>(path.join(vaultDir, vaultPaths.indexJson));
-  const inputHash = indexInputHash(streams, diagnostics);
+  const compute = () => indexInputHash(streams, diagnostics);
+  // Besides the cache's entries: the diagnostics, each stream's held, deferred and package, which memories are up to `now`.
+  const key = {
+    diagnostics,
+    streams: streams.map((s) => {
+      const last = s.memories.at(-1);
+      const manifest = s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null;
+      const memories = [s.memories.length, last?.path, last?.sha256];
+      return { name: s.name, memories, summaries: s.summaries.length, held: s.held, deferred: s.deferred, manifest };
+    }),
+  };
+  const inputHash = memo?.value('index', key, compute) ?? compute();
   if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
   const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
   const written = applyWrites(

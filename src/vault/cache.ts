@@ -160,6 +160,15 @@ export class ParseCache {
     return new ParseCache(dir, timezone, new Map(), 0, undefined);
   }
 
+  /**
+   * Names what the entries hold: the `files.json` on disk and the length of its
+   * log, which every save that changes an entry moves on. Undefined once this
+   * process set or forgot an entry, and for a cache never saved.
+   */
+  get state(): string | undefined {
+    return this.modified || !this.base ? undefined : `${this.base.id}+${this.base.logBytes}`;
+  }
+
   get(vaultPath: string): CacheEntry | undefined {
     return this.entries.get(vaultPath);
   }
