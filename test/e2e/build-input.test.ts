@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import {
   createProject,
   listFiles,
@@ -19,6 +20,9 @@ import {
  * --through and --force, configuration and clock errors, an empty vault and
  * the build lock. The ten-week vault: build.test.ts. An unknown config key
  * and the same config error from every command: test/messages/config-invalid.test.ts.
+ * Builds that only set a scene or are checked by their files run in-process
+ * (the same pipeline and lock, no CLI start each); flags, messages and exit codes
+ * go through the CLI.
  */
 
 /** Paths in reports are vault-relative (`main/daily/…`); accept project-relative ones (`vault/main/daily/…`) too. */
@@ -137,7 +141,7 @@ describe('build: --dry-run, --through and --force', () => {
 
   it('--through makes the weekly of an incomplete week', async () => {
     const root = project();
-    await runCliJson(['build', '--now', now, '--json'], { cwd: root });
+    await build({ root, now: new Date(now) });
     expect(names(root, 'vault/main/weekly')).toEqual(['2026-W07']);
     const { json } = await runCliJson(['build', '--now', now, '--through', '2026-02-22', '--json'], { cwd: root });
     expect(allInVault(json.written)).toContain('main/weekly/2026-W08.md');
@@ -205,8 +209,8 @@ describe('build: an empty vault', () => {
 
   it('builds a package that says how to add memories', async () => {
     root = createProject({});
-    const { json } = await runCliJson(['build', '--now', '2026-02-13T09:00:00Z', '--json'], { cwd: root });
-    expect(allInVault(json.written)).toContain('main/UPLOAD_PACKAGE.md');
+    const report = await build({ root, now: new Date('2026-02-13T09:00:00Z') });
+    expect(allInVault(report.written)).toContain('main/UPLOAD_PACKAGE.md');
     const text = readText(root, 'vault/main/UPLOAD_PACKAGE.md');
     expect(text).toContain('No memories yet');
     expect(text).toMatch(/memories\//);
@@ -251,8 +255,7 @@ describe('build: the build lock', () => {
     const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
     await new Promise((resolve) => dead.on('exit', resolve));
     holdLock(dead.pid!);
-    const result = await runCli(['build', '--now', '2026-02-13T09:00:00Z'], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
+    await build({ root, now: new Date('2026-02-13T09:00:00Z') });
     expect(names(root, 'vault/main/daily')).toEqual(['2026-02-10']);
     expect(existsSync(path.join(root, '.memvault/build.lock'))).toBe(false);
     expect(existsSync(path.join(root, '.memvault/build.owner.json'))).toBe(false);
