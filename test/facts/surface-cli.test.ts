@@ -1,12 +1,18 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build as buildInProcess } from '../../src/pipeline/build.js';
 import { createProject, readJsonFile, readText, removeProject, runCliJson } from '../helpers/project.js';
 
 /**
  * Contradictions and facts where a person and an agent meet them, through the real CLI on one vault: build warnings,
  * status, INDEX.md, UPLOAD_PACKAGE.md and the context; then a resolution of each kind and a rebuild with none left.
+ * The two builds, checked by their `--json` report and files, run in-process (`buildHere`); every other command runs the CLI.
  */
+/** The build in this process, its report as `memvault build --no-commit --json` prints it. */
+const buildHere = async (root: string): Promise<{ json: any }> => ({
+  json: JSON.parse(JSON.stringify(await buildInProcess({ root, now: new Date(NOW), commit: false }))),
+});
 const NOW = '2026-04-01T09:00:00Z';
 // Written under memories/; the build archives them (older than 30 days): facts are read wherever a memory lives.
 const archived = (name: string) => `main/archive/2026-Q1/${name}`;
@@ -38,7 +44,7 @@ describe('contradictions and facts in build, status, INDEX.md, the package and t
   afterAll(() => removeProject(root));
 
   it('shows each open contradiction everywhere, with both places, and the facts in force compressed', async () => {
-    const build = await runCliJson(['build', '--no-commit', '--json', '--now', NOW], { cwd: root });
+    const build = await buildHere(root);
     const warnings = build.json.diagnostics.filter((d: { rule: string }) => d.rule === 'fact/contradiction');
     expect(warnings).toHaveLength(3); // once each
     const db = warnings.find((d: { path: string }) => d.path === DB_B);
@@ -110,7 +116,7 @@ describe('contradictions and facts in build, status, INDEX.md, the package and t
     await runCliJson(['resolve', ids.payments_owner!, '--keep', 'a', '--json'], { cwd: root });
     await runCliJson(['resolve', ids.region!, '--keep', 'both', '--json'], { cwd: root });
 
-    const build = await runCliJson(['build', '--no-commit', '--json', '--now', NOW], { cwd: root });
+    const build = await buildHere(root);
     expect(
       build.json.diagnostics.filter((d: { rule: string; severity: string }) => d.rule.startsWith('fact/') || d.severity === 'error'),
     ).toEqual([]);

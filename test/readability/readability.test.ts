@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Readability } from '../../src/llm/extractive/standalone.js';
+import { build } from '../../src/pipeline/build.js';
 import { createProject, removeProject, runCli } from '../helpers/project.js';
 import { measureProject, shares, summaryFiles } from './measure.js';
 
@@ -13,7 +14,8 @@ import { measureProject, shares, summaryFiles } from './measure.js';
  * (bullets and paragraphs of dailies, weeklies, monthlies, long-term and the
  * package's summaries), tool-call lines must be 0 %; dangling lead-ins,
  * openings with an unresolved reference and fragments of fewer than four
- * words at most 1 % each. Figures are in the README ("Retention").
+ * words at most 1 % each. Figures are in the README ("Retention"). The
+ * builds are checked by their files: they run in-process (`ingest` runs the CLI).
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,8 +41,7 @@ describe('readability of the sample vault', () => {
     root = createProject({}, readFileSync(path.join(ROOT, 'memory.config.yaml'), 'utf8'));
     roots.push(root);
     cpSync(path.join(ROOT, 'vault'), path.join(root, 'vault'), { recursive: true });
-    const result = await runCli(['build', '--now', '2026-11-22T06:00:00Z', '--no-commit'], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
+    await build({ root, now: new Date('2026-11-22T06:00:00Z'), commit: false });
   }, 240_000);
 
   it('writes summary units that stand alone', () => {
@@ -61,8 +62,7 @@ describe('readability of summaries of Claude Code sessions', () => {
     const files = ['v1-todowrite.jsonl', 'v2-session.jsonl', '7d3c1f0a-52b4-4e8e-9c61-0b2f5e8a9d41/subagents/agent-a1b2c3d.jsonl'];
     const ingest = await runCli(['ingest', ...files.map((file) => `logs/${file}`)], { cwd: root });
     expect(ingest.code, ingest.stderr).toBe(0);
-    const build = await runCli(['build', '--now', '2026-03-12T08:00:00Z', '--no-commit'], { cwd: root });
-    expect(build.code, build.stderr).toBe(0);
+    await build({ root, now: new Date('2026-03-12T08:00:00Z'), commit: false });
   }, 240_000);
 
   it('never quotes a tool call, and every unit stands alone', () => {
