@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { build as buildInProcess } from '../../src/pipeline/build.js';
 import { daysBetween, generateHistory } from '../helpers/history.js';
 import {
   copyProject,
@@ -20,7 +21,9 @@ import {
 /**
  * `memvault build` end to end: the compiled CLI on real vaults in temporary
  * folders, always with a fixed `--now`. The ten-week vault is built once
- * (beforeAll); scenarios that change it work on copies. Bad input, flags,
+ * (beforeAll) through the CLI; scenarios that change it work on copies and
+ * are checked by their `--json` report and files, so they build in-process
+ * (`buildHere`: the same pipeline, no CLI start each). Bad input, flags,
  * errors and the lock on small vaults: build-input.test.ts.
  */
 
@@ -79,6 +82,10 @@ const EXPECTED_WEEKLIES = [
 const EXPECTED_MONTHLIES = ['2026-02', '2026-03'];
 
 const build = (root: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd: root });
+/** The same build in this process, its report as `--json` prints it. */
+const buildHere = async (root: string): Promise<{ json: any }> => ({
+  json: JSON.parse(JSON.stringify(await buildInProcess({ root, now: new Date(NOW) }))),
+});
 
 /** Paths in reports are vault-relative (`main/daily/…`); accept project-relative ones (`vault/main/daily/…`) too. */
 const inVault = (file: string): string => file.replace(/^vault\//, '');
@@ -225,7 +232,7 @@ describe('build: a ten-week vault', () => {
   });
 
   it('changes no byte on a second build and reports 0 files written', async () => {
-    const again = await build(root);
+    const again = await buildHere(root);
     expect(again.json.written).toEqual([]);
     expect(again.json.historyCopies).toEqual([]);
     expect(again.json.stats.parsed).toBe(0);
@@ -250,7 +257,7 @@ describe('build: a ten-week vault', () => {
     };
     edited = { copy, day, file, original: before.daily };
 
-    const { json } = await build(copy);
+    const { json } = await buildHere(copy);
     expect(allInVault(json.written).sort()).toEqual(
       [
         `main/daily/${day}.md`,
@@ -292,7 +299,7 @@ describe('build: a ten-week vault', () => {
     const second = readText(copy, `vault/main/daily/${day}.md`);
     expect(second).not.toBe(original);
     writeFileSync(path.join(copy, file), `${readText(copy, file)}\nSecond addition: the \`ledger-sync\` job now retries twice.\n`);
-    await build(copy);
+    await buildHere(copy);
     expect(readText(copy, `vault/main/daily/${day}.md`)).not.toBe(second);
     // Nothing lost: both the original and the intermediate daily are kept somewhere under history/daily/.
     const kept = listFiles(copy, 'vault/main/history/daily').map((f) => readText(copy, f));
@@ -309,7 +316,7 @@ describe('build: a ten-week vault', () => {
     const edited = `${generated.trimEnd()}\n\nHand note: the real cause was the load balancer, not the cache.\n`;
     writeFileSync(path.join(copy, dailyPath), edited);
 
-    const afterEdit = await build(copy);
+    const afterEdit = await buildHere(copy);
     expect(afterEdit.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([
       [`main/daily/${day}.md`, 'edited'],
     ]);
@@ -318,7 +325,7 @@ describe('build: a ten-week vault', () => {
 
     const memoryFile = history.byDay.get(day)![0]!;
     writeFileSync(path.join(copy, memoryFile), `${readText(copy, memoryFile)}\nLate addition: the fix also needs a config change.\n`);
-    const afterChange = await build(copy);
+    const afterChange = await buildHere(copy);
     expect(afterChange.json.streams[0].held.map((h: { path: string; status: string }) => [inVault(h.path), h.status])).toEqual([
       [`main/daily/${day}.md`, 'edited, stale'],
     ]);
