@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -67,6 +68,12 @@ function header(timezone: string): string {
   return JSON.stringify(value);
 }
 
+/**
+ * The shards `readRecord` read whole in this process, as `writeRecord` keeps them in `.memvault/record.json`: a fresh
+ * clone has no such file, and without this `writeRecord` read the whole record (~19 MB) again to find it current.
+ */
+const readShards = new Map<string, ShardState>();
+
 /** Every shard of the record for `streams`; an unreadable shard is left out with a warning, an outdated one silently. */
 export function readRecord(vaultDir: string, streams: readonly string[], timezone: string): ReadRecord {
   const entries = new Map<string, RecordEntry>();
@@ -77,7 +84,8 @@ export function readRecord(vaultDir: string, streams: readonly string[], timezon
       const vaultPath = `${RECORD_DIR}/${stream}/${shard}`;
       const read = readVaultFile(vaultDir, vaultPath);
       if (!read.ok) continue;
-      const lines = read.bytes.toString('utf8').split('\n');
+      // Most shards are ASCII: read as one-byte text, which JSON.parse also reads faster (~19 MB at 20,000 memories).
+      const lines = read.bytes.toString(isAscii(read.bytes) ? 'latin1' : 'utf8').split('\n');
       if (lines.at(-1) === '') lines.pop();
       if (lines[0] !== expected) {
         // A record of another parser, zone or detector is outdated, not broken: it is rewritten by the next build.
@@ -89,7 +97,13 @@ export function readRecord(vaultDir: string, streams: readonly string[], timezon
         warnings.push(unreadable(vaultPath, shardEntries + 1, 'a line is not a record line (a merge conflict left in it?)'));
         continue;
       }
-      for (const [key, entry] of shardEntries) entries.set(key, entry);
+      const digest = createHash('sha256').update(expected);
+      for (const [key, entry] of shardEntries) {
+        entries.set(key, entry);
+        digest.update(`\n${key} ${entry.sha256}`);
+      }
+      const stat = statOrUndefined(path.join(vaultDir, vaultPath));
+      if (stat) readShards.set(`${vaultDir}\0${stream}/${shard}`, { digest: digest.digest('hex'), ...stat });
     }
   }
   return { entries, warnings };
@@ -114,11 +128,27 @@ function parseShard(lines: readonly string[], stream: string): Map<string, Recor
   return out;
 }
 
+/**
+ * The parse result of a line. The parsed object is completed in place, not copied (21,000 copies were a fifth of reading
+ * the record): its keys end up in the order a copy has (its own, then path, stream and hash), so the cache stores the same.
+ */
 function decodeResult(line: RecordLine, stream: string): CachedResult | undefined {
-  if (line.m && typeof line.m === 'object') return { type: 'memory', memory: { ...line.m, path: line.p, stream, sha256: line.s } };
+  if (line.m && typeof line.m === 'object' && !Array.isArray(line.m)) {
+    const memory = line.m as Memory;
+    memory.path = line.p;
+    memory.stream = stream;
+    memory.sha256 = line.s;
+    return { type: 'memory', memory };
+  }
   if (line.y && typeof line.y === 'object' && line.y.meta && typeof line.y.meta === 'object' && Array.isArray(line.y.meta.sources)) {
+    if (line.y.sha256 === undefined) {
+      const summary = line.y as Summary;
+      summary.path = line.p;
+      summary.sha256 = line.s;
+      return { type: 'summary', summary };
+    }
     const { sha256, ...summary } = line.y;
-    return { type: 'summary', summary: { ...summary, path: line.p, sha256: sha256 ?? line.s } };
+    return { type: 'summary', summary: { ...summary, path: line.p, sha256 } };
   }
   return undefined;
 }
@@ -220,7 +250,8 @@ export function writeRecord(
       const digest = createHash('sha256').update(head);
       for (const f of files) digest.update(`\n${f.path} ${f.entry.sha256}`);
       const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
-      const before = state.shards[key];
+      // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
+      const before = state.shards[key] ?? readShards.get(`${vaultDir}\0${key}`);
       const stat = statOrUndefined(file);
       if (before && stat && before.digest === mine.digest && before.size === stat.size && before.mtimeMs === stat.mtimeMs) {
         next.shards[key] = before;
@@ -262,7 +293,13 @@ export function writeRecord(
 
 /** What `writeRecord` last wrote, per `<stream>/<shard>` (`.memvault/record.json`, outside git; losing it costs one read of the record). */
 interface RecordState {
-  shards: Record<string, { digest: string; size: number; mtimeMs: number }>;
+  shards: Record<string, ShardState>;
+}
+
+interface ShardState {
+  digest: string;
+  size: number;
+  mtimeMs: number;
 }
 
 function readState(stateDir: string): RecordState {
