@@ -207,9 +207,12 @@ export class SearchIndex {
     return this.statement('SELECT 1 FROM fts_vocab WHERE term = ?').get(stem) !== undefined;
   }
 
-  /** Terms of the index from `low` (inclusive) to `high` (exclusive): the candidates of a misspelt word. */
-  termsBetween(low: string, high: string): string[] {
-    return this.statement('SELECT term FROM fts_vocab WHERE term >= ? AND term < ?').pluck().all(low, high) as string[];
+  /**
+   * Terms of the index from `low` (inclusive) to `high` (exclusive): the candidates of a misspelt word; at most `limit`
+   * (the vocabulary table reads each term's whole list of documents, so asking whether a prefix exists stops at one).
+   */
+  termsBetween(low: string, high: string, limit = -1): string[] {
+    return this.statement('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? LIMIT ?').pluck().all(low, high, limit) as string[];
   }
 
   /**

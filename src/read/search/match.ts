@@ -25,7 +25,8 @@ export interface MatchPlan {
 /** What the plan needs of the index: the vocabulary. */
 export interface Vocabulary {
   hasTerm(stem: string): boolean;
-  termsBetween(low: string, high: string): string[];
+  /** At most `limit` terms when given. */
+  termsBetween(low: string, high: string, limit?: number): string[];
 }
 
 const quote = (term: string): string => `"${term.replaceAll('"', '""')}"`;
@@ -66,7 +67,7 @@ export function matchPlan(text: string, phrases: readonly string[], vocabulary: 
 }
 
 function hasPrefix(vocabulary: Vocabulary, stem: string): boolean {
-  return vocabulary.termsBetween(stem, `${stem}\u{10FFFF}`).length > 0;
+  return vocabulary.termsBetween(stem, `${stem}\u{10FFFF}`, 1).length > 0;
 }
 
 /** Index terms within `edits` edits of `stem` that share its first two letters. */
