@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { ingestProject, memoryFiles as memories } from '../helpers/ingest.js';
 import { readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 import { SECRET_CASES } from '../redact/corpus.js';
@@ -148,9 +149,9 @@ describe('ingest: secrets', () => {
     );
     expect(json.files.map((f: { status: string }) => f.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
     for (const file of json.files) expect(new Set(file.redactions.map((r: { kind: string }) => r.kind)).size).toBeGreaterThanOrEqual(20);
-    // The build commits the memories (and its summaries) to git.
-    const build = await runCliJson(['build', '--now', '2026-02-20T06:00:00Z', '--json'], { cwd: root });
-    expect(build.json.commit.status).toBe('committed');
+    // The build commits the memories (and its summaries) to git (in-process: checked by the repository).
+    const report = await build({ root, now: new Date('2026-02-20T06:00:00Z') });
+    expect(report.commit?.status).toBe('committed');
 
     const all = everything(root);
     expect(all).toContain('[REDACTED:');
