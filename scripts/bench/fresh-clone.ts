@@ -25,6 +25,13 @@ export function benchFreshClone(repo: string): { stats: Stats; counts: FreshClon
   const clone = `${repo}-clone`;
   let counts: FreshCloneCounts = { files: 0, read: 0, parsed: 0 };
   const samples: Sample[] = [];
+  // The committed record (on by default) is what lets a clone skip the files it does not summarize: say whether it is there.
+  const shards = spawnSync('git', ['ls-files', 'vault/.memvault-record'], { cwd: repo, encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
+  log(
+    `  fresh clone of ${repo}: ${shards.length > 0 ? `committed record of ${shards.length} shards` : 'no committed record (every file is read)'}`,
+  );
   for (let i = 1; i <= FRESH_RUNS; i++) {
     rmSync(clone, { recursive: true, force: true });
     const cloned = spawnSync('git', ['clone', '-q', repo, clone], { encoding: 'utf8' });

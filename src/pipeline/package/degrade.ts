@@ -1,5 +1,5 @@
 import { eachDay } from '../../time/periods.js';
-import type { CalendarTier, Summary } from '../../vault/model.js';
+import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { compareItems, memoryItem, summaryItem } from './items.js';
 import type { Item, PackageInput } from './model.js';
 
@@ -72,6 +72,13 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
   const tried = new Set<Item>();
   const usable = [...input.summaries.values()].filter((s) => s.meta.stream === input.stream && !s.meta.review?.includes('over-budget'));
   const daysWithMemories = new Set(input.memories.map((memory) => memory.day));
+  // Each daily tried asks for its day's memories: looked up by day, not filtered out of the whole stream each time.
+  const byDay = new Map<string, Memory[]>();
+  for (const memory of input.memories) {
+    const list = byDay.get(memory.day);
+    if (list) list.push(memory);
+    else byDay.set(memory.day, [memory]);
+  }
   for (;;) {
     const candidate = REFINE_ORDER.flatMap((tier) =>
       history
@@ -80,7 +87,7 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
     )[0];
     if (!candidate) return text;
     tried.add(candidate);
-    const parts = finerParts(candidate, usable, daysWithMemories, input);
+    const parts = finerParts(candidate, usable, daysWithMemories, byDay, input);
     if (!parts) continue;
     const at = history.indexOf(candidate);
     history.splice(at, 1, ...parts);
@@ -101,6 +108,7 @@ function finerParts(
   item: Item,
   usable: readonly Summary[],
   daysWithMemories: ReadonlySet<string>,
+  byDay: ReadonlyMap<string, readonly Memory[]>,
   input: PackageInput,
 ): Item[] | undefined {
   const finer = FINER[item.tier as CalendarTier];
@@ -108,9 +116,10 @@ function finerParts(
   const reason = `finer than its band: the package had room (instead of ${item.tier} ${item.id})`;
   if (finer === 'raw') {
     // Detail bought back never brings a copy or a forgotten memory (they stay in the summary it replaces).
-    const memories = input.memories.filter(
-      (memory) => memory.day >= item.start && memory.day <= item.end && !input.leftOut?.ids.has(memory.id),
-    );
+    // Their order does not matter: the parts are sorted into the history (`compareItems`, a total order).
+    const memories = eachDay(item.start, item.end)
+      .flatMap((day) => byDay.get(day) ?? [])
+      .filter((memory) => !input.leftOut?.ids.has(memory.id));
     // A pinned memory is in the critical section already; its day stays with the summary that mentions it.
     if (memories.length === 0 || memories.some((memory) => memory.importance === 'pinned')) return undefined;
     return memories.map((memory) => memoryItem(memory, 'memory', input, reason));
