@@ -17,7 +17,8 @@ export function declareReadCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-Read-only: takes no lock, writes nothing. Phrases are read in the configured time zone.
+Writes nothing in the vault. Memories edited since the last build are parsed and kept in the parse cache
+(.memvault/cache) when no build holds the lock. Phrases are read in the configured time zone.
 
 Examples:
   memvault zoom 2026-02-13                   one day
