@@ -95,6 +95,7 @@ describe('builds with a memo', () => {
     const keys = Object.keys(storedMemo().values);
     expect(keys.some((key) => key.startsWith('package:'))).toBe(true);
     expect(keys.some((key) => key.startsWith('index:'))).toBe(true);
+    expect(keys.filter((key) => key.startsWith('period:["daily"'))).toHaveLength(3);
     const before = readFileSync(memoFile(root), 'utf8');
     const third = await buildAt(root);
     expect(third.written).toEqual([]);
@@ -106,6 +107,7 @@ describe('builds with a memo', () => {
     appendFileSync(path.join(root, 'vault/main/memories/2026-03-05-billing.md'), '\nThe refund flow now retries twice.\n');
     const afterEdit = await buildAt(root);
     expect(afterEdit.written).toContain('main/UPLOAD_PACKAGE.md');
+    expect(afterEdit.written).toContain('main/daily/2026-03-05.md');
     expect(readText(root, 'vault/main/UPLOAD_PACKAGE.md')).toContain('refund flow');
     await buildAt(root); // records the memo of the new state
 
@@ -124,12 +126,18 @@ describe('builds with a memo', () => {
     expect(afterWeeks.written.some((file) => file.startsWith('main/weekly/'))).toBe(true);
   }, 120_000);
 
-  it('is read: a wrong package hash in it makes a build see the package as stale', async () => {
+  it('is read: a wrong hash in it makes a build see that daily, or the package, as stale', async () => {
     const now = '2026-03-27T12:00:00Z';
     await buildAt(root, now); // no change since the last build: records this state's values
     const stored = storedMemo();
-    for (const key of Object.keys(stored.values)) if (key.startsWith('package:')) stored.values[key] = '0'.repeat(64);
+    const daily = Object.keys(stored.values).filter((key) => key.startsWith('period:["daily","2026-03-03"'));
+    expect(daily).toHaveLength(1);
+    for (const key of [...daily, ...Object.keys(stored.values).filter((k) => k.startsWith('package:'))])
+      stored.values[key] = '0'.repeat(64);
     writeFileSync(memoFile(root), JSON.stringify(stored));
-    expect(packageChanged(await buildAt(root, now))).toBe(true);
+    const tampered = await buildAt(root, now);
+    expect(packageChanged(tampered)).toBe(true);
+    expect(tampered.written).toContain('main/daily/2026-03-03.md');
+    expect(tampered.written).not.toContain('main/daily/2026-03-02.md');
   }, 60_000);
 });

@@ -179,6 +179,7 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
       monthly: config.calendar.monthly,
       longterm: config.calendar.longterm,
     },
+    ...(input.memo ? { memo: input.memo } : {}),
   };
   const bands = computeBands(input.now, config.timezone, config.upload);
   const tiers = Object.fromEntries(TIERS.map((tier) => [tier, planTier(tier, stream, bands.longtermThrough, context)])) as Record<

@@ -65,11 +65,12 @@ export class DerivedMemo {
   /**
    * `compute()`, or the value kept for `kind` and `key` in this cache state.
    * `key` must name every input of `compute` that the cache's entries do not
-   * determine (JSON-serialisable; hashed).
+   * determine: a string, kept as it is (short keys, one per period), or any
+   * JSON-serialisable value, kept as its SHA-256.
    */
   value(kind: string, key: unknown, compute: () => string): string {
     if (!this.unchanged()) return compute();
-    const id = `${kind}:${sha256(JSON.stringify(key))}`;
+    const id = `${kind}:${typeof key === 'string' ? key : sha256(JSON.stringify(key))}`;
     let value = this.values.get(id);
     if (value === undefined) {
       value = compute();

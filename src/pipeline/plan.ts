@@ -5,6 +5,7 @@ import { sha256, stableStringify } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
 import type { CalendarTier, Memory, SourceRef, Summary, Tier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import type { DerivedMemo } from './derived-memo.js';
 
 /**
  * Stage 2, plan: which summaries are missing or stale. Pure functions of the
@@ -57,6 +58,8 @@ export interface PlanContext {
   /** Identity of the summarizer, part of every input hash. */
   generator: { provider: string; model: string; promptId: (tier: CalendarTier) => string };
   budgets: Record<CalendarTier, TierBudget>;
+  /** Input hashes kept from the previous build while the parse cache is unchanged (derived-memo.ts); none: worked out. */
+  memo?: DerivedMemo;
 }
 
 interface Candidate {
@@ -75,15 +78,23 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
   const { provider, model } = ctx.generator;
   const prompt = ctx.generator.promptId(tier);
   const budget = ctx.budgets[tier];
-  // The canonical form is written once: it is the memo key (watch mode plans again with the same inputs) and what is
-  // hashed (`hashValue(v)` is `sha256(stableStringify(v))`). A separate plain key cost as much as the hash itself.
-  const canonical = stableStringify({ tier, period, sources, generator: { provider, model, prompt }, budget });
-  const known = inputHashes.get(canonical);
-  if (known !== undefined) return known;
-  if (inputHashes.size >= 50_000) inputHashes.clear();
-  const hash = sha256(canonical);
-  inputHashes.set(canonical, hash);
-  return hash;
+  const compute = (): string => {
+    // The canonical form is written once: it is the memo key (watch mode plans again with the same inputs) and what is
+    // hashed (`hashValue(v)` is `sha256(stableStringify(v))`). A separate plain key cost as much as the hash itself.
+    const canonical = stableStringify({ tier, period, sources, generator: { provider, model, prompt }, budget });
+    const known = inputHashes.get(canonical);
+    if (known !== undefined) return known;
+    if (inputHashes.size >= 50_000) inputHashes.clear();
+    const hash = sha256(canonical);
+    inputHashes.set(canonical, hash);
+    return hash;
+  };
+  if (!ctx.memo) return compute();
+  // Besides the cache's entries and the config (budgets): the summarizer, and which sources. A period's sources are
+  // what the cache gives it, cut short only when `now` falls inside it (a prefix): named by number, first and last id
+  // (their hashes are the cache's).
+  const key = JSON.stringify([tier, period, provider, model, prompt, sources.length, sources[0]?.id, sources.at(-1)?.id]);
+  return ctx.memo.value('period', key, compute);
 }
 
 const inputHashes = new Map<string, string>();
