@@ -36,6 +36,7 @@ type Report = Awaited<ReturnType<typeof build>>;
 const buildAt = (root: string, now = NOW): Promise<Report> => build({ root, now: new Date(now), commit: false });
 const memoFile = (root: string) => path.join(root, '.memvault', 'cache', DERIVED_FILE);
 const packageChanged = (report: Report) => report.streams[0]?.package?.changed;
+const storedValues = (root: string) => (JSON.parse(readFileSync(memoFile(root), 'utf8')) as { values: Record<string, string> }).values;
 
 describe('DerivedMemo', () => {
   let dir: string;
@@ -95,7 +96,7 @@ describe('builds with a memo', () => {
     const keys = Object.keys(storedMemo().values);
     expect(keys.some((key) => key.startsWith('package:'))).toBe(true);
     expect(keys.some((key) => key.startsWith('index:'))).toBe(true);
-    expect(keys.filter((key) => key.startsWith('period:["daily"'))).toHaveLength(3);
+    expect(keys.filter((key) => key.startsWith('period:["main","daily"'))).toHaveLength(3);
     const before = readFileSync(memoFile(root), 'utf8');
     const third = await buildAt(root);
     expect(third.written).toEqual([]);
@@ -130,7 +131,7 @@ describe('builds with a memo', () => {
     const now = '2026-03-27T12:00:00Z';
     await buildAt(root, now); // no change since the last build: records this state's values
     const stored = storedMemo();
-    const daily = Object.keys(stored.values).filter((key) => key.startsWith('period:["daily","2026-03-03"'));
+    const daily = Object.keys(stored.values).filter((key) => key.startsWith('period:["main","daily","2026-03-03"'));
     expect(daily).toHaveLength(1);
     for (const key of [...daily, ...Object.keys(stored.values).filter((k) => k.startsWith('package:'))])
       stored.values[key] = '0'.repeat(64);
@@ -139,5 +140,22 @@ describe('builds with a memo', () => {
     expect(packageChanged(tampered)).toBe(true);
     expect(tampered.written).toContain('main/daily/2026-03-03.md');
     expect(tampered.written).not.toContain('main/daily/2026-03-02.md');
+  }, 60_000);
+});
+
+describe('two streams with the same memory ids', () => {
+  let root: string;
+  afterAll(() => removeProject(root));
+
+  it('keep their own hashes: a build after the memo is recorded writes nothing', async () => {
+    const agent = Object.fromEntries(
+      Object.entries(files).map(([file, text]) => [file.replace('vault/main/', 'vault/agent/'), text.replace('.\n', ' (agent copy).\n')]),
+    );
+    root = createProject({ ...files, ...agent });
+    await buildAt(root);
+    await buildAt(root); // records
+    expect(Object.keys(storedValues(root)).filter((key) => key.startsWith('period:'))).toHaveLength(2 * 3);
+    const again = await buildAt(root);
+    expect(again.written).toEqual([]);
   }, 60_000);
 });

@@ -90,10 +90,10 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
     return hash;
   };
   if (!ctx.memo) return compute();
-  // Besides the cache's entries and the config (budgets): the summarizer, and which sources. A period's sources are
-  // what the cache gives it, cut short only when `now` falls inside it (a prefix): named by number, first and last id
-  // (their hashes are the cache's).
-  const key = JSON.stringify([tier, period, provider, model, prompt, sources.length, sources[0]?.id, sources.at(-1)?.id]);
+  // Besides the cache's entries and the config (budgets): the stream (ids repeat across streams), the summarizer, and
+  // which sources. A period's sources are what the cache gives it, cut short only when `now` falls inside it (a prefix):
+  // named by number, first and last id (their hashes are the cache's).
+  const key = JSON.stringify([ctx.stream, tier, period, provider, model, prompt, sources.length, sources[0]?.id, sources.at(-1)?.id]);
   return ctx.memo.value('period', key, compute);
 }
 
