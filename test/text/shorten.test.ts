@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import { shorten } from '../../src/text/shorten.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { createProject, removeProject, runCli } from '../helpers/project.js';
+import { createProject, removeProject } from '../helpers/project.js';
 
 describe('shorten', () => {
   it('cuts at a word boundary with an ellipsis, and leaves short text as it is', () => {
@@ -61,8 +62,8 @@ describe('rollup label of an untitled memory', () => {
       files[`vault/main/memories/2026-02-10-note-${hour}.md`] =
         `---\ndate: 2026-02-10T${hour}:00:00Z\ntitle: Note ${hour}\n---\n${filler}\n`;
     root = createProject(files, config);
-    const result = await runCli(['build', '--now', '2026-02-11T09:00:00Z'], { cwd: root });
-    expect(result.code, result.stderr).toBe(0);
+    // Checked by what the server received: built in-process.
+    await build({ root, now: new Date('2026-02-11T09:00:00Z') });
     const daily = server.calls().find((call) => call.prompt.includes('### 10:00'));
     expect(daily, server.calls()[0]?.prompt).toBeDefined();
     const heading = daily!.prompt.split('\n').find((line) => line.startsWith('### 10:00'))!;
