@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/pipeline/build.js';
 import {
   CLI,
   createProject,
@@ -98,9 +99,9 @@ describe('memvault add', () => {
     const { front, body } = splitFrontmatter(readText(root, json.path));
     expect(front).toBe('date: 2026-02-10T09:30:00+01:00\ntitle: Deploy rule\nkind: decision\ntags: [ deploy, ci ]\nimportance: pinned');
     expect(body).toBe('Deploys need a green staging run first.\n');
-    // The build reads it: a pinned memory leads the package of its stream.
-    const build = await runCliJson(['build', '--now', '2026-02-14T06:00:00Z', '--no-commit', '--json'], { cwd: root });
-    expect(build.json.diagnostics).toEqual([]);
+    // The build reads it: a pinned memory leads the package of its stream (in-process: checked by its report and package).
+    const report = await build({ root, now: new Date('2026-02-14T06:00:00Z'), commit: false });
+    expect(report.diagnostics).toEqual([]);
     expect(readText(root, 'vault/ops/UPLOAD_PACKAGE.md')).toContain(
       '## Critical (pinned)\n\n### 2026-02-10 09:30 Deploy rule (decision) [deploy, ci]',
     );
