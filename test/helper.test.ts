@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../src/pipeline/build.js';
 import type { BuildPool as BuildPoolType } from '../src/pipeline/build-pool.js';
 import { scanStreams } from '../src/vault/scan.js';
 import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from './helpers/project.js';
@@ -98,7 +99,8 @@ describe('memvault build with the scan thread', () => {
     const withThread = createProject(files);
     let without: string | undefined;
     try {
-      await runCliJson(['build', '--now', '2026-02-13T06:00:00Z', '--json', '--no-commit'], { cwd: withThread });
+      // The first build only makes the parse cache: in-process. The two compared below run the CLI (the thread is its own).
+      await build({ root: withThread, now: new Date('2026-02-13T06:00:00Z'), commit: false });
       without = copyProject(withThread);
       // Trailing spaces keep files.json valid JSON while making it "large": the next build walks the vault on a thread.
       appendFileSync(path.join(withThread, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
