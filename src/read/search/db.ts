@@ -43,6 +43,25 @@ function sqlite(): typeof Database {
   return driver;
 }
 
+/**
+ * Where the addon is, when it is where npm builds it: passed as `nativeBinding`, so better-sqlite3 does not look for
+ * it through the `bindings` package, whose search (failed `require`s of other build folders, a stack trace to find the
+ * package root) cost ~15-25 ms of every CLI search. Elsewhere (another build type), the package finds it as before.
+ */
+let addon: { nativeBinding?: string } | undefined;
+function addonOption(): { nativeBinding?: string } {
+  if (!addon) {
+    let file: string | undefined;
+    try {
+      file = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      file = undefined;
+    }
+    addon = file && existsSync(file) ? { nativeBinding: file } : {};
+  }
+  return addon;
+}
+
 function versionOf(db: Database.Database): { format?: string; analyzer?: string } {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
   if (!hasMeta) return {};
@@ -69,7 +88,7 @@ export function openForReading(root: string): Database.Database | undefined {
   if (!existsSync(file)) return undefined;
   let db: Database.Database | undefined;
   try {
-    db = new (sqlite())(file, { fileMustExist: true });
+    db = new (sqlite())(file, { fileMustExist: true, ...addonOption() });
     configure(db);
     if (!current(versionOf(db))) throw new Error('outdated');
     return db;
@@ -92,13 +111,13 @@ export function openForWriting(root: string, force = false): { db: Database.Data
   let fresh: RebuildReason | undefined = existsSync(file) && statSync(file).size > 0 ? undefined : 'missing';
   let db: Database.Database;
   try {
-    db = new (sqlite())(file);
+    db = new (sqlite())(file, addonOption());
     configure(db);
     versionOf(db);
   } catch {
     // Not a database (or damaged beyond reading): start over.
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    db = new (sqlite())(file);
+    db = new (sqlite())(file, addonOption());
     configure(db);
     fresh = 'unreadable';
   }
@@ -118,7 +137,7 @@ export function openForWriting(root: string, force = false): { db: Database.Data
 
 /** An empty index in memory (a caller that needs an index but searches nothing). */
 export function openInMemory(): Database.Database {
-  const db = new (sqlite())(':memory:');
+  const db = new (sqlite())(':memory:', addonOption());
   for (const statement of SCHEMA) db.exec(statement);
   return db;
 }
