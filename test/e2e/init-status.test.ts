@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { build } from '../../src/pipeline/build.js';
 import { commitAll, git, gitStatus, initRepo } from '../git/helpers.js';
 import { lintWorkflow } from '../helpers/actionlint.js';
 import {
@@ -334,7 +335,8 @@ describe('memvault status', () => {
     expect(before.json.streams[0].package).toBeNull();
     expect(before.json.streams[0].tiers.daily.count).toBe(0);
 
-    await runCliJson(['build', '--now', '2026-02-18T15:00:00Z', '--json'], { cwd: root });
+    // The build only sets the scene for `status`: in-process.
+    await build({ root, now: new Date('2026-02-18T15:00:00Z') });
     const { json } = await runCliJson(['status', '--json'], { cwd: root });
     const stream = json.streams[0];
     expect(stream).toMatchObject({ name: 'main', memories: 8, pinned: 1, archived: 0 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, createProject, memory, removeProject, runCli, writeFiles } from '../helpers/project.js';
+import { build } from '../../src/pipeline/build.js';
+import { CLI, createProject, memory, removeProject, writeFiles } from '../helpers/project.js';
 
 /**
  * `memvault mcp` as an agent sees it: the real CLI in a child process, driven
@@ -88,8 +89,8 @@ describe('memvault mcp on a fixture vault', () => {
 
   beforeAll(async () => {
     root = createProject(files);
-    const built = await runCli(['build', '--no-commit', '--now', NOW], { cwd: root });
-    expect(built.code, built.stderr).toBe(0);
+    // The build only sets the scene for the server: in-process.
+    await build({ root, now: new Date(NOW), commit: false });
     s = await connect(root);
   }, 90_000);
   afterAll(async () => {
