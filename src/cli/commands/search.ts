@@ -3,7 +3,7 @@ import { findRoot } from '../../config/file.js';
 import { parseQuery, type SearchGroup } from '../../read/search/query.js';
 import { openSearch } from '../../read/search/session.js';
 import type { IndexReport } from '../../read/search/store.js';
-import { usageBoostFor } from '../../usage/boost.js';
+import { usageBoostLazy } from '../../usage/boost-lazy.js';
 import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
@@ -50,8 +50,8 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     text === undefined ? undefined : periods!.parsePeriod(text, at)[end];
   const since = dayFilter(options.since, 'start');
   const until = dayFilter(options.until, 'end');
-  // Items served before rank a little higher (src/usage/boost.ts).
-  const boost = usageBoostFor(root, path.resolve(root, session.config.vault), Object.keys(session.config.streams));
+  // Items served before rank a little higher (src/usage/boost.ts); only the usage lines of ranked documents are parsed.
+  const boost = usageBoostLazy(root, path.resolve(root, session.config.vault), Object.keys(session.config.streams));
   const response = await session.search(words.join(' '), {
     now: at.now,
     ...(options.stream ? { stream: options.stream } : {}),
