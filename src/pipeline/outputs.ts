@@ -9,7 +9,6 @@ import { packageBase, type PackagePlan } from './build-plan.js';
 import type { BuildReport, StreamReport } from './build-report.js';
 import type { StreamContext } from './calendar-apply.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
-import { bodyReader } from './package/bodies.js';
 import type { DerivedMemo } from './derived-memo.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites } from './write.js';
@@ -44,8 +43,8 @@ export function writePackage(
         ...base,
         readMemory: (memory) => ctx.loaded.content.memory(memory),
         readSummary: (summary) => ctx.loaded.content.summary(summary),
-        // Shown bodies need no parse when their lines say where the headings are: a fresh clone parses none of them.
-        readUnparsed: bodyReader(ctx.vaultDir),
+        // A shown body without a heading-like line needs no parse: a fresh clone parses few of them.
+        readShown: (file) => ctx.loaded.content.shown(file),
       },
       inputHash,
     );

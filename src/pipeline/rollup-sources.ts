@@ -2,7 +2,7 @@ import { resolveRelativeDates } from '../retention/index.js';
 import { weekdayName } from '../time/periods.js';
 import type { SummarySource } from '../llm/types.js';
 import type { ParsedContent } from '../vault/cache.js';
-import { headingSpans, parseMarkdown, type HeadingSpan } from '../vault/markdown.js';
+import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '../vault/markdown.js';
 import type { Tier } from '../vault/model.js';
 import type { RollupJob } from './plan.js';
 import type { RollupContext } from './rollup.js';
@@ -116,8 +116,8 @@ const DEMOTED_MAX = 4096;
  * cut from (its end), gives the headings' positions; otherwise the body is
  * parsed for them.
  */
-export function demoteHeadings(body: string, level: number, parsedFrom?: ParsedContent): string {
-  if (!/^#{1,6}\s|^ {0,3}(?:=+|-+)\s*$/m.test(body)) return body.trim();
+export function demoteHeadings(body: string, level: number, parsedFrom?: Pick<ParsedContent, 'body' | 'headings'>): string {
+  if (!mayHaveHeadings(body)) return body.trim();
   const spans = parsedFrom ? spansWithin(parsedFrom, body) : undefined;
   if (spans) return applyDemotion(body, spans, level);
   const key = `${level}\n${body}`;
@@ -130,7 +130,7 @@ export function demoteHeadings(body: string, level: number, parsedFrom?: ParsedC
 }
 
 /** The heading spans of `parsed` moved onto `body`, when `body` is the end of `parsed.body` (a title cut off, say). */
-function spansWithin(parsed: ParsedContent, body: string): HeadingSpan[] | undefined {
+function spansWithin(parsed: Pick<ParsedContent, 'body' | 'headings'>, body: string): HeadingSpan[] | undefined {
   const cut = parsed.body.length - body.length;
   if (!parsed.headings || cut < 0 || !parsed.body.endsWith(body)) return undefined;
   const shift = (offset: number): number => (offset < 0 ? offset : offset - cut);

@@ -1,6 +1,7 @@
 import type { CacheEntry, PackRange } from './cache.js';
 import type { Diagnostic, Memory, Summary } from './model.js';
 import type { MemorySecret } from './secrets-check.js';
+import type { HeadingSpan } from './markdown.js';
 
 /**
  * How parse-cache entries are stored in `files.json` and `files.log`: what the
@@ -33,6 +34,7 @@ export interface StoredEntry {
   result: StoredResult;
   content?: PackRange;
   lists?: PackRange;
+  headings?: HeadingSpan[];
 }
 
 type StoredResult =
@@ -68,6 +70,7 @@ export function encodeEntry(entry: CacheEntry): StoredEntry {
     result: stored,
     ...(entry.content ? { content: entry.content } : {}),
     ...(entry.lists ? { lists: entry.lists } : {}),
+    ...(entry.headings ? { headings: entry.headings } : {}),
   };
 }
 

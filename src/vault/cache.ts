@@ -66,6 +66,12 @@ export interface CacheEntry {
   content?: PackRange;
   /** Where a summary's lists (cache-codec.ts `LIST_KEYS`) are in `content.pack`. */
   lists?: PackRange;
+  /**
+   * Top-level headings of the body as remark found them, once it was parsed
+   * here or by the machine that wrote the committed record: enough to show
+   * the body with its headings demoted without parsing it again.
+   */
+  headings?: HeadingSpan[];
 }
 
 export interface ParsedContent {
@@ -189,6 +195,8 @@ export class ParseCache {
     const previous = this.entries.get(vaultPath);
     if (content) stored.content = this.append(content);
     else if (previous?.content && previous.sha256 === entry.sha256) stored.content = previous.content;
+    const headings = content?.headings ?? entry.headings ?? (previous?.sha256 === entry.sha256 ? previous.headings : undefined);
+    if (headings) stored.headings = headings;
     const result = entry.result;
     // The same summary object keeps its record (its lists may not be read yet); a new one writes its lists.
     if (previous?.lists && previous.result === result) stored.lists = previous.lists;

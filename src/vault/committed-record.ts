@@ -8,6 +8,7 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { stableStringify } from '../util/hash.js';
 import { CACHE_VERSION, type CacheEntry, type CachedResult, type ParseCache } from './cache.js';
+import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Summary } from './model.js';
 import { readVaultFile } from './scan.js';
 
@@ -32,7 +33,8 @@ import { readVaultFile } from './scan.js';
 export const RECORD_DIR = '.memvault-record';
 
 /** Bump with any change to the line format; the parse cache's version covers the shape of parse results. */
-const RECORD_FORMAT = 1;
+// 2: lines carry the body's headings (`h`); a shard of format 1 is outdated, and written anew.
+const RECORD_FORMAT = 2;
 
 interface RecordHeader {
   'memvault-record': number;
@@ -48,12 +50,15 @@ interface RecordLine {
   s: string;
   m?: Omit<Memory, 'path' | 'stream' | 'sha256'>;
   y?: Omit<Summary, 'path' | 'sha256'> & { sha256?: string };
+  /** The body's top-level headings as remark found them (`CacheEntry.headings`), when the writer had parsed it. */
+  h?: HeadingSpan[];
 }
 
 export interface RecordEntry {
   blob: string;
   sha256: string;
   result: CachedResult;
+  headings?: HeadingSpan[];
 }
 
 export interface ReadRecord {
@@ -122,8 +127,8 @@ function parseShard(lines: readonly string[], stream: string): Map<string, Recor
     if (typeof line?.p !== 'string' || !line.p.startsWith(`${stream}/`) || typeof line.b !== 'string' || typeof line.s !== 'string')
       return i;
     const result = decodeResult(line, stream);
-    if (!result) return i;
-    out.set(line.p, { blob: line.b, sha256: line.s, result });
+    if (!result || (line.h !== undefined && !isHeadingSpans(line.h))) return i;
+    out.set(line.p, line.h ? { blob: line.b, sha256: line.s, result, headings: line.h } : { blob: line.b, sha256: line.s, result });
   }
   return out;
 }
@@ -151,6 +156,10 @@ function decodeResult(line: RecordLine, stream: string): CachedResult | undefine
     return { type: 'summary', summary: { ...summary, path: line.p, sha256 } };
   }
   return undefined;
+}
+
+function isHeadingSpans(value: unknown): value is HeadingSpan[] {
+  return Array.isArray(value) && value.every((span) => Array.isArray(span) && span.length === 5 && span.every(Number.isInteger));
 }
 
 function unreadable(vaultPath: string, line: number, why: string): Diagnostic {
@@ -182,19 +191,26 @@ function shardOf(vaultPath: string, result: CachedResult): string {
   return `${top.replace(/[^A-Za-z0-9_-]/g, '_')}-${month}.jsonl`;
 }
 
-function encodeLine(vaultPath: string, blob: string, sha256: string, result: CachedResult): string | undefined {
+function encodeLine(
+  vaultPath: string,
+  blob: string,
+  sha256: string,
+  result: CachedResult,
+  headings: HeadingSpan[] | undefined,
+): string | undefined {
+  const h = headings ? `,"h":${JSON.stringify(headings)}` : '';
   if (result.type === 'memory') {
     // A memory with a secret (allowed or not) is left out: the record never repeats a secret, and a clone scans it again.
     if (result.secrets && result.secrets.length > 0) return undefined;
     const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}}`;
+    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}${h}}`;
   }
   if (result.type === 'summary') {
     // Planning compares each source's hash: a summary whose source list is not at hand is left out (a clone reads it).
     if (!Array.isArray(result.summary.meta.sources)) return undefined;
     const { path: _path, sha256: summarySha, ...summary } = result.summary;
     const y = summarySha === sha256 ? summary : { ...summary, sha256: summarySha };
-    return `${lineStart(vaultPath, blob, sha256)},"y":${stableStringify(y)}}`;
+    return `${lineStart(vaultPath, blob, sha256)},"y":${stableStringify(y)}${h}}`;
   }
   return undefined;
 }
@@ -268,7 +284,9 @@ export function writeRecord(
         const lines: string[] = [];
         for (const { path: vaultPath, entry } of files) {
           const blob = blobOf(vaultDir, vaultPath, entry.sha256, byPath.get(vaultPath));
-          const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result);
+          // Headings the parse cache holds, or the parsed body it kept: a clone then shows the body without parsing it.
+          const headings = entry.headings ?? cache.readContent(vaultPath, entry.sha256)?.headings;
+          const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headings);
           if (line) lines.push(line);
         }
         const text = `${head}\n${lines.join('\n')}\n`;

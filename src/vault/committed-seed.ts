@@ -57,7 +57,9 @@ export async function seedFromRecord(
   for (const file of missed) {
     const entry = record.entries.get(file.vaultPath);
     if (!entry) continue;
-    const base = { sha256: entry.sha256, result: entry.result };
+    const base = entry.headings
+      ? { sha256: entry.sha256, result: entry.result, headings: entry.headings }
+      : { sha256: entry.sha256, result: entry.result };
     if (blobs.get(file.vaultPath) === entry.blob && !changed.has(file.vaultPath)) {
       cache.set(file.vaultPath, { ...base, size: file.size, mtimeMs: file.mtimeMs });
       trusted++;

@@ -4,6 +4,7 @@ import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
 import type { ParseCache, ParsedContent } from './cache.js';
 import { frontmatterBody } from './frontmatter.js';
+import { mayHaveHeadings } from './markdown.js';
 import { parseMemoryBody } from './memory-file.js';
 import type { Memory, Summary } from './model.js';
 import { parseSummaryBody } from './parse-file.js';
@@ -32,26 +33,35 @@ export class ContentStore {
 
   memory(memory: Memory): ParsedContent {
     const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
-    if (known) return known;
-    const read = readVaultFile(this.vaultDir, memory.path);
-    // The load checked this content: the same hash needs no second look at its frontmatter.
-    if (!read.ok || sha256(read.bytes) !== memory.sha256) {
-      throw new UserError('vault/changed', `memory \`${memory.path}\` changed while the build was running`);
-    }
-    const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
-    const parsed = { body, ...parseMemoryBody(body, memory.importance) };
-    this.keep(memory.path, memory.sha256, parsed);
-    return parsed;
+    return known ?? this.parseMemory(memory, this.memoryBody(memory));
   }
 
   summary(summary: Summary): ParsedContent {
     const known = this.fresh.get(summary.sha256) ?? this.cache.readContent(summary.path, summary.sha256);
+    return known ?? this.parseSummary(summary, readFileSync(path.join(this.vaultDir, summary.path), 'utf8'));
+  }
+
+  /**
+   * A body to show with its headings demoted: its text with the headings
+   * remark found when it was last parsed (here, or by the machine that wrote
+   * the committed record), else its text alone when no line may be a heading,
+   * else parsed now. A fresh clone has no parsed body in its cache: the
+   * package shows the bodies the record knows without parsing them.
+   */
+  shown(file: Memory | Summary): Pick<ParsedContent, 'body' | 'headings'> {
+    const known = this.fresh.get(file.sha256) ?? this.cache.readContent(file.path, file.sha256);
     if (known) return known;
-    const text = readFileSync(path.join(this.vaultDir, summary.path), 'utf8');
-    const parsed = parseSummaryBody(frontmatterBody(text));
-    // Kept in the content pack: the index reads every weekly and monthly body when it is rebuilt.
-    this.keep(summary.path, summary.sha256, parsed);
-    return parsed;
+    const entry = this.cache.get(file.path);
+    const headings = entry?.sha256 === file.sha256 ? entry.headings : undefined;
+    if ('meta' in file) {
+      const text = readFileSync(path.join(this.vaultDir, file.path), 'utf8');
+      const body = frontmatterBody(text).trim();
+      if (headings) return { body, headings };
+      return mayHaveHeadings(body) ? this.parseSummary(file, text) : { body, headings: [] };
+    }
+    const body = this.memoryBody(file);
+    if (headings) return { body, headings };
+    return mayHaveHeadings(body) ? this.parseMemory(file, body) : { body, headings: [] };
   }
 
   /** Keeps a summary body (one this build wrote, or one read back) for the tiers above; parses it unless `parsed` is given (a rollup worker did). */
@@ -59,6 +69,29 @@ export class ContentStore {
     const content = parsed ?? parseSummaryBody(body);
     this.fresh.set(sha, content);
     return content;
+  }
+
+  /** A memory's body as the load checked it (frontmatter removed, trimmed). */
+  private memoryBody(memory: Memory): string {
+    const read = readVaultFile(this.vaultDir, memory.path);
+    // The load checked this content: the same hash needs no second look at its frontmatter.
+    if (!read.ok || sha256(read.bytes) !== memory.sha256) {
+      throw new UserError('vault/changed', `memory \`${memory.path}\` changed while the build was running`);
+    }
+    return frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
+  }
+
+  private parseMemory(memory: Memory, body: string): ParsedContent {
+    const parsed = { body, ...parseMemoryBody(body, memory.importance) };
+    this.keep(memory.path, memory.sha256, parsed);
+    return parsed;
+  }
+
+  private parseSummary(summary: Summary, text: string): ParsedContent {
+    const parsed = parseSummaryBody(frontmatterBody(text));
+    // Kept in the content pack: the index reads every weekly and monthly body when it is rebuilt.
+    this.keep(summary.path, summary.sha256, parsed);
+    return parsed;
   }
 
   private keep(vaultPath: string, sha: string, parsed: ParsedContent): void {

@@ -187,6 +187,15 @@ function isThematicBreak(text: string, start: number, end: number): boolean {
 }
 
 /**
+ * Whether a markdown body may hold a top-level heading: a line with up to 3
+ * spaces then 1-6 `#` and a space or its end (ATX), or a setext underline.
+ * False is certain (no such line, no heading); true needs remark to say where.
+ */
+export function mayHaveHeadings(body: string): boolean {
+  return /^ {0,3}#{1,6}(?:\s|$)|^ {0,3}(?:=+|-+)\s*$/m.test(body);
+}
+
+/**
  * Where the top-level headings of a parsed body are: `[start, end, depth,
  * textStart, textEnd]` as offsets into the text (text offsets -1 for an empty
  * heading). Kept with parsed bodies so headings can be demoted later without

@@ -1,5 +1,4 @@
 import { eachDay } from '../../time/periods.js';
-import type { ParsedContent } from '../../vault/cache.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { rankOfDay, TIER_RANK } from '../bands.js';
 import { demoteHeadings } from '../rollup.js';
@@ -55,7 +54,7 @@ export function summaryItem(summary: Summary, input: PackageInput): Item {
     end: summary.meta.end,
     status: 'included',
     render: () => {
-      const parsed = readForDemotion(summary, input) ?? input.readSummary(summary);
+      const parsed = input.readShown?.(summary) ?? input.readSummary(summary);
       const body = withoutPinnedBullets(demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed));
       return `## ${sectionTitle(summary)}\n\n${body}`;
     },
@@ -101,18 +100,12 @@ export function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: Pac
     status: 'included',
     memory,
     render: () => {
-      const parsed = readForDemotion(memory, input) ?? input.readMemory(memory);
+      const parsed = input.readShown?.(memory) ?? input.readMemory(memory);
       return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3, parsed)}`;
     },
   };
   if (reason) item.reason = reason;
   return item;
-}
-
-/** A body and its headings without parsing it (bodies.ts), when the input can read it so: all that demoting its headings needs. */
-function readForDemotion(file: Memory | Summary, input: PackageInput): ParsedContent | undefined {
-  const unparsed = input.readUnparsed?.(file);
-  return unparsed && { ...unparsed, sentences: [] };
 }
 
 export function memoryHeading(memory: Memory): string {

@@ -4,7 +4,6 @@ import type { TokenizerName } from '../../util/tokens.js';
 import type { ParsedContent } from '../../vault/cache.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import type { Bands } from '../bands.js';
-import type { UnparsedBody } from './bodies.js';
 
 /** The package's data: what assembly takes, the manifest it writes, and the items it chooses among. */
 
@@ -19,8 +18,8 @@ export interface PackageInput {
   tokenizer: TokenizerName;
   readMemory: (memory: Memory) => ParsedContent;
   readSummary: (summary: Summary) => ParsedContent;
-  /** A body's text and headings without parsing it, when its lines allow (bodies.ts); else the readers above parse it. */
-  readUnparsed?: (file: Memory | Summary) => UnparsedBody | undefined;
+  /** A body to show, parsed only if a line may be a heading (`ContentStore.shown`); without it the readers above are used. */
+  readShown?: (file: Memory | Summary) => Pick<ParsedContent, 'body' | 'headings'>;
   /** Copies marked `duplicate_of` and forgotten memories: not shown in full (raw band, detail bought back); see left-out.ts. */
   leftOut?: LeftOut;
 }
