@@ -105,7 +105,7 @@ export function readRecord(vaultDir: string, streams: readonly string[], timezon
       const digest = createHash('sha256').update(expected);
       for (const [key, entry] of shardEntries) {
         entries.set(key, entry);
-        digest.update(`\n${key} ${entry.sha256}`);
+        digest.update(shardDigestLine(key, entry.sha256, entry.headings !== undefined));
       }
       const stat = statOrUndefined(path.join(vaultDir, vaultPath));
       if (stat) readShards.set(`${vaultDir}\0${stream}/${shard}`, { digest: digest.digest('hex'), ...stat });
@@ -160,6 +160,11 @@ function decodeResult(line: RecordLine, stream: string): CachedResult | undefine
 
 function isHeadingSpans(value: unknown): value is HeadingSpan[] {
   return Array.isArray(value) && value.every((span) => Array.isArray(span) && span.length === 5 && span.every(Number.isInteger));
+}
+
+/** A file's part of its shard's digest: path, hash, and whether its headings are known (a shard gains them once parsed). */
+function shardDigestLine(vaultPath: string, sha256: string, headings: boolean): string {
+  return `\n${vaultPath} ${sha256}${headings ? ' h' : ''}`;
 }
 
 function unreadable(vaultPath: string, line: number, why: string): Diagnostic {
@@ -264,7 +269,7 @@ export function writeRecord(
       const key = `${stream.name}/${shard}`;
       const file = path.join(dir, shard);
       const digest = createHash('sha256').update(head);
-      for (const f of files) digest.update(`\n${f.path} ${f.entry.sha256}`);
+      for (const f of files) digest.update(shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined));
       const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
       // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
       const before = state.shards[key] ?? readShards.get(`${vaultDir}\0${key}`);
@@ -278,7 +283,11 @@ export function writeRecord(
       const current =
         old.intact &&
         old.lines.length === files.length &&
-        files.every((f, i) => old.lines[i]!.path === f.path && old.lines[i]!.sha256 === f.entry.sha256);
+        files.every((f, i) => {
+          const line = old.lines[i]!;
+          // A body parsed since its line was written: the line gains the headings a clone shows it with.
+          return line.path === f.path && line.sha256 === f.entry.sha256 && (line.headings || f.entry.headings === undefined);
+        });
       if (!current) {
         const byPath = new Map(old.lines.map((line) => [line.path, line]));
         const lines: string[] = [];
@@ -354,6 +363,8 @@ interface KnownLine {
   path: string;
   blob: string;
   sha256: string;
+  /** The line holds the body's headings. */
+  headings: boolean;
 }
 
 /**
@@ -368,7 +379,9 @@ function knownShard(file: string, head: string): { text: string | undefined; lin
   const rows = (text ?? '').split('\n');
   for (let i = 1; i < rows.length - 1; i++) {
     const match = LINE_START.exec(rows[i]!);
-    if (match) lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]! });
+    // `h` is a line's last key; `,"h":[` cannot be inside a JSON string (its quotes would be escaped).
+    if (match)
+      lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
     else intact = false;
   }
   return { text, lines, intact };
