@@ -7,6 +7,8 @@ import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
 import { DEFAULT_TIMEZONE } from '../src/config/schema.js';
 import { build, type BuildReport } from '../src/pipeline/build.js';
 import { ParseCache } from '../src/vault/cache.js';
+import { frontmatterBody } from '../src/vault/frontmatter.js';
+import { headingSpans, parseMarkdown } from '../src/vault/markdown.js';
 import { RECORD_DIR } from '../src/vault/committed-record.js';
 import { loadVault, type LoadStats } from '../src/vault/load.js';
 import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
@@ -127,6 +129,13 @@ describe('a fresh clone without .memvault', () => {
     // parse), though most of these memories have headings. A parsed body is kept in the clone's parse cache.
     const cache = ParseCache.open(path.join(clone, '.memvault', 'cache'), DEFAULT_TIMEZONE);
     const parsedMemories = [...cache.values()].filter((entry) => entry.result.type === 'memory' && entry.content);
+    // What lets it: every memory came with remark's headings from the record (the warm build parsed them all).
+    const withHeadings = [...cache.values()].filter((entry) => entry.result.type === 'memory' && entry.headings?.length);
+    expect(withHeadings.length).toBeGreaterThan(100);
+    for (const entry of withHeadings.slice(0, 20)) {
+      const text = readFileSync(path.join(clone, 'vault', entry.result.type === 'memory' ? entry.result.memory.path : ''), 'utf8');
+      expect(entry.headings).toEqual(headingSpans(parseMarkdown(frontmatterBody(text).trim())));
+    }
     cache.close();
     expect(parsedMemories.map((entry) => (entry.result.type === 'memory' ? entry.result.memory.day : '')).sort()).toEqual([
       NEW_DAY,
