@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CalendarConfig } from '../config/schema.js';
 import { crashPoint } from '../git/crash-point.js';
 import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/periods.js';
-import type { ParseCache } from '../vault/cache.js';
+import type { CacheEntry, ParseCache } from '../vault/cache.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { sourceRefOf, summariesAtHome } from './plan.js';
@@ -152,7 +152,13 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
       const next: Memory = { ...stream.memories[i]!, path: move.to, location: 'archive' };
       stream.memories[i] = next;
       if (entry?.sha256 === next.sha256)
-        cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'memory', memory: next } });
+        cache.set(move.to, {
+          ...kept(entry),
+          size: stat.size,
+          mtimeMs: stat.mtimeMs,
+          sha256: next.sha256,
+          result: { type: 'memory', memory: next },
+        });
     } else {
       const current = stream.summaries.get(move.from);
       if (!current) continue;
@@ -160,10 +166,21 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
       stream.summaries.delete(move.from);
       stream.summaries.set(move.to, next);
       if (entry?.sha256 === next.sha256)
-        cache.set(move.to, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: next.sha256, result: { type: 'summary', summary: next } });
+        cache.set(move.to, {
+          ...kept(entry),
+          size: stat.size,
+          mtimeMs: stat.mtimeMs,
+          sha256: next.sha256,
+          result: { type: 'summary', summary: next },
+        });
     }
   }
   return moved;
+}
+
+/** What a moved file's cache entry keeps: its body's headings (the committed record writes them). */
+function kept(entry: CacheEntry | undefined): Pick<CacheEntry, 'headings'> {
+  return entry?.headings ? { headings: entry.headings } : {};
 }
 
 /**

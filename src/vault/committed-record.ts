@@ -8,7 +8,8 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { stableStringify } from '../util/hash.js';
 import { CACHE_VERSION, type CacheEntry, type CachedResult, type ParseCache } from './cache.js';
-import type { HeadingSpan } from './markdown.js';
+import { frontmatterBody } from './frontmatter.js';
+import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from './markdown.js';
 import type { Diagnostic, Memory, Summary } from './model.js';
 import { readVaultFile } from './scan.js';
 
@@ -162,6 +163,25 @@ function isHeadingSpans(value: unknown): value is HeadingSpan[] {
   return Array.isArray(value) && value.every((span) => Array.isArray(span) && span.length === 5 && span.every(Number.isInteger));
 }
 
+/**
+ * The top-level headings of a file's body, as remark finds them, for its
+ * line: every line has them, so the record is the same whatever this machine
+ * parsed before. From the parse cache (the entry, or the parsed body it
+ * kept), else from the body: none when no line may be a heading, else
+ * parsed (once: kept in the entry). Undefined when the file no longer has
+ * the entry's content (the line is written without them, and read again).
+ */
+function headingsOf(vaultDir: string, vaultPath: string, entry: CacheEntry, cache: ParseCache): HeadingSpan[] | undefined {
+  const known = entry.headings ?? cache.readContent(vaultPath, entry.sha256)?.headings;
+  if (known) return known;
+  const read = readVaultFile(vaultDir, vaultPath);
+  if (!read.ok || createHash('sha256').update(read.bytes).digest('hex') !== entry.sha256) return undefined;
+  const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
+  const headings = mayHaveHeadings(body) ? headingSpans(parseMarkdown(body)) : [];
+  cache.set(vaultPath, { ...entry, headings });
+  return headings;
+}
+
 /** A file's part of its shard's digest: path, hash, and whether its headings are known (a shard gains them once parsed). */
 function shardDigestLine(vaultPath: string, sha256: string, headings: boolean): string {
   return `\n${vaultPath} ${sha256}${headings ? ' h' : ''}`;
@@ -293,9 +313,7 @@ export function writeRecord(
         const lines: string[] = [];
         for (const { path: vaultPath, entry } of files) {
           const blob = blobOf(vaultDir, vaultPath, entry.sha256, byPath.get(vaultPath));
-          // Headings the parse cache holds, or the parsed body it kept: a clone then shows the body without parsing it.
-          const headings = entry.headings ?? cache.readContent(vaultPath, entry.sha256)?.headings;
-          const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headings);
+          const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headingsOf(vaultDir, vaultPath, entry, cache));
           if (line) lines.push(line);
         }
         const text = `${head}\n${lines.join('\n')}\n`;
