@@ -8,7 +8,8 @@ import type { LoadedVault } from '../vault/load.js';
  * the next build (at 20,000 memories a load that misses the cache costs
  * seconds). The build owns the cache, so the save happens only
  * - under the build lock, taken without waiting: while a build or `watch`
- *   holds it, nothing is saved (that build saves its own, newer cache);
+ *   holds it, nothing is saved (that build saves its own, newer cache); a
+ *   build that starts meanwhile waits for the save (util/lock.ts);
  * - when the cache on disk is still the one the load read (`cacheStamp`
  *   before the load and under the lock): a build that ran in between may have
  *   rewritten or compacted `content.pack`, and the ranges this load knows
@@ -36,10 +37,10 @@ export function cacheStamp(cacheDir: string): string {
  * `cacheStamp`). Returns whether it saved.
  */
 export async function saveParseCache(root: string, cacheDir: string, loaded: LoadedVault, before: string): Promise<boolean> {
-  const { acquireBuildLock } = await import('../util/lock.js');
+  const { acquireBuildLock, READ_SAVE_COMMAND } = await import('../util/lock.js');
   let release: () => Promise<void>;
   try {
-    release = await acquireBuildLock(path.join(root, '.memvault'), 'a read command (saving the parse cache)');
+    release = await acquireBuildLock(path.join(root, '.memvault'), READ_SAVE_COMMAND, false);
   } catch {
     return false; // a build or watch holds the lock: it saves the cache itself
   }

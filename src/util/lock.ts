@@ -44,7 +44,7 @@ const UPDATE_MS = Number(process.env.MEMVAULT_TEST_LOCK_UPDATE_MS) || 5_000;
  * process never dies with an uncaught `ECOMPROMISED`. Returns the function
  * that releases it.
  */
-export async function acquireBuildLock(stateDir: string, command: string): Promise<() => Promise<void>> {
+export async function acquireBuildLock(stateDir: string, command: string, waitForReaders = true): Promise<() => Promise<void>> {
   mkdirSync(stateDir, { recursive: true });
   const lockPath = path.join(stateDir, 'build.lock');
   const ownerPath = path.join(stateDir, 'build.owner.json');
@@ -72,7 +72,7 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
   clearLockLost();
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(stateDir, options);
+    release = waitForReaders ? await lockWaitingForReaders(stateDir, options, ownerPath) : await lockfile.lock(stateDir, options);
     writeOwner();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
@@ -95,6 +95,33 @@ export async function acquireBuildLock(stateDir: string, command: string): Promi
       if (lost) throw lost;
     }
   };
+}
+
+/** The owner's command of a read command saving the parse cache (read/cache-save.ts): it holds the lock for milliseconds. */
+export const READ_SAVE_COMMAND = 'a read command (saving the parse cache)';
+/** How long a build waits for a read command's save before calling the lock busy (a 20,000-file cache saves in ~0.3 s). */
+const READ_SAVE_WAIT_MS = 3_000;
+
+/**
+ * Takes the lock; while a read command holds it to save the parse cache, waits
+ * for it (a search must never make a build fail), up to READ_SAVE_WAIT_MS. A
+ * read command's own save never waits (`waitForReaders` false): it skips the save.
+ */
+async function lockWaitingForReaders(
+  stateDir: string,
+  options: Parameters<typeof lockfile.lock>[1],
+  ownerPath: string,
+): Promise<() => Promise<void>> {
+  const deadline = Date.now() + READ_SAVE_WAIT_MS;
+  for (;;) {
+    try {
+      return await lockfile.lock(stateDir, options);
+    } catch (error) {
+      const reader = (error as NodeJS.ErrnoException).code === 'ELOCKED' && readOwner(ownerPath)?.command === READ_SAVE_COMMAND;
+      if (!reader || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
 }
 
 /**
