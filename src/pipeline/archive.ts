@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CalendarConfig } from '../config/schema.js';
 import { crashPoint } from '../git/crash-point.js';
 import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/periods.js';
-import type { CacheEntry, ParseCache } from '../vault/cache.js';
+import type { CachedResult, ParseCache } from '../vault/cache.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { sourceRefOf, summariesAtHome } from './plan.js';
@@ -146,41 +146,29 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
     crashPoint('archive');
     const entry = cache.get(move.from);
     const stat = statSync(to);
+    let result: CachedResult;
     if (move.kind === 'memory') {
       const i = memoryIndex.get(move.from);
       if (i === undefined) continue;
       const next: Memory = { ...stream.memories[i]!, path: move.to, location: 'archive' };
       stream.memories[i] = next;
-      if (entry?.sha256 === next.sha256)
-        cache.set(move.to, {
-          ...kept(entry),
-          size: stat.size,
-          mtimeMs: stat.mtimeMs,
-          sha256: next.sha256,
-          result: { type: 'memory', memory: next },
-        });
+      result = { type: 'memory', memory: next };
     } else {
       const current = stream.summaries.get(move.from);
       if (!current) continue;
       const next: Summary = { ...current, path: move.to };
       stream.summaries.delete(move.from);
       stream.summaries.set(move.to, next);
-      if (entry?.sha256 === next.sha256)
-        cache.set(move.to, {
-          ...kept(entry),
-          size: stat.size,
-          mtimeMs: stat.mtimeMs,
-          sha256: next.sha256,
-          result: { type: 'summary', summary: next },
-        });
+      result = { type: 'summary', summary: next };
+    }
+    // The same content under its new path: its entry moves with it, headings included (the committed record writes them).
+    const sha256 = result.type === 'memory' ? result.memory.sha256 : result.summary.sha256;
+    if (entry?.sha256 === sha256) {
+      const headings = entry.headings ? { headings: entry.headings } : {};
+      cache.set(move.to, { ...headings, size: stat.size, mtimeMs: stat.mtimeMs, sha256, result });
     }
   }
   return moved;
-}
-
-/** What a moved file's cache entry keeps: its body's headings (the committed record writes them). */
-function kept(entry: CacheEntry | undefined): Pick<CacheEntry, 'headings'> {
-  return entry?.headings ? { headings: entry.headings } : {};
 }
 
 /**
