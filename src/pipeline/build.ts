@@ -247,6 +247,14 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.index = Math.round(performance.now() - indexStarted);
   // This clone's usage log, folded into each stream's usage.json, is committed with the build (src/usage/fold.ts).
   if (!report.dryRun) report.written.push(...foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]));
+  // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
+  // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
+  // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
+  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record.js');
+  const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
+  const recordStarted = performance.now();
+  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
+  const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false) {
     loaded.cache.save();
     memo.save();
@@ -268,11 +276,6 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (project/pending.ts).
   const pending = await import('../project/pending.js');
   const stateDir = path.join(options.root, '.memvault');
-  // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
-  // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
-  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record.js');
-  const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
-  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
     const recordPaths = record && inRepo && !('status' in session) ? record.uncommittedRecord(vaultDir) : [];
@@ -280,7 +283,8 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);
-  report.stats.commit = Math.round(performance.now() - commitStarted);
+  // The commit step includes writing the record (done before the parse cache was saved).
+  report.stats.commit = Math.round(performance.now() - commitStarted + recordMs);
   report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
   report.stats.ms = Math.round(performance.now() - started);
   return report;

@@ -172,8 +172,13 @@ function isHeadingSpans(value: unknown): value is HeadingSpan[] {
  * the entry's content (the line is written without them, and read again).
  */
 function headingsOf(vaultDir: string, vaultPath: string, entry: CacheEntry, cache: ParseCache): HeadingSpan[] | undefined {
-  const known = entry.headings ?? cache.readContent(vaultPath, entry.sha256)?.headings;
-  if (known) return known;
+  if (entry.headings) return entry.headings;
+  // Kept in the entry once found: the next rewrite of this shard does not read the content pack again.
+  const packed = cache.readContent(vaultPath, entry.sha256)?.headings;
+  if (packed) {
+    cache.set(vaultPath, { ...entry, headings: packed });
+    return packed;
+  }
   const read = readVaultFile(vaultDir, vaultPath);
   if (!read.ok || createHash('sha256').update(read.bytes).digest('hex') !== entry.sha256) return undefined;
   const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
