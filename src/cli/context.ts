@@ -1,12 +1,13 @@
 import { isValidDay } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
+import { pinnedNow } from './now.js';
 
 export { findRoot } from '../config/file.js';
 
 /** `--now` / `MEMVAULT_NOW`, else the clock. Tests and CI pin it so builds are reproducible. */
 export function resolveNow(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Date {
-  const value = flag ?? env.MEMVAULT_NOW;
-  if (value === undefined || (flag === undefined && value === '')) return new Date();
+  const value = pinnedNow(flag, env);
+  if (value === undefined) return new Date();
   const date = new Date(value);
   // `new Date` rolls 2026-02-30 over to March: check the calendar date itself.
   if (Number.isNaN(date.getTime()) || !isValidDay(value.slice(0, 10))) {
