@@ -4,9 +4,13 @@ import { parseSummaryBody } from '../src/vault/parse-file.js';
 import {
   boldDayLabel,
   formatDayLabel,
+  hasPinnedBullets,
   hasPinnedLabel,
+  isLabelOnlyBullet,
+  isPinnedBullet,
   PINNED_BULLET_LABEL,
   readDayLabel,
+  replaceBoldDayLabels,
   stripBoldLabels,
   stripDayLabel,
   stripPinnedLabel,
@@ -95,5 +99,36 @@ describe('day labels: written and read back by one module', () => {
     expect(hasPinnedLabel('Pinned: migrations go through review.')).toBe(true);
     expect(hasPinnedLabel('Not Pinned: here')).toBe(false);
     expect(stripPinnedLabel('Pinned:   rule.')).toBe('rule.');
+  });
+
+  it('finds the bold day labels it writes anywhere in a text, and nothing else', () => {
+    fc.assert(
+      fc.property(dayArb, formArb, textArb, (day, form, text) => {
+        const body = `## Done\n\n- ${boldDayLabel(day, form)} ${text}\n- ${boldDayLabel(day, form)}\n  - ${text}\n`;
+        expect(replaceBoldDayLabels(body, '@')).toBe(`## Done\n\n- @ ${text}\n- @\n  - ${text}\n`);
+      }),
+      { numRuns: 100 },
+    );
+    expect(replaceBoldDayLabels('**Tuesday 02-10** **Note** Tue 02-10', '@')).toBe('**Tuesday 02-10** **Note** Tue 02-10');
+  });
+
+  it('tells the pinned bullets and the lone day labels of a written summary from its other lines', () => {
+    fc.assert(
+      fc.property(dayArb, formArb, textArb, fc.boolean(), fc.constantFrom('', '  '), (day, form, text, dated, indent) => {
+        const label = boldDayLabel(day, form);
+        const pinned = `${indent}- ${dated ? `${label} ` : ''}${PINNED_BULLET_LABEL}${text}`;
+        const plain = `${indent}- ${dated ? `${label} ` : ''}${text}`;
+        expect(isPinnedBullet(pinned)).toBe(true);
+        expect(hasPinnedBullets(`## Done\n\n${pinned}\n`)).toBe(true);
+        expect(isPinnedBullet(plain)).toBe(false);
+        expect(hasPinnedBullets(`## Done\n\n${plain}\n`)).toBe(false);
+        expect(isLabelOnlyBullet(`${indent}- ${label}`)).toBe(true);
+        expect(isLabelOnlyBullet(pinned)).toBe(false);
+        expect(isLabelOnlyBullet(plain)).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+    expect(isPinnedBullet('Pinned: not a bullet')).toBe(false);
+    expect(isPinnedBullet('- Not **Pinned:** at the start')).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { replaceBoldDayLabels } from '../vault/summary-labels.js';
 import { contentWords } from './terms.js';
 
 /**
@@ -51,12 +52,12 @@ export function topicCandidates(text: string): Map<string, number> {
     if (key.length < 2) return;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   };
-  const prose = text
+  const unfenced = text
     .replace(/^---\n[\s\S]*?\n---\n/, '')
     .replace(/^(```|~~~)[\s\S]*?^\1/gm, ' ')
-    .replace(/^#+ .*$/gm, ' ')
-    .replace(/\*\*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [\d-]+\*\*/g, ' ')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    .replace(/^#+ .*$/gm, ' ');
+  // A summary's day labels (`**Tue 02-10**`) name no topic.
+  const prose = replaceBoldDayLabels(unfenced, ' ').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   for (const match of prose.matchAll(CODE_SPAN)) {
     const span = match[1]!.trim();
     if (IDENTIFIER_SPAN.test(span) && /[A-Za-z]{2}/.test(span) && !span.endsWith('/')) add(span);

@@ -1,8 +1,10 @@
 /**
  * The labels a summary's bullets open with, written by the extractive
  * summarizer (`llm/extractive/render.ts`) and read back when the tier above
- * summarizes it (`llm/extractive/units.ts`) and when the retention check
- * takes the items of its sentences (`retention/items.ts`). Both sides live
+ * summarizes it (`llm/extractive/units.ts`), when the retention check
+ * takes the items of its sentences (`retention/items.ts`), when topics are
+ * read (`text/topics.ts`) and when the package leaves pinned bullets out
+ * (`pipeline/package/items.ts`). Both sides live
  * here so that a change to one is a change to the other
  * (test/summary-labels.test.ts holds them together).
  *
@@ -80,8 +82,19 @@ export function stripDayLabel(text: string, options: { alone?: boolean } = {}): 
   return text.slice(match[0].length);
 }
 
+/** A day label's text without bold marks, either form (the source of the patterns below). */
+const DAY_LABEL_TEXT = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\\d{4}-)?\\d{2}-\\d{2}';
 /** Day and pinned labels as written, bold, opening a line of a summary body. */
-const BOLD_LABELS = /^(?:\*\*(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-)?\d{2}-\d{2}|Pinned:)\*\*\s*)+/u;
+const BOLD_LABELS = new RegExp(`^(?:\\*\\*(?:${DAY_LABEL_TEXT}|${PINNED})\\*\\*\\s*)+`, 'u');
+/** A bold day label anywhere in a text. */
+const BOLD_DAY_LABELS = new RegExp(`\\*\\*${DAY_LABEL_TEXT}\\*\\*`, 'g');
+/**
+ * A bullet of a written summary whose text opens with the bold pinned label,
+ * after one bold label (the day label) or none: `- **Tue 02-10** **Pinned:** …`.
+ */
+const PINNED_BULLET = new RegExp(`^\\s*[-*] (?:\\*\\*[^*\\n]+\\*\\* )?\\*\\*${PINNED}\\*\\*`);
+/** A bullet of a written summary holding one bold label and nothing else: a day label over nested bullets. */
+const LABEL_ONLY_BULLET = /^\s*[-*] \*\*[^*\n]+\*\*\s*$/;
 
 /** A written summary line without the bold day and pinned labels it opens with (`**Tue 09-29** **Pinned:** Fixed it.` → `Fixed it.`). */
 export function stripBoldLabels(line: string): string {
@@ -96,4 +109,24 @@ export function hasPinnedLabel(text: string): boolean {
 /** `text` without the pinned label it opens with. */
 export function stripPinnedLabel(text: string): string {
   return text.replace(PINNED_LABEL, '');
+}
+
+/** `text` with each bold day label in it (`**Tue 02-10**`, `**Tue 2026-02-10**`) replaced by `replacement`. */
+export function replaceBoldDayLabels(text: string, replacement: string): string {
+  return text.replace(BOLD_DAY_LABELS, replacement);
+}
+
+/** Whether a written summary body has a bold pinned label anywhere (a cheap test before `isPinnedBullet` on each line). */
+export function hasPinnedBullets(body: string): boolean {
+  return body.includes(`**${PINNED}**`);
+}
+
+/** Whether a line of a written summary is a pinned bullet: `- **Pinned:** …`, or `- **Tue 02-10** **Pinned:** …`. */
+export function isPinnedBullet(line: string): boolean {
+  return PINNED_BULLET.test(line);
+}
+
+/** Whether a line of a written summary is a bullet holding a bold label alone (`- **Tue 02-10**`), which heads the bullets nested under it. */
+export function isLabelOnlyBullet(line: string): boolean {
+  return LABEL_ONLY_BULLET.test(line);
 }

@@ -1,5 +1,6 @@
 import { eachDay } from '../../time/periods.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
+import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
 import { rankOfDay, TIER_RANK } from '../bands.js';
 import { demoteHeadings } from '../rollup.js';
 import type { Item, PackageInput } from './model.js';
@@ -67,10 +68,10 @@ export function summaryItem(summary: Summary, input: PackageInput): Item {
  * label or a section heading left with nothing under it goes too.
  */
 export function withoutPinnedBullets(body: string): string {
-  if (!body.includes('**Pinned:**')) return body;
-  const lines = body.split('\n').filter((line) => !/^\s*[-*] (?:\*\*[^*\n]+\*\* )?\*\*Pinned:\*\*/.test(line));
+  if (!hasPinnedBullets(body)) return body;
+  const lines = body.split('\n').filter((line) => !isPinnedBullet(line));
   const kept = lines.filter((line, i) => {
-    if (!/^\s*[-*] \*\*[^*\n]+\*\*\s*$/.test(line)) return true;
+    if (!isLabelOnlyBullet(line)) return true;
     // A day label over nested bullets: kept only while a nested bullet follows.
     return /^\s{2,}[-*] /.test(lines[i + 1] ?? '');
   });
