@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { stampOf } from '../usage/read.js';
-import { scanStreams } from '../vault/scan.js';
+import { scanStreams, streamFolders, type ScannedFile } from '../vault/scan.js';
 
 /**
  * The session-start hook's last answer, so the next session of an unchanged
@@ -46,19 +46,15 @@ export function requestKey(config: Config, request: StartRequest): string {
   return createHash('sha256').update(JSON.stringify({ config, request })).digest('hex');
 }
 
-/** Every file of every stream folder (path, size, mtime), as the loader walks them, and `index.json`: changes with any edit. */
-export function vaultStamp(vaultDir: string, config: Config): string {
-  const names = new Set(Object.keys(config.streams));
-  try {
-    for (const entry of readdirSync(vaultDir, { withFileTypes: true }))
-      if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
-  } catch {
-    // No vault folder yet.
-  }
+/** Every file of every stream folder, walked as the loader walks them (the same streams, the same order). */
+export function scanVault(vaultDir: string, config: Config): ScannedFile[] {
+  return scanStreams(vaultDir, streamFolders(vaultDir, Object.keys(config.streams)));
+}
+
+/** The stamp of a walk (path, size, mtime of every file) and of `index.json`: changes with any edit. */
+export function vaultStamp(vaultDir: string, files: readonly ScannedFile[]): string {
   // One string hashed once: 21,000 `update` calls cost more than the hashing itself.
-  const lines = scanStreams(vaultDir, [...names].sort()).map(
-    (file) => `${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`,
-  );
+  const lines = files.map((file) => `${file.vaultPath}\u0000${file.size}\u0000${file.mtimeMs}\u0000${file.special ?? ''}\n`);
   lines.push(`index.json\u0000${stampOf([path.join(vaultDir, 'index.json')])}`);
   return createHash('sha256').update(lines.join('')).digest('hex');
 }

@@ -9,7 +9,7 @@ import type { Memory, StreamState, Summary } from '../vault/model.js';
 import { countTokens } from '../util/tokens.js';
 import { sha256 } from '../util/hash.js';
 import { frontmatterBody } from '../vault/frontmatter.js';
-import { readVaultFile } from '../vault/scan.js';
+import { readVaultFile, type ScannedFile } from '../vault/scan.js';
 
 /**
  * The read side's view of a vault: the config and the loaded vault, opened
@@ -25,18 +25,19 @@ export interface ReadVault {
 }
 
 /**
- * Loads the config and the vault under `root` for reading (zoom, search, context).
+ * Loads the config and the vault under `root` for reading (zoom, search, context). `walked`: the vault's files as the
+ * caller found them just before (`scanVault`), so the load does not walk the vault again.
  *
  * @example
  *   const vault = await openVault('/repo');
  *   const body = memoryBody(vault, vault.loaded.state.streams.get('main')!.memories[0]!);
  */
-export async function openVault(root: string): Promise<ReadVault> {
+export async function openVault(root: string, walked?: { scanned: readonly ScannedFile[] }): Promise<ReadVault> {
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
   // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
   const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/build-pool.js');
-  const options = vaultLoadOptions(root, config);
+  const options = { ...vaultLoadOptions(root, config), ...(walked ? { scanned: walked.scanned } : {}) };
   const before = cacheStamp(options.cacheDir);
   const loaded = await loadVaultWithWorkers(options);
   // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse it too.

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../util/hash.js';
 import { ParseCache, type CacheEntry } from './cache.js';
@@ -9,7 +9,7 @@ import type { Diagnostic, Memory, StreamState, VaultState } from './model.js';
 import { classifyPath, type FileRole } from './paths.js';
 import { isSummaryFile } from './parse-file.js';
 import { MIN_FILES_FOR_WORKERS, parseFiles, usesParseWorkers, type FileToParse, type ParsePool, type ParseProgress } from './parse-pool.js';
-import { readVaultFile, scanStreams, specialDiagnostic } from './scan.js';
+import { readVaultFile, scanStreams, specialDiagnostic, streamFolders, type ScannedFile } from './scan.js';
 import { heldBackDiagnostics } from './secrets-check.js';
 import type { SecretPolicy } from '../redact/detect.js';
 
@@ -35,6 +35,12 @@ export interface LoadOptions {
    * the vault is not trusted (it is vault input like any file, and the project did not opt in to it).
    */
   useRecord?: boolean;
+  /**
+   * The vault's files as `scanStreams(vaultDir, streamNamesOf(options))` found them just before, when the caller walked
+   * the vault already: the session-start hook stamps its kept answer with that walk, and a second walk of 20,000 files
+   * costs ~0.1 s.
+   */
+  scanned?: readonly ScannedFile[];
 }
 
 export interface LoadStats {
@@ -71,8 +77,10 @@ export interface LoadedVault {
 export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   const sortedStreams = streamNamesOf(options);
   // A large vault is walked and stat-ed on a thread while this one reads the parse cache: at 20,000 files each takes ~150 ms.
-  const onThread = options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
-  const scanned = onThread ?? Promise.resolve(scanStreams(options.vaultDir, sortedStreams));
+  const onThread = options.scanned
+    ? undefined
+    : options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
+  const scanned = onThread ?? Promise.resolve(options.scanned ?? scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.cacheDir, options.timezone);
   const content = new ContentStore(options.vaultDir, cache);
   const diagnostics: Diagnostic[] = [];
@@ -235,12 +243,7 @@ export function assembleState(paths: Iterable<string>, cache: ParseCache, option
 
 /** The streams of a load, sorted: those named in the config and the folders found in the vault. */
 export function streamNamesOf(options: LoadOptions): string[] {
-  const names = new Set(options.configuredStreams);
-  if (existsSync(options.vaultDir)) {
-    for (const entry of readdirSync(options.vaultDir, { withFileTypes: true }))
-      if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
-  }
-  return [...names].sort();
+  return streamFolders(options.vaultDir, options.configuredStreams);
 }
 
 /**

@@ -1,6 +1,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   lstatSync,
   openSync,
@@ -36,6 +37,16 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Folders of a stream (paths inside it) that hold copies, never inputs: not walked. */
 export const SKIPPED_FOLDERS = new Set(['history', 'waterfall/history']);
+
+/** The streams of a vault, sorted: those named in the config and the folders found in the vault (dot folders aside). */
+export function streamFolders(vaultDir: string, configured: readonly string[]): string[] {
+  const names = new Set(configured);
+  if (existsSync(vaultDir)) {
+    for (const entry of readdirSync(vaultDir, { withFileTypes: true }))
+      if (entry.isDirectory() && !entry.name.startsWith('.')) names.add(entry.name);
+  }
+  return [...names].sort();
+}
 
 /**
  * Every `.md` file of the named streams (sorted by stream, then path), outside

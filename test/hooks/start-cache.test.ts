@@ -1,7 +1,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionStart } from '../../src/hooks/session-start.js';
+import { endedLongAgo, sessionStart } from '../../src/hooks/session-start.js';
 import { startCacheFile } from '../../src/hooks/start-cache.js';
 import { usageLogFile } from '../../src/usage/log.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
@@ -74,5 +76,38 @@ describe('session-start: the reused answer', () => {
     // A clock set back before the kept answer's time is a miss too.
     mark();
     expect((await start(new Date('2026-03-20T10:00:00Z'))).text).not.toContain('MARK');
+  });
+});
+
+describe('session-start: which error memories can still be recent', () => {
+  it('skips by text only memories that left the last 24 hours in every zone and offset (property, against luxon)', () => {
+    const zones = ['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Europe/Berlin', 'America/Los_Angeles', 'Asia/Kolkata'];
+    const day = 24 * 3_600_000;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }),
+        fc.integer({ min: -6 * day, max: 2 * day }),
+        fc.constantFrom(...zones),
+        fc.constantFrom('offset', 'utc', 'bare-date', 'local-time'),
+        (at, shift, zone, form) => {
+          const instant = DateTime.fromMillis(at + shift, { zone });
+          const date =
+            form === 'offset'
+              ? instant.toISO()!
+              : form === 'utc'
+                ? instant.toUTC().toISO()!
+                : form === 'bare-date'
+                  ? instant.toISODate()!
+                  : instant.toISO({ includeOffset: false })!;
+          // What validUntil computes for a memory it does not skip.
+          const millis = DateTime.fromISO(date, { zone }).toMillis();
+          if (endedLongAgo(date, at)) expect(millis + day).toBeLessThan(at);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // And it does skip: a week-old error is decided by text alone.
+    expect(endedLongAgo('2026-03-13T08:00:00+14:00', Date.parse('2026-03-20T08:00:00Z'))).toBe(true);
+    expect(endedLongAgo('2026-03-19T08:00:00-12:00', Date.parse('2026-03-20T08:00:00Z'))).toBe(false);
   });
 });
