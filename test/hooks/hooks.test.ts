@@ -99,7 +99,10 @@ describe('memvault hook session-start', () => {
     expect(output.hookSpecificOutput.hookEventName).toBe('SessionStart');
     const text: string = output.hookSpecificOutput.additionalContext;
     expect(text).toMatch(/^Project memory from memvault \(again after compaction/);
-    expect(text).toContain(PINNED);
+    // As at startup: the first item of the critical tier is the pinned memory.
+    const critical = text.indexOf('## Critical');
+    expect(critical).toBeGreaterThan(0);
+    expect(text.slice(critical).split('### ')[1]).toContain(PINNED);
     expect(countTokens(text, 'o200k_base')).toBeLessThanOrEqual(400);
   });
 });

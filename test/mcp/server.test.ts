@@ -38,7 +38,10 @@ const files: Record<string, string> = {
     tags: ['payments'],
     body: 'The payments worker retries webhooks three times with backoff.',
   }),
+  // A waterfall stream (second in the config, so `main` stays the default): its build writes agent/CONTEXT.md.
+  'vault/agent/memories/2026-03-19-agent.md': memory({ date: '2026-03-19T16:00:00Z', body: 'The agent ran the ledger migration.' }),
 };
+const CONFIG = 'timezone: UTC\nstreams:\n  main: { calendar: true, waterfall: false }\n  agent: { calendar: false, waterfall: true }\n';
 
 interface Session {
   client: Client;
@@ -88,7 +91,7 @@ describe('memvault mcp on a fixture vault', () => {
   let s: Session;
 
   beforeAll(async () => {
-    root = createProject(files);
+    root = createProject(files, CONFIG);
     // The build only sets the scene for the server: in-process.
     await build({ root, now: new Date(NOW), commit: false });
     s = await connect(root);
@@ -154,7 +157,7 @@ describe('memvault mcp on a fixture vault', () => {
 
   it('status: counts per stream and the most used items', async () => {
     const answer = await call(s, 'status', {});
-    const main = answer.structuredContent.streams[0];
+    const main = answer.structuredContent.streams.find((stream: any) => stream.name === 'main');
     expect(main).toMatchObject({ name: 'main', pinned: 1 });
     expect(main.memories).toBeGreaterThanOrEqual(4);
     expect(main.package.tokens).toBeGreaterThan(0);
@@ -169,10 +172,18 @@ describe('memvault mcp on a fixture vault', () => {
     expect(new Set(log.map((e) => e.via))).toEqual(new Set(['mcp:search', 'mcp:context', 'mcp:zoom']));
   });
 
-  it('resources: each package, the summaries by tier and period', async () => {
+  it('resources: each package, CONTEXT.md of a waterfall stream, the summaries by tier and period', async () => {
     const { resources } = await s.client.listResources();
     const uris = resources.map((r) => r.uri);
     expect(uris).toContain('memvault://main/UPLOAD_PACKAGE.md');
+    // CONTEXT.md is listed for the waterfall stream only, and read back byte for byte from disk.
+    expect(uris).toContain('memvault://agent/CONTEXT.md');
+    expect(uris).not.toContain('memvault://main/CONTEXT.md');
+    const context = await s.client.readResource({ uri: 'memvault://agent/CONTEXT.md' });
+    expect(context.contents[0]).toMatchObject({ uri: 'memvault://agent/CONTEXT.md', mimeType: 'text/markdown' });
+    const onDisk = readFileSync(path.join(root, 'vault/agent/CONTEXT.md'));
+    expect(Buffer.from((context.contents[0] as { text: string }).text, 'utf8').equals(onDisk)).toBe(true);
+    expect(onDisk.toString('utf8')).toContain('The agent ran the ledger migration.');
     const weekly = uris.find((uri) => /^memvault:\/\/main\/summary\/weekly\//.test(uri));
     expect(weekly).toBeDefined();
     const pkg = await s.client.readResource({ uri: 'memvault://main/UPLOAD_PACKAGE.md' });

@@ -135,7 +135,10 @@ describe('memvault context', () => {
       expect(json.token_count, `budget ${budget}`).toBeGreaterThan(Math.min(budget * 0.6, 1500));
       expect(json.items.map((i: any) => i.source)).toContain(PINNED);
       expect(json.context).toContain('Production deploys need two approvals');
+      expect(Object.keys(json.tiers).sort(), `budget ${budget}`).toEqual(['background', 'critical', 'index', 'relevant']);
       for (const item of json.items) {
+        expect(item).toMatchObject({ tier: expect.any(String), source: expect.any(String), tokens: expect.any(Number) });
+        expect(item.tokens, item.source).toBeGreaterThan(0);
         expect(['critical', 'relevant', 'background', 'index']).toContain(item.tier);
         expect(existsSync(path.join(root, 'vault', item.source)), item.source).toBe(true);
         if (item.tier !== 'index') expect(json.context).toContain(`source: \`${item.source}\``);

@@ -93,6 +93,20 @@ describe('memvault search', () => {
     const lines = readFileSync(path.join(root, 'vault', hit.path), 'utf8').split('\n');
     expect(lines[hit.line - 1]).toContain('zephyrine cluster');
     expect(hit.snippet).toBe('The **zephyrine** cluster was retired today.');
+    // Every hit of --json carries its score (higher is better, in order) and where to read it.
+    expect(json.hits.length).toBeGreaterThan(1);
+    for (const h of json.hits) {
+      expect(h).toMatchObject({
+        score: expect.any(Number),
+        path: expect.any(String),
+        line: expect.any(Number),
+        period: expect.any(String),
+      });
+      expect(Number.isFinite(h.score), h.path).toBe(true);
+      expect(h.snippet, h.path).toMatch(/\*\*zephyrine\*\*/i);
+    }
+    const scores = json.hits.map((h: any) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
   it('stems, matches prefixes and forgives a typo; the best match ranks first', async () => {

@@ -7,8 +7,8 @@ import { createProject, memory, removeProject, runCli, runCliJson } from '../hel
 /**
  * `memvault zoom` on one fixture vault, built once by the real CLI:
  * February 2026 (one week of it archived) and a day in April. Each behaviour
- * goes through the CLI once (JSON and text output, paging, --tier,
- * --memories, errors); the detail (periods, pages, ranges) is checked by
+ * goes through the CLI once (JSON and text output, each period form, paging,
+ * --tier, --memories, errors); the detail (phrases, pages, cuts) is checked by
  * calling the same `zoom()` in-process, with the JSON the command prints.
  */
 
@@ -110,20 +110,24 @@ describe('memvault zoom', () => {
     expect(json.covering.map((s: any) => s.path)).toContain('main/weekly/2026-W06.md');
   });
 
-  it('zooms into a week (archived by the build), a month, a quarter and a range', async () => {
-    const week = zoomIn('2026-W07');
+  it('zooms into a week (archived by the build), a month, a quarter and a range, through the CLI', async () => {
+    // The four period forms through the CLI once each (side by side); the same zoom in-process prints the same JSON.
+    const [week, month, quarter, range] = await Promise.all(
+      ['2026-W07', '2026-02', '2026-Q1', '2026-02-11..2026-02-17'].map((period) => zoomJson([period])),
+    );
     expect(paths(week)).toEqual(['2026-02-10-auth', '2026-02-11-bug', '2026-02-11-cache', '2026-02-13-release']);
     expect(week.period).toEqual({ label: '2026-W07', kind: 'week', start: '2026-02-09', end: '2026-02-15' });
     expect(week.covering.map((s: any) => `${s.tier}/${s.period}`)).toEqual(
       expect.arrayContaining(['daily/2026-02-10', 'weekly/2026-W07', 'monthly/2026-02']),
     );
-    const month = zoomIn('2026-02');
     expect(month.memories).toHaveLength(7);
-    const quarter = zoomIn('2026-Q1');
+    expect(month.period).toEqual({ label: '2026-02', kind: 'month', start: '2026-02-01', end: '2026-02-28' });
     expect(quarter.memories).toHaveLength(7);
+    expect(quarter.period).toMatchObject({ kind: 'quarter', start: '2026-01-01', end: '2026-03-31' });
     expect(paths(zoomIn('2026-Q2'))).toEqual(['2026-04-02-april']);
-    const range = zoomIn('2026-02-11..2026-02-17');
     expect(paths(range)).toEqual(['2026-02-11-bug', '2026-02-11-cache', '2026-02-13-release', '2026-02-17-retro']);
+    expect(range.period).toMatchObject({ kind: 'range', start: '2026-02-11', end: '2026-02-17' });
+    expect([week, month, quarter, range]).toEqual(['2026-W07', '2026-02', '2026-Q1', '2026-02-11..2026-02-17'].map((p) => zoomIn(p)));
   });
 
   it('reads phrases relative to --now', async () => {
@@ -168,13 +172,16 @@ describe('memvault zoom', () => {
     expect(json.summaries[1].body).toContain('Invoice totals');
   });
 
-  it('says when a period is empty, and rejects an unknown one in one line with examples', async () => {
+  it('says when a period is empty, and rejects an unknown one in one error line and one hint line with examples', async () => {
     const empty = await runCli(['zoom', '2026-03-05', '--now', NOW], { cwd: root });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toContain('No memories in this period.');
     const bad = await runCli(['zoom', 'next blue moon', '--now', NOW], { cwd: root });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^memvault: `next blue moon`: not a period\n {2}hint: .*2026-W07.*last Tuesday/);
+    // Exactly one error line and one hint line with examples, nothing else.
+    expect(bad.stderr.endsWith('\n')).toBe(true);
+    expect(bad.stderr.slice(0, -1).split('\n')).toHaveLength(2);
   });
 
   it('zooms by memory number range', async () => {

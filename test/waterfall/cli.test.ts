@@ -85,6 +85,15 @@ describe.concurrent('memvault status: memory status and integrity of a waterfall
     expect(text.stdout).not.toContain('tier       count');
   });
 
+  it('zoom --memories A..B returns exactly memories A..B of the waterfall stream, and the range', async () => {
+    const { json } = await runCliJson(['zoom', '--memories', '65..128', '--json', ...at(200)], { cwd: built });
+    expect(json).toMatchObject({ stream: STREAM, period: null, memory_range: { from: 65, to: 128 }, showing: 'memories' });
+    const numbers = Array.from({ length: 64 }, (_, i) => 65 + i);
+    expect(json.memories.map((m: any) => m.number)).toEqual(numbers);
+    expect(json.memories.map((m: any) => m.id)).toEqual(numbers.map((n) => idOf(MEMORIES[n - 1]!)));
+    expect(json.total.items).toBe(64);
+  });
+
   it('flags a deliberately corrupted vault; the build restores what it can and compact --rebuild the rest', async () => {
     const root = copyProject(built);
     roots.push(root);
