@@ -251,6 +251,56 @@ describe('memvault init: the git-native files', () => {
     expect(push.run.replace(/memvault's docs\/git\.md/g, 'docs/git.md')).toBe(normalize(repoPush.run));
   });
 
+  /** `init --pr --commit` once, in a new git repository with no commit yet: the two flags' tests share it. */
+  const initPrCommit = once(async () => {
+    const root = emptyDir();
+    initRepo(root);
+    return { root, ...(await runCliJson(['init', '--pr', '--commit', '--json'], { cwd: root })) };
+  });
+
+  it('--pr: the workflow passes actionlint, may write pull requests, force-pushes to memvault/rollup and opens a pull request', async () => {
+    const { root, json } = await initPrCommit();
+    expect(json.created).toContain(WORKFLOW);
+    const text = readText(root, WORKFLOW);
+    expect(await lintWorkflow(text, WORKFLOW)).toEqual([]);
+    const workflow = parseYaml(text);
+    expect(workflow.permissions).toEqual({});
+    expect(workflow.jobs.rollup.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    const push = workflow.jobs.rollup.steps.find((s: any) => /git push/.test(s.run ?? ''));
+    expect(push.name).toBe('Push to memvault/rollup and open a pull request');
+    expect(push.run).toContain('git push --force origin "HEAD:refs/heads/memvault/rollup"');
+    expect(push.run).toMatch(/gh pr create --base "\$BASE" --head "memvault\/rollup"/);
+    expect(push.env).toEqual({ BASE: '${{ github.ref_name }}', GH_TOKEN: '${{ github.token }}' });
+    // The rollup never goes to the default branch itself.
+    expect(push.run).not.toMatch(/HEAD:\$BRANCH|HEAD:"\$BASE"|HEAD:\$BASE/);
+  });
+
+  it('--commit: one commit of exactly the files init wrote, and a clean work tree', async () => {
+    const { root, json } = await initPrCommit();
+    expect(json.commit).toEqual({
+      status: 'committed',
+      oid: expect.stringMatching(/^[0-9a-f]{40}$/),
+      branch: 'main',
+      files: expect.any(Array),
+    });
+    expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(json.commit.oid);
+    expect(git(root, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
+    expect(git(root, 'log', '-1', '--format=%s').trim()).toBe('memvault init');
+    const files = git(root, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
+    expect(files).toEqual(
+      [
+        '.gitattributes',
+        '.github/workflows/memvault-nightly.yml',
+        '.gitignore',
+        'memory.config.schema.json',
+        'memory.config.yaml',
+        'vault/main/memories/.gitkeep',
+      ].sort(),
+    );
+    expect([...json.commit.files].sort()).toEqual(files);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
   it("the workflow's build step, run in an init'ed repository without secrets, builds offline and commits as memvault[bot]", async () => {
     const root = await initJsonCopy();
     writeFiles(root, {

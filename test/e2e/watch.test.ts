@@ -273,7 +273,7 @@ describe('memvault watch and git', () => {
       },
     }).stdout;
 
-  it('commits nothing by default', async () => {
+  it('commits nothing by default; after Ctrl-C, status names what is uncommitted and `memvault build` commits it all', async () => {
     const root = repo();
     const watcher = start(root);
     try {
@@ -283,6 +283,25 @@ describe('memvault watch and git', () => {
       watcher.child.kill('SIGINT');
       expect(await watcher.exited).toBe(0);
       expect(git(root, 'log', '--format=%s').trim().split('\n')).toEqual(['init']);
+
+      // What the watcher wrote is on its record and uncommitted; status says so, with the command that commits it.
+      const pendingFile = path.join(root, '.memvault', 'uncommitted.json');
+      expect(existsSync(pendingFile)).toBe(true);
+      const status = await runCli(['status', '--json'], { cwd: root });
+      expect(status.code, status.stderr).toBe(0);
+      const { uncommitted } = JSON.parse(status.stdout);
+      expect(uncommitted.fix).toBe('memvault build');
+      expect(uncommitted.memvault).toEqual(expect.arrayContaining([DAILY.replace(/^vault\//, ''), PACKAGE.replace(/^vault\//, '')]));
+      const text = await runCli(['status'], { cwd: root });
+      expect(text.stdout).toMatch(/file\(s\) memvault wrote or moved; commit them with `memvault build`/);
+
+      // The fix: one committing build takes everything the watcher left.
+      const build = await runCli(['build', '--now', NOW, '--json'], { cwd: root });
+      expect(build.code, build.stderr).toBe(0);
+      expect(JSON.parse(build.stdout).commit.status).toBe('committed');
+      expect(git(root, 'status', '--porcelain').trim()).toBe('');
+      expect(existsSync(pendingFile)).toBe(false);
+      expect(git(root, 'show', `HEAD:${PACKAGE}`)).toContain('An edit while watching.');
     } finally {
       removeProject(root);
     }

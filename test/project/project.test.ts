@@ -138,6 +138,32 @@ describe('install source', () => {
     expect(detectInstallSource(dir)).toEqual({ spec: `github:ana/memvault#${SHA}`, kind: 'git' });
   });
 
+  it('a stamped install-source.json counts only where npm recorded no better source: a registry install stays registry', () => {
+    const STAMPED = 'b'.repeat(40);
+    const prefix = tempDir();
+    const dir = path.join(prefix, 'lib/node_modules/memvault');
+    mkdirSync(path.join(dir, 'dist'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'memvault', version: '0.3.1' }));
+    // The registry's tarball was packed from a checkout, so it carries the stamp of that checkout's commit.
+    writeFileSync(
+      path.join(dir, 'dist/install-source.json'),
+      JSON.stringify({ url: 'https://github.com/ana/memvault.git', commit: STAMPED, dirty: false }),
+    );
+    const lock = (resolved: string) =>
+      writeFileSync(
+        path.join(prefix, 'lib/node_modules/.package-lock.json'),
+        JSON.stringify({ packages: { 'node_modules/memvault': { version: '0.3.1', resolved } } }),
+      );
+    lock('https://registry.npmjs.org/memvault/-/memvault-0.3.1.tgz');
+    expect(detectInstallSource(dir)).toEqual({ spec: 'memvault@0.3.1', kind: 'registry' });
+    // A git install: what npm resolved, not the stamp.
+    lock(`git+ssh://git@github.com/ana/memvault.git#${SHA}`);
+    expect(detectInstallSource(dir)).toEqual({ spec: `github:ana/memvault#${SHA}`, kind: 'git' });
+    // A local tarball, which npm records only as a file: the stamp names its git source.
+    lock('file:/tmp/memvault-0.3.1.tgz');
+    expect(detectInstallSource(dir)).toMatchObject({ spec: `github:ana/memvault#${STAMPED}`, kind: 'git' });
+  });
+
   it('a checkout: its origin and HEAD commit, with a note about uncommitted changes', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'memvault', version: '0.1.0' }));
