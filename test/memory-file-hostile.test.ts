@@ -11,7 +11,7 @@ function place(inside = '2026/03/note.md'): MemoryPlace {
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
-describe('hostile frontmatter and bodies (issue 13)', () => {
+describe('hostile frontmatter and bodies', () => {
   const problem = (text: string | Uint8Array, inside?: string): Diagnostic => {
     const result = parseMemoryFile(typeof text === 'string' ? utf8(text) : text, place(inside), 'UTC');
     if (result.ok) throw new Error('expected a diagnostic');

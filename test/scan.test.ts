@@ -44,7 +44,7 @@ describe('scanning the vault', () => {
   });
 });
 
-describe('what the scan does not read (issue 13)', () => {
+describe('what the scan does not read (hostile input)', () => {
   let dir: string;
   let outsideDir: string;
   beforeAll(() => {

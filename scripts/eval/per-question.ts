@@ -16,7 +16,7 @@ import { formatRate, lastTokens } from './report.js';
  * at the same budget (the baseline).
  */
 
-/** The budgets of the issue: 1,000, 2,000 and 4,000 tokens. */
+/** The context budgets each question is answered at: 1,000, 2,000 and 4,000 tokens. */
 export const PER_QUESTION_BUDGETS = [1000, 2000, 4000] as const;
 
 /** Rows of the per-question tables: the context and the last-N baseline at each budget, and the whole conversation. */

@@ -34,9 +34,9 @@ const META_CLOSING =
 const FENCE_LINE = /^\s*(?:-{3,}|\.{3})\s*$/;
 
 /**
- * Cleans an answer. `completion` mode also removes the `>` quote markers the
- * seed format's prompt ends with. An empty result means the answer had no
- * summary in it.
+ * Cleans an answer. `completion` mode also removes the `>` quote markers its
+ * prompt ends with (the model continues after a `>` line, and may repeat the
+ * marker). An empty result means the answer had no summary in it.
  *
  * @example
  *   cleanOutput('Sure! Here is the summary:\n\n- Fixed the login bug.', 'chat')

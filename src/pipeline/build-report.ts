@@ -79,7 +79,7 @@ export interface BuildReport {
   vault: string;
   dryRun: boolean;
   streams: StreamReport[];
-  /** Streams with `waterfall: true`: compactions run and CONTEXT.md (spec section 5). */
+  /** Streams with `waterfall: true`: compactions run and CONTEXT.md (docs/waterfall.md). */
   waterfall: WaterfallReport[];
   written: string[];
   historyCopies: string[];

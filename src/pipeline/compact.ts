@@ -34,7 +34,7 @@ export interface CompactReport {
 /**
  * `memvault compact`: the waterfall of every waterfall stream (or one), under
  * the build lock, without the calendar rollups. With `force`, compacts even
- * below the next trigger count (the seed's `@compact-memories`).
+ * below the next trigger count: a compaction asked for now, not waited for.
  */
 export async function compactVault(options: CompactOptions): Promise<CompactReport> {
   const config = await loadValidConfig(options.root);

@@ -7,8 +7,8 @@ import { demoteHeadings } from './rollup.js';
 import type { WaterfallLayers, WaterfallPosition } from './waterfall.js';
 
 /**
- * `CONTEXT.md` of a waterfall stream: the prompt block an agent loads, in the
- * seed's order — older memories (the long-term summary), the recent past (the
+ * `CONTEXT.md` of a waterfall stream: the prompt block an agent loads, oldest
+ * layer first — older memories (the long-term summary), the recent past (the
  * recent summary), then the immediate memories in full. Pure: bodies come
  * through the readers passed in.
  *

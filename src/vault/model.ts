@@ -97,7 +97,7 @@ export interface GeneratorInfo {
 /** Review flags a summary can carry. */
 export type ReviewFlag = 'over-budget';
 
-/** Frontmatter of a generated summary (spec 2.2). */
+/** Frontmatter of a generated summary (`memvault: summary`; validated by `summary-file.ts`). */
 export interface SummaryMeta {
   memvault: 'summary';
   tier: Tier;

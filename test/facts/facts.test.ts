@@ -100,7 +100,7 @@ describe('validity and supersession', () => {
 });
 
 /**
- * The issue's recall set: 200 facts over 40 keys and 3 scopes with supersede
+ * A recall set: 200 facts over 40 keys and 3 scopes with supersede
  * chains and validity windows; 20 contradicting pairs planted among them and
  * 50 compatible pairs (different scopes, superseded values, windows that do
  * not overlap, equal values written differently).

@@ -87,7 +87,7 @@ llm:
 });
 
 describe('completion mode (base models)', () => {
-  it('sends the seed format to /v1/completions with stop sequences and writes first-person summaries', async () => {
+  it('sends the completion-mode format (`# Memories:` … `>`) to /v1/completions with stop sequences and writes first-person summaries', async () => {
     const root = project(llmConfig({ url: fake.server.url, mode: 'completion' }));
     await withEnv(KEY_ENV, () => build({ root, now: new Date(NOW) }));
     const calls = fake.server.calls();

@@ -135,7 +135,7 @@ describe('openai summarizer: requests', () => {
     expect(server.calls()[0]?.body).toMatchObject({ max_completion_tokens: 600 });
   });
 
-  it('completion mode sends the seed format with stop sequences to /v1/completions', async () => {
+  it('completion mode sends the `# Memories:` / `# Summary …:` / `>` format with stop sequences to /v1/completions', async () => {
     const { s } = summarizer({ mode: 'completion' });
     const out = await s.summarize(request());
     const [call] = server.calls();

@@ -55,7 +55,7 @@ describe('cleanOutput', () => {
     expect(out.notes).toContain('reasoning block');
   });
 
-  it('completion mode drops the quote markers of the seed format', () => {
+  it('completion mode drops the `>` quote markers its prompt ends with', () => {
     expect(cleanOutput(' I fixed the login bug.\n> I shipped v2.', 'completion').body).toBe('I fixed the login bug.\nI shipped v2.');
   });
 

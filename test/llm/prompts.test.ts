@@ -27,7 +27,7 @@ describe('built-in prompts', () => {
     }
   });
 
-  it('carry the seed rules of each tier, with limits from the budget (never hard-coded)', () => {
+  it('carry the rules of each tier (daily sections, weekly merging, monthly sections), with limits from the budget (never hard-coded)', () => {
     const daily = validatePrompt(builtin('daily'), 'daily.yaml').prompt!;
     for (const section of ['Accomplished', 'Decisions', 'Current state', 'Context to preserve']) expect(daily.user).toContain(section);
     const weekly = validatePrompt(builtin('weekly'), 'weekly.yaml').prompt!;

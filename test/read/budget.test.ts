@@ -7,7 +7,7 @@ import { parseQuery } from '../../src/read/search/query.js';
 const plenty = { critical: 1e9, relevant: 1e9, background: 1e9, index: 1e9 };
 
 describe('allocateBudget', () => {
-  it('splits by the seed shares when every tier has plenty to say', () => {
+  it('splits by the default shares (25 / 37.5 / 25 / 12.5 %) when every tier has plenty to say', () => {
     expect(allocateBudget(8000, plenty, sharesFor(undefined))).toEqual({ critical: 2000, relevant: 3000, background: 2000, index: 1000 });
   });
 

@@ -7,7 +7,7 @@ import { build as buildInProcess } from '../../src/pipeline/build.js';
 import { copyProject, createProject, memory, removeProject, runCli, type CliResult } from '../helpers/project.js';
 
 /**
- * Issue 13 points 1, 2 and 9: a corpus of hostile and broken single files,
+ * Bad input: a corpus of hostile and broken single files,
  * all in one vault next to a few good memories, built once through the real
  * CLI. Each bad file is named by exactly one message with a line and column,
  * the good memories reach the daily summary and the package, frontmatter
@@ -189,7 +189,7 @@ beforeAll(async () => {
     { file: 'memories/fifo.md', rule: 'memory/not-a-file', severity: 'info' },
     // Fake summary frontmatter in the archive: read as a (bad) summary whatever the cache holds.
     { file: 'archive/2026-Q1/2026-02-03-fake.md', content: dated(`memvault: summary\ndate: ${DAY}`), rule: 'summary/schema' },
-    // A hand-made file at a generated path: reported as an invalid summary, then moved aside (issue 13 point 8's first half) before the daily is written.
+    // A hand-made file at a generated path: reported as an invalid summary, then moved aside (never overwritten) before the daily is written.
     {
       file: `daily/${DAY}.md`,
       content: '# My own notes\n\nHandmade daily text.\n',

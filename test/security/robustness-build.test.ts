@@ -8,7 +8,7 @@ import { CLI, createProject, listFiles, memory, readText, removeProject, runCli,
 import { KEY_ENV, llmConfig, llmHistory, useFakeOpenAI } from '../llm/llm-project.js';
 
 /**
- * Issue 13 points 5, 7 and 8 (first half), end to end through the CLI: the
+ * Robustness of the build, end to end through the CLI: the
  * build lock is never taken from a live build, a lost lock stops the build
  * with a message instead of a stack, a killed build's temp files are removed
  * by the next build (and never committed), and a file memvault did not write
@@ -76,7 +76,7 @@ async function deadPid(): Promise<number> {
 
 const NO_STACK = /ECOMPROMISED|internal error|\n\s+at .+:\d+:\d+/;
 
-describe('the build lock (point 5)', () => {
+describe('the build lock', () => {
   it('a second build while the first waits on a slow LLM: one line naming the first, exit 1; the first finishes cleanly', async () => {
     const root = track(createProject(history.files, llmConfig({ url: fake.server.url, timeoutS: 30 })));
     // The first build's call is held until the second build has been refused: exactly as slow as the scenario needs.
@@ -190,7 +190,7 @@ function holdLock(root: string, owner: Record<string, unknown> | undefined, ageS
   utimesSync(path.join(state, 'build.lock'), then, then);
 }
 
-describe('temp files of a killed build (point 7)', () => {
+describe('temp files of a killed build', () => {
   it('the next build removes them, reports each, and commits none', async () => {
     const root = track(createProject(history.files, 'timezone: UTC\ngit: { commit: true }\n'));
     execFileSync('git', ['init', '-q', '-b', 'main', path.join(root, 'vault')]);
@@ -224,7 +224,7 @@ describe('temp files of a killed build (point 7)', () => {
   });
 });
 
-describe('a file memvault did not write at a generated path (point 8, first half)', () => {
+describe('a file memvault did not write at a generated path', () => {
   const HAND = '# My notes for the day\n\nWritten by hand, not by memvault. Keep me.\n';
   const generated = [
     'main/daily/2026-02-03.md',
@@ -316,7 +316,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-describe('random kill -9 during builds (point 7; slow: MEMVAULT_SLOW=1)', () => {
+describe('random kill -9 during builds (slow: MEMVAULT_SLOW=1)', () => {
   it.skipIf(process.env.MEMVAULT_SLOW !== '1')(
     '20 builds killed at random moments, then one build: no temp file anywhere, output equal to an uninterrupted build',
     async () => {

@@ -6,7 +6,7 @@ import { type CliResult, createProject, runCli } from '../helpers/project.js';
 import { expectConsistentVault, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from '../llm/llm-project.js';
 
 /**
- * Issue 13 point 6, end to end through the CLI: an LLM server is untrusted.
+ * End to end through the CLI: an LLM server is untrusted.
  * `timeout_s` bounds the whole request (headers, then a body that never
  * comes or trickles in), server text reaches neither the terminal nor the
  * vault with control sequences, absurd `usage` figures are not summed into

@@ -22,7 +22,7 @@ import {
  * each (in-process for speed, on a real folder). Every step is checked
  * against the files alone: where compactions happened, that each memory is in
  * exactly one layer, that every recent summary has its history copy, and that
- * CONTEXT.md keeps the seed's order within its budget.
+ * CONTEXT.md keeps its order (oldest layer first) within its budget.
  */
 
 const TRIGGERS = [129, 193, 257, 321, 385];
@@ -95,7 +95,7 @@ describe('waterfall: a stream driven from 0 to 400 memories', () => {
     }
   });
 
-  it('moves the windows as the seed says: 64 verbatim after each compaction, long-term back to the first memory', () => {
+  it('moves the windows by count: 64 verbatim after each compaction, long-term back to the first memory', () => {
     const byN = new Map(steps.map((step) => [step.n, step]));
     expect(byN.get(128)).toMatchObject({ longterm: [], recent: [], immediate: 128 });
     expect(byN.get(129)).toMatchObject({ longterm: [], immediate: 64 });
@@ -132,7 +132,7 @@ describe('waterfall: a stream driven from 0 to 400 memories', () => {
     expect(existsSync(vaultFile(root, 'history/waterfall-longterm'))).toBe(true);
   });
 
-  it('writes CONTEXT.md in the seed order, within its token budget, at every step', () => {
+  it('writes CONTEXT.md oldest layer first, within its token budget, at every step', () => {
     for (const step of steps.filter((s) => s.contextTokens > 0)) expect(step.contextTokens, `step ${step.n}`).toBeLessThanOrEqual(10_000);
     const context = readText(root, 'CONTEXT.md');
     const positions = SECTIONS.map((heading) => context.indexOf(heading));

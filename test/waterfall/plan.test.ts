@@ -322,7 +322,7 @@ describe('CONTEXT.md assembly', () => {
     };
   };
 
-  it('has the seed order: older memories, recent past, then the immediate memories in full', () => {
+  it('is in order, oldest layer first: older memories, recent past, then the immediate memories in full', () => {
     const context = assembleContext(base(200, 10_000));
     const positions = CONTEXT_SECTIONS.map((title) => context.text.indexOf(`## ${title}`));
     expect(positions.every((p) => p > 0)).toBe(true);

@@ -1,6 +1,6 @@
 /**
- * The token budget of an assembled context, split over the four tiers of the
- * seed design: critical 25%, relevant 37.5%, background 25%, index 12.5%.
+ * The token budget of an assembled context, split over four tiers: critical
+ * 25%, relevant 37.5%, background 25%, index 12.5%.
  * A tier that needs less than its share gives the rest to the others, in
  * proportion to their shares; `debugging` widens critical (recent errors and
  * what fixed them). Pure.
@@ -13,7 +13,7 @@ export const ACTIVITIES: readonly Activity[] = ['debugging', 'feature', 'review'
 
 export type TierShares = Record<TierName, number>;
 
-/** Shares per activity (each sums to 1). Default and `feature`: the seed's 25 / 37.5 / 25 / 12.5. */
+/** Shares per activity (each sums to 1). Default and `feature`: 25 / 37.5 / 25 / 12.5. */
 export function sharesFor(activity: Activity | undefined): TierShares {
   switch (activity) {
     case 'debugging':
