@@ -7,7 +7,8 @@ import { RECORD_DIR } from '../vault/committed-record.js';
  * What `memvault status` says about uncommitted changes under the vault:
  * those memvault made (its record, pending.ts) and the others (memories a
  * person wrote, files edited by hand), each with the command that commits
- * them. Read-only: git is asked for its status, nothing is written.
+ * them. Read-only: git is asked for its status, nothing is written. The
+ * lines it prints: `cli/render/uncommitted.ts`.
  */
 
 export interface UncommittedChanges {
@@ -59,27 +60,4 @@ export function classifyChanges(
     fix: options.commits ? 'memvault build' : gitCommit,
     fixOther: `git add ${options.vault} && git commit`,
   };
-}
-
-/** Status lines for the changes; none when there are none. */
-export function renderUncommitted(changes: UncommittedChanges | undefined, shown = 5): string[] {
-  if (!changes || changes.memvault.length + changes.other.length === 0) return [];
-  const lines = ['uncommitted in the vault:'];
-  const list = (files: readonly string[]): string[] => [
-    ...files.slice(0, shown).map((file) => `    ${file}`),
-    ...(files.length > shown ? [`    … ${files.length - shown} more`] : []),
-  ];
-  if (changes.memvault.length > 0) {
-    lines.push(
-      `  ${changes.memvault.length} file(s) memvault wrote or moved; commit them with \`${changes.fix}\``,
-      ...list(changes.memvault),
-    );
-  }
-  if (changes.other.length > 0) {
-    lines.push(
-      `  ${changes.other.length} other change(s) (memories, hand edits); a build commits a memory with the summaries made from it, or \`${changes.fixOther}\``,
-      ...list(changes.other),
-    );
-  }
-  return lines;
 }

@@ -19,7 +19,8 @@ import {
   type PendingWork,
 } from '../../src/project/pending.js';
 import { checkDeclaredStream, declareStream } from '../../src/project/streams.js';
-import { classifyChanges, renderUncommitted } from '../../src/project/uncommitted.js';
+import { renderUncommitted } from '../../src/cli/render/uncommitted.js';
+import { classifyChanges } from '../../src/project/uncommitted.js';
 import { removeProject } from '../helpers/project.js';
 
 /** The project layer in process: discovery, streams, install source, the record of uncommitted work. */

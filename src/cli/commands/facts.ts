@@ -4,9 +4,15 @@ import { factsView } from '../../facts/view.js';
 import { parsePeriod } from '../../read/period-query.js';
 import { openVault, pickStream } from '../../read/vault.js';
 import { todayIn } from '../../time/periods.js';
+import { formatDiagnostic } from '../../messages/diagnostic.js';
+import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
 import { contradictionJson, renderFacts } from '../render/facts.js';
+import { factsCheckJson, renderFactsCheck } from '../render/facts-check.js';
 import { renderJson } from '../render/json.js';
+
+/** Least time between two progress lines of `--check` on stderr: a short check prints none. */
+const PROGRESS_EVERY_MS = 2000;
 
 export interface FactsCommandOptions {
   root?: string;
@@ -17,7 +23,7 @@ export interface FactsCommandOptions {
   all?: boolean;
   now?: string;
   json?: boolean;
-  /** Ask the model of the active LLM profile about pairs of decisions on one subject (see `factsCheckCommand`). */
+  /** Ask the model of the active LLM profile about pairs of decisions on one subject (see `factsCheck`). */
   check?: boolean;
   maxPairs?: string;
 }
@@ -26,8 +32,7 @@ export interface FactsCommandOptions {
 export async function factsCommand(options: FactsCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
   if (options.check) {
-    // Loaded only for --check: it brings the search index and the LLM transport.
-    await (await import('./facts-check.js')).factsCheckCommand(root, options);
+    await factsCheck(root, options);
     return;
   }
   const vault = await openVault(root);
@@ -56,6 +61,48 @@ export async function factsCommand(options: FactsCommandOptions): Promise<void> 
     return;
   }
   process.stdout.write(renderFacts(view));
+}
+
+/**
+ * `memvault facts --check [--max-pairs N] [--stream S] [--json]`: pairs of
+ * decisions and facts on one subject that the model of the active LLM
+ * profile judges contradicting, for a person to confirm. Writes only its
+ * answer cache (`.memvault/facts-check.json`) and the search index a build
+ * would write. A fault that stops every later request (bad key, unknown
+ * model, unreachable server) prints what was found, then fails.
+ */
+async function factsCheck(root: string, options: { stream?: string; maxPairs?: string; json?: boolean; now?: string }): Promise<void> {
+  // Loaded only for --check: it brings the search index and the LLM transport.
+  const { DEFAULT_MAX_PAIRS, runFactsCheck } = await import('../../facts/check.js');
+  const maxPairs = options.maxPairs === undefined ? DEFAULT_MAX_PAIRS : Number(options.maxPairs);
+  if (!Number.isInteger(maxPairs) || maxPairs < 1)
+    throw new UserError('cli/number', `--max-pairs \`${options.maxPairs}\` is not a positive whole number`, {
+      flag: '--max-pairs',
+      example: 20,
+    });
+  const vault = await openVault(root);
+  const streams = options.stream ? [pickStream(vault, options.stream).name] : undefined;
+  let last = Date.now();
+  const report = await runFactsCheck(vault, {
+    maxPairs,
+    ...(streams ? { streams } : {}),
+    progress: (done, total) => {
+      if (done === total || Date.now() - last < PROGRESS_EVERY_MS) return;
+      last = Date.now();
+      process.stderr.write(`memvault: facts --check ${done}/${total} pairs\n`);
+    },
+  });
+  for (const problem of report.problems) process.stderr.write(`${formatDiagnostic(problem)}\n`);
+  process.stdout.write(options.json ? renderJson(factsCheckJson(report)) : renderFactsCheck(report));
+  if (report.stopped) {
+    const reason = `facts --check stopped after ${report.checked} of ${report.selected} pairs: ${report.stopped}`;
+    throw new UserError(
+      'llm/failed',
+      reason,
+      {},
+      { hint: 'check the server, the model name and the key of the profile; answers so far are cached' },
+    );
+  }
 }
 
 function factJson(fact: ReturnType<typeof factsView>['holding'][number]) {

@@ -5,7 +5,7 @@ import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
 import { detectInstallSource, type InstallSource } from '../../project/install-source.js';
 import { UserError } from '../../util/errors.js';
-import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from './init-templates.js';
+import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from '../../project/init-templates.js';
 
 export interface InitCommandOptions {
   root?: string;

@@ -5,6 +5,7 @@ import { maintenanceStatus, readStatusFiles, vaultStatus } from '../../pipeline/
 import { findRoot, resolveNow } from '../context.js';
 import { renderJson } from '../render/json.js';
 import { renderStatus } from '../render/status.js';
+import { renderUncommitted } from '../render/uncommitted.js';
 import { streamUsage } from '../../usage/rank.js';
 
 export interface StatusCommandOptions {
@@ -33,7 +34,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   for (const s of status.streams)
     s.maintenance = maintenanceStatus(leftOutOf(root, status.vault, config, loaded.state.streams.get(s.name)!, now), config, s.name);
   // Uncommitted vault changes, memvault's and the others, each with the command that commits them.
-  const { renderUncommitted, uncommittedChanges } = await import('../../project/uncommitted.js');
+  const { uncommittedChanges } = await import('../../project/uncommitted.js');
   const uncommitted = await uncommittedChanges(root, config);
   if (options.json) process.stdout.write(renderJson({ ...status, uncommitted: uncommitted ?? null }));
   else

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import type { VaultStatus } from '../../pipeline/status.js';
-import { renderUsage } from '../../usage/rank.js';
 import { formatDiagnostic, num } from '../output.js';
+import { renderUsage } from './usage.js';
 import { renderWaterfallStatus } from './waterfall.js';
 
 /** The text of `memvault status`. `config` says which streams are waterfall-only (no calendar tiers nor package to show). */
