@@ -53,6 +53,20 @@ export interface GitBackend {
   /** Paths under `prefix` ('' for all) whose HEAD, index and work-tree versions differ: the recovery scan after a crash. */
   changedUnder(repo: Repo, prefix: string): Promise<string[]>;
   stage(repo: Repo, parent: string | undefined): Promise<Staging>;
+  /**
+   * The blob id a commit of each file would record (the path's clean filter and line-ending conversion applied), in
+   * order; undefined for a file whose stored blob would not hold the file's own bytes (a filter or a conversion changes
+   * them) or that the backend cannot hash as git does. The git command reads the work-tree files itself: a caller that
+   * needs the id of `bytes` checks the file still holds them afterwards. Nothing is written to the object store.
+   */
+  blobIds(repo: Repo, files: readonly { path: string; bytes: Uint8Array }[]): Promise<(string | undefined)[]>;
+  /**
+   * Of `paths` (repository paths under `prefix`, '' for all), those whose work-tree file git calls unchanged against its
+   * stage-0 index entry (stat data, else content) and whose checkout gives the blob's own bytes (no smudge filter, no
+   * line-ending conversion), with that entry's blob id. Undefined when the backend cannot tell, or (isomorphic-git) when
+   * telling costs more than reading the files: nothing is vouched for, and the caller reads them.
+   */
+  unchangedBlobs(repo: Repo, prefix: string, paths: readonly string[]): Promise<Map<string, string> | undefined>;
 }
 
 let detected: 'cli' | 'isomorphic' | undefined;

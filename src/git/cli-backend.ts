@@ -118,6 +118,60 @@ export const cliBackend: GitBackend = {
     return records(status.stdout).map((record) => record.slice(3));
   },
 
+  async blobIds(repo: Repo, files: readonly { path: string; bytes: Uint8Array }[]): Promise<(string | undefined)[]> {
+    // `--stdin-paths` reads one path per line: a name with a line break is not hashed.
+    const named = files.filter((file) => !file.path.includes('\n'));
+    if (named.length === 0) return files.map(() => undefined);
+    const input = named.map((file) => `${file.path}\n`).join('');
+    // The blob as a commit of the path stores it (its clean filter, text/eol conversion applied), and the file's bytes as
+    // they are (`--no-filters`): where the two differ, the blob does not hold the file's bytes, and a checkout of it may
+    // not give them back, so no id is given. Git hashes in the repository's object format (SHA-1 or SHA-256).
+    const [stored, raw] = await Promise.all([
+      run(repo.dir, ['hash-object', '--stdin-paths'], { input }),
+      run(repo.dir, ['hash-object', '--no-filters', '--stdin-paths'], { input }),
+    ]);
+    const storedIds = stored.stdout.trim().split('\n');
+    const rawIds = raw.stdout.trim().split('\n');
+    if (storedIds.length !== named.length || rawIds.length !== named.length) {
+      throw new Error(`git hash-object returned ${storedIds.length} ids for ${named.length} files`);
+    }
+    const ids = new Map(named.map((file, i) => [file, storedIds[i] === rawIds[i] ? storedIds[i] : undefined]));
+    return files.map((file) => ids.get(file));
+  },
+
+  async unchangedBlobs(repo: Repo, prefix: string, paths: readonly string[]): Promise<Map<string, string> | undefined> {
+    const spec = prefix ? `:(top,literal)${prefix}` : ':(top)';
+    let answers: RunResult[];
+    try {
+      // Four short processes at once (~50-150 ms at 20,000 files, started before the caller's synchronous work).
+      answers = await Promise.all([
+        run(repo.dir, ['ls-files', '--stage', '-z', '--', spec]),
+        run(repo.dir, ['diff-files', '--name-only', '-z', '--', spec], { env: NO_OPTIONAL_LOCKS }),
+        run(repo.dir, ['check-attr', '-z', '--stdin', ...CHECKOUT_ATTRIBUTES], { input: paths.map((p) => `${p}\0`).join('') }),
+        run(repo.dir, ['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol)$'], { ok: [1] }),
+      ]);
+    } catch (error) {
+      if (error instanceof GitCommandError) return undefined; // not a work tree, a broken index…
+      throw error;
+    }
+    const [index, dirty, attributes, config] = answers as [RunResult, RunResult, RunResult, RunResult];
+    // Triples of path, attribute, value; split as is (a value may be empty).
+    const converted = convertedOnCheckout(attributes.stdout.split('\0'), configValues(config.stdout));
+    const changed = new Set(records(dirty.stdout));
+    const wanted = new Set(paths);
+    const out = new Map<string, string>();
+    for (const line of records(index.stdout)) {
+      // `<mode> <blob> <stage>\t<path>`: a path in a merge conflict has no stage 0; only regular files count.
+      const tab = line.indexOf('\t');
+      const [mode, blob, stage] = line.slice(0, tab).split(' ');
+      const file = line.slice(tab + 1);
+      if (blob && stage === '0' && mode?.startsWith('100') && wanted.has(file) && !changed.has(file) && !converted.has(file)) {
+        out.set(file, blob);
+      }
+    }
+    return out;
+  },
+
   async stage(repo: Repo, parent: string | undefined): Promise<Staging> {
     const git = (args: readonly string[], options?: RunOptions) => run(repo.dir, args, options);
     const listings = new FolderListings(git, parent);
@@ -189,6 +243,39 @@ export const cliBackend: GitBackend = {
     };
   },
 };
+
+/** The attributes that make a checkout differ from the blob's bytes. */
+const CHECKOUT_ATTRIBUTES = ['filter', 'eol', 'text', 'ident', 'working-tree-encoding'];
+
+/** `git config -z` output as name → value (names as git prints them: lower case). */
+function configValues(text: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const entry of records(text)) {
+    const newline = entry.indexOf('\n');
+    values.set(newline < 0 ? entry : entry.slice(0, newline), newline < 0 ? 'true' : entry.slice(newline + 1));
+  }
+  return values;
+}
+
+/**
+ * The paths whose checkout git converts (`check-attr -z` triples): a smudge filter, `ident`, a working-tree encoding,
+ * CRLF line endings (`eol=crlf`; a text file under `core.autocrlf=true`, or under `core.eol=crlf`, native on Windows).
+ */
+function convertedOnCheckout(fields: readonly string[], config: ReadonlyMap<string, string>): Set<string> {
+  const autocrlf = /^(true|yes|on|1)$/i.test(config.get('core.autocrlf') ?? '');
+  const coreEol = config.get('core.eol') ?? (process.platform === 'win32' ? 'crlf' : 'lf');
+  const out = new Set<string>();
+  const given = (value: string) => value !== 'unspecified' && value !== 'unset';
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [file, name, value] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];
+    const converts =
+      ((name === 'filter' || name === 'ident' || name === 'working-tree-encoding') && given(value)) ||
+      (name === 'eol' && value === 'crlf') ||
+      (name === 'text' && value !== 'unset' && (autocrlf || (coreEol === 'crlf' && (value === 'set' || value === 'auto'))));
+    if (converts) out.add(file);
+  }
+  return out;
+}
 
 function identityEnv(who: Signature): NodeJS.ProcessEnv {
   const date = `${who.seconds} ${formatOffset(who.offsetMinutes)}`;

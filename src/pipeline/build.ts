@@ -250,10 +250,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
-  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record.js');
+  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record-write.js');
   const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
   const recordStarted = performance.now();
-  if (record && inRepo) record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
+  if (record && inRepo)
+    await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
   const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false) {
     loaded.cache.save();
@@ -278,7 +279,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const stateDir = path.join(options.root, '.memvault');
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = record && inRepo && !('status' in session) ? record.uncommittedRecord(vaultDir) : [];
+    const recordPaths = record && inRepo && !('status' in session) ? await record.uncommittedRecord(vaultDir) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
     report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { gitBackend } from '../git/backend.js';
+import { findRepo, repoRelative } from '../git/repo.js';
 import type { ParseCache } from './cache.js';
 import { readRecord } from './committed-record.js';
 import type { Diagnostic } from './model.js';
-
-const run = promisify(execFile);
 
 /** A file the load found that the parse cache does not know by its size and mtime. */
 export interface MissedFile {
@@ -37,21 +35,11 @@ export async function seedFromRecord(
   cache: ParseCache,
   timezone: string,
 ): Promise<SeedResult> {
-  // Both git calls run while the record is read: ~50 ms and ~150 ms at 20,000 files.
-  const index = gitLines(vaultDir, ['ls-files', '--stage', '-z']);
-  const dirty = gitLines(vaultDir, ['diff-files', '--name-only', '--relative', '-z']);
+  // Git is asked before the record is read: the git command's processes (~50-150 ms at 20,000 files) run meanwhile.
+  const vouched = await unchangedBlobs(vaultDir, missed);
   const record = readRecord(vaultDir, streams, timezone);
-  const blobs = new Map<string, string>();
-  const indexLines = await index;
-  const dirtyLines = await dirty;
-  // Outside a git work tree (or without git) nothing is trusted unread.
-  const changed = new Set(dirtyLines ?? []);
-  for (const line of dirtyLines ? (indexLines ?? []) : []) {
-    // `<mode> <blob> <stage>\t<path>`: a path with a stage other than 0 is in a merge conflict, never trusted.
-    const tab = line.indexOf('\t');
-    const [, blob, stage] = line.slice(0, tab).split(' ');
-    if (blob && stage === '0') blobs.set(line.slice(tab + 1), blob);
-  }
+  // Outside a git work tree (or when git cannot tell) nothing is trusted unread.
+  const blobs = (await vouched.answer) ?? new Map<string, string>();
   let trusted = 0;
   let toCheck = 0;
   for (const file of missed) {
@@ -60,7 +48,7 @@ export async function seedFromRecord(
     const base = entry.headings
       ? { sha256: entry.sha256, result: entry.result, headings: entry.headings }
       : { sha256: entry.sha256, result: entry.result };
-    if (blobs.get(file.vaultPath) === entry.blob && !changed.has(file.vaultPath)) {
+    if (blobs.get(file.vaultPath) === entry.blob) {
       cache.set(file.vaultPath, { ...base, size: file.size, mtimeMs: file.mtimeMs });
       trusted++;
     } else {
@@ -72,11 +60,45 @@ export async function seedFromRecord(
   return { trusted, toCheck, warnings: record.warnings };
 }
 
-async function gitLines(cwd: string, args: string[]): Promise<string[] | undefined> {
+/**
+ * The index's blob id of each missed file git calls unchanged in the work tree and whose checkout holds the blob's own
+ * bytes, by vault path (GitBackend.unchangedBlobs): a path under a filter, or whose line endings git converts, is left
+ * out, as the record's SHA-256 and parse may not be this clone's bytes, so the file is read. The answer is a promise
+ * (wrapped, so awaiting this does not wait for it) whose git processes are already started. Undefined outside a
+ * repository or when the backend fails (nothing trusted).
+ */
+async function unchangedBlobs(
+  vaultDir: string,
+  missed: readonly MissedFile[],
+): Promise<{ answer: Promise<Map<string, string> | undefined> }> {
+  const none = { answer: Promise.resolve(undefined) };
+  const repo = findRepo(vaultDir);
+  const prefix = repo && repoRelative(repo, vaultDir);
+  if (!repo || prefix === undefined) return none;
+  const inRepo = (vaultPath: string) => (prefix ? `${prefix}/${vaultPath}` : vaultPath);
+  let backend: Awaited<ReturnType<typeof gitBackend>>;
   try {
-    const { stdout } = await run('git', ['-c', 'core.quotePath=false', ...args], { cwd, maxBuffer: 1 << 30, encoding: 'utf8' });
-    return stdout.split('\0').filter((line) => line !== '');
+    backend = await gitBackend();
   } catch {
-    return undefined;
+    return none;
   }
+  const asked = backend.unchangedBlobs(
+    repo,
+    prefix,
+    missed.map((file) => inRepo(file.vaultPath)),
+  );
+  const byVaultPath = (found: Map<string, string>) => {
+    const out = new Map<string, string>();
+    for (const file of missed) {
+      const blob = found.get(inRepo(file.vaultPath));
+      if (blob !== undefined) out.set(file.vaultPath, blob);
+    }
+    return out;
+  };
+  return {
+    answer: asked.then(
+      (found) => found && byVaultPath(found),
+      () => undefined,
+    ),
+  };
 }

@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { commitPaths, openCommitSession } from '../git/commit.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
-import { uncommittedRecord } from '../vault/committed-record.js';
+import { uncommittedRecord } from '../vault/committed-record-write.js';
 import type { WatchEvent } from './events.js';
 
 /** `watch --commit-every`: what the rebuilds wrote since the last commit, committed at once. */
@@ -34,7 +34,7 @@ export async function commitBatch(input: CommitBatchInput): Promise<{ done: bool
       const session = await openCommitSession({ vaultDir: input.vaultDir, stateDir, enabled: true, author: config.git.author });
       if ('status' in session) return { done: true, event: { type: 'note', at, message: session.note } };
       // The committed record's shards the rebuilds rewrote (they write it, never list it): committed with the batch, as a build does.
-      const record = config.git.record ? uncommittedRecord(input.vaultDir) : [];
+      const record = config.git.record ? await uncommittedRecord(input.vaultDir) : [];
       const outcome = await commitPaths(session, {
         paths: [...new Set([...input.paths, ...record])].sort(),
         pinned: new Map(),

@@ -133,9 +133,21 @@ describe('build commits: a repository with history and a person at work', () => 
   });
 });
 
-describe('build commits: repository states', () => {
+// Both git backends (MEMVAULT_GIT_BACKEND, read by in-process builds from process.env and passed to the CLI's).
+describe.each(['cli', 'isomorphic'] as const)('build commits: repository states (%s backend)', (backend) => {
   const roots: string[] = [];
-  afterAll(() => roots.forEach(removeProject));
+  const env = { MEMVAULT_GIT_BACKEND: backend };
+  const cli = (root: string, ...args: string[]) => runCli(args, { cwd: root, env });
+  const build = (root: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd: root, env });
+  const previous = process.env.MEMVAULT_GIT_BACKEND;
+  beforeAll(() => {
+    process.env.MEMVAULT_GIT_BACKEND = backend;
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.MEMVAULT_GIT_BACKEND;
+    else process.env.MEMVAULT_GIT_BACKEND = previous;
+    roots.forEach(removeProject);
+  });
   const project = (files: Record<string, string>, config = gitConfig()) => {
     const root = createProject(files, config);
     roots.push(root);
@@ -161,7 +173,7 @@ describe('build commits: repository states', () => {
     initRepo(root);
     commitAll(root, 'memories');
     git(root, 'checkout', '-q', '--detach', 'HEAD');
-    const result = await runCli(['build', '--now', NOW], { cwd: root });
+    const result = await cli(root, 'build', '--now', NOW);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /^memvault: HEAD is detached \(at [0-9a-f]{12}\); memvault commits only on a branch\n {2}hint: switch to a branch/,
@@ -174,7 +186,7 @@ describe('build commits: repository states', () => {
     initRepo(root);
     const head = commitAll(root, 'memories');
     writeFileSync(path.join(root, '.git', 'MERGE_HEAD'), `${head}\n`);
-    const merging = await runCli(['build', '--now', NOW], { cwd: root });
+    const merging = await cli(root, 'build', '--now', NOW);
     expect(merging.code).toBe(1);
     expect(merging.stderr).toContain('memvault: a merge is in progress in');
     expect(merging.stderr).toContain(
@@ -184,7 +196,7 @@ describe('build commits: repository states', () => {
 
     rmSync(path.join(root, '.git', 'MERGE_HEAD'));
     mkdirSync(path.join(root, '.git', 'rebase-merge'));
-    const rebasing = await runCli(['build', '--now', NOW], { cwd: root });
+    const rebasing = await cli(root, 'build', '--now', NOW);
     expect(rebasing.code).toBe(1);
     expect(rebasing.stderr).toContain('a rebase is in progress');
 
@@ -213,7 +225,7 @@ describe('build commits: repository states', () => {
 
   it('builds a project outside any git repository and says in one line that nothing was committed', async () => {
     const root = project({ ...MEMORIES });
-    const result = await runCli(['build', '--now', NOW], { cwd: root });
+    const result = await cli(root, 'build', '--now', NOW);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
       "  not a git repository: files written, nothing committed (run `git init` to keep the vault's history)\n",

@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { assembleContext, type AssembledContext } from '../../read/context/assemble.js';
 import { ACTIVITIES, type Activity } from '../../read/context/budget.js';
 import { openContextSearch } from '../../read/context/warm.js';
 import { openVault, pickStream } from '../../read/vault.js';
 import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
+import { gitBackend } from '../../git/backend.js';
+import { findRepo } from '../../git/repo.js';
 import { findRoot, resolveNow } from '../context.js';
 
 export interface ContextCommandOptions {
@@ -34,7 +35,7 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   pickStream(vault, options.stream); // an unknown stream is an error before any index work
   // Brought up to date in memory and on disk when the vault changed since the last build (a no-op otherwise).
   const search = openContextSearch(vault);
-  const branch = options.branch ?? gitBranch(root);
+  const branch = options.branch ?? (await gitBranch(root));
   const result = assembleContext(vault, search, {
     budget,
     now,
@@ -56,16 +57,16 @@ function render(result: AssembledContext): string {
   return result.context;
 }
 
-/** The checked-out branch, through the git CLI; none outside a repository or on a detached HEAD. */
-function gitBranch(root: string): string | undefined {
+/**
+ * The checked-out branch, through the git backend (the git command, or isomorphic-git where there is none); none
+ * outside a repository, on a detached HEAD or when git cannot tell.
+ */
+async function gitBranch(root: string): Promise<string | undefined> {
+  const repo = findRepo(root);
+  if (!repo) return undefined;
   try {
-    const name = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 2000,
-    }).trim();
-    return name && name !== 'HEAD' ? name : undefined;
+    const state = await (await gitBackend()).headState(repo);
+    return 'branch' in state ? state.branch : undefined;
   } catch {
     return undefined;
   }
