@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commitPaths, openCommitSession, type CommitRequest } from '../../src/git/commit.js';
-import { git, gitStatus, porcelain } from './helpers.js';
+import { git, gitStatus, porcelain, tempRepo } from './helpers.js';
 
 /**
  * The commit path against both git backends (the git command and
@@ -22,14 +21,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function repo(init: string[] = []): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-backend-'));
-  dirs.push(dir);
-  git(dir, 'init', '-q', '-b', 'main', ...init);
-  git(dir, 'config', 'commit.gpgsign', 'false');
-  git(dir, 'config', 'core.hooksPath', '/dev/null');
-  return dir;
-}
+const repo = (init: string[] = []): string => tempRepo(dirs, 'memvault-backend-', init);
 
 function write(dir: string, files: Record<string, string>): void {
   for (const [file, text] of Object.entries(files)) {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { memory } from '../helpers/project.js';
 
@@ -53,6 +54,19 @@ export function initRepo(cwd: string, branch = 'main'): void {
   git(cwd, 'config', 'user.email', 'repo-user@example.org');
   git(cwd, 'config', 'commit.gpgsign', 'false');
   git(cwd, 'config', 'core.hooksPath', '/dev/null');
+}
+
+/**
+ * A new repository in a temp folder (`git init` with `init`'s extra arguments, e.g. `--object-format=sha256`), no
+ * signing, no hooks; its folder is pushed on `dirs` for the test file's cleanup.
+ */
+export function tempRepo(dirs: string[], prefix: string, init: readonly string[] = []): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  git(dir, 'init', '-q', '-b', 'main', ...init);
+  git(dir, 'config', 'commit.gpgsign', 'false');
+  git(dir, 'config', 'core.hooksPath', '/dev/null');
+  return dir;
 }
 
 /** Commits everything in the work tree as a person would (`git add -A && git commit`). */

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitBackend } from '../../src/git/backend.js';
@@ -7,7 +6,7 @@ import { findRepo } from '../../src/git/repo.js';
 import { build as buildInProcess } from '../../src/pipeline/build.js';
 import { uncommittedRecord } from '../../src/vault/committed-record-write.js';
 import { createProject, memory, removeProject, runCli } from '../helpers/project.js';
-import { commitAll, git, gitConfig, initRepo } from './helpers.js';
+import { commitAll, git, gitConfig, initRepo, tempRepo } from './helpers.js';
 
 /**
  * The git backend methods the committed record and `memvault context` use, on
@@ -24,11 +23,7 @@ afterAll(() => {
 });
 
 function repo(init: string[] = []): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-record-backend-'));
-  dirs.push(dir);
-  git(dir, 'init', '-q', '-b', 'main', ...init);
-  git(dir, 'config', 'commit.gpgsign', 'false');
-  git(dir, 'config', 'core.hooksPath', '/dev/null');
+  const dir = tempRepo(dirs, 'memvault-record-backend-', init);
   git(dir, 'config', 'core.autocrlf', 'false');
   git(dir, 'config', 'filter.upper.clean', 'tr a-z A-Z');
   git(dir, 'config', 'filter.upper.smudge', 'cat');
