@@ -114,21 +114,31 @@ describe('day labels: written and read back by one module', () => {
 
   it('tells the pinned bullets and the lone day labels of a written summary from its other lines', () => {
     fc.assert(
-      fc.property(dayArb, formArb, textArb, fc.boolean(), fc.constantFrom('', '  '), (day, form, text, dated, indent) => {
-        const label = boldDayLabel(day, form);
-        const pinned = `${indent}- ${dated ? `${label} ` : ''}${PINNED_BULLET_LABEL}${text}`;
-        const plain = `${indent}- ${dated ? `${label} ` : ''}${text}`;
-        expect(isPinnedBullet(pinned)).toBe(true);
-        expect(hasPinnedBullets(`## Done\n\n${pinned}\n`)).toBe(true);
-        expect(isPinnedBullet(plain)).toBe(false);
-        expect(hasPinnedBullets(`## Done\n\n${plain}\n`)).toBe(false);
-        expect(isLabelOnlyBullet(`${indent}- ${label}`)).toBe(true);
-        expect(isLabelOnlyBullet(pinned)).toBe(false);
-        expect(isLabelOnlyBullet(plain)).toBe(false);
-      }),
+      fc.property(
+        dayArb,
+        formArb,
+        textArb,
+        fc.boolean(),
+        fc.constantFrom('', '  '),
+        // As the extractive summarizer names who said a sentence (src/llm/extractive/render.ts, select.ts).
+        fc.constantFrom('', 'Caroline: ', 'Dr. Anna Kim: ', 'user: '),
+        (day, form, text, dated, indent, speaker) => {
+          const label = boldDayLabel(day, form);
+          const pinned = `${indent}- ${dated ? `${label} ` : ''}${speaker}${PINNED_BULLET_LABEL}${text}`;
+          const plain = `${indent}- ${dated ? `${label} ` : ''}${speaker}${text}`;
+          expect(isPinnedBullet(pinned)).toBe(true);
+          expect(hasPinnedBullets(`## Done\n\n${pinned}\n`)).toBe(true);
+          expect(isPinnedBullet(plain)).toBe(false);
+          expect(hasPinnedBullets(`## Done\n\n${plain}\n`)).toBe(false);
+          expect(isLabelOnlyBullet(`${indent}- ${label}`)).toBe(true);
+          expect(isLabelOnlyBullet(pinned)).toBe(false);
+          expect(isLabelOnlyBullet(plain)).toBe(false);
+        },
+      ),
       { numRuns: 100 },
     );
     expect(isPinnedBullet('Pinned: not a bullet')).toBe(false);
+    expect(isPinnedBullet('- Note: the **Pinned:** label mid-sentence')).toBe(false);
     expect(isPinnedBullet('- Not **Pinned:** at the start')).toBe(false);
   });
 });

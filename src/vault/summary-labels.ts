@@ -90,9 +90,11 @@ const BOLD_LABELS = new RegExp(`^(?:\\*\\*(?:${DAY_LABEL_TEXT}|${PINNED})\\*\\*\
 const BOLD_DAY_LABELS = new RegExp(`\\*\\*${DAY_LABEL_TEXT}\\*\\*`, 'g');
 /**
  * A bullet of a written summary whose text opens with the bold pinned label,
- * after one bold label (the day label) or none: `- **Tue 02-10** **Pinned:** …`.
+ * after one bold label (the day label) or none: `- **Tue 02-10** **Pinned:** …`;
+ * the speaker who said it may stand before the label (`- Caroline: **Pinned:** …`,
+ * as the extractive summarizer names speakers).
  */
-const PINNED_BULLET = new RegExp(`^\\s*[-*] (?:\\*\\*[^*\\n]+\\*\\* )?\\*\\*${PINNED}\\*\\*`);
+const PINNED_BULLET = new RegExp(`^\\s*[-*] (?:\\*\\*[^*\\n]+\\*\\* )?(?:[^*:\\n]+: )?\\*\\*${PINNED}\\*\\*`);
 /** A bullet of a written summary holding one bold label and nothing else: a day label over nested bullets. */
 const LABEL_ONLY_BULLET = /^\s*[-*] \*\*[^*\n]+\*\*\s*$/;
 
@@ -121,7 +123,10 @@ export function hasPinnedBullets(body: string): boolean {
   return body.includes(`**${PINNED}**`);
 }
 
-/** Whether a line of a written summary is a pinned bullet: `- **Pinned:** …`, or `- **Tue 02-10** **Pinned:** …`. */
+/**
+ * Whether a line of a written summary is a pinned bullet: `- **Pinned:** …`, `- **Tue 02-10** **Pinned:** …`, or either with
+ * the speaker who said it before the label (`- Caroline: **Pinned:** …`).
+ */
 export function isPinnedBullet(line: string): boolean {
   return PINNED_BULLET.test(line);
 }

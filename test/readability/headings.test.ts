@@ -46,4 +46,16 @@ describe('pinned memories in the package', () => {
     ].join('\n');
     expect(withoutPinnedBullets(body)).toBe('### Accomplishments\n\n- **Wed 08-26** Shipped the CSV export.');
   });
+
+  it('drops a pinned bullet that names its speaker, as the summaries of a conversation write it', () => {
+    const body = [
+      '### Conversation',
+      '',
+      '- **Mon 05-08** Caroline: **Pinned:** Always book the venue two months ahead.',
+      '- **Tue 05-09**',
+      '  - Melanie: **Pinned:** The art class is on Tuesdays.',
+      '  - Melanie: Went to the beach with the kids.',
+    ].join('\n');
+    expect(withoutPinnedBullets(body)).toBe('### Conversation\n\n- **Tue 05-09**\n  - Melanie: Went to the beach with the kids.');
+  });
 });
