@@ -214,16 +214,20 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
   // The first session start assembles the context (its kept answer removed first); the next ones reuse it (hooks/start-cache.ts).
   rmSync(path.join(dir, '.memvault', 'hooks'), { recursive: true, force: true });
   const hook: number[] = [];
-  for (let i = 0; i < 6; i++) {
+  // Characters printed at startup and after a compaction: Claude Code keeps at most 10,000 (memvault's cap: 9,000).
+  const chars: Record<string, number> = {};
+  for (let i = 0; i < 7; i++) {
+    const source = i === 6 ? 'compact' : 'startup';
     start = performance.now();
     const child = spawnSync(process.execPath, [CLI, 'hook', 'session-start'], {
       cwd: dir,
-      input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', cwd: dir }),
+      input: JSON.stringify({ hook_event_name: 'SessionStart', source, cwd: dir }),
       encoding: 'utf8',
       maxBuffer: 16 * 1024 * 1024,
     });
-    hook.push(ms(start));
+    if (i < 6) hook.push(ms(start));
     if (child.status !== 0 || child.stderr) throw new Error(`session-start failed: ${child.stderr}`);
+    chars[source] = child.stdout.length;
   }
   return {
     mcp_start_ms: round(connectMs),
@@ -231,6 +235,8 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
     mcp_context_median_ms: round(median(context)),
     session_start_hook_first_ms: round(hook[0]!),
     session_start_hook_median_ms: round(median(hook.slice(1))),
+    session_start_hook_chars: chars.startup!,
+    session_start_hook_chars_compact: chars.compact!,
   };
 }
 

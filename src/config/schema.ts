@@ -226,12 +226,17 @@ export const configSchema = z.strictObject({
           z._default(int().check(z.positive()), 8000),
           'Tokens `memvault hook session-start` prints at most: the critical items, then a query-less context.',
         ),
+        max_chars: described(
+          z._default(int().check(z.gte(1000)), 9000),
+          'Characters `memvault hook session-start` prints at most, whatever the token budget: Claude Code keeps at most ' +
+            '10,000 characters of what a hook adds to the context and shows the model only a preview of the rest.',
+        ),
         stream: described(
           z.optional(z.string().check(z.regex(STREAM_NAME, 'stream names are lowercase letters, digits, `.`, `_` and `-`'))),
           'Stream the session hooks serve and ingest transcripts into (default: the first stream).',
         ),
       }),
-      { budget: 8000 },
+      { budget: 8000, max_chars: 9000 },
     ),
     'Coding-agent session hooks (`memvault hook`, written by `memvault integrate claude-code`).',
   ),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Served } from '../mcp/context.js';
+import type { AssembledContext } from '../read/context/assemble.js';
 import { loadValidConfigCached } from '../config/cached.js';
 import { recordUsage } from '../usage/log.js';
 import { isKindOrTag, type Memory } from '../vault/model.js';
@@ -22,6 +23,8 @@ export interface SessionStartOptions {
   now: Date;
   stream?: string;
   budget?: number;
+  /** At most this many characters (default: `hooks.max_chars`, 9000). */
+  maxChars?: number;
 }
 
 export interface SessionStartResult {
@@ -40,7 +43,8 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   const stream = options.stream ?? config.hooks.stream;
   // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.
   const vaultDir = path.resolve(options.root, config.vault);
-  const key = requestKey(config, { budget, stream, compact: options.input.source === 'compact' });
+  const maxChars = options.maxChars ?? config.hooks.max_chars;
+  const key = requestKey(config, { budget, maxChars, stream, compact: options.input.source === 'compact' });
   const at = options.now.getTime();
   const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root);
   // One walk of the vault: it stamps the kept answer, and a miss loads the vault from it (a walk of 20,000 files is ~0.1 s).
@@ -65,16 +69,12 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
   const index = createIndex();
   const header = headerFor(options.input);
-  const headerTokens = countTokens(header, config.tokenizer);
-  const { result, served } = contextWarm(
-    { vault, index },
-    { budget: Math.max(1, budget - headerTokens), ...(stream ? { stream } : {}) },
-    options.now,
+  const { result, served, text } = fitToCharacters(
+    (tokens) => contextWarm({ vault, index }, { budget: tokens, ...(stream ? { stream } : {}) }, options.now),
+    { header, footer: FOOTER, maxChars },
+    Math.max(1, budget - countTokens(header + FOOTER, config.tokenizer)),
   );
   recordUsage(options.root, served, 'hook:session-start', options.now);
-  const text = result.context
-    ? `${header}${result.context}`
-    : `${header}(no memories yet: \`memvault add\` or the add_memory tool saves one)\n`;
   const answer: SessionStartResult = {
     text,
     tokens: countTokens(text, config.tokenizer),
@@ -127,5 +127,37 @@ export function endedLongAgo(date: string, at: number): boolean {
 /** One line saying where this comes from, and why it is here again after a compaction. */
 function headerFor(input: HookInput): string {
   const again = input.source === 'compact' ? ' (again after compaction: these instructions and decisions still hold)' : '';
-  return `Project memory from memvault${again}. Ask the memvault MCP tools (search, zoom, context) for more.\n\n`;
+  return `Project memory from memvault${again}.\n\n`;
+}
+
+/** The last line, whatever was cut: how the agent asks for the rest. */
+const FOOTER = '\nMore on request: the memvault MCP tools `search`, `zoom` and `context` (or `memvault search <words>` in a shell).\n';
+
+const NO_MEMORIES = '(no memories yet: `memvault add` or the add_memory tool saves one)\n';
+
+/**
+ * The context within `maxChars` characters as well as its token budget. An agent caps what a hook adds by characters
+ * (Claude Code: 10,000, the rest only previewed to the model), while the assembly counts tokens: when the text is too
+ * long, the token budget shrinks in proportion and the context is assembled again, so it stays whole items, most
+ * important first. A few rounds reach the cap; a text still over it (a very dense item) is cut at a line boundary.
+ * The footer saying how to ask for more always ends the text.
+ */
+export function fitToCharacters(
+  assemble: (tokens: number) => { result: AssembledContext; served: Served[] },
+  frame: { header: string; footer: string; maxChars: number },
+  tokens: number,
+): { result: AssembledContext; served: Served[]; text: string } {
+  const room = Math.max(0, frame.maxChars - frame.header.length - frame.footer.length);
+  let budget = tokens;
+  let answer = assemble(budget);
+  for (let round = 0; round < 4 && answer.result.context.length > room && budget > 1; round++) {
+    budget = Math.max(1, Math.floor((budget * room * 0.97) / answer.result.context.length));
+    answer = assemble(budget);
+  }
+  let body = answer.result.context || NO_MEMORIES;
+  if (body.length > room) {
+    const cut = body.lastIndexOf('\n', room - 4);
+    body = `${body.slice(0, cut > 0 ? cut : room - 4)}\n…\n`;
+  }
+  return { ...answer, text: `${frame.header}${body}${frame.footer}` };
 }

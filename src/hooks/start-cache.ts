@@ -25,6 +25,7 @@ const FORMAT = 1;
 
 export interface StartRequest {
   budget: number;
+  maxChars: number;
   stream: string | undefined;
   compact: boolean;
 }

@@ -80,7 +80,7 @@ describe('memvault hook session-start', () => {
   it('prints the pinned memory first, then a context, within the configured budget', async () => {
     const result = await runHook(['session-start'], hookInput('session-start-startup.json', root, transcript));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Project memory from memvault\. /);
+    expect(result.stdout).toMatch(/^Project memory from memvault\.\n/);
     expect(countTokens(result.stdout, 'o200k_base')).toBeLessThanOrEqual(700);
     const critical = result.stdout.indexOf('## Critical');
     expect(critical).toBeGreaterThan(0);
