@@ -6,6 +6,7 @@ import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '
 import type { Tier } from '../vault/model.js';
 import type { RollupJob } from './plan.js';
 import type { RollupContext } from './rollup.js';
+import { oneLine } from '../text/safe-text.js';
 import { shorten } from '../text/shorten.js';
 
 /**
@@ -52,7 +53,7 @@ export function toSummarySource(id: string, ctx: RollupContext): SummarySource {
     if (kept && kept.duplicateOf !== memory.id) {
       // A copy is a source only on a day with nothing else (the day keeps its daily); a mention, never its text again.
       const mention = `A copy of \`${kept.id}\` (${kept.day}), marked \`duplicate_of\`: see that memory.`;
-      const label = memory.title ?? memory.id;
+      const label = memory.title === undefined ? memory.id : oneLine(memory.title);
       const sentence = { text: mention, section: '', block: 0, role: 'context' as const, mustKeep: [] };
       return {
         id,
@@ -68,7 +69,8 @@ export function toSummarySource(id: string, ctx: RollupContext): SummarySource {
     return {
       id,
       // An untitled memory is named by its first sentence, cut at a word (never mid-word) with an ellipsis.
-      label: memory.title ?? (parsed.sentences[0] ? shorten(parsed.sentences[0].text, 80) : memory.id),
+      // A title is one line (`oneLine`): it heads the source in a summary, where a line break would start a section.
+      label: memory.title !== undefined ? oneLine(memory.title) : parsed.sentences[0] ? shorten(parsed.sentences[0].text, 80) : memory.id,
       day: memory.day,
       ...(time ? { time } : {}),
       kind: memory.kind,

@@ -1,5 +1,6 @@
 import { streamFacts } from '../facts/collect.js';
 import { statesFacts, unresolvedLine } from '../facts/surface.js';
+import { oneLine } from '../text/safe-text.js';
 import { periodTopics } from '../text/topics.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
@@ -247,7 +248,8 @@ function renderIndex(index: VaultIndex): string {
     lines.push('');
     if (stream.review.length > 0) {
       lines.push('### Review queue', '');
-      for (const item of stream.review) lines.push(`- **${item.kind}** [${item.path}](${item.path}): ${item.reason}`);
+      // A reason can quote a memory (a fact's value): one line, so it cannot start a section of INDEX.md.
+      for (const item of stream.review) lines.push(`- **${item.kind}** [${item.path}](${item.path}): ${oneLine(item.reason)}`);
       lines.push('');
     }
     if (stream.topics.length > 0) {
@@ -272,7 +274,7 @@ function renderIndex(index: VaultIndex): string {
   if (index.invalid.length > 0) {
     lines.push('## Files that could not be used', '');
     for (const d of index.invalid)
-      lines.push(`- \`${d.path}:${d.line}:${d.column}\` ${d.severity}: ${d.reason}${d.hint ? ` (${d.hint})` : ''}`);
+      lines.push(`- \`${d.path}:${d.line}:${d.column}\` ${d.severity}: ${oneLine(d.reason)}${d.hint ? ` (${oneLine(d.hint)})` : ''}`);
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -1,3 +1,4 @@
+import { oneLine } from '../text/safe-text.js';
 import { hashValue } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ParsedContent } from '../vault/cache.js';
@@ -195,7 +196,8 @@ function memoryHeading(memory: Memory): string {
   const time = /T\d{2}:\d{2}/.test(memory.date)
     ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
     : '';
-  const kind = memory.kind !== 'note' ? ` (${memory.kind})` : '';
-  const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
-  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${kind}${tags}`;
+  // Title, kind and tags are one line each (`oneLine`): a line break in one cannot start a section of CONTEXT.md.
+  const kind = memory.kind !== 'note' ? ` (${oneLine(memory.kind)})` : '';
+  const tags = memory.tags.length > 0 ? ` [${memory.tags.map(oneLine).join(', ')}]` : '';
+  return `${memory.day}${time}${memory.title ? ` ${oneLine(memory.title)}` : ''}${kind}${tags}`;
 }

@@ -1,3 +1,4 @@
+import { oneLine } from '../text/safe-text.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
 import type { PeriodQuery } from './period-query.js';
 import { memoryBody, summaryBody, tokensOf, type ReadVault } from './vault.js';
@@ -235,13 +236,14 @@ export function renderZoomMemory(
   const facts = [
     `id \`${memory.id}\``,
     `\`${memory.path}\``,
-    memory.kind,
-    ...(memory.tags.length > 0 ? [`tags: ${memory.tags.join(', ')}`] : []),
+    oneLine(memory.kind),
+    ...(memory.tags.length > 0 ? [`tags: ${memory.tags.map(oneLine).join(', ')}`] : []),
     ...(memory.importance !== 'normal' ? [memory.importance] : []),
     ...(memory.location === 'archive' ? ['archived'] : []),
     ...(memory.duplicate_of !== undefined ? [`duplicate of \`${memory.duplicate_of}\``] : []),
   ];
-  return `### #${memory.number} ${memory.date}${memory.title ? ` — ${memory.title}` : ''}\n${facts.join(' · ')}\n\n${memory.body}\n`;
+  // Title, kind and tags stay on their lines (`oneLine`): a line break in a title cannot forge a memory's heading.
+  return `### #${memory.number} ${memory.date}${memory.title ? ` — ${oneLine(memory.title)}` : ''}\n${facts.join(' · ')}\n\n${memory.body}\n`;
 }
 
 /** The text block of one summary in a zoom (`--tier`). */

@@ -7,6 +7,7 @@ import { UserError } from '../../util/errors.js';
 import { gitBackend } from '../../git/backend.js';
 import { findRepo } from '../../git/repo.js';
 import { findRoot, resolveNow } from '../context.js';
+import { writeText } from '../output.js';
 
 export interface ContextCommandOptions {
   root?: string;
@@ -50,7 +51,8 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
   });
   const served = result.items.map((item) => item.source);
   recordSources(root, pickStream(vault, options.stream).name, served, 'cli:context', now);
-  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
+  if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else writeText(render(result));
 }
 
 function render(result: AssembledContext): string {

@@ -3,7 +3,7 @@ import { formatTime, resolveRevision, type Located } from '../../git/history.js'
 import { openHistoryTarget, type HistoryTarget } from '../../git/target.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
-import { useColor } from '../output.js';
+import { useColor, writeText } from '../output.js';
 
 export interface DiffCommandOptions {
   root?: string;
@@ -52,7 +52,7 @@ export async function diffCommand(file: string, options: DiffCommandOptions): Pr
   const patch = createTwoFilesPatch(`a/${from.located.path}`, `b/${to.located.path}`, oldText, newText, header(from), header(to), {
     context,
   });
-  process.stdout.write(useColor(process.stdout) ? colorize(patch) : patch);
+  writeText(patch, useColor(process.stdout) ? colorize : undefined);
 }
 
 /** The file at a commit; with `latest`, the newest version even if HEAD deleted it. */

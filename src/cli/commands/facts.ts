@@ -7,6 +7,7 @@ import { todayIn } from '../../time/periods.js';
 import { formatDiagnostic } from '../../messages/diagnostic.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
+import { writeText } from '../output.js';
 import { contradictionJson, renderFacts } from '../render/facts.js';
 import { factsCheckJson, renderFactsCheck } from '../render/facts-check.js';
 import { renderJson } from '../render/json.js';
@@ -60,7 +61,7 @@ export async function factsCommand(options: FactsCommandOptions): Promise<void> 
     );
     return;
   }
-  process.stdout.write(renderFacts(view));
+  writeText(renderFacts(view));
 }
 
 /**
@@ -93,7 +94,8 @@ async function factsCheck(root: string, options: { stream?: string; maxPairs?: s
     },
   });
   for (const problem of report.problems) process.stderr.write(`${formatDiagnostic(problem)}\n`);
-  process.stdout.write(options.json ? renderJson(factsCheckJson(report)) : renderFactsCheck(report));
+  if (options.json) process.stdout.write(renderJson(factsCheckJson(report)));
+  else writeText(renderFactsCheck(report));
   if (report.stopped) {
     const reason = `facts --check stopped after ${report.checked} of ${report.selected} pairs: ${report.stopped}`;
     throw new UserError(

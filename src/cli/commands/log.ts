@@ -2,6 +2,7 @@ import { parseFrontmatter } from '../../vault/frontmatter.js';
 import { formatTime, type FileVersion } from '../../git/history.js';
 import { openHistoryTarget } from '../../git/target.js';
 import { findRoot } from '../context.js';
+import { writeText } from '../output.js';
 
 export interface LogCommandOptions {
   root?: string;
@@ -53,7 +54,7 @@ export async function logCommand(file: string, options: LogCommandOptions): Prom
     const generator = entry.generator ? `  [${entry.generator.provider}/${entry.generator.model}, ${entry.generator.prompt}]` : '';
     return `${entry.commit.slice(0, 7)}  ${formatTime(version.commit.timestamp, target.zone)}  ${entry.change.padEnd(8)} ${entry.subject}${generator}${where}`;
   });
-  process.stdout.write(`${target.repoPath}: ${entries.length} version(s), newest first\n${lines.join('\n')}\n`);
+  writeText(`${target.repoPath}: ${entries.length} version(s), newest first\n${lines.join('\n')}\n`);
 }
 
 function generatorOf(text: string): LogEntry['generator'] {

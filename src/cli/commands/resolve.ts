@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../util/atomic.js';
 import { UserError } from '../../util/errors.js';
 import { readVaultFile } from '../../vault/scan.js';
 import { findRoot, resolveNow } from '../context.js';
+import { writeText } from '../output.js';
 import { contradictionJson, renderResolution } from '../render/facts.js';
 import { renderJson } from '../render/json.js';
 
@@ -51,5 +52,5 @@ export async function resolveCommand(id: string, options: ResolveCommandOptions)
     process.stdout.write(renderJson({ contradiction: contradictionJson(contradiction), keep, edits, written: !options.dryRun }));
     return;
   }
-  process.stdout.write(renderResolution(plan, options.dryRun === true));
+  writeText(renderResolution(plan, options.dryRun === true));
 }

@@ -7,6 +7,7 @@ import { usageBoostLazy } from '../../usage/boost-lazy.js';
 import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
+import { writeText } from '../output.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -82,7 +83,7 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     process.stdout.write(`${JSON.stringify({ query: words.join(' '), parsed: query, hits, index: indexInfo, ...semantic }, null, 2)}\n`);
     return;
   }
-  process.stdout.write(
+  writeText(
     renderSearch(
       hits,
       indexReport?.rebuilt ? `(search index built: ${indexInfo.documents} documents, ${REBUILT[indexReport.reason!]})\n` : '',

@@ -2,6 +2,7 @@ import { formatTime, resolveRevision } from '../../git/history.js';
 import { openHistoryTarget } from '../../git/target.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
+import { writeText } from '../output.js';
 
 export interface ShowCommandOptions {
   root?: string;
@@ -25,5 +26,9 @@ export async function showCommand(file: string, options: ShowCommandOptions): Pr
       : '';
     throw new UserError('git/not-then', reason, { file }, { hint: `${since}see \`memvault log ${file}\`` });
   }
-  process.stdout.write(await target.history.readText(located.blob));
+  const text = await target.history.readText(located.blob);
+  // Into a file or pipe the bytes are the committed file's, so `show … > file` restores it exactly; on a terminal
+  // its control characters are made visible like every other command's vault text (`writeText`).
+  if (process.stdout.isTTY) writeText(text);
+  else process.stdout.write(text);
 }

@@ -3,6 +3,7 @@ import { loadVaultWithWorkers, vaultLoadOptions } from '../../pipeline/build-poo
 import { leftOutOf } from '../../maintain/left-out.js';
 import { maintenanceStatus, readStatusFiles, vaultStatus } from '../../pipeline/status.js';
 import { findRoot, resolveNow } from '../context.js';
+import { writeText } from '../output.js';
 import { renderJson } from '../render/json.js';
 import { renderStatus } from '../render/status.js';
 import { renderUncommitted } from '../render/uncommitted.js';
@@ -38,7 +39,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<void
   const uncommitted = await uncommittedChanges(root, config);
   if (options.json) process.stdout.write(renderJson({ ...status, uncommitted: uncommitted ?? null }));
   else
-    process.stdout.write(
+    writeText(
       `${renderStatus(status, config)}${renderUncommitted(uncommitted)
         .map((line) => `${line}\n`)
         .join('')}`,

@@ -5,7 +5,7 @@ import { renderZoomMemory, renderZoomSummary, zoom, type ZoomResult } from '../.
 import { recordSources } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';
-import { num } from '../output.js';
+import { num, writeText } from '../output.js';
 
 export interface ZoomCommandOptions {
   root?: string;
@@ -61,7 +61,7 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
       ...(transcripts.has(item.path) ? { transcript: transcripts.get(item.path) } : {}),
     }));
     process.stdout.write(`${JSON.stringify({ ...result, memories }, null, 2)}\n`);
-  } else process.stdout.write(renderZoom(result, periodText, options, transcripts));
+  } else writeText(renderZoom(result, periodText, options, transcripts));
 }
 
 function positive(value: string | undefined, flag: string): number | undefined {

@@ -1,5 +1,6 @@
 import { compressFact } from '../../facts/collect.js';
 import { factSurface, unresolvedLine } from '../../facts/surface.js';
+import { oneLine } from '../../text/safe-text.js';
 import type { Memory } from '../../vault/model.js';
 
 /**
@@ -22,11 +23,12 @@ export interface PackageFacts {
 export function packageFacts(memories: readonly Memory[], day: string): PackageFacts | undefined {
   if (!memories.some((memory) => memory.facts !== undefined)) return undefined;
   const surface = factSurface(memories, day);
-  const inForce = [...new Set(surface.inForce.map(compressFact))];
+  // Keys, values and scopes are written by people: each fact stays one line of the package (`oneLine`).
+  const inForce = [...new Set(surface.inForce.map((fact) => oneLine(compressFact(fact))))];
   return {
     day,
     contradictions: surface.contradictions.map((contradiction) => contradiction.id),
-    unresolved: surface.contradictions.map(unresolvedLine),
+    unresolved: surface.contradictions.map((contradiction) => oneLine(unresolvedLine(contradiction))),
     inForce,
     shown: inForce.length,
   };

@@ -1,3 +1,4 @@
+import { oneLine } from '../../text/safe-text.js';
 import { eachDay } from '../../time/periods.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
@@ -113,8 +114,9 @@ export function memoryHeading(memory: Memory): string {
   const time = /T\d{2}:\d{2}/.test(memory.date)
     ? ` ${String(Math.floor(memory.minute / 60)).padStart(2, '0')}:${String(memory.minute % 60).padStart(2, '0')}`
     : '';
-  const tags = memory.tags.length > 0 ? ` [${memory.tags.join(', ')}]` : '';
+  // Title, kind and tags are one line each (`oneLine`): a line break in one cannot start a heading of the package.
+  const tags = memory.tags.length > 0 ? ` [${memory.tags.map(oneLine).join(', ')}]` : '';
   // Without a title the day and time are the heading: the body says the rest, the file id says nothing.
-  const kind = memory.kind !== 'note' && memory.kind !== 'session' ? ` (${memory.kind})` : '';
-  return `${memory.day}${time}${memory.title ? ` ${memory.title}` : ''}${kind}${tags}`;
+  const kind = memory.kind !== 'note' && memory.kind !== 'session' ? ` (${oneLine(memory.kind)})` : '';
+  return `${memory.day}${time}${memory.title ? ` ${oneLine(memory.title)}` : ''}${kind}${tags}`;
 }

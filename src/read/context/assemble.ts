@@ -1,3 +1,4 @@
+import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
 import type { SearchIndex } from '../search/index.js';
@@ -71,7 +72,9 @@ const partsLabel = (parts: readonly Part[]): string =>
  */
 function renderGroup(versions: readonly Version[]): string {
   const first = versions[0]!;
-  if (!first.part) return `### ${first.label}\nsource: \`${first.source}\`\n\n${first.text.trim()}\n`;
+  // A label holds a memory's title, kind and tags: one line (`oneLine`), so it cannot open a section of the context.
+  const label = oneLine(first.label);
+  if (!first.part) return `### ${label}\nsource: \`${first.source}\`\n\n${first.text.trim()}\n`;
   const sorted = [...versions].sort((a, b) => a.part!.first - b.part!.first);
   const parts = sorted.map((v) => v.part!);
   const body: string[] = [];
@@ -81,7 +84,7 @@ function renderGroup(versions: readonly Version[]): string {
     body.push(v.text.trim());
   });
   if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
-  return `### ${first.label}, ${partsLabel(parts)}\nsource: \`${first.source}\`\n\n${body.join('\n\n')}\n`;
+  return `### ${label}, ${partsLabel(parts)}\nsource: \`${first.source}\`\n\n${body.join('\n\n')}\n`;
 }
 
 interface Sized {
