@@ -59,7 +59,8 @@ export function writeNewMemory(vaultDir: string, stream: string, day: string, sl
   // Never through a link (a committed `memories/2026 -> /tmp/x`): refused before any folder is made.
   mkdirInVault(vaultDir, dir);
   const temp = path.join(dir, `.memvault-new.${process.pid}.${counter++}.tmp`);
-  writeFileSync(temp, text);
+  rmSync(temp, { force: true }); // a link planted at the name is removed, never written through (`wx` creates)
+  writeFileSync(temp, text, { flag: 'wx' });
   try {
     for (let n = 1; ; n++) {
       const vaultPath = memoryPath(stream, day, slug, n);

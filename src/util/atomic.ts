@@ -23,7 +23,9 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, opti
   assertLockHeld();
   ensureInsideProject(file);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${counter++}.tmp`);
-  const fd = openSync(temp, 'w');
+  // A file, or a committed link, already at the temporary name is removed, never written through: `wx` creates a new file.
+  rmSync(temp, { force: true });
+  const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
     if (options.fsync) fsyncSync(fd);

@@ -270,3 +270,25 @@ describe('vault: in memory.config.yaml stays inside the project', () => {
     expect(readdirSync(path.join(root, 'memory-vault/main/memories/2026/11'))).toHaveLength(1);
   });
 });
+
+describe('temporary files are created, never opened through a link at their name', () => {
+  // The names are `.<name>.<pid>.<n>.tmp` and `.memvault-new.<pid>.<n>.tmp`, n counting from 0 in each process:
+  // links planted at the first names of this process must be replaced, not written through.
+  it('writeFileAtomic and the memory writer leave a file a planted link points to untouched', async () => {
+    const { writeFileAtomic } = await import('../../src/util/atomic.js');
+    const { writeNewMemory } = await import('../../src/ingest/writer.js');
+    const outside = outsideFolder();
+    const root = tempDir('memvault-temp-');
+    const dir = path.join(root, 'vault/main/memories/2026/11');
+    execFileSync('mkdir', ['-p', dir]);
+    for (let n = 0; n < 4; n++) {
+      symlinkSync(path.join(outside, 'canary.txt'), path.join(root, `.notes.md.${process.pid}.${n}.tmp`));
+      symlinkSync(path.join(outside, 'canary.txt'), path.join(dir, `.memvault-new.${process.pid}.${n}.tmp`));
+    }
+    writeFileAtomic(path.join(root, 'notes.md'), 'mine\n');
+    const written = writeNewMemory(path.join(root, 'vault'), 'main', '2026-11-27', 'note', '---\ndate: 2026-11-27\n---\nA note.\n');
+    expect(readFileSync(path.join(root, 'notes.md'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(path.join(root, 'vault', written), 'utf8')).toContain('A note.');
+    expectUntouched(outside);
+  });
+});
