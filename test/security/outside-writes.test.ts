@@ -292,3 +292,22 @@ describe('temporary files are created, never opened through a link at their name
     expectUntouched(outside);
   });
 });
+
+describe('which vault: values are inside the project', () => {
+  it('refuses absolute (POSIX and Windows) and climbing paths at their place, accepts relative ones that stay inside', async () => {
+    const { validateConfig } = await import('../../src/config/load.js');
+    const refused = ['..', '../x', 'a/../../x', '/srv/vault', 'C:\\vault', 'C:/vault', '\\\\server\\share', '..\\x'];
+    for (const vault of refused) {
+      const { errors } = validateConfig(`timezone: UTC\nvault: '${vault}'\n`, 'memory.config.yaml');
+      expect(
+        errors.map((e) => `${e.rule} ${e.line}:${e.column}`),
+        vault,
+      ).toEqual(['config/vault 2:8']);
+    }
+    for (const vault of ['vault', './vault', 'a/../vault', '.', 'notes/memory', '..vault']) {
+      const { config, errors } = validateConfig(`timezone: UTC\nvault: '${vault}'\n`, 'memory.config.yaml');
+      expect(errors, vault).toEqual([]);
+      expect(config.vault).toBe(vault);
+    }
+  });
+});
