@@ -2,7 +2,8 @@ import { isValidDay } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { pinnedNow } from './now.js';
 
-export { findRoot } from '../config/file.js';
+// Every command's project is also where its writes must stay (util/inside.ts).
+export { enterProject as findRoot } from '../config/file.js';
 
 /** `--now` / `MEMVAULT_NOW`, else the clock. Tests and CI pin it so builds are reproducible. */
 export function resolveNow(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Date {

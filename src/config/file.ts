@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
+import { ensureInside, setProjectRoot } from '../util/inside.js';
 
 /**
  * Where a project's config lives. Kept apart from `load.ts` (yaml + zod,
@@ -41,12 +42,27 @@ export function findRoot(start: string): string {
   return root;
 }
 
-/** Local state (caches, the search index, locks) lives in `.memvault/`: a file of that name would fail every command deep inside. */
+/**
+ * The project of a CLI command: `findRoot`, and every write of this process
+ * is held inside that folder from now on (`writeFileAtomic` and the vault
+ * writers refuse a path that a symbolic link leads out of it).
+ */
+export function enterProject(start: string): string {
+  const root = findRoot(start);
+  setProjectRoot(root);
+  return root;
+}
+
+/**
+ * Local state (caches, the search index, locks) lives in `.memvault/`: a file of that name would fail every command
+ * deep inside, and a link out of the project (committed, say) would put the caches and locks wherever it points.
+ */
 function checkStateFolder(root: string): void {
   const state = path.join(root, STATE_DIR);
   if (existsSync(state) && !isFolder(state)) {
     throw new UserError('project/state', `\`${state}\` is a file, not a folder`);
   }
+  ensureInside(root, state);
 }
 
 function isFolder(dir: string): boolean {

@@ -36,8 +36,15 @@ export function validateConfig(text: string, file: string): { config: Config; er
   if (errors.length > 0) return { config: configSchema.parse({}), errors, warnings: [] };
 
   const raw: unknown = doc.toJS() ?? {};
+  const vault = typeof raw === 'object' && raw !== null ? (raw as { vault?: unknown }).vault : undefined;
+  const outside = typeof vault === 'string' ? vaultOutside(vault) : undefined;
+  if (outside) {
+    const place = locate(doc, lineCounter, ['vault']);
+    errors.push(diagnostic('config/vault', { path: file, line: place.line, column: place.col }, `\`vault\`: \`${vault}\` ${outside}`));
+  }
   const parsed = configSchema.safeParse(raw);
-  if (parsed.success) return { config: parsed.data, errors: [], warnings: [] };
+  if (parsed.success)
+    return errors.length > 0 ? { config: configSchema.parse({}), errors, warnings: [] } : { config: parsed.data, errors: [], warnings: [] };
   for (const issue of parsed.error.issues) {
     // An unknown key is reported on its parent's path: point at the key itself.
     const keyPath = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
@@ -61,6 +68,19 @@ export async function loadConfig(root: string): Promise<ConfigResult> {
     throw error;
   }
   return { ...validateConfig(text, CONFIG_FILE), root };
+}
+
+/**
+ * Why a `vault:` value is not a folder inside the project, or undefined when
+ * it is one: the vault is `path.resolve(root, vault)`, so an absolute path
+ * (POSIX or Windows) or one that climbs out with `..` would put every build
+ * and `add` outside the repository.
+ */
+export function vaultOutside(vault: string): string | undefined {
+  if (path.posix.isAbsolute(vault) || path.win32.isAbsolute(vault)) return 'is an absolute path';
+  const normal = path.posix.normalize(vault.replace(/\\/g, '/'));
+  if (normal === '..' || normal.startsWith('../')) return 'leads out of the project folder';
+  return undefined;
 }
 
 function locate(doc: Document, counter: LineCounter, issuePath: readonly PropertyKey[], atKey = false): { line: number; col: number } {

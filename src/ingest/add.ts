@@ -4,6 +4,7 @@ import { assertStreamName } from '../config/schema.js';
 import { redactSecrets, type RedactionCount } from '../redact/redact.js';
 import { dayOfInstant } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
+import { ensureInside } from '../util/inside.js';
 import { parseMemoryFile, writeMemoryFile } from '../vault/memory-file.js';
 import type { Importance } from '../vault/model.js';
 import { isoInZone } from './render.js';
@@ -101,6 +102,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     body,
   });
   const vaultDir = path.resolve(options.root, config.vault);
+  ensureInside(options.root, vaultDir); // a vault folder linked out of the project (the writer refuses links below it)
   const slug = slugify(title ?? body.split('\n').find((line) => line.trim() && !/^#+\s*$/.test(line)) ?? body);
   const check = parseMemoryFile(
     Buffer.from(text, 'utf8'),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { loadValidConfig } from '../config/load.js';
@@ -6,6 +6,7 @@ import { assertStreamName } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
 import type { RedactionCount } from '../redact/redact.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { ensureInside, mkdirInVault } from '../util/inside.js';
 import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
 import { parseMemoryFile } from '../vault/memory-file.js';
@@ -95,6 +96,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
   const vaultDir = path.resolve(options.root, config.vault);
+  ensureInside(options.root, vaultDir); // a vault folder linked out of the project (the writers refuse links below it)
   const redact = options.redact ?? true;
   const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);
   const index = IngestedIndex.scan(vaultDir, stream);
@@ -218,13 +220,13 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       const full = path.join(vaultDir, transcript.path);
       const ignore = path.join(path.dirname(full), '.gitignore');
       if (config.ingest.transcripts === 'ignored' && !report.dryRun && !existsSync(ignore)) {
-        mkdirSync(path.dirname(full), { recursive: true });
+        mkdirInVault(vaultDir, path.dirname(full));
         writeFileAtomic(ignore, '# memvault: ingest.transcripts is `ignored`: full transcripts stay on this machine\n*\n');
       }
       const before = existsSync(full) ? readFileSync(full, 'utf8') : undefined;
       const status = before === undefined ? 'new' : before === transcript.text ? 'unchanged' : 'updated';
       if (status !== 'unchanged' && !report.dryRun) {
-        mkdirSync(path.dirname(full), { recursive: true });
+        mkdirInVault(vaultDir, path.dirname(full));
         writeFileAtomic(full, transcript.text);
       }
       (fileReport.transcripts ??= []).push({ path: transcript.path, status });

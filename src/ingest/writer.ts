@@ -1,7 +1,8 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { sha256 } from '../util/hash.js';
+import { ensureVaultTarget, mkdirInVault } from '../util/inside.js';
 import { parseFrontmatter } from '../vault/frontmatter.js';
 import { writeMemoryFile } from '../vault/memory-file.js';
 import { listMarkdownFiles } from '../vault/scan.js';
@@ -55,9 +56,11 @@ let counter = 0;
  */
 export function writeNewMemory(vaultDir: string, stream: string, day: string, slug: string, text: string): string {
   const dir = path.join(vaultDir, stream, 'memories', day.slice(0, 4), day.slice(5, 7));
-  mkdirSync(dir, { recursive: true });
+  // Never through a link (a committed `memories/2026 -> /tmp/x`): refused before any folder is made.
+  mkdirInVault(vaultDir, dir);
   const temp = path.join(dir, `.memvault-new.${process.pid}.${counter++}.tmp`);
-  writeFileSync(temp, text);
+  rmSync(temp, { force: true }); // a link planted at the name is removed, never written through (`wx` creates)
+  writeFileSync(temp, text, { flag: 'wx' });
   try {
     for (let n = 1; ; n++) {
       const vaultPath = memoryPath(stream, day, slug, n);
@@ -82,6 +85,7 @@ export function writeNewMemory(vaultDir: string, stream: string, day: string, sl
 
 /** Replaces an existing memory's file atomically (an ingested session that grew). */
 export function replaceMemory(vaultDir: string, vaultPath: string, text: string): void {
+  ensureVaultTarget(vaultDir, path.join(vaultDir, vaultPath));
   writeFileAtomic(path.join(vaultDir, vaultPath), text);
 }
 

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CalendarConfig } from '../config/schema.js';
 import { crashPoint } from '../git/crash-point.js';
+import { mkdirInVault } from '../util/inside.js';
 import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/periods.js';
 import type { CachedResult, ParseCache } from '../vault/cache.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
@@ -140,7 +141,7 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
     const from = path.join(vaultDir, move.from);
     const to = path.join(vaultDir, move.to);
     if (existsSync(to) || !existsSync(from)) continue;
-    mkdirSync(path.dirname(to), { recursive: true });
+    mkdirInVault(vaultDir, path.dirname(to));
     renameSync(from, to);
     moved.push(move);
     crashPoint('archive');

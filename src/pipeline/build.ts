@@ -8,6 +8,7 @@ import { isValidDay } from '../time/periods.js';
 import { leftOutOf } from '../maintain/left-out.js';
 import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
+import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
@@ -94,6 +95,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
 
 async function buildLocked(options: BuildOptions, config: Config, started: number, pool: BuildPool | undefined): Promise<BuildReport> {
   const vaultDir = path.resolve(options.root, config.vault);
+  ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
   const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
   const loaded = await (options.loader ?? loadVault)({

@@ -1,7 +1,8 @@
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../git/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { ensureVaultFolder, mkdirInVault } from '../util/inside.js';
 import type { Tier } from '../vault/model.js';
 import { stamp, vaultPaths } from '../vault/paths.js';
 
@@ -49,6 +50,8 @@ export function takeMovedAside(): MovedAside[] {
 
 export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date): WriteResult {
   const result: WriteResult = { written: [], historyCopies: [] };
+  // All or none: a stream folder linked out of the project (or anywhere) stops the batch before its first write.
+  for (const dir of new Set(ops.map((op) => path.dirname(path.join(vaultDir, op.path))))) ensureVaultFolder(vaultDir, dir);
   for (const op of ops) {
     const target = path.join(vaultDir, op.path);
     const stat = lstatSync(target, { throwIfNoEntry: false });
@@ -56,10 +59,10 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
     const regular = stat?.isFile() ?? false;
     let previous = regular ? readFileSync(target, 'utf8') : undefined;
     if (previous === op.text) continue;
-    mkdirSync(path.dirname(target), { recursive: true });
+    mkdirInVault(vaultDir, path.dirname(target));
     if (stat && (!regular || !writtenByMemvault(op.path, previous!))) {
       const aside = freeHandWrittenPath(vaultDir, op.path, now);
-      mkdirSync(path.dirname(path.join(vaultDir, aside)), { recursive: true });
+      mkdirInVault(vaultDir, path.dirname(path.join(vaultDir, aside)));
       renameSync(target, path.join(vaultDir, aside));
       const why = regular
         ? 'no `memvault:` frontmatter'
@@ -79,7 +82,7 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
         previous,
       );
       if (historyPath) {
-        mkdirSync(path.dirname(path.join(vaultDir, historyPath)), { recursive: true });
+        mkdirInVault(vaultDir, path.dirname(path.join(vaultDir, historyPath)));
         copyFileSync(target, path.join(vaultDir, historyPath));
         result.historyCopies.push(historyPath);
       }

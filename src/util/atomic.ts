@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { ensureInsideProject } from './inside.js';
 import { assertLockHeld } from './lock-state.js';
 import { isAlive } from './process.js';
 
@@ -15,12 +16,16 @@ const TEMP_ORPHAN_MS = 10 * 60_000;
  * target, is flushed, then renamed over it. A crash leaves either the old or
  * the new file, never a half-written one (but possibly the temporary file:
  * see `removeStaleTempFiles`). Refuses to write once this process lost the
- * build lock it held.
+ * build lock it held, and outside the project (`project/outside`: a folder on
+ * the way that is a symbolic link out of it).
  */
 export function writeFileAtomic(file: string, content: string | Uint8Array, options: { fsync?: boolean } = {}): void {
   assertLockHeld();
+  ensureInsideProject(file);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${counter++}.tmp`);
-  const fd = openSync(temp, 'w');
+  // A file, or a committed link, already at the temporary name is removed, never written through: `wx` creates a new file.
+  rmSync(temp, { force: true });
+  const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
     if (options.fsync) fsyncSync(fd);
@@ -39,13 +44,16 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, opti
  * Removes the temporary files of `writeFileAtomic` left in `dirs` (not
  * recursive) by a process killed before its rename: those whose pid is not
  * alive, or that are older than ten minutes. Returns their paths. Folders
- * that do not exist are skipped.
+ * that do not exist, are links or lead out of the project are skipped.
  */
 export function removeStaleTempFiles(dirs: Iterable<string>): string[] {
   const removed: string[] = [];
   for (const dir of new Set(dirs)) {
     let names: string[];
     try {
+      // Never through a link: a linked folder is refused by every writer, and its files are not ours.
+      if (lstatSync(dir).isSymbolicLink()) continue;
+      ensureInsideProject(dir);
       names = readdirSync(dir);
     } catch {
       continue;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type GitBackend, gitBackend } from '../git/backend.js';
 import { findRepo, repoRelative } from '../git/repo.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { ensureVaultFolder } from '../util/inside.js';
 import { stableStringify } from '../util/hash.js';
 import type { CacheEntry, CachedResult, ParseCache } from './cache.js';
 import { header, RECORD_DIR, type ShardState, shardDigestLine, shardFiles, shardReadWhole, statOrUndefined } from './committed-record.js';
@@ -128,6 +129,7 @@ export async function writeRecord(
       shards.set(shard, list);
     }
     const dir = path.join(vaultDir, RECORD_DIR, stream.name);
+    ensureVaultFolder(vaultDir, dir); // its shards are removed and written: never through a link (util/inside.ts)
     for (const [shard, files] of shards) {
       files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       const key = `${stream.name}/${shard}`;

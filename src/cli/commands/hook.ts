@@ -1,5 +1,5 @@
 import { HOOK_EVENTS, parseHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
-import { findRoot } from '../../config/file.js';
+import { enterProject as findRoot } from '../../config/file.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
 

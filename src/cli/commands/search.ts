@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { findRoot } from '../../config/file.js';
+import { enterProject as findRoot } from '../../config/file.js';
 import { parseQuery, type SearchGroup } from '../../read/search/query.js';
 import { openSearch } from '../../read/search/session.js';
 import type { IndexReport } from '../../read/search/store.js';

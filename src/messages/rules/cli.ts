@@ -94,6 +94,17 @@ export const CLI_RULES = {
     hint: 'move or rename that file (memvault keeps its caches, search index and locks in a folder of that name), then run the command again',
     docs: 'Checked when a command finds its project, before anything is read or written.',
   },
+  'project/outside': {
+    title: 'A write would leave the project folder (a symbolic link or a path outside it)',
+    severity: 'error',
+    hint:
+      'memvault writes only inside the project folder: replace the link `{link}` with a real folder inside the project ' +
+      '(remove the link, e.g. `git rm {link}`, then create the folder and move in what belongs there); nothing was written',
+    docs:
+      'Every write resolves the real path of the deepest folder of its target that exists and refuses it when that is ' +
+      'not inside the real project folder, before any folder is created: a folder committed as a link to ' +
+      '`/tmp/elsewhere` or `~/.ssh` cannot make `add`, `ingest`, the MCP `add_memory` tool or a build write there.',
+  },
   'init/commit': {
     title: '`memvault init --commit` could not commit the files it wrote',
     severity: 'error',

@@ -13,6 +13,14 @@ export const CONFIG_RULES = {
     hint: 'see memory.config.schema.json or the README for the allowed keys and values',
     docs: 'The place is the YAML node itself (an unknown key points at the key). `memvault init` writes the JSON Schema for editors.',
   },
+  'config/vault': {
+    title: '`vault:` is not a folder inside the project',
+    severity: 'error',
+    hint:
+      'set `vault:` to a relative path inside the folder of memory.config.yaml, e.g. `vault: vault`; ' +
+      'memvault reads and writes only inside the project',
+    docs: 'An absolute path or one that climbs out with `..` would make every build and `add` write outside the repository.',
+  },
   'config/invalid': {
     title: 'memory.config.yaml is invalid',
     severity: 'error',

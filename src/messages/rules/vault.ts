@@ -52,6 +52,16 @@ export const VAULT_RULES = {
     hint: 'remove the `memvault:` line: a file under `memories/` is always a memory',
     docs: 'The `memvault` key marks files memvault generates; a memory claiming it would be read differently once archived.',
   },
+  'vault/linked-folder': {
+    title: 'A folder of the vault is a symbolic link',
+    severity: 'error',
+    hint:
+      'memvault never reads through links inside the vault, so a file written there would be lost: replace the link ' +
+      '`{link}` with a real folder (move in the files it points to), or remove it; nothing was written',
+    docs:
+      'Checked before `add`, `ingest`, the MCP `add_memory` tool and a build write below the vault: every existing ' +
+      'folder between the vault and the file must be a real folder. A link that leads outside the project is `project/outside`.',
+  },
   'memory/schema': {
     title: 'A frontmatter value has the wrong type or is not allowed',
     severity: 'error',
