@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadValidConfig } from '../config/load.js';
 import { assertStreamName } from '../config/schema.js';
 import { redactSecrets, type RedactionCount } from '../redact/redact.js';
+import { checkAddInput, checkMemoryFileSize } from './add-limits.js';
 import { dayOfInstant } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { parseMemoryFile, writeMemoryFile } from '../vault/memory-file.js';
@@ -55,6 +56,7 @@ export interface AddResult {
  *   const { path } = await addMemory({ root, text: 'Deploys need a green staging run.', importance: 'pinned', now: new Date() });
  */
 export async function addMemory(options: AddOptions): Promise<AddResult> {
+  checkAddInput(options);
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
@@ -100,6 +102,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     ...(options.importance ? { importance: options.importance } : {}),
     body,
   });
+  checkMemoryFileSize(text);
   const vaultDir = path.resolve(options.root, config.vault);
   const slug = slugify(title ?? body.split('\n').find((line) => line.trim() && !/^#+\s*$/.test(line)) ?? body);
   const check = parseMemoryFile(
