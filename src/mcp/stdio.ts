@@ -128,7 +128,7 @@ export class LineTransport implements Transport {
         'mcp/too-large',
         sniffId(dropped.head.toString('utf8'), dropped.tail.toString('utf8')),
         ErrorCode.InvalidRequest,
-        `message of ${count(dropped.bytes)} bytes is over the limit of ${mib(this.max)} (${count(this.max)} bytes); it was not read`,
+        `message of ${count(dropped.bytes)} bytes is over the limit of ${limit(this.max)}; it was not read`,
       );
       return;
     }
@@ -235,4 +235,5 @@ function lastBytes(pieces: Buffer[]): Buffer {
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
-const mib = (bytes: number): string => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${count(bytes)} bytes`);
+const limit = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB (${count(bytes)} bytes)` : `${count(bytes)} bytes`;
