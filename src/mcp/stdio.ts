@@ -158,7 +158,11 @@ export class LineTransport implements Transport {
 
   /** Answers a line that is not passed on, and says so on stderr. */
   private refuse(rule: 'mcp/too-large' | 'mcp/parse' | 'mcp/invalid', id: RequestId | null, code: number, reason: string): void {
-    const message = reason.replace(/\s*\n\s*/g, ' ');
+    // One line, and no control character of the client's bytes (V8 quotes a few in its parse errors) reaches a terminal.
+    const message = reason
+      .replace(/\s*\n\s*/g, ' ')
+      .replace(/[\u0000-\u001F\u007F-\u009F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .slice(0, 500);
     this.options.log(formatDiagnostic(diagnostic(rule, { path: 'stdin', line: this.line, column: 1 }, message)));
     void this.reply(id, code, message);
   }

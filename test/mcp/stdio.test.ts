@@ -66,16 +66,20 @@ describe('LineTransport', () => {
   it('answers a line that is not JSON with -32700 and id null, JSON that is not JSON-RPC with -32600', async () => {
     const t = open(1024);
     await t.transport.start();
-    t.input.write('{"jsonrpc":"2.0","id":1,\n[1,2]\n{"jsonrpc":"1.0","id":"x","method":"ping"}\n');
+    t.input.write('{"jsonrpc":"2.0","id":1,\n[1,2]\n{"jsonrpc":"1.0","id":"x","method":"ping"}\n\u001b]0;pwned\u0007\n');
     const answers = t.answers();
     expect(answers.map((a) => [a.id, a.error.code])).toEqual([
       [null, -32700],
       [null, -32600],
       ['x', -32600],
+      [null, -32700],
     ]);
+    // The client's control characters, quoted by JSON.parse's message, are escaped in the log and the answer.
+    expect(answers[3].error.message).toContain('\\u001b');
+    for (const line of [...t.logs, ...answers.map((a) => a.error.message)]) expect(line).not.toMatch(/[\u0000-\u001f]/);
     expect(answers[1].error.message).toBe('Invalid Request: a JSON array (a batch); send one message per line');
     expect(t.received).toEqual([]);
-    expect(t.logs.map((line) => /\[(mcp\/[a-z-]+)\]$/.exec(line)?.[1])).toEqual(['mcp/parse', 'mcp/invalid', 'mcp/invalid']);
+    expect(t.logs.map((line) => /\[(mcp\/[a-z-]+)\]$/.exec(line)?.[1])).toEqual(['mcp/parse', 'mcp/invalid', 'mcp/invalid', 'mcp/parse']);
   });
 
   it('closes when stdin ends', async () => {
