@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadValidConfig } from '../config/load.js';
 import { assertStreamName } from '../config/schema.js';
 import { redactSecrets, type RedactionCount } from '../redact/redact.js';
+import { checkAddInput, checkMemoryFileSize } from './add-limits.js';
 import { dayOfInstant } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { ensureInside } from '../util/inside.js';
@@ -56,6 +57,7 @@ export interface AddResult {
  *   const { path } = await addMemory({ root, text: 'Deploys need a green staging run.', importance: 'pinned', now: new Date() });
  */
 export async function addMemory(options: AddOptions): Promise<AddResult> {
+  checkAddInput(options);
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
@@ -101,6 +103,7 @@ export async function addMemory(options: AddOptions): Promise<AddResult> {
     ...(options.importance ? { importance: options.importance } : {}),
     body,
   });
+  checkMemoryFileSize(text);
   const vaultDir = path.resolve(options.root, config.vault);
   ensureInside(options.root, vaultDir); // a vault folder linked out of the project (the writer refuses links below it)
   const slug = slugify(title ?? body.split('\n').find((line) => line.trim() && !/^#+\s*$/.test(line)) ?? body);

@@ -1,13 +1,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { readConfig } from '../read/vault.js';
+import { checkRequest } from './params.js';
 import { registerResources } from './resources.js';
+import { LineTransport } from './stdio.js';
 import { registerTools } from './tools.js';
 import { WarmVault } from './warm.js';
 
 /**
  * `memvault mcp`: a Model Context Protocol server on stdin/stdout. stdout
- * carries protocol messages only; every log line goes to stderr.
+ * carries protocol messages only; every log line goes to stderr. Messages
+ * are read by `LineTransport` (stdio.ts): at most 4 MiB a line, every line
+ * answered or passed on.
  */
 
 export interface McpOptions {
@@ -18,9 +21,11 @@ export interface McpOptions {
   watch?: boolean;
 }
 
+/** A log line on stderr (stdout carries protocol messages only). */
+const log = (line: string): void => void process.stderr.write(`memvault mcp: ${line}\n`);
+
 /** The server with its tools and resources over a warm vault (not connected yet). */
 export async function createMcpServer(options: McpOptions): Promise<{ server: McpServer; warm: WarmVault }> {
-  const log = (line: string): void => void process.stderr.write(`memvault mcp: ${line}\n`);
   const config = await readConfig(options.root);
   const warm = await WarmVault.open(options.root, { log, ...(options.watch === false ? { watch: false } : {}) });
   const server = new McpServer(
@@ -45,7 +50,7 @@ export async function createMcpServer(options: McpOptions): Promise<{ server: Mc
 /** Serves on stdio until stdin closes or the process is stopped. */
 export async function runStdioServer(options: McpOptions): Promise<void> {
   const { server, warm } = await createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport({ log, screen: checkRequest });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

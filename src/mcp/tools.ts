@@ -1,11 +1,12 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { addMemory } from '../ingest/add.js';
 import { ACTIVITIES } from '../read/context/budget.js';
 import { TIERS } from '../read/search/query.js';
 import { recordUsage } from '../usage/log.js';
 import { UserError } from '../util/errors.js';
+import { describeIssues } from './params.js';
 import { contextWarm, searchWarm, statusWarm, zoomWarm, type Served } from './read.js';
 import type { WarmVault } from './warm.js';
 
@@ -28,9 +29,10 @@ const stream = z.string().optional().describe('stream (default: the first of the
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
+  const registered: Record<string, RegisteredTool> = {};
   const serve = (via: string, served: Served[]): void => recordUsage(ctx.warm.root, served, `mcp:${via}`, ctx.now());
 
-  server.registerTool(
+  registered.context = server.registerTool(
     'context',
     {
       title: 'Memory context',
@@ -54,7 +56,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool(
+  registered.search = server.registerTool(
     'search',
     {
       title: 'Search memory',
@@ -83,7 +85,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool(
+  registered.zoom = server.registerTool(
     'zoom',
     {
       title: 'Zoom into a period',
@@ -110,7 +112,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool(
+  registered.add_memory = server.registerTool(
     'add_memory',
     {
       title: 'Add a memory',
@@ -145,7 +147,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool(
+  registered.status = server.registerTool(
     'status',
     {
       title: 'Vault status',
@@ -167,6 +169,34 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         return { text: text || 'The vault has no streams yet.', data: status };
       }),
   );
+
+  answerToolCalls(server, registered);
+}
+
+/**
+ * Takes `tools/call` over from McpServer (after it registered the tools, so
+ * `tools/list` is still its own) to word a bad argument in one line:
+ * `add_memory: text must be a string (got a number)` instead of "Input
+ * validation error: Invalid arguments for tool add_memory: …" with one zod
+ * issue per line. As in the SDK (and the MCP spec, SEP-1303), a bad argument
+ * is a tool error the model reads and corrects, an unknown tool a protocol
+ * error (-32602). Params that do not fit `tools/call` itself
+ * (`arguments: null`) never get here: the transport answers them
+ * (`checkRequest`, params.ts).
+ */
+function answerToolCalls(server: McpServer, registered: Record<string, RegisteredTool>): void {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const tool = Object.hasOwn(registered, name) ? registered[name] : undefined;
+    if (!tool?.enabled)
+      throw new McpError(ErrorCode.InvalidParams, `no tool \`${name}\`: the tools are ${Object.keys(registered).join(', ')}`);
+    const args = request.params.arguments ?? {};
+    const parsed = await (tool.inputSchema as z.ZodType).safeParseAsync(args);
+    if (!parsed.success)
+      return { content: [{ type: 'text', text: `${name}: ${describeIssues(parsed.error.issues, args)}` }], isError: true };
+    const handler = tool.handler as (args: unknown, extra: unknown) => CallToolResult | Promise<CallToolResult>;
+    return handler(parsed.data, extra);
+  });
 }
 
 /** Runs a tool body; a thrown error becomes a tool error with a one-line reason (and its hint). */

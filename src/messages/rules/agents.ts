@@ -37,4 +37,20 @@ export const AGENT_RULES = {
     severity: 'error',
     hint: 'list the resources to see the ones there are; `memvault build` writes the packages and summaries',
   },
+  'mcp/too-large': {
+    title: 'An MCP message over the size limit of the server',
+    severity: 'error',
+    hint: 'send less per message: add_memory takes at most 1 MiB of text',
+    docs: 'The server reads one message per line; a line over 4 MiB is dropped as it arrives (never held in memory), answered with a JSON-RPC error (-32600) and logged, and the server reads on.',
+  },
+  'mcp/parse': {
+    title: 'An MCP message that is not JSON',
+    severity: 'error',
+    hint: 'each line on stdin must be one JSON-RPC message',
+  },
+  'mcp/invalid': {
+    title: 'An MCP message that is not a JSON-RPC request, notification or response',
+    severity: 'error',
+    hint: 'send `{"jsonrpc": "2.0", "id": …, "method": …, "params": {…}}`',
+  },
 } as const satisfies RuleGroup;

@@ -69,6 +69,23 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'pass it as an argument (memvault add "what happened") or pipe it in (echo "…" | memvault add)',
   },
+  'add/too-large': {
+    title: 'The memory is over the 1 MiB a memory file may hold',
+    severity: 'error',
+    hint: 'split it into several memories, or keep the large file outside the vault and write a memory that points to it',
+    docs: 'The build reports a memory file over 1 MiB (`memory/too-large`) and leaves it out, so `add` and the MCP tool `add_memory` refuse it before writing.',
+  },
+  'add/control': {
+    title: 'The memory holds a NUL byte or another control character',
+    severity: 'error',
+    hint: 'memories are plain UTF-8 text: remove it (strip terminal colour codes from command output first)',
+    docs: 'The build reads a file with a NUL byte as binary (`memory/binary`); other control characters would reach terminals that show the memory.',
+  },
+  'add/field': {
+    title: 'A title, tag or kind is not one short line',
+    severity: 'error',
+    hint: 'a title is one line of at most 1,000 characters, a tag or kind one of at most 100 (100 tags at most); put the rest in the text',
+  },
   'add/stream': {
     title: '`--stream` names a stream memory.config.yaml does not declare',
     severity: 'error',
