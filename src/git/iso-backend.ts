@@ -195,6 +195,15 @@ async function editTree(
 ): Promise<string> {
   const prefix = dir ? `${dir}/` : '';
   const entries = new Map((await listing(dir)).map((e) => [e.path, e]));
+  // isomorphic-git reads names as UTF-8 and writes them so: a name that is not (U+FFFD once read) would be renamed in the
+  // commit. Refused instead, before the branch moves; the git command keeps such names as they are.
+  const odd = [...entries.keys()].find((name) => name.includes('\uFFFD'));
+  if (odd !== undefined) {
+    throw new UserError(
+      'git/file-name',
+      `\`${prefix}${odd}\` in the branch has a name that is not UTF-8, which isomorphic-git would rename in memvault's commit`,
+    );
+  }
   const folders = new Set<string>();
   for (const [file, change] of changes) {
     if (!file.startsWith(prefix)) continue;
