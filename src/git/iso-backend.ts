@@ -175,8 +175,19 @@ export const isoBackend: GitBackend = {
         if (paths.length === 0) return;
         await withLock(path.join(gitdir, 'index'), 'the git index', 'git/index-locked', async () => {
           for (const file of paths) {
-            const present = existsSync(path.join(repo.dir, ...file.split('/')));
-            await git.updateIndex({ fs, dir: repo.dir, gitdir, filepath: file, cache, ...(present ? { add: true } : { remove: true }) });
+            const absolute = path.join(repo.dir, ...file.split('/'));
+            const present = existsSync(absolute);
+            // isomorphic-git reads a backslash as a folder separator when it opens a file: such a name (a plain character
+            // to git on Linux and macOS) is entered by its blob id instead, and git refreshes its stat data when it next looks.
+            const byId = present && file.includes('\\') ? await blobEntry(absolute) : {};
+            await git.updateIndex({
+              fs,
+              dir: repo.dir,
+              gitdir,
+              filepath: file,
+              cache,
+              ...(present ? { add: true, ...byId } : { remove: true }),
+            });
           }
         });
       },
@@ -223,6 +234,12 @@ async function editTree(
 }
 
 const EMPTY = '';
+
+/** The blob id and mode of a work-tree file, for an index entry isomorphic-git cannot stat by its name. */
+async function blobEntry(absolute: string): Promise<{ oid: string; mode: number }> {
+  const { oid } = await git.hashBlob({ object: readFileSync(absolute) });
+  return { oid, mode: fs.statSync(absolute).mode & 0o111 ? 0o100755 : 0o100644 };
+}
 
 /** git's lock protocol: `<file>.lock` created exclusively while `work` runs; an existing lock means another git command. */
 async function withLock(file: string, what: string, rule: 'git/index-locked' | 'git/ref-locked', work: () => Promise<void>): Promise<void> {
