@@ -52,13 +52,13 @@ describe('two clones', () => {
     const a = await add(laptop, 'The laptop found that deploys need the walrus flag.', '2026-02-13T10:00:00Z');
     const b = await add(server, 'The server found that deploys need the narwhal flag.', '2026-02-13T11:00:00Z');
     expect([a.code, b.code]).toEqual([0, 0]);
-    expect(a.stdout).toMatch(/^vault\/main\/memories\/2026\/02\/2026-02-13-deploy-notes-[0-9a-f]{6}\.md\n$/);
-    expect(a.stdout).not.toBe(b.stdout);
     commitAll(laptop, 'laptop memory');
     commitAll(server, 'server memory');
 
     git(server, 'fetch', '-q', laptop, 'main');
     expect(gitStatus(server, 'merge', '--no-edit', 'FETCH_HEAD').code).toBe(0);
+    expect(a.stdout).toMatch(/^vault\/main\/memories\/2026\/02\/2026-02-13-deploy-notes-[0-9a-f]{6}\.md\n$/);
+    expect(a.stdout).not.toBe(b.stdout);
     const merged = filesAt(server);
     expect(merged).toEqual(expect.arrayContaining([`${a.stdout.trim()}`, `${b.stdout.trim()}`]));
     const build = await runCli(['build', '--now', '2026-02-14T06:00:00Z'], { cwd: server, env: ENV });
