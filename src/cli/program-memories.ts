@@ -7,7 +7,7 @@ export function declareMemoryCommands(program: Command): void {
   program
     .command('add')
     .argument('[text]', 'the memory (markdown); read from stdin when missing or `-`')
-    .description('Write a memory file: vault/<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>.md, secrets redacted. Prints its path.')
+    .description('Write a memory file: vault/<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>-<id>.md, secrets redacted. Prints its path.')
     .option('--title <title>', 'title (also names the file; default: the first words of the text)')
     .option('--tag <tag>', 'tag (repeatable, or comma-separated)', collect)
     .option('--kind <kind>', 'note, decision, error, fact, session, … (default: note)')

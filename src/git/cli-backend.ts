@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { MemvaultError, UserError } from '../util/errors.js';
 import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend.js';
 import { editTree, FolderListings, foldersAbove } from './cli-tree.js';
@@ -22,6 +21,8 @@ interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Exit codes that are answers, not failures (e.g. 1 for `check-ignore`, `symbolic-ref -q`). */
   ok?: readonly number[];
+  /** How stdout is decoded: `latin1` keeps every byte of a name that is not UTF-8 (cli-tree.ts). Default UTF-8. */
+  encoding?: BufferEncoding;
 }
 
 interface RunResult {
@@ -45,7 +46,11 @@ function run(dir: string, args: readonly string[], options: RunOptions = {}): Pr
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
     child.on('close', (code) => {
-      const result = { code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8').trim() };
+      const result = {
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString(options.encoding ?? 'utf8'),
+        stderr: Buffer.concat(err).toString('utf8').trim(),
+      };
       if (result.code === 0 || options.ok?.includes(result.code)) resolve(result);
       else reject(new GitCommandError(args, result));
     });
@@ -65,6 +70,30 @@ export class GitCommandError extends MemvaultError {
 
 /** Splits NUL-terminated output. */
 const records = (text: string): string[] => text.split('\0').filter(Boolean);
+
+/**
+ * The input of `hash-object --stdin-paths`: one path a line. It has no `-z`, but it reads a line that starts with `"` as
+ * a C-quoted name (git's `unquote_c_style`), so a name holding a line break or another control character (a carriage
+ * return some git versions strip from a line's end), or starting with a quote, is sent quoted, the way git prints such
+ * names: every file name git can store is hashed, and one odd name never shifts the ids of the others.
+ */
+function stdinPaths(paths: readonly string[]): string {
+  return paths.map((p) => `${/[\u0000-\u001f\u007f]/.test(p) || p.startsWith('"') ? cQuote(p) : p}\n`).join('');
+}
+
+/** `"…"` with git's C escapes: backslash, quote and control characters (as `\n`, `\t`… or octal). */
+function cQuote(name: string): string {
+  const named: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+  const escaped = name.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => named[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  return `"${escaped}"`;
+}
+
+/** The object ids `hash-object` printed, one a line, checked to be one per path sent. */
+function objectIds(stdout: string, expected: number): string[] {
+  const ids = stdout.split('\n').filter(Boolean);
+  if (ids.length !== expected) throw new Error(`git hash-object returned ${ids.length} ids for ${expected} files`);
+  return ids;
+}
 
 /** Environment that keeps memvault's own reads from taking git's optional locks (git status refreshing the index). */
 const NO_OPTIONAL_LOCKS = { GIT_OPTIONAL_LOCKS: '0' };
@@ -119,10 +148,8 @@ export const cliBackend: GitBackend = {
   },
 
   async blobIds(repo: Repo, files: readonly { path: string; bytes: Uint8Array }[]): Promise<(string | undefined)[]> {
-    // `--stdin-paths` reads one path per line: a name with a line break is not hashed.
-    const named = files.filter((file) => !file.path.includes('\n'));
-    if (named.length === 0) return files.map(() => undefined);
-    const input = named.map((file) => `${file.path}\n`).join('');
+    if (files.length === 0) return [];
+    const input = stdinPaths(files.map((file) => file.path));
     // The blob as a commit of the path stores it (its clean filter, text/eol conversion applied), and the file's bytes as
     // they are (`--no-filters`): where the two differ, the blob does not hold the file's bytes, and a checkout of it may
     // not give them back, so no id is given. Git hashes in the repository's object format (SHA-1 or SHA-256).
@@ -130,13 +157,9 @@ export const cliBackend: GitBackend = {
       run(repo.dir, ['hash-object', '--stdin-paths'], { input }),
       run(repo.dir, ['hash-object', '--no-filters', '--stdin-paths'], { input }),
     ]);
-    const storedIds = stored.stdout.trim().split('\n');
-    const rawIds = raw.stdout.trim().split('\n');
-    if (storedIds.length !== named.length || rawIds.length !== named.length) {
-      throw new Error(`git hash-object returned ${storedIds.length} ids for ${named.length} files`);
-    }
-    const ids = new Map(named.map((file, i) => [file, storedIds[i] === rawIds[i] ? storedIds[i] : undefined]));
-    return files.map((file) => ids.get(file));
+    const storedIds = objectIds(stored.stdout, files.length);
+    const rawIds = objectIds(raw.stdout, files.length);
+    return files.map((_, i) => (storedIds[i] === rawIds[i] ? storedIds[i] : undefined));
   },
 
   async unchangedBlobs(repo: Repo, prefix: string, paths: readonly string[]): Promise<Map<string, string> | undefined> {
@@ -182,8 +205,7 @@ export const cliBackend: GitBackend = {
         // The folders holding the paths, listed once each: the parent's entries for them, and what the tree edit starts from.
         await listings.load(new Set(paths.flatMap(foldersAbove)));
         for (const file of paths) {
-          const name = path.posix.basename(file);
-          const item = listings.get(path.posix.dirname(file).replace(/^\.$/, '')).find((entry) => entry.name === name);
+          const item = listings.file(file);
           if (item?.type === 'blob') out.set(file, { mode: item.mode, oid: item.oid });
         }
         return out;
@@ -201,10 +223,8 @@ export const cliBackend: GitBackend = {
       async hashFiles(files) {
         if (files.length === 0) return [];
         // Paths, not bytes: git reads each file itself and applies its clean filter and attributes (LFS, eol).
-        const result = await run(repo.dir, ['hash-object', '-w', '--stdin-paths'], { input: files.map((f) => `${f.path}\n`).join('') });
-        const oids = result.stdout.trim().split('\n');
-        if (oids.length !== files.length) throw new Error(`git hash-object returned ${oids.length} ids for ${files.length} files`);
-        return oids;
+        const result = await run(repo.dir, ['hash-object', '-w', '--stdin-paths'], { input: stdinPaths(files.map((f) => f.path)) });
+        return objectIds(result.stdout, files.length);
       },
 
       async commit(changes, message, who) {

@@ -9,16 +9,29 @@ import type { TreeFile } from './backend.js';
  * 10-file one does: loading its whole tree into an index (`read-tree`,
  * `write-tree`) took ~0.5 s of CPU on a busy 2-core machine; this takes
  * two git processes.
+ *
+ * Names are bytes to git, and a committed name need not be UTF-8 (a file a
+ * person committed as `caf\xe9.md`). The entries of a listed folder go back
+ * into `mktree` as the bytes `ls-tree` gave (both sides read and write them
+ * as latin1, one character a byte): a folder memvault rewrites never renames
+ * the other files in it.
  */
 
 export interface TreeItem {
   mode: string;
   type: string;
   oid: string;
+  /** The entry's name as git stores it, one character a byte (`rawName`). */
   name: string;
 }
 
-type Run = (args: readonly string[], options?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ stdout: string }>;
+type Run = (
+  args: readonly string[],
+  options?: { input?: string; env?: NodeJS.ProcessEnv; encoding?: BufferEncoding },
+) => Promise<{ stdout: string }>;
+
+/** A name as git stores it (its UTF-8 bytes), one character a byte: what `ls-tree` prints and `mktree` reads as latin1. */
+export const rawName = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
 
 /** Every folder above `file` ('' for the root included), e.g. `a/b/c.md` → ['', 'a', 'a/b']. */
 export function foldersAbove(file: string): string[] {
@@ -50,23 +63,32 @@ export class FolderListings {
     for (const [folder, items] of loading) this.known.set(folder, items);
   }
 
+  /** The entries of a loaded folder (a UTF-8 path; '' for the root), names as git stores them. */
   get(folder: string): TreeItem[] {
     return [...(this.known.get(folder)?.values() ?? [])];
+  }
+
+  /** The entry of `file` (a UTF-8 path) in its loaded folder. */
+  file(file: string): TreeItem | undefined {
+    return this.known.get(parentOf(file))?.get(rawName(path.posix.basename(file)));
   }
 
   private async list(folders: readonly string[], into: Map<string, Map<string, TreeItem>>): Promise<void> {
     // -t: a folder ls-tree recurses into (for a deeper path) is still listed in its parent.
     const { stdout } = await this.run(
       ['ls-tree', '-t', '-z', '--full-tree', this.treeish!, ...(folders.length ? ['--', ...folders] : [])],
-      { env: { GIT_LITERAL_PATHSPECS: '1' } },
+      { env: { GIT_LITERAL_PATHSPECS: '1' }, encoding: 'latin1' },
     );
+    // Folders are keyed by their UTF-8 paths (those on the way to memvault's paths); names stay as git's bytes.
+    const folderOf = new Map([...into.keys()].map((folder) => [rawName(folder), folder]));
     for (const record of stdout.split('\0')) {
       if (!record) continue;
       const tab = record.indexOf('\t');
       const [mode, type, oid] = record.slice(0, tab).split(' ') as [string, string, string];
       const full = record.slice(tab + 1);
       const name = path.posix.basename(full);
-      into.get(path.posix.dirname(full).replace(/^\.$/, ''))?.set(name, { mode, type, oid, name });
+      const folder = folderOf.get(parentOf(full));
+      if (folder !== undefined) into.get(folder)!.set(name, { mode, type, oid, name });
     }
   }
 }
@@ -82,8 +104,8 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
   const edited = new Map<string, Map<string, TreeItem>>();
   for (const folder of touched) edited.set(folder, new Map(listings.get(folder).map((item) => [item.name, item])));
   for (const [file, change] of changes) {
-    const items = edited.get(path.posix.dirname(file).replace(/^\.$/, ''))!;
-    const name = path.posix.basename(file);
+    const items = edited.get(parentOf(file))!;
+    const name = rawName(path.posix.basename(file));
     if (change) items.set(name, { mode: change.mode, type: 'blob', oid: change.oid, name });
     else if (items.get(name)?.type === 'blob') items.delete(name);
   }
@@ -101,7 +123,7 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
         .flatMap((folder) => {
           const items = edited.get(folder)!;
           if (folder && items.size === 0) {
-            edited.get(parentOf(folder))!.delete(path.posix.basename(folder));
+            edited.get(parentOf(folder))!.delete(rawName(path.posix.basename(folder)));
             return [];
           }
           const oid = mktree.write([...items.values()]);
@@ -112,7 +134,7 @@ export async function editTree(gitDir: string, listings: FolderListings, changes
         const oid = await pending;
         if (!folder) root = oid;
         else {
-          const name = path.posix.basename(folder);
+          const name = rawName(path.posix.basename(folder));
           edited.get(parentOf(folder))!.set(name, { mode: '040000', type: 'tree', oid, name });
         }
       }
@@ -156,8 +178,8 @@ class MkTree {
   write(items: readonly TreeItem[]): Promise<string> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
-      // An empty record ends one tree of the batch.
-      this.child.stdin.write(`${items.map((item) => `${item.mode} ${item.type} ${item.oid}\t${item.name}\0`).join('')}\0`);
+      // An empty record ends one tree of the batch; names are git's bytes, one character a byte.
+      this.child.stdin.write(`${items.map((item) => `${item.mode} ${item.type} ${item.oid}\t${item.name}\0`).join('')}\0`, 'latin1');
     });
   }
 

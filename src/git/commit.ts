@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type TreeFile } from './backend.js';
 import { RECORD_DIR } from '../vault/committed-record.js';
+import { conflictMarkerLine } from '../vault/memory-file.js';
 import { crashPoint } from './crash-point.js';
 import { findRepo, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 
@@ -165,6 +166,9 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       const bytes = readFileSync(absolute);
       const expected = pinned.get(repoPath);
       if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
+      // A merge left half of it unresolved (the load reports it, memory/conflict-markers): never committed, not even by the
+      // recovery scan, so a build cannot turn a person's unfinished merge into history.
+      if (repoPath.endsWith('.md') && bytes.includes('<<<<<<<') && conflictMarkerLine(bytes.toString('utf8')) !== undefined) continue;
       present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
     }
     // Blobs are stored while the parent is looked up: an ignored new file's blob stays unreferenced (git gc prunes it).

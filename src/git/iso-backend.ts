@@ -57,7 +57,19 @@ export const isoBackend: GitBackend = {
   },
 
   async changedUnder(repo: Repo, prefix: string): Promise<string[]> {
-    const rows = await git.statusMatrix({ fs, dir: repo.dir, gitdir: repo.gitdir, filepaths: [prefix || '.'], cache: repo.cache });
+    let rows: Awaited<ReturnType<typeof git.statusMatrix>>;
+    try {
+      rows = await git.statusMatrix({ fs, dir: repo.dir, gitdir: repo.gitdir, filepaths: [prefix || '.'], cache: repo.cache });
+    } catch (error) {
+      // A name that is not UTF-8 reads as U+FFFD and names no file Node can open: isomorphic-git's walk stops on it.
+      // isomorphic-git passes on the message only: `ENOENT: no such file or directory, lstat '<path>'`.
+      const message = error instanceof Error ? error.message : '';
+      const file = /^ENOENT\b.*'([^']*\uFFFD[^']*)'/.exec(message)?.[1];
+      if (file !== undefined) {
+        throw new UserError('git/file-name', `\`${file}\` has a name that is not UTF-8, which isomorphic-git cannot read`);
+      }
+      throw error;
+    }
     return rows.filter(([, headStatus, workdir, stage]) => !(headStatus === 1 && workdir === 1 && stage === 1)).map(([file]) => file);
   },
 
@@ -92,8 +104,12 @@ export const isoBackend: GitBackend = {
       if (!known) {
         try {
           known = (await git.readTree({ fs, gitdir, oid: rootTree, filepath: dir || undefined, cache })).tree;
-        } catch {
-          known = []; // no such folder
+        } catch (error) {
+          // Only a folder the tree does not hold is empty: a folder read as empty would lose its files in the commit.
+          const code = (error as { code?: string }).code;
+          if (code === 'UnsafeFilepathError') throw unsafeName(dir);
+          if (code !== 'NotFoundError') throw error;
+          known = [];
         }
         listings.set(dir, known);
       }
@@ -175,8 +191,19 @@ export const isoBackend: GitBackend = {
         if (paths.length === 0) return;
         await withLock(path.join(gitdir, 'index'), 'the git index', 'git/index-locked', async () => {
           for (const file of paths) {
-            const present = existsSync(path.join(repo.dir, ...file.split('/')));
-            await git.updateIndex({ fs, dir: repo.dir, gitdir, filepath: file, cache, ...(present ? { add: true } : { remove: true }) });
+            const absolute = path.join(repo.dir, ...file.split('/'));
+            const present = existsSync(absolute);
+            // isomorphic-git reads a backslash as a folder separator when it opens a file: such a name (a plain character
+            // to git on Linux and macOS) is entered by its blob id instead, and git refreshes its stat data when it next looks.
+            const byId = present && file.includes('\\') ? await blobEntry(absolute) : {};
+            await git.updateIndex({
+              fs,
+              dir: repo.dir,
+              gitdir,
+              filepath: file,
+              cache,
+              ...(present ? { add: true, ...byId } : { remove: true }),
+            });
           }
         });
       },
@@ -194,7 +221,17 @@ async function editTree(
   changes: ReadonlyMap<string, TreeFile | null>,
 ): Promise<string> {
   const prefix = dir ? `${dir}/` : '';
+  if (!dir) for (const file of changes.keys()) if (file.includes('\\')) throw unsafeName(file);
   const entries = new Map((await listing(dir)).map((e) => [e.path, e]));
+  // isomorphic-git reads names as UTF-8 and writes them so: a name that is not (U+FFFD once read) would be renamed in the
+  // commit. Refused instead, before the branch moves; the git command keeps such names as they are.
+  const odd = [...entries.keys()].find((name) => name.includes('\uFFFD'));
+  if (odd !== undefined) {
+    throw new UserError(
+      'git/file-name',
+      `\`${prefix}${odd}\` in the branch has a name that is not UTF-8, which isomorphic-git would rename in memvault's commit`,
+    );
+  }
   const folders = new Set<string>();
   for (const [file, change] of changes) {
     if (!file.startsWith(prefix)) continue;
@@ -214,6 +251,23 @@ async function editTree(
 }
 
 const EMPTY = '';
+
+/**
+ * isomorphic-git refuses to read a tree holding a name with a backslash (a path separator on Windows), so it could never
+ * commit the folder of such a file again: refused before the branch moves, as the git command stores it as it is.
+ */
+function unsafeName(where: string): UserError {
+  return new UserError(
+    'git/file-name',
+    `\`${where}\` is or holds a name with a backslash, which isomorphic-git refuses to read or write in a commit`,
+  );
+}
+
+/** The blob id and mode of a work-tree file, for an index entry isomorphic-git cannot stat by its name. */
+async function blobEntry(absolute: string): Promise<{ oid: string; mode: number }> {
+  const { oid } = await git.hashBlob({ object: readFileSync(absolute) });
+  return { oid, mode: fs.statSync(absolute).mode & 0o111 ? 0o100755 : 0o100644 };
+}
 
 /** git's lock protocol: `<file>.lock` created exclusively while `work` runs; an existing lock means another git command. */
 async function withLock(file: string, what: string, rule: 'git/index-locked' | 'git/ref-locked', work: () => Promise<void>): Promise<void> {

@@ -15,8 +15,9 @@ import { slugify, writeNewMemory } from './writer.js';
 
 /**
  * `memvault add`, the use case: one memory file from a text, redacted, at
- * `<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>.md` under a name no other
- * memory has (the slug comes from the title, else the first words).
+ * `<stream>/memories/YYYY/MM/YYYY-MM-DD-<slug>-<id>.md` under a name no other
+ * memory has, in this clone or another (the slug comes from the title, else
+ * the first words; the id from the file's content, writer.ts).
  */
 
 export interface AddOptions {

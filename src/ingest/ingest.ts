@@ -15,7 +15,7 @@ import { parseTranscript } from './detect.js';
 import { renderPrimer } from './primer.js';
 import { renderSession, renderTranscript, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
 import { IngestError, type IngestFormat } from './session.js';
-import { draftText, IngestedIndex, memoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
+import { draftText, IngestedIndex, memoryPath, newMemoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
 
 /**
  * `memvault ingest`, the use case: each input file is read, parsed by its
@@ -212,7 +212,9 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         continue;
       }
       const slug = slugify(draft.title);
-      const vaultPath = report.dryRun ? memoryPath(stream, draft.day, slug) : writeNewMemory(vaultDir, stream, draft.day, slug, text);
+      const vaultPath = report.dryRun
+        ? newMemoryPath(stream, draft.day, slug, text)
+        : writeNewMemory(vaultDir, stream, draft.day, slug, text);
       index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
       fileReport.memories.push({ path: vaultPath, status: 'new' });
     }

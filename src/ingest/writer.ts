@@ -9,9 +9,11 @@ import { listMarkdownFiles } from '../vault/scan.js';
 import type { MemoryDraft, SourceRecord } from './render.js';
 
 /**
- * Writing memories into the vault, shared by `add` and `ingest`: readable,
- * unique file names (`memories/YYYY/MM/YYYY-MM-DD-<slug>.md`, then `-2`,
- * `-3`…), claimed atomically so two writers never overwrite each other; and
+ * Writing memories into the vault, shared by `add` (the CLI and MCP's
+ * add_memory) and `ingest`: readable file names unique across clones
+ * (`memories/YYYY/MM/YYYY-MM-DD-<slug>-<id>.md`, `<id>` six hex digits of the
+ * file's SHA-256, then `-2`, `-3`…), claimed atomically so two writers never
+ * overwrite each other; and
  * the index of what was ingested before, read from the memories' own
  * `source:` frontmatter (the vault is the record, not a side file).
  */
@@ -46,6 +48,20 @@ export function memoryPath(stream: string, day: string, slug: string, n = 1): st
   return `${stream}/memories/${day.slice(0, 4)}/${day.slice(5, 7)}/${day}-${slug}${n > 1 ? `-${n}` : ''}.md`;
 }
 
+/** Hex digits of the content's SHA-256 in a new memory's name: 16.7 million names per title and day. */
+const NAME_ID_CHARS = 6;
+
+/**
+ * Where `writeNewMemory` puts a memory of this text first: `memoryPath` with the slug followed by the first hex digits
+ * of the file's SHA-256. Two clones that write the same title on the same day name two files, so a merge adds both
+ * memories (before, both were `<day>-<slug>.md`: an add/add conflict that left git's markers in the memory); the same
+ * text written on both is one name and one file, which git merges as is. Derived from the content, not drawn at random,
+ * so a build with the same inputs writes the same names.
+ */
+export function newMemoryPath(stream: string, day: string, slug: string, text: string, n = 1): string {
+  return memoryPath(stream, day, `${slug}-${sha256(text).slice(0, NAME_ID_CHARS)}`, n);
+}
+
 let counter = 0;
 
 /**
@@ -63,7 +79,7 @@ export function writeNewMemory(vaultDir: string, stream: string, day: string, sl
   writeFileSync(temp, text, { flag: 'wx' });
   try {
     for (let n = 1; ; n++) {
-      const vaultPath = memoryPath(stream, day, slug, n);
+      const vaultPath = newMemoryPath(stream, day, slug, text, n);
       const target = path.join(vaultDir, vaultPath);
       try {
         linkSync(temp, target);

@@ -190,7 +190,8 @@ export class LoadSession {
     }
     for (const d of loaded.state.diagnostics) {
       if (loaded.cache.get(d.path)) files.add(d.path);
-      else if (d.rule === 'memory/symlink-skipped' || d.rule === 'memory/not-a-file') this.special.set(d.path, d);
+      else if (d.rule === 'memory/symlink-skipped' || d.rule === 'memory/not-a-file' || d.rule === 'memory/file-name')
+        this.special.set(d.path, d);
     }
     this.files = [...files].sort();
     this.cache = loaded.cache;

@@ -101,6 +101,17 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
     const offset = firstInvalidUtf8(bytes);
     return fail(...lineColAt(bytes, offset), 'not valid UTF-8 text', 're-save the file as UTF-8 in your editor', 'memory/encoding');
   }
+  // Before the frontmatter: markers there would read as a YAML error, and in the body as text of the memory.
+  const marker = conflictMarkerLine(text);
+  if (marker !== undefined)
+    return fail(
+      marker,
+      1,
+      'git conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): a merge left two versions in this memory',
+      'resolve the merge in the file: keep both memories as two files (each side under its own name) or merge them by hand, ' +
+        'remove the `<<<<<<<`, `=======` and `>>>>>>>` lines, then build again',
+      'memory/conflict-markers',
+    );
   if (text.trim().length === 0)
     return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
 
@@ -194,6 +205,28 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
   const duplicateOf = typeof fm.data.duplicate_of === 'string' ? fm.data.duplicate_of.trim() : '';
   if (duplicateOf && duplicateOf !== memory.id) memory.duplicateOf = duplicateOf;
   return { ok: true, content: { memory, body, frontmatter: fm.data } };
+}
+
+/**
+ * The line of the first git conflict in `text`, or undefined: a `<<<<<<<` line, then a `=======` line, then a
+ * `>>>>>>>` line, each at the start of its line as git writes them (seven characters, then a space and a label, or the
+ * line's end). All three in order, so a lone `=======` (a setext heading's underline) is never one.
+ *
+ * @example
+ *   conflictMarkerLine('---\n<<<<<<< HEAD\ndate: 2026-02-13\n=======\ndate: 2026-02-14\n>>>>>>> origin/main\n---\nText.\n'); // 2
+ */
+export function conflictMarkerLine(text: string): number | undefined {
+  if (!text.includes('<<<<<<<')) return undefined;
+  const lines = text.split('\n');
+  const marker = (line: string, char: string) => line.startsWith(char.repeat(7)) && /^(?: .*)?\r?$/.test(line.slice(7));
+  for (let start = 0; start < lines.length; start++) {
+    if (!marker(lines[start]!, '<')) continue;
+    let middle = start + 1;
+    while (middle < lines.length && !marker(lines[middle]!, '=')) middle++;
+    for (let end = middle + 1; end < lines.length; end++) if (marker(lines[end]!, '>')) return start + 1;
+    return undefined;
+  }
+  return undefined;
 }
 
 /**

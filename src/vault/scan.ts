@@ -28,9 +28,15 @@ export interface ScannedFile {
   vaultPath: string;
   size: number;
   mtimeMs: number;
-  /** Set for what is not read: a symbolic link, or a FIFO, socket or device where a `.md` file would be. */
-  special?: 'symlink' | 'not-a-file';
+  /** Set for what is not read: a symbolic link, a FIFO, socket or device where a `.md` file would be, a name not UTF-8. */
+  special?: Special;
 }
+
+/**
+ * What a walk finds and does not read. `bad-name`: a `.md` file or a folder whose name is not UTF-8 (`caf\xe9.md` in
+ * latin1): Node names it with U+FFFD and cannot open it by that name, so it is reported, not silently missed.
+ */
+export type Special = 'symlink' | 'not-a-file' | 'bad-name';
 
 /** Largest memory or summary file read, in bytes; a larger file is reported (`memory/too-large`) and not read. */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -85,7 +91,7 @@ export interface ScanColumns {
   sizes: Float64Array;
   mtimes: Float64Array;
   /** Index → `special` of the few entries that have one. */
-  special: [number, 'symlink' | 'not-a-file'][];
+  special: [number, Special][];
 }
 
 export function toColumns(files: readonly ScannedFile[]): ScanColumns {
@@ -119,11 +125,8 @@ export function listMarkdownFiles(dir: string, skipped: ReadonlySet<string> = ne
  * devices named `*.md`. Sorted; links are never followed. A folder that
  * cannot be listed is left out (its files are not reported one by one).
  */
-export function walkStream(
-  dir: string,
-  skipped: ReadonlySet<string> = new Set(),
-): { relative: string; special?: 'symlink' | 'not-a-file' }[] {
-  const out: { relative: string; special?: 'symlink' | 'not-a-file' }[] = [];
+export function walkStream(dir: string, skipped: ReadonlySet<string> = new Set()): { relative: string; special?: Special }[] {
+  const out: { relative: string; special?: Special }[] = [];
   const pending = [''];
   // A stack, not recursion: folder depth is whatever the vault holds.
   while (pending.length > 0) {
@@ -138,6 +141,11 @@ export function walkStream(
       if (entry.name.startsWith('.')) continue;
       const child = relative ? `${relative}/${entry.name}` : entry.name;
       const markdown = entry.name.toLowerCase().endsWith('.md');
+      // A name that is not UTF-8 comes with U+FFFD in it and names no file: reported (a whole folder of memories, too).
+      if ((markdown || entry.isDirectory()) && entry.name.includes('\uFFFD') && !existsSync(path.join(dir, child))) {
+        out.push({ relative: child, special: 'bad-name' });
+        continue;
+      }
       if (entry.isDirectory()) {
         if (!skipped.has(child)) pending.push(child);
       } else if (entry.isFile()) {
@@ -151,7 +159,10 @@ export function walkStream(
 }
 
 /** The diagnostic for a `special` scan entry: reported (info), never read. */
-export function specialDiagnostic(vaultPath: string, special: 'symlink' | 'not-a-file'): Diagnostic {
+export function specialDiagnostic(vaultPath: string, special: Special): Diagnostic {
+  if (special === 'bad-name') {
+    return diagnostic('memory/file-name', { path: vaultPath, line: 1, column: 1 }, 'file name is not UTF-8: the file is not read');
+  }
   if (special === 'symlink') {
     return diagnostic('memory/symlink-skipped', { path: vaultPath, line: 1, column: 1 }, 'symbolic link not followed');
   }

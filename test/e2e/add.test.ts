@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import {
@@ -33,6 +34,15 @@ function project(config = 'timezone: Europe/Berlin\n'): string {
 
 const NOW = { MEMVAULT_NOW: '2026-02-13T13:05:00Z' };
 
+/**
+ * The name `add` gives a file under `<folder>/<day>-<slug>`: then the first six hex digits of the SHA-256 of what the
+ * file holds (so two clones that add the same title the same day never write the same name), then `-n` for the n-th.
+ */
+function addedName(root: string, relative: string, prefix: string, n = 1): string {
+  const id = createHash('sha256').update(readText(root, relative)).digest('hex').slice(0, 6);
+  return `${prefix}-${id}${n > 1 ? `-${n}` : ''}.md`;
+}
+
 /** Runs `memvault add` with `input` on stdin. */
 function addWithStdin(args: string[], cwd: string, input: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -55,9 +65,10 @@ describe('memvault add', () => {
       ['add', 'Replaced JWT with server sessions: tokens grew past the cookie limit.', '--tag', 'auth', '--tag', 'backend'],
       { cwd: root, env: NOW },
     );
+    const written = result.stdout.trim();
     expect(result).toEqual({
       code: 0,
-      stdout: 'vault/main/memories/2026/02/2026-02-13-replaced-jwt-with-server-sessions-tokens-grew-past.md\n',
+      stdout: `${addedName(root, written, 'vault/main/memories/2026/02/2026-02-13-replaced-jwt-with-server-sessions-tokens-grew-past')}\n`,
       stderr: '',
     });
     expect(readText(root, result.stdout.trim())).toBe(
@@ -88,10 +99,11 @@ describe('memvault add', () => {
       ],
       { cwd: root, env: NOW },
     );
+    const name = addedName(root, json.path, '2026-02-10-deploy-rule');
     expect(json).toEqual({
-      path: 'vault/ops/memories/2026/02/2026-02-10-deploy-rule.md',
-      vault_path: 'ops/memories/2026/02/2026-02-10-deploy-rule.md',
-      id: '2026/02/2026-02-10-deploy-rule',
+      path: `vault/ops/memories/2026/02/${name}`,
+      vault_path: `ops/memories/2026/02/${name}`,
+      id: `2026/02/${name.replace(/\.md$/, '')}`,
       stream: 'ops',
       date: '2026-02-10T09:30:00+01:00',
       redactions: [],
@@ -107,21 +119,24 @@ describe('memvault add', () => {
     );
   });
 
-  it('never overwrites: the same name again gets -2, -3', async () => {
+  it('never overwrites: the same title and day get names of their own, the same text again gets -2, -3', async () => {
     const root = project();
     const paths: string[] = [];
     for (let i = 0; i < 3; i++)
       paths.push((await runCli(['add', `Standup note ${i}`, '--title', 'Standup', '--date', '2026-02-13'], { cwd: root })).stdout.trim());
-    expect(paths).toEqual([
-      'vault/main/memories/2026/02/2026-02-13-standup.md',
-      'vault/main/memories/2026/02/2026-02-13-standup-2.md',
-      'vault/main/memories/2026/02/2026-02-13-standup-3.md',
-    ]);
+    const prefix = 'vault/main/memories/2026/02/2026-02-13-standup';
+    expect(paths).toEqual(paths.map((p) => addedName(root, p, prefix)));
+    expect(new Set(paths).size).toBe(3);
     expect(paths.map((p) => splitFrontmatter(readText(root, p)).body)).toEqual([
       'Standup note 0\n',
       'Standup note 1\n',
       'Standup note 2\n',
     ]);
+    const same: string[] = [];
+    for (let i = 0; i < 2; i++)
+      same.push((await runCli(['add', 'Standup note 0', '--title', 'Standup', '--date', '2026-02-13'], { cwd: root })).stdout.trim());
+    expect(same).toEqual([addedName(root, paths[0]!, prefix, 2), addedName(root, paths[0]!, prefix, 3)]);
+    expect(same.map((p) => readText(root, p))).toEqual([readText(root, paths[0]!), readText(root, paths[0]!)]);
   });
 
   it('reads the text from stdin when there is no text argument, or it is -', async () => {
@@ -131,7 +146,8 @@ describe('memvault add', () => {
     expect(first.code).toBe(0);
     expect(splitFrontmatter(readText(root, first.stdout.trim())).body).toBe(text);
     const second = await addWithStdin(['-'], root, 'Piped note about the replica lag.');
-    expect(second.stdout.trim()).toBe('vault/main/memories/2026/02/2026-02-13-piped-note-about-the-replica-lag.md');
+    const piped = second.stdout.trim();
+    expect(piped).toBe(addedName(root, piped, 'vault/main/memories/2026/02/2026-02-13-piped-note-about-the-replica-lag'));
   });
 
   it('redacts secrets before writing, and says so', async () => {

@@ -210,7 +210,8 @@ describe('memvault watch', () => {
     );
     expect(added.code).toBe(0);
     const line = await watcher.nextRebuild(count, 'the rebuild after add');
-    expect(line).toContain('main/memories/2026/03/2026-03-03-staging-move.md added → daily 2026-03-03, package main, index');
+    expect(added.stdout).toMatch(/^vault\/main\/memories\/2026\/03\/2026-03-03-staging-move-[0-9a-f]{6}\.md\n$/);
+    expect(line).toContain(`${added.stdout.trim().slice('vault/'.length)} added → daily 2026-03-03, package main, index`);
     expect(readText(root, PACKAGE)).toContain('Moved the staging database to the new cluster.');
   });
 

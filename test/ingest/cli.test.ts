@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,8 +119,10 @@ describe('ingest --primer', () => {
     const result = await runCli(['ingest', 'transcripts/session.jsonl', '--primer'], { cwd: root });
     expect(result.code).toBe(0);
     const written = memories(root);
-    expect(written).toEqual(['vault/main/memories/2026/02/2026-02-14-session-primer-fix-flaky-invoice-totals-test.md']);
     const text = readText(root, written[0]!);
+    // The name ends with six hex digits of the file's SHA-256 (a name of its own in every clone, writer.ts).
+    const id = createHash('sha256').update(text).digest('hex').slice(0, 6);
+    expect(written).toEqual([`vault/main/memories/2026/02/2026-02-14-session-primer-fix-flaky-invoice-totals-test-${id}.md`]);
     expect(text).toMatch(
       new RegExp(
         /^---\ndate: 2026-02-14T00:12:15\+01:00\ntitle: "Session primer: Fix flaky invoice totals test"\n/.source +

@@ -78,6 +78,16 @@ export const GIT_RULES = {
     severity: 'error',
     hint: 'install git (memvault uses it when it is on PATH), or build with --no-commit and commit with git',
   },
+  'git/file-name': {
+    title: 'A name that is not UTF-8 or holds a backslash, without the git command',
+    severity: 'error',
+    hint:
+      'rename it (UTF-8, no backslash; `git mv` on a machine with git), or install git (memvault uses it when it is on PATH); ' +
+      'the files are written, the next build commits them',
+    docs:
+      'isomorphic-git reads and writes names as UTF-8 (rewriting the folder would rename such a file in the commit) and ' +
+      'refuses names with a backslash. The git command keeps every name as its bytes, so it commits such a folder as it is.',
+  },
   'git/not-a-repo': {
     title: 'The project is not in a git repository',
     severity: 'error',

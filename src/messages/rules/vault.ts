@@ -41,6 +41,18 @@ export const VAULT_RULES = {
     hint: 'split it into several memories (one per session or topic), or move the raw material out of the vault',
     docs: 'A vault file is read up to 1 MiB; frontmatter up to a fixed number of characters. Larger ones are left out.',
   },
+  'memory/conflict-markers': {
+    title: 'A memory holds git conflict markers',
+    severity: 'error',
+    hint:
+      'resolve the merge in the file: keep both memories as two files (each side under its own name) or merge them by hand, ' +
+      'remove the `<<<<<<<`, `=======` and `>>>>>>>` lines, then build again',
+    docs:
+      'A merge left `<<<<<<< `, `=======` and `>>>>>>> ` lines (as git writes them, at the start of a line) in the file, ' +
+      'in its frontmatter or its body: usually two clones wrote a memory of the same name, or both edited one memory. ' +
+      'The file is left out of the build (no summary, package or search holds half-merged text) and no memvault commit ' +
+      'takes it. A memory that quotes such lines on purpose can indent them by a space.',
+  },
   'memory/too-deep': {
     title: 'The markdown body is nested too deep',
     severity: 'error',
@@ -102,6 +114,14 @@ export const VAULT_RULES = {
     title: 'A `.md` path in the vault is not a regular file',
     severity: 'info',
     hint: 'only regular `.md` files are read: remove it or rename it',
+  },
+  'memory/file-name': {
+    title: 'A `.md` file or a folder in the vault has a name that is not UTF-8',
+    severity: 'error',
+    hint: 'rename it to a UTF-8 name (e.g. `git mv`, or `convmv -f latin1 -t utf8`); the rest of the vault builds without it',
+    docs:
+      'Node.js names such a file with U+FFFD and cannot open it by that name: it is reported and left out of the build ' +
+      '(a folder: every file in it). memvault never renames it, and the commit keeps it as git stores it.',
   },
   'memory/unreadable': {
     title: 'A vault file cannot be read',
