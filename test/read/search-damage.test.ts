@@ -1,4 +1,4 @@
-import { closeSync, openSync, renameSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,10 +52,9 @@ function settle(file: string): void {
   db.close();
 }
 
-/** Overwrites the file from byte `from` to its end with pseudo-random bytes (the same every run). */
-function garbage(file: string, from: number): void {
-  const size = statSync(file).size;
-  const bytes = Buffer.alloc(size - from);
+/** Overwrites `length` bytes of the file from byte `from` (to its end by default) with pseudo-random bytes (the same every run). */
+function garbage(file: string, from: number, length = statSync(file).size - from): void {
+  const bytes = Buffer.alloc(length);
   let x = 0x2545f491;
   for (let i = 0; i < bytes.length; i++) {
     x ^= x << 13;
@@ -94,6 +93,11 @@ const DAMAGE: Record<string, (file: string) => void> = {
   'postings pages overwritten': (file) => {
     const page = pageOf(file, 'fts_data');
     garbage(file, (page.root - 1) * page.size);
+  },
+  // One page: the root of the postings. The update's reads (meta, buckets) pass; only a query finds it.
+  'postings root page overwritten': (file) => {
+    const page = pageOf(file, 'fts_data');
+    garbage(file, (page.root - 1) * page.size, page.size);
   },
   'everything after the 100-byte header overwritten': (file) => garbage(file, 100),
   'cut short': (file) => truncateSync(file, Math.max(pageOf(file).size * 2, Math.floor(statSync(file).size / 2))),
@@ -144,7 +148,12 @@ const kinds = (fast: string[]): string[] => (slow ? fast : Object.keys(DAMAGE));
 
 describe('a damaged or foreign search index is rebuilt, never an error', () => {
   it('`memvault search` answers with the right hits and says once that it rebuilt the index', async () => {
-    for (const kind of kinds(['pages after the first overwritten', 'postings pages overwritten', 'cut short', 'another SQLite database'])) {
+    for (const kind of kinds([
+      'pages after the first overwritten',
+      'postings root page overwritten',
+      'cut short',
+      'another SQLite database',
+    ])) {
       const root = damaged(kind);
       const text = await runCli(['search', 'zephyrine'], { cwd: root });
       expect(text.code, `${kind}: ${text.stderr}`).toBe(0);
@@ -191,6 +200,34 @@ describe('a damaged or foreign search index is rebuilt, never an error', () => {
       expect(pathsOf((await runCliJson(['search', 'zephyrine', '--json'], { cwd: root })).json), kind).toEqual(expected);
     }
   }, 120_000);
+});
+
+describe('an index path that cannot be written', () => {
+  it('a directory in its place: search answers from memory, build goes on with one warning', async () => {
+    const root = copyProject(base);
+    copies.push(root);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${indexFile(root)}${suffix}`, { force: true });
+    mkdirSync(path.join(indexFile(root), 'x'), { recursive: true });
+    const json = await runCli(['search', 'zephyrine', '--json'], { cwd: root });
+    expect(json.code, json.stderr).toBe(0);
+    expect(pathsOf(JSON.parse(json.stdout))).toEqual(expected);
+    const build = await runCli(['build', '--no-commit', '--now', NOW], { cwd: root });
+    expect(build.code, build.stderr).toBe(0);
+    expect(count(build.stderr, '[search/unwritable]'), build.stderr).toBe(1);
+    // No rebuild file is left beside it.
+    expect(readdirSync(path.dirname(indexFile(root))).sort()).toEqual(['index.sqlite']);
+  }, 60_000);
+});
+
+describe('context reads a damaged index through the same path', () => {
+  it('`memvault context --query` exits 0 and finds the memory when only the postings are damaged', async () => {
+    const root = damaged('postings root page overwritten');
+    const context = await runCli(['context', '--query', 'zephyrine', '--now', NOW], { cwd: root });
+    expect(context.code, context.stderr).toBe(0);
+    expect(context.stdout).toContain('zephyrine');
+    expect(isOurs(root)).toBe(true);
+    expect((await runCliJson(['search', 'zephyrine', '--json'], { cwd: root })).json.index.rebuilt).toBe(false);
+  }, 60_000);
 });
 
 describe('a search whose index is replaced or damaged under it', () => {

@@ -78,7 +78,12 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
     // The vault (its loader, the frontmatter parser) is loaded only when there is no usable index.
     const vault = (await (await import('../vault.js')).openVault(root)).loaded;
     // Updated, read back, rebuilt once more when it cannot be, else indexed in memory (store.ts): never an error.
-    const { loaded, report } = ensureSearchIndex(root, vault, options);
+    const { loaded, report } = ensureSearchIndex(root, vault, {
+      ...options,
+      onRebuilt: (later) => {
+        built = later;
+      },
+    });
     built = report;
     return loaded;
   };

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import type { LoadedVault } from '../../vault/load.js';
 import type { EmbeddingReport } from '../embeddings/update.js';
 import { digestsOf, pairMap, vaultPairs } from './buckets.js';
@@ -194,7 +195,12 @@ function rebuildAside(root: string, vault: LoadedVault, reason: NonNullable<Inde
     throw error;
   }
   closeIndex(root);
-  installAside(root, db, file);
+  try {
+    installAside(root, db, file);
+  } catch (error) {
+    discardAside(db, file);
+    throw error;
+  }
   return {
     documents: counts.added,
     ...counts,
@@ -222,38 +228,73 @@ export function ensureSearchIndex(
 ): { loaded: LoadedIndex; report: IndexReport } {
   const started = performance.now();
   let report: IndexReport | undefined;
+  let loaded: LoadedIndex | undefined;
   if (!options.inMemory) {
     try {
       report = updateSearchIndex(root, vault, options);
-      const loaded = readIndex(root);
-      if (loaded) return { loaded, report };
-      // Unreadable right after it was written: replaced or damaged meanwhile. Once more, then memory.
-      const again = updateSearchIndex(root, vault, { damaged: true });
-      const second = readIndex(root);
-      if (second) return { loaded: second, report: report.rebuilt ? report : again };
+      loaded = readIndex(root);
+      if (!loaded) {
+        // Unreadable right after it was written: replaced or damaged meanwhile. Once more, then memory.
+        const again = updateSearchIndex(root, vault, { damaged: true });
+        loaded = readIndex(root);
+        if (!report.rebuilt) report = again;
+      }
     } catch (error) {
       if (!isDiskError(error)) throw error;
     }
   }
-  const index = new SearchIndex(openInMemory());
-  const counts = syncIndex(index, searchDocuments(vault), textReader(vault), new Map());
-  return {
-    loaded: { index },
-    report: {
-      documents: counts.added,
-      ...counts,
-      rebuilt: true,
-      reason: report?.reason ?? (options.force ? 'forced' : 'unreadable'),
-      written: false,
-      inMemory: true,
-      ms: Math.round(performance.now() - started),
-    },
-  };
+  if (!loaded || !report) {
+    const memory = inMemory(vault, report?.reason ?? (options.force ? 'forced' : 'unreadable'), started);
+    return { loaded: { index: new SearchIndex(memory.db) }, report: memory.report };
+  }
+  // Damage a query meets later (pages the update did not read): rebuilt from this vault, else memory; said through `onRebuilt`.
+  const index = loaded.index;
+  index.recoverWith(() => {
+    const again = performance.now();
+    try {
+      const rebuilt = updateSearchIndex(root, vault, { damaged: true });
+      const inode = inodeOf(root);
+      const db = openForReading(root);
+      if (db) {
+        open.set(root, { index, inode: inode ?? -1 });
+        options.onRebuilt?.(rebuilt);
+        return db;
+      }
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+    }
+    const memory = inMemory(vault, 'unreadable', again);
+    options.onRebuilt?.(memory.report);
+    return memory.db;
+  });
+  return { loaded, report };
 }
 
 export interface EnsureOptions extends UpdateOptions {
   /** Index in memory without touching the file: the file failed a query even right after it was rebuilt. */
   inMemory?: boolean;
+  /** Told when a later query met damage and the index was rebuilt (or indexed in memory) for it. */
+  onRebuilt?: (report: IndexReport) => void;
+}
+
+/** The whole vault indexed in an in-memory database: what a process searches when the file cannot be used. */
+function inMemory(
+  vault: LoadedVault,
+  reason: NonNullable<IndexReport['reason']>,
+  started: number,
+): { db: Database.Database; report: IndexReport } {
+  const index = new SearchIndex(openInMemory());
+  const counts = syncIndex(index, searchDocuments(vault), textReader(vault), new Map());
+  const report: IndexReport = {
+    documents: counts.added,
+    ...counts,
+    rebuilt: true,
+    reason,
+    written: false,
+    inMemory: true,
+    ms: Math.round(performance.now() - started),
+  };
+  return { db: index.db, report };
 }
 
 /** An error of SQLite or of the file system (not a bug of ours): the index file cannot be used, so memory is. */
