@@ -64,7 +64,7 @@ export interface OpenSearchOptions extends EmbedderOptions {
 }
 
 /**
- * Opens the index under `root` for searching, or builds it from the vault when it is missing, unreadable or outdated.
+ * Opens the index under `root` for searching, or builds it from the vault when it is missing, damaged, foreign or outdated.
  *
  * @example
  *   const session = await openSearch('/repo');
