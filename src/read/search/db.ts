@@ -155,16 +155,11 @@ export function openForReading(root: string): Database.Database | undefined {
 
 /**
  * Opens the database for an update in place; `fresh` instead when it must be
- * built afresh (missing, unreadable, another version, foreign, or `force`):
- * the caller then builds it aside (`createAside`) and swaps it in.
+ * built afresh (missing, unreadable, another version, foreign): the caller
+ * then builds it aside (`createAside`) and swaps it in.
  */
-export function openForWriting(root: string, force = false): { db: Database.Database } | { fresh: RebuildReason } {
-  const opened = openExisting(root);
-  if ('db' in opened && force) {
-    opened.db.close();
-    return { fresh: 'outdated' };
-  }
-  return opened;
+export function openForWriting(root: string): { db: Database.Database } | { fresh: RebuildReason } {
+  return openExisting(root);
 }
 
 /** Temporary files of a rebuild beside the index: `index.sqlite.<pid>-<n>.tmp` (never `-wal`/`-shm`, which are the index's). */
