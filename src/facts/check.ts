@@ -4,7 +4,7 @@ import { resolveOpenAiSettings, type OpenAiSettings } from '../llm/openai-settin
 import { openVectorStore } from '../read/embeddings/vectors.js';
 import { nearest } from '../read/search/fuse.js';
 import { parseQuery, runSearch } from '../read/search/query.js';
-import { readIndex, updateSearchIndex, type LoadedIndex } from '../read/search/store.js';
+import { ensureSearchIndex, type LoadedIndex } from '../read/search/store.js';
 import type { ReadVault } from '../read/vault.js';
 import { contentWords } from '../text/terms.js';
 import { UserError } from '../util/errors.js';
@@ -133,9 +133,8 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
     return text;
   };
 
-  updateSearchIndex(vault.root, vault.loaded);
-  const index = readIndex(vault.root);
-  const neighbours = index ? neighbourLists(vault, index, candidates, (path) => textOf(byPath.get(path)!)) : new Map();
+  const index = ensureSearchIndex(vault.root, vault.loaded).loaded;
+  const neighbours = neighbourLists(vault, index, candidates, (path) => textOf(byPath.get(path)!));
   const selected = selectPairs(candidates, neighbours, {
     maxPairs: options.maxPairs ?? DEFAULT_MAX_PAIRS,
     skip: (a, b) => byPath.get(a.path)!.stream !== byPath.get(b.path)!.stream || known.has([a.path, b.path].sort().join('\u0000')),

@@ -265,8 +265,11 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
-    const search = await (await import('../read/search/sync.js')).syncSearch(options.root, loaded, config);
+    const sync = await import('../read/search/sync.js');
+    const search = await sync.syncSearch(options.root, loaded, config);
     if (search) report.search = search;
+    // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
+    report.diagnostics.push(...sync.searchNotes(search));
   }
   // The package may be written twice (`packageFirst`): listed once.
   report.written = [...new Set(report.written)];

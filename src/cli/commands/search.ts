@@ -95,6 +95,7 @@ const REBUILT: Record<NonNullable<IndexReport['reason']>, string> = {
   missing: 'there was none',
   unreadable: 'the old one was unreadable',
   outdated: 'the old one was of another version',
+  foreign: 'the old one was not a memvault index',
   forced: 'as asked with --reindex',
 };
 

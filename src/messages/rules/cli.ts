@@ -182,6 +182,23 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'e.g. tier:weekly or --tier memories',
   },
+  'search/too-large': {
+    title: 'A search query past its size limits',
+    severity: 'error',
+    hint: 'a query takes at most {limit}; search with fewer words or filters (a document must carry every `tag:` given, so a few narrow it as much as many)',
+    docs: 'A query is bounded before any SQL is built: at most 100 filters (`tag:`, `kind:`, `stream:`, `tier:`, `since:`, `until:`) and 10,000 characters. Each filter is one condition of the SQL statement, and SQLite refuses a statement nested past 1,000 levels.',
+  },
+  'search/unwritable': {
+    title: 'The build could not update the search index',
+    severity: 'warning',
+    hint: 'check that `.memvault/search/` can be written (space, permissions); until then `memvault search` indexes the vault in memory',
+  },
+  'search/rebuilt': {
+    title: 'The search index was rebuilt from the vault',
+    severity: 'info',
+    hint: 'nothing to do: the index is derived from the vault; {why}',
+    docs: "The search index (`.memvault/search/index.sqlite`) is derived from the vault and disposable. A file that is damaged (on open, on a query or on a write), cut short or another program's SQLite database is rebuilt from the vault beside it and swapped in; `memvault build` says so once with this note, `memvault search` in its first line. When the file cannot be written at all, the build goes on without it and a search indexes the vault in memory.",
+  },
   'context/activity': {
     title: '`--activity` is not one of the activities',
     severity: 'error',

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readIndex, updateSearchIndex } from '../search/store.js';
+import { ensureSearchIndex } from '../search/store.js';
 import type { SearchIndex } from '../search/index.js';
 import { resolveRelativeDates } from '../../retention/dates.js';
 import type { Memory } from '../../vault/model.js';
@@ -58,11 +58,8 @@ function memoOf(vault: ReadVault): Memo {
  *   assembleContext(vault, search, { signals: { query: 'sessions' }, now: new Date() });
  */
 export function openContextSearch(vault: ReadVault): ContextSearch {
-  updateSearchIndex(vault.root, vault.loaded);
-  if (!readIndex(vault.root)) updateSearchIndex(vault.root, vault.loaded, { force: true });
-  const loaded = readIndex(vault.root);
-  if (!loaded) throw new Error('the search index could not be read back after it was written');
-  return { index: loaded.index };
+  // Updated, read back, rebuilt when damaged or foreign, else in memory (store.ts): context never fails for its index.
+  return { index: ensureSearchIndex(vault.root, vault.loaded).loaded.index };
 }
 
 /** Tokens of `text` with the configured tokenizer, remembered for this loaded vault. */

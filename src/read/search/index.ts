@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SearchDoc } from './documents.js';
 import { analyze } from './analyzer.js';
 import { bucketOf, bucketRange, Digest, digestsOf } from './buckets.js';
-import { openInMemory } from './db.js';
+import { isIndexDamage, openInMemory } from './db.js';
 import type { MatchPlan } from './match.js';
 
 export { ANALYZER_VERSION, INDEX_OPTIONS, processTerm, tokenize } from './analyzer.js';
@@ -108,8 +108,36 @@ export class SearchIndex {
   /** Transactions this connection wrote (SQLite's `data_version` counts only other connections' commits). */
   private writes = 0;
 
+  /** What replaces the connection when a read meets damage, once (`ensureSearchIndex` sets it: it has the vault to rebuild from). */
+  private recovery: (() => Database.Database) | undefined;
+
   /** `db` may be a function opening it: an index nobody queries (the session-start hook's) never loads SQLite. */
   constructor(private readonly source: Database.Database | (() => Database.Database)) {}
+
+  /**
+   * On the next read that meets damage (a page of the postings the open did not touch, a file replaced under the
+   * connection), `recover` gives the connection to use instead (a rebuilt file, or memory) and the read runs again.
+   */
+  recoverWith(recover: () => Database.Database): void {
+    this.recovery = recover;
+  }
+
+  /** Runs a read; on damage, once, on the connection `recoverWith` gives. */
+  private read<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      const recover = this.recovery;
+      if (!recover || !isIndexDamage(error)) throw error;
+      this.recovery = undefined;
+      const db = recover();
+      if (this.handle?.open && this.handle !== db) this.handle.close();
+      this.handle = db;
+      this.statements.clear();
+      this.writes++;
+      return run();
+    }
+  }
 
   get db(): Database.Database {
     this.handle ??= typeof this.source === 'function' ? this.source() : this.source;
@@ -137,13 +165,12 @@ export class SearchIndex {
 
   /** Documents in the index. */
   get size(): number {
-    return (this.statement('SELECT count(*) AS n FROM docs').get() as { n: number }).n;
+    return this.read(() => (this.statement('SELECT count(*) AS n FROM docs').get() as { n: number }).n);
   }
 
   /** Path → content hash of every indexed document. */
   hashes(): Map<string, string> {
-    const rows = this.statement('SELECT id, sha256 FROM docs').raw().all() as [string, string][];
-    return new Map(rows);
+    return this.read(() => new Map(this.statement('SELECT id, sha256 FROM docs').raw().all() as [string, string][]));
   }
 
   /** Path → content hash of the documents in `buckets` (buckets.ts): a prefix range of the `id` index per bucket. */
@@ -198,13 +225,13 @@ export class SearchIndex {
 
   /** The stored fields of one document. */
   stored(id: string): SearchDoc | undefined {
-    const row = this.statement(`SELECT ${COLUMNS} FROM docs d WHERE d.id = ?`).get(id) as DocRow | undefined;
+    const row = this.read(() => this.statement(`SELECT ${COLUMNS} FROM docs d WHERE d.id = ?`).get(id) as DocRow | undefined);
     return row ? docOf(row) : undefined;
   }
 
   /** Whether the index holds this stem as a term (the fuzzy fallback asks before expanding a word). */
   hasTerm(stem: string): boolean {
-    return this.statement('SELECT 1 FROM fts_vocab WHERE term = ?').get(stem) !== undefined;
+    return this.read(() => this.statement('SELECT 1 FROM fts_vocab WHERE term = ?').get(stem) !== undefined);
   }
 
   /**
@@ -212,7 +239,9 @@ export class SearchIndex {
    * (the vocabulary table reads each term's whole list of documents, so asking whether a prefix exists stops at one).
    */
   termsBetween(low: string, high: string, limit = -1): string[] {
-    return this.statement('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? LIMIT ?').pluck().all(low, high, limit) as string[];
+    return this.read(
+      () => this.statement('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? LIMIT ?').pluck().all(low, high, limit) as string[],
+    );
   }
 
   /**
@@ -233,7 +262,7 @@ export class SearchIndex {
       `SELECT ${COLUMNS}, -bm25(fts, ${WEIGHTS.title}, ${WEIGHTS.text}, ${WEIGHTS.tags}) AS score ` +
       `FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? AND ${where.sql} ` +
       `ORDER BY score DESC, d.tier = 'memories' DESC, d.id LIMIT ?`;
-    const rows = this.statement(sql).all(plan.expression, ...where.params, limit) as (DocRow & { score: number })[];
+    const rows = this.read(() => this.statement(sql).all(plan.expression, ...where.params, limit) as (DocRow & { score: number })[]);
     return rows.map((row) => ({ ...docOf(row), score: row.score, terms: plan.terms }));
   }
 
@@ -241,7 +270,7 @@ export class SearchIndex {
   newest(filter: DocFilter, limit: number): RankedDoc[] {
     const where = whereOf(filter);
     const sql = `SELECT ${COLUMNS} FROM docs d WHERE ${where.sql} ORDER BY d.date DESC, d.id LIMIT ?`;
-    const rows = this.statement(sql).all(...where.params, limit) as DocRow[];
+    const rows = this.read(() => this.statement(sql).all(...where.params, limit) as DocRow[]);
     return rows.map((row) => ({ ...docOf(row), score: 0, terms: [] }));
   }
 

@@ -25,12 +25,26 @@ export interface ParsedQuery {
 }
 
 /**
- * Splits a query into words, phrases and filters. Pure.
+ * Bounds of one query, checked before any SQL is built: each filter is one condition of the statement (a `tag:` one
+ * nested `EXISTS`), and SQLite refuses a statement past 1,000 levels ("Expression tree is too large"); the length
+ * bounds the words and phrases (each a term of the FTS5 expression and a vocabulary lookup).
+ */
+export const MAX_FILTERS = 100;
+export const MAX_QUERY_CHARS = 10_000;
+
+/**
+ * Splits a query into words, phrases and filters. Pure. A query longer than
+ * `MAX_QUERY_CHARS` or with more than `MAX_FILTERS` filters is a user error
+ * (`search/too-large`), before the index is touched.
  *
  * @example
  *   parseQuery('"server sessions" postgres tag:auth') // { text: 'server sessions postgres', phrases: ['server sessions'], filters: { tag: ['auth'], … } }
  */
 export function parseQuery(query: string): ParsedQuery {
+  if (query.length > MAX_QUERY_CHARS)
+    throw new UserError('search/too-large', `the query is ${query.length.toLocaleString('en-US')} characters long`, {
+      limit: `${MAX_QUERY_CHARS.toLocaleString('en-US')} characters`,
+    });
   const filters = Object.fromEntries(FIELDS.map((f) => [f, [] as string[]])) as Record<Field, string[]>;
   const words: string[] = [];
   const phrases: string[] = [];
@@ -47,6 +61,15 @@ export function parseQuery(query: string): ParsedQuery {
       }
     } else if (word !== undefined) words.push(word);
   }
+  const count = Object.values(filters).reduce((n, values) => n + values.length, 0);
+  if (count > MAX_FILTERS)
+    throw new UserError(
+      'search/too-large',
+      `the query has ${count.toLocaleString('en-US')} filters (tag:, kind:, stream:, tier:, since:, until:)`,
+      {
+        limit: `${MAX_FILTERS} filters`,
+      },
+    );
   return { text: words.join(' '), phrases, filters };
 }
 

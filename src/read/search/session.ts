@@ -6,7 +6,15 @@ import type { VectorStore } from '../embeddings/vectors.js';
 import { loadValidConfigCached } from '../../config/cached.js';
 import { nearest } from './fuse.js';
 import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';
-import { readIndex, updateSearchIndex, type IndexReport, type LoadedIndex } from './store.js';
+import {
+  closeIndex,
+  ensureSearchIndex,
+  isIndexDamage,
+  readIndex,
+  type IndexReport,
+  type EnsureOptions,
+  type LoadedIndex,
+} from './store.js';
 
 /**
  * The warm search API: one object holding the open index database (and, with
@@ -56,7 +64,7 @@ export interface OpenSearchOptions extends EmbedderOptions {
 }
 
 /**
- * Opens the index under `root` for searching, or builds it from the vault when it is missing, unreadable or outdated.
+ * Opens the index under `root` for searching, or builds it from the vault when it is missing, damaged, foreign or outdated.
  *
  * @example
  *   const session = await openSearch('/repo');
@@ -66,18 +74,21 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
   const config = await loadValidConfigCached(root);
   const vaultDir = path.resolve(root, config.vault);
   let built: IndexReport | undefined;
-  const rebuild = async (force: boolean): Promise<LoadedIndex> => {
+  const rebuild = async (options: EnsureOptions): Promise<LoadedIndex> => {
     // The vault (its loader, the frontmatter parser) is loaded only when there is no usable index.
     const vault = (await (await import('../vault.js')).openVault(root)).loaded;
-    // The writer finds why (missing, unreadable, another version) and rebuilds; a file it could open but a reader could not is rebuilt by force.
-    built = updateSearchIndex(root, vault, { force });
-    if (!force && !readIndex(root)) built = updateSearchIndex(root, vault, { force: true });
-    const loaded = readIndex(root);
-    if (!loaded) throw new Error('the search index could not be read back after it was written');
+    // Updated, read back, rebuilt once more when it cannot be, else indexed in memory (store.ts): never an error.
+    const { loaded, report } = ensureSearchIndex(root, vault, {
+      ...options,
+      onRebuilt: (later) => {
+        built = later;
+      },
+    });
+    built = report;
     return loaded;
   };
-  const current = async (): Promise<LoadedIndex> => readIndex(root) ?? rebuild(false);
-  if (options.reindex) await rebuild(true);
+  const current = async (): Promise<LoadedIndex> => readIndex(root) ?? rebuild({});
+  if (options.reindex) await rebuild({ force: true });
   else await current();
   const semantic = config.embeddings ? semanticSide(root, config, options) : undefined;
   const readFile = (vaultPath: string): string | undefined => {
@@ -99,7 +110,7 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
     current,
     async search(text, searchOptions = {}) {
       const { now = new Date(), ...rest } = searchOptions;
-      const loaded = await current();
+      // Parsed (and its size checked) before the index is touched.
       const query = parseQuery(text);
       const at = { now, zone: config.timezone };
       // `since:` and `until:` take periods (`since:2026-02`, `until:"last week"`); the calendar code is loaded only for them.
@@ -108,9 +119,30 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
         query.filters.since = query.filters.since.map((value) => parsePeriod(value, at).start);
         query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
       }
-      const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
-      const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
-      return { hits, documents: loaded.index.size, ...(ranked ? { semantic: ranked.info } : {}) };
+      const run = async (loaded: LoadedIndex): Promise<SearchResponse> => {
+        const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
+        const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
+        return { hits, documents: loaded.index.size, ...(ranked ? { semantic: ranked.info } : {}) };
+      };
+      // Damage the open did not show (pages of the postings), or a file replaced under the connection by another
+      // process: opened again first (the file at the path now may be a good one), then rebuilt from the vault, then
+      // searched in memory. The index is derived: a search never fails because of it.
+      const attempts: (() => Promise<LoadedIndex>)[] = [
+        current,
+        async () => {
+          closeIndex(root);
+          return current();
+        },
+        () => rebuild({ damaged: true }),
+      ];
+      for (const attempt of attempts) {
+        try {
+          return await run(await attempt());
+        } catch (error) {
+          if (!isIndexDamage(error)) throw error;
+        }
+      }
+      return run(await rebuild({ damaged: true, inMemory: true }));
     },
   };
 }
