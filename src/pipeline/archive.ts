@@ -6,6 +6,8 @@ import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/peri
 import type { CachedResult, ParseCache } from '../vault/cache.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import { listedSources } from '../vault/summary-file.js';
+import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { sourceRefOf, summariesAtHome } from './plan.js';
 
 /**
@@ -46,8 +48,14 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
   const homes = summariesAtHome(stream.summaries, stream.name);
   const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined =>
     homes.get(vaultPaths.summary(stream.name, tier, period));
+  // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
+  let byDay: Map<string, SourceRef[]> | undefined;
   const lists = (parent: Summary | undefined, ref: SourceRef): boolean =>
-    parent?.meta.sources.some((s) => s.id === ref.id && s.sha256 === ref.sha256) ?? false;
+    (parent &&
+      listedSources(parent.meta, () => (byDay ??= dailySourcesByDay(stream.memories)).get(parent.meta.period))?.some(
+        (s) => s.id === ref.id && s.sha256 === ref.sha256,
+      )) ??
+    false;
   /** The weekly and monthly above a daily list it. */
   const dailyHeld = (daily: Summary | undefined, day: string): boolean => {
     if (!daily) return false;

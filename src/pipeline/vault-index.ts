@@ -3,7 +3,7 @@ import { statesFacts, unresolvedLine } from '../facts/surface.js';
 import { periodTopics } from '../text/topics.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
-import { listLength } from '../vault/cache-codec.js';
+import { sourceCount } from '../vault/summary-file.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { Manifest } from './package.js';
@@ -177,7 +177,7 @@ function indexStream(
       tokens: summary.meta.tokens,
       bytes: summary.meta.bytes,
       // From the parse cache's entry when the list itself was not read (cache-codec.ts): no list is read for the index.
-      sources: listLength(summary.meta, 'sources'),
+      sources: sourceCount(summary.meta),
       memories: summary.meta.memories,
       generator:
         summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
