@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, memory, readText, removeProject, runCliJson } from '../helpers/project.js';
+import { createProject, memory, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
 /**
  * `memvault consolidate --apply` (the real CLI in a child process) never marks
@@ -58,5 +58,42 @@ describe('memvault consolidate --apply and values', () => {
       expect(readText(root, `vault/main/memories/2026-03-09-${name}-changed.md`)).not.toContain('duplicate_of');
     }
     expect(readText(root, 'vault/main/memories/2026-03-10-pool-again.md')).toContain('duplicate_of: 2026-03-09-number-changed\n');
+  });
+});
+
+describe('memvault consolidate and a mark that hides a value', () => {
+  let root: string;
+  beforeAll(() => {
+    // A vault consolidated by a version that compared words only: the newer decision marked a copy of the older one.
+    const newer = memory({ date: '2026-03-09T09:00:00Z', kind: 'decision', body: decision('80') }).replace(
+      'kind: decision\n',
+      'kind: decision\nduplicate_of: 2026-03-02-pool\n',
+    );
+    root = createProject({
+      'vault/main/memories/2026-03-02-pool.md': memory({ date: '2026-03-02T09:00:00Z', kind: 'decision', body: decision('20') }),
+      'vault/main/memories/2026-03-09-pool.md': newer,
+      // A right mark: the same value.
+      'vault/main/memories/2026-03-10-pool.md': memory({
+        date: '2026-03-10T09:00:00Z',
+        kind: 'decision',
+        body: decision('20', ' Again.'),
+      }).replace('kind: decision\n', 'kind: decision\nduplicate_of: 2026-03-02-pool\n'),
+    });
+  });
+  afterAll(() => removeProject(root));
+
+  it('names the marked memory and the value only it states, in JSON and text', async () => {
+    const { json } = await runCliJson(['consolidate', '--json'], { cwd: root });
+    expect(json.streams[0]).toMatchObject({
+      groups: [],
+      alreadyMarked: 2,
+      hidingValues: [{ id: '2026-03-09-pool', path: 'main/memories/2026-03-09-pool.md', duplicate_of: '2026-03-02-pool', values: ['80'] }],
+    });
+    const text = await runCli(['consolidate'], { cwd: root });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'main/memories/2026-03-09-pool.md is marked duplicate_of 2026-03-02-pool but states 80 that it does not: summaries leave it out',
+    );
+    expect(text.stdout).not.toContain('2026-03-10-pool.md is marked');
   });
 });
