@@ -1,16 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProject,
-  listFiles,
-  memory,
-  readText,
-  removeProject,
-  runCliJson,
-  splitFrontmatter,
-  writeFiles,
-} from './helpers/project.js';
+import { createProject, listFiles, memory, readText, removeProject, runCliJson, splitFrontmatter, writeFiles } from './helpers/project.js';
 
 /**
  * A very busy day outgrew its own daily: one `sources:` line per memory, and
@@ -49,8 +40,7 @@ function busyDay(count: number, from = 0): Record<string, string> {
   return files;
 }
 
-const build = async (root: string, now: string) =>
-  (await runCliJson(['build', '--now', now, '--json', '--no-commit'], { cwd: root })).json;
+const build = async (root: string, now: string) => (await runCliJson(['build', '--now', now, '--json', '--no-commit'], { cwd: root })).json;
 
 /** Every file under vault/ that a build moved aside as "not written by memvault". */
 const movedAside = (root: string) => listFiles(root, 'vault').filter((file) => file.includes('hand-written'));
