@@ -1,4 +1,4 @@
-import type { Memory } from '../vault/model.js';
+import type { Memory, SourceRef } from '../vault/model.js';
 
 /**
  * `duplicate_of` marks as the pipeline reads them (no I/O: the planner imports
@@ -34,4 +34,20 @@ export function memoriesForSummaries<T extends Pick<Memory, 'id' | 'day' | 'dupl
   if (duplicates.size === 0) return memories;
   const liveDays = new Set(memories.filter((m) => !duplicates.has(m.id)).map((m) => m.day));
   return memories.filter((m) => !duplicates.has(m.id) || !liveDays.has(m.day));
+}
+
+/**
+ * The sources of each day's daily as the planner lists them (`planDailies` over
+ * `memoriesForSummaries`): the day's memories in stream order, pinned by hash.
+ * What a daily that holds only its sources' count and hash is checked against.
+ */
+export function dailySourcesByDay(memories: readonly Pick<Memory, 'id' | 'day' | 'duplicateOf' | 'sha256'>[]): Map<string, SourceRef[]> {
+  const out = new Map<string, SourceRef[]>();
+  for (const memory of memoriesForSummaries(memories)) {
+    const ref = { id: memory.id, sha256: memory.sha256 };
+    const day = out.get(memory.day);
+    if (day) day.push(ref);
+    else out.set(memory.day, [ref]);
+  }
+  return out;
 }

@@ -5,7 +5,11 @@ import type { Importance } from '../vault/model.js';
  * Near-duplicate memories: the same note ingested twice, a session pasted
  * again with a line changed. Two memories are near-duplicates when the
  * Jaccard similarity of their sets of word 3-shingles (content words, stop
- * words removed) is at least `DUPLICATE_THRESHOLD`. Candidate pairs come
+ * words removed) is at least `DUPLICATE_THRESHOLD` and they state the same
+ * values (`valuesOf`: numbers, dates, versions, hashes, code spans and
+ * identifiers). The shingles leave digits out, so "pool size 20" and a later
+ * "pool size 80" are alike in words; a copy marked `duplicate_of` is left out
+ * of summaries, and merging those two would hide the newer value. Candidate pairs come
  * from shared rare shingles (prefix filtering over an inverted index), so a
  * vault is not compared pair by pair. Pure: the caller reads the files and
  * writes `duplicate_of`.
@@ -30,7 +34,12 @@ export interface DuplicateInput {
 }
 
 export interface DuplicateGroup {
-  /** The memory that stays: highest importance, then the earliest, then by path. */
+  /**
+   * The memory that stays: highest importance, then the earliest, then by path.
+   * The earliest is the original the copies repeat: a later copy never takes its
+   * place, so marks made before stay right. A newer memory stating another
+   * value is never in the group (`valuesOf`), so this hides no newer value.
+   */
   keep: { id: string; path: string };
   /** The others, each with its similarity to the one kept, most similar first. */
   duplicates: { id: string; path: string; similarity: number }[];
@@ -42,6 +51,30 @@ export function shingles(text: string): Set<string> {
   const out = new Set<string>();
   for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) out.add(words.slice(i, i + SHINGLE_WORDS).join(' '));
   return out;
+}
+
+/**
+ * The values a memory states, which words alone do not tell apart: every
+ * token holding a digit (numbers, dates, times, versions, hashes, `#412`,
+ * `PG16`, `20MB`), every identifier (`snake_case`, `camelCase`, dotted or
+ * slashed names such as `config.yaml`, `src/app.ts`) and every code span,
+ * lower-cased, with thousands separators and trailing punctuation removed.
+ * Two memories whose sets differ in any way are never duplicates.
+ */
+export function valuesOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [, code] of text.matchAll(/`([^`\n]+)`/g)) out.add(`\`${code!.trim().toLowerCase()}\``);
+  for (const [token] of text.matchAll(/[\p{L}\p{N}_#$][\p{L}\p{N}_.,:/+#-]*/gu)) {
+    // A sentence's full stop, a list's comma: not part of the value. `5,000` and `5000` are one number.
+    const value = token.replace(/[.,:/+-]+$/, '').replace(/(?<=\d),(?=\d{3}\b)/g, '');
+    if (/\d/.test(value) || /_|\p{Ll}\p{Lu}|\p{L}[./]\p{L}/u.test(value)) out.add(value.toLowerCase());
+  }
+  return out;
+}
+
+/** `valuesOf` as one comparable string. */
+function valuesKey(text: string): string {
+  return [...valuesOf(text)].sort().join('\n');
 }
 
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -57,6 +90,8 @@ const RANK: Record<Importance, number> = { pinned: 3, high: 2, normal: 1, low: 0
 /** `minShingles`: memories with fewer shingles take no part (the build's warning skips one-line notes such as `Deployed.`). */
 export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD, minShingles = 1): DuplicateGroup[] {
   const sets = memories.map((memory) => shingles(memory.text));
+  // Equal values is an equivalence, so the groups below stay groups of memories stating the same values.
+  const values = memories.map((memory) => valuesKey(memory.text));
   // Prefix and positional filtering (the PPJoin set-similarity join): with every set's shingles in one global order,
   // rarest first, two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each, and the shingles
   // after a shared one must still be able to make up the overlap the threshold needs. Only prefixes are indexed and
@@ -100,7 +135,8 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
         overlap.set(y, reachable >= needed ? found + 1 : -1);
       }
     }
-    for (const [y, found] of overlap) if (found > 0 && jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
+    for (const [y, found] of overlap)
+      if (found > 0 && values[x] === values[y] && jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
     for (let i = 0; i < prefix; i++) {
       const list = index.get(tokens[i]!);
       if (list) list.push({ at: x, position: i });

@@ -7,6 +7,8 @@ import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/peri
 import type { CachedResult, ParseCache } from '../vault/cache.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
+import { listedSources } from '../vault/summary-file.js';
+import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { sourceRefOf, summariesAtHome } from './plan.js';
 
 /**
@@ -47,8 +49,20 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
   const homes = summariesAtHome(stream.summaries, stream.name);
   const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined =>
     homes.get(vaultPaths.summary(stream.name, tier, period));
-  const lists = (parent: Summary | undefined, ref: SourceRef): boolean =>
-    parent?.meta.sources.some((s) => s.id === ref.id && s.sha256 === ref.sha256) ?? false;
+  // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
+  // Each summary's list is resolved (and hashed) once: a day of 9,300 memories asks its daily 9,300 times.
+  let byDay: Map<string, SourceRef[]> | undefined;
+  const listed = new Map<Summary, Set<string>>();
+  const lists = (parent: Summary | undefined, ref: SourceRef): boolean => {
+    if (!parent) return false;
+    let keys = listed.get(parent);
+    if (!keys) {
+      const sources = listedSources(parent.meta, () => (byDay ??= dailySourcesByDay(stream.memories)).get(parent.meta.period));
+      keys = new Set((sources ?? []).map((s) => `${s.id}\n${s.sha256}`));
+      listed.set(parent, keys);
+    }
+    return keys.has(`${ref.id}\n${ref.sha256}`);
+  };
   /** The weekly and monthly above a daily list it. */
   const dailyHeld = (daily: Summary | undefined, day: string): boolean => {
     if (!daily) return false;

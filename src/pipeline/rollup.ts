@@ -13,7 +13,7 @@ import { sha256 } from '../util/hash.js';
 import { countBytes, countTokens, type TokenizerName } from '../util/tokens.js';
 import type { ContentStore } from '../vault/load.js';
 import type { Memory, Summary, SummaryMeta, Tier } from '../vault/model.js';
-import { writeSummaryFile } from '../vault/summary-file.js';
+import { boundSources, writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
 import { MemvaultError } from '../util/errors.js';
 import { compose, mergeSources, titleOf, toSummarySource } from './rollup-sources.js';
@@ -278,7 +278,8 @@ function finish(
   flagged: boolean,
   retention?: { items: number; dropped: readonly MustKeepItem[] },
 ): RollupResult {
-  const meta: SummaryMeta = {
+  // Bounded as it is written (a very busy day holds its sources' count and hash), so the build's own copy equals a re-read.
+  const meta: SummaryMeta = boundSources({
     memvault: 'summary',
     tier: job.tier,
     stream: job.stream,
@@ -296,6 +297,6 @@ function finish(
     ...(retention ? { must_keep: retention.items } : {}),
     ...(retention ? droppedFields(retention.dropped) : {}),
     ...(job.folded ? { folded: job.folded } : {}),
-  };
+  });
   return { job, text: writeSummaryFile(meta, body), body, meta, usage, attempts, flagged };
 }

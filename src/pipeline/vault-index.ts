@@ -4,7 +4,7 @@ import { oneLine } from '../text/safe-text.js';
 import { periodTopics } from '../text/topics.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
-import { listLength } from '../vault/cache-codec.js';
+import { sourceCount } from '../vault/summary-file.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { Manifest } from './package.js';
@@ -178,7 +178,7 @@ function indexStream(
       tokens: summary.meta.tokens,
       bytes: summary.meta.bytes,
       // From the parse cache's entry when the list itself was not read (cache-codec.ts): no list is read for the index.
-      sources: listLength(summary.meta, 'sources'),
+      sources: sourceCount(summary.meta),
       memories: summary.meta.memories,
       generator:
         summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,

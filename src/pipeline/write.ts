@@ -119,7 +119,10 @@ export function writtenByMemvault(vaultPath: string, text: string): boolean {
   if (vaultPath.endsWith('.json')) return /^\{\s*"memvault"\s*:\s*"[a-z-]+"/.test(head);
   if (vaultPath === vaultPaths.indexMarkdown && head.startsWith('# Memory vault index\n')) return true;
   const front = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(head);
-  return front !== null && /^memvault:[ \t]*[a-z-]+[ \t]*$/m.test(front[1]!);
+  if (front !== null) return /^memvault:[ \t]*[a-z-]+[ \t]*$/m.test(front[1]!);
+  // Frontmatter longer than the head: a daily written before its sources were bounded (summary-file.ts) opens with
+  // `memvault: summary` on its first line, as every generated summary does; the fence still has to close somewhere.
+  return /^---\r?\nmemvault:[ \t]*summary[ \t]*\r?\n/.test(head) && /\n---(?:\r?\n|$)/.test(text.slice(head.length - 8));
 }
 
 /**

@@ -1,5 +1,7 @@
+import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { oneLine } from '../text/safe-text.js';
-import type { Memory, StreamState, Summary } from '../vault/model.js';
+import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
+import { listedSources } from '../vault/summary-file.js';
 import type { PeriodQuery } from './period-query.js';
 import { memoryBody, summaryBody, tokensOf, type ReadVault } from './vault.js';
 
@@ -98,14 +100,20 @@ export function zoom(vault: ReadVault, options: ZoomOptions): ZoomResult {
   const start = period?.start ?? selected[0]?.memory.day;
   const end = period?.end ?? selected[selected.length - 1]?.memory.day;
   const covering = start && end ? summaries.filter((s) => s.meta.tier !== 'longterm' && s.meta.start <= end && s.meta.end >= start) : [];
+  // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
+  let byDay: Map<string, SourceRef[]> | undefined;
+  const sourcesOf = (summary: Summary): readonly SourceRef[] =>
+    listedSources(summary.meta, () => (byDay ??= dailySourcesByDay(stream.memories)).get(summary.meta.period)) ?? [];
   const inDaily = new Map<string, string[]>();
   for (const summary of summaries) {
     if (summary.meta.tier !== 'daily') continue;
-    for (const source of summary.meta.sources) inDaily.set(source.id, [...(inDaily.get(source.id) ?? []), summary.path]);
+    for (const source of sourcesOf(summary)) inDaily.set(source.id, [...(inDaily.get(source.id) ?? []), summary.path]);
   }
   const zoomIds = new Set(selected.map(({ memory }) => memory.id));
   const describe = (summary: Summary, withBody: boolean): ZoomSummary => {
-    const sources = summary.meta.sources.map((source) => source.id).filter((id) => summary.meta.tier !== 'daily' || zoomIds.has(id));
+    const sources = sourcesOf(summary)
+      .map((source) => source.id)
+      .filter((id) => summary.meta.tier !== 'daily' || zoomIds.has(id));
     const base: ZoomSummary = {
       tier: summary.meta.tier,
       period: summary.meta.period,

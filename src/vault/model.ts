@@ -105,7 +105,12 @@ export interface SummaryMeta {
   period: string;
   start: string;
   end: string;
+  /** Empty when the file holds `sources_count` and `sources_sha256` instead (a very busy day: see `boundSources`). */
   sources: SourceRef[];
+  /** How many sources, when they are too many to list. */
+  sources_count?: number;
+  /** `hashValue` of the full list of sources, when they are too many to list. */
+  sources_sha256?: string;
   memories: number;
   tokens: number;
   bytes: number;

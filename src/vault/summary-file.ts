@@ -1,7 +1,54 @@
 import * as z from 'zod';
-import { sha256 } from '../util/hash.js';
+import { hashValue, sha256 } from '../util/hash.js';
+import { listLength } from './cache-codec.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
-import type { Diagnostic, Summary, SummaryMeta } from './model.js';
+import type { Diagnostic, SourceRef, Summary, SummaryMeta } from './model.js';
+
+/**
+ * A daily lists its memories in `sources:`, one line each (~100 characters).
+ * A very busy day (700 memories) passed the loader's 64 KiB frontmatter limit:
+ * the build no longer recognised its own file and moved it to
+ * `history/hand-written/` on every rebuild. Past these bounds a daily writes
+ * `sources_count` and `sources_sha256` (`hashValue` of the full list) instead:
+ * nothing needs the list written out, since the input hash already covers the
+ * sources and readers that want the list (zoom, archive) rebuild it from the
+ * day's memories and check it against the hash (`listedSources`).
+ */
+/** Sources a daily lists at most; ordinary days have a few dozen. */
+export const MAX_LISTED_SOURCES = 200;
+/** Characters the listed sources may take (ids are file names, up to 255 characters): half the loader's frontmatter limit. */
+export const MAX_LISTED_SOURCES_CHARS = 32 * 1024;
+/** Tiers whose long lists give way to a count and hash: a daily's sources are its day's memories, which readers can list again. */
+const BOUNDED_TIERS: ReadonlySet<SummaryMeta['tier']> = new Set(['daily']);
+
+/** `meta` as it is written and read back: a daily with too many sources to list holds their count and hash instead. */
+export function boundSources(meta: SummaryMeta): SummaryMeta {
+  if (!BOUNDED_TIERS.has(meta.tier) || meta.sources_sha256 !== undefined) return meta;
+  const { sources } = meta;
+  if (sources.length <= MAX_LISTED_SOURCES) {
+    let chars = 0;
+    // One flow line per source: `  - { id: …, sha256: … }`, with room for quoting.
+    for (const source of sources) chars += source.id.length + source.sha256.length + 32;
+    if (chars <= MAX_LISTED_SOURCES_CHARS) return meta;
+  }
+  return { ...meta, sources: [], sources_count: sources.length, sources_sha256: hashValue(sources) };
+}
+
+/** How many sources a summary was built from, listed or not. */
+export function sourceCount(meta: SummaryMeta): number {
+  return meta.sources_count ?? listLength(meta, 'sources');
+}
+
+/**
+ * A summary's sources: its list, or, when it holds only their count and hash,
+ * `candidates()` (the list as the planner would make it now) if that is the
+ * list it was built from. Undefined when it is not (the summary is stale).
+ */
+export function listedSources(meta: SummaryMeta, candidates: () => readonly SourceRef[] | undefined): readonly SourceRef[] | undefined {
+  if (meta.sources_sha256 === undefined) return meta.sources;
+  const list = candidates();
+  return list && list.length === meta.sources_count && hashValue(list) === meta.sources_sha256 ? list : undefined;
+}
 
 const sourceRef = z.strictObject({ id: z.string(), sha256: z.string() });
 
@@ -12,7 +59,12 @@ const summaryMetaSchema = z.looseObject({
   period: z.string(),
   start: z.string(),
   end: z.string(),
-  sources: z.array(sourceRef),
+  sources: z.array(sourceRef).optional(),
+  sources_count: z.number().int().min(0).optional(),
+  sources_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   memories: z.number().int().min(0),
   tokens: z.number().int().min(0),
   bytes: z.number().int().min(0),
@@ -76,12 +128,34 @@ export function parseSummaryFile(text: string, path: string): SummaryParseResult
       ],
     };
   }
-  const meta = parsed.data as SummaryMeta;
+  const data = parsed.data;
+  const counted = data.sources_count !== undefined && data.sources_sha256 !== undefined;
+  // Either the list, or its count and hash (`boundSources`): never both, never neither.
+  if (counted === (data.sources !== undefined) || (data.sources_count === undefined) !== (data.sources_sha256 === undefined)) {
+    const key = data.sources !== undefined ? 'sources' : data.sources_count !== undefined ? 'sources_count' : 'memvault';
+    const pos = fm.positionOf(key);
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          path,
+          line: pos.line,
+          column: pos.column,
+          severity: 'error',
+          reason: 'not a valid generated summary: it needs `sources`, or `sources_count` with `sources_sha256` instead',
+          hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it',
+          rule: 'summary/schema',
+        },
+      ],
+    };
+  }
+  const meta = (counted ? { ...data, sources: [] } : data) as SummaryMeta;
   return { ok: true, summary: { meta, path, sha256: sha256(text), bodyHash: sha256(fm.body) }, body: fm.body };
 }
 
-/** Serialises a summary; `parseSummaryFile` reads back the same meta and body. */
-export function writeSummaryFile(meta: SummaryMeta, body: string): string {
+/** Serialises a summary; `parseSummaryFile` reads back the same meta and body (`boundSources(meta)` when the list is long). */
+export function writeSummaryFile(full: SummaryMeta, body: string): string {
+  const meta = boundSources(full);
   const ordered: Record<string, unknown> = {
     memvault: meta.memvault,
     tier: meta.tier,
@@ -89,7 +163,10 @@ export function writeSummaryFile(meta: SummaryMeta, body: string): string {
     period: meta.period,
     start: meta.start,
     end: meta.end,
-    sources: meta.sources,
+    // In the list's place, so a summary with a short list is written byte for byte as before.
+    ...(meta.sources_sha256 === undefined
+      ? { sources: meta.sources }
+      : { sources_count: meta.sources_count, sources_sha256: meta.sources_sha256 }),
     memories: meta.memories,
     tokens: meta.tokens,
     bytes: meta.bytes,

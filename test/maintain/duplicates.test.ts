@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { type DuplicateInput, findDuplicates, jaccard, shingles } from '../../src/maintain/duplicates.js';
+import { type DuplicateInput, findDuplicates, jaccard, shingles, valuesOf } from '../../src/maintain/duplicates.js';
 
 /** Memories of a few sentences each from a shared vocabulary: alike in words, distinct in content. */
 function vault(count: number): DuplicateInput[] {
@@ -33,8 +33,10 @@ describe('near-duplicate memories', () => {
     for (let i = 0; i < 12; i++) {
       const original = memories[i * 30]!;
       const sentences = original.text.split('. ');
-      // One sentence of 12–19 changed: the kind of copy an ingest run twice, or a pasted note, leaves.
-      sentences[sentences.length - 1] = 'A late note on the retro follows tomorrow';
+      // One sentence of 12–19 reworded, its value kept (a copy stating another value is no copy: consolidate-values.test.ts):
+      // the kind of copy an ingest run twice, or a pasted note, leaves.
+      const ticket = /ticket \d+/.exec(sentences[sentences.length - 1]!)![0];
+      sentences[sentences.length - 1] = `A late note on the retro follows tomorrow, ${ticket}`;
       memories.push({ ...original, id: `dup${i}`, path: `main/memories/dup${i}.md`, day: '2026-10-01', text: sentences.join('. ') });
       planted.push(`${original.id}=dup${i}`);
     }
@@ -89,6 +91,43 @@ describe('candidate pairs by prefix filtering', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('values that words do not tell apart', () => {
+  const text = (value: string) =>
+    `The team set the connection pool size of the billing service to ${value} after the load test on the staging cluster.`;
+  const pair = (a: string, b: string): DuplicateInput[] => [
+    { id: 'a', path: 'a.md', day: '2026-01-01', importance: 'normal', text: a },
+    { id: 'b', path: 'b.md', day: '2026-01-02', importance: 'normal', text: b },
+  ];
+
+  it('never groups memories whose numbers, dates, versions, hashes, identifiers or code spans differ', () => {
+    for (const [a, b] of [
+      ['20', '80'],
+      ['20', '20 or 25'],
+      ['2026-04-01', '2026-05-01'],
+      ['v1.2.3', 'v1.2.4'],
+      ['the value at commit 3f9a2c1', 'the value at commit 7be01d4'],
+      ['`poolSize`', '`pool_size`'],
+      ['MAX_POOL', 'MIN_POOL'],
+      ['config.yaml', 'config.json'],
+    ] as const) {
+      // Alike in words (the shingles drop digits and identifiers' differences barely move them).
+      expect(jaccard(shingles(text(a)), shingles(text(b)))).toBeGreaterThanOrEqual(0.5);
+      expect(findDuplicates(pair(text(a), text(b)), 0.5)).toEqual([]);
+    }
+  });
+
+  it('still groups copies that state the same values, however they are punctuated', () => {
+    expect(findDuplicates(pair(text('5,000'), `${text('5000')} Noted again.`))).toHaveLength(1);
+    expect(findDuplicates(pair(text('`poolSize` 20.'), text('`poolSize` 20')))).toHaveLength(1);
+  });
+
+  it('reads the values of a text', () => {
+    expect([...valuesOf('Pool size 20, then 5,000 on 2026-03-02 (v1.2.3, #412, `a b`); see src/app.ts and poolSize.')].sort()).toEqual(
+      ['#412', '20', '2026-03-02', '5000', '`a b`', 'poolsize', 'src/app.ts', 'v1.2.3'].sort(),
     );
   });
 });

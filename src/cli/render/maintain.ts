@@ -15,6 +15,10 @@ export function renderConsolidation(plans: readonly ConsolidationPlan[], applied
     }
     if (plan.alreadyMarked > 0)
       lines.push(`  ${plan.alreadyMarked} memor${plan.alreadyMarked === 1 ? 'y was' : 'ies were'} marked duplicate_of before`);
+    for (const mark of plan.hidingValues)
+      lines.push(
+        `  ${mark.path} is marked duplicate_of ${mark.duplicate_of} but states ${mark.values.join(', ')} that it does not: summaries leave it out (remove its \`duplicate_of\` line to bring it back)`,
+      );
   }
   const total = plans.reduce((sum, plan) => sum + plan.groups.length, 0);
   if (total > 0) {
