@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { removeStaleTempFiles } from '../util/atomic.js';
+import { RECORD_DIR } from '../vault/committed-record.js';
 import type { Diagnostic } from '../vault/model.js';
 import { takeMovedAside } from './write.js';
 import { diagnostic } from '../messages/diagnostic.js';
@@ -12,28 +13,24 @@ import { diagnostic } from '../messages/diagnostic.js';
  */
 
 /**
- * Removes the temporary files of killed builds (`.<name>.<pid>.<n>.tmp`, see
- * `writeFileAtomic`) from every folder a build writes: the vault's top, each
- * stream and its folders (`daily/`, `history/daily/`, `waterfall/history/`…),
- * and the state folder. One info line per file removed, so a `git add -A`
- * before the build is explained.
+ * Removes the temporary files of killed writers (see `removeStaleTempFiles`):
+ * a build's or `consolidate --apply`'s (`.<name>.<pid>.<n>.tmp`, see
+ * `writeFileAtomic`), `add`'s (`.memvault-new.<pid>.<n>.tmp`), and the state
+ * folder's caches'. Every folder they can be in is looked at: the vault's top,
+ * each stream's whole tree (memories at any depth, summaries, `history/`,
+ * `archive/`…), the committed record (`.memvault-record/`) and the whole
+ * state folder. Run under the build lock; one info line per file removed, so
+ * a `git add -A` before the build is explained.
  */
 export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams: Iterable<string>): Diagnostic[] {
-  const dirs = [vaultDir, stateDir, path.join(stateDir, 'cache')];
-  for (const stream of streams) {
-    const streamDir = path.join(vaultDir, stream);
-    dirs.push(streamDir);
-    for (const sub of subfolders(streamDir)) {
-      dirs.push(path.join(streamDir, sub));
-      if (sub === 'history' || sub === 'waterfall')
-        for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
-    }
-  }
-  return removeStaleTempFiles(dirs).map((file) =>
+  const vaultDirs = [vaultDir, ...foldersUnder(path.join(vaultDir, RECORD_DIR))];
+  for (const stream of streams) vaultDirs.push(...foldersUnder(path.join(vaultDir, stream)));
+  const removed = [...removeStaleTempFiles(vaultDirs), ...removeStaleTempFiles(foldersUnder(stateDir), { stateFolder: true })];
+  return removed.map((file) =>
     diagnostic(
       'build/leftover-temp',
       { path: path.relative(vaultDir, file).split(path.sep).join('/'), line: 1, column: 1 },
-      'removed a temporary file left by a build that was stopped before it finished',
+      'removed a temporary file left by a memvault command that was stopped before it finished',
     ),
   );
 }
@@ -50,12 +47,23 @@ export function movedAsideReport(): { diagnostics: Diagnostic[]; paths: string[]
   };
 }
 
-function subfolders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name);
-  } catch {
-    return [];
+/**
+ * `dir` and every folder under it (links not followed, `.git` left out); none when `dir` is not a folder. A stack, not
+ * recursion: depth is whatever the vault holds. Listing every folder costs ~15 ms at 20,000 memories (docs/performance.md).
+ */
+function foldersUnder(dir: string): string[] {
+  const out: string[] = [];
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    out.push(current);
+    for (const entry of entries) if (entry.isDirectory() && entry.name !== '.git') pending.push(path.join(current, entry.name));
   }
+  return out;
 }
