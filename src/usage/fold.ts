@@ -68,13 +68,14 @@ export function readLocalState(root: string): LocalState {
 /** Where the lines of `usage.log` the totals do not hold yet start (a rotated log was never counted in). */
 export const liveLogOffset = (state: LocalState): number => (state.ino === undefined ? state.offset : 0);
 
-/** Drops the least recently used ids beyond `max` (all streams together), in place. */
-export function pruneCounts(counts: LocalState['counts'], max = USAGE_STATE_MAX_KEYS): void {
+/** Drops the least recently used ids beyond `max` (all streams together), in place; true when it dropped any. */
+export function pruneCounts(counts: LocalState['counts'], max = USAGE_STATE_MAX_KEYS): boolean {
   const all: [string, string, string][] = [];
   for (const [stream, keys] of Object.entries(counts)) for (const [key, [, last]] of Object.entries(keys)) all.push([last, stream, key]);
-  if (all.length <= max) return;
+  if (all.length <= max) return false;
   all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [, stream, key] of all.slice(0, all.length - max)) delete counts[stream]![key];
+  return true;
 }
 
 /**
@@ -117,9 +118,25 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
   const state = readLocalState(root);
   const ids = new Map<string, string>();
   for (const stream of streams) for (const m of stream.memories) ids.set(m.path, m.id);
+  const files = new Map<string, { text: string; usage: UsageFile }>();
+  for (const stream of streams) {
+    let text = '';
+    try {
+      text = readFileSync(path.join(vaultDir, usagePath(stream.name)), 'utf8');
+    } catch {
+      // No usage file yet.
+    }
+    files.set(stream.name, { text, usage: parseUsageFile(text) });
+  }
   const save = (ino: number | undefined, offset: number, events: readonly UsageEvent[]): void => {
+    // An id the totals dropped (pruneCounts) goes on from this clone's line in usage.json, not from zero.
+    for (const event of events) {
+      const key = usageKey(event.path, ids);
+      const line = key === undefined ? undefined : files.get(event.stream)?.usage.get(key)?.get(state.replica);
+      if (key !== undefined && line && !state.counts[event.stream]?.[key])
+        (state.counts[event.stream] ??= {})[key] = [line.count, line.last];
+    }
     addEvents(state.counts, events, ids);
-    pruneCounts(state.counts, maxKeys);
     if (ino !== undefined) state.ino = ino;
     state.offset = offset;
     writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
@@ -146,23 +163,18 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
   }
   const written: string[] = [];
   for (const stream of streams) {
-    const file = path.join(vaultDir, usagePath(stream.name));
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      // No usage file yet.
-    }
+    const { text, usage } = files.get(stream.name)!;
     const mine = state.counts[stream.name] ?? {};
     if (!text && Object.keys(mine).length === 0) continue;
-    const usage: UsageFile = parseUsageFile(text);
     for (const [key, [count, last]] of Object.entries(mine)) addReplica(usage, key, state.replica, { count, last });
     const next = formatUsageFile(usage);
     if (next !== text) {
-      writeFileAtomic(file, next);
+      writeFileAtomic(path.join(vaultDir, usagePath(stream.name)), next);
       written.push(usagePath(stream.name));
     }
   }
+  // Dropped once usage.json holds their counts (a fold killed before this keeps them one fold longer).
+  if (pruneCounts(state.counts, maxKeys)) writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
   return written;
 }
 
