@@ -8,10 +8,10 @@ import { createProject, memory, readText, removeProject, runCli, writeFiles } fr
  * After `memvault redact` and a build, no redacted secret is left in any
  * file under `.memvault/`: the parse cache (entries, log, content pack), the
  * search index (SQLite, whose free pages keep deleted rows) and the
- * session-start cache held the text as it was. Checked byte for byte, the
- * secret as written and lowercased (the search index stores its tokens
- * case-folded). The secrets: a GitHub token in a hand-written memory (held
- * back by the build) and a Mailgun legacy key a person had allowed on its
+ * session-start cache held the text as it was. Checked byte for byte: the
+ * secret's random part as written and lowercased (the search index stores
+ * its tokens case-folded). The secrets: a GitHub token in a hand-written memory (held
+ * back by the build) and a Stripe key a person had allowed on its
  * line, then redacted (summarized, indexed and cached first).
  */
 
@@ -20,12 +20,15 @@ const roots: string[] = [];
 afterAll(() => roots.forEach(removeProject));
 
 // Assembled at run time: no source file holds a string a scanner could take for a live credential.
-const github = ['gh', 'p_', 'Q7aB9cD3eF5gH7iJ9kL1mN3oP5qR7sT9uV1w'].join('');
-const mailgun = ['ke', 'y-', '3ax6xnjp29jd6fds4gc373sgvjxteol0'].join('');
+// The random part is what a search index keeps as a token, case-folded (`sk`, `live` and `51hq7lw9…`).
+const githubRandom = 'Q7aB9cD3eF5gH7iJ9kL1mN3oP5qR7sT9uV1w';
+const stripeRandom = '51Hq7Lw9Zr4Xk1Vb8Nc3Md6Fp2Tg5Ys0';
+const github = ['gh', 'p_', githubRandom].join('');
+const stripe = ['sk', '_live_', stripeRandom].join('');
 const HELD = 'vault/main/memories/2026-02/2026-02-13-pushed.md';
 const ALLOWED = 'vault/main/memories/2026-02/2026-02-12-mailer.md';
 
-/** Files under `.memvault/` holding a secret, as bytes (latin1 keeps every byte), as written or lowercased. */
+/** Files under `.memvault/` holding a secret's random part, as bytes (latin1 keeps every byte), as written or lowercased. */
 function leaks(root: string): string[] {
   const out: string[] = [];
   const walk = (relative: string): void => {
@@ -34,8 +37,9 @@ function leaks(root: string): string[] {
       if (entry.isDirectory()) walk(child);
       else if (entry.isFile()) {
         const bytes = readFileSync(path.join(root, child), 'latin1');
-        for (const secret of [github, mailgun])
-          if (bytes.includes(secret) || bytes.toLowerCase().includes(secret.toLowerCase())) out.push(`${child}: ${secret.slice(0, 6)}…`);
+        const folded = bytes.toLowerCase();
+        for (const random of [githubRandom, stripeRandom])
+          if (bytes.includes(random) || folded.includes(random.toLowerCase())) out.push(`${child}: ${random.slice(0, 4)}…`);
       }
     }
   };
@@ -55,7 +59,7 @@ describe('memvault redact leaves no secret under .memvault/', () => {
       [ALLOWED]: memory({
         date: '2026-02-12T18:00:00Z',
         title: 'Mailer',
-        body: `The mailer signs its webhooks with ${mailgun} for now. <!-- memvault:allow-secret -->\n\nThe mailer retries twice.`,
+        body: `The mailer bills through ${stripe} for now. <!-- memvault:allow-secret -->\n\nThe mailer retries twice.`,
       }),
     });
     const run = async (args: string[]) => {
@@ -65,7 +69,7 @@ describe('memvault redact leaves no secret under .memvault/', () => {
     };
     const built = await run(['build', '--now', NOW]);
     expect(built.stderr).toContain('[secret/github]');
-    await run(['search', 'mailer webhooks', '--now', NOW]);
+    await run(['search', 'mailer bills', '--now', NOW]);
     await run(['context', '--query', 'mailer', '--now', NOW]);
     const hook = await runCli(['hook', 'session-start'], { cwd: root });
     expect(hook.code, hook.stderr).toBe(0);
@@ -78,14 +82,14 @@ describe('memvault redact leaves no secret under .memvault/', () => {
     writeFiles(root, { [ALLOWED]: readText(root, ALLOWED).replace(' <!-- memvault:allow-secret -->', '') });
     const redacted = await run(['redact', 'vault']);
     expect(redacted.stdout).toMatch(/2026-02-13-pushed\.md:\d+:\d+ github/);
-    expect(redacted.stdout).toMatch(/2026-02-12-mailer\.md:\d+:\d+ mailgun/);
-    expect(redacted.stderr).toContain('removed the caches that may hold the text as it was');
+    expect(redacted.stdout).toMatch(/2026-02-12-mailer\.md:\d+:\d+ stripe/);
     const rebuilt = await run(['build', '--now', NOW]);
     expect(rebuilt.stderr).not.toContain('[secret/');
-    await run(['search', 'mailer webhooks', '--now', NOW]);
+    await run(['search', 'mailer bills', '--now', NOW]);
     await run(['context', '--query', 'mailer', '--now', NOW]);
     expect((await runCli(['hook', 'session-start'], { cwd: root })).code).toBe(0);
     expect(leaks(root)).toEqual([]);
+    expect(redacted.stderr).toContain('removed the caches that may hold the text as it was');
     // The redacted memories are summarized and committed now.
     expect(git(root, 'ls-files').split('\n')).toContain(HELD);
   }, 120_000);
