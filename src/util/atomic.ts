@@ -61,9 +61,7 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, opti
 /**
  * Removes the temporary files memvault's writers left in `dirs` (not
  * recursive; `stateFolder`: folders of `.memvault/`, see `tempFileOwner`) when
- * a process was killed before its rename: those whose pid is not alive, or
- * that are older than ten minutes; a name without a pid is written only under
- * the build lock, which the caller holds, so it is always a leftover. Returns
+ * a process was killed before its rename (see `removeIfStaleTemp`). Returns
  * their paths. Folders that do not exist are skipped.
  */
 export function removeStaleTempFiles(dirs: Iterable<string>, options: { stateFolder?: boolean } = {}): string[] {
@@ -75,21 +73,32 @@ export function removeStaleTempFiles(dirs: Iterable<string>, options: { stateFol
     } catch {
       continue;
     }
-    for (const name of names) {
-      const owner = tempFileOwner(name, options.stateFolder);
-      if (!owner) continue;
-      const file = path.join(dir, name);
-      try {
-        const stat = statSync(file);
-        if (!stat.isFile()) continue;
-        const young = Date.now() - stat.mtimeMs < TEMP_ORPHAN_MS;
-        if (owner.pid !== null && young && (owner.pid === process.pid || isAlive(owner.pid))) continue;
-        rmSync(file, { force: true });
-        removed.push(file);
-      } catch {
-        // Gone meanwhile (its writer renamed it): nothing to remove.
-      }
-    }
+    for (const name of names) if (removeIfStaleTemp(dir, name, options.stateFolder) === 'removed') removed.push(path.join(dir, name));
   }
   return removed;
+}
+
+/**
+ * Removes `dir/name` if it is a temporary file of a writer that is gone: its
+ * pid is not alive, or it is older than ten minutes; a name without a pid is
+ * written only under the build lock, which the caller holds, so it is always
+ * a leftover. `kept`: a live writer's (it may be removed later); undefined:
+ * not a temporary file.
+ */
+export function removeIfStaleTemp(dir: string, name: string, stateFolder = false): 'removed' | 'kept' | undefined {
+  // Most names are memories and summaries: one string test before the patterns.
+  if (!name.endsWith('.tmp')) return undefined;
+  const owner = tempFileOwner(name, stateFolder);
+  if (!owner) return undefined;
+  const file = path.join(dir, name);
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return undefined;
+    const young = Date.now() - stat.mtimeMs < TEMP_ORPHAN_MS;
+    if (owner.pid !== null && young && (owner.pid === process.pid || isAlive(owner.pid))) return 'kept';
+    rmSync(file, { force: true });
+    return 'removed';
+  } catch {
+    return undefined; // gone meanwhile (its writer renamed it): nothing to remove
+  }
 }

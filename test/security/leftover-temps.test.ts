@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeLeftoverTemps } from '../../src/pipeline/housekeeping.js';
 import { commitAll, git, gitConfig, initRepo, shortHistory } from '../git/helpers.js';
 import { copyProject, createProject, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
@@ -130,4 +132,30 @@ describe('temporary files of killed writers', () => {
     expect(result.code, result.stderr).toBe(0);
     for (const file of dead) expect(existsSync(path.join(root, file)), file).toBe(false);
   }, 60_000);
+});
+
+describe('the sweep skips folders unchanged since it listed them', () => {
+  it('a temporary file created in such a folder moves its mtime: the next sweep lists it and removes the file', () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-sweep-'));
+    roots.push(root);
+    const vaultDir = path.join(root, 'vault');
+    const stateDir = path.join(root, '.memvault');
+    const deep = path.join(vaultDir, 'main/memories/2026/02');
+    mkdirSync(deep, { recursive: true });
+    mkdirSync(stateDir);
+    writeFileSync(path.join(deep, '2026-02-13-a.md'), 'x');
+    // Folders last changed an hour ago: past the window in which a change may not move an mtime.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const dir of ['vault', 'vault/main', 'vault/main/memories', 'vault/main/memories/2026', 'vault/main/memories/2026/02'])
+      utimesSync(path.join(root, dir), hourAgo, hourAgo);
+    expect(removeLeftoverTemps(vaultDir, stateDir, ['main'])).toEqual([]);
+    const swept = JSON.parse(readFileSync(path.join(stateDir, 'swept-folders.json'), 'utf8')) as { folders: Record<string, unknown> };
+    expect(Object.keys(swept.folders)).toContain(deep);
+
+    const temp = path.join(deep, `.memvault-new.${deadPid()}.0.tmp`);
+    writeFileSync(temp, 'half');
+    const removed = removeLeftoverTemps(vaultDir, stateDir, ['main']);
+    expect(removed.map((d) => d.path)).toEqual([`main/memories/2026/02/${path.basename(temp)}`]);
+    expect(existsSync(temp)).toBe(false);
+  });
 });
