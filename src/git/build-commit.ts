@@ -2,6 +2,7 @@ import type { BuildReport } from '../pipeline/build.js';
 import type { Manifest } from '../pipeline/package.js';
 import type { Memory } from '../vault/model.js';
 import { type PendingCommit, pinPending, withPending } from '../project/pending.js';
+import { isTempPath } from '../util/atomic.js';
 import { classifyPath } from '../vault/paths.js';
 import { commitPaths, type CommitOutcome, type CommitRequest, type CommitSession, type CommitSkip } from './commit.js';
 
@@ -78,7 +79,8 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
   }
   for (const file of paths) pinned.delete(file);
   const keep = new Set(report.streams.flatMap((stream) => stream.held.map((held) => held.path)));
-  return { paths: [...paths].sort(), pinned, keep };
+  // A temporary file of a killed writer is never committed, whatever listed it (housekeeping.ts removes it).
+  return { paths: [...paths].filter((file) => !isTempPath(file)).sort(), pinned, keep };
 }
 
 const TIER_ORDER = ['daily', 'weekly', 'monthly', 'longterm'] as const;

@@ -4,6 +4,7 @@ import { createSummarizer } from '../llm/create.js';
 import type { Summarizer } from '../llm/types.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
+import { removeLeftoverTemps } from './housekeeping.js';
 import type { StreamState } from '../vault/model.js';
 import { loadVaultWithWorkers, vaultLoadOptions } from './build-pool.js';
 import { memoriesUpTo } from './now.js';
@@ -52,6 +53,8 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
   try {
     const vaultDir = path.resolve(options.root, config.vault);
     const loaded = await loadVaultWithWorkers(vaultLoadOptions(options.root, config));
+    // Under the lock, like a build: temporary files of killed writers go (housekeeping.ts); the report has no place for notes.
+    if (!options.dryRun) removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys());
     const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
     const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {

@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { removeStaleTempFiles } from '../util/atomic.js';
+import { removeIfStaleTemp, writeFileAtomic } from '../util/atomic.js';
+import { RECORD_DIR } from '../vault/committed-record.js';
 import type { Diagnostic } from '../vault/model.js';
 import { takeMovedAside } from './write.js';
 import { diagnostic } from '../messages/diagnostic.js';
@@ -12,30 +13,131 @@ import { diagnostic } from '../messages/diagnostic.js';
  */
 
 /**
- * Removes the temporary files of killed builds (`.<name>.<pid>.<n>.tmp`, see
- * `writeFileAtomic`) from every folder a build writes: the vault's top, each
- * stream and its folders (`daily/`, `history/daily/`, `waterfall/history/`…),
- * and the state folder. One info line per file removed, so a `git add -A`
- * before the build is explained.
+ * Removes the temporary files of killed writers (see `removeIfStaleTemp`):
+ * a build's or `consolidate --apply`'s (`.<name>.<pid>.<n>.tmp`, see
+ * `writeFileAtomic`), `add`'s (`.memvault-new.<pid>.<n>.tmp`), and the state
+ * folder's caches'. Every folder they can be in is looked at: the vault's top,
+ * each stream's whole tree (memories at any depth, summaries, `history/`,
+ * `archive/`…), the committed record (`.memvault-record/`) and the whole
+ * state folder. Run under the build lock; one info line per file removed, so
+ * a `git add -A` before the build is explained.
+ *
+ * Listing every folder costs ~15-70 ms at 20,000 memories. A folder whose
+ * mtime and inode are those it had when an earlier sweep listed it has the
+ * same entries (a file created, renamed or removed in it moves its mtime), so
+ * it is not listed again (`SweptFolders`): ~1-5 ms once they are remembered.
  */
 export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams: Iterable<string>): Diagnostic[] {
-  const dirs = [vaultDir, stateDir, path.join(stateDir, 'cache')];
-  for (const stream of streams) {
-    const streamDir = path.join(vaultDir, stream);
-    dirs.push(streamDir);
-    for (const sub of subfolders(streamDir)) {
-      dirs.push(path.join(streamDir, sub));
-      if (sub === 'history' || sub === 'waterfall')
-        for (const deeper of subfolders(path.join(streamDir, sub))) dirs.push(path.join(streamDir, sub, deeper));
-    }
-  }
-  return removeStaleTempFiles(dirs).map((file) =>
+  const memo = new SweptFolders(path.join(stateDir, SWEEP_FILE));
+  const removed = [
+    ...memo.sweep(vaultDir, { recursive: false, stateFolder: false }),
+    ...memo.sweep(path.join(vaultDir, RECORD_DIR), { recursive: true, stateFolder: false }),
+    ...[...streams].flatMap((stream) => memo.sweep(path.join(vaultDir, stream), { recursive: true, stateFolder: false })),
+    ...memo.sweep(stateDir, { recursive: true, stateFolder: true }),
+  ];
+  memo.save();
+  return removed.map((file) =>
     diagnostic(
       'build/leftover-temp',
       { path: path.relative(vaultDir, file).split(path.sep).join('/'), line: 1, column: 1 },
-      'removed a temporary file left by a build that was stopped before it finished',
+      'removed a temporary file left by a memvault command that was stopped before it finished',
     ),
   );
+}
+
+/** `.memvault/swept-folders.json`: the folders earlier sweeps listed, by absolute path. */
+const SWEEP_FILE = 'swept-folders.json';
+const SWEEP_VERSION = 1;
+/**
+ * A folder listed this soon after its last change may change again within the same mtime tick (1-2 s on some file
+ * systems) without its mtime moving: it is listed again by the next sweep.
+ */
+const RACY_MS = 3_000;
+
+/** A folder as a sweep listed it: mtime and inode before the listing, when it was listed, its subfolders' names. */
+interface SweptFolder {
+  m: number;
+  i: number;
+  at: number;
+  sub: string[];
+}
+
+class SweptFolders {
+  private readonly before: Record<string, SweptFolder>;
+  private readonly after: Record<string, SweptFolder> = {};
+
+  constructor(private readonly file: string) {
+    let before: Record<string, SweptFolder> = {};
+    try {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as { version?: number; folders?: Record<string, SweptFolder> };
+      if (json.version === SWEEP_VERSION && json.folders && typeof json.folders === 'object') before = json.folders;
+    } catch {
+      // None yet, or unreadable: every folder is listed.
+    }
+    this.before = before;
+  }
+
+  /** Removes the stale temporary files in `root` (and, `recursive`, its subfolders but `.git`); returns their paths. */
+  sweep(root: string, options: { recursive: boolean; stateFolder: boolean }): string[] {
+    const removed: string[] = [];
+    const pending = [root];
+    // A stack, not recursion: depth is whatever the vault holds. Links are never followed (lstat, Dirent types).
+    while (pending.length > 0) {
+      const dir = pending.pop()!;
+      let stat: Stats;
+      try {
+        stat = lstatSync(dir);
+      } catch {
+        continue;
+      }
+      if (!stat.isDirectory()) continue;
+      const known = this.before[dir];
+      if (known && known.m === stat.mtimeMs && known.i === stat.ino && known.at - known.m > RACY_MS && Array.isArray(known.sub)) {
+        this.after[dir] = known;
+        if (options.recursive) for (const name of known.sub) pending.push(path.join(dir, name));
+        continue;
+      }
+      const listedAt = Date.now();
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      const sub: string[] = [];
+      let settled = true;
+      for (const entry of entries) {
+        if (entry.isDirectory()) {
+          if (entry.name !== '.git') sub.push(entry.name);
+          continue;
+        }
+        const outcome = removeIfStaleTemp(dir, entry.name, options.stateFolder);
+        if (outcome === 'removed') removed.push(path.join(dir, entry.name));
+        // A removal moved the folder's mtime; a live writer's file is looked at again: listed by the next sweep too.
+        if (outcome !== undefined) settled = false;
+      }
+      if (settled) this.after[dir] = { m: stat.mtimeMs, i: stat.ino, at: listedAt, sub };
+      if (options.recursive) for (const name of sub) pending.push(path.join(dir, name));
+    }
+    return removed;
+  }
+
+  /** Keeps what this sweep found (a folder gone or moved is forgotten). */
+  save(): void {
+    const text = `${JSON.stringify({ version: SWEEP_VERSION, folders: this.after })}\n`;
+    let old: string | undefined;
+    try {
+      old = readFileSync(this.file, 'utf8');
+    } catch {
+      // First sweep.
+    }
+    if (old === text) return;
+    try {
+      writeFileAtomic(this.file, text);
+    } catch {
+      // Not kept: the next sweep lists every folder, nothing else is lost.
+    }
+  }
 }
 
 /** Warnings for the files moved aside by this build's writes, and their new paths (to commit with the build). */
@@ -48,14 +150,4 @@ export function movedAsideReport(): { diagnostics: Diagnostic[]; paths: string[]
       return diagnostic('build/moved-aside', { path: move.from, line: 1, column: 1 }, reason, { facts: { path: move.from, to: move.to } });
     }),
   };
-}
-
-function subfolders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
 }

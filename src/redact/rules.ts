@@ -51,7 +51,13 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { kind: 'vault-token', regex: /(?<![\w.])hv[sbr]\.[A-Za-z0-9_-]{24,}/g },
   { kind: 'doppler', regex: /(?<![\w.])dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g },
   { kind: 'atlassian', regex: /(?<![\w-])ATATT3[A-Za-z0-9_=-]{50,}/g },
-  { kind: 'mailgun', regex: /(?<![\w-])key-[0-9a-f]{32}(?![\w-])/g },
+  // Mailgun's keys: `key-` and 32 hex characters, or, for its legacy keys, 32 of [0-9a-z], then letters and digits mixed
+  // (a hyphenated word of 32 letters is not a key).
+  {
+    kind: 'mailgun',
+    regex: /(?<![\w-])key-[0-9a-z]{32}(?![\w-])/g,
+    accept: (s) => /^key-[0-9a-f]{32}$/.test(s) || (/[0-9]/.test(s.slice(4)) && /[a-z]/.test(s.slice(4))),
+  },
   {
     kind: 'postmark',
     regex:

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
  * any change to rules.ts, shape.ts or how detect.ts combines findings: cached
  * scan results are valid for one `DETECTOR_VERSION` only.
  */
-export const RULES_VERSION = 3;
+export const RULES_VERSION = 4;
 
 const presetVersion = (createRequire(import.meta.url)('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string })
   .version;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { usageFactor } from './boost.js';
 import { addReplica, parseUsageFile, type UsageFile } from './codec.js';
-import { addEvents, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
+import { addEvents, liveLogOffset, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
 import { readUsageLog } from './log.js';
 
 /**
@@ -86,7 +86,7 @@ function countOf(index: LineIndex, state: LocalState, stream: string, key: strin
  */
 export function usageBoostLazy(root: string, vaultDir: string, streams: readonly string[]): ((docPath: string) => number) | undefined {
   const state = readLocalState(root);
-  addEvents(state.counts, readUsageLog(root, state.offset).events);
+  addEvents(state.counts, readUsageLog(root, liveLogOffset(state)).events);
   const files = new Map<string, LineIndex>();
   for (const stream of streams) {
     let text = '';

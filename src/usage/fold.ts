@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { StreamState } from '../vault/model.js';
 import { classifyPath } from '../vault/paths.js';
 import { addReplica, formatUsageFile, parseUsageFile, type UsageFile } from './codec.js';
-import { readUsageLog, type UsageEvent } from './log.js';
+import { foldedLogFile, readLogFile, type UsageEvent, usageLogFile } from './log.js';
 
 /**
  * The fold: the build turns the clone's usage log into each stream's
@@ -14,15 +14,33 @@ import { readUsageLog, type UsageEvent } from './log.js';
  * id (`replica`, random, made on the first fold); both are written in one
  * atomic write, so a fold that is interrupted and run again counts nothing
  * twice. The clone's line in `usage.json` is then set from those totals.
+ *
+ * Both stay bounded: each fold renames `usage.log` to `usage.log.folded` and
+ * counts it (appenders open the log by name, so their next line starts a new
+ * `usage.log`), and removes the previous fold's file after counting what an
+ * appender added to it after the rename; the totals keep at most
+ * `USAGE_STATE_MAX_KEYS` ids, the least recently used dropped first.
  */
 
 export const USAGE_FILE = 'usage.json';
 /** Vault-relative path of a stream's usage file. */
 export const usagePath = (stream: string): string => `${stream}/${USAGE_FILE}`;
 
+/**
+ * The most ids (memories and summaries, all streams) the clone's totals keep: ~60 bytes each, so the state stays
+ * under ~6 MB. An id dropped keeps its line in `usage.json` (the committed total); served again, its local count starts
+ * over, and `usage.json` shows the higher of the two.
+ */
+export const USAGE_STATE_MAX_KEYS = 100_000;
+
 export interface LocalState {
   replica: string;
+  /**
+   * Bytes counted of the log file `ino` names (`usage.log.folded`); without `ino` (a state written before the log was
+   * rotated, or a new one), of `usage.log`.
+   */
   offset: number;
+  ino?: number;
   /** stream → key → [count, last used]. */
   counts: Record<string, Record<string, [number, string]>>;
 }
@@ -33,12 +51,31 @@ const stateFile = (root: string): string => path.join(root, '.memvault', 'usage-
 export function readLocalState(root: string): LocalState {
   try {
     const state = JSON.parse(readFileSync(stateFile(root), 'utf8')) as Partial<LocalState>;
-    if (typeof state.replica === 'string' && typeof state.offset === 'number' && state.counts && typeof state.counts === 'object')
+    if (
+      typeof state.replica === 'string' &&
+      typeof state.offset === 'number' &&
+      (state.ino === undefined || typeof state.ino === 'number') &&
+      state.counts &&
+      typeof state.counts === 'object'
+    )
       return state as LocalState;
   } catch {
     // First fold of this clone, or a damaged state file: start a new clone id (the old one's counts stay in usage.json).
   }
   return { replica: randomBytes(4).toString('hex'), offset: 0, counts: {} };
+}
+
+/** Where the lines of `usage.log` the totals do not hold yet start (a rotated log was never counted in). */
+export const liveLogOffset = (state: LocalState): number => (state.ino === undefined ? state.offset : 0);
+
+/** Drops the least recently used ids beyond `max` (all streams together), in place; true when it dropped any. */
+export function pruneCounts(counts: LocalState['counts'], max = USAGE_STATE_MAX_KEYS): boolean {
+  const all: [string, string, string][] = [];
+  for (const [stream, keys] of Object.entries(counts)) for (const [key, [, last]] of Object.entries(keys)) all.push([last, stream, key]);
+  if (all.length <= max) return false;
+  all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [, stream, key] of all.slice(0, all.length - max)) delete counts[stream]![key];
+  return true;
 }
 
 /**
@@ -72,38 +109,87 @@ export function addEvents(counts: LocalState['counts'], events: readonly UsageEv
  * `usage.json` (this clone's line per id). Returns the vault-relative paths
  * of the usage files it wrote (a file is rewritten only when its text
  * changes, which also tidies a file a union merge left with duplicate lines).
+ * Run under the build lock: one fold at a time.
  *
  * @example
  *   const written = foldUsage(root, vaultDir, [...loaded.state.streams.values()]); // ['main/usage.json']
  */
-export function foldUsage(root: string, vaultDir: string, streams: readonly StreamState[]): string[] {
+export function foldUsage(root: string, vaultDir: string, streams: readonly StreamState[], maxKeys = USAGE_STATE_MAX_KEYS): string[] {
   const state = readLocalState(root);
-  const { events, offset } = readUsageLog(root, state.offset);
-  if (events.length > 0 || offset !== state.offset) {
-    const ids = new Map<string, string>();
-    for (const stream of streams) for (const m of stream.memories) ids.set(m.path, m.id);
-    addEvents(state.counts, events, ids);
-    state.offset = offset;
-    writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
-  }
-  const written: string[] = [];
+  const ids = new Map<string, string>();
+  for (const stream of streams) for (const m of stream.memories) ids.set(m.path, m.id);
+  const files = new Map<string, { text: string; usage: UsageFile }>();
   for (const stream of streams) {
-    const file = path.join(vaultDir, usagePath(stream.name));
     let text = '';
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(path.join(vaultDir, usagePath(stream.name)), 'utf8');
     } catch {
       // No usage file yet.
     }
+    files.set(stream.name, { text, usage: parseUsageFile(text) });
+  }
+  const save = (ino: number | undefined, offset: number, events: readonly UsageEvent[]): void => {
+    // An id the totals dropped (pruneCounts) goes on from this clone's line in usage.json, not from zero.
+    for (const event of events) {
+      const key = usageKey(event.path, ids);
+      const line = key === undefined ? undefined : files.get(event.stream)?.usage.get(key)?.get(state.replica);
+      if (key !== undefined && line && !state.counts[event.stream]?.[key])
+        (state.counts[event.stream] ??= {})[key] = [line.count, line.last];
+    }
+    addEvents(state.counts, events, ids);
+    if (ino !== undefined) state.ino = ino;
+    state.offset = offset;
+    writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
+  };
+  const folded = foldedLogFile(root);
+  let liveStart = liveLogOffset(state);
+  // The previous fold's file: counted up to `offset` when the state names it (or, written before logs were rotated,
+  // names none: a fold killed right after the rename); one it does not name was renamed by a fold killed before it
+  // saved, and was never counted. Saved before the file goes, so a fold killed in between counts nothing twice.
+  const retired = readLogFile(folded, state.ino === undefined || inodeOf(folded) === state.ino ? state.offset : 0);
+  if (retired.ino !== undefined) {
+    if (retired.events.length > 0 || state.ino !== retired.ino || state.offset !== retired.offset)
+      save(retired.ino, retired.offset, retired.events);
+    rmSync(folded, { force: true });
+    liveStart = 0;
+  }
+  // This fold's: the log renamed, then counted. An appender that opened it before the rename may still add a line:
+  // counted by the next fold, from `offset`.
+  const live = usageLogFile(root);
+  if (sizeOf(live) > 0) {
+    renameSync(live, folded);
+    const read = readLogFile(folded, liveStart);
+    save(read.ino, read.offset, read.events);
+  }
+  const written: string[] = [];
+  for (const stream of streams) {
+    const { text, usage } = files.get(stream.name)!;
     const mine = state.counts[stream.name] ?? {};
     if (!text && Object.keys(mine).length === 0) continue;
-    const usage: UsageFile = parseUsageFile(text);
     for (const [key, [count, last]] of Object.entries(mine)) addReplica(usage, key, state.replica, { count, last });
     const next = formatUsageFile(usage);
     if (next !== text) {
-      writeFileAtomic(file, next);
+      writeFileAtomic(path.join(vaultDir, usagePath(stream.name)), next);
       written.push(usagePath(stream.name));
     }
   }
+  // Dropped once usage.json holds their counts (a fold killed before this keeps them one fold longer).
+  if (pruneCounts(state.counts, maxKeys)) writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
   return written;
+}
+
+function inodeOf(file: string): number | undefined {
+  try {
+    return statSync(file).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }

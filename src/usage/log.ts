@@ -4,8 +4,10 @@ import path from 'node:path';
 /**
  * The usage log: one JSON line per item served by `context`, `search` or
  * `zoom` (CLI or MCP), appended to `.memvault/usage.log` (outside git, one per
- * clone). Append-only: nothing rewrites it; `foldUsage` reads what was added
- * since its last fold (by byte offset) and `usage.json` holds the totals.
+ * clone). Appenders never rewrite it; each build's `foldUsage` renames it to
+ * `usage.log.folded`, adds its lines to the clone's totals and removes it at
+ * the next fold, so the log holds only what was served since the last build
+ * (fold.ts). `usage.json` holds the totals.
  */
 
 /** One served item. `path` is vault-relative (`main/memories/2026/02/x.md`); the fold turns it into a memory id. */
@@ -19,6 +21,8 @@ export interface UsageEvent {
 }
 
 export const usageLogFile = (root: string): string => path.join(root, '.memvault', 'usage.log');
+/** The log as the last fold renamed it: kept until the next fold for the lines of an appender that opened it before. */
+export const foldedLogFile = (root: string): string => path.join(root, '.memvault', 'usage.log.folded');
 
 /**
  * Appends the served items (each path once per call) to the log. Never throws:
@@ -53,14 +57,19 @@ export function recordUsage(root: string, served: readonly { stream: string; pat
  * read). Lines that are not valid events are skipped.
  */
 export function readUsageLog(root: string, offset = 0): { events: UsageEvent[]; offset: number } {
+  return readLogFile(usageLogFile(root), offset);
+}
+
+/** `readUsageLog` of a given log file (`usage.log` or `usage.log.folded`), with the file's inode (undefined: no file). */
+export function readLogFile(file: string, offset = 0): { events: UsageEvent[]; offset: number; ino?: number } {
   let fd: number;
   try {
-    fd = openSync(usageLogFile(root), 'r');
+    fd = openSync(file, 'r');
   } catch {
     return { events: [], offset: 0 };
   }
   try {
-    const size = fstatSync(fd).size;
+    const { size, ino } = fstatSync(fd);
     // A log shorter than the offset was replaced (deleted and started again): read it from the start.
     const start = size < offset ? 0 : offset;
     const buffer = Buffer.alloc(size - start);
@@ -82,7 +91,7 @@ export function readUsageLog(root: string, offset = 0): { events: UsageEvent[]; 
         // A damaged line (a disk that filled up mid-write) costs one count, not the log.
       }
     }
-    return { events, offset: start + complete };
+    return { events, offset: start + complete, ino };
   } finally {
     closeSync(fd);
   }

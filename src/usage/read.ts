@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
-import { addEvents, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
+import { addEvents, liveLogOffset, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
 import { readUsageLog, usageLogFile } from './log.js';
 
 /**
@@ -98,7 +98,7 @@ function readUsageFileNow(root: string, vaultDir: string, stream: string): { fil
   }
   const usage = parseUsageFile(text);
   const state = readLocalState(root);
-  const { events, offset } = readUsageLog(root, state.offset);
+  const { events, offset } = readUsageLog(root, liveLogOffset(state));
   addEvents(state.counts, events);
   for (const [key, [count, last]] of Object.entries(state.counts[stream] ?? {})) addReplica(usage, key, state.replica, { count, last });
   return { file: usage, state, logEnd: offset };

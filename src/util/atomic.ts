@@ -6,10 +6,33 @@ import { isAlive } from './process.js';
 
 let counter = 0;
 
-/** `.<name>.<pid>.<n>.tmp`: the temporary files `writeFileAtomic` leaves if the process is killed before the rename. */
+/**
+ * `.<name>.<pid>.<n>.tmp`: the temporary files `writeFileAtomic` leaves if the process is killed before the rename, and
+ * `add`'s `.memvault-new.<pid>.<n>.tmp` (ingest/writer.ts) before its link.
+ */
 const TEMP_NAME = /^\..+\.(\d+)\.\d+\.tmp$/;
+/** `<name>.<pid>.tmp`: the config and session-start caches' temporary files (config/cached.ts, hooks/start-cache.ts). */
+const STATE_TEMP_NAME = /^[^.].*\.(\d+)\.tmp$/;
+/** The parse cache's compaction (vault/cache.ts): no pid in the name, written only under the build lock. */
+const LOCKED_TEMP_NAMES = new Set(['content.pack.tmp']);
 /** A temporary file of a live process is renamed within milliseconds; one this old belongs to nobody (a reused pid). */
 const TEMP_ORPHAN_MS = 10 * 60_000;
+
+/**
+ * Whether `name` is a temporary file name of one of memvault's writers, and the pid that owns it (`null`: a name
+ * without a pid, only ever written under the build lock). The state folder's own names (`stateFolder`) are recognized
+ * only there: in the vault, `notes.2024.tmp` may be a person's file.
+ */
+export function tempFileOwner(name: string, stateFolder = false): { pid: number | null } | undefined {
+  const match = TEMP_NAME.exec(name) ?? (stateFolder ? STATE_TEMP_NAME.exec(name) : null);
+  if (match) return { pid: Number(match[1]) };
+  return stateFolder && LOCKED_TEMP_NAMES.has(name) ? { pid: null } : undefined;
+}
+
+/** Whether a vault path names a temporary file of `writeFileAtomic` or `add`: such a path is never committed. */
+export function isTempPath(vaultPath: string): boolean {
+  return TEMP_NAME.test(vaultPath.slice(vaultPath.lastIndexOf('/') + 1));
+}
 
 /**
  * Writes a file atomically: the content goes to a temporary file beside the
@@ -41,12 +64,13 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, opti
 }
 
 /**
- * Removes the temporary files of `writeFileAtomic` left in `dirs` (not
- * recursive) by a process killed before its rename: those whose pid is not
- * alive, or that are older than ten minutes. Returns their paths. Folders
- * that do not exist, are links or lead out of the project are skipped.
+ * Removes the temporary files memvault's writers left in `dirs` (not
+ * recursive; `stateFolder`: folders of `.memvault/`, see `tempFileOwner`) when
+ * a process was killed before its rename (see `removeIfStaleTemp`). Returns
+ * their paths. Folders that do not exist, are links or lead out of the
+ * project are skipped.
  */
-export function removeStaleTempFiles(dirs: Iterable<string>): string[] {
+export function removeStaleTempFiles(dirs: Iterable<string>, options: { stateFolder?: boolean } = {}): string[] {
   const removed: string[] = [];
   for (const dir of new Set(dirs)) {
     let names: string[];
@@ -58,22 +82,32 @@ export function removeStaleTempFiles(dirs: Iterable<string>): string[] {
     } catch {
       continue;
     }
-    for (const name of names) {
-      const match = TEMP_NAME.exec(name);
-      if (!match) continue;
-      const file = path.join(dir, name);
-      try {
-        const stat = statSync(file);
-        if (!stat.isFile()) continue;
-        const pid = Number(match[1]);
-        if (pid !== process.pid && isAlive(pid) && Date.now() - stat.mtimeMs < TEMP_ORPHAN_MS) continue;
-        if (pid === process.pid && Date.now() - stat.mtimeMs < TEMP_ORPHAN_MS) continue;
-        rmSync(file, { force: true });
-        removed.push(file);
-      } catch {
-        // Gone meanwhile (its writer renamed it): nothing to remove.
-      }
-    }
+    for (const name of names) if (removeIfStaleTemp(dir, name, options.stateFolder) === 'removed') removed.push(path.join(dir, name));
   }
   return removed;
+}
+
+/**
+ * Removes `dir/name` if it is a temporary file of a writer that is gone: its
+ * pid is not alive, or it is older than ten minutes; a name without a pid is
+ * written only under the build lock, which the caller holds, so it is always
+ * a leftover. `kept`: a live writer's (it may be removed later); undefined:
+ * not a temporary file.
+ */
+export function removeIfStaleTemp(dir: string, name: string, stateFolder = false): 'removed' | 'kept' | undefined {
+  // Most names are memories and summaries: one string test before the patterns.
+  if (!name.endsWith('.tmp')) return undefined;
+  const owner = tempFileOwner(name, stateFolder);
+  if (!owner) return undefined;
+  const file = path.join(dir, name);
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return undefined;
+    const young = Date.now() - stat.mtimeMs < TEMP_ORPHAN_MS;
+    if (owner.pid !== null && young && (owner.pid === process.pid || isAlive(owner.pid))) return 'kept';
+    rmSync(file, { force: true });
+    return 'removed';
+  } catch {
+    return undefined; // gone meanwhile (its writer renamed it): nothing to remove
+  }
 }

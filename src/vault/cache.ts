@@ -358,6 +358,18 @@ export class ParseCache {
   }
 }
 
+/**
+ * Removes the parse cache in `dir` (`files.json`, `files.log`, `content.pack`,
+ * and the derived memo beside them): after `memvault redact`, the text it
+ * replaced may be in each (a memory's entry, the pack's dead records and the
+ * log's old lines, the entries of summaries built from it), and a cache is
+ * only ever rebuilt from the vault. Call under the build lock: a build saving
+ * meanwhile would log against a pack that is gone.
+ */
+export function purgeParseCache(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
 function fileSize(file: string): number {
   try {
     return statSync(file).size;

@@ -318,7 +318,10 @@ function readText(file: string): string | undefined {
  * vault paths: what a committing build commits besides its own outputs. It
  * also takes what a build with commits off left behind. Asked of the git
  * backend (`changedUnder`: `git status`, or isomorphic-git's status matrix);
- * empty when git cannot tell (no repository, or the backend failed).
+ * empty when git cannot tell (no repository, or the backend failed). Only
+ * shard names (`<stream>/<shard>.jsonl`, as `shardFiles` lists them): a
+ * temporary file a killed build left beside a shard (`.<shard>.<pid>.<n>.tmp`)
+ * or any other file in the folder is never committed.
  */
 export async function uncommittedRecord(vaultDir: string): Promise<string[]> {
   const repo = findRepo(vaultDir);
@@ -331,6 +334,9 @@ export async function uncommittedRecord(vaultDir: string): Promise<string[]> {
   } catch {
     return [];
   }
-  const inVault = changed.filter((file) => file.startsWith(`${recordDir}/`)).map((file) => file.slice(prefix ? prefix.length + 1 : 0));
+  const shard = /^[^/]+\/[^./][^/]*\.jsonl$/;
+  const inVault = changed
+    .filter((file) => file.startsWith(`${recordDir}/`) && shard.test(file.slice(recordDir.length + 1)))
+    .map((file) => file.slice(prefix ? prefix.length + 1 : 0));
   return [...new Set(inVault)].sort();
 }

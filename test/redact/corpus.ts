@@ -91,6 +91,8 @@ const cases = (): SecretCase[] => {
     atlassian: join('ATA', 'TT3', r(180), '=', r(8, HEX).toUpperCase()),
     sendgrid: join('S', 'G.', r(22), '.', r(43)),
     mailgun: join('ke', 'y-', r(32, HEX)),
+    // Mailgun's legacy keys: 32 of [0-9a-z], not only hex (letters past `f` and a digit, as they always have).
+    mailgunLegacy: join('ke', 'y-', r(28, LOWER_NUM), r(2, 'ghijklmnopqrstuvwxyz'), r(2, DIGITS)),
     postmark: uuid(),
     sentryKey: r(32, HEX),
     googleKey: join('AI', 'za', 'Sy', r(33)),
@@ -148,6 +150,7 @@ const cases = (): SecretCase[] => {
     c('Atlassian/Jira API token', 'atlassian', s.atlassian, `jira login with ana@acme.test and ${s.atlassian}`),
     c('SendGrid API key', 'sendgrid', s.sendgrid, `The mailer sends with ${s.sendgrid} since Monday.`),
     c('Mailgun API key', 'mailgun', s.mailgun, `curl -s --user 'api:${s.mailgun}' https://api.mailgun.net/v3/mg.acme.test/messages`),
+    c('Mailgun legacy API key', 'mailgun', s.mailgunLegacy, `The old mailer still signs its webhooks with ${s.mailgunLegacy} until March.`),
     c('Postmark server token', 'postmark', s.postmark, `X-Postmark-Server-Token: ${s.postmark}`),
     c('Sentry DSN', 'sentry-dsn', s.sentryKey, `SENTRY_DSN=https://${s.sentryKey}@o4505${r(6, DIGITS)}.ingest.sentry.io/45${r(5, DIGITS)}`),
     c('Google API key', 'google-api-key', s.googleKey, `const maps = new Maps({ key: '${s.googleKey}' });`),

@@ -213,7 +213,9 @@ describe('temp files of a killed build', () => {
     expect(result.code, result.stderr).toBe(0);
     for (const file of planted) {
       expect(existsSync(path.join(root, file)), file).toBe(false);
-      expect(result.stderr).toContain(`${file.replace(/^vault\//, '')}:1:1 info removed a temporary file left by a build that was stopped`);
+      expect(result.stderr).toContain(
+        `${file.replace(/^vault\//, '')}:1:1 info removed a temporary file left by a memvault command that was stopped`,
+      );
     }
     expect(existsSync(path.join(root, live))).toBe(true);
     const committed = execFileSync('git', ['-C', path.join(root, 'vault'), 'log', '--all', '--name-only', '--format='], {

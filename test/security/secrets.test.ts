@@ -8,7 +8,7 @@ import { createProject, memory, readText, removeProject, runCli, writeFiles, typ
 import { ORDINARY_TEXT, SECRET_CASES, SECRET_SEED } from '../redact/corpus.js';
 
 /**
- * No secret travels. The secrets corpus (58 kinds,
+ * No secret travels. The secrets corpus (59 kinds,
  * random per run; MEMVAULT_SECRET_SEED replays one) goes through `ingest`,
  * `add`, and a hand-written memory plus a committing `build` that calls an
  * LLM (the fake server records every request). No secret may reach a file

@@ -3,7 +3,11 @@ import path from 'node:path';
 import { loadValidConfig } from '../../config/load.js';
 import type { SecretPolicy } from '../../redact/detect.js';
 import { describeRedactions, mergeRedactions, redactSecrets } from '../../redact/redact.js';
+import { purgeDerivedStores } from '../../redact/purge.js';
+import { removeLeftoverTemps } from '../../pipeline/housekeeping.js';
 import { writeFileAtomic } from '../../util/atomic.js';
+import { acquireBuildLock } from '../../util/lock.js';
+import { streamFolders } from '../../vault/scan.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
 
@@ -28,23 +32,40 @@ interface FileRedaction {
  */
 export async function redactCommand(targets: readonly string[], options: RedactCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
-  const policy: SecretPolicy = (await loadValidConfig(root)).secrets;
+  const config = await loadValidConfig(root);
+  const policy: SecretPolicy = config.secrets;
   const files = targets.flatMap((target) => markdownFiles(path.resolve(target)));
+  // Under the build lock: no build reads a file half-redacted, and none saves a cache while it is purged.
+  const stateDir = path.join(root, '.memvault');
+  const release = options.dryRun ? async () => {} : await acquireBuildLock(stateDir, 'memvault redact');
   const changed: FileRedaction[] = [];
   const counts = new Map<string, number>();
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    const result = redactSecrets(text, policy);
-    if (result.count === 0) continue;
-    if (!options.dryRun) writeFileAtomic(file, result.text);
-    mergeRedactions(counts, result.redactions);
-    changed.push({
-      path: path.relative(process.cwd(), file) || file,
-      redactions: result.findings.map(({ kind, line, column }) => ({ kind, line, column })),
-    });
+  let purged: string[] = [];
+  try {
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const result = redactSecrets(text, policy);
+      if (result.count === 0) continue;
+      if (!options.dryRun) writeFileAtomic(file, result.text);
+      mergeRedactions(counts, result.redactions);
+      changed.push({
+        path: path.relative(process.cwd(), file) || file,
+        redactions: result.findings.map(({ kind, line, column }) => ({ kind, line, column })),
+      });
+    }
+    if (!options.dryRun) {
+      // The text as it was may still be in the derived stores of `.memvault/`: they go, and are rebuilt from the vault.
+      if (changed.length > 0) purged = purgeDerivedStores(root);
+      // Holding the lock, like a build: temporary files of killed writers go (housekeeping.ts).
+      const vaultDir = path.resolve(root, config.vault);
+      removeLeftoverTemps(vaultDir, stateDir, streamFolders(vaultDir, Object.keys(config.streams)));
+    }
+  } finally {
+    await release();
   }
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ dry_run: options.dryRun === true, files_scanned: files.length, files: changed }, null, 2)}\n`);
+    const report = { dry_run: options.dryRun === true, files_scanned: files.length, files: changed, purged };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   for (const file of changed) for (const r of file.redactions) process.stdout.write(`${file.path}:${r.line}:${r.column} ${r.kind}\n`);
@@ -56,6 +77,8 @@ export async function redactCommand(targets: readonly string[], options: RedactC
           `${options.dryRun ? ' (--dry-run: nothing written)' : ''}\n`
       : `no secrets found in ${files.length} file${files.length === 1 ? '' : 's'}\n`,
   );
+  if (purged.length > 0)
+    process.stderr.write(`removed the caches that may hold the text as it was (${purged.join(', ')}): the next build makes them anew\n`);
 }
 
 /**
