@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { addMemory } from '../ingest/add.js';
 import { ACTIVITIES } from '../read/context/budget.js';
 import { TIERS } from '../read/search/query.js';
+import { oneLine } from '../text/safe-text.js';
 import { recordUsage } from '../usage/log.js';
 import { UserError } from '../util/errors.js';
 import { describeIssues } from './params.js';
@@ -103,7 +104,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       answer(ctx, async () => {
         const { result, served } = zoomWarm(await ctx.warm.current(), args, ctx.now());
         serve('zoom', served);
-        const parts = [...result.memories.map((m) => `## ${m.date} ${m.title ?? ''} (${m.path})\n${m.body}`)];
+        const parts = [...result.memories.map((m) => `## ${m.date} ${oneLine(m.title ?? '')} (${m.path})\n${m.body}`)];
         for (const s of result.summaries) parts.push(`## ${s.tier} ${s.period} (${s.path})\n${s.body ?? ''}`);
         if (parts.length === 0) parts.push('No memories in this period.');
         if (result.page.pages > 1)

@@ -5,7 +5,7 @@ import { CONFIG_FILE } from '../config/file.js';
 import { BuildPool, vaultLoadOptions } from '../pipeline/build-pool.js';
 import type { SearchIndex } from '../read/search/index.js';
 import { openSearch, type SearchSession } from '../read/search/session.js';
-import { readIndex, updateSearchIndex } from '../read/search/store.js';
+import { ensureSearchIndex } from '../read/search/store.js';
 import { readConfig, type ReadVault } from '../read/vault.js';
 import { LoadSession } from '../vault/load-session.js';
 import { isIgnoredVaultPath } from '../watch/paths.js';
@@ -108,13 +108,8 @@ export class WarmVault {
     } finally {
       pool?.close();
     }
-    updateSearchIndex(this.root, loaded);
-    let index = readIndex(this.root);
-    if (!index) {
-      updateSearchIndex(this.root, loaded, { force: true });
-      index = readIndex(this.root);
-    }
-    if (!index) throw new Error('the search index could not be read back after it was written');
+    // Damaged, foreign or unwritable: rebuilt, else indexed in memory; the server never fails because of its index.
+    const { loaded: index } = ensureSearchIndex(this.root, loaded);
     this.state = { vault: { root: this.root, config, vaultDir: options.vaultDir, loaded }, index: index.index };
     this.options.log?.(
       `vault loaded: ${loaded.stats.files} files (${loaded.stats.parsed} parsed) in ${Math.round(performance.now() - started)} ms`,

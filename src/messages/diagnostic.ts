@@ -1,5 +1,6 @@
 import { hintFor, type RuleId, ruleSpec } from './catalogue.js';
 import type { Diagnostic, Facts, Place, Severity } from './message.js';
+import { oneLine, showControls } from '../text/safe-text.js';
 
 /** What a site may add to a message besides the rule, the place and the reason. */
 export interface MessageOptions {
@@ -39,7 +40,9 @@ function severityOf(rule: string): Severity {
 
 /** A diagnostic as one line: `path:line:col severity reason (hint: …) [rule]`. */
 export function formatDiagnostic(d: Diagnostic, prefix = ''): string {
-  return `${prefix}${d.path}:${d.line}:${d.column} ${d.severity} ${d.reason}${d.hint ? ` (hint: ${d.hint})` : ''} [${d.rule}]`;
+  // A reason may quote vault text (a fact's value, a file name): one line, its control characters shown, never acted on.
+  const line = `${d.path}:${d.line}:${d.column} ${d.severity} ${d.reason}${d.hint ? ` (hint: ${d.hint})` : ''} [${d.rule}]`;
+  return `${prefix}${showControls(oneLine(line))}`;
 }
 
 /** What the CLI prints of a failed command: a `UserError`'s fields. */

@@ -151,3 +151,22 @@ describe('the two guards', () => {
     expect(showControls(legit)).toBe(legit);
   });
 });
+
+describe('diagnostics quote vault text on one line, control characters shown', () => {
+  it('formatDiagnostic', async () => {
+    const { formatDiagnostic } = await import('../../src/messages/diagnostic.js');
+    const line = formatDiagnostic({
+      path: 'main/memories/a.md',
+      line: 3,
+      column: 1,
+      severity: 'warning',
+      reason: 'fact `pool` has value `20\x1b[2J\nmain/memories/b.md:1:1 error forged`',
+      hint: 'resolve it',
+      rule: 'fact/contradiction',
+    });
+    expect(line).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toContain('␛[2J');
+    expect(line).toMatch(/^main\/memories\/a\.md:3:1 warning /);
+  });
+});
