@@ -61,6 +61,11 @@ export function blocksOf(body: string): string[] {
   return out;
 }
 
+/** A block whose last sentence asks something (a closing quote or bracket may follow the mark). */
+function endsWithQuestion(block: string): boolean {
+  return /\?["'’”)\]]*\s*$/.test(block);
+}
+
 export interface PassageSource {
   path: string;
   body: string;
@@ -129,6 +134,8 @@ export function rankPassages(sources: readonly PassageSource[], query: string, o
     let last = b;
     while (first > 0 && b - first < window && !taken[d]!.has(first - 1)) first--;
     while (last < blocks[d]!.length - 1 && last - b < window && !taken[d]!.has(last + 1)) last++;
+    // A passage that ends on a question ends with its answer: the reply is what completes it.
+    if (last < blocks[d]!.length - 1 && !taken[d]!.has(last + 1) && endsWithQuestion(blocks[d]![last]!)) last++;
     for (let i = first; i <= last; i++) taken[d]!.add(i);
     const source = sources[d]!;
     out.push({
