@@ -187,14 +187,16 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     relevant.push(c);
   }
 
-  // Background: conventions, the long-term summary, the latest monthly. With signals, only what the signals' search
-  // found earns room: the same summary for every question otherwise takes a quarter of a small budget and answers none.
+  // Background: conventions, the long-term summary, the latest monthly. With signals, a summary earns room only when the
+  // signals' search found it: the same summary for every question otherwise takes a quarter of a small budget and
+  // answers none of them.
   const found = queries.length === 0 ? undefined : new Set(queries.flatMap((q) => search(q.text, RELEVANT_GROUPS)));
   const named = namesSignals(queries.map((q) => q.text));
   const background: Candidate[] = [];
   const pushFound = (c: Candidate | undefined): void => void (c && (!found || found.has(c.versions[0]!.source)) && background.push(c));
   if (facts.background && named(facts.background.text)) background.push({ tier: 'background', versions: [facts.background] });
-  for (const m of view.conventions) pushFound(take('background', [memoryVersion(m)]));
+  // Conventions are standing instructions, like pinned memories: always offered.
+  for (const m of view.conventions) push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) pushFound(take('background', [summaryVersion(longterm)]));
   const monthly = view.latestMonthly;
