@@ -137,3 +137,43 @@ export function evidenceRecall(text: string, questions: readonly { qa: LocomoQa;
   }
   return tally;
 }
+
+/** A turn's words as a reader compares them: the speaker and any image caption left out, normalised. */
+function turnWords(turn: string): string {
+  const text = turn.slice(turn.indexOf(':') + 1).replace(/\s*\[image:[^\]]*\]\s*$/, '');
+  return normalizeText(stripResolvedDates(text));
+}
+
+/** `yesterday (7 May 2023)` → `yesterday`: resolved dates do not make a turn absent. */
+function stripResolvedDates(text: string): string {
+  return text.replace(/\s*\((?:[^()]*\d{4})\)/g, '');
+}
+
+/** For each non-adversarial question with evidence, the texts of its evidence turns. */
+export function evidenceTurns(conversation: ConvertedConversation): { qa: LocomoQa; turns: string[] }[] {
+  const turns = new Map<string, string>();
+  for (const session of conversation.sessions) for (const [id, text] of session.turns) turns.set(id, text);
+  const out: { qa: LocomoQa; turns: string[] }[] = [];
+  for (const qa of conversation.qa) {
+    if (!isNonAdversarial(qa)) continue;
+    const texts = [...new Set(evidenceIds(qa))].map((id) => turns.get(id)).filter((t): t is string => t !== undefined);
+    const words = texts.map(turnWords).filter((w) => w.length > 0);
+    if (words.length > 0) out.push({ qa, turns: words });
+  }
+  return out;
+}
+
+/**
+ * Evidence-turn recall of `text`: per question, the share of its evidence turns that appear whole in the text
+ * (normalised, speaker and resolved dates aside); a turn quoted in part or only summarised does not count.
+ */
+export function evidenceTurnRecall(text: string, questions: readonly { qa: LocomoQa; turns: readonly string[] }[]): Tally {
+  const haystack = normalizeText(stripResolvedDates(text));
+  const tally = emptyTally();
+  for (const { qa, turns } of questions) {
+    const found = turns.filter((turn) => haystack.includes(turn)).length;
+    tally.hits[qa.category] = (tally.hits[qa.category] ?? 0) + found / turns.length;
+    tally.totals[qa.category] = (tally.totals[qa.category] ?? 0) + 1;
+  }
+  return tally;
+}

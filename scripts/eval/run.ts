@@ -5,7 +5,14 @@ import { countTokens } from '../../src/util/tokens.js';
 import { conversationText, convertSample, type ConvertedConversation, type LocomoSample } from './locomo.js';
 import { addTally, answerRetention, emptyTally, evidenceRecall, evidenceTokens, rates, type Tally } from './metrics.js';
 import { formatRate, lastTokens, renderTables, SOURCES, type Source, type Totals } from './report.js';
-import { emptyTotals, evaluateQuestions, PER_QUESTION_BUDGETS, renderPerQuestionTables, tokenLine } from './per-question.js';
+import {
+  emptyTotals,
+  evaluateQuestions,
+  PER_QUESTION_BUDGETS,
+  renderPerQuestionTables,
+  renderSearchTable,
+  tokenLine,
+} from './per-question.js';
 import { buildConversation, CLI, REPO_ROOT } from './project.js';
 
 /**
@@ -272,17 +279,17 @@ async function perQuestion(
   const contexts = runs.reduce((s, r) => s + r.questions, 0) * budgets.length;
   const contextMs = runs.reduce((s, r) => s + r.context_ms, 0);
   const footer = `${runs.length} conversations, ${runs.reduce((s, r) => s + r.questions, 0)} questions; context tokens per budget ${tokenLine(totals)}; ${contexts} contexts in ${(contextMs / 1000).toFixed(1)} s (${(contextMs / Math.max(1, contexts)).toFixed(1)} ms each, vault opening included); eval ${Math.round((performance.now() - started) / 1000)} s.`;
-  process.stdout.write(`${renderPerQuestionTables(totals)}\n\n${footer}\n`);
+  process.stdout.write(`${renderPerQuestionTables(totals)}\n\n${renderSearchTable(totals.search)}\n\n${footer}\n`);
   const summary = Object.fromEntries(
     totals.rows.map((row, i) => [
       row.kind === 'whole' ? 'whole' : `${row.kind}@${row.budget}`,
-      { answer: rates(totals.answer[i]!), evidence: rates(totals.evidence[i]!) },
+      { answer: rates(totals.answer[i]!), evidence: rates(totals.evidence[i]!), evidence_turns: rates(totals.turns[i]!) },
     ]),
   );
   mkdirSync(path.dirname(options.out), { recursive: true });
   writeFileSync(
     options.out,
-    `${JSON.stringify({ dataset: 'locomo', mode: 'per-question', budgets, config: extraConfig || 'default', summary, conversations: runs }, null, 2)}\n`,
+    `${JSON.stringify({ dataset: 'locomo', mode: 'per-question', budgets, config: extraConfig || 'default', summary, search: totals.search, conversations: runs }, null, 2)}\n`,
   );
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }

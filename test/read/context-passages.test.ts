@@ -43,6 +43,26 @@ describe('rankPassages', () => {
     expect(blocks).not.toContain(6);
   });
 
+  it('ends a passage that ends on a question with its answer', () => {
+    const talk = [
+      'Ana: We hiked the ridge trail.',
+      'Ben: Nice! Where was that photo taken?',
+      'Ana: A nearby park, by the lake.',
+      'Ben: Cool.',
+    ];
+    const [first] = rankPassages([{ path: 'm/talk.md', body: talk.join('\n\n'), weight: 1 }], 'hiked ridge trail');
+    // The hit (block 0) and its neighbour, which asks: the reply comes too.
+    expect(first).toMatchObject({ first: 0, last: 2 });
+    expect(first!.text).toContain('A nearby park');
+  });
+
+  it('a hit inside an earlier passage brings the reply after it', () => {
+    const passages = rankPassages([{ path: 'm/chat.md', body: chat, weight: 1 }], 'ledger export', { window: 1 });
+    const blocks = new Set(passages.flatMap((p) => Array.from({ length: p.last - p.first + 1 }, (_, i) => p.first + i)));
+    // "I looked at the ledger export" (1) quotes 0-3 (2 asks, 3 answers); the hit on 3 adds 4, the reply after it.
+    expect([...blocks].sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('weighs blocks by how well their document matched, stems and prefixes like the search', () => {
     const sources = [
       { path: 'a.md', body: 'Intro.\n\nThe deploys failed twice.', weight: 0.1 },

@@ -158,7 +158,10 @@ describe('memvault context', () => {
       'main/memories/2026-03-19-fix.md',
     ]);
     expect(critical.some((p: string) => p.endsWith('2026-03-01-old-error.md'))).toBe(false);
-    const background = json.items.filter((i: any) => i.tier === 'background').map((i: any) => i.source);
+    // Conventions are always offered: background, or relevant when the search found them first.
+    expect(json.items.filter((i: any) => i.source.endsWith('2026-01-06-convention.md'))).toHaveLength(1);
+    const overview = warm({ budget: 8000 }) as any;
+    const background = overview.items.filter((i: any) => i.tier === 'background').map((i: any) => i.source);
     expect(background[0]).toMatch(/2026-01-06-convention\.md$/);
     // The latest monthly is background unless the search already brought it in as relevant.
     expect(json.items.filter((i: any) => i.tier !== 'index' && i.source === 'main/monthly/2026-02.md')).toHaveLength(1);
@@ -197,6 +200,16 @@ describe('memvault context', () => {
     expect(at('Ana: And the ledger export runs again tonight.')).toBeGreaterThan(at('Ana: Then we patch the mapper.'));
     expect(json.context).not.toContain('Unrelated point 15');
     expect(json.context).toContain('2026-03-18 09:00 (Wednesday 18 March 2026) Standup (note), parts ');
+  });
+
+  it('with signals, a background summary earns room only when the search found it', async () => {
+    const summaries = (json: any) =>
+      json.items.filter((i: any) => i.tier === 'background' && /\/(monthly|longterm)/.test(i.source)).map((i: any) => i.source);
+    expect(summaries(warm({ budget: 2000 }))).not.toEqual([]);
+    // Nothing in the summaries is about the ledger export (a chat memory): its context spends no room on them.
+    const asked = warm({ budget: 2000, query: 'ledger export null currency' });
+    expect(summaries(asked)).toEqual([]);
+    expect(asked.allowance.background).toBeLessThan(warm({ budget: 2000 }).allowance.background);
   });
 
   it('rebalances: without signals relevant gives its room away; debugging widens critical', async () => {

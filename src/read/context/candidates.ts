@@ -5,7 +5,7 @@ import { monthOfWeek, todayIn, weekOf } from '../../time/periods.js';
 import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../search/query.js';
-import type { SearchIndex } from '../search/index.js';
+import { processTerm, tokenize, type SearchIndex } from '../search/index.js';
 import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
 import { factVersions, openContradictions } from './facts.js';
@@ -187,16 +187,33 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     relevant.push(c);
   }
 
-  // Background: conventions, the long-term summary, the latest monthly.
+  // Background: conventions, the long-term summary, the latest monthly. With signals, a summary earns room only when the
+  // signals' search found it: the same summary for every question otherwise takes a quarter of a small budget and
+  // answers none of them.
+  const found = queries.length === 0 ? undefined : new Set(queries.flatMap((q) => search(q.text, RELEVANT_GROUPS)));
+  const named = namesSignals(queries.map((q) => q.text));
   const background: Candidate[] = [];
-  if (facts.background) background.push({ tier: 'background', versions: [facts.background] });
+  const pushFound = (c: Candidate | undefined): void => void (c && (!found || found.has(c.versions[0]!.source)) && background.push(c));
+  if (facts.background && named(facts.background.text)) background.push({ tier: 'background', versions: [facts.background] });
+  // Conventions are standing instructions, like pinned memories: always offered.
   for (const m of view.conventions) push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
-  if (longterm) push(background, take('background', [summaryVersion(longterm)]));
+  if (longterm) pushFound(take('background', [summaryVersion(longterm)]));
   const monthly = view.latestMonthly;
-  if (monthly) push(background, take('background', [summaryVersion(monthly)]));
+  if (monthly) pushFound(take('background', [summaryVersion(monthly)]));
 
-  return { critical, relevant, background, index: indexCandidates(vault, stream.name) };
+  const index = indexCandidates(vault, stream.name).filter((c) => named(c.versions[0]!.label));
+  return { critical, relevant, background, index };
+}
+
+/**
+ * Whether a text names something the signals name: a stem in common (`deploys` names `deploying`). Without signals
+ * everything counts: a query-less context is the overview.
+ */
+function namesSignals(signals: readonly string[]): (text: string) => boolean {
+  if (signals.length === 0) return () => true;
+  const wanted = new Set(signals.flatMap((text) => tokenize(text).map(processTerm)));
+  return (text) => tokenize(text).some((word) => wanted.has(processTerm(word)));
 }
 
 /** Index: one line per topic term, with the periods it is a topic of (newest first) — "auth (2026-02, 2026-W07)". */

@@ -61,6 +61,11 @@ export function blocksOf(body: string): string[] {
   return out;
 }
 
+/** A block whose last sentence asks something (a closing quote or bracket may follow the mark). */
+function endsWithQuestion(block: string): boolean {
+  return /\?["'’”)\]]*\s*$/.test(block);
+}
+
 export interface PassageSource {
   path: string;
   body: string;
@@ -81,14 +86,15 @@ export interface Passage {
 export interface PassageOptions {
   /** Blocks taken on each side of a hit (default 1). */
   window?: number;
-  /** Passages returned at most (default 24). */
+  /** Passages returned at most (default 64). */
   limit?: number;
 }
 
 /**
  * The best passages of `sources` for `query`, best first. Each is a hit block
  * and up to `window` blocks either side, without the blocks an earlier
- * passage already holds; a hit inside an earlier passage adds nothing.
+ * passage already holds, and the answer after a block that asks; a hit
+ * inside an earlier passage adds the blocks after it that are not quoted yet.
  *
  * @example
  *   rankPassages([{ path: 'main/memories/a.md', body: 'Intro.\n\nSessions expire after 30 days.', weight: 1 }], 'session expiry')
@@ -96,7 +102,7 @@ export interface PassageOptions {
  */
 export function rankPassages(sources: readonly PassageSource[], query: string, options: PassageOptions = {}): Passage[] {
   const window = options.window ?? 1;
-  const limit = options.limit ?? 24;
+  const limit = options.limit ?? 64;
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
   // Blocks are indexed as their stems (worked out once per body); the query goes through the search index's words and stems.
@@ -124,11 +130,15 @@ export function rankPassages(sources: readonly PassageSource[], query: string, o
   const out: Passage[] = [];
   for (const { d, b, score } of ranked) {
     if (out.length >= limit) break;
-    if (taken[d]!.has(b)) continue;
-    let first = b;
-    let last = b;
-    while (first > 0 && b - first < window && !taken[d]!.has(first - 1)) first--;
+    // A hit an earlier passage holds already brings the blocks after it that the passage left out (its reply).
+    const inside = taken[d]!.has(b);
+    if (inside && (b + 1 >= blocks[d]!.length || taken[d]!.has(b + 1) || window === 0)) continue;
+    let first = inside ? b + 1 : b;
+    let last = first;
+    while (!inside && first > 0 && b - first < window && !taken[d]!.has(first - 1)) first--;
     while (last < blocks[d]!.length - 1 && last - b < window && !taken[d]!.has(last + 1)) last++;
+    // A passage that ends on a question ends with its answer: the reply is what completes it.
+    if (last < blocks[d]!.length - 1 && !taken[d]!.has(last + 1) && endsWithQuestion(blocks[d]![last]!)) last++;
     for (let i = first; i <= last; i++) taken[d]!.add(i);
     const source = sources[d]!;
     out.push({

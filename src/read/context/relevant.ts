@@ -13,9 +13,9 @@ import { rankPassages } from './passages.js';
  */
 
 /** Day groups asked of the search per signal. */
-export const RELEVANT_GROUPS = 12;
+export const RELEVANT_GROUPS = 20;
 /** Memories whose passages are ranked per signal. */
-const PASSAGE_DOCS = 16;
+const PASSAGE_DOCS = 40;
 
 export interface RelevantInput {
   query: string;
