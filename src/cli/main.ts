@@ -7,6 +7,7 @@ import { declareFactCommands } from './program-facts.js';
 import { declareMemoryCommands } from './program-memories.js';
 import { declareReadCommands } from './program-read.js';
 import { UserError } from '../util/errors.js';
+import { guardWritesOfThisProcess } from '../util/inside.js';
 
 /**
  * The CLI entry: declares commands and flags, lazy-imports each command so
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
       throw error;
     });
   }
+  guardWritesOfThisProcess();
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

@@ -19,9 +19,21 @@ import { UserError } from './errors.js';
  */
 
 let projectRoot: { root: string; real: string } | undefined;
+/** Whether this process is the CLI's: only then does finding a project hold every write inside it. */
+let cliProcess = false;
 
-/** The project every write of this process must stay in (the CLI sets it when it finds the project). */
+/**
+ * Called once by the CLI's entry (main.ts): from now on the project a command finds holds every write of this process.
+ * A library caller (a test, the eval, an embedding program) works on many projects in one process: there the use
+ * cases check their own vault, and nothing process-wide is kept.
+ */
+export function guardWritesOfThisProcess(): void {
+  cliProcess = true;
+}
+
+/** The project every write of this process must stay in (the CLI sets it when it finds the project; a no-op elsewhere). */
 export function setProjectRoot(root: string): void {
+  if (!cliProcess) return;
   const resolved = path.resolve(root);
   projectRoot = { root: resolved, real: realpathSync.native(resolved) };
 }

@@ -179,7 +179,10 @@ describe('a committed link under memories/ that leads outside', () => {
     const root = clonedProject({ 'vault/main/memories/2026-01-02-old.md': memory({ date: '2026-01-02', body: 'Old.' }) }, {});
     const result = await cli(['add', 'Deploys need a green staging run.'], { cwd: root });
     expect(result.code).toBe(0);
-    expect(existsSync(path.join(root, 'vault/main/memories/2026/11/2026-11-27-deploys-need-a-green-staging-run.md'))).toBe(true);
+    // New names end with six hex digits of the file's hash (two clones never write the same name).
+    expect(readdirSync(path.join(root, 'vault/main/memories/2026/11'))).toEqual([
+      expect.stringMatching(/^2026-11-27-deploys-need-a-green-staging-run-[0-9a-f]{6}\.md$/),
+    ]);
   });
 });
 
