@@ -1,6 +1,17 @@
 import type { Diagnostic } from '../vault/model.js';
 import { jsonSyntaxError } from './json-position.js';
-import { fail, IngestError, timeOf, titleFromTurns, type ParsedTranscript, type Session, type ToolCall, type Turn } from './session.js';
+import {
+  compactInput,
+  compactResult,
+  fail,
+  IngestError,
+  timeOf,
+  titleFromTurns,
+  type ParsedTranscript,
+  type Session,
+  type ToolCall,
+  type Turn,
+} from './session.js';
 
 /**
  * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`):
@@ -273,7 +284,7 @@ class TurnBuilder {
       else if (blockType === 'tool_use') {
         const call: ToolCall = {
           name: typeof name === 'string' ? name : 'tool',
-          input,
+          input: compactInput(input),
           ...(typeof callId === 'string' ? { id: callId } : {}),
         };
         if (call.id) calls.set(call.id, call);
@@ -281,11 +292,13 @@ class TurnBuilder {
       } else if (blockType === 'tool_result') {
         const call = typeof resultFor === 'string' ? calls.get(resultFor) : undefined;
         const result = resultText(resultContent);
+        // Kept shortened: a long session holds thousands of file reads, and a memory shows a line of each.
+        const kept = compactResult(result);
         if (call) {
-          call.result = result;
+          Object.assign(call, kept);
           if (isError === true) call.error = true;
           if (isError === true && REFUSAL.test(result)) call.refused = true;
-        } else tools.push({ name: 'tool result', input: undefined, result, ...(isError === true ? { error: true } : {}) });
+        } else tools.push({ name: 'tool result', input: undefined, ...kept, ...(isError === true ? { error: true } : {}) });
       } else if (blockType === 'image') texts.push('[image]');
       // thinking, redacted_thinking and unknown blocks are left out.
     });

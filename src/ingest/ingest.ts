@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DateTime } from 'luxon';
 import { loadValidConfig } from '../config/load.js';
 import { assertStreamName } from '../config/schema.js';
@@ -238,6 +240,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
       fileReport.memories.push({ path: vaultPath, status: 'new' });
       if (!report.dryRun) crashPoint('ingest-write'); // test-only fault injection (MEMVAULT_TEST_CRASH_AFTER)
+      collectGarbage();
     }
 
     /**
@@ -260,10 +263,12 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         temp = { path: tempPath, fd: openSync(tempPath, 'w') };
       }
       try {
+        let written = 0;
         for (const part of parts) {
           const chunk = Buffer.from(part, 'utf8');
           hash.update(chunk);
           if (temp) writeSync(temp.fd, chunk);
+          if (++written % 1000 === 0) collectGarbage();
         }
       } finally {
         if (temp) closeSync(temp.fd);
@@ -280,6 +285,28 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 }
 
 let transcriptTemps = 0;
+
+/** Heap in use above which a full garbage collection is asked for between two memories (see `collectGarbage`). */
+const COLLECT_ABOVE_BYTES = 224 * 1024 * 1024;
+let gc: (() => void) | undefined;
+
+/**
+ * A full garbage collection once the heap holds more than
+ * `COLLECT_ABOVE_BYTES`. Rendering a part of a long session makes megabytes
+ * of short-lived strings (redaction, markdown); V8 lets its heap grow to about
+ * four times what is live before collecting, which for a 200 MB log (100 MB
+ * of parsed turns) is 500 MB. Collecting at the threshold keeps the peak near
+ * it; ordinary transcripts never reach it. `--expose-gc` set at run time
+ * applies to new contexts, so the function comes from one.
+ */
+function collectGarbage(): void {
+  if (v8.getHeapStatistics().used_heap_size < COLLECT_ABOVE_BYTES) return;
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 /** SHA-256 of a file's content, read in chunks. */
 function hashOfFile(file: string): string {

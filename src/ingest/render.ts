@@ -390,11 +390,13 @@ function describeResult(call: ToolCall, ctx: RenderContext): string {
   if (lines.length === 0) return 'done';
   if (/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(call.name)) return 'done';
   // A file's or a search's content is not worth repeating; its size is.
+  // A long answer is kept as its first and last lines (`compactResult`) with the count of the whole.
+  const count = call.resultLines ?? lines.length;
   if (/^(Read|Glob|Grep|LS|NotebookRead|WebFetch|WebSearch|browser|web\.run|myfiles_browser)$/i.test(call.name))
-    return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
+    return `${count} line${count === 1 ? '' : 's'}`;
   // Commands end with their verdict (`Tests: 3 failed`); other tools lead with it.
   const pick = /^(Bash|python|shell|terminal|exec|run)/i.test(call.name) ? lines[lines.length - 1]! : lines[0]!;
-  return `${shorten(pick, MAX_TOOL_CHARS)}${lines.length > 1 ? ` (${lines.length} lines)` : ''}`;
+  return `${shorten(pick, MAX_TOOL_CHARS)}${count > 1 ? ` (${count} lines)` : ''}`;
 }
 
 /** A markdown or text file as it is: one memory, or several parts (`part: #2`…) when it is longer than a memory file may be. */
