@@ -31,8 +31,8 @@ export function spawnCli(
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
     const timers = [options.killAfterMs, options.timeoutMs]
       .filter((ms): ms is number => ms !== undefined)
