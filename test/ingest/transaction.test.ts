@@ -112,6 +112,7 @@ describe('ingest killed part-way', () => {
       // One project through every kill: each run picks up what the kills before it left.
       const root = project();
       let kills = 0;
+      const byKind = { point: 0, time: 0 };
       for (let run = 0; kills < 24 && run < 100; run++) {
         const killed =
           run % 2 === 0
@@ -119,6 +120,7 @@ describe('ingest killed part-way', () => {
             : await ingest(root, {}, Math.floor(random() * clean.ms));
         if (killed.signal !== 'SIGKILL') continue;
         kills++;
+        byKind[run % 2 === 0 ? 'point' : 'time']++;
         const parts = ingestedParts(root);
         // Never a day twice, whatever was killed where.
         expect(new Set(parts).size).toBe(parts.length);
@@ -130,6 +132,7 @@ describe('ingest killed part-way', () => {
         }
       }
       expect(kills).toBe(24);
+      console.log(`kill loop: ${byKind.point} kills at a crash point, ${byKind.time} after a random delay`);
       await expectComplete(root);
     },
     600_000,
