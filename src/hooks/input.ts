@@ -1,3 +1,4 @@
+import { jsonSyntaxError } from '../ingest/json-position.js';
 import { UserError } from '../util/errors.js';
 
 /**
@@ -20,14 +21,39 @@ export interface HookInput {
 export const HOOK_EVENTS = ['session-start', 'pre-compact', 'session-end'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-/** Parses a hook's stdin; empty input is `{}`. Throws a `UserError` for text that is not a JSON object. */
+/** Largest hook input read: the agent sends a few hundred bytes of JSON; anything near this is not a hook input. */
+export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
+
+/**
+ * Reads a hook's stdin up to `MAX_HOOK_INPUT_BYTES`: more (`< /dev/zero`, a
+ * file piped in by mistake) stops the read with a `UserError` at once,
+ * instead of filling memory.
+ */
+export async function readHookInput(stdin: AsyncIterable<Buffer | string> & { destroy?: () => void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stdin) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    total += bytes.length;
+    if (total > MAX_HOOK_INPUT_BYTES) {
+      stdin.destroy?.();
+      throw new UserError('hook/input', `hook input is larger than ${MAX_HOOK_INPUT_BYTES / (1024 * 1024)} MiB: not a hook's JSON`);
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}
+
+/** Parses a hook's stdin; empty input is `{}`. Throws a `UserError` for text that is not a JSON object (never quoting it). */
 export function parseHookInput(text: string): HookInput {
   if (text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UserError('hook/input', `hook input is not JSON: ${(error as Error).message}`);
+    // Where and what, never the input's text: a file piped in by mistake may hold anything.
+    const where = jsonSyntaxError(text, error);
+    throw new UserError('hook/input', `hook input is not JSON (line ${where.line}, column ${where.column}: ${where.reason})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new UserError('hook/input', 'hook input is not a JSON object');

@@ -1,6 +1,17 @@
 import type { Diagnostic } from '../vault/model.js';
 import { jsonSyntaxError } from './json-position.js';
-import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session, type ToolCall, type Turn } from './session.js';
+import {
+  compactInput,
+  compactResult,
+  fail,
+  IngestError,
+  timeOf,
+  titleFromTurns,
+  type ParsedTranscript,
+  type Session,
+  type ToolCall,
+  type Turn,
+} from './session.js';
 
 /**
  * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`):
@@ -20,50 +31,55 @@ const RULE = 'ingest/claude-code';
 /** Consecutive assistant messages closer than this are one turn. */
 const TURN_GAP_MS = 5 * 60_000;
 
-/** The session of a Claude Code log; throws `IngestError` naming the line of a malformed record. */
+/** The session of a Claude Code log held in memory; throws `IngestError` naming the line of a malformed record. */
 export function parseClaudeCode(text: string, file: string): ParsedTranscript {
-  const warnings: Diagnostic[] = [];
-  const turns: Turn[] = [];
-  const calls = new Map<string, ToolCall>();
-  let sessionId: string | undefined;
-  let title: string | undefined;
-  const meta: Session['meta'] = {};
-  let lastMessageId: string | undefined;
-  let messages = 0;
-
+  const parser = new ClaudeCodeParser(file);
   const lines = text.split('\n');
-  const records: { record: Record<string, unknown>; raw: string; lineNo: number }[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const raw = lines[index]!.replace(/\r$/, '');
-    if (raw.trim() === '') continue;
-    const lineNo = index + 1;
+  for (let index = 0; index < lines.length; index++) parser.line(lines[index]!, index + 1);
+  return parser.finish(text.endsWith('\n'));
+}
+
+/**
+ * A Claude Code log read one line at a time (`line`, then `finish`), so a
+ * log of any size is parsed without holding its text or its records: each
+ * line becomes part of a turn as it is read. A sub-agent's log
+ * (`agent-*.jsonl`) holds only side-chain lines: they are its conversation;
+ * in a main session's log (Claude Code 1.x wrote sub-agents inline) they are
+ * left out. Which one a log is shows only at its end, so side-chain lines
+ * are collected apart until a main line appears.
+ */
+export class ClaudeCodeParser {
+  private readonly warnings: Diagnostic[] = [];
+  private readonly main: TurnBuilder;
+  private side: TurnBuilder | undefined;
+  /** The first problem of a side-chain line: an error only if the log turns out to be a sub-agent's. */
+  private sideError: IngestError | undefined;
+  private title: string | undefined;
+  private sawConversation = false;
+  private sawMainConversation = false;
+  /** A line that is not JSON: an error unless it is the last one of a log still being written. */
+  private pending: { line: number; column: number; reason: string } | undefined;
+  private sawLine = false;
+
+  constructor(private readonly file: string) {
+    this.main = new TurnBuilder(file, false);
+    this.side = new TurnBuilder(file, true);
+  }
+
+  /** One line of the log (without its `\n`), numbered from 1. */
+  line(text: string, lineNo: number): void {
+    const raw = (lineNo === 1 ? text.replace(/^\uFEFF/, '') : text).replace(/\r$/, '');
+    if (raw.trim() === '') return;
+    const file = this.file;
+    if (this.pending) this.failPending();
+    this.sawLine = true;
     let entry: unknown;
     try {
       entry = JSON.parse(raw);
     } catch (error) {
-      const isLast = lines.slice(index + 1).every((l) => l.trim() === '');
       const where = jsonSyntaxError(raw, error);
-      if (isLast && !text.endsWith('\n')) {
-        // Claude Code appends as it goes: a cut-off last line is a session that was still being written.
-        warnings.push({
-          path: file,
-          line: lineNo,
-          column: where.column,
-          severity: 'warning',
-          reason: 'incomplete last line ignored (the session was still being written?)',
-          hint: 'ingest the file again once the session has ended',
-          rule: RULE,
-        });
-        continue;
-      }
-      fail(
-        file,
-        lineNo,
-        where.column,
-        `not valid JSON: ${where.reason}`,
-        'each line of a Claude Code session log is one JSON object; is this the right file?',
-        RULE,
-      );
+      this.pending = { line: lineNo, column: where.column, reason: where.reason };
+      return;
     }
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       fail(
@@ -85,20 +101,116 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
         'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)?',
         RULE,
       );
-    records.push({ record, raw, lineNo });
-  }
-  // A sub-agent's log (`agent-*.jsonl`) holds only side-chain lines: they are its conversation. In a main
-  // session's log (Claude Code 1.x wrote sub-agents inline) they are left out.
-  const conversation = records.filter(({ record }) => record.type === 'user' || record.type === 'assistant');
-  const subAgent = conversation.length > 0 && conversation.every(({ record }) => record.isSidechain === true);
-  for (const { record, raw, lineNo } of records) {
-    const type = record.type as string;
+    const type = record.type;
     if (type === 'summary') {
-      if (typeof record.summary === 'string' && title === undefined) title = record.summary.trim();
-      continue;
+      if (typeof record.summary === 'string' && this.title === undefined) this.title = record.summary.trim();
+      return;
     }
-    if (type !== 'user' && type !== 'assistant') continue;
-    if ((record.isSidechain === true && !subAgent) || record.isMeta === true) continue;
+    if (type !== 'user' && type !== 'assistant') return;
+    this.sawConversation = true;
+    if (record.isSidechain !== true) {
+      this.sawMainConversation = true;
+      // A main session's log: its side chains are left out, so nothing collected for them is needed.
+      this.side = undefined;
+      this.sideError = undefined;
+    }
+    if (record.isMeta === true) return;
+    if (record.isSidechain !== true) this.main.add(record, raw, lineNo);
+    else if (this.side && !this.sideError) {
+      try {
+        this.side.add(record, raw, lineNo);
+      } catch (error) {
+        if (!(error instanceof IngestError)) throw error;
+        this.sideError = error;
+      }
+    }
+  }
+
+  private failPending(): never {
+    const { line, column, reason } = this.pending!;
+    return fail(
+      this.file,
+      line,
+      column,
+      `not valid JSON: ${reason}`,
+      'each line of a Claude Code session log is one JSON object; is this the right file?',
+      RULE,
+    );
+  }
+
+  /** The session, once every line was read; `endsWithNewline`: the log's last byte was a line break. */
+  finish(endsWithNewline: boolean): ParsedTranscript {
+    const file = this.file;
+    const warnings = this.warnings;
+    if (this.pending) {
+      // Claude Code appends as it goes: a cut-off last line is a session that was still being written.
+      if (endsWithNewline) this.failPending();
+      warnings.push({
+        path: file,
+        line: this.pending.line,
+        column: this.pending.column,
+        severity: 'warning',
+        reason: 'incomplete last line ignored (the session was still being written?)',
+        hint: 'ingest the file again once the session has ended',
+        rule: RULE,
+      });
+    }
+    if (!this.sawLine) fail(file, 1, 1, 'empty file', 'nothing to import', 'ingest/format');
+    const subAgent = this.sawConversation && !this.sawMainConversation;
+    if (subAgent && this.sideError) throw this.sideError;
+    const builder = subAgent ? this.side! : this.main;
+    const { turns, meta, messages, sessionId } = builder;
+    const title = this.title;
+    if (messages === 0 && title !== undefined) {
+      // A log of session titles only (what Claude Code leaves after compacting or resuming): nothing to import, not an error.
+      warnings.push({
+        path: file,
+        line: 1,
+        column: 1,
+        severity: 'warning',
+        reason: `only session titles (\`summary\` lines), no messages: nothing to import (\`${title}\`)`,
+        hint: 'the conversation is in the session log these titles belong to; ingest that file',
+        rule: RULE,
+      });
+      return { format: 'claude-code', sessions: [], warnings };
+    }
+    if (messages === 0) {
+      fail(
+        file,
+        1,
+        1,
+        'no `user` or `assistant` lines found',
+        'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)? Use --format to choose another format',
+        RULE,
+      );
+    }
+    if (subAgent) meta.agent ??= /agent-([\w-]+)\.jsonl$/.exec(file)?.[1] ?? 'agent';
+    const id = subAgent ? `${sessionId ?? file}/agent-${meta.agent}` : (sessionId ?? file);
+    const session: Session = { format: 'claude-code', id, turns, meta };
+    const name = title ?? titleFromTurns(turns.filter((turn) => !turn.compactSummary));
+    if (name) session.title = subAgent ? `Sub-agent: ${name}` : name;
+    return { format: 'claude-code', sessions: [session], warnings };
+  }
+}
+
+/** The turns of one conversation (the main one, or a sub-agent's side chain), built line by line. */
+class TurnBuilder {
+  readonly turns: Turn[] = [];
+  readonly meta: Session['meta'] = {};
+  sessionId: string | undefined;
+  messages = 0;
+  readonly calls = new Map<string, ToolCall>();
+  private lastMessageId: string | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly subAgent: boolean,
+  ) {}
+
+  /** A `user` or `assistant` line, neither meta nor (in a main log) side chain. */
+  add(record: Record<string, unknown>, raw: string, lineNo: number): void {
+    const { file, subAgent, turns, calls, meta } = this;
+    const type = record.type as string;
     if (subAgent) {
       if (typeof record.agentId === 'string') meta.agent ??= record.agentId;
       if (typeof record.sessionId === 'string') meta.parent ??= record.sessionId;
@@ -138,11 +250,11 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
           RULE,
         );
     }
-    if (typeof record.sessionId === 'string') sessionId ??= record.sessionId;
+    if (typeof record.sessionId === 'string') this.sessionId ??= record.sessionId;
     if (typeof record.cwd === 'string') meta.cwd ??= record.cwd;
     if (typeof record.gitBranch === 'string' && record.gitBranch) meta.branch ??= record.gitBranch;
     if (typeof model === 'string' && !model.startsWith('<')) meta.model ??= model;
-    messages++;
+    this.messages++;
 
     const speaker = type === 'assistant' || role === 'assistant' ? 'assistant' : 'user';
     const texts: string[] = [];
@@ -172,7 +284,7 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       else if (blockType === 'tool_use') {
         const call: ToolCall = {
           name: typeof name === 'string' ? name : 'tool',
-          input,
+          input: compactInput(input),
           ...(typeof callId === 'string' ? { id: callId } : {}),
         };
         if (call.id) calls.set(call.id, call);
@@ -180,25 +292,27 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       } else if (blockType === 'tool_result') {
         const call = typeof resultFor === 'string' ? calls.get(resultFor) : undefined;
         const result = resultText(resultContent);
+        // Kept shortened: a long session holds thousands of file reads, and a memory shows a line of each.
+        const kept = compactResult(result);
         if (call) {
-          call.result = result;
+          Object.assign(call, kept);
           if (isError === true) call.error = true;
           if (isError === true && REFUSAL.test(result)) call.refused = true;
-        } else tools.push({ name: 'tool result', input: undefined, result, ...(isError === true ? { error: true } : {}) });
+        } else tools.push({ name: 'tool result', input: undefined, ...kept, ...(isError === true ? { error: true } : {}) });
       } else if (blockType === 'image') texts.push('[image]');
       // thinking, redacted_thinking and unknown blocks are left out.
     });
     const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
-    if (joined.length === 0 && tools.length === 0) continue;
+    if (joined.length === 0 && tools.length === 0) return;
     const previous = turns[turns.length - 1];
     if (speaker === 'user' && record.isCompactSummary === true) {
       turns.push({ role: 'user', ...(time ? { time } : {}), text: joined, tools: [], compactSummary: true });
-      lastMessageId = undefined;
-      continue;
+      this.lastMessageId = undefined;
+      return;
     }
     // Claude Code writes one line per content block of an API message, and the assistant answers a request in
     // several messages (text, tool call, result, next call…): one turn, unless a pause of minutes splits it.
-    const sameMessage = typeof id === 'string' && id === lastMessageId;
+    const sameMessage = typeof id === 'string' && id === this.lastMessageId;
     const closeInTime = previous?.time && time ? time.getTime() - previous.time.getTime() < TURN_GAP_MS : true;
     if (speaker === 'assistant' && previous?.role === 'assistant' && (sameMessage || closeInTime)) {
       previous.text = [previous.text, joined].filter(Boolean).join('\n\n');
@@ -206,48 +320,19 @@ export function parseClaudeCode(text: string, file: string): ParsedTranscript {
       if (tools.length > 0) previous.conclusion = '';
       else if (joined) previous.conclusion = [previous.conclusion, joined].filter(Boolean).join('\n\n');
       previous.tools.push(...tools);
-      continue;
+      return;
     }
     // A user line holding only tool results belongs to the assistant turn before it.
     if (speaker === 'user' && joined.length === 0 && tools.every((t) => t.name === 'tool result') && previous) {
       previous.tools.push(...tools);
-      continue;
+      return;
     }
     // Interruptions and a refused tool's note are bookkeeping, not requests.
-    if (speaker === 'user' && tools.length === 0 && BOILERPLATE.test(joined)) continue;
-    lastMessageId = typeof id === 'string' ? id : undefined;
+    if (speaker === 'user' && tools.length === 0 && BOILERPLATE.test(joined)) return;
+    this.lastMessageId = typeof id === 'string' ? id : undefined;
     const conclusion = speaker === 'assistant' ? { conclusion: tools.length > 0 ? '' : joined } : {};
     turns.push({ role: speaker, ...(time ? { time } : {}), text: joined, tools, ...conclusion });
   }
-  if (messages === 0 && title !== undefined) {
-    // A log of session titles only (what Claude Code leaves after compacting or resuming): nothing to import, not an error.
-    warnings.push({
-      path: file,
-      line: 1,
-      column: 1,
-      severity: 'warning',
-      reason: `only session titles (\`summary\` lines), no messages: nothing to import (\`${title}\`)`,
-      hint: 'the conversation is in the session log these titles belong to; ingest that file',
-      rule: RULE,
-    });
-    return { format: 'claude-code', sessions: [], warnings };
-  }
-  if (messages === 0) {
-    fail(
-      file,
-      1,
-      1,
-      'no `user` or `assistant` lines found',
-      'is this a Claude Code session log (`~/.claude/projects/…/*.jsonl`)? Use --format to choose another format',
-      RULE,
-    );
-  }
-  if (subAgent) meta.agent ??= /agent-([\w-]+)\.jsonl$/.exec(file)?.[1] ?? 'agent';
-  const id = subAgent ? `${sessionId ?? file}/agent-${meta.agent}` : (sessionId ?? file);
-  const session: Session = { format: 'claude-code', id, turns, meta };
-  const name = title ?? titleFromTurns(turns.filter((turn) => !turn.compactSummary));
-  if (name) session.title = subAgent ? `Sub-agent: ${name}` : name;
-  return { format: 'claude-code', sessions: [session], warnings };
 }
 
 /** A tool call the person refused (Claude Code answers the call with this text). */

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { parseChatGpt } from './chatgpt.js';
-import { parseClaudeCode } from './claude-code.js';
+import { ClaudeCodeParser, parseClaudeCode } from './claude-code.js';
 import { jsonSyntaxError } from './json-position.js';
 import { parseMarkdownTranscript } from './markdown.js';
 import { parseOpenAi } from './openai.js';
+import { forEachLine, MAX_STREAMED_BYTES } from './read.js';
 import { fail, INGEST_FORMATS, type IngestFormat, type ParsedTranscript } from './session.js';
 
 /**
@@ -35,6 +36,36 @@ export function parseTranscript(bytes: Uint8Array, file: string, format?: Ingest
   const value = 'value' in guess ? guess.value : parseJson(text, file);
   if (guess.format === 'openai') return parseOpenAi(value, text, file);
   return parseChatGpt(value, text, file);
+}
+
+/** Whether a file is read as JSON Lines, one line at a time (`parseStreamedTranscript`), rather than whole. */
+export function isStreamed(file: string, format?: IngestFormat): boolean {
+  if (format) return format === 'claude-code';
+  const extension = path.extname(file).toLowerCase();
+  return extension === '.jsonl' || extension === '.ndjson';
+}
+
+/**
+ * Parses a JSON Lines transcript (Claude Code) from an open file, one line at
+ * a time: neither the file's bytes nor its records are held, only the turns
+ * they make. Returns the SHA-256 of exactly the bytes parsed (a log still
+ * being written may have grown since it was hashed).
+ */
+export function parseStreamedTranscript(fd: number, file: string): ParsedTranscript & { sha256: string } {
+  const parser = new ClaudeCodeParser(file);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const read = forEachLine(fd, MAX_STREAMED_BYTES, (bytes, lineNo) => {
+    if (bytes.includes(0))
+      fail(file, lineNo, 1, 'binary content (a NUL byte)', 'ingest reads text transcripts: JSONL, JSON, markdown or text', RULE);
+    let line: string;
+    try {
+      line = decoder.decode(bytes);
+    } catch {
+      return fail(file, lineNo, 1, 'not valid UTF-8 text', 're-save the file as UTF-8', RULE);
+    }
+    parser.line(line, lineNo);
+  });
+  return { ...parser.finish(read.endsWithNewline), sha256: read.sha256 };
 }
 
 function guessFormat(text: string, extension: string, file: string): { format: IngestFormat; value?: unknown } {

@@ -1,5 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DateTime } from 'luxon';
 import { loadValidConfig } from '../config/load.js';
 import { assertStreamName } from '../config/schema.js';
@@ -11,10 +14,13 @@ import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
 import { parseMemoryFile } from '../vault/memory-file.js';
 import type { Diagnostic } from '../vault/model.js';
-import { parseTranscript } from './detect.js';
+import { crashPoint } from '../git/crash-point.js';
+import { isStreamed, parseStreamedTranscript, parseTranscript } from './detect.js';
+import { IngestJournal } from './journal.js';
 import { renderPrimer } from './primer.js';
-import { renderSession, renderTranscript, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
-import { IngestError, type IngestFormat } from './session.js';
+import { hashFile, InputReadError, MAX_DOCUMENT_BYTES, MAX_STREAMED_BYTES, type OpenedInput, openRegularFile, readAll } from './read.js';
+import { sessionDrafts, transcriptParts, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
+import { IngestError, type IngestFormat, type ParsedTranscript, type Session } from './session.js';
 import { draftText, IngestedIndex, memoryPath, newMemoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
 
 /**
@@ -100,6 +106,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const redact = options.redact ?? true;
   const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);
   const index = IngestedIndex.scan(vaultDir, stream);
+  const journal = new IngestJournal(options.root, stream);
   let summarizer = options.summarizer;
   // Loaded only for --primer: the LLM providers are the heaviest part of the CLI.
   if (options.primer && !summarizer)
@@ -110,39 +117,52 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     const absolute = path.resolve(options.cwd, file);
     const fileReport: FileReport = { file, status: 'failed', sessions: 0, memories: [], redactions: [], diagnostics: [] };
     report.files.push(fileReport);
-    let bytes: Buffer;
-    let mtime: Date;
+    // Only a regular file is opened (never a FIFO or a device), and never read past its size limit.
+    const streamed = isStreamed(file, options.format);
+    let input: OpenedInput;
     try {
-      bytes = readFileSync(absolute);
-      mtime = statSync(absolute).mtime;
+      input = openRegularFile(absolute, streamed ? MAX_STREAMED_BYTES : MAX_DOCUMENT_BYTES);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(error)})`;
-      fileReport.diagnostics.push({
-        path: file,
-        line: 1,
-        column: 1,
-        severity: 'error',
-        reason,
-        hint: 'pass transcript files (a folder: `memvault ingest folder/*.jsonl`)',
-        rule: 'ingest/read',
-      });
+      if (!(error instanceof InputReadError)) throw error;
+      fileReport.diagnostics.push(readDiagnostic(file, error));
       continue;
     }
-    const fileSha = sha256(bytes);
-    const mode = options.primer ? ('primer' as const) : undefined;
-    const earlier = index.fromFile(fileSha, mode);
-    if (earlier.length > 0) {
-      fileReport.status = 'already-ingested';
-      fileReport.memories = earlier.map((memory) => ({ path: memory.path, status: 'unchanged' as const }));
-      continue;
-    }
-    let drafts: MemoryDraft[];
-    const transcripts: { path: string; text: string }[] = [];
-    const redactions = new Map<string, number>();
     try {
-      const parsed = parseTranscript(bytes, file, options.format);
+      await ingestFile(input);
+    } catch (error) {
+      if (!(error instanceof InputReadError)) throw error;
+      fileReport.diagnostics.push(readDiagnostic(file, error));
+      fileReport.status = 'failed';
+    } finally {
+      closeSync(input.fd);
+    }
+
+    async function ingestFile({ fd, mtime }: OpenedInput): Promise<void> {
+      // A JSON Lines log is hashed apart (in chunks) first: an unchanged log is then skipped unparsed.
+      const bytes = streamed ? undefined : readAll(fd, MAX_DOCUMENT_BYTES);
+      let fileSha = bytes ? sha256(bytes) : hashFile(fd, MAX_STREAMED_BYTES);
+      const mode = options.primer ? ('primer' as const) : undefined;
+      const earlier = index.fromFile(fileSha, mode);
+      if (earlier.length > 0 && journal.isComplete(fileSha, mode)) {
+        fileReport.status = 'already-ingested';
+        fileReport.memories = earlier.map((memory) => ({ path: memory.path, status: 'unchanged' as const }));
+        return;
+      }
+      const redactions = new Map<string, number>();
+      let parsed: ParsedTranscript;
+      try {
+        if (bytes) parsed = parseTranscript(bytes, file, options.format);
+        else {
+          const streamedParse = parseStreamedTranscript(fd, file);
+          parsed = streamedParse;
+          // A log still being written may have grown since it was hashed: its memories name the bytes parsed.
+          fileSha = streamedParse.sha256;
+        }
+      } catch (error) {
+        if (!(error instanceof IngestError)) throw error;
+        fileReport.diagnostics.push(error.diagnostic);
+        return;
+      }
       fileReport.format = parsed.format;
       fileReport.sessions = parsed.sessions.length;
       fileReport.diagnostics.push(...parsed.warnings);
@@ -155,36 +175,41 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         redactions,
         secrets: config.secrets,
       };
-      drafts = [];
+      const transcripts: Session[] = [];
+      // Drafts are rendered and written one at a time: a long session's memories are never all in memory.
       for (const session of parsed.sessions) {
         // A note is the same session wherever it is ingested from, and its id must not carry a home folder.
         if (session.format === 'markdown') session.id = context.source.file;
         if (options.primer && session.turns.length > 0) {
-          drafts.push(
-            await renderPrimer(session, {
-              ...context,
-              summarizer: summarizer!,
-              budget: config.calendar.daily,
-              tokenizer: config.tokenizer,
-              retries: config.llm.retries,
-              stream,
-            }),
-          );
+          const primer = await renderPrimer(session, {
+            ...context,
+            summarizer: summarizer!,
+            budget: config.calendar.daily,
+            tokenizer: config.tokenizer,
+            retries: config.llm.retries,
+            stream,
+          });
+          writeDraft(primer);
         } else {
-          drafts.push(...renderSession(session, context));
+          for (const draft of sessionDrafts(session, context)) writeDraft(draft);
           // A distilled session keeps its full transcript beside it (see docs/ingest.md).
-          if (session.format === 'claude-code' && session.turns.length > 0)
-            transcripts.push({ path: `${stream}/${transcriptPath(session)}`, text: renderTranscript(session, context) });
+          if (session.format === 'claude-code' && session.turns.length > 0) transcripts.push(session);
         }
       }
-    } catch (error) {
-      if (!(error instanceof IngestError)) throw error;
-      fileReport.diagnostics.push(error.diagnostic);
-      continue;
+      for (const session of transcripts) {
+        const vaultPath = `${stream}/${transcriptPath(session)}`;
+        const status = writeTranscript(path.join(vaultDir, vaultPath), transcriptParts(session, context));
+        (fileReport.transcripts ??= []).push({ path: vaultPath, status });
+        crashPoint('ingest-write');
+      }
+      fileReport.redactions = [...redactions].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
+      fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
+      // Last: only now does the file count as ingested (a kill before this line leaves it to be completed).
+      if (!report.dryRun) journal.complete(fileSha, mode, fileReport.memories.length);
     }
-    fileReport.redactions = [...redactions].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
 
-    for (const draft of drafts) {
+    /** Writes one draft unless the vault holds it already (see the module comment). */
+    function writeDraft(draft: MemoryDraft): void {
       const text = draftText(draft);
       assertReadable(text, draft, stream, config.timezone);
       const existing = index.part(draft.source);
@@ -195,6 +220,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           if (!report.dryRun) replaceMemory(vaultDir, existing.path, text);
           index.add({ path: existing.path, source: draft.source, bodySha256: draft.source.body_sha256 });
           fileReport.memories.push({ path: existing.path, status: 'updated' });
+          crashPoint('ingest-write');
         } else {
           fileReport.memories.push({ path: existing.path, status: 'kept-edited' });
           fileReport.diagnostics.push({
@@ -209,7 +235,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
             rule: 'ingest/edited',
           });
         }
-        continue;
+        return;
       }
       const slug = slugify(draft.title);
       const vaultPath = report.dryRun
@@ -217,25 +243,90 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         : writeNewMemory(vaultDir, stream, draft.day, slug, text);
       index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
       fileReport.memories.push({ path: vaultPath, status: 'new' });
+      if (!report.dryRun) crashPoint('ingest-write'); // test-only fault injection (MEMVAULT_TEST_CRASH_AFTER)
+      collectGarbage();
     }
-    for (const transcript of transcripts) {
-      const full = path.join(vaultDir, transcript.path);
+
+    /**
+     * Writes a session's full transcript from its parts, unless the file holds
+     * exactly that text: streamed to a temporary file beside it and renamed over
+     * it, so neither text is ever one string and a kill leaves the old file.
+     */
+    function writeTranscript(full: string, parts: Iterable<string>): 'new' | 'updated' | 'unchanged' {
       const ignore = path.join(path.dirname(full), '.gitignore');
       if (config.ingest.transcripts === 'ignored' && !report.dryRun && !existsSync(ignore)) {
         mkdirInVault(vaultDir, path.dirname(full));
         writeFileAtomic(ignore, '# memvault: ingest.transcripts is `ignored`: full transcripts stay on this machine\n*\n');
       }
-      const before = existsSync(full) ? readFileSync(full, 'utf8') : undefined;
-      const status = before === undefined ? 'new' : before === transcript.text ? 'unchanged' : 'updated';
-      if (status !== 'unchanged' && !report.dryRun) {
+      const before = existsSync(full) ? hashOfFile(full) : undefined;
+      const hash = createHash('sha256');
+      let temp: { path: string; fd: number } | undefined;
+      if (!report.dryRun) {
         mkdirInVault(vaultDir, path.dirname(full));
-        writeFileAtomic(full, transcript.text);
+        const tempPath = path.join(path.dirname(full), `.${path.basename(full)}.${process.pid}.${transcriptTemps++}.tmp`);
+        // Created, never opened through whatever sits at its name (a planted link): removed first, then exclusive.
+        rmSync(tempPath, { force: true });
+        temp = { path: tempPath, fd: openSync(tempPath, 'wx') };
       }
-      (fileReport.transcripts ??= []).push({ path: transcript.path, status });
+      try {
+        let written = 0;
+        for (const part of parts) {
+          const chunk = Buffer.from(part, 'utf8');
+          hash.update(chunk);
+          if (temp) writeSync(temp.fd, chunk);
+          if (++written % 1000 === 0) collectGarbage();
+        }
+      } finally {
+        if (temp) closeSync(temp.fd);
+      }
+      const status = before === undefined ? 'new' : before === hash.digest('hex') ? 'unchanged' : 'updated';
+      if (temp) {
+        if (status === 'unchanged') rmSync(temp.path, { force: true });
+        else renameSync(temp.path, full);
+      }
+      return status;
     }
-    fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
   }
   return report;
+}
+
+let transcriptTemps = 0;
+
+/** Heap in use above which a full garbage collection is asked for between two memories (see `collectGarbage`). */
+const COLLECT_ABOVE_BYTES = 224 * 1024 * 1024;
+let gc: (() => void) | undefined;
+
+/**
+ * A full garbage collection once the heap holds more than
+ * `COLLECT_ABOVE_BYTES`. Rendering a part of a long session makes megabytes
+ * of short-lived strings (redaction, markdown); V8 lets its heap grow to about
+ * four times what is live before collecting, which for a 200 MB log (100 MB
+ * of parsed turns) is 500 MB. Collecting at the threshold keeps the peak near
+ * it; ordinary transcripts never reach it. `--expose-gc` set at run time
+ * applies to new contexts, so the function comes from one.
+ */
+function collectGarbage(): void {
+  if (v8.getHeapStatistics().used_heap_size < COLLECT_ABOVE_BYTES) return;
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
+
+/** SHA-256 of a file's content, read in chunks. */
+function hashOfFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    return hashFile(fd, Number.MAX_SAFE_INTEGER);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file that cannot be read, or is too large, as `ingest/read`: the reason names the file, never its content. */
+function readDiagnostic(file: string, error: InputReadError): Diagnostic {
+  return { path: file, line: 1, column: 1, severity: 'error', reason: error.reason, hint: error.hint, rule: 'ingest/read' };
 }
 
 /** `--date 2026-02-13` (midnight in `zone`) or `--date 2026-02-13T14:05:00+01:00`. */

@@ -29,11 +29,13 @@ export function jsonSyntaxError(text: string, error: unknown): { line: number; c
     : position
       ? lineColumn(text, Number(position[1]))
       : endOf(text);
-  // V8 quotes the input (`"…" is not valid JSON`): keep the reason short.
+  // V8 quotes the input (`Unexpected token 'r', "root:*:202"... is not valid JSON`): everything from the first
+  // quote of the input on is dropped, and a character named that is not JSON's own punctuation, so no byte of the file is ever repeated.
   const reason = message
-    .replace(/,? "(?:[^"\\]|\\.)*" is not valid JSON/, '')
+    .replace(/,?\s*".*$/s, '')
     .replace(/ in JSON at position \d+.*$/, '')
     .replace(/\s*\(line \d+ column \d+\)/, '')
+    .replace(/^Unexpected token '(.+)'$/s, (_, c: string) => (/^[[\]{},:]$/.test(c) ? `Unexpected token '${c}'` : 'Unexpected character'))
     .trim();
   return { ...place, reason: reason || 'invalid JSON' };
 }

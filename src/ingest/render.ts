@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { redactSecrets } from '../redact/redact.js';
 import type { SecretPolicy } from '../redact/detect.js';
 import { dayOfInstant } from '../time/periods.js';
+import { MAX_FILE_BYTES } from '../vault/scan.js';
 import { sha256 } from '../util/hash.js';
 import type { Importance } from '../vault/model.js';
 import { distilledSections } from './distill.js';
@@ -79,42 +80,188 @@ export function cleanText(text: string, ctx: Pick<RenderContext, 'redact' | 'red
   return result.text;
 }
 
+/**
+ * Largest memory file the build reads (`memory/too-large` beyond it): a
+ * session-day whose text is longer becomes several memories, each within it.
+ */
+export const MAX_MEMORY_BYTES = MAX_FILE_BYTES;
+/**
+ * Rendered size aimed at per memory when a day's turns are grouped: the
+ * limit less room for the frontmatter and for text the estimate counts short
+ * (multi-byte characters). A piece still over the limit after rendering is
+ * split again at paragraph and line boundaries (`splitBody`).
+ */
+const PIECE_TARGET_BYTES = 768 * 1024;
+/** Longest title written (a session's `summary` line can be anything): the frontmatter stays small. */
+const MAX_TITLE_CHARS = 300;
+
 /** The memory drafts of one session (see the module comment). */
 export function renderSession(session: Session, ctx: RenderContext): MemoryDraft[] {
-  if (session.document) return [renderDocument(session, ctx)];
+  return [...sessionDrafts(session, ctx)];
+}
+
+/**
+ * The memory drafts of one session, one at a time: per day, or per part of a
+ * day whose text does not fit one memory file. Part 1 of a day keeps the
+ * day's name (`part: 2026-02-13`), parts 2, 3… are `2026-02-13#2`…, titled
+ * `… (part 2)`; a session that grows keeps its earlier parts unchanged.
+ */
+export function* sessionDrafts(session: Session, ctx: RenderContext): Generator<MemoryDraft> {
+  if (session.document) {
+    yield* documentDrafts(session, ctx);
+    return;
+  }
   const parts = splitByDay(session.turns, ctx);
-  const title = cleanText(session.title ?? `${FORMAT_LABELS[session.format]} ${session.id.slice(0, 8)}`, ctx);
-  const drafts: MemoryDraft[] = [];
-  parts.forEach(({ day, turns }, index) => {
-    const lines = [header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined)];
-    if (session.format === 'claude-code') {
-      // A coding-agent session is distilled; its transcript is written apart (`renderTranscript`).
-      lines.push(
-        distilledSections(
-          session,
-          turns.map((t) => t.turn),
-          (text) => cleanText(text, ctx),
-          transcriptPath(session),
-        ),
-      );
-    } else {
-      // Formats without timestamps show no clock time per message.
-      for (const { turn, time } of turns) lines.push(renderTurn(turn, turn.time ? time : undefined, session, ctx));
+  const fullTitle = cleanText(session.title ?? `${FORMAT_LABELS[session.format]} ${session.id.slice(0, 8)}`, ctx);
+  const title = fullTitle.length > MAX_TITLE_CHARS ? shorten(fullTitle, MAX_TITLE_CHARS) : fullTitle;
+  for (let index = 0; index < parts.length; index++) {
+    const { day } = parts[index]!;
+    const previousDay = index > 0 ? parts[index - 1]!.day : undefined;
+    let piece = 0;
+    for (const turns of groupTurns(parts[index]!.turns, session.format === 'claude-code')) {
+      const content: string[] = [];
+      if (session.format === 'claude-code') {
+        // A coding-agent session is distilled; its transcript is written apart (`renderTranscript`).
+        content.push(
+          distilledSections(
+            session,
+            turns.map((t) => t.turn),
+            (text) => cleanText(text, ctx),
+            transcriptPath(session),
+          ),
+        );
+      } else {
+        // Formats without timestamps show no clock time per message.
+        for (const { turn, time } of turns) content.push(renderTurn(turn, turn.time ? time : undefined, session, ctx));
+      }
+      const head = header(session, turns, ctx, previousDay);
+      const whole = cleanText([head, ...content].filter(Boolean).join('\n\n'), ctx);
+      const pieces = fits(whole) ? undefined : splitBody(content.filter(Boolean).join('\n\n'));
+      for (const text of pieces ?? [whole]) {
+        piece++;
+        // Part 1 keeps the header as it is, so a day that grows past one memory keeps its first part unchanged.
+        const body = pieces ? cleanText([piece === 1 ? head : `${head} Part ${piece} of this day.`, text].join('\n\n'), ctx) : text;
+        const dayTitle = index === 0 ? title : `${title} (continued)`;
+        yield {
+          day,
+          date: isoInZone(turns[0]!.time, ctx.timezone),
+          title: piece === 1 ? dayTitle : `${dayTitle} (part ${piece})`,
+          kind: 'session',
+          tags: unique([session.format, ...ctx.tags]),
+          body,
+          source: {
+            ...ctx.source,
+            format: session.format,
+            session: session.id,
+            part: piece === 1 ? day : `${day}#${piece}`,
+            body_sha256: bodyHash(body),
+          },
+          extra: session.format === 'claude-code' ? { transcript: transcriptPath(session) } : {},
+        };
+      }
     }
-    const body = cleanText(lines.filter(Boolean).join('\n\n'), ctx);
-    const first = turns[0]!.time;
-    drafts.push({
-      day,
-      date: isoInZone(first, ctx.timezone),
-      title: index === 0 ? title : `${title} (continued)`,
-      kind: 'session',
-      tags: unique([session.format, ...ctx.tags]),
-      body,
-      source: { ...ctx.source, format: session.format, session: session.id, part: day, body_sha256: bodyHash(body) },
-      extra: session.format === 'claude-code' ? { transcript: transcriptPath(session) } : {},
-    });
-  });
-  return drafts;
+  }
+}
+
+/** Whether a body leaves room for the frontmatter within the memory limit. */
+function fits(body: string): boolean {
+  return body.length <= PIECE_TARGET_BYTES && Buffer.byteLength(body, 'utf8') <= PIECE_TARGET_BYTES;
+}
+
+/**
+ * A day's turns in groups that each render to about `PIECE_TARGET_BYTES` at
+ * most, split between turns. The estimate counts what rendering keeps (a
+ * message is cut at `MAX_TURN_CHARS`, a tool call is one line); a group that
+ * still renders too long is split further by `splitBody`.
+ */
+function* groupTurns(turns: readonly TimedTurn[], distilled: boolean): Generator<TimedTurn[]> {
+  let group: TimedTurn[] = [];
+  let size = 0;
+  for (const timed of turns) {
+    const { turn } = timed;
+    // A distilled assistant turn keeps every explanation paragraph (each cut): count its whole text.
+    const text = distilled && turn.role === 'assistant' ? turn.text.length : Math.min(turn.text.length, MAX_TURN_CHARS + 100);
+    const estimate = text + 80 + turn.tools.length * (MAX_TOOL_CHARS * 2 + 40);
+    if (group.length > 0 && size + estimate > PIECE_TARGET_BYTES) {
+      yield group;
+      group = [];
+      size = 0;
+    }
+    group.push(timed);
+    size += estimate;
+  }
+  if (group.length > 0) yield group;
+}
+
+/**
+ * Markdown split into pieces of at most `PIECE_TARGET_BYTES`: between
+ * paragraphs, a paragraph too long between lines, a line too long between
+ * words (or anywhere, never inside a character). A code fence open at a cut is
+ * closed and opened again; a piece that starts inside a `## ` section repeats
+ * its heading, marked `(continued)`.
+ */
+export function splitBody(text: string, target = PIECE_TARGET_BYTES): string[] {
+  const units: string[] = [];
+  for (const paragraph of text.split('\n\n')) {
+    if (Buffer.byteLength(paragraph, 'utf8') <= target) units.push(paragraph);
+    else for (const line of paragraph.split('\n')) units.push(...cutLine(line, target));
+  }
+  const pieces: string[] = [];
+  let current: string[] = [];
+  let size = 0;
+  let heading: string | undefined;
+  let fence: string | undefined;
+  const close = (): void => {
+    if (current.length === 0) return;
+    let piece = current.join('\n\n');
+    if (fence) piece += `\n${fence}`;
+    pieces.push(piece);
+    current = [];
+    size = 0;
+  };
+  for (const unit of units) {
+    const bytes = Buffer.byteLength(unit, 'utf8') + 2;
+    // Room for a repeated heading and a closing and opening fence.
+    if (current.length > 0 && size + bytes + 400 > target) {
+      close();
+      if (heading && !unit.startsWith('## ')) {
+        current.push(`${heading} (continued)`);
+        size += heading.length + 14;
+      }
+      if (fence) {
+        current.push(fence);
+        size += fence.length + 2;
+      }
+    }
+    current.push(unit);
+    size += bytes;
+    for (const line of unit.split('\n')) {
+      if (line.startsWith('## ') && !fence) heading = line;
+      const marker = /^(```|~~~)/.exec(line)?.[1];
+      if (marker) fence = fence ? undefined : marker;
+    }
+  }
+  close();
+  return pieces;
+}
+
+/** A line cut into pieces of at most `target` bytes, at spaces when there are any. */
+function cutLine(line: string, target: number): string[] {
+  const out: string[] = [];
+  let rest = line;
+  // A character is at most 3 bytes of UTF-8 per UTF-16 unit: this many units always fit.
+  const units = Math.floor(target / 3);
+  while (Buffer.byteLength(rest, 'utf8') > target) {
+    let cut = rest.lastIndexOf(' ', units);
+    if (cut < units / 2) cut = units;
+    // Never between the two halves of a surrogate pair.
+    const code = rest.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^ /, '');
+  }
+  out.push(rest);
+  return out;
 }
 
 /** Where a session's full transcript is kept, relative to its stream's folder: `transcripts/<session id>.md`. */
@@ -128,16 +275,25 @@ export function transcriptPath(session: Session): string {
  * stays one `memvault zoom` away.
  */
 export function renderTranscript(session: Session, ctx: RenderContext): string {
+  return [...transcriptParts(session, ctx)].join('');
+}
+
+/** `renderTranscript` in pieces to write one after the other: a long session's transcript is never one string. */
+export function* transcriptParts(session: Session, ctx: RenderContext): Generator<string> {
   const title = cleanText(session.title ?? `${FORMAT_LABELS[session.format]} ${session.id.slice(0, 8)}`, ctx);
-  const lines = [`# ${title}`];
-  splitByDay(session.turns, ctx).forEach(({ day, turns }, index, parts) => {
-    lines.push(`## ${day}`, header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined));
+  yield cleanText(`# ${title}`, ctx);
+  const parts = splitByDay(session.turns, ctx);
+  for (let index = 0; index < parts.length; index++) {
+    const { day, turns } = parts[index]!;
+    yield `\n\n${cleanText(`## ${day}`, ctx)}`;
+    yield `\n\n${cleanText(header(session, turns, ctx, index > 0 ? parts[index - 1]!.day : undefined), ctx)}`;
     for (const { turn, time } of turns) {
       const rendered = renderTurn(turn, turn.time ? time : undefined, session, ctx);
-      lines.push(turn.compactSummary ? rendered.replace(/^\*\*([^*]*)user:\*\*/, '**$1summary of the conversation so far:**') : rendered);
+      const shown = turn.compactSummary ? rendered.replace(/^\*\*([^*]*)user:\*\*/, '**$1summary of the conversation so far:**') : rendered;
+      yield `\n\n${cleanText(shown, ctx)}`;
     }
-  });
-  return `${cleanText(lines.join('\n\n'), ctx)}\n`;
+  }
+  yield '\n';
 }
 
 /** SHA-256 of a memory body as `writeMemoryFile` writes it and the loader reads it back (trimmed). */
@@ -234,14 +390,17 @@ function describeResult(call: ToolCall, ctx: RenderContext): string {
   if (lines.length === 0) return 'done';
   if (/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(call.name)) return 'done';
   // A file's or a search's content is not worth repeating; its size is.
+  // A long answer is kept as its first and last lines (`compactResult`) with the count of the whole.
+  const count = call.resultLines ?? lines.length;
   if (/^(Read|Glob|Grep|LS|NotebookRead|WebFetch|WebSearch|browser|web\.run|myfiles_browser)$/i.test(call.name))
-    return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
+    return `${count} line${count === 1 ? '' : 's'}`;
   // Commands end with their verdict (`Tests: 3 failed`); other tools lead with it.
   const pick = /^(Bash|python|shell|terminal|exec|run)/i.test(call.name) ? lines[lines.length - 1]! : lines[0]!;
-  return `${shorten(pick, MAX_TOOL_CHARS)}${lines.length > 1 ? ` (${lines.length} lines)` : ''}`;
+  return `${shorten(pick, MAX_TOOL_CHARS)}${count > 1 ? ` (${count} lines)` : ''}`;
 }
 
-function renderDocument(session: Session, ctx: RenderContext): MemoryDraft {
+/** A markdown or text file as it is: one memory, or several parts (`part: #2`…) when it is longer than a memory file may be. */
+function* documentDrafts(session: Session, ctx: RenderContext): Generator<MemoryDraft> {
   const document = session.document!;
   const data = deepClean(document.data, ctx) as Record<string, unknown>;
   const { tags: ownTags, kind, importance, ...extra } = data;
@@ -264,7 +423,20 @@ function renderDocument(session: Session, ctx: RenderContext): MemoryDraft {
     extra,
   };
   if (importance === 'low' || importance === 'normal' || importance === 'high' || importance === 'pinned') draft.importance = importance;
-  return draft;
+  if (fits(body)) {
+    yield draft;
+    return;
+  }
+  const pieces = splitBody(body);
+  for (let piece = 1; piece <= pieces.length; piece++) {
+    const text = pieces[piece - 1]!;
+    yield {
+      ...draft,
+      title: piece === 1 ? draft.title : `${draft.title} (part ${piece})`,
+      body: text,
+      source: { ...draft.source, ...(piece === 1 ? {} : { part: `#${piece}` }), body_sha256: bodyHash(text) },
+    };
+  }
 }
 
 /** Redacts every string in frontmatter data, each seen with its key (`api_key: …` is a secret by context). */

@@ -33,8 +33,10 @@ export interface ToolCall {
   name: string;
   /** The call's arguments as given (an object, or a string of code or JSON). */
   input: unknown;
-  /** The tool's answer, as text. */
+  /** The tool's answer, as text (a long one shortened to its first and last lines: see `compactResult`). */
   result?: string;
+  /** Non-empty lines of the whole answer, when `result` holds only its first and last lines. */
+  resultLines?: number;
   /** The tool reported a failure. */
   error?: boolean;
   /** The person refused the call: boilerplate, left out of a distilled memory. */
@@ -122,3 +124,53 @@ export function titleFromTurns(turns: readonly Turn[]): string | undefined {
 
 // One cutting rule for titles everywhere (rollup labels use it too): it lives in src/text.
 export { shorten };
+
+/** A tool answer or argument longer than this is kept shortened in a parsed session (`compactResult`, `compactInput`). */
+export const MAX_KEPT_TOOL_CHARS = 4096;
+/** Characters of whole lines kept from each end of a shortened answer. */
+const KEPT_END_CHARS = 512;
+/** Longest first or last line kept of a shortened answer (a summary shows its first 160 characters). */
+const MAX_KEPT_LINE_CHARS = 16 * 1024;
+
+/**
+ * A long tool answer shortened to what a memory or transcript shows of it (its
+ * first and last lines, the verdict a test run ends with) and its count of
+ * non-empty lines: a session of thousands of file reads is not held whole in
+ * memory while it is parsed. Whole lines are kept, so a secret on a kept line
+ * is redacted as it would be in the full answer.
+ */
+export function compactResult(result: string): Pick<ToolCall, 'result' | 'resultLines'> {
+  if (result.length <= MAX_KEPT_TOOL_CHARS) return { result };
+  const lines = result.split('\n');
+  let resultLines = 0;
+  for (const line of lines) if (line.trim().length > 0) resultLines++;
+  // An ASCII gap mark: one non-Latin-1 character would make V8 store the whole string with two bytes per character.
+  // Whole lines up to KEPT_END_CHARS from each end, and at least the first and the last non-empty line.
+  const keep = (from: number, to: number, step: 1 | -1): string[] => {
+    const kept: string[] = [];
+    let size = 0;
+    let text = false;
+    for (let i = from; step === 1 ? i <= to : i >= to; i += step) {
+      if (size >= KEPT_END_CHARS && text) break;
+      const line = lines[i]!.slice(0, MAX_KEPT_LINE_CHARS);
+      kept.push(line);
+      size += line.length + 1;
+      if (line.trim().length > 0) text = true;
+    }
+    return step === 1 ? kept : kept.reverse();
+  };
+  const head = keep(0, lines.length - 1, 1);
+  const tail = head.length < lines.length ? keep(lines.length - 1, head.length, -1) : [];
+  const gap = head.length + tail.length < lines.length;
+  return { result: [...head, ...(gap ? ['...'] : []), ...tail].join('\n'), resultLines };
+}
+
+/** A tool call's arguments with every string longer than `MAX_KEPT_TOOL_CHARS` cut to that length (a memory shows their first line). */
+export function compactInput(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > MAX_KEPT_TOOL_CHARS ? value.slice(0, MAX_KEPT_TOOL_CHARS) : value;
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => compactInput(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = compactInput(item, depth + 1);
+  return out;
+}

@@ -1,4 +1,4 @@
-import { HOOK_EVENTS, parseHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
+import { HOOK_EVENTS, parseHookInput, readHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
 import { enterProject as findRoot } from '../../config/file.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
@@ -27,7 +27,7 @@ export async function hookCommand(event: string, options: HookCommandOptions): P
 }
 
 async function runHook(event: HookEvent, options: HookCommandOptions): Promise<void> {
-  const input: HookInput = parseHookInput(process.stdin.isTTY ? '' : await readStdin());
+  const input: HookInput = parseHookInput(process.stdin.isTTY ? '' : await readHookInput(process.stdin));
   // The agent runs hooks in the project folder and says so in `cwd`; -C wins.
   const root = findRoot(options.root ?? input.cwd ?? process.cwd());
   if (event === 'session-start') {
@@ -62,10 +62,4 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
       : [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to ingest';
   if (options.json) process.stdout.write(`${JSON.stringify({ event, transcript: input.transcript_path, ...report }, null, 2)}\n`);
   else process.stdout.write(`memvault: ${input.transcript_path}: ${what}\n`);
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }
