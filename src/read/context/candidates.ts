@@ -194,8 +194,9 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   const named = namesSignals(queries.map((q) => q.text));
   const background: Candidate[] = [];
   const pushFound = (c: Candidate | undefined): void => void (c && (!found || found.has(c.versions[0]!.source)) && background.push(c));
-  if (facts.background && named(facts.background.text)) background.push({ tier: 'background', versions: [facts.background] });
-  // Conventions are standing instructions, like pinned memories: always offered.
+  // Facts in force (one compact line each) and conventions (standing instructions) are always offered: the state of
+  // things, not a history.
+  if (facts.background) background.push({ tier: 'background', versions: [facts.background] });
   for (const m of view.conventions) push(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) pushFound(take('background', [summaryVersion(longterm)]));
