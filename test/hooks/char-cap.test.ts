@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitToCharacters } from '../../src/hooks/session-start.js';
 import type { AssembledContext } from '../../src/read/context/assemble.js';
-import { CLI, createProject, memory, removeProject, runCli, type CliResult } from '../helpers/project.js';
+import { createProject, memory, removeProject, runCli } from '../helpers/project.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
 
 /**
  * What `memvault hook session-start` prints fits the agent's cap on hook output (Claude Code keeps at most 10,000
@@ -19,25 +19,9 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_NOW = '2026-11-22T06:00:00Z';
 const FOOTER = /More on request: the memvault MCP tools `search`, `zoom` and `context`.*\n$/;
 
-function hook(root: string, source: 'startup' | 'compact', now: string): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_')) env[key] = value;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hook', 'session-start'], {
-      cwd: root,
-      env: { ...env, NO_COLOR: '1', MEMVAULT_NOW: now },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart', source, cwd: root }));
-  });
+function hook(root: string, source: 'startup' | 'compact', now: string) {
+  const stdin = JSON.stringify({ hook_event_name: 'SessionStart', source, cwd: root });
+  return spawnCli(['hook', 'session-start'], { cwd: root, env: { MEMVAULT_NOW: now }, stdin });
 }
 
 describe('session-start within the character cap', () => {

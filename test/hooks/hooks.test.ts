@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/util/tokens.js';
-import { CLI, createProject, listFiles, memory, removeProject, snapshotTree, type CliResult } from '../helpers/project.js';
+import { createProject, listFiles, memory, removeProject, snapshotTree } from '../helpers/project.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
 
 /**
  * `memvault hook …` with the JSON Claude Code sends (test/fixtures/claude-code-hooks/,
@@ -22,25 +22,9 @@ function hookInput(name: string, root: string, transcript: string): string {
     .replace(/"transcript_path":"[^"]*"/, `"transcript_path":${JSON.stringify(transcript)}`);
 }
 
-function runHook(args: string[], stdin: string, env: Record<string, string> = {}): Promise<CliResult> {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEMVAULT_')) clean[key] = value;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hook', ...args], {
-      cwd: os.tmpdir(),
-      env: { ...clean, NO_COLOR: '1', MEMVAULT_NOW: NOW, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.end(stdin);
-  });
+/** `memvault hook …` run from another folder, as Claude Code runs hooks: the project is found from the input's `cwd`. */
+function runHook(args: string[], stdin: string, env: Record<string, string> = {}) {
+  return spawnCli(['hook', ...args], { cwd: os.tmpdir(), env: { MEMVAULT_NOW: NOW, ...env }, stdin });
 }
 
 let root: string;
