@@ -108,46 +108,27 @@ export function parseSummaryFile(text: string, path: string): SummaryParseResult
       ],
     };
   }
+  /** Not a valid summary: one `summary/schema` error at `key`'s place. */
+  const invalid = (key: string, reason: string): SummaryParseResult => {
+    const pos = fm.positionOf(key);
+    const hint = 'restore the file from git, or delete it and run `memvault build` to regenerate it';
+    return {
+      ok: false,
+      diagnostics: [{ path, line: pos.line, column: pos.column, severity: 'error', reason, hint, rule: 'summary/schema' }],
+    };
+  };
   const parsed = summaryMetaSchema.safeParse(fm.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? 'memvault');
-    const pos = fm.positionOf(key);
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          path,
-          line: pos.line,
-          column: pos.column,
-          severity: 'error',
-          reason: `not a valid generated summary: \`${issue.path.join('.') || key}\` ${issue.message}`,
-          hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it',
-          rule: 'summary/schema',
-        },
-      ],
-    };
+    return invalid(key, `not a valid generated summary: \`${issue.path.join('.') || key}\` ${issue.message}`);
   }
   const data = parsed.data;
   const counted = data.sources_count !== undefined && data.sources_sha256 !== undefined;
   // Either the list, or its count and hash (`boundSources`): never both, never neither.
   if (counted === (data.sources !== undefined) || (data.sources_count === undefined) !== (data.sources_sha256 === undefined)) {
     const key = data.sources !== undefined ? 'sources' : data.sources_count !== undefined ? 'sources_count' : 'memvault';
-    const pos = fm.positionOf(key);
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          path,
-          line: pos.line,
-          column: pos.column,
-          severity: 'error',
-          reason: 'not a valid generated summary: it needs `sources`, or `sources_count` with `sources_sha256` instead',
-          hint: 'restore the file from git, or delete it and run `memvault build` to regenerate it',
-          rule: 'summary/schema',
-        },
-      ],
-    };
+    return invalid(key, 'not a valid generated summary: it needs `sources`, or `sources_count` with `sources_sha256` instead');
   }
   const meta = (counted ? { ...data, sources: [] } : data) as SummaryMeta;
   return { ok: true, summary: { meta, path, sha256: sha256(text), bodyHash: sha256(fm.body) }, body: fm.body };
