@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER } from '../text/safe-text.js';
 import { UserError } from '../util/errors.js';
 import { MAX_FILE_BYTES } from '../vault/scan.js';
 
@@ -15,9 +16,6 @@ export const MAX_TITLE_CHARS = 1000;
 export const MAX_LABEL_CHARS = 100;
 /** Most tags on one memory. */
 export const MAX_TAGS = 100;
-
-/** C0 controls but tab, newline and carriage return; DEL; C1 controls. Terminal escapes start with one of them. */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 export interface AddInput {
   text: string;
@@ -56,7 +54,8 @@ function tooLarge(what: string): UserError {
 }
 
 function checkControls(what: string, text: string): void {
-  const match = CONTROL.exec(text);
+  // Terminal escapes start with one of them (ESC, CSI).
+  const match = CONTROL_CHARACTER.exec(text);
   if (!match) return;
   const code = match[0].charCodeAt(0);
   const before = text.slice(0, match.index).split('\n');

@@ -29,13 +29,16 @@ export function oneLine(text: string): string {
   return text.replace(LINE_BREAKS, (run, offset: number) => (offset === 0 || offset + run.length === text.length ? '' : ' '));
 }
 
+/** C0 controls but tab, newline and carriage return; DEL; the C1 controls. What no memory text needs. */
+export const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
 /**
  * C0 controls but tab and newline, a CR not followed by a newline, DEL, and the
  * C1 controls U+0080–U+009F (U+009B is a one-character CSI on some terminals).
  * Together they are every character a terminal may act on instead of showing;
  * without ESC, BEL or CSI the rest of a sequence (`]52;c;…`) is plain text.
  */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
+const CONTROL = new RegExp(`${CONTROL_CHARACTER.source}|\\r(?!\\n)`);
 const CONTROLS = new RegExp(CONTROL.source, 'g');
 
 /**

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ensureInsideProject } from './inside.js';
 import { assertLockHeld } from './lock-state.js';
@@ -38,7 +38,7 @@ export function isTempPath(vaultPath: string): boolean {
  * Writes a file atomically: the content goes to a temporary file beside the
  * target, is flushed, then renamed over it. A crash leaves either the old or
  * the new file, never a half-written one (but possibly the temporary file:
- * see `removeStaleTempFiles`). Refuses to write once this process lost the
+ * see `removeIfStaleTemp`). Refuses to write once this process lost the
  * build lock it held, and outside the project (`project/outside`: a folder on
  * the way that is a symbolic link out of it).
  */
@@ -61,30 +61,6 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, opti
     rmSync(temp, { force: true });
     throw error;
   }
-}
-
-/**
- * Removes the temporary files memvault's writers left in `dirs` (not
- * recursive; `stateFolder`: folders of `.memvault/`, see `tempFileOwner`) when
- * a process was killed before its rename (see `removeIfStaleTemp`). Returns
- * their paths. Folders that do not exist, are links or lead out of the
- * project are skipped.
- */
-export function removeStaleTempFiles(dirs: Iterable<string>, options: { stateFolder?: boolean } = {}): string[] {
-  const removed: string[] = [];
-  for (const dir of new Set(dirs)) {
-    let names: string[];
-    try {
-      // Never through a link: a linked folder is refused by every writer, and its files are not ours.
-      if (lstatSync(dir).isSymbolicLink()) continue;
-      ensureInsideProject(dir);
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) if (removeIfStaleTemp(dir, name, options.stateFolder) === 'removed') removed.push(path.join(dir, name));
-  }
-  return removed;
 }
 
 /**

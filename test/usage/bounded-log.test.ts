@@ -6,6 +6,7 @@ import { parseUsageFile, usageTotals } from '../../src/usage/codec.js';
 import { foldUsage, type LocalState } from '../../src/usage/fold.js';
 import { readUsageLog, recordSources } from '../../src/usage/log.js';
 import type { Memory, StreamState } from '../../src/vault/model.js';
+import { memoryAt } from '../helpers/memory-object.js';
 import { git, gitConfig, initRepo } from '../git/helpers.js';
 import { createProject, memory, readText, runCli } from '../helpers/project.js';
 
@@ -91,29 +92,12 @@ describe('usage.log through build cycles', () => {
 });
 
 // In-process: the fold's steps, with the files a fold killed at each step leaves.
-function memoryAt(id: string): Memory {
-  return {
-    id,
-    stream: 'main',
-    path: `main/memories/${id}.md`,
-    location: 'memories',
-    date: '2026-02-13',
-    day: '2026-02-13',
-    minute: 0,
-    title: undefined,
-    kind: 'note',
-    tags: [],
-    importance: 'normal',
-    sha256: '0'.repeat(64),
-  };
-}
-
 function project(ids: readonly string[]): { root: string; vaultDir: string; streams: StreamState[] } {
   const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-usage-bounded-'));
   dirs.push(root);
   const vaultDir = path.join(root, 'vault');
   mkdirSync(path.join(vaultDir, 'main'), { recursive: true });
-  return { root, vaultDir, streams: [{ name: 'main', memories: ids.map(memoryAt), summaries: new Map() }] };
+  return { root, vaultDir, streams: [{ name: 'main', memories: ids.map((id) => memoryAt('main', id)), summaries: new Map() }] };
 }
 
 const use = (root: string, id: string, at = '2026-11-20T10:00:00Z') =>

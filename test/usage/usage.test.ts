@@ -10,6 +10,7 @@ import { readUsageLog, recordSources, recordUsage } from '../../src/usage/log.js
 import { rankUsage } from '../../src/usage/rank.js';
 import { readUsage } from '../../src/usage/read.js';
 import type { Memory, StreamState } from '../../src/vault/model.js';
+import { memoryAt } from '../helpers/memory-object.js';
 
 /**
  * Usage counts: the log, the fold into `usage.json`, the file's format read
@@ -27,22 +28,6 @@ function tempDir(): string {
   return dir;
 }
 
-function memoryAt(stream: string, id: string, vaultPath = `${stream}/memories/${id}.md`): Memory {
-  return {
-    id,
-    stream,
-    path: vaultPath,
-    location: 'memories',
-    date: '2026-02-13',
-    day: '2026-02-13',
-    minute: 0,
-    title: undefined,
-    kind: 'note',
-    tags: [],
-    importance: 'normal',
-    sha256: '0'.repeat(64),
-  };
-}
 const streamOf = (name: string, memories: Memory[]): StreamState => ({ name, memories, summaries: new Map() });
 
 function git(cwd: string, ...args: string[]): string {
