@@ -108,6 +108,18 @@ export interface SearchGroup extends SearchHit {
   more: { path: string; line: number; score: number; title: string }[];
 }
 
+/**
+ * Score factor of a document by tier: a weekly, monthly or long-term summary restates its days in fewer words, so BM25
+ * favours it (short and dense with the query's words) over the memory that holds the detail, and without a prior a
+ * third of the first ten groups were such summaries, each standing for no one source. A coarse summary still comes
+ * first when it matches four times better than any memory. Memories and daily summaries share one group per day.
+ */
+export const TIER_PRIOR: Readonly<Record<string, number>> = { weekly: 0.25, monthly: 0.25, longterm: 0.25, 'waterfall-longterm': 0.25 };
+
+export function withTierPrior(results: readonly RankedDoc[]): RankedDoc[] {
+  return results.map((r) => ({ ...r, score: r.score * (TIER_PRIOR[r.tier] ?? 1) })).sort((a, b) => b.score - a.score); // stable: ties keep the index's order (memories first, then by path)
+}
+
 /** Ranked documents read per group asked for: a busy day's hits share one group, and the usage boost reorders within them. */
 const POOL_PER_GROUP = 40;
 const MIN_POOL = 200;
@@ -158,6 +170,7 @@ export function runSearch(
   const boost = options.boost;
   if (plan && boost)
     results = results.map((r) => ({ ...r, score: r.score * boost(r.id) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  if (plan) results = withTierPrior(results);
   const ranked =
     options.semantic && plan ? (fuseResults(results, options.semantic, (id) => index.stored(id), keep) as RankedDoc[]) : results;
   const prefixes = plan?.prefixes ?? [];
