@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blocksOf, rankPassages } from '../../src/read/context/passages.js';
+import { blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
 import { roundRobinBy } from '../../src/read/context/relevant.js';
 
 /** Passages (the part of a memory a context quotes) and the interleaving of signals: pure functions, in-process. */
@@ -25,6 +25,31 @@ describe('blocksOf', () => {
       expect(block.endsWith('feeds.')).toBe(true);
     }
     expect(blocks.join(' ')).toBe(long);
+  });
+});
+
+describe('blockSpans', () => {
+  it('gives each block the body line it starts on, for a long paragraph cut at sentences too', () => {
+    const long = `${'A sentence of words here. '.repeat(20)}\nStill the same paragraph, line two. ${'More words follow. '.repeat(30)}`;
+    const body = `One.\n\n  \nTwo\nlines.\n\n${long.trim()}\n\nLast.`;
+    const spans = blockSpans(body);
+    const lines = body.split('\n');
+    expect(spans.map((s) => s.text)).toEqual(blocksOf(body));
+    expect(spans[0]).toEqual({ text: 'One.', line: 0 });
+    expect(spans[1]).toEqual({ text: 'Two\nlines.', line: 3 });
+    // Every block starts on its line: the cut parts of the long paragraph too (one on the paragraph's second line).
+    for (const span of spans) expect(lines[span.line], span.text.slice(0, 20)).toContain(span.text.split('\n')[0]!.slice(0, 15));
+    expect(spans.some((s) => s.line === 7)).toBe(true);
+    expect(spans.at(-1)).toEqual({ text: 'Last.', line: 9 });
+  });
+
+  it('puts the line of its first block on a ranked passage', () => {
+    const [passage] = rankPassages(
+      [{ path: 'a.md', body: 'Intro.\n\nFiller.\n\nMore filler.\n\nThe zebra crossing.', weight: 1 }],
+      'zebra',
+      { window: 0 },
+    );
+    expect(passage).toMatchObject({ first: 3, line: 6 });
   });
 });
 

@@ -4,9 +4,9 @@ import type { StreamState } from '../../vault/model.js';
 import type { SearchIndex } from '../search/index.js';
 import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
-import { tierCandidates, type Candidate, type CriticalSource, type Part, type Version } from './candidates.js';
+import { tierCandidates, type Candidate, type CriticalSource, type Version } from './candidates.js';
 import type { Signals } from './signals.js';
-import { countFor, type ContextSearch } from './warm.js';
+import { bodyLineFor, countFor, type ContextSearch } from './warm.js';
 
 /**
  * Context assembly: the four tiers packed into a token budget. Candidates
@@ -58,24 +58,28 @@ const HEADINGS: Record<TierName, string> = {
   index: '## More to ask about (`memvault zoom <period>`, `memvault search <words>`)',
 };
 
-const renderVersion = (v: Version, tier: TierName): string => (tier === 'index' ? v.text : renderGroup([v]));
+/** The 1-based line of a vault file its body starts on, when it is a readable file (`bodyLineFor`). */
+type BodyLine = (vaultPath: string) => number | undefined;
 
-/** `1–3, 7 of 20`: which blocks of a memory its excerpts hold. */
-const partsLabel = (parts: readonly Part[]): string =>
-  `${parts.length > 1 || parts[0]!.last > parts[0]!.first ? 'parts' : 'part'} ${parts
-    .map((p) => (p.last > p.first ? `${p.first + 1}–${p.last + 1}` : `${p.first + 1}`))
-    .join(', ')} of ${parts[0]!.of}`;
+/** `main/memories/a.md:12`: where the text starts in its file, frontmatter counted, as `search` gives hits. */
+function sourceOf(v: Version, bodyLine: BodyLine): string {
+  const line = bodyLine(v.source);
+  return line === undefined ? v.source : `${v.source}:${line + (v.part?.line ?? 0)}`;
+}
 
 /**
  * One item, or several excerpts of one memory under one heading (in block
- * order, `…` where blocks are left out between or around them).
+ * order, `…` where blocks are left out between or around them), with the
+ * `path:line` of its first line. No "parts 3–5 of 18": the `…` say an excerpt
+ * leaves blocks out, and the words went to the budget (a label was a quarter
+ * of a 1,000-token context).
  */
-function renderGroup(versions: readonly Version[]): string {
-  const first = versions[0]!;
+function renderGroup(versions: readonly Version[], bodyLine: BodyLine): string {
+  const sorted = versions[0]!.part ? [...versions].sort((a, b) => a.part!.first - b.part!.first) : versions;
+  const first = sorted[0]!;
   // A label holds a memory's title, kind and tags: one line (`oneLine`), so it cannot open a section of the context.
-  const label = oneLine(first.label);
-  if (!first.part) return `### ${label}\nsource: \`${first.source}\`\n\n${first.text.trim()}\n`;
-  const sorted = [...versions].sort((a, b) => a.part!.first - b.part!.first);
+  const head = `### ${oneLine(first.label)}\nsource: \`${sourceOf(first, bodyLine)}\`\n\n`;
+  if (!first.part) return `${head}${first.text.trim()}\n`;
   const parts = sorted.map((v) => v.part!);
   const body: string[] = [];
   sorted.forEach((v, i) => {
@@ -84,7 +88,7 @@ function renderGroup(versions: readonly Version[]): string {
     body.push(v.text.trim());
   });
   if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
-  return `### ${label}, ${partsLabel(parts)}\nsource: \`${first.source}\`\n\n${body.join('\n\n')}\n`;
+  return `${head}${body.join('\n\n')}\n`;
 }
 
 interface Sized {
@@ -158,6 +162,8 @@ export function assembleContext(first: ContextOptions | ReadVault, search?: Cont
 function assemble(options: ContextOptions): AssembledContext {
   const { vault, budget } = options;
   const count = countFor(vault);
+  const bodyLine = bodyLineFor(vault);
+  const renderVersion = (v: Version, tier: TierName): string => (tier === 'index' ? v.text : renderGroup([v], bodyLine));
   const candidates = tierCandidates({
     vault,
     stream: options.stream,
@@ -271,7 +277,7 @@ function assemble(options: ContextOptions): AssembledContext {
         const key = p.version.part ? p.version.source : `${p.order}`;
         groups.set(key, [...(groups.get(key) ?? []), p.version]);
       }
-      parts.push(`${HEADINGS[tier]}\n\n${[...groups.values()].map(renderGroup).join('\n')}`);
+      parts.push(`${HEADINGS[tier]}\n\n${[...groups.values()].map((group) => renderGroup(group, bodyLine)).join('\n')}`);
     }
     return `${parts.join('\n').trimEnd()}\n`;
   };

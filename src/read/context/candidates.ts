@@ -31,11 +31,12 @@ export interface Version {
   part?: Part | undefined;
 }
 
-/** Blocks `first` to `last` (0-based, inclusive) of a memory of `of` blocks. */
+/** Blocks `first` to `last` (0-based, inclusive) of a memory of `of` blocks, the first starting on line `line` (0-based) of the body. */
 export interface Part {
   first: number;
   last: number;
   of: number;
+  line: number;
 }
 
 export interface Candidate {

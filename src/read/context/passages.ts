@@ -23,12 +23,13 @@ function stem(term: string): string {
 }
 
 /** Blocks of a body and their stems, remembered by body: the same memories come back request after request. */
-const splits = new Map<string, { blocks: string[]; stems: string[] }>();
-function splitOf(body: string): { blocks: string[]; stems: string[] } {
+const splits = new Map<string, { blocks: string[]; lines: number[]; stems: string[] }>();
+function splitOf(body: string): { blocks: string[]; lines: number[]; stems: string[] } {
   let out = splits.get(body);
   if (!out) {
-    const blocks = blocksOf(body);
-    out = { blocks, stems: blocks.map((block) => tokenize(block).map(stem).join(' ')) };
+    const spans = blockSpans(body);
+    const blocks = spans.map((span) => span.text);
+    out = { blocks, lines: spans.map((span) => span.line), stems: blocks.map((block) => tokenize(block).map(stem).join(' ')) };
     if (splits.size >= 20_000) splits.clear();
     splits.set(body, out);
   }
@@ -40,25 +41,62 @@ const MAX_BLOCK_CHARS = 700;
 
 /** Blocks of a markdown body: paragraphs and list items as written, long ones cut at sentence ends. */
 export function blocksOf(body: string): string[] {
-  const out: string[] = [];
-  for (const paragraph of body.split(/\n[ \t]*\n/)) {
-    const text = paragraph.trim();
-    if (!text) continue;
-    if (text.length <= MAX_BLOCK_CHARS) {
-      out.push(text);
-      continue;
-    }
-    let current = '';
-    for (const sentence of text.split(/(?<=[.!?])\s+/)) {
-      if (current && current.length + sentence.length + 1 > MAX_BLOCK_CHARS) {
-        out.push(current);
-        current = '';
-      }
-      current = current ? `${current} ${sentence}` : sentence;
-    }
-    if (current) out.push(current);
+  return blockSpans(body).map((block) => block.text);
+}
+
+/** A block and the line of the body (0-based) it starts on: what a `path:line` label points at. */
+export interface BlockSpan {
+  text: string;
+  line: number;
+}
+
+/** `blocksOf` with each block's first line in the body. */
+export function blockSpans(body: string): BlockSpan[] {
+  const out: BlockSpan[] = [];
+  let line = 0;
+  const separator = /\n[ \t]*\n/g;
+  let start = 0;
+  for (;;) {
+    const match = separator.exec(body);
+    const end = match ? match.index : body.length;
+    pushParagraph(out, body.slice(start, end), line);
+    if (!match) break;
+    line += countLines(body, start, match.index + match[0].length);
+    start = match.index + match[0].length;
   }
   return out;
+}
+
+function countLines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function pushParagraph(out: BlockSpan[], raw: string, line: number): void {
+  const leading = raw.length - raw.trimStart().length;
+  const first = line + countLines(raw, 0, leading);
+  const text = raw.trim();
+  if (!text) return;
+  if (text.length <= MAX_BLOCK_CHARS) {
+    out.push({ text, line: first });
+    return;
+  }
+  let current = '';
+  let currentLine = first;
+  let at = 0;
+  for (const sentence of text.split(/(?<=[.!?])\s+/)) {
+    const position = text.indexOf(sentence, at);
+    const sentenceLine = first + countLines(text, 0, Math.max(0, position));
+    at = Math.max(at, position + sentence.length);
+    if (current && current.length + sentence.length + 1 > MAX_BLOCK_CHARS) {
+      out.push({ text: current, line: currentLine });
+      current = '';
+    }
+    if (!current) currentLine = sentenceLine;
+    current = current ? `${current} ${sentence}` : sentence;
+  }
+  if (current) out.push({ text: current, line: currentLine });
 }
 
 /** A block whose last sentence asks something (a closing quote or bracket may follow the mark). */
@@ -79,6 +117,8 @@ export interface Passage {
   first: number;
   last: number;
   blocks: number;
+  /** Line of the body (0-based) the passage's first block starts on. */
+  line: number;
   text: string;
   score: number;
 }
@@ -146,6 +186,7 @@ export function rankPassages(sources: readonly PassageSource[], query: string, o
       first,
       last,
       blocks: blocks[d]!.length,
+      line: split[d]!.lines[first]!,
       text: blocks[d]!.slice(first, last + 1).join('\n\n'),
       score: Math.round(score * 1000) / 1000,
     });

@@ -48,7 +48,11 @@ export function relevantFor(input: RelevantInput): Candidate[] {
       continue;
     }
     const whole = input.memoryVersion(memory);
-    out.push({ tier: 'relevant', versions: [{ ...whole, text: p.text, part: { first: p.first, last: p.last, of: p.blocks } }], whole });
+    out.push({
+      tier: 'relevant',
+      versions: [{ ...whole, text: p.text, part: { first: p.first, last: p.last, of: p.blocks, line: p.line } }],
+      whole,
+    });
   }
   const quotedDays = new Set([...quoted].map((p) => byPath.get(p)!.day));
   for (const h of memoryHits) if (!quoted.has(h.path)) out.push({ tier: 'relevant', versions: input.ladder(h.path) });

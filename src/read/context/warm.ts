@@ -6,6 +6,8 @@ import { resolveRelativeDates } from '../../retention/dates.js';
 import type { Memory } from '../../vault/model.js';
 import { memoryBody, tokensOf, type ReadVault } from '../vault.js';
 import { vaultPaths } from '../../vault/paths.js';
+import { frontmatterBody } from '../../vault/frontmatter.js';
+import { readVaultFile } from '../../vault/scan.js';
 
 /**
  * What context assembly keeps between calls in a long-lived process (the MCP
@@ -32,6 +34,8 @@ interface Memo {
   /** Memory texts as a context shows them, by content hash. */
   bodies: Map<string, string>;
   topics?: { stamp: string; byStream: Map<string, IndexTopic[]> };
+  /** 1-based line of each file (by vault path) its body starts on; null for a file that cannot be read. */
+  bodyLines: Map<string, number | null>;
 }
 
 /** Texts remembered per vault and kind; past this many the memo starts again (a bound for a process that runs for days). */
@@ -41,7 +45,7 @@ const memos = new WeakMap<object, Memo>();
 function memoOf(vault: ReadVault): Memo {
   let memo = memos.get(vault.loaded);
   if (!memo) {
-    memo = { tokens: new Map(), bodies: new Map() };
+    memo = { tokens: new Map(), bodies: new Map(), bodyLines: new Map() };
     memos.set(vault.loaded, memo);
   }
   return memo;
@@ -60,6 +64,38 @@ function memoOf(vault: ReadVault): Memo {
 export function openContextSearch(vault: ReadVault): ContextSearch {
   // Updated, read back, rebuilt when damaged or foreign, else in memory (store.ts): context never fails for its index.
   return { index: ensureSearchIndex(vault.root, vault.loaded).loaded.index };
+}
+
+/**
+ * The 1-based line of a vault file its body starts on (past the frontmatter and blank lines), for `path:line`
+ * labels; undefined for what is no readable file (the facts' pseudo-source). Read once per file for this loaded vault.
+ */
+export function bodyLineFor(vault: ReadVault): (vaultPath: string) => number | undefined {
+  const memo = memoOf(vault);
+  return (vaultPath) => {
+    let line = memo.bodyLines.get(vaultPath);
+    if (line === undefined) {
+      line = bodyLineOfFile(vault, vaultPath);
+      if (memo.bodyLines.size >= MAX_MEMO) memo.bodyLines.clear();
+      memo.bodyLines.set(vaultPath, line);
+    }
+    return line ?? undefined;
+  };
+}
+
+function bodyLineOfFile(vault: ReadVault, vaultPath: string): number | null {
+  if (!vaultPath.endsWith('.md')) return null;
+  const read = readVaultFile(vault.vaultDir, vaultPath);
+  if (!read.ok) return null;
+  let text = Buffer.from(read.bytes).toString('utf8');
+  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const body = frontmatterBody(text);
+  if (!text.endsWith(body)) return null;
+  const start = text.length - body.length + (body.length - body.trimStart().length);
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** Tokens of `text` with the configured tokenizer, remembered for this loaded vault. */
