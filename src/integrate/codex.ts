@@ -35,7 +35,10 @@ export const CODEX_FILES = ['.codex/config.toml', '.codex/hooks.json', 'AGENTS.m
 
 export function planCodex(files: Record<string, string | undefined>, command = 'memvault'): FileChange[] {
   const [program, ...args] = commandWords(command);
-  const config = tomlTableChange('.codex/config.toml', files['.codex/config.toml'], 'mcp_servers', { command: program, args: [...args, 'mcp'] });
+  const config = tomlTableChange('.codex/config.toml', files['.codex/config.toml'], 'mcp_servers', {
+    command: program,
+    args: [...args, 'mcp'],
+  });
 
   const hooksText = files['.codex/hooks.json'];
   const settings = parseJsonObject(hooksText, '.codex/hooks.json');

@@ -37,7 +37,14 @@ export function planCursor(files: Record<string, string | undefined>, command = 
   const mcpFile = '.cursor/mcp.json';
   const mcpAdded: string[] = [];
   const mcpKept: string[] = [];
-  const mcp = addMcpServer(parseJsonObject(files[mcpFile], mcpFile), mcpFile, 'mcpServers', { command: program, args: [...args, 'mcp'] }, mcpAdded, mcpKept);
+  const mcp = addMcpServer(
+    parseJsonObject(files[mcpFile], mcpFile),
+    mcpFile,
+    'mcpServers',
+    { command: program, args: [...args, 'mcp'] },
+    mcpAdded,
+    mcpKept,
+  );
 
   const hooksFile = '.cursor/hooks.json';
   const settings = parseJsonObject(files[hooksFile], hooksFile);
@@ -47,7 +54,8 @@ export function planCursor(files: Record<string, string | undefined>, command = 
   const kept: string[] = [];
   for (const spec of CURSOR_HOOKS) {
     const list = hooks[spec.event];
-    if (list !== undefined && !Array.isArray(list)) throw new UserError('integrate/settings', `${hooksFile}: hooks.${spec.event} is not a list`);
+    if (list !== undefined && !Array.isArray(list))
+      throw new UserError('integrate/settings', `${hooksFile}: hooks.${spec.event} is not a list`);
     const entries = (list ?? []) as { command?: unknown }[];
     if (entries.some((entry) => isMemvaultHook(entry?.command, spec.hook))) {
       kept.push(`hooks.${spec.event} (memvault hook ${spec.hook})`);

@@ -123,18 +123,25 @@ export function addGroupHooks(
   const next: Json = { ...hooks };
   for (const spec of specs) {
     const groups = hooks[spec.event];
-    if (groups !== undefined && !Array.isArray(groups)) throw new UserError('integrate/settings', `${file}: hooks.${spec.event} is not a list`);
+    if (groups !== undefined && !Array.isArray(groups))
+      throw new UserError('integrate/settings', `${file}: hooks.${spec.event} is not a list`);
     const list = (groups ?? []) as { hooks?: { command?: unknown }[] }[];
     if (list.some((group) => (group?.hooks ?? []).some((h) => isMemvaultHook(h?.command, spec.hook)))) {
       kept.push(`hooks.${spec.event} (memvault hook ${spec.hook})`);
       continue;
     }
-    const group = { ...(spec.matcher ? { matcher: spec.matcher } : {}), hooks: [{ type: 'command', command: command(spec.hook), ...spec.fields }] };
+    const group = {
+      ...(spec.matcher ? { matcher: spec.matcher } : {}),
+      hooks: [{ type: 'command', command: command(spec.hook), ...spec.fields }],
+    };
     next[spec.event] = [...list, group];
     added.push(`hooks.${spec.event}`);
   }
   for (const event of Object.keys(hooks))
-    if (Array.isArray(hooks[event]) && (hooks[event] as { hooks?: { command?: unknown }[] }[]).some((g) => !(g?.hooks ?? []).every((h) => isMemvaultHook(h?.command))))
+    if (
+      Array.isArray(hooks[event]) &&
+      (hooks[event] as { hooks?: { command?: unknown }[] }[]).some((g) => !(g?.hooks ?? []).every((h) => isMemvaultHook(h?.command)))
+    )
       kept.push(`hooks.${event} (other hooks)`);
   return next;
 }
@@ -150,7 +157,14 @@ export function markdownBlockChange(file: string, before: string | undefined, bl
   }
   const text = `${BLOCK_BEGIN}\n${block.trim()}\n${BLOCK_END}\n`;
   const base = before === undefined || before.trim() === '' ? '' : `${before.replace(/\s*$/, '')}\n\n`;
-  return { path: file, before, after: `${base}${text}`, added: ['memvault instructions'], kept: before?.trim() ? ['the rest of the file'] : [], changed: true };
+  return {
+    path: file,
+    before,
+    after: `${base}${text}`,
+    added: ['memvault instructions'],
+    kept: before?.trim() ? ['the rest of the file'] : [],
+    changed: true,
+  };
 }
 
 /** A whole file memvault owns (a Cursor rule): written when missing, kept as it is when there. */
@@ -167,13 +181,19 @@ export function ownedFileChange(file: string, before: string | undefined, text: 
  * an inline table, which TOML does not let a later table extend) is a
  * `UserError` that shows what to add by hand, and nothing is written.
  */
-export function tomlTableChange(file: string, before: string | undefined, table: string, entry: Record<string, string | string[]>): FileChange {
+export function tomlTableChange(
+  file: string,
+  before: string | undefined,
+  table: string,
+  entry: Record<string, string | string[]>,
+): FileChange {
   const old = parseTomlObject(before, file);
   const tables = objectAt(old[table], file, table);
   const kept = Object.keys(tables)
     .filter((name) => name !== 'memvault')
     .map((name) => `${table}.${name}`);
-  if (tables.memvault !== undefined) return { path: file, before, after: before ?? '', added: [], kept: [...kept, `${table}.memvault`], changed: false };
+  if (tables.memvault !== undefined)
+    return { path: file, before, after: before ?? '', added: [], kept: [...kept, `${table}.memvault`], changed: false };
   const lines = [`[${table}.memvault]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)];
   const snippet = `${lines.join('\n')}\n`;
   const base = before === undefined || before.trim() === '' ? '' : `${before.replace(/\s*$/, '')}\n\n`;
@@ -187,9 +207,14 @@ export function tomlTableChange(file: string, before: string | undefined, table:
   const expected = { ...old, [table]: { ...tables, memvault: entry } };
   // Compared as plain data (the parser's tables are objects of their own kind; dates become strings alike).
   if (!parsed || !isDeepStrictEqual(plain(parsed), plain(expected)))
-    throw new UserError('integrate/settings', `${file}: memvault's server cannot be appended without changing what is there (is \`${table}\` an inline table?)`, {}, {
-      hint: `add it by hand, then run this again:\n${snippet}`,
-    });
+    throw new UserError(
+      'integrate/settings',
+      `${file}: memvault's server cannot be appended without changing what is there (is \`${table}\` an inline table?)`,
+      {},
+      {
+        hint: `add it by hand, then run this again:\n${snippet}`,
+      },
+    );
   return { path: file, before, after, added: [`${table}.memvault`], kept, changed: true };
 }
 

@@ -1,5 +1,15 @@
 import { MEMORY_INSTRUCTIONS } from './instructions.js';
-import { addGroupHooks, addMcpServer, commandWords, type FileChange, type GroupHookSpec, jsonChange, markdownBlockChange, objectAt, parseJsonObject } from './files.js';
+import {
+  addGroupHooks,
+  addMcpServer,
+  commandWords,
+  type FileChange,
+  type GroupHookSpec,
+  jsonChange,
+  markdownBlockChange,
+  objectAt,
+  parseJsonObject,
+} from './files.js';
 
 /**
  * `memvault integrate gemini`, as Gemini CLI documents its project settings
@@ -31,6 +41,16 @@ export function planGemini(files: Record<string, string | undefined>, command = 
   const kept: string[] = [];
   let settings = parseJsonObject(before, file);
   settings = addMcpServer(settings, file, 'mcpServers', { command: program, args: [...args, 'mcp'] }, added, kept);
-  const hooks = addGroupHooks(objectAt(settings.hooks, file, 'hooks'), file, GEMINI_HOOKS, (hook) => `${command.trim()} hook ${hook} --agent gemini`, added, kept);
-  return [jsonChange(file, before, { ...settings, hooks }, added, kept), markdownBlockChange('GEMINI.md', files['GEMINI.md'], MEMORY_INSTRUCTIONS)];
+  const hooks = addGroupHooks(
+    objectAt(settings.hooks, file, 'hooks'),
+    file,
+    GEMINI_HOOKS,
+    (hook) => `${command.trim()} hook ${hook} --agent gemini`,
+    added,
+    kept,
+  );
+  return [
+    jsonChange(file, before, { ...settings, hooks }, added, kept),
+    markdownBlockChange('GEMINI.md', files['GEMINI.md'], MEMORY_INSTRUCTIONS),
+  ];
 }

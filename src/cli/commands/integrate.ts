@@ -27,7 +27,9 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
       kept: f.kept,
       ...(options.dryRun ? { content: f.path.endsWith('.json') ? JSON.parse(f.after || '{}') : f.after } : {}),
     }));
-    process.stdout.write(`${JSON.stringify({ agent: result.agent, dry_run: result.dryRun, files, next_step: result.nextStep }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ agent: result.agent, dry_run: result.dryRun, files, next_step: result.nextStep }, null, 2)}\n`,
+    );
     return;
   }
   const lines: string[] = [];
