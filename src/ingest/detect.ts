@@ -159,8 +159,8 @@ function guessFormat(text: string, extension: string, file: string): { format: I
       file,
       1,
       1,
-      'unknown JSON transcript: expected OpenAI chat messages (`[{"role": …, "content": …}]` or `{"messages": […]}`) ' +
-        'or a ChatGPT export (`[{"title": …, "mapping": {…}}]`)',
+      'unknown JSON transcript: expected OpenAI chat messages (`[{"role": …, "content": …}]` or `{"messages": […]}`), ' +
+        'a ChatGPT export (`[{"title": …, "mapping": {…}}]`) or a Gemini CLI chat (`{"sessionId": …, "projectHash": …}`)',
       `choose the format with --format (${INGEST_FORMATS.join(', ')})`,
       RULE,
     );
