@@ -27,7 +27,8 @@ Examples:
     .argument('<event>', 'session-start, pre-compact or session-end')
     .description(
       "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the " +
-        'session starts with; pre-compact and session-end ingest the transcript.',
+        'session starts with; pre-compact and session-end ingest the transcript (Claude Code, Codex, Gemini CLI or ' +
+        'Cursor: --agent).',
     )
     .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
     .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
@@ -45,7 +46,9 @@ one found from the hook's \`cwd\` (else the current folder).
 Examples:
   echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
   memvault hook pre-compact < hook-input.json
-  memvault integrate claude-code               writes these hooks into .claude/settings.json`,
+  memvault hook session-start --agent gemini < input.json   answers {"hookSpecificOutput": …}
+  memvault integrate claude-code               writes these hooks into .claude/settings.json
+  memvault integrate codex                     … into .codex/hooks.json (see docs/agents.md)`,
     )
     .action(async (event: string, options) => (await import('./commands/hook.js')).hookCommand(event, { ...program.opts(), ...options }));
 
