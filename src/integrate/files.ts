@@ -147,12 +147,13 @@ export function addGroupHooks(
 }
 
 /** The markers around memvault's part of a markdown file a person also writes (AGENTS.md, GEMINI.md). */
-export const BLOCK_BEGIN = '<!-- memvault:begin (written by `memvault integrate`; edit freely, it is not rewritten) -->';
+const BEGIN_MARK = '<!-- memvault:begin';
+export const BLOCK_BEGIN = `${BEGIN_MARK} (written by \`memvault integrate\`; edit freely, it is not rewritten) -->`;
 export const BLOCK_END = '<!-- memvault:end -->';
 
 /** memvault's part of a markdown file, appended once: a file that has the begin marker keeps its text as it is. */
 export function markdownBlockChange(file: string, before: string | undefined, block: string): FileChange {
-  if (before?.includes(BLOCK_BEGIN.slice(0, BLOCK_BEGIN.indexOf(' ')))) {
+  if (before?.includes(BEGIN_MARK)) {
     return { path: file, before, after: before, added: [], kept: ['memvault instructions'], changed: false };
   }
   const text = `${BLOCK_BEGIN}\n${block.trim()}\n${BLOCK_END}\n`;

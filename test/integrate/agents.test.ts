@@ -32,7 +32,7 @@ describe('integrate codex', () => {
     root = createProject({
       '.codex/config.toml': fixture('codex/config.toml'),
       '.codex/hooks.json': fixture('codex/hooks.json'),
-      'AGENTS.md': '# Ledgerly\n\nRun `npm test` before every commit.\n',
+      'AGENTS.md': '# Ledgerly\n\n<!-- house rules -->\nRun `npm test` before every commit.\n',
     });
   });
   afterAll(() => removeProject(root));
@@ -82,7 +82,8 @@ describe('integrate codex', () => {
     expect(hooks.Stop[0].hooks[0]).toMatchObject({ type: 'command', command: 'memvault hook session-end --agent codex', timeout: 60 });
 
     const agents = readText(root, 'AGENTS.md');
-    expect(agents.startsWith('# Ledgerly\n\nRun `npm test` before every commit.\n\n<!-- memvault:begin')).toBe(true);
+    // Another HTML comment in the file is not memvault's marker.
+    expect(agents.startsWith('# Ledgerly\n\n<!-- house rules -->\nRun `npm test` before every commit.\n\n<!-- memvault:begin')).toBe(true);
     expect(agents).toContain('call the `context`');
     expect(agents.match(/memvault:begin/g)).toHaveLength(1);
   });
