@@ -134,6 +134,36 @@ describe.each(CASES)('$agent hooks', (c) => {
   });
 });
 
+describe("session-start within each agent's own limit", () => {
+  let root: string;
+  beforeAll(() => {
+    // 60 pinned memories (the critical tier takes every pinned one): far more than 10,000 characters.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 60; i++)
+      files[`vault/main/memories/m${i}.md`] = memory({
+        date: `2026-03-${String(1 + (i % 19)).padStart(2, '0')}T1${i % 10}:00:00Z`,
+        title: `Rule ${i}`,
+        importance: 'pinned',
+        body: `Rule ${i}: service-${i} deploys through queue q${i * 7}, owner team-${i % 9}. ${'Reviewed latency, retries and alerts before each release. '.repeat(4)}`,
+      });
+    // A cap far above every agent's: what is left is the agent's own.
+    root = createProject(files, 'timezone: UTC\nhooks:\n  max_chars: 60000\n  budget: 30000\n');
+  });
+  afterAll(() => removeProject(root));
+
+  it('Codex (additionalContextLimit, 10,000 characters) gets at most that; Gemini CLI, which documents none, more', async () => {
+    const input = JSON.stringify({ session_id: 's', transcript_path: null, cwd: root, hook_event_name: 'SessionStart', source: 'startup' });
+    const codex = await runHook(['session-start', '--agent', 'codex'], input);
+    expect(codex.code, codex.stderr).toBe(0);
+    const codexText = additionalContext(codex.stdout);
+    expect(codexText.length).toBeLessThanOrEqual(10_000);
+    // The cap is spent, not thrown away.
+    expect(codexText.length).toBeGreaterThan(5_000);
+    const gemini = await runHook(['session-start', '--agent', 'gemini'], input);
+    expect(additionalContext(gemini.stdout).length).toBeGreaterThan(10_000);
+  });
+});
+
 describe('hook --agent', () => {
   it('an unknown agent is a setup mistake (exit 1) naming the ones there are', async () => {
     const root = createProject({});
