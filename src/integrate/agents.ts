@@ -18,6 +18,8 @@ interface AgentIntegration {
   files: readonly string[];
   plan(files: Record<string, string | undefined>, command: string): FileChange[];
   nextStep: string;
+  /** Where the agent has no hook for part of the job, what it gets instead. */
+  note?: string;
 }
 
 const INTEGRATIONS: Record<Agent, AgentIntegration> = {
@@ -34,6 +36,7 @@ const INTEGRATIONS: Record<Agent, AgentIntegration> = {
     nextStep:
       'open Codex in this project and trust it (Codex reads .codex/ only in trusted projects), then review and trust ' +
       "memvault's hooks in /hooks; /mcp lists the `memvault` server. Commit .codex/ and AGENTS.md to share them.",
+    note: 'Codex has no session-end hook: the Stop hook ingests the session at the end of every turn (a grown session updates its memory).',
   },
   gemini: {
     files: GEMINI_FILES,
@@ -41,6 +44,7 @@ const INTEGRATIONS: Record<Agent, AgentIntegration> = {
     nextStep:
       'start `gemini` in this project: /mcp lists the `memvault` server and /hooks panel its three hooks (Gemini CLI ' +
       'asks before it runs new project hooks). Commit .gemini/settings.json and GEMINI.md to share them.',
+    note: 'Gemini CLI runs no hook after it compresses the context: GEMINI.md tells the agent to call the `context` tool then.',
   },
   cursor: {
     files: CURSOR_FILES,
@@ -48,6 +52,9 @@ const INTEGRATIONS: Record<Agent, AgentIntegration> = {
     nextStep:
       'open the project in Cursor and turn on the `memvault` server in Settings → MCP (Cursor asks before it starts a ' +
       "project's server); Settings → Hooks lists the hooks of .cursor/hooks.json. Commit .cursor/ to share it.",
+    note:
+      'Where a Cursor version runs no sessionStart hook, the agent gets the memory through the MCP server, as the ' +
+      'always-applied rule .cursor/rules/memvault.mdc tells it to.',
   },
 };
 
@@ -61,6 +68,8 @@ export interface IntegrationResult {
   files: FileChange[];
   /** What the person does next for the agent to use memvault. */
   nextStep: string;
+  /** Where the agent has no hook for part of the job, what it gets instead. */
+  note?: string;
 }
 
 /** Plans, then (unless `dryRun`) writes, the files that change. Nothing is written when any file cannot be merged. */
@@ -71,7 +80,13 @@ export function integrate(root: string, agent: string, options: { dryRun?: boole
   for (const file of integration.files) files[file] = readProjectFile(root, file);
   const changes = integration.plan(files, options.command?.trim() || 'memvault');
   if (!options.dryRun) writeChanges(root, changes);
-  return { agent, dryRun: options.dryRun ?? false, files: changes, nextStep: integration.nextStep };
+  return {
+    agent,
+    dryRun: options.dryRun ?? false,
+    files: changes,
+    nextStep: integration.nextStep,
+    ...(integration.note ? { note: integration.note } : {}),
+  };
 }
 
 /** Claude Code's plan (claude-code.ts) as file changes. */

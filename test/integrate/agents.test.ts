@@ -51,6 +51,7 @@ describe('integrate codex', () => {
   it('appends the server to config.toml (comments kept), adds the hooks and the AGENTS.md section; again: nothing', async () => {
     const { first } = await integrateTwice(root, 'codex');
     expect(first.stdout).toContain('.codex/config.toml: added mcp_servers.memvault; kept mcp_servers.context7');
+    expect(first.stdout).toMatch(/\nNote: Codex has no session-end hook: the Stop hook ingests/);
     expect(first.stdout).toMatch(/\nNext: open Codex in this project and trust it/);
 
     const toml = readText(root, '.codex/config.toml');
@@ -116,6 +117,7 @@ describe('integrate gemini', () => {
     expect(first.stdout).toContain(
       '.gemini/settings.json: added mcpServers.memvault, hooks.SessionStart, hooks.PreCompress, hooks.SessionEnd',
     );
+    expect(first.stdout).toMatch(/\nNote: Gemini CLI runs no hook after it compresses the context/);
     expect(first.stdout).toMatch(/\nNext: start `gemini` in this project/);
     const settings = readJsonFile(root, '.gemini/settings.json');
     const documented = JSON.parse(fixture('gemini/settings.json'));
@@ -147,6 +149,7 @@ describe('integrate cursor', () => {
     expect(json.agent).toBe('cursor');
     expect(json.dry_run).toBe(true);
     expect(json.next_step).toMatch(/Settings → MCP/);
+    expect(json.note).toMatch(/runs no sessionStart hook, the agent gets the memory through the MCP server/);
     expect(json.files.map((f: any) => [f.path, f.changed])).toEqual([
       ['.cursor/mcp.json', true],
       ['.cursor/hooks.json', true],

@@ -27,9 +27,9 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
       kept: f.kept,
       ...(options.dryRun ? { content: f.path.endsWith('.json') ? JSON.parse(f.after || '{}') : f.after } : {}),
     }));
-    process.stdout.write(
-      `${JSON.stringify({ agent: result.agent, dry_run: result.dryRun, files, next_step: result.nextStep }, null, 2)}\n`,
-    );
+    const note = result.note ? { note: result.note } : {};
+    const report = { agent: result.agent, dry_run: result.dryRun, files, ...note, next_step: result.nextStep };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   const lines: string[] = [];
@@ -44,6 +44,7 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
   }
   if (options.dryRun) lines.push(`--dry-run: nothing written; \`memvault integrate ${result.agent}\` writes these files.`);
   const changed = result.files.some((file) => file.changed);
+  if (result.note) lines.push('', `Note: ${result.note}`);
   lines.push('', `Next: ${changed || options.dryRun ? '' : 'nothing changed; if the agent does not use memvault yet, '}${result.nextStep}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
