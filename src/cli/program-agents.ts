@@ -13,7 +13,7 @@ export function declareAgentCommands(program: Command): void {
       'after',
       `
 stdout carries protocol messages only; logs go to stderr. An MCP client starts it; register it with
-\`memvault integrate claude-code\` or see the README for Claude Desktop, Cursor and Codex.
+\`memvault integrate <agent>\` (claude-code, codex, gemini, cursor) or see the README for Claude Desktop.
 
 Examples:
   memvault mcp                                  what .mcp.json runs
