@@ -13,7 +13,7 @@ export function declareAgentCommands(program: Command): void {
       'after',
       `
 stdout carries protocol messages only; logs go to stderr. An MCP client starts it; register it with
-\`memvault integrate claude-code\` or see the README for Claude Desktop, Cursor and Codex.
+\`memvault integrate <agent>\` (claude-code, codex, gemini, cursor) or see the README for Claude Desktop.
 
 Examples:
   memvault mcp                                  what .mcp.json runs
@@ -27,11 +27,16 @@ Examples:
     .argument('<event>', 'session-start, pre-compact or session-end')
     .description(
       "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the " +
-        'session starts with; pre-compact and session-end ingest the transcript.',
+        'session starts with; pre-compact and session-end ingest the transcript (Claude Code, Codex, Gemini CLI or ' +
+        'Cursor: --agent).',
     )
     .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
     .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
     .option('--json', "print a JSON report instead (session-start: Claude Code's hookSpecificOutput form)")
+    .option(
+      '--agent <agent>',
+      'the agent running the hook: claude-code (default), codex, gemini or cursor (its transcript format and answer form)',
+    )
     .addHelpText(
       'after',
       `
@@ -41,16 +46,20 @@ one found from the hook's \`cwd\` (else the current folder).
 Examples:
   echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
   memvault hook pre-compact < hook-input.json
-  memvault integrate claude-code               writes these hooks into .claude/settings.json`,
+  memvault hook session-start --agent gemini < input.json   answers {"hookSpecificOutput": …}
+  memvault integrate claude-code               writes these hooks into .claude/settings.json
+  memvault integrate codex                     … into .codex/hooks.json (see docs/agents.md)`,
     )
     .action(async (event: string, options) => (await import('./commands/hook.js')).hookCommand(event, { ...program.opts(), ...options }));
 
   program
     .command('integrate')
-    .argument('<agent>', 'claude-code')
+    .argument('<agent>', 'claude-code, codex, gemini or cursor')
     .description(
-      'Register memvault with a coding agent: for claude-code, the MCP server in .mcp.json and the session hooks in ' +
-        '.claude/settings.json, merged with what is there.',
+      "Register memvault with a coding agent: the MCP server, the session hooks and the agent's instructions file, " +
+        'merged with what is there (claude-code: .mcp.json, .claude/settings.json; codex: .codex/config.toml, ' +
+        '.codex/hooks.json, AGENTS.md; gemini: .gemini/settings.json, GEMINI.md; cursor: .cursor/mcp.json, ' +
+        '.cursor/hooks.json, .cursor/rules/memvault.mdc). See docs/agents.md.',
     )
     .option('--dry-run', 'print the files as they would be, write nothing')
     .option('--command <cmd>', 'how the agent starts memvault (default: memvault; e.g. "npx memvault")')
@@ -58,12 +67,14 @@ Examples:
     .addHelpText(
       'after',
       `
-Existing servers, hooks and settings are kept; running it again changes nothing.
+Existing servers, hooks, settings and text are kept; running it again changes nothing. It ends with
+what to do next in the agent (trust the project, approve the server or the hooks).
 
 Examples:
   memvault integrate claude-code
-  memvault integrate claude-code --dry-run
-  memvault integrate claude-code --json | jq .files`,
+  memvault integrate codex --dry-run
+  memvault integrate gemini --json | jq .files
+  memvault integrate cursor --command "npx memvault"`,
     )
     .action(async (agent: string, options) =>
       (await import('./commands/integrate.js')).integrateCommand(agent, { ...program.opts(), ...options }),

@@ -39,7 +39,10 @@ Examples:
     .option('--stream <name>', 'stream to write to, one memory.config.yaml declares (default: the first stream of the config)')
     .option('--create-stream', 'add the --stream to memory.config.yaml when it is not declared (default: refuse and list the streams)')
     .option('--tag <tag>', 'tag every memory (repeatable)', collect)
-    .option('--format <format>', 'claude-code, openai, chatgpt or markdown (default: from the extension and content)')
+    .option(
+      '--format <format>',
+      'claude-code, codex, gemini, cursor, openai, chatgpt or markdown (default: from the extension and content)',
+    )
     .option('--primer', 'write a session primer (summary of what the next session needs) instead of the transcript')
     .option('--date <date>', 'date of messages without timestamps (OpenAI messages, undated notes; default: the file time)')
     .option('--no-redact', 'write secrets as they are (warns; they would end up in git history)')

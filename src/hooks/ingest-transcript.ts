@@ -1,4 +1,5 @@
 import { ingest, type FileReport } from '../ingest/ingest.js';
+import type { IngestFormat } from '../ingest/session.js';
 import { readConfig } from '../read/vault.js';
 import { UserError } from '../util/errors.js';
 import type { HookInput } from './input.js';
@@ -15,6 +16,8 @@ export interface IngestHookOptions {
   root: string;
   input: HookInput;
   stream?: string;
+  /** The transcript's format (default Claude Code's): the agent that ran the hook (hooks/agents.ts). */
+  format?: IngestFormat;
 }
 
 export async function ingestTranscript(options: IngestHookOptions): Promise<FileReport> {
@@ -26,8 +29,8 @@ export async function ingestTranscript(options: IngestHookOptions): Promise<File
     root: options.root,
     cwd: options.input.cwd ?? options.root,
     files: [file],
-    format: 'claude-code',
-    tags: ['claude-code'],
+    format: options.format ?? 'claude-code',
+    tags: [options.format ?? 'claude-code'],
     ...(stream ? { stream } : {}),
     redact: true,
   });

@@ -6,7 +6,9 @@ import { UserError } from '../util/errors.js';
  * `session_id`, `transcript_path`, `cwd` and `hook_event_name` to every hook,
  * `source` (startup, resume, clear, compact) to SessionStart, `trigger`
  * (manual, auto) to PreCompact and `reason` to SessionEnd. Unknown fields
- * are ignored, so a newer agent still works.
+ * are ignored, so a newer agent still works. Codex and Gemini CLI send the
+ * same fields; Cursor sends `workspace_roots` and `conversation_id` instead
+ * of `cwd` and `session_id`.
  */
 export interface HookInput {
   session_id?: string;
@@ -62,5 +64,9 @@ export function parseHookInput(text: string): HookInput {
     const field = (value as Record<string, unknown>)[key];
     if (typeof field === 'string') input[key] = field;
   }
+  // Cursor names the project in `workspace_roots` (its events carry no `cwd`) and the session in `conversation_id`.
+  const { workspace_roots: roots, conversation_id: conversation } = value as Record<string, unknown>;
+  if (input.cwd === undefined && Array.isArray(roots) && typeof roots[0] === 'string') input.cwd = roots[0];
+  if (input.session_id === undefined && typeof conversation === 'string') input.session_id = conversation;
   return input;
 }

@@ -25,6 +25,8 @@ export interface SessionStartOptions {
   budget?: number;
   /** At most this many characters (default: `hooks.max_chars`, 9000). */
   maxChars?: number;
+  /** The most characters the agent running the hook passes on whole (hooks/agents.ts): the text stays within it too. */
+  agentMaxChars?: number;
 }
 
 export interface SessionStartResult {
@@ -43,7 +45,7 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   const stream = options.stream ?? config.hooks.stream;
   // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.
   const vaultDir = path.resolve(options.root, config.vault);
-  const maxChars = options.maxChars ?? config.hooks.max_chars;
+  const maxChars = Math.min(options.maxChars ?? config.hooks.max_chars, options.agentMaxChars ?? Number.POSITIVE_INFINITY);
   const key = requestKey(config, { budget, maxChars, stream, compact: options.input.source === 'compact' });
   const at = options.now.getTime();
   const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root);

@@ -20,7 +20,7 @@ import { IngestJournal } from './journal.js';
 import { renderPrimer } from './primer.js';
 import { hashFile, InputReadError, MAX_DOCUMENT_BYTES, MAX_STREAMED_BYTES, type OpenedInput, openRegularFile, readAll } from './read.js';
 import { sessionDrafts, transcriptParts, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
-import { IngestError, type IngestFormat, type ParsedTranscript, type Session } from './session.js';
+import { IngestError, isCodingAgentFormat, type IngestFormat, type ParsedTranscript, type Session } from './session.js';
 import { draftText, IngestedIndex, memoryPath, newMemoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
 
 /**
@@ -153,7 +153,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       try {
         if (bytes) parsed = parseTranscript(bytes, file, options.format);
         else {
-          const streamedParse = parseStreamedTranscript(fd, file);
+          const streamedParse = parseStreamedTranscript(fd, file, options.format);
           parsed = streamedParse;
           // A log still being written may have grown since it was hashed: its memories name the bytes parsed.
           fileSha = streamedParse.sha256;
@@ -193,7 +193,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         } else {
           for (const draft of sessionDrafts(session, context)) writeDraft(draft);
           // A distilled session keeps its full transcript beside it (see docs/ingest.md).
-          if (session.format === 'claude-code' && session.turns.length > 0) transcripts.push(session);
+          if (isCodingAgentFormat(session.format) && session.turns.length > 0) transcripts.push(session);
         }
       }
       for (const session of transcripts) {

@@ -7,7 +7,7 @@ import { MAX_FILE_BYTES } from '../vault/scan.js';
 import { sha256 } from '../util/hash.js';
 import type { Importance } from '../vault/model.js';
 import { distilledSections } from './distill.js';
-import { FORMAT_LABELS, shorten, type IngestFormat, type Session, type ToolCall, type Turn } from './session.js';
+import { FORMAT_LABELS, isCodingAgentFormat, shorten, type IngestFormat, type Session, type ToolCall, type Turn } from './session.js';
 
 /**
  * Session → memory drafts: one per calendar day the session has messages on
@@ -118,9 +118,9 @@ export function* sessionDrafts(session: Session, ctx: RenderContext): Generator<
     const { day } = parts[index]!;
     const previousDay = index > 0 ? parts[index - 1]!.day : undefined;
     let piece = 0;
-    for (const turns of groupTurns(parts[index]!.turns, session.format === 'claude-code')) {
+    for (const turns of groupTurns(parts[index]!.turns, isCodingAgentFormat(session.format))) {
       const content: string[] = [];
-      if (session.format === 'claude-code') {
+      if (isCodingAgentFormat(session.format)) {
         // A coding-agent session is distilled; its transcript is written apart (`renderTranscript`).
         content.push(
           distilledSections(
@@ -156,7 +156,7 @@ export function* sessionDrafts(session: Session, ctx: RenderContext): Generator<
             part: piece === 1 ? day : `${day}#${piece}`,
             body_sha256: bodyHash(body),
           },
-          extra: session.format === 'claude-code' ? { transcript: transcriptPath(session) } : {},
+          extra: isCodingAgentFormat(session.format) ? { transcript: transcriptPath(session) } : {},
         };
       }
     }

@@ -10,14 +10,25 @@ import { shorten } from '../text/shorten.js';
  * compacts and redacts them.
  */
 
-export type IngestFormat = 'claude-code' | 'openai' | 'chatgpt' | 'markdown';
+export type IngestFormat = 'claude-code' | 'codex' | 'gemini' | 'cursor' | 'openai' | 'chatgpt' | 'markdown';
 
 /** Every format `--format` accepts. */
-export const INGEST_FORMATS: readonly IngestFormat[] = ['claude-code', 'openai', 'chatgpt', 'markdown'];
+export const INGEST_FORMATS: readonly IngestFormat[] = ['claude-code', 'codex', 'gemini', 'cursor', 'openai', 'chatgpt', 'markdown'];
+
+/** The coding agents' own session logs: distilled into decisions and results, the full transcript kept beside them. */
+const CODING_AGENT_FORMATS: ReadonlySet<IngestFormat> = new Set(['claude-code', 'codex', 'gemini', 'cursor']);
+
+/** Whether a session comes from a coding agent (distilled, with its transcript kept apart) rather than a chat or notes. */
+export function isCodingAgentFormat(format: IngestFormat): boolean {
+  return CODING_AGENT_FORMATS.has(format);
+}
 
 /** How each format is called in messages and tags. */
 export const FORMAT_LABELS: Record<IngestFormat, string> = {
   'claude-code': 'Claude Code session',
+  codex: 'Codex session',
+  gemini: 'Gemini CLI session',
+  cursor: 'Cursor agent session',
   openai: 'OpenAI chat',
   chatgpt: 'ChatGPT conversation',
   markdown: 'notes',

@@ -1,3 +1,4 @@
+import { hookAgentProfile, type HookAgentProfile } from '../../hooks/agents.js';
 import { HOOK_EVENTS, parseHookInput, readHookInput, type HookEvent, type HookInput } from '../../hooks/input.js';
 import { enterProject as findRoot } from '../../config/file.js';
 import { UserError } from '../../util/errors.js';
@@ -8,6 +9,8 @@ export interface HookCommandOptions {
   stream?: string;
   budget?: string;
   json?: boolean;
+  /** The agent running the hook (claude-code, codex, gemini, cursor): its transcript format and answer form. */
+  agent?: string;
 }
 
 /**
@@ -18,15 +21,16 @@ export interface HookCommandOptions {
 export async function hookCommand(event: string, options: HookCommandOptions): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(event))
     throw new UserError('hook/event', `unknown hook \`${event}\``, { events: HOOK_EVENTS.join(', ') });
+  const { profile } = hookAgentProfile(options.agent);
   try {
-    await runHook(event as HookEvent, options);
+    await runHook(event as HookEvent, options, profile);
   } catch (error) {
     const e = error as Error & { hint?: string };
     process.stderr.write(`memvault hook ${event}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}\n`);
   }
 }
 
-async function runHook(event: HookEvent, options: HookCommandOptions): Promise<void> {
+async function runHook(event: HookEvent, options: HookCommandOptions, profile: HookAgentProfile): Promise<void> {
   const input: HookInput = parseHookInput(process.stdin.isTTY ? '' : await readHookInput(process.stdin));
   // The agent runs hooks in the project folder and says so in `cwd`; -C wins.
   const root = findRoot(options.root ?? input.cwd ?? process.cwd());
@@ -44,16 +48,17 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
       now: await nowOf(undefined),
       ...(options.stream ? { stream: options.stream } : {}),
       ...(budget ? { budget } : {}),
+      ...(profile.maxChars ? { agentMaxChars: profile.maxChars } : {}),
     });
     process.stdout.write(
       options.json
         ? `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: result.text } })}\n`
-        : result.text,
+        : profile.sessionStart(result.text),
     );
     return;
   }
   const { ingestTranscript } = await import('../../hooks/ingest-transcript.js');
-  const report = await ingestTranscript({ root, input, ...(options.stream ? { stream: options.stream } : {}) });
+  const report = await ingestTranscript({ root, input, format: profile.format, ...(options.stream ? { stream: options.stream } : {}) });
   const counts = new Map<string, number>();
   for (const m of report.memories) counts.set(m.status, (counts.get(m.status) ?? 0) + 1);
   const what =
@@ -61,5 +66,5 @@ async function runHook(event: HookEvent, options: HookCommandOptions): Promise<v
       ? 'already ingested, nothing to do'
       : [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to ingest';
   if (options.json) process.stdout.write(`${JSON.stringify({ event, transcript: input.transcript_path, ...report }, null, 2)}\n`);
-  else process.stdout.write(`memvault: ${input.transcript_path}: ${what}\n`);
+  else process.stdout.write(profile.ingested(`memvault: ${input.transcript_path}: ${what}`));
 }

@@ -1,5 +1,4 @@
-import { integrateClaudeCode } from '../../integrate/claude-code.js';
-import { UserError } from '../../util/errors.js';
+import { integrate } from '../../integrate/agents.js';
 import { findRoot } from '../context.js';
 
 export interface IntegrateCommandOptions {
@@ -9,11 +8,14 @@ export interface IntegrateCommandOptions {
   command?: string;
 }
 
-/** `memvault integrate claude-code`: the MCP server and session hooks, merged into the project's Claude Code files. */
+/**
+ * `memvault integrate <agent>`: memvault's MCP server, session hooks and
+ * instructions, merged into the agent's project files (src/integrate/), then
+ * what to do next for the agent to pick them up.
+ */
 export async function integrateCommand(agent: string, options: IntegrateCommandOptions): Promise<void> {
-  if (agent !== 'claude-code') throw new UserError('integrate/agent', `unknown agent \`${agent}\``);
   const root = findRoot(options.root ?? process.cwd());
-  const result = integrateClaudeCode(root, {
+  const result = integrate(root, agent, {
     ...(options.dryRun ? { dryRun: true } : {}),
     ...(options.command ? { command: options.command } : {}),
   });
@@ -23,14 +25,16 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
       changed: f.changed,
       added: f.added,
       kept: f.kept,
-      ...(options.dryRun ? { content: f.after } : {}),
+      ...(options.dryRun ? { content: f.path.endsWith('.json') ? JSON.parse(f.after || '{}') : f.after } : {}),
     }));
-    process.stdout.write(`${JSON.stringify({ dry_run: result.dryRun, files }, null, 2)}\n`);
+    const note = result.note ? { note: result.note } : {};
+    const report = { agent: result.agent, dry_run: result.dryRun, files, ...note, next_step: result.nextStep };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   const lines: string[] = [];
   for (const file of result.files) {
-    if (options.dryRun) lines.push(`${file.path}${file.changed ? '' : ' (unchanged)'}:`, JSON.stringify(file.after, null, 2), '');
+    if (options.dryRun) lines.push(`${file.path}${file.changed ? '' : ' (unchanged)'}:`, file.after.replace(/\n$/, ''), '');
     else
       lines.push(
         file.changed
@@ -38,6 +42,9 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
           : `${file.path}: unchanged (memvault already registered)`,
       );
   }
-  if (options.dryRun) lines.push('--dry-run: nothing written');
+  if (options.dryRun) lines.push(`--dry-run: nothing written; \`memvault integrate ${result.agent}\` writes these files.`);
+  const changed = result.files.some((file) => file.changed);
+  if (result.note) lines.push('', `Note: ${result.note}`);
+  lines.push('', `Next: ${changed || options.dryRun ? '' : 'nothing changed; if the agent does not use memvault yet, '}${result.nextStep}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -10,7 +10,7 @@ export const AGENT_RULES = {
   'hook/input': {
     title: 'The hook input from the agent is not what memvault expects',
     severity: 'error',
-    hint: 'the agent sends one JSON object on stdin, with `transcript_path` for PreCompact and SessionEnd hooks',
+    hint: 'the agent sends one JSON object on stdin, with `transcript_path` for the hooks that ingest the session',
   },
   'hook/ingest': {
     title: 'A hook could not ingest the session transcript',
@@ -20,7 +20,7 @@ export const AGENT_RULES = {
   'integrate/agent': {
     title: '`memvault integrate` names no agent it knows',
     severity: 'error',
-    hint: 'use claude-code; see the README for Claude Desktop, Cursor and Codex snippets',
+    hint: 'use one of {agents}',
   },
   'integrate/settings': {
     title: 'An agent settings file has a value of the wrong shape',
@@ -28,7 +28,7 @@ export const AGENT_RULES = {
     hint: 'fix the file by hand, then run this again',
   },
   'integrate/json': {
-    title: 'An agent settings file is not a JSON object',
+    title: 'An agent settings file is not a JSON object (or TOML table)',
     severity: 'error',
     hint: 'fix it by hand (nothing was written), then run this again',
   },

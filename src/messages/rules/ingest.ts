@@ -10,7 +10,7 @@ export const INGEST_RULES = {
   'ingest/format': {
     title: 'A file is not a transcript memvault reads',
     severity: 'error',
-    hint: 'ingest reads Claude Code JSONL, OpenAI chat messages, a ChatGPT export, markdown or text; choose one with --format',
+    hint: 'ingest reads Claude Code, Codex, Gemini CLI and Cursor sessions, OpenAI chat messages, a ChatGPT export, markdown or text; choose one with --format',
     docs: 'The format is picked by `--format`, else by extension and content. The hint of each message says what was expected.',
   },
   'ingest/claude-code': {
@@ -18,6 +18,23 @@ export const INGEST_RULES = {
     severity: 'error',
     hint: 'is this a Claude Code session file (`~/.claude/projects/…/*.jsonl`)?',
     docs: 'A cut-off last line (the session was still being written) is a warning: it is ignored and the rest imported.',
+  },
+  'ingest/codex': {
+    title: 'A Codex session log (rollout JSONL) has a line memvault cannot read',
+    severity: 'error',
+    hint: 'is this a Codex session file (`~/.codex/sessions/…/rollout-*.jsonl`)?',
+    docs: 'A cut-off last line (the session was still being written) is a warning: it is ignored and the rest imported.',
+  },
+  'ingest/gemini': {
+    title: 'A Gemini CLI chat recording has a record memvault cannot read',
+    severity: 'error',
+    hint: 'is this a Gemini CLI chat file (`~/.gemini/tmp/…/chats/session-*.jsonl`)?',
+    docs: 'A cut-off last line (the session was still being written) is a warning: it is ignored and the rest imported.',
+  },
+  'ingest/cursor': {
+    title: 'A Cursor agent transcript has a line memvault cannot read',
+    severity: 'error',
+    hint: 'is this a Cursor agent transcript (`~/.cursor/projects/…/agent-transcripts/*.jsonl`)?',
   },
   'ingest/openai': {
     title: 'An OpenAI chat-completions message list has an unusable message',
