@@ -96,12 +96,16 @@ export async function currentResources(warm: WarmVault): Promise<ResourceEntry[]
   return [...entries, ...summaries];
 }
 
-export function registerResources(server: Server, warm: WarmVault, now: () => Date, notifier: ResourceNotifier): void {
+export function registerResources(
+  server: Server,
+  warm: WarmVault,
+  { now, notifier, pageSize }: { now: () => Date; notifier: ResourceNotifier; pageSize: number },
+): void {
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const all = await currentResources(warm);
     const offset = decodeCursor(request.params?.cursor);
-    const page = all.slice(offset, offset + PAGE_SIZE).map(asResource);
-    return { resources: page, ...(offset + PAGE_SIZE < all.length ? { nextCursor: encodeCursor(offset + PAGE_SIZE) } : {}) };
+    const page = all.slice(offset, offset + pageSize).map(asResource);
+    return { resources: page, ...(offset + pageSize < all.length ? { nextCursor: encodeCursor(offset + pageSize) } : {}) };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [

@@ -4,7 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type FSWatcher, watch } from 'chokidar';
 import { warmEnv } from './env.js';
 import { checkRequest } from './params.js';
-import { registerResources, ResourceNotifier } from './resources.js';
+import { PAGE_SIZE, registerResources, ResourceNotifier } from './resources.js';
 import { LineTransport } from './stdio.js';
 import { registerTools } from './tools.js';
 import { WarmVault } from './warm.js';
@@ -24,6 +24,8 @@ export interface McpOptions {
   now?: () => Date;
   /** Follow file changes (default true). */
   watch?: boolean;
+  /** Resources per `resources/list` page (default `PAGE_SIZE`, 50). */
+  pageSize?: number;
 }
 
 /** A log line on stderr (stdout carries protocol messages only). */
@@ -59,7 +61,7 @@ export async function createMcpServer(options: McpOptions): Promise<McpServerHan
   notifier = new ResourceNotifier(server, warm, log);
   await notifier.refresh();
   registerTools(server, { env: warmEnv(warm, now), log });
-  registerResources(server, warm, now, notifier);
+  registerResources(server, warm, { now, notifier, pageSize: options.pageSize ?? PAGE_SIZE });
   const outputs = watching ? await watchOutputs(warm.vaultDir, () => notifier?.schedule()) : undefined;
   return {
     server,

@@ -19,7 +19,12 @@ const MiB = 1024 * 1024;
 /** Long enough for an answer on a busy 2-core machine; the old server never answered at all. */
 const ANSWER_MS = 15_000;
 
-type Message = { jsonrpc: '2.0'; id?: number | string | null; result?: any; error?: { code: number; message: string; data?: { rule?: string; hint?: string } } };
+type Message = {
+  jsonrpc: '2.0';
+  id?: number | string | null;
+  result?: any;
+  error?: { code: number; message: string; data?: { rule?: string; hint?: string } };
+};
 
 /** A `memvault mcp` child process spoken to in raw lines. */
 class RawSession {

@@ -112,7 +112,15 @@ describe('memvault mcp on a fixture vault', () => {
       expect(tool.annotations?.destructiveHint).toBe(false);
       expect(tool.annotations?.idempotentHint).toBe(tool.name !== 'add_memory');
     }
-    expect(Object.keys(byName.context!.inputSchema.properties!)).toEqual(['query', 'budget', 'file', 'error', 'branch', 'activity', 'stream']);
+    expect(Object.keys(byName.context!.inputSchema.properties!)).toEqual([
+      'query',
+      'budget',
+      'file',
+      'error',
+      'branch',
+      'activity',
+      'stream',
+    ]);
     expect(byName.search!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(byName.search!.inputSchema.properties!)).toEqual(['query', 'limit', 'since', 'until', 'tier', 'stream']);
     expect(Object.keys(byName.zoom!.inputSchema.properties!)).toEqual(['period', 'memories', 'stream', 'budget', 'page', 'tier']);
