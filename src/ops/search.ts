@@ -63,10 +63,16 @@ export const searchOperation = defineOperation({
     // An unknown stream is refused as zoom and context refuse it, not answered "No matches".
     checkStreams([...(input.stream ? [input.stream] : []), ...parsed.filters.stream], knownStreams(env.root, config));
     const at = { now: env.now(), zone: config.timezone };
-    // Periods need the calendar code (luxon, chrono-node): loaded only when `since` or `until` is given.
-    const periods = input.since !== undefined || input.until !== undefined ? await import('../read/period-query.js') : undefined;
-    const since = input.since === undefined ? undefined : asInput(() => periods!.parsePeriod(input.since!, at).start);
-    const until = input.until === undefined ? undefined : asInput(() => periods!.parsePeriod(input.until!, at).end);
+    // `tier:` filters in the query are checked here as the `tier` argument is, so both are refused as input.
+    for (const tier of parsed.filters.tier)
+      if (!(TIERS as readonly string[]).includes(tier))
+        throw new InputError(new UserError('search/tier', `tier \`${tier}\` is not one of ${TIERS.join(', ')}`));
+    // Periods need the calendar code (luxon, chrono-node): loaded only when a `since` or `until` is given.
+    const periodTexts = [input.since, input.until, ...parsed.filters.since, ...parsed.filters.until].filter((text) => text !== undefined);
+    const periods = periodTexts.length > 0 ? await import('../read/period-query.js') : undefined;
+    for (const text of periodTexts) asInput(() => periods!.parsePeriod(text, at));
+    const since = input.since === undefined ? undefined : periods!.parsePeriod(input.since, at).start;
+    const until = input.until === undefined ? undefined : periods!.parsePeriod(input.until, at).end;
     const session = await env.search(input.reindex ? { reindex: true } : {});
     // Items served before rank a little higher (src/usage/boost.ts); only the usage lines of ranked documents are parsed.
     const boost = usageBoostLazy(env.root, path.resolve(env.root, config.vault), Object.keys(config.streams));

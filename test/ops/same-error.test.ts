@@ -44,6 +44,12 @@ const CASES: Record<string, Case[]> = {
       input: { query: 'deploy', tier: 'yearly' },
       reason: /^tier must be one of all, memories/,
     },
+    {
+      cli: ['search', 'deploy', 'tier:yearly'],
+      input: { query: 'deploy tier:yearly' },
+      reason: /^tier `yearly` is not one of memories, daily/,
+    },
+    { cli: ['search', 'deploy', `until:"${BAD_PERIOD}"`], input: { query: `deploy until:"${BAD_PERIOD}"` }, reason: /: not a period/ },
   ],
   zoom: [
     { cli: ['zoom', BAD_PERIOD], input: { period: BAD_PERIOD }, reason: /: not a period/ },
