@@ -41,6 +41,7 @@ Examples:
   program
     .command('status')
     .description('Counts and sizes per tier against budgets, coverage, the review queue and invalid files.')
+    .option('--stream <name>', 'only this stream (default: all)')
     .option('--now <datetime>', 'fix the clock (ISO 8601); also MEMVAULT_NOW')
     .option('--json', 'print the status as JSON')
     .addHelpText(

@@ -4,9 +4,10 @@ import { pickStream, type ReadVault } from '../read/vault.js';
 import type { SearchIndex } from '../read/search/index.js';
 
 /**
- * The context operation of the MCP server, apart from the other read tools
- * (mcp/read.ts) so the session-start hook, which only assembles a context,
- * does not load zoom, status and usage ranking at start-up.
+ * A context on a warm vault for the session-start hook, which only
+ * assembles a context and so does not load the operations layer, zoom,
+ * status and usage ranking at start-up (the MCP tool `context` runs the
+ * `context` operation, src/ops/context.ts).
  */
 
 export interface Served {
@@ -45,6 +46,9 @@ export function contextWarm(
     },
     ...(params.activity ? { activity: params.activity } : {}),
   });
-  const served = result.items.filter((item) => item.source.endsWith('.md')).map((item) => ({ stream: stream.name, path: item.source }));
+  // The index tier only names what else there is to ask about: a listing, not served (as the `context` operation counts).
+  const served = result.items
+    .filter((item) => item.tier !== 'index' && item.source.endsWith('.md'))
+    .map((item) => ({ stream: stream.name, path: item.source }));
   return { result, served };
 }

@@ -1,215 +1,103 @@
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { addMemory } from '../ingest/add.js';
-import { ACTIVITIES } from '../read/context/budget.js';
-import { TIERS } from '../read/search/query.js';
-import { oneLine } from '../text/safe-text.js';
-import { recordUsage } from '../usage/log.js';
+import { InputError } from '../ops/input.js';
+import { OPERATIONS } from '../ops/index.js';
+import { type AnyOperation, type OpsEnv, parseInput, runOperation } from '../ops/operation.js';
 import { UserError } from '../util/errors.js';
-import { describeIssues } from './params.js';
-import { contextWarm, searchWarm, statusWarm, zoomWarm, type Served } from './read.js';
-import type { WarmVault } from './warm.js';
+import { rpcError } from './errors.js';
+import { toolText } from './text.js';
 
 /**
- * The MCP tools: context, search, zoom, add_memory, status. Descriptions are
- * short on purpose: every tool definition is sent in every conversation.
- * Each answer carries the data as `structuredContent` and a text for models
- * that read only text. A bad argument or a user error is a tool error with a
- * one-line reason (`isError`), never a crash of the server.
+ * The MCP tools: the operations that have a `tool` (src/ops/): context,
+ * search, zoom, add_memory, status, facts. Each tool's `inputSchema` is the
+ * operation's input schema (less the CLI-only fields), its `outputSchema` the
+ * operation's result schema, its annotations the operation's; the answer
+ * carries the result as `structuredContent` and a short text for clients
+ * that show only text.
+ *
+ * Errors, by the protocol's codes: an argument that does not fit, or that
+ * names what is not there (an undeclared stream, an unknown period), is
+ * -32602 (Invalid params) with the reason the CLI prints for the same input,
+ * and nothing is done; an unknown tool is -32602 too. A failure while
+ * running (a package not built, a vault that cannot be read) is a tool
+ * result with `isError` and a one-line reason, never a crash of the server.
  */
 
 export interface ToolContext {
-  warm: WarmVault;
-  /** The clock (`MEMVAULT_NOW` or the wall clock), read per call. */
-  now: () => Date;
+  env: OpsEnv;
   log: (line: string) => void;
 }
 
-const stream = z.string().optional().describe('stream (default: the first of the config)');
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
+interface Offered {
+  op: AnyOperation;
+  /** The input schema without the CLI-only fields. */
+  input: z.ZodObject;
+  definition: Tool;
+}
 
-export function registerTools(server: McpServer, ctx: ToolContext): void {
-  const registered: Record<string, RegisteredTool> = {};
-  const serve = (via: string, served: Served[]): void => recordUsage(ctx.warm.root, served, `mcp:${via}`, ctx.now());
-
-  registered.context = server.registerTool(
-    'context',
-    {
-      title: 'Memory context',
-      description: 'Memory for the current task within a token budget: pinned items, decisions, recent errors, relevant hits, background.',
-      inputSchema: {
-        query: z.string().optional().describe('what you are working on or asking'),
-        budget: z.number().int().min(100).max(200_000).optional().describe('max tokens (default 8000)'),
-        file: z.string().optional().describe('file being edited'),
-        error: z.string().optional().describe('error message'),
-        activity: z.enum(ACTIVITIES as [string, ...string[]]).optional(),
-        stream,
+/** The tools the server offers, by name. */
+export function offeredTools(): Map<string, Offered> {
+  const tools = new Map<string, Offered>();
+  for (const op of OPERATIONS) {
+    if (!op.tool) continue;
+    const omit = Object.fromEntries((op.tool.omit ?? []).map((key) => [key, true] as const));
+    const input = op.input.omit(omit as never) as z.ZodObject;
+    tools.set(op.tool.name, {
+      op,
+      input,
+      definition: {
+        name: op.tool.name,
+        title: op.tool.title,
+        description: op.tool.description,
+        inputSchema: jsonSchema(input) as Tool['inputSchema'],
+        outputSchema: jsonSchema(op.output) as Tool['outputSchema'],
+        annotations: { title: op.tool.title, ...op.annotations },
       },
-      annotations: READ,
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const state = await ctx.warm.current();
-        const { result, served } = contextWarm(state, { ...args, activity: args.activity as never }, ctx.now());
-        serve('context', served);
-        return { text: result.context || '(nothing in memory yet)', data: result };
-      }),
-  );
-
-  registered.search = server.registerTool(
-    'search',
-    {
-      title: 'Search memory',
-      description: 'Ranked full-text search of memories and summaries; filters in the query: tag:x kind:x since:2026-02 "exact phrase".',
-      inputSchema: {
-        query: z.string().min(1).describe('words, "phrases", tag:/kind:/since:/until: filters'),
-        limit: z.number().int().min(1).max(50).optional().describe('max days of hits (default 10)'),
-        since: z.string().optional().describe('day, week, month or phrase'),
-        until: z.string().optional(),
-        tier: z.enum(['all', ...TIERS]).optional(),
-        stream: z.string().optional().describe('only this stream (default: all)'),
-      },
-      annotations: READ,
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const { hits, served } = await searchWarm(await ctx.warm.current(), await ctx.warm.search(), args, ctx.now());
-        serve('search', served);
-        const text =
-          hits.length === 0
-            ? 'No matches.'
-            : hits
-                .map((h, i) => `${i + 1}. ${h.path}:${h.line} (${h.tier === 'memories' ? h.kind : h.tier} ${h.period})\n   ${h.snippet}`)
-                .join('\n');
-        return { text, data: { hits } };
-      }),
-  );
-
-  registered.zoom = server.registerTool(
-    'zoom',
-    {
-      title: 'Zoom into a period',
-      description:
-        'Full memories of a period (2026-02-13, 2026-W07, 2026-02, "last week"), with the summaries covering it; paged by budget.',
-      inputSchema: {
-        period: z.string().min(1).describe('day, ISO week, month, quarter, A..B range or phrase'),
-        stream,
-        budget: z.number().int().min(100).max(200_000).optional().describe('max tokens per page'),
-        page: z.number().int().min(1).optional(),
-      },
-      annotations: READ,
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const { result, served } = zoomWarm(await ctx.warm.current(), args, ctx.now());
-        serve('zoom', served);
-        const parts = [...result.memories.map((m) => `## ${m.date} ${oneLine(m.title ?? '')} (${m.path})\n${m.body}`)];
-        for (const s of result.summaries) parts.push(`## ${s.tier} ${s.period} (${s.path})\n${s.body ?? ''}`);
-        if (parts.length === 0) parts.push('No memories in this period.');
-        if (result.page.pages > 1)
-          parts.push(`Page ${result.page.page} of ${result.page.pages}; ask for page ${result.page.page + 1} for more.`);
-        return { text: parts.join('\n\n'), data: result };
-      }),
-  );
-
-  registered.add_memory = server.registerTool(
-    'add_memory',
-    {
-      title: 'Add a memory',
-      description: 'Save a memory (a decision, fact, instruction, finding) as a markdown file in the vault; secrets are redacted.',
-      inputSchema: {
-        text: z.string().min(1).describe('the memory (markdown)'),
-        title: z.string().optional(),
-        tags: z.array(z.string()).optional(),
-        kind: z.string().optional().describe('note, decision, error, fact, …'),
-        importance: z.enum(['low', 'normal', 'high', 'pinned']).optional().describe('pinned: always in the package'),
-        stream,
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const result = await addMemory({
-          root: ctx.warm.root,
-          text: args.text,
-          ...(args.title !== undefined ? { title: args.title } : {}),
-          tags: args.tags ?? [],
-          ...(args.kind !== undefined ? { kind: args.kind } : {}),
-          ...(args.importance !== undefined ? { importance: args.importance } : {}),
-          ...(args.stream !== undefined ? { stream: args.stream } : {}),
-          now: ctx.now(),
-        });
-        // The next request sees it without waiting for the file watcher.
-        ctx.warm.invalidate([result.path]);
-        const data = { path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions };
-        const redacted = result.redactions.reduce((n, r) => n + r.count, 0);
-        return { text: `Saved ${result.path} (id ${result.id})${redacted ? `; ${redacted} secret(s) redacted` : ''}.`, data };
-      }),
-  );
-
-  registered.status = server.registerTool(
-    'status',
-    {
-      title: 'Vault status',
-      description: 'Memory counts, summaries per tier, the package size and the most and least used memories.',
-      inputSchema: { stream },
-      annotations: READ,
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const status = statusWarm(await ctx.warm.current(), args.stream);
-        const text = status.streams
-          .map(
-            (s) =>
-              `${s.name}: ${s.memories} memories (${s.pinned} pinned), ${s.coverage.first_day ?? 'none'} to ${s.coverage.last_day ?? 'none'}; ` +
-              `package ${s.package ? `${s.package.tokens}/${s.package.max_tokens} tokens` : 'not built'}; ` +
-              `most used: ${s.most_used.map((u) => `${u.id} (${u.count})`).join(', ') || 'none yet'}`,
-          )
-          .join('\n');
-        return { text: text || 'The vault has no streams yet.', data: status };
-      }),
-  );
-
-  answerToolCalls(server, registered);
+    });
+  }
+  return tools;
 }
 
 /**
- * Takes `tools/call` over from McpServer (after it registered the tools, so
- * `tools/list` is still its own) to word a bad argument in one line:
- * `add_memory: text must be a string (got a number)` instead of "Input
- * validation error: Invalid arguments for tool add_memory: …" with one zod
- * issue per line. As in the SDK (and the MCP spec, SEP-1303), a bad argument
- * is a tool error the model reads and corrects, an unknown tool a protocol
- * error (-32602). Params that do not fit `tools/call` itself
- * (`arguments: null`) never get here: the transport answers them
- * (`checkRequest`, params.ts).
+ * A schema as JSON Schema (draft 7, as the SDK writes them). Read as input: an
+ * object of a result stays open to fields a later version adds, while an
+ * input object (`strictObject`) refuses arguments it does not know.
  */
-function answerToolCalls(server: McpServer, registered: Record<string, RegisteredTool>): void {
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+}
+
+export function registerTools(server: Server, ctx: ToolContext): void {
+  const tools = offeredTools();
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((tool) => tool.definition) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
-    const tool = Object.hasOwn(registered, name) ? registered[name] : undefined;
-    if (!tool?.enabled)
-      throw new McpError(ErrorCode.InvalidParams, `no tool \`${name}\`: the tools are ${Object.keys(registered).join(', ')}`);
+    const tool = tools.get(name);
+    if (!tool) throw rpcError(ErrorCode.InvalidParams, `no tool \`${name}\`: the tools are ${[...tools.keys()].join(', ')}`);
     const args = request.params.arguments ?? {};
-    const parsed = await (tool.inputSchema as z.ZodType).safeParseAsync(args);
-    if (!parsed.success)
-      return { content: [{ type: 'text', text: `${name}: ${describeIssues(parsed.error.issues, args)}` }], isError: true };
-    const handler = tool.handler as (args: unknown, extra: unknown) => CallToolResult | Promise<CallToolResult>;
-    return handler(parsed.data, extra);
+    try {
+      parseInput({ input: tool.input }, args);
+      const { result } = await runOperation(tool.op, ctx.env, args);
+      return { content: [{ type: 'text', text: toolText(name, result) }], structuredContent: result as Record<string, unknown> };
+    } catch (error) {
+      if (error instanceof InputError) throw rpcError(ErrorCode.InvalidParams, error.message, { rule: error.rule, hint: error.hint });
+      return failure(ctx, error);
+    }
   });
 }
 
-/** Runs a tool body; a thrown error becomes a tool error with a one-line reason (and its hint). */
-async function answer(ctx: ToolContext, body: () => Promise<{ text: string; data: object }>): Promise<CallToolResult> {
-  try {
-    const { text, data } = await body();
-    return { content: [{ type: 'text', text }], structuredContent: data as Record<string, unknown> };
-  } catch (error) {
-    const e = error as Error & { hint?: string };
-    const user = error instanceof UserError;
-    if (!user) ctx.log(`internal error: ${e.stack ?? e.message}`);
-    const reason = `${user ? '' : 'internal error: '}${e.message}${e.hint ? ` (${e.hint})` : ''}`.replace(/\s*\n\s*/g, ' ');
-    return { content: [{ type: 'text', text: reason }], isError: true };
-  }
+/** A failure while running: a tool error with a one-line reason (and its hint). */
+function failure(ctx: ToolContext, error: unknown): CallToolResult {
+  const e = error as Error & { hint?: string };
+  const user = error instanceof UserError;
+  if (!user) ctx.log(`internal error: ${e.stack ?? e.message}`);
+  const reason = `${user ? '' : 'internal error: '}${e.message}${e.hint ? ` (${e.hint})` : ''}`.replace(/\s*\n\s*/g, ' ');
+  return { content: [{ type: 'text', text: reason }], isError: true };
 }

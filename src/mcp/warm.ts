@@ -31,6 +31,8 @@ export interface WarmOptions {
   watch?: boolean;
   /** Where to report what happened (default: nothing). */
   log?: (line: string) => void;
+  /** Called after each reload with the new state (the MCP server compares its resources and notifies clients). */
+  onReload?: (state: WarmState) => void;
 }
 
 export class WarmVault {
@@ -114,6 +116,7 @@ export class WarmVault {
     this.options.log?.(
       `vault loaded: ${loaded.stats.files} files (${loaded.stats.parsed} parsed) in ${Math.round(performance.now() - started)} ms`,
     );
+    this.options.onReload?.(this.state);
     return this.state;
   }
 

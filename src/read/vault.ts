@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadValidConfigCached } from '../config/cached.js';
 import type { Config } from '../config/schema.js';
-import { UserError } from '../util/errors.js';
+import { noSuchStream } from './stream-error.js';
 import { cacheStamp, saveParseCache } from './cache-save.js';
 import type { LoadedVault } from '../vault/load.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
@@ -57,10 +57,7 @@ export function pickStream(vault: ReadVault, name: string | undefined): StreamSt
   const streams = vault.loaded.state.streams;
   const wanted = name ?? Object.keys(vault.config.streams)[0] ?? [...streams.keys()][0];
   const stream = wanted === undefined ? undefined : streams.get(wanted);
-  if (!stream) {
-    const known = [...streams.keys()].join(', ') || 'none';
-    throw new UserError('read/stream', `no stream \`${wanted ?? ''}\` in the vault`, { known });
-  }
+  if (!stream) throw noSuchStream(wanted ?? '', [...streams.keys()]);
   return stream;
 }
 

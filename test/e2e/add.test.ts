@@ -174,7 +174,7 @@ describe('memvault add', () => {
     const root = project();
     const cases: [string[], string][] = [
       [['add', '   '], 'memvault: the memory text is empty'],
-      [['add', 'x', '--importance', 'urgent'], 'memvault: --importance `urgent` is not one of low, normal, high, pinned'],
+      [['add', 'x', '--importance', 'urgent'], 'memvault: importance must be one of low, normal, high, pinned (got "urgent")'],
       [['add', 'x', '--date', '2026-02-30'], 'memvault: --date `2026-02-30` is not an ISO 8601 date or datetime'],
       [['add', 'x', '--stream', 'My Stream'], 'memvault: stream name `My Stream` is not allowed'],
     ];

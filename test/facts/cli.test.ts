@@ -80,6 +80,6 @@ describe('memvault facts and memvault resolve', () => {
     expect(unknown.stderr).toContain('[fact/unknown-contradiction]');
     const keep = await runCli(['resolve', 'c-00000000', '--keep', 'mine'], { cwd: root });
     expect(keep.code).toBe(1);
-    expect(keep.stderr).toContain('--keep `mine` is not a, b or both');
+    expect(keep.stderr).toContain('keep must be one of a, b, both (got "mine")');
   });
 });

@@ -9,9 +9,9 @@ import { CLI, createProject, listFiles, removeProject } from '../helpers/project
  * A line over the 4 MiB limit, a line that is not JSON, a request whose
  * params do not fit its method, arguments of the wrong type, and memories
  * `memvault add` refuses too (over the build's 1 MiB file limit, a NUL byte,
- * a title of two lines): each gets one answer with a one-line reason, and
- * the next request is answered. `add_memory` and `memvault add` refuse with
- * the same words.
+ * a title of two lines): each gets one answer with a one-line reason
+ * (-32602 Invalid params for a bad argument), and the next request is
+ * answered. `add_memory` and `memvault add` refuse with the same words.
  */
 
 const NOW = '2026-03-20T12:00:00Z';
@@ -19,7 +19,12 @@ const MiB = 1024 * 1024;
 /** Long enough for an answer on a busy 2-core machine; the old server never answered at all. */
 const ANSWER_MS = 15_000;
 
-type Message = { jsonrpc: '2.0'; id?: number | string | null; result?: any; error?: { code: number; message: string } };
+type Message = {
+  jsonrpc: '2.0';
+  id?: number | string | null;
+  result?: any;
+  error?: { code: number; message: string; data?: { rule?: string; hint?: string } };
+};
 
 /** A `memvault mcp` child process spoken to in raw lines. */
 class RawSession {
@@ -189,20 +194,28 @@ describe('memvault mcp: raw lines a client should not send', () => {
     const answer = await s.answer(6);
     expect(answer.error).toEqual({ code: -32602, message: 'tools/call: params.arguments must be an object (got null)' });
     s.send({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 5 } });
-    expect((await s.answer(7)).error).toEqual({ code: -32602, message: 'resources/read: params.uri must be a string (got a number)' });
+    expect((await s.answer(7)).error).toEqual({ code: -32602, message: 'resources/read: params.uri must be a string (got 5)' });
     expect(memories()).toEqual([]);
   });
 
-  it('arguments of the wrong type are a tool error of one line naming the tool and the argument', async () => {
+  it('arguments of the wrong type are -32602 (Invalid params) of one line naming the argument', async () => {
+    const invalid = async (id: number) => {
+      const { error } = await s.answer(id);
+      return { code: error?.code, message: error?.message };
+    };
     s.call(8, 'add_memory', { text: 42 });
-    expect(toolText(await s.answer(8))).toEqual({ isError: true, text: 'add_memory: text must be a string (got a number)' });
+    expect(await invalid(8)).toEqual({ code: -32602, message: 'text must be a string (got 42)' });
     s.call(9, 'search', { query: 'x', limit: 0, tier: 'nope' });
-    expect(toolText(await s.answer(9))).toEqual({
-      isError: true,
-      text: 'search: limit must be at least 1; tier must be one of all, memories, daily, weekly, monthly, longterm, waterfall-recent, waterfall-longterm',
+    expect(await invalid(9)).toEqual({
+      code: -32602,
+      message:
+        'limit must be at least 1 (got 0); tier must be one of all, memories, daily, weekly, monthly, longterm, waterfall-recent, waterfall-longterm (got "nope")',
     });
     s.call(10, 'add_memory', {});
-    expect(toolText(await s.answer(10))).toEqual({ isError: true, text: 'add_memory: text is required' });
+    expect(await invalid(10)).toEqual({ code: -32602, message: 'text is required' });
+    // A CLI-only field of the operation is not an argument of the tool.
+    s.call(16, 'add_memory', { text: 'x', create_stream: true });
+    expect(await invalid(16)).toEqual({ code: -32602, message: '`create_stream` is not an argument' });
     expect(memories()).toEqual([]);
   });
 
@@ -212,22 +225,24 @@ describe('memvault mcp: raw lines a client should not send', () => {
     expect((await s.answer(11)).error?.message).toMatch(/over the limit of 4 MiB/);
     const big = 'word '.repeat(400_000);
     s.call(12, 'add_memory', { text: big });
-    const tooLarge = toolText(await s.answer(12));
-    expect(tooLarge.isError).toBe(true);
+    const refused = async (id: number) => {
+      const { error } = await s.answer(id);
+      expect(error?.code).toBe(-32602);
+      return { text: error!.message, hint: error!.data?.hint };
+    };
+    const tooLarge = await refused(12);
     expect(tooLarge.text).toMatch(/^the memory text is 2,000,000 bytes; a memory file holds at most 1 MiB \(1,048,576 bytes\)/);
     s.call(13, 'add_memory', { text: 'before\u0000after' });
-    const nul = toolText(await s.answer(13));
-    expect(nul.isError).toBe(true);
+    const nul = await refused(13);
     expect(nul.text).toMatch(/^the memory text holds a NUL byte \(U\+0000\) at line 1, column 7/);
     s.call(14, 'add_memory', { text: 'fine text', title: 'two\nlines' });
-    const title = toolText(await s.answer(14));
-    expect(title.isError).toBe(true);
+    const title = await refused(14);
     expect(title.text).toMatch(/^the title must be one line/);
     for (const answer of [tooLarge, nul, title]) expect(answer.text).not.toContain('internal error');
     expect(memories()).toEqual([]);
     expect(s.stderr).not.toContain('internal error');
 
-    // `memvault add` says the same: its reason and hint are the tool error's `reason (hint)`.
+    // `memvault add` says the same: its reason and hint are the error's message and `data.hint`.
     const cli = await Promise.all([
       addWithStdin(root, [], big),
       addWithStdin(root, [], 'before\u0000after'),
@@ -237,7 +252,7 @@ describe('memvault mcp: raw lines a client should not send', () => {
       expect(cli[i]!.code).toBe(1);
       const printed = /^memvault: (.*)\n {2}hint: (.*) \[add\/[a-z-]+\]\n$/.exec(cli[i]!.stderr);
       expect(printed, cli[i]!.stderr).not.toBeNull();
-      expect(answer.text).toBe(`${printed![1]} (${printed![2]})`);
+      expect(answer).toEqual({ text: printed![1], hint: printed![2] });
     }
     expect(memories()).toEqual([]);
     // Text at the limit is still taken.

@@ -101,19 +101,29 @@ describe('memvault mcp on a fixture vault', () => {
     removeProject(root);
   });
 
-  it('lists five tools with short descriptions, schemas and annotations', async () => {
+  it('lists six tools with short descriptions, schemas and annotations', async () => {
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add_memory', 'context', 'search', 'status', 'zoom']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['add_memory', 'context', 'facts', 'search', 'status', 'zoom']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     for (const tool of tools) {
       expect(tool.description!.length).toBeLessThanOrEqual(160);
       expect(tool.annotations?.openWorldHint).toBe(false);
       expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'add_memory');
+      expect(tool.annotations?.destructiveHint).toBe(false);
+      expect(tool.annotations?.idempotentHint).toBe(tool.name !== 'add_memory');
     }
-    expect(Object.keys(byName.context!.inputSchema.properties!)).toEqual(['query', 'budget', 'file', 'error', 'activity', 'stream']);
+    expect(Object.keys(byName.context!.inputSchema.properties!)).toEqual([
+      'query',
+      'budget',
+      'file',
+      'error',
+      'branch',
+      'activity',
+      'stream',
+    ]);
     expect(byName.search!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(byName.search!.inputSchema.properties!)).toEqual(['query', 'limit', 'since', 'until', 'tier', 'stream']);
-    expect(byName.zoom!.inputSchema.required).toEqual(['period']);
+    expect(Object.keys(byName.zoom!.inputSchema.properties!)).toEqual(['period', 'memories', 'stream', 'budget', 'page', 'tier']);
     expect(byName.add_memory!.inputSchema.required).toEqual(['text']);
     expect(Object.keys(byName.add_memory!.inputSchema.properties!)).toEqual(['text', 'title', 'tags', 'kind', 'importance', 'stream']);
   });
@@ -162,7 +172,7 @@ describe('memvault mcp on a fixture vault', () => {
     expect(main.memories).toBeGreaterThanOrEqual(4);
     expect(main.package.tokens).toBeGreaterThan(0);
     // The calls above were counted (search, context and zoom served these).
-    const used = Object.fromEntries(main.most_used.map((u: any) => [u.id, u.count]));
+    const used = Object.fromEntries(main.usage.most_used.map((u: any) => [u.id, u.count]));
     expect(used['2026-01-05-deploy-rule']).toBeGreaterThanOrEqual(2);
     expect(used['2026-03-19-checkout']).toBeGreaterThanOrEqual(2);
     const log = readFileSync(path.join(root, '.memvault/usage.log'), 'utf8')
@@ -192,7 +202,10 @@ describe('memvault mcp on a fixture vault', () => {
     expect((summary.contents[0] as { text: string }).text).toMatch(/^---\nmemvault: summary\ntier: weekly/);
     const { resourceTemplates } = await s.client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['memvault://{stream}/summary/{tier}/{period}']);
-    await expect(s.client.readResource({ uri: 'memvault://main/summary/weekly/1999-W01' })).rejects.toThrow(/no summary/);
+    await expect(s.client.readResource({ uri: 'memvault://main/summary/weekly/1999-W01' })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/no resource `memvault:\/\/main\/summary\/weekly\/1999-W01`/),
+    });
   });
 
   it('add_memory writes a redacted memory that search finds at once', async () => {
@@ -202,7 +215,7 @@ describe('memvault mcp on a fixture vault', () => {
       kind: 'fact',
     });
     expect(answer.isError).toBeFalsy();
-    const { path: vaultPath, id } = answer.structuredContent;
+    const { vault_path: vaultPath, id } = answer.structuredContent;
     expect(vaultPath).toMatch(/^main\/memories\/2026\/03\/2026-03-20-.*\.md$/);
     expect(id).toBe(vaultPath.slice('main/memories/'.length, -3));
     const text = readFileSync(path.join(root, 'vault', vaultPath), 'utf8');
@@ -233,19 +246,12 @@ describe('memvault mcp on a fixture vault', () => {
     expect(edited).toBeLessThan(2000);
   });
 
-  it('a bad argument is a tool error with a one-line reason; the server goes on', async () => {
-    const wrongType = await call(s, 'search', { query: 42 });
-    expect(wrongType.isError).toBe(true);
-    expect(wrongType.content[0]!.text).toMatch(/query/);
-    const badPeriod = await call(s, 'zoom', { period: 'the day after never' });
-    expect(badPeriod.isError).toBe(true);
-    expect(badPeriod.content[0]!.text).toMatch(/not a period/);
-    expect(badPeriod.content[0]!.text).not.toContain('\n');
-    const badStream = await call(s, 'context', { stream: 'nope' });
-    expect(badStream).toMatchObject({ isError: true });
-    expect(badStream.content[0]!.text).toMatch(/no stream `nope`/);
-    const badBudget = await call(s, 'context', { budget: -5 });
-    expect(badBudget.isError).toBe(true);
+  it('a bad argument is -32602 (Invalid params) with a one-line reason; the server goes on', async () => {
+    const invalid = (message: RegExp) => ({ code: -32602, message: expect.stringMatching(message) });
+    await expect(call(s, 'search', { query: 42 })).rejects.toMatchObject(invalid(/query must be a string \(got 42\)/));
+    await expect(call(s, 'zoom', { period: 'the day after never' })).rejects.toMatchObject(invalid(/not a period/));
+    await expect(call(s, 'context', { stream: 'nope' })).rejects.toMatchObject(invalid(/no stream `nope`/));
+    await expect(call(s, 'context', { budget: -5 })).rejects.toMatchObject(invalid(/budget must be at least 100 \(got -5\)/));
     expect((await call(s, 'search', { query: 'deploys' })).isError).toBeFalsy();
   });
 
@@ -265,8 +271,10 @@ describe('memvault mcp on an empty vault', () => {
       expect(context.isError).toBeFalsy();
       const status = await call(s, 'status', {});
       expect(status.isError).toBeFalsy();
+      // Not built yet: not listed, and reading it is -32002 (Resource not found).
+      expect((await s.client.listResources()).resources).toEqual([]);
       const pkg = s.client.readResource({ uri: 'memvault://main/UPLOAD_PACKAGE.md' });
-      await expect(pkg).rejects.toThrow(/memvault build/);
+      await expect(pkg).rejects.toMatchObject({ code: -32002, data: { hint: expect.stringMatching(/memvault build/) } });
       // The vault folder does not exist yet: its first memory is found all the same.
       writeFiles(root, {
         'vault/main/memories/2026-03-20-capybara.md': memory({ date: '2026-03-20T08:00:00Z', body: 'The capybara rule.' }),

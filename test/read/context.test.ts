@@ -299,6 +299,6 @@ describe('memvault context', () => {
   it('rejects an unknown activity', async () => {
     const result = await runCli(['context', '--activity', 'napping'], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('--activity `napping` is not one of debugging, feature, review, planning');
+    expect(result.stderr).toContain('activity must be one of debugging, feature, review, planning (got "napping")');
   });
 });

@@ -1,11 +1,9 @@
 import path from 'node:path';
-import { loadValidConfig } from '../../config/load.js';
-import { addMemory } from '../../ingest/add.js';
-import { checkDeclaredStream, declareStream } from '../../project/streams.js';
+import { addOperation } from '../../ops/add.js';
+import { runOperation } from '../../ops/operation.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
-import type { Importance } from '../../vault/model.js';
-import { findRoot, resolveNow } from '../context.js';
+import { cliEnv } from '../ops-env.js';
 
 /** Flags of `memvault add` as commander parses them. */
 export interface AddCommandOptions {
@@ -23,13 +21,12 @@ export interface AddCommandOptions {
   json?: boolean;
 }
 
-const IMPORTANCE = ['low', 'normal', 'high', 'pinned'];
-
-/** `memvault add "text"`: writes one memory (text from the argument, or stdin when there is none or it is `-`) and prints its path. */
+/**
+ * `memvault add "text"`: the `add` operation (src/ops/add.ts), one memory
+ * (text from the argument, or stdin when there is none or it is `-`); prints
+ * its path.
+ */
 export async function addCommand(text: string | undefined, options: AddCommandOptions): Promise<void> {
-  if (options.importance !== undefined && !IMPORTANCE.includes(options.importance)) {
-    throw new UserError('cli/importance', `--importance \`${options.importance}\` is not one of ${IMPORTANCE.join(', ')}`);
-  }
   let body = text;
   if (body === undefined || body === '-') {
     if (process.stdin.isTTY) throw new UserError('add/empty', 'no memory text');
@@ -38,40 +35,25 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   const redact = options.redact !== false;
   if (!redact)
     process.stderr.write('warning: --no-redact: the text is written as it is; a secret in it would stay in git history for good\n');
-  const root = findRoot(options.root ?? process.cwd());
-  if (options.stream !== undefined) {
-    // A stream the config does not declare is a typo until the person says otherwise (--create-stream).
-    const config = await loadValidConfig(root);
-    if (!checkDeclaredStream(config, options.stream, options.createStream === true)) {
-      declareStream(root, config, options.stream);
-      process.stderr.write(`added stream \`${options.stream}\` to memory.config.yaml (calendar: true, waterfall: false)\n`);
-    }
-  }
-  const result = await addMemory({
-    root,
+  const env = await cliEnv({ ...(options.root !== undefined ? { root: options.root } : {}) });
+  const { result, detail } = await runOperation(addOperation, env, {
     text: body,
     ...(options.title !== undefined ? { title: options.title } : {}),
     tags: options.tag ?? [],
     ...(options.kind !== undefined ? { kind: options.kind } : {}),
-    ...(options.importance !== undefined ? { importance: options.importance as Importance } : {}),
+    ...(options.importance !== undefined ? { importance: options.importance } : {}),
     ...(options.stream !== undefined ? { stream: options.stream } : {}),
+    ...(options.createStream ? { create_stream: true } : {}),
     ...(options.date !== undefined ? { date: options.date } : {}),
-    // The default date is now: MEMVAULT_NOW fixes it (tests), else the wall clock.
-    now: resolveNow(undefined),
-    redact,
+    ...(redact ? {} : { redact: false }),
   });
-  const shown = path.relative(process.cwd(), result.file) || result.file;
+  if (detail?.declared)
+    process.stderr.write(`added stream \`${detail.declared}\` to memory.config.yaml (calendar: true, waterfall: false)\n`);
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify(
-        { path: shown, vault_path: result.path, id: result.id, stream: result.stream, date: result.date, redactions: result.redactions },
-        null,
-        2,
-      )}\n`,
-    );
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${shown}\n`);
+  process.stdout.write(`${path.relative(process.cwd(), detail!.file) || detail!.file}\n`);
   const redacted = describeRedactions(result.redactions);
   if (redacted) process.stderr.write(`${redacted}\n`);
 }

@@ -1,14 +1,12 @@
-import { collectFacts } from '../../facts/collect.js';
-import { normalizeKey } from '../../facts/extract.js';
-import { factsView } from '../../facts/view.js';
-import { parsePeriod } from '../../read/period-query.js';
+import { factsOperation } from '../../ops/facts.js';
+import { runOperation } from '../../ops/operation.js';
 import { openVault, pickStream } from '../../read/vault.js';
-import { todayIn } from '../../time/periods.js';
 import { formatDiagnostic } from '../../messages/diagnostic.js';
 import { UserError } from '../../util/errors.js';
-import { findRoot, resolveNow } from '../context.js';
+import { findRoot } from '../context.js';
+import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
-import { contradictionJson, renderFacts } from '../render/facts.js';
+import { renderFacts } from '../render/facts.js';
 import { factsCheckJson, renderFactsCheck } from '../render/facts-check.js';
 import { renderJson } from '../render/json.js';
 
@@ -29,39 +27,22 @@ export interface FactsCommandOptions {
   maxPairs?: string;
 }
 
-/** `memvault facts`: what holds on a day, each key's history, and the open contradictions. Read-only. */
+/** `memvault facts`: the `facts` operation (src/ops/facts.ts), what holds on a day, each key's history, and the open contradictions. Read-only. */
 export async function factsCommand(options: FactsCommandOptions): Promise<void> {
-  const root = findRoot(options.root ?? process.cwd());
   if (options.check) {
-    await factsCheck(root, options);
+    await factsCheck(findRoot(options.root ?? process.cwd()), options);
     return;
   }
-  const vault = await openVault(root);
-  const now = resolveNow(options.now);
-  const zone = vault.config.timezone;
-  // `--at` takes what zoom takes (a day, `last week`, `2026-03`): the fact state on the period's first day.
-  const at = options.at === undefined ? todayIn(now, zone) : parsePeriod(options.at, { now, zone }).start;
-  const streams = options.stream ? [pickStream(vault, options.stream)] : [...vault.loaded.state.streams.values()];
-  const report = collectFacts(streams.flatMap((stream) => stream.memories));
-  const view = factsView(report, {
-    at,
-    ...(options.key !== undefined ? { key: normalizeKey(options.key) } : {}),
-    ...(options.scope !== undefined ? { scope: normalizeKey(options.scope) } : {}),
-    all: options.all === true,
+  const env = await cliEnv(options);
+  const { result, detail } = await runOperation(factsOperation, env, {
+    ...(options.key !== undefined ? { key: options.key } : {}),
+    ...(options.scope !== undefined ? { scope: options.scope } : {}),
+    ...(options.at !== undefined ? { at: options.at } : {}),
+    ...(options.all ? { all: true } : {}),
+    ...(options.stream !== undefined ? { stream: options.stream } : {}),
   });
-  if (options.json) {
-    process.stdout.write(
-      renderJson({
-        at: view.at,
-        facts: view.holding.map(factJson),
-        ...(view.history ? { history: view.history.map((entry) => ({ ...entry, facts: entry.facts.map(factJson) })) } : {}),
-        contradictions: view.contradictions.map(contradictionJson),
-        problems: view.problems,
-      }),
-    );
-    return;
-  }
-  writeText(renderFacts(view));
+  if (options.json) process.stdout.write(renderJson(result));
+  else writeText(renderFacts(detail!));
 }
 
 /**
@@ -105,19 +86,4 @@ async function factsCheck(root: string, options: { stream?: string; maxPairs?: s
       { hint: 'check the server, the model name and the key of the profile; answers so far are cached' },
     );
   }
-}
-
-function factJson(fact: ReturnType<typeof factsView>['holding'][number]) {
-  return {
-    id: fact.id,
-    key: fact.key,
-    value: fact.value,
-    scope: fact.scope,
-    path: fact.path,
-    line: fact.line,
-    valid_from: fact.validFrom,
-    valid_to: fact.effectiveTo ?? null,
-    superseded_by: fact.supersededBy,
-    ...(fact.confidence !== undefined ? { confidence: fact.confidence } : {}),
-  };
 }

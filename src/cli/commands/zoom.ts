@@ -1,10 +1,9 @@
-import { parseNumberRange, parsePeriod } from '../../read/period-query.js';
-import { openVault, pickStream } from '../../read/vault.js';
-import { type Transcript, transcriptOf } from '../../read/transcripts.js';
-import { renderZoomMemory, renderZoomSummary, zoom, type ZoomResult } from '../../read/zoom.js';
-import { recordSources } from '../../usage/log.js';
-import { UserError } from '../../util/errors.js';
-import { findRoot, resolveNow } from '../context.js';
+import { cliNumber } from '../../ops/input.js';
+import { runOperation } from '../../ops/operation.js';
+import { zoomOperation } from '../../ops/zoom.js';
+import type { Transcript } from '../../read/transcripts.js';
+import { renderZoomMemory, renderZoomSummary, type ZoomResult } from '../../read/zoom.js';
+import { cliEnv } from '../ops-env.js';
 import { num, writeText } from '../output.js';
 
 export interface ZoomCommandOptions {
@@ -19,57 +18,26 @@ export interface ZoomCommandOptions {
   json?: boolean;
 }
 
-/** `memvault zoom <period>`: the full memories behind a period, read-only. */
+/** `memvault zoom <period>`: the `zoom` operation (src/ops/zoom.ts), the full memories behind a period, read-only. */
 export async function zoomCommand(periodText: string | undefined, options: ZoomCommandOptions): Promise<void> {
-  const root = findRoot(options.root ?? process.cwd());
-  if (periodText === undefined && options.memories === undefined) {
-    const hint = 'e.g. memvault zoom 2026-W07, memvault zoom yesterday, memvault zoom --memories 65..128';
-    throw new UserError('read/period', 'zoom needs a period or --memories', {}, { hint });
-  }
-  const tier = options.tier;
-  if (tier !== undefined && !['daily', 'weekly', 'monthly'].includes(tier))
-    throw new UserError('read/tier', `--tier \`${tier}\` is not daily, weekly or monthly`);
-  const budget = positive(options.budget, '--budget');
-  const page = positive(options.page, '--page');
-  const memoryRange = options.memories === undefined ? undefined : parseNumberRange(options.memories);
-  const vault = await openVault(root);
-  const period =
-    periodText === undefined ? undefined : parsePeriod(periodText, { now: resolveNow(options.now), zone: vault.config.timezone });
-  const stream = pickStream(vault, options.stream);
-  const result = zoom(vault, {
-    stream,
-    ...(period ? { period } : {}),
-    ...(memoryRange ? { memoryRange } : {}),
-    ...(budget ? { budget } : {}),
-    ...(page ? { page } : {}),
-    ...(tier ? { tier: tier as 'daily' } : {}),
+  const env = await cliEnv(options);
+  const { result } = await runOperation(zoomOperation, env, {
+    ...(periodText !== undefined ? { period: periodText } : {}),
+    ...(options.memories !== undefined ? { memories: options.memories } : {}),
+    ...(options.stream !== undefined ? { stream: options.stream } : {}),
+    ...(options.budget !== undefined ? { budget: cliNumber(options.budget) } : {}),
+    ...(options.page !== undefined ? { page: cliNumber(options.page) } : {}),
+    ...(options.tier !== undefined ? { tier: options.tier } : {}),
+    ...(options.transcripts ? { transcripts: true } : {}),
   });
-  const served = [...result.memories, ...result.summaries].map((item) => item.path);
-  recordSources(root, result.stream, served, 'cli:zoom', resolveNow(options.now));
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
   // `--transcripts`: the full session behind each distilled coding-agent memory of the page, after the memory.
   const transcripts = new Map<string, Transcript>();
-  if (options.transcripts) {
-    for (const item of result.memories) {
-      const memory = stream.memories.find((candidate) => candidate.path === item.path);
-      const transcript = memory && transcriptOf(vault.vaultDir, memory);
-      if (transcript) transcripts.set(item.path, transcript);
-    }
-  }
-  if (options.json) {
-    const memories = result.memories.map((item) => ({
-      ...item,
-      ...(transcripts.has(item.path) ? { transcript: transcripts.get(item.path) } : {}),
-    }));
-    process.stdout.write(`${JSON.stringify({ ...result, memories }, null, 2)}\n`);
-  } else writeText(renderZoom(result, periodText, options, transcripts));
-}
-
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UserError('cli/number', `${flag} \`${value}\` is not a positive whole number`, { flag, example: 2000 });
-  return n;
+  for (const memory of result.memories) if (memory.transcript) transcripts.set(memory.path, memory.transcript);
+  writeText(renderZoom(result as ZoomResult, periodText, options, transcripts));
 }
 
 /** The text form: a header, the items of the page, then how to page on. */

@@ -27,6 +27,12 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'e.g. {flag} {example}',
   },
+  'ops/input': {
+    title: 'An argument of a command or MCP tool does not fit the operation',
+    severity: 'error',
+    hint: "see `memvault <command> --help`, or the tool's inputSchema in `tools/list`; docs/operations.md lists every operation's arguments",
+    docs: "The CLI and the MCP server check an operation's arguments against one zod schema (src/ops/) and give the same reason: `budget must be at least 100 (got 5)`. Nothing was read or written.",
+  },
   'cli/stream': {
     title: 'A stream name is not allowed',
     severity: 'error',
@@ -36,11 +42,6 @@ export const CLI_RULES = {
     title: 'A memory kind is not allowed',
     severity: 'error',
     hint: 'use a word such as note, decision, error, fact, session',
-  },
-  'cli/importance': {
-    title: '`--importance` is not one of the levels',
-    severity: 'error',
-    hint: 'e.g. --importance high',
   },
   'cli/format': {
     title: '`--format` names no transcript format',
@@ -162,11 +163,6 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'use FROM..TO with 1-based numbers, e.g. --memories 65..128, or 65.. for the rest',
   },
-  'read/tier': {
-    title: '`--tier` of zoom is not daily, weekly or monthly',
-    severity: 'error',
-    hint: 'e.g. --tier weekly',
-  },
   'read/stream': {
     title: 'No such stream in the vault',
     severity: 'error',
@@ -198,10 +194,5 @@ export const CLI_RULES = {
     severity: 'info',
     hint: 'nothing to do: the index is derived from the vault; {why}',
     docs: "The search index (`.memvault/search/index.sqlite`) is derived from the vault and disposable. A file that is damaged (on open, on a query or on a write), cut short or another program's SQLite database is rebuilt from the vault beside it and swapped in; `memvault build` says so once with this note, `memvault search` in its first line. When the file cannot be written at all, the build goes on without it and a search indexes the vault in memory.",
-  },
-  'context/activity': {
-    title: '`--activity` is not one of the activities',
-    severity: 'error',
-    hint: 'e.g. --activity debugging',
   },
 } as const satisfies RuleGroup;

@@ -31,11 +31,6 @@ export const FACT_RULES = {
     severity: 'error',
     hint: 'edit {path}: keep the line that holds, or give the lines different scopes `(scope)`',
   },
-  'fact/keep': {
-    title: '`memvault resolve --keep` is not a, b or both',
-    severity: 'error',
-    hint: 'a keeps the first fact listed, b the second, both records that both hold: e.g. `memvault resolve c-1a2b3c4d --keep a`',
-  },
   'cli/threshold': {
     title: '`--threshold` is not a similarity between 0 and 1',
     severity: 'error',
