@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CONFIG_FILE } from '../../config/load.js';
 import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
-import { detectInstallSource, type InstallSource } from '../../project/install-source.js';
+import { detectInstallSource, type InstallSource, REACHABLE_SOURCES, unreachableFromGitHub } from '../../project/install-source.js';
 import { UserError } from '../../util/errors.js';
 import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from '../../project/init-templates.js';
 
@@ -113,16 +113,25 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
   if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
+  const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source, root) : undefined;
 
   const committed = options.commit ? await commitInit(root, touched) : undefined;
   const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
   if (options.json) {
     const install =
       source && created.includes(WORKFLOW_FILE)
-        ? { install: { spec: source.spec, kind: source.kind, ...(source.note ? { note: source.note } : {}) } }
+        ? {
+            install: {
+              spec: source.spec,
+              kind: source.kind,
+              ...(source.note ? { note: source.note } : {}),
+              ...(unreachable ? { reachable: false, warning: unreachable } : {}),
+            },
+          }
         : {};
     const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
     process.stdout.write(`${JSON.stringify({ root, created, kept, ...install, ...commit }, null, 2)}\n`);
+    if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
     return;
   }
   const list = (items: string[]): string => items.map((item) => `  ${item}\n`).join('');
@@ -139,6 +148,26 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   else if (touched.length > 0) text += `commit these files (the nightly workflow only runs once they are pushed):\n  ${commitHint}\n`;
   text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
   process.stdout.write(text);
+  if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
+}
+
+/**
+ * What to tell a person whose workflow installs memvault from somewhere a
+ * GitHub-hosted runner cannot reach (a path or `git+file:` URL on this
+ * machine: a local clone with no remote, a locally packed tarball), and how
+ * to fix it; undefined when the source is reachable. The workflow is still
+ * written (a self-hosted runner may have the path), but it would fail
+ * every night on GitHub's runners.
+ */
+function unreachableWarning(source: InstallSource, root: string): string | undefined {
+  const why = unreachableFromGitHub(source.spec);
+  if (!why) return undefined;
+  const selfHosted = source.kind === 'flag' ? ' (fine on a self-hosted runner that has it)' : '';
+  return (
+    `the nightly workflow installs memvault from ${source.spec}, which GitHub's runners cannot reach: ${why}${selfHosted}. ` +
+    `Set MEMVAULT_INSTALL in ${path.join(root, WORKFLOW_FILE)} to ${REACHABLE_SOURCES}; ` +
+    '`memvault init --install-from SPEC` writes it that way from the start.'
+  );
 }
 
 function isFolder(dir: string): boolean {
