@@ -10,6 +10,7 @@ import { UserError } from '../util/errors.js';
 import { describeIssues } from './params.js';
 import { contextWarm, searchWarm, statusWarm, zoomWarm, type Served } from './read.js';
 import type { WarmVault } from './warm.js';
+import { counted } from '../text/plural.js';
 
 /**
  * The MCP tools: context, search, zoom, add_memory, status. Descriptions are
@@ -162,7 +163,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         const text = status.streams
           .map(
             (s) =>
-              `${s.name}: ${s.memories} memories (${s.pinned} pinned), ${s.coverage.first_day ?? 'none'} to ${s.coverage.last_day ?? 'none'}; ` +
+              `${s.name}: ${counted(s.memories, 'memory', 'memories')} (${s.pinned} pinned), ${s.coverage.first_day ?? 'none'} to ${s.coverage.last_day ?? 'none'}; ` +
               `package ${s.package ? `${s.package.tokens}/${s.package.max_tokens} tokens` : 'not built'}; ` +
               `most used: ${s.most_used.map((u) => `${u.id} (${u.count})`).join(', ') || 'none yet'}`,
           )

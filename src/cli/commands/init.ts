@@ -6,6 +6,7 @@ import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
 import { detectInstallSource, type InstallSource, REACHABLE_SOURCES, unreachableFromGitHub } from '../../project/install-source.js';
 import { UserError } from '../../util/errors.js';
 import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from '../../project/init-templates.js';
+import { counted } from '../../text/plural.js';
 
 export interface InitCommandOptions {
   root?: string;
@@ -144,7 +145,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     text += ' MEMVAULT_PROFILE and OPENAI_API_KEY\n';
   }
   if (committed?.status === 'committed')
-    text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${committed.files.length} files)\n`;
+    text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${counted(committed.files.length, 'file')})\n`;
   else if (touched.length > 0) text += `commit these files (the nightly workflow only runs once they are pushed):\n  ${commitHint}\n`;
   text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
   process.stdout.write(text);

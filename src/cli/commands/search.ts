@@ -8,6 +8,7 @@ import { recordUsage } from '../../usage/log.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
 import { writeText } from '../output.js';
+import { counted } from '../../text/plural.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -86,7 +87,7 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   writeText(
     renderSearch(
       hits,
-      indexReport?.rebuilt ? `(search index built: ${indexInfo.documents} documents, ${REBUILT[indexReport.reason!]})\n` : '',
+      indexReport?.rebuilt ? `(search index built: ${counted(indexInfo.documents, 'document')}, ${REBUILT[indexReport.reason!]})\n` : '',
     ),
   );
 }
