@@ -209,6 +209,30 @@ describe('the nightly workflow, played end to end', () => {
     expect(daily).toMatch(/model: nightly-model/);
   });
 
+  it('a warm night: the cache restored memvault, so the install step is skipped and the next steps use the cached one', async () => {
+    const job = parseYaml(readFileSync(path.join(work, 'runner', WORKFLOW), 'utf8')).jobs.rollup;
+    const cache = job.steps.find((s: any) => String(s.uses ?? '').startsWith('actions/cache@'));
+    // Up to the PATH step: what restoring the cache and installing decide. The prefix the first night filled is "restored".
+    const steps = job.steps.slice(0, job.steps.findIndex((s: any) => s.name === 'Put memvault on the PATH') + 1);
+    const temp = mkdtempSync(path.join(work, 'warm-temp-'));
+    const started = performance.now();
+    const warm = await runJob(
+      { ...job, steps },
+      {
+        cwd: path.join(work, 'runner'),
+        temp,
+        baseEnv: runnerEnv(path.join(work, 'npm-global'), undefined, path.dirname(path.dirname(prefix))),
+        context: { steps: { [cache.id]: { 'cache-hit': 'true' } }, github: { ref_name: 'main' } },
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    expect(warm.map((r) => [r.name, r.code])).toEqual([['Put memvault on the PATH', 0]]);
+    expect(warm[0]!.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(readFileSync(path.join(temp, 'github-path'), 'utf8').trim()).toBe(path.join(prefix, 'bin'));
+    // Seconds, not minutes (a loose bound: the machine is shared).
+    expect(seconds).toBeLessThan(20);
+  });
+
   it('the installed memvault knows its source: init in another repository installs the same commit', async () => {
     const bin = path.join(prefix, 'bin', 'memvault');
     const empty = mkdtempSync(path.join(work, 'other-'));
