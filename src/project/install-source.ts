@@ -28,19 +28,20 @@ export const REACHABLE_SOURCES =
   'or a pushed commit (github:OWNER/memvault#<commit>: built from source on the first night, then cached)';
 
 /**
- * Why a GitHub-hosted runner cannot install `spec`, or undefined when it
+ * Why a GitHub-hosted runner cannot install `spec` (what it names: `a path on
+ * this machine`), or undefined when it
  * can (as far as the spec tells): a `git+file:` or `file:` URL or a path
  * names a folder or file on this machine, a loopback URL this machine's
  * network. A self-hosted runner that has the same path can still use it.
  */
 export function unreachableFromGitHub(spec: string): string | undefined {
-  if (/^git\+file:/i.test(spec)) return `${spec} is a git repository on this machine`;
-  if (/^file:/i.test(spec)) return `${spec} is a file on this machine`;
+  if (/^git\+file:/i.test(spec)) return 'a git repository on this machine';
+  if (/^file:/i.test(spec)) return 'a file on this machine';
   if (/^(https?|git\+https?|git\+ssh|ssh):\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)/i.test(spec))
-    return `${spec} is on this machine's loopback address`;
+    return 'a loopback address, on this machine';
   // npm reads a spec that starts like a path, or ends in .tgz / .tar.gz without a URL scheme, as a local file or folder.
   if (/^(\/|\.{1,2}[\\/]|~[\\/]|[A-Za-z]:[\\/])/.test(spec) || (!/^[a-z+]+:/i.test(spec) && /\.(tgz|tar\.gz)$/i.test(spec)))
-    return `${spec} is a path on this machine`;
+    return 'a path on this machine';
   return undefined;
 }
 

@@ -114,7 +114,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
   if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
-  const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source, root) : undefined;
+  const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source) : undefined;
 
   const committed = options.commit ? await commitInit(root, touched) : undefined;
   const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
@@ -160,14 +160,13 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
  * written (a self-hosted runner may have the path), but it would fail
  * every night on GitHub's runners.
  */
-function unreachableWarning(source: InstallSource, root: string): string | undefined {
+function unreachableWarning(source: InstallSource): string | undefined {
   const why = unreachableFromGitHub(source.spec);
   if (!why) return undefined;
   const selfHosted = source.kind === 'flag' ? ' (fine on a self-hosted runner that has it)' : '';
   return (
-    `the nightly workflow installs memvault from ${source.spec}, which GitHub's runners cannot reach: ${why}${selfHosted}. ` +
-    `Set MEMVAULT_INSTALL in ${path.join(root, WORKFLOW_FILE)} to ${REACHABLE_SOURCES}; ` +
-    '`memvault init --install-from SPEC` writes it that way from the start.'
+    `the nightly workflow installs memvault from ${source.spec}, ${why}, which GitHub's runners cannot reach${selfHosted}. ` +
+    `Set MEMVAULT_INSTALL in ${WORKFLOW_FILE} to ${REACHABLE_SOURCES} (next time: \`memvault init --install-from SPEC\`).`
   );
 }
 
