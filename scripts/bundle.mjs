@@ -33,6 +33,7 @@
  * Plain JavaScript: it runs from `prepare` before anything else is compiled.
  */
 import { createHash } from 'node:crypto';
+import { builtinModules } from 'node:module';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,8 +95,10 @@ export async function bundle(dir = root) {
     define: { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)), __MEMVAULT_VENDORED__: JSON.stringify(VENDORED) },
   });
   const vendored = await bundleVendored(build, dir, outdir);
-  // The packages the bundle holds, for the release's third-party licences (scripts/pack-release.mjs).
-  writeFileSync(path.join(outdir, 'bundled-packages.json'), `${JSON.stringify(bundledPackages([result, ...vendored]), null, 2)}\n`);
+  // What the bundles hold (for the release's third-party licences, scripts/pack-release.mjs) and what they leave to
+  // node_modules (a test keeps that to EXTERNAL): esbuild's own account, not a scan of the output.
+  const meta = { bundled: bundledPackages([result, ...vendored]), external: externalImports([result, ...vendored]) };
+  writeFileSync(path.join(outdir, 'bundle-meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   const old = path.join(dir, 'dist', `.bin-old-${process.pid}`);
   if (existsSync(target)) renameSync(target, old);
   renameSync(outdir, target);
@@ -126,6 +129,19 @@ async function bundleVendored(build, dir, outdir) {
       }),
     ),
   );
+}
+
+/** The imports the bundles leave to run time, but Node's own modules: what an install must provide. */
+function externalImports(results) {
+  const found = new Set();
+  for (const result of results) {
+    for (const output of Object.values(result.metafile.outputs)) {
+      for (const entry of output.imports) {
+        if (entry.external && !entry.path.startsWith('node:') && !builtinModules.includes(entry.path)) found.add(entry.path);
+      }
+    }
+  }
+  return [...found].sort();
 }
 
 /** The package folders (relative to the working directory, as esbuild names inputs) whose files the bundles hold. */

@@ -49,7 +49,7 @@ export function releaseManifest(manifest, lock) {
     license: manifest.license,
     engines: manifest.engines,
     bin: manifest.bin,
-    files: ['dist/bin', 'dist/install-source.json', 'prompts', 'README.md', 'THIRD_PARTY_LICENSES.md'],
+    files: ['dist/bin', 'dist/install-source.json', 'prompts', 'README.md', 'THIRD_PARTY_LICENSES.md', 'npm-shrinkwrap.json'],
     dependencies,
   };
 }
@@ -86,7 +86,7 @@ export function releaseShrinkwrap(release, lock) {
  * notice to travel with it.
  */
 export function thirdPartyLicenses(dir) {
-  const folders = JSON.parse(readFileSync(path.join(dir, 'dist', 'bin', 'bundled-packages.json'), 'utf8'));
+  const folders = JSON.parse(readFileSync(path.join(dir, 'dist', 'bin', 'bundle-meta.json'), 'utf8')).bundled;
   const sections = new Map();
   for (const folder of folders) {
     const pkgDir = path.resolve(dir, folder);
@@ -108,7 +108,7 @@ export function packRelease({ dir = root, out = path.join(dir, 'dist', 'release'
   const stage = mkdtempSync(path.join(os.tmpdir(), 'memvault-release-'));
   try {
     cpSync(path.join(dir, 'dist', 'bin'), path.join(stage, 'dist', 'bin'), { recursive: true });
-    rmSync(path.join(stage, 'dist', 'bin', 'bundled-packages.json'), { force: true });
+    rmSync(path.join(stage, 'dist', 'bin', 'bundle-meta.json'), { force: true });
     cpSync(path.join(dir, 'prompts'), path.join(stage, 'prompts'), { recursive: true });
     cpSync(path.join(dir, 'README.md'), path.join(stage, 'README.md'));
     writeFileSync(path.join(stage, 'THIRD_PARTY_LICENSES.md'), thirdPartyLicenses(dir));

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,6 +165,34 @@ describe('the nightly workflow, played end to end', () => {
   afterAll(async () => {
     await server?.close();
     removeProject(work);
+  });
+
+  it('the release tarball: the bundle, prompts and licences; two dependencies pinned by a shrinkwrap; no scripts', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/npm-shrinkwrap.json',
+        'package/dist/bin/memvault.js',
+        'package/dist/bin/build-worker.js',
+        'package/dist/bin/vendor/gray-matter.cjs',
+        'package/dist/install-source.json',
+        'package/prompts/daily.yaml',
+        'package/THIRD_PARTY_LICENSES.md',
+      ]),
+    );
+    expect(files.filter((file) => /node_modules|\/src\/|\.ts$|bundle-meta/.test(file))).toEqual([]);
+    const read = (file: string) => execFileSync('tar', ['-xzOf', tarball, `package/${file}`], { encoding: 'utf8' });
+    const manifest = JSON.parse(read('package.json'));
+    expect(Object.keys(manifest.dependencies)).toEqual(['better-sqlite3', 'tinypool']);
+    expect(manifest).not.toHaveProperty('scripts');
+    expect(manifest).not.toHaveProperty('devDependencies');
+    const shrinkwrap = JSON.parse(read('npm-shrinkwrap.json'));
+    expect(shrinkwrap.packages['node_modules/better-sqlite3'].version).toBe(manifest.dependencies['better-sqlite3']);
+    expect(shrinkwrap.packages).toHaveProperty(['node_modules/prebuild-install']);
+    expect(Object.keys(shrinkwrap.packages).length).toBeLessThan(60);
+    expect(read('THIRD_PARTY_LICENSES.md')).toMatch(/^## zod@/m);
+    expect(statSync(tarball).size).toBeLessThan(10_000_000);
   });
 
   it('runs every step, the retry after the rejected push included', () => {
