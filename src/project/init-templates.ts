@@ -112,7 +112,8 @@ export function nightlyWorkflowText(options: WorkflowOptions): string {
 # name) and OPENAI_API_KEY. To upgrade memvault, change MEMVAULT_INSTALL
 # (any npm spec: a release tarball URL, github:owner/memvault#<commit or
 # tag>, a git URL, a version). The installed memvault is cached under that
-# spec: a night with an unchanged MEMVAULT_INSTALL restores it in seconds.
+# spec: a night with an unchanged MEMVAULT_INSTALL restores it in seconds (so
+# pin it: a branch such as #main stays at the commit first installed).
 `;
   const prNote = pr
     ? `# The default branch is protected: the rollup goes to the branch ${PR_BRANCH}
