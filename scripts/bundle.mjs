@@ -16,11 +16,16 @@
  *   holds build-pool.ts (`new URL('./build-worker.js', import.meta.url)`).
  *
  * What stays external (loaded from node_modules at run time): better-sqlite3
- * (a native addon), tinypool (it starts its own worker entry file), fsevents
- * (chokidar's optional macOS addon), and what the code loads through
- * `createRequire` on first use (gray-matter, remark, stopword, cli-progress,
- * the tokenizer's encodings, secretlint's package.json): esbuild leaves those
- * calls alone, so they keep costing nothing until used.
+ * (a native addon) and tinypool (it starts its own worker entry file); they
+ * are the release tarball's only dependencies (scripts/pack-release.mjs).
+ * fsevents (chokidar's optional macOS addon) is left out altogether.
+ *
+ * What the code loads on first use through `requireLazy` (src/util/lazy.ts:
+ * gray-matter, remark, cli-progress, chrono-node, the tokenizer's encodings,
+ * secretlint's package.json) is bundled too, each into its own CommonJS file
+ * under `dist/bin/vendor/` (`VENDORED` below), loaded only when first used:
+ * a command that parses nothing never reads them, and no package is needed
+ * from node_modules for them.
  *
  * Input is tsc's output (dist/src), so the bundle runs exactly the code tsc
  * checked; tsc's source maps are chained, so the bundle's maps point at src/*.ts.
@@ -28,11 +33,29 @@
  * Plain JavaScript: it runs from `prepare` before anything else is compiled.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The packages as the chunks ask for them (`requireLazy(id)`) → their files under dist/bin, bundled by `bundleVendored`. */
+export const VENDORED = Object.fromEntries(
+  [
+    'gray-matter',
+    'unified',
+    'remark-parse',
+    'cli-progress',
+    'chrono-node',
+    'gpt-tokenizer/cjs/encoding/o200k_base',
+    'gpt-tokenizer/cjs/encoding/cl100k_base',
+    '@secretlint/secretlint-rule-preset-recommend/package.json',
+  ].map((id) => [id, `./vendor/${id.replace(/^@/, '').replace(/[^A-Za-z0-9.-]+/g, '-')}.cjs`]),
+);
+
+/** What the bundle leaves to node_modules: what cannot be bundled (a native addon; a worker pool that starts its own entry file). */
+export const EXTERNAL = ['better-sqlite3', 'tinypool'];
 
 /** Bundles `dist/src` (tsc's output) in `dir` into `dir/dist/bin`; returns esbuild's result. */
 export async function bundle(dir = root) {
@@ -58,7 +81,7 @@ export async function bundle(dir = root) {
     entryNames: '[name]',
     // Chunks sit beside the entries: build-pool's chunk finds ./build-worker.js next to itself.
     chunkNames: '[name]-[hash]',
-    external: ['better-sqlite3', 'tinypool', 'fsevents'],
+    external: [...EXTERNAL, 'fsevents'],
     // Bundled CommonJS packages call require() for Node's built-ins, which an ES module lacks.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     // Not minified: an internal error's stack stays readable even without source maps.
@@ -69,13 +92,68 @@ export async function bundle(dir = root) {
     metafile: true,
     // What the code is: the read commands' config cache (src/config/cached.ts) is keyed on it, so a rebuilt CLI never reuses
     // a config its older schema validated.
-    define: { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)) },
+    define: { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)), __MEMVAULT_VENDORED__: JSON.stringify(VENDORED) },
   });
+  const vendored = await bundleVendored(build, dir, outdir);
+  // What the bundles hold (for the release's third-party licences, scripts/pack-release.mjs) and what they leave to
+  // node_modules (a test keeps that to EXTERNAL): esbuild's own account, not a scan of the output.
+  const meta = { bundled: bundledPackages([result, ...vendored]), external: externalImports([result, ...vendored]) };
+  writeFileSync(path.join(outdir, 'bundle-meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   const old = path.join(dir, 'dist', `.bin-old-${process.pid}`);
   if (existsSync(target)) renameSync(target, old);
   renameSync(outdir, target);
   rmSync(old, { recursive: true, force: true });
   return result;
+}
+
+/**
+ * Each package of `VENDORED` as one CommonJS file (its dependencies inside),
+ * written where `VENDORED` says, relative to `outdir`. CommonJS because the
+ * code asks for them synchronously (`require`), ES-module-only packages
+ * (unified, remark-parse) included: esbuild converts them.
+ */
+async function bundleVendored(build, dir, outdir) {
+  return Promise.all(
+    Object.entries(VENDORED).map(([id, file]) =>
+      build({
+        absWorkingDir: dir,
+        stdin: { contents: `module.exports = require(${JSON.stringify(id)});`, resolveDir: dir, sourcefile: `vendor:${id}` },
+        outfile: path.join(outdir, file),
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20.19',
+        legalComments: 'none',
+        logLevel: 'warning',
+        metafile: true,
+      }),
+    ),
+  );
+}
+
+/** The imports the bundles leave to run time, but Node's own modules: what an install must provide. */
+function externalImports(results) {
+  const found = new Set();
+  for (const result of results) {
+    for (const output of Object.values(result.metafile.outputs)) {
+      for (const entry of output.imports) {
+        if (entry.external && !entry.path.startsWith('node:') && !builtinModules.includes(entry.path)) found.add(entry.path);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/** The package folders (relative to the working directory, as esbuild names inputs) whose files the bundles hold. */
+function bundledPackages(results) {
+  const folders = new Set();
+  for (const result of results) {
+    for (const input of Object.keys(result.metafile.inputs)) {
+      const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (match) folders.add(match[1]);
+    }
+  }
+  return [...folders].sort();
 }
 
 /** SHA-256 of every file under `dist/src` (names and bytes, in sorted order) and of package-lock.json (the libraries). */

@@ -66,13 +66,17 @@ export function extractFacts(source: FactSource): ExtractedFacts {
   let window: { validFrom: string; validTo: string | undefined } | undefined;
   const validity = () => (window ??= readValidity(data, source, front.positionOf, problems));
 
+  /** A `kind: fact` memory without `key` and `value`: a problem unless its body states its facts on `Fact:` lines. */
+  let incomplete: FactProblem | undefined;
   if (String(data.kind ?? '').toLowerCase() === 'fact') {
     const key = typeof data.key === 'string' || typeof data.key === 'number' ? String(data.key) : '';
     const value = data.value === undefined || data.value === null ? '' : String(data.value);
     const at = front.positionOf(key ? 'key' : 'kind');
     if (!key.trim() || !value.trim()) {
-      const reason = `a \`kind: fact\` memory needs \`key\` and \`value\` (${key.trim() ? 'value' : 'key'} is missing)`;
-      problems.push(diagnostic('fact/incomplete', { path: source.path, ...at }, reason));
+      const reason =
+        `a \`kind: fact\` memory needs \`key\` and \`value\` (${key.trim() ? 'value' : 'key'} is missing), ` +
+        'or a `Fact: key = value` line in its body';
+      incomplete = diagnostic('fact/incomplete', { path: source.path, ...at }, reason);
     } else {
       const { validFrom, validTo } = validity();
       facts.push({
@@ -127,6 +131,9 @@ export function extractFacts(source: FactSource): ExtractedFacts {
       source: 'inline',
     });
   });
+  // `memvault add --kind fact "Fact: cache = redis"` writes just that: the inline fact is the memory's fact, as the
+  // facts in force count it, so there is nothing missing to warn about.
+  if (incomplete && !facts.some((fact) => fact.source === 'inline')) problems.unshift(incomplete);
   return { facts, problems };
 }
 

@@ -1,4 +1,5 @@
 import { oneLine } from '../text/safe-text.js';
+import { counted } from '../text/plural.js';
 
 /**
  * The text part of each tool's answer, for clients that show only text; the
@@ -35,7 +36,7 @@ const RENDER: Record<string, (result: Result) => string> = {
     r.streams
       .map(
         (s: Result) =>
-          `${s.name}: ${s.memories} memories (${s.pinned} pinned), ${s.coverage.first_day ?? 'none'} to ${s.coverage.last_day ?? 'none'}; ` +
+          `${s.name}: ${counted(s.memories, 'memory', 'memories')} (${s.pinned} pinned), ${s.coverage.first_day ?? 'none'} to ${s.coverage.last_day ?? 'none'}; ` +
           `package ${s.package ? `${s.package.tokens}/${s.package.max_tokens} tokens` : 'not built'}; ` +
           `most used: ${(s.usage?.most_used ?? []).map((u: Result) => `${u.id} (${u.count})`).join(', ') || 'none yet'}`,
       )

@@ -9,6 +9,7 @@ import { ensureSearchIndex } from '../read/search/store.js';
 import { readConfig, type ReadVault } from '../read/vault.js';
 import { LoadSession } from '../vault/load-session.js';
 import { isIgnoredVaultPath } from '../watch/paths.js';
+import { counted } from '../text/plural.js';
 
 /**
  * The vault a long-lived process serves from (`memvault mcp`): loaded once,
@@ -114,7 +115,7 @@ export class WarmVault {
     const { loaded: index } = ensureSearchIndex(this.root, loaded);
     this.state = { vault: { root: this.root, config, vaultDir: options.vaultDir, loaded }, index: index.index };
     this.options.log?.(
-      `vault loaded: ${loaded.stats.files} files (${loaded.stats.parsed} parsed) in ${Math.round(performance.now() - started)} ms`,
+      `vault loaded: ${counted(loaded.stats.files, 'file')} (${loaded.stats.parsed} parsed) in ${Math.round(performance.now() - started)} ms`,
     );
     this.options.onReload?.(this.state);
     return this.state;

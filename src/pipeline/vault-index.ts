@@ -9,6 +9,7 @@ import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { Manifest } from './package.js';
 import type { HeldSummary } from './plan.js';
+import { counted } from '../text/plural.js';
 
 /**
  * Stage 6, index: INDEX.md (for people) and index.json (for scripts) listing,
@@ -236,7 +237,7 @@ function renderIndex(index: VaultIndex): string {
     lines.push(
       `- Coverage: ${
         coverage.first_day
-          ? `${coverage.first_day} to ${coverage.last_day}, ${coverage.days_with_memories} days with memories`
+          ? `${coverage.first_day} to ${coverage.last_day}, ${counted(coverage.days_with_memories, 'day')} with memories`
           : 'no memories yet'
       }`,
     );

@@ -218,8 +218,8 @@ export function planWaterfall(input: WaterfallPlanInput): WaterfallPlan {
     if (!step(memories.length, 'forced')) {
       plan.skipped =
         memories.length <= windows.immediate
-          ? `all ${memories.length} memories are within the immediate window (${windows.immediate}); there is nothing older to summarize`
-          : `the ${memories.length - Math.max(recentEnd + 1, 0)} memories not yet summarized are all within the immediate window (${windows.immediate})`;
+          ? `${memories.length === 1 ? 'the one memory is' : `all ${memories.length} memories are`} within the immediate window (${windows.immediate}); there is nothing older to summarize`
+          : `${notYet(memories.length - Math.max(recentEnd + 1, 0))} within the immediate window (${windows.immediate})`;
     }
   }
   return plan;
@@ -230,4 +230,9 @@ function lastIndexOf(memories: readonly Memory[], subset: readonly Memory[], fal
   const last = subset[subset.length - 1];
   if (!last) return fallback;
   return memories.lastIndexOf(last);
+}
+
+/** `the 3 memories not yet summarized are all`, `the memory not yet summarized is`. */
+function notYet(count: number): string {
+  return count === 1 ? 'the memory not yet summarized is' : `the ${count} memories not yet summarized are all`;
 }

@@ -64,6 +64,21 @@ ${patterns.map(([pattern, attributes]) => `${pattern.padEnd(width)}${attributes}
 /** Node.js in the workflow's setup-node: the active LTS line. */
 export const WORKFLOW_NODE = 24;
 
+/**
+ * The official actions the workflows use, at their current major versions
+ * (November 2026: checkout v7, setup-node v7, cache v6, all on the Node 24
+ * runtime). memvault's own workflows use the same; a test keeps them equal.
+ */
+export const ACTIONS = { checkout: 'actions/checkout@v7', setupNode: 'actions/setup-node@v7', cache: 'actions/cache@v6' } as const;
+
+/**
+ * Where the nightly installs memvault (`npm install --global --prefix`), and
+ * what actions/cache saves and restores: the installed package with its
+ * dependencies and compiled native addon. `~` for actions/cache, `$HOME` for
+ * the shell.
+ */
+export const INSTALL_PREFIX = '.cache/memvault';
+
 /** The branch `--pr` pushes the rollup to; force-pushed each night, so one pull request always holds the latest rollup. */
 export const PR_BRANCH = 'memvault/rollup';
 
@@ -95,7 +110,10 @@ export function nightlyWorkflowText(options: WorkflowOptions): string {
 # extractive summarizer by default); to use a model, add a profile to
 # memory.config.yaml and set the repository secrets MEMVAULT_PROFILE (its
 # name) and OPENAI_API_KEY. To upgrade memvault, change MEMVAULT_INSTALL
-# (any npm spec: github:owner/memvault#<commit or tag>, a git URL, a version).
+# (any npm spec: a release tarball URL, github:owner/memvault#<commit or
+# tag>, a git URL, a version). The installed memvault is cached under that
+# spec: a night with an unchanged MEMVAULT_INSTALL restores it in seconds (so
+# pin it: a branch such as #main stays at the commit first installed).
 `;
   const prNote = pr
     ? `# The default branch is protected: the rollup goes to the branch ${PR_BRANCH}
@@ -175,21 +193,38 @@ jobs:
       GIT_COMMITTER_NAME: memvault[bot]
       GIT_COMMITTER_EMAIL: memvault@users.noreply.github.com
     steps:
-      - uses: actions/checkout@v4
+      - uses: ${ACTIONS.checkout}
         with:
           fetch-depth: 0 # full history: history/, \`memvault log\` and \`diff\` work on the runner too
           persist-credentials: true # needed for the push below
 
-      - uses: actions/setup-node@v4
+      - uses: ${ACTIONS.setupNode}
         with:
           node-version: ${WORKFLOW_NODE}
 
-      # npm pack, then install the tarball: a global install straight from a git URL
-      # trips over npm's own git-dependency preparation (docs/nightly.md in memvault).
+      # The installed memvault, keyed on what is installed and on what it runs on
+      # (better-sqlite3's native addon is built for one platform and Node major).
+      - name: Restore memvault from the cache
+        id: memvault-cache
+        uses: ${ACTIONS.cache}
+        with:
+          path: ~/${INSTALL_PREFIX}
+          key: memvault-\${{ runner.os }}-\${{ runner.arch }}-node${WORKFLOW_NODE}-\${{ env.MEMVAULT_INSTALL }}
+
+      # Only on a cache miss. npm pack, then install the tarball: a global install straight
+      # from a git URL trips over npm's own git-dependency preparation (docs/install.md in
+      # memvault). --allow-scripts: better-sqlite3's install script fetches its native addon
+      # (npm 11 warns about install scripts not allowed by name, npm 12 skips them).
       - name: Install memvault
+        if: steps.memvault-cache.outputs.cache-hit != 'true'
         run: |
           tarball="$(npm pack --silent --pack-destination "$RUNNER_TEMP" "$MEMVAULT_INSTALL" | tail -n 1)"
-          npm install --global --no-audit --no-fund "$RUNNER_TEMP/$tarball"
+          npm install --global --prefix "$HOME/${INSTALL_PREFIX}" --allow-scripts=better-sqlite3 --no-audit --no-fund "$RUNNER_TEMP/$tarball"
+
+      - name: Put memvault on the PATH
+        run: |
+          echo "$HOME/${INSTALL_PREFIX}/bin" >> "$GITHUB_PATH"
+          "$HOME/${INSTALL_PREFIX}/bin/memvault" --version
 
       - name: Fix the moment the build runs as
         env:

@@ -5,20 +5,44 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Where the running memvault came from, as an npm install spec a workflow
- * can install the same memvault from: the git URL and commit of a checkout
- * or of a git install, the registry version of a registry install, the
- * tarball of a tarball install. `memvault init` writes it into the nightly
- * workflow; `init --install-from SPEC` overrides it.
+ * can install the same memvault from: the release tarball's URL of a release
+ * install, the git URL and commit of a checkout or of a git install, the
+ * registry version of a registry install, the tarball of a tarball install.
+ * `memvault init` writes it into the nightly workflow; `init --install-from
+ * SPEC` overrides it.
  */
 
-export type InstallKind = 'checkout' | 'git' | 'registry' | 'tarball' | 'flag' | 'unknown';
+export type InstallKind = 'release' | 'checkout' | 'git' | 'registry' | 'tarball' | 'flag' | 'unknown';
 
 export interface InstallSource {
-  /** What `npm install` / `npm pack` takes: `github:owner/memvault#<sha>`, `git+https://…#<sha>`, `memvault@0.1.0`, a tarball path. */
+  /** What `npm install` / `npm pack` takes: a release tarball URL, `github:owner/memvault#<sha>`, `git+https://…#<sha>`, `memvault@0.1.0`, a tarball path. */
   spec: string;
   kind: InstallKind;
   /** Something the person should know about the spec (only this machine can install it, uncommitted changes left out…). */
   note?: string;
+}
+
+/** The sources a GitHub-hosted runner can install memvault from, as `init` suggests them (docs/install.md). */
+export const REACHABLE_SOURCES =
+  'the release tarball URL (https://github.com/OWNER/memvault/releases/download/vX.Y.Z/memvault-X.Y.Z.tgz: installs in seconds) ' +
+  'or a pushed commit (github:OWNER/memvault#<commit>: built from source on the first night, then cached)';
+
+/**
+ * Why a GitHub-hosted runner cannot install `spec` (what it names: `a path on
+ * this machine`), or undefined when it
+ * can (as far as the spec tells): a `git+file:` or `file:` URL or a path
+ * names a folder or file on this machine, a loopback URL this machine's
+ * network. A self-hosted runner that has the same path can still use it.
+ */
+export function unreachableFromGitHub(spec: string): string | undefined {
+  if (/^git\+file:/i.test(spec)) return 'a git repository on this machine';
+  if (/^file:/i.test(spec)) return 'a file on this machine';
+  if (/^(https?|git\+https?|git\+ssh|ssh):\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)/i.test(spec))
+    return 'a loopback address, on this machine';
+  // npm reads a spec that starts like a path, or ends in .tgz / .tar.gz without a URL scheme, as a local file or folder.
+  if (/^(\/|\.{1,2}[\\/]|~[\\/]|[A-Za-z]:[\\/])/.test(spec) || (!/^[a-z+]+:/i.test(spec) && /\.(tgz|tar\.gz)$/i.test(spec)))
+    return 'a path on this machine';
+  return undefined;
 }
 
 /** The folder of the running memvault package: the nearest `package.json` upwards named `memvault` (works from `dist/` and `src/`). */
@@ -66,6 +90,9 @@ export function detectInstallSource(dir: string | undefined = packageDir()): Ins
  */
 function stampedSource(dir: string): InstallSource | undefined {
   const stamp = readJson(path.join(dir, 'dist', 'install-source.json'));
+  // A release tarball (scripts/pack-release.mjs --release-url): its own URL, what installs fastest.
+  if (typeof stamp?.release === 'string' && /^https:\/\//.test(stamp.release))
+    return { spec: stamp.release, kind: 'release', note: `the release tarball this memvault was installed from` };
   if (typeof stamp?.url !== 'string' || typeof stamp.commit !== 'string' || !/^[0-9a-f]{40,64}$/.test(stamp.commit)) return undefined;
   const notes = [`packed from commit ${stamp.commit.slice(0, 12)} of ${stamp.url}`];
   if (stamp.dirty === true) notes.push('the checkout it was packed from had uncommitted changes, which that commit lacks');
@@ -92,7 +119,7 @@ function checkoutSource(dir: string): InstallSource | undefined {
     notes.push(`the workflow installs commit ${commit.slice(0, 12)} of ${url}: push it there first`);
   } else {
     spec = `git+file://${dir}#${commit}`;
-    notes.push(`this checkout has no remote: the workflow installs from ${dir}, which only this machine has; pass --install-from SPEC`);
+    notes.push(`this checkout has no remote: the workflow would install from ${dir}, which only this machine has`);
   }
   if (git('status', '--porcelain', '--untracked-files=no')) notes.push('uncommitted changes in the checkout are not part of that commit');
   return { spec, kind: 'checkout', note: notes.join('; ') };

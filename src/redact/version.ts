@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireLazy } from '../util/lazy.js';
 
 /**
  * Names the secret detector's rule set without loading it (the parse cache
@@ -9,7 +9,6 @@ import { createRequire } from 'node:module';
  */
 export const RULES_VERSION = 4;
 
-const presetVersion = (createRequire(import.meta.url)('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string })
-  .version;
+const presetVersion = (requireLazy('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string }).version;
 
 export const DETECTOR_VERSION = `secretlint-preset-recommend@${presetVersion};memvault-rules@${RULES_VERSION}`;

@@ -33,7 +33,9 @@ const NOT_NAMES = new Set(
     "i i’m i'm i’ll i'll i’ve i've i’d i'd the a an and but or so then also this that these those it its we our you " +
     'your he she they my done decision decisions note notes context state pinned week day today yesterday tomorrow ' +
     'milestones direction learnings accomplishments open threads debt summary tests files committed error tool calls ' +
-    'requests outcome changes activity before after full ok yes no'
+    'requests outcome changes activity before after full ok yes no ' +
+    // The redactor's word (`[REDACTED:kind]`, or a person's "the REDACTED key"): where a secret was.
+    'redacted'
   ).split(' '),
 );
 
@@ -49,15 +51,17 @@ export function topicCandidates(text: string): Map<string, number> {
   const counts = new Map<string, number>();
   const add = (phrase: string): void => {
     const key = phrase.trim();
-    if (key.length < 2) return;
+    if (key.length < 2 || key.split(' ').some((word) => KEY_LIKE.test(word))) return;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   };
   const unfenced = text
     .replace(/^---\n[\s\S]*?\n---\n/, '')
     .replace(/^(```|~~~)[\s\S]*?^\1/gm, ' ')
     .replace(/^#+ .*$/gm, ' ');
-  // A summary's day labels (`**Tue 02-10**`) name no topic.
-  const prose = replaceBoldDayLabels(unfenced, ' ').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  // A summary's day labels (`**Tue 02-10**`) name no topic, nor do the redactor's `[REDACTED:kind]` markers.
+  const prose = replaceBoldDayLabels(unfenced, ' ')
+    .replace(REDACTION_MARKER, ' , ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   for (const match of prose.matchAll(CODE_SPAN)) {
     const span = match[1]!.trim();
     if (IDENTIFIER_SPAN.test(span) && /[A-Za-z]{2}/.test(span) && !span.endsWith('/')) add(span);
@@ -81,6 +85,13 @@ export function topicCandidates(text: string): Map<string, number> {
 }
 
 const REFERENCE_LIKE = /^[A-Z][A-Z0-9]{1,9}-?\d+$/;
+/** `[REDACTED:aws_access_key]`: where a secret was (src/redact), not something the period was about. */
+const REDACTION_MARKER = /\[REDACTED(?::[\w-]*)?\]/g;
+/**
+ * A run of 16 or more letters and digits with no separator (`AKIAIOSFODNN7EXAMPLE`, AWS's documented example key; a
+ * token, a hash): a credential or an id, never a name a person searches for. (`PG16`, `v2.0`, `ADR-012` are short.)
+ */
+const KEY_LIKE = /^(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{16,}$/;
 
 /** Proper-noun phrases and lower-case pairs of one sentence. */
 function phrasesOf(sentence: string, add: (phrase: string) => void, names: ReadonlySet<string>): void {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireLazy } from './lazy.js';
 
 /**
  * Token counting with a real tokenizer (gpt-tokenizer). The encoding tables
@@ -9,7 +9,6 @@ export type TokenizerName = 'o200k_base' | 'cl100k_base';
 
 type Counter = (text: string) => number;
 
-const require = createRequire(import.meta.url);
 const counters = new Map<TokenizerName, Counter>();
 
 /** Number of tokens of `text` in the given encoding (default o200k_base, as for GPT-4o and later). */
@@ -22,8 +21,8 @@ export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base
 export function loadTokenizer(tokenizer: TokenizerName): Counter {
   let counter = counters.get(tokenizer);
   if (!counter) {
-    // createRequire keeps the load synchronous and lazy; the package ships CommonJS builds of each encoding.
-    const encoding = require(`gpt-tokenizer/cjs/encoding/${tokenizer}`) as { countTokens: Counter };
+    // requireLazy keeps the load synchronous and lazy; the package ships CommonJS builds of each encoding.
+    const encoding = requireLazy(`gpt-tokenizer/cjs/encoding/${tokenizer}`) as { countTokens: Counter };
     counter = encoding.countTokens;
     counters.set(tokenizer, counter);
   }

@@ -5,6 +5,7 @@ import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { uncommittedRecord } from '../vault/committed-record-write.js';
 import type { WatchEvent } from './events.js';
+import { counted } from '../text/plural.js';
 
 /** `watch --commit-every`: what the rebuilds wrote since the last commit, committed at once. */
 
@@ -43,7 +44,7 @@ export async function commitBatch(input: CommitBatchInput): Promise<{ done: bool
         now: input.now,
       });
       if (outcome.status !== 'committed') return { done: true };
-      const message = `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${outcome.files.length} files)`;
+      const message = `committed ${outcome.oid.slice(0, 7)} on ${outcome.branch}: ${outcome.message.split('\n')[0]} (${counted(outcome.files.length, 'file')})`;
       return { done: true, event: { type: 'note', at, message } };
     } finally {
       await release();

@@ -236,7 +236,18 @@ describe('memvault init: the git-native files', () => {
     expect(setupNode.with).not.toHaveProperty('cache'); // a vault repository has no package-lock.json
     expect(job.steps.some(runs(/\bnpm ci\b/))).toBe(false);
     expect(setupNode.with['node-version']).toBe(24);
-    expect(find(job.steps, runs(/npm install --global/), 'install').run).toContain('"$MEMVAULT_INSTALL"');
+    const install = find(job.steps, runs(/npm install --global/), 'install');
+    expect(install.run).toContain('"$MEMVAULT_INSTALL"');
+    // Installed once per MEMVAULT_INSTALL: the cache, keyed on it (and on platform and Node major), restores it on later nights.
+    const cache = find(job.steps, uses('actions/cache'), 'cache');
+    expect(cache.with).toEqual({
+      path: '~/.cache/memvault',
+      key: 'memvault-${{ runner.os }}-${{ runner.arch }}-node24-${{ env.MEMVAULT_INSTALL }}',
+    });
+    expect(job.steps.indexOf(cache)).toBeLessThan(job.steps.indexOf(install));
+    expect(install.if).toBe(`steps.${cache.id}.outputs.cache-hit != 'true'`);
+    expect(install.run).toMatch(/npm install --global --prefix "\$HOME\/\.cache\/memvault" --allow-scripts=better-sqlite3 /);
+    expect(find(job.steps, runs(/GITHUB_PATH/), 'PATH').run).toContain('echo "$HOME/.cache/memvault/bin" >> "$GITHUB_PATH"');
     const fixNow = find(job.steps, (s) => s.name === 'Fix the moment the build runs as', 'now');
     expect(fixNow).toEqual(find(repoJob.steps, (s) => s.name === 'Fix the moment the build runs as', 'now'));
 
@@ -249,6 +260,29 @@ describe('memvault init: the git-native files', () => {
     const repoPush = find(repoJob.steps, (s) => s.name === 'Push', 'push');
     expect(push.env).toEqual(repoPush.env);
     expect(push.run.replace(/memvault's docs\/git\.md/g, 'docs/git.md')).toBe(normalize(repoPush.run));
+  });
+
+  it('warns, with the fix, when the workflow would install from a path or git+file: URL GitHub cannot reach', async () => {
+    const local = await runCli(['init', '--install-from', `git+file:///srv/memvault#${HEAD}`], { cwd: emptyDir() });
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stderr).toMatch(
+      /^memvault: warning: the nightly workflow installs memvault from git\+file:\/\/\/srv\/memvault#[0-9a-f]+, a git repository on this machine, which GitHub's runners cannot reach \(fine on a self-hosted runner that has it\)\. /,
+    );
+    expect(local.stderr).toContain('Set MEMVAULT_INSTALL in .github/workflows/memvault-nightly.yml to ');
+    expect(local.stderr).toContain('https://github.com/OWNER/memvault/releases/download/vX.Y.Z/memvault-X.Y.Z.tgz');
+    expect(local.stderr).toContain('--install-from SPEC');
+
+    const tarball = await runCliJson(['init', '--install-from', '../memvault-0.1.0.tgz', '--json'], { cwd: emptyDir() });
+    expect(tarball.json.install).toMatchObject({
+      kind: 'flag',
+      reachable: false,
+      warning: expect.stringContaining('a path on this machine'),
+    });
+
+    const release = 'https://github.com/ana/memvault/releases/download/v0.2.0/memvault-0.2.0.tgz';
+    const reachable = await runCliJson(['init', '--install-from', release, '--json'], { cwd: emptyDir() });
+    expect(reachable.json.install).toEqual({ spec: release, kind: 'flag' });
+    expect(reachable.result.stderr).toBe('');
   });
 
   /** `init --pr --commit` once, in a new git repository with no commit yet: the two flags' tests share it. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,9 @@ import { runJob, type StepRun } from '../helpers/workflow.js';
 /**
  * The nightly rollup as GitHub runs it, on this machine: a bare "origin", a
  * vault repository set up with `memvault init` and pushed there, a fresh
- * runner-like clone, memvault packed with `npm pack` and installed by the
- * workflow's own install step into a temporary prefix, then the workflow's
+ * runner-like clone, memvault packed as a release (scripts/pack-release.mjs)
+ * and installed by the workflow's own install step into the runner's home
+ * (a temporary folder: what actions/cache would keep), then the workflow's
  * `run:` steps in order with the env the workflow gives them. Someone pushes
  * a memory while the job runs, so the first push is rejected and the retry
  * path rebuilds: both builds must use the same now, profile, API key and
@@ -54,8 +55,14 @@ function localPrebuilds(work: string): string {
   return dir;
 }
 
-/** The machine's environment as a runner has it: no memvault or git identity settings of the test runner. */
-function runnerEnv(prefix: string, prebuilds?: string): NodeJS.ProcessEnv {
+/** npm's cache of this machine: the runner's HOME is a temporary folder, but the packages come from here when it has them. */
+const NPM_CACHE = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+
+/**
+ * The machine's environment as a runner has it: no memvault or git identity settings of the test runner; `home`
+ * for HOME (where the workflow installs memvault) when given.
+ */
+function runnerEnv(prefix: string, prebuilds?: string, home?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('MEMVAULT_') && !key.startsWith('GIT_') && !key.startsWith('npm_')) env[key] = value;
@@ -63,6 +70,8 @@ function runnerEnv(prefix: string, prebuilds?: string): NodeJS.ProcessEnv {
   // `npm install --global` goes to the temporary prefix, from npm's cache when it has the packages.
   return {
     ...env,
+    ...(home ? { HOME: home } : {}),
+    npm_config_cache: NPM_CACHE,
     npm_config_prefix: prefix,
     npm_config_prefer_offline: 'true',
     npm_config_audit: 'false',
@@ -85,14 +94,12 @@ describe('the nightly workflow, played end to end', () => {
   beforeAll(async () => {
     work = mkdtempSync(path.join(os.tmpdir(), 'memvault-nightly-'));
     server = await startFakeOpenAI();
-    // memvault as a release would ship it: the compiled dist (npm test builds it) stamped with its git source, packed.
-    execFileSync(process.execPath, [path.join(REPO, 'scripts/stamp-source.mjs')]);
-    stamped = JSON.parse(readFileSync(path.join(REPO, 'dist/install-source.json'), 'utf8')).commit;
-    const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
-      cwd: REPO,
+    // memvault as a release ships it: the bundle (npm test builds it) stamped with its git source, packed by pack:release.
+    const packed = execFileSync(process.execPath, [path.join(REPO, 'scripts/pack-release.mjs'), '--out', work, '--json'], {
       encoding: 'utf8',
     });
-    tarball = path.join(work, packed.trim().split('\n').pop()!);
+    tarball = JSON.parse(packed).file;
+    stamped = JSON.parse(readFileSync(path.join(REPO, 'dist/install-source.json'), 'utf8')).commit;
 
     origin = path.join(work, 'origin.git');
     execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin]);
@@ -121,15 +128,18 @@ describe('the nightly workflow, played end to end', () => {
     // The runner: a fresh clone with full history (actions/checkout with fetch-depth: 0), node already there (setup-node).
     const runner = path.join(work, 'runner');
     git(work, 'clone', '-q', origin, runner);
-    prefix = path.join(work, 'prefix');
-    mkdirSync(prefix);
+    // The runner's home: the workflow installs memvault under it (~/.cache/memvault, what actions/cache keeps).
+    const home = path.join(work, 'home');
+    mkdirSync(home);
+    prefix = path.join(home, '.cache/memvault');
     const temp = path.join(work, 'runner-temp');
     mkdirSync(temp);
     const job = parseYaml(readFileSync(path.join(runner, WORKFLOW), 'utf8')).jobs.rollup;
     runs = await runJob(job, {
       cwd: runner,
       temp,
-      baseEnv: runnerEnv(prefix, localPrebuilds(work)),
+      // npm's own global prefix is a folder nothing uses: memvault must come from the workflow's --prefix and PATH step.
+      baseEnv: runnerEnv(path.join(work, 'npm-global'), localPrebuilds(work), home),
       context: {
         secrets: { MEMVAULT_PROFILE: 'nightly', OPENAI_API_KEY: 'sk-nightly-test' },
         inputs: { now: NOW },
@@ -157,9 +167,38 @@ describe('the nightly workflow, played end to end', () => {
     removeProject(work);
   });
 
+  it('the release tarball: the bundle, prompts and licences; two dependencies pinned by a shrinkwrap; no scripts', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/npm-shrinkwrap.json',
+        'package/dist/bin/memvault.js',
+        'package/dist/bin/build-worker.js',
+        'package/dist/bin/vendor/gray-matter.cjs',
+        'package/dist/install-source.json',
+        'package/prompts/daily.yaml',
+        'package/THIRD_PARTY_LICENSES.md',
+      ]),
+    );
+    expect(files.filter((file) => /node_modules|\/src\/|\.ts$|bundle-meta/.test(file))).toEqual([]);
+    const read = (file: string) => execFileSync('tar', ['-xzOf', tarball, `package/${file}`], { encoding: 'utf8' });
+    const manifest = JSON.parse(read('package.json'));
+    expect(Object.keys(manifest.dependencies)).toEqual(['better-sqlite3', 'tinypool']);
+    expect(manifest).not.toHaveProperty('scripts');
+    expect(manifest).not.toHaveProperty('devDependencies');
+    const shrinkwrap = JSON.parse(read('npm-shrinkwrap.json'));
+    expect(shrinkwrap.packages['node_modules/better-sqlite3'].version).toBe(manifest.dependencies['better-sqlite3']);
+    expect(shrinkwrap.packages).toHaveProperty(['node_modules/prebuild-install']);
+    expect(Object.keys(shrinkwrap.packages).length).toBeLessThan(60);
+    expect(read('THIRD_PARTY_LICENSES.md')).toMatch(/^## zod@/m);
+    expect(statSync(tarball).size).toBeLessThan(10_000_000);
+  });
+
   it('runs every step, the retry after the rejected push included', () => {
     expect(runs.map((r) => [r.name, r.code])).toEqual([
       ['Install memvault', 0],
+      ['Put memvault on the PATH', 0],
       ['Fix the moment the build runs as', 0],
       ['Build the vault and commit', 0],
       ['Push', 0],
@@ -196,6 +235,30 @@ describe('the nightly workflow, played end to end', () => {
     );
     const daily = git(origin, 'show', 'main:vault/main/daily/2026-02-14.md');
     expect(daily).toMatch(/model: nightly-model/);
+  });
+
+  it('a warm night: the cache restored memvault, so the install step is skipped and the next steps use the cached one', async () => {
+    const job = parseYaml(readFileSync(path.join(work, 'runner', WORKFLOW), 'utf8')).jobs.rollup;
+    const cache = job.steps.find((s: any) => String(s.uses ?? '').startsWith('actions/cache@'));
+    // Up to the PATH step: what restoring the cache and installing decide. The prefix the first night filled is "restored".
+    const steps = job.steps.slice(0, job.steps.findIndex((s: any) => s.name === 'Put memvault on the PATH') + 1);
+    const temp = mkdtempSync(path.join(work, 'warm-temp-'));
+    const started = performance.now();
+    const warm = await runJob(
+      { ...job, steps },
+      {
+        cwd: path.join(work, 'runner'),
+        temp,
+        baseEnv: runnerEnv(path.join(work, 'npm-global'), undefined, path.dirname(path.dirname(prefix))),
+        context: { steps: { [cache.id]: { 'cache-hit': 'true' } }, github: { ref_name: 'main' } },
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    expect(warm.map((r) => [r.name, r.code])).toEqual([['Put memvault on the PATH', 0]]);
+    expect(warm[0]!.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(readFileSync(path.join(temp, 'github-path'), 'utf8').trim()).toBe(path.join(prefix, 'bin'));
+    // Seconds, not minutes (a loose bound: the machine is shared).
+    expect(seconds).toBeLessThan(20);
   });
 
   it('the installed memvault knows its source: init in another repository installs the same commit', async () => {

@@ -83,3 +83,23 @@ describe('memvault facts and memvault resolve', () => {
     expect(keep.stderr).toContain('keep must be one of a, b, both (got "mine")');
   });
 });
+
+describe('memvault add --kind fact with a `Fact:` line', () => {
+  let root: string;
+  beforeAll(() => {
+    root = createProject({ 'vault/main/memories/.gitkeep': '' });
+  });
+  afterAll(() => removeProject(root));
+
+  it('states the fact: no "key is missing" warning on build, and the fact holds', async () => {
+    const added = await runCli(['add', '--kind', 'fact', '--date', '2026-03-20T10:00:00Z', 'Fact: cache = redis (eu)'], { cwd: root });
+    expect(added.code, added.stderr).toBe(0);
+    for (let build = 0; build < 2; build++) {
+      const result = await runCli(['build', '--now', NOW, '--no-commit'], { cwd: root });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/fact\/incomplete|is missing/);
+    }
+    const { json } = await runCliJson(['facts', '--json', '--now', NOW], { cwd: root });
+    expect(json.facts).toMatchObject([{ key: 'cache', value: 'redis', scope: 'eu' }]);
+  });
+});

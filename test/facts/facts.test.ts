@@ -58,6 +58,18 @@ describe('facts are read from kind: fact memories and inline lines', () => {
     expect(inline.problems).toMatchObject([{ rule: 'fact/invalid-date', line: 3 }]);
     expect(read('w', '2026-01-01', '---\nvalid_from: later\n---\nNo facts here.\n').problems).toEqual([]);
   });
+
+  it('a `kind: fact` memory that states its fact on a `Fact:` line (what `add --kind fact` writes) is complete', () => {
+    const added = read('v', '2026-01-01', '---\ndate: 2026-01-01\nkind: fact\n---\nFact: cache = redis (eu)\n');
+    expect(added.facts).toMatchObject([{ key: 'cache', value: 'redis', scope: 'eu', source: 'inline' }]);
+    expect(added.problems).toEqual([]);
+    // Neither in the frontmatter nor on a line: still reported, with both ways to fix it.
+    const bare = read('u', '2026-01-01', '---\ndate: 2026-01-01\nkind: fact\n---\nThe cache is redis.\n');
+    expect(bare.facts).toEqual([]);
+    expect(bare.problems).toMatchObject([
+      { rule: 'fact/incomplete', line: 3, reason: expect.stringContaining('`Fact: key = value` line') },
+    ]);
+  });
 });
 
 /** A fact memory as a person writes it. */

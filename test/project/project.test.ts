@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { validateConfig } from '../../src/config/load.js';
 import { findProjectRoot, findRoot } from '../../src/config/file.js';
 import type { ArchiveMove } from '../../src/pipeline/archive.js';
-import { detectInstallSource, gitUrlSpec, sourceFromResolved } from '../../src/project/install-source.js';
+import { detectInstallSource, gitUrlSpec, sourceFromResolved, unreachableFromGitHub } from '../../src/project/install-source.js';
 import {
   addBuild,
   pendingCommit,
@@ -163,6 +163,51 @@ describe('install source', () => {
     // A local tarball, which npm records only as a file: the stamp names its git source.
     lock('file:/tmp/memvault-0.3.1.tgz');
     expect(detectInstallSource(dir)).toMatchObject({ spec: `github:ana/memvault#${STAMPED}`, kind: 'git' });
+  });
+
+  it('a release install: the release URL stamped into the tarball (scripts/pack-release.mjs --release-url), over its git source', () => {
+    const prefix = tempDir();
+    const dir = path.join(prefix, 'lib/node_modules/memvault');
+    mkdirSync(path.join(dir, 'dist'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'memvault', version: '0.2.0' }));
+    const release = 'https://github.com/ana/memvault/releases/download/v0.2.0/memvault-0.2.0.tgz';
+    writeFileSync(
+      path.join(dir, 'dist/install-source.json'),
+      JSON.stringify({ url: 'https://github.com/ana/memvault.git', commit: SHA, dirty: false, release }),
+    );
+    // Installed from the URL itself, or from the downloaded file: npm records a tarball either way.
+    for (const resolved of [release, 'file:/home/ana/Downloads/memvault-0.2.0.tgz']) {
+      writeFileSync(
+        path.join(prefix, 'lib/node_modules/.package-lock.json'),
+        JSON.stringify({ packages: { 'node_modules/memvault': { version: '0.2.0', resolved } } }),
+      );
+      expect(detectInstallSource(dir)).toMatchObject({ spec: release, kind: 'release' });
+    }
+    expect(unreachableFromGitHub(release)).toBeUndefined();
+  });
+
+  it('tells the sources a GitHub-hosted runner cannot reach: paths, file and git+file URLs, loopback', () => {
+    for (const spec of [
+      `git+file:///home/ana/memvault#${SHA}`,
+      'file:/tmp/memvault-0.1.0.tgz',
+      '/tmp/memvault-0.1.0.tgz',
+      './memvault-0.1.0.tgz',
+      '../memvault',
+      'memvault-0.1.0.tgz',
+      'C:\\Users\\ana\\memvault-0.1.0.tgz',
+      'http://127.0.0.1:8080/memvault-0.1.0.tgz',
+      'http://localhost/memvault-0.1.0.tgz',
+    ])
+      expect(unreachableFromGitHub(spec), spec).toMatch(/on this machine/);
+    for (const spec of [
+      'https://github.com/ana/memvault/releases/download/v0.2.0/memvault-0.2.0.tgz',
+      `github:ana/memvault#${SHA}`,
+      `git+https://gitlab.com/ana/memvault.git#${SHA}`,
+      'git+ssh://git@gitlab.com/ana/memvault.git',
+      'memvault@0.3.1',
+      'memvault',
+    ])
+      expect(unreachableFromGitHub(spec), spec).toBeUndefined();
   });
 
   it('a checkout: its origin and HEAD commit, with a note about uncommitted changes', () => {

@@ -129,7 +129,7 @@ describe('semantic search (embeddings profile)', () => {
     });
     const failed = await build();
     expect(failed.search).toMatchObject({ updated: 1, embeddings: { embedded: 0, failed: 1 } });
-    expect(failed.search.embeddings.message).toMatch(/1 documents left to BM25 only.*503/);
+    expect(failed.search.embeddings.message).toMatch(/1 document left to BM25 only.*503/);
     // Searching still works, by BM25 alone, and says why.
     const bm25 = await search(['quokka']);
     expect(bm25.hits[0].path).toBe('main/memories/2026-02-20-today.md');

@@ -28,6 +28,24 @@ describe('topics', () => {
       expect(topics).not.toContain(noise);
   });
 
+  it("never a redaction marker or a key: `[REDACTED:kind]` and AWS's documented example key are not topics", () => {
+    const text = [
+      'Rotated the deploy key: the old one [REDACTED:aws_access_key] is gone. The REDACTED key was in CI.',
+      'The docs use AKIAIOSFODNN7EXAMPLE as the example key; `AKIAIOSFODNN7EXAMPLE` again, and [REDACTED] once more.',
+      'Token ghp16x0123456789abcdefXYZ leaked in the PG16 upgrade log; the PG16 upgrade went on.',
+    ].join('\n\n');
+    const candidates = [...topicCandidates(text).keys()];
+    expect(candidates).toContain('PG16 upgrade');
+    for (const noise of ['REDACTED', 'AKIAIOSFODNN7EXAMPLE', 'ghp16x0123456789abcdefXYZ']) {
+      expect(
+        candidates.filter((c) => c.includes(noise)),
+        noise,
+      ).toEqual([]);
+    }
+    const [topics] = [...periodTopics(new Map([['2026-11', text]]), 10).values()];
+    expect(topics!.filter((t) => /REDACTED|AKIA|ghp16/.test(t))).toEqual([]);
+  });
+
   it('ranks per period: what sets a period apart comes first', () => {
     const topics = periodTopics(
       new Map([

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { CONFIG_FILE } from '../../config/load.js';
 import { assertStreamName } from '../../config/schema.js';
 import { configJsonSchemaText, SCHEMA_FILE } from '../../config/json-schema.js';
-import { detectInstallSource, type InstallSource } from '../../project/install-source.js';
+import { detectInstallSource, type InstallSource, REACHABLE_SOURCES, unreachableFromGitHub } from '../../project/install-source.js';
 import { UserError } from '../../util/errors.js';
 import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from '../../project/init-templates.js';
+import { counted } from '../../text/plural.js';
 
 export interface InitCommandOptions {
   root?: string;
@@ -113,16 +114,25 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
   if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
+  const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source) : undefined;
 
   const committed = options.commit ? await commitInit(root, touched) : undefined;
   const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
   if (options.json) {
     const install =
       source && created.includes(WORKFLOW_FILE)
-        ? { install: { spec: source.spec, kind: source.kind, ...(source.note ? { note: source.note } : {}) } }
+        ? {
+            install: {
+              spec: source.spec,
+              kind: source.kind,
+              ...(source.note ? { note: source.note } : {}),
+              ...(unreachable ? { reachable: false, warning: unreachable } : {}),
+            },
+          }
         : {};
     const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
     process.stdout.write(`${JSON.stringify({ root, created, kept, ...install, ...commit }, null, 2)}\n`);
+    if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
     return;
   }
   const list = (items: string[]): string => items.map((item) => `  ${item}\n`).join('');
@@ -135,10 +145,29 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     text += ' MEMVAULT_PROFILE and OPENAI_API_KEY\n';
   }
   if (committed?.status === 'committed')
-    text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${committed.files.length} files)\n`;
+    text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${counted(committed.files.length, 'file')})\n`;
   else if (touched.length > 0) text += `commit these files (the nightly workflow only runs once they are pushed):\n  ${commitHint}\n`;
   text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
   process.stdout.write(text);
+  if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
+}
+
+/**
+ * What to tell a person whose workflow installs memvault from somewhere a
+ * GitHub-hosted runner cannot reach (a path or `git+file:` URL on this
+ * machine: a local clone with no remote, a locally packed tarball), and how
+ * to fix it; undefined when the source is reachable. The workflow is still
+ * written (a self-hosted runner may have the path), but it would fail
+ * every night on GitHub's runners.
+ */
+function unreachableWarning(source: InstallSource): string | undefined {
+  const why = unreachableFromGitHub(source.spec);
+  if (!why) return undefined;
+  const selfHosted = source.kind === 'flag' ? ' (fine on a self-hosted runner that has it)' : '';
+  return (
+    `the nightly workflow installs memvault from ${source.spec}, ${why}, which GitHub's runners cannot reach${selfHosted}. ` +
+    `Set MEMVAULT_INSTALL in ${WORKFLOW_FILE} to ${REACHABLE_SOURCES} (next time: \`memvault init --install-from SPEC\`).`
+  );
 }
 
 function isFolder(dir: string): boolean {

@@ -5,6 +5,7 @@ import type { SearchGroup } from '../../read/search/query.js';
 import type { IndexReport } from '../../read/search/store.js';
 import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
+import { counted } from '../../text/plural.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -42,7 +43,9 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
   }
   const { index } = result;
   const reason = index.reason as IndexReport['reason'];
-  writeText(renderSearch(result.hits, index.rebuilt ? `(search index built: ${index.documents} documents, ${REBUILT[reason!]})\n` : ''));
+  writeText(
+    renderSearch(result.hits, index.rebuilt ? `(search index built: ${counted(index.documents, 'document')}, ${REBUILT[reason!]})\n` : ''),
+  );
 }
 
 const REBUILT: Record<NonNullable<IndexReport['reason']>, string> = {

@@ -4,6 +4,7 @@ import { parseDuration } from '../../watch/paths.js';
 import { VaultWatcher, type WatchEvent } from '../../watch/watcher.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic } from '../output.js';
+import { counted } from '../../text/plural.js';
 
 /** Flags of `memvault watch` as commander parses them. */
 export interface WatchCommandOptions {
@@ -82,9 +83,7 @@ function printLine(event: WatchEvent): void {
       return;
     }
     case 'ready':
-      process.stdout.write(
-        `${time} watching ${event.vault}/ and ${event.config} (${event.files.toLocaleString('en-US')} files; Ctrl-C to stop)\n`,
-      );
+      process.stdout.write(`${time} watching ${event.vault}/ and ${event.config} (${counted(event.files, 'file')}; Ctrl-C to stop)\n`);
       return;
     case 'error':
       for (const d of event.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);

@@ -3,6 +3,7 @@ import type { BuildReport, TierStats } from '../../pipeline/build.js';
 import { num } from '../output.js';
 import { renderStreamPlan } from './plan.js';
 import { renderWaterfallReport } from './waterfall.js';
+import { counted } from '../../text/plural.js';
 
 /** The text report of `memvault build` (and, for `--dry-run`, of its plan). */
 export function renderBuildReport(report: BuildReport): string {
@@ -25,7 +26,7 @@ export function renderBuildReport(report: BuildReport): string {
     const calls = Object.values(stream.tiers).reduce((sum, s) => sum + s.calls, 0);
     const future = stream.future > 0 ? ` (+${num(stream.future)} dated after now, left for later)` : '';
     lines.push(
-      `  ${stream.name}: ${num(stream.memories)} memories${future}; ${tiers.length > 0 ? tiers.join(', ') : 'all summaries up to date'}; ${calls} LLM calls`,
+      `  ${stream.name}: ${counted(stream.memories, 'memory', 'memories')}${future}; ${tiers.length > 0 ? tiers.join(', ') : 'all summaries up to date'}; ${counted(calls, 'LLM call')}`,
     );
     lines.push(...renderCost(stream.tiers));
     for (const f of stream.failed)
@@ -58,15 +59,15 @@ export function renderBuildReport(report: BuildReport): string {
   const commit = report.commit;
   if (commit?.status === 'committed')
     lines.push(
-      `  committed ${commit.oid.slice(0, 7)} on ${commit.branch}: ${commit.message.split('\n')[0]} (${commit.files.length} files)`,
+      `  committed ${commit.oid.slice(0, 7)} on ${commit.branch}: ${commit.message.split('\n')[0]} (${counted(commit.files.length, 'file')})`,
     );
   else if (commit?.status === 'unchanged') lines.push(`  nothing to commit on ${commit.branch}`);
   else if (commit) lines.push(`  ${commit.note}`);
   // Files, not messages: a memory holding several secrets has one message per secret.
   const invalid = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).size;
-  const files = `${report.stats.read} of ${report.stats.files} files read, ${report.stats.parsed} parsed`;
+  const files = `${report.stats.read} of ${counted(report.stats.files, 'file')} read, ${report.stats.parsed} parsed`;
   lines.push(
-    `  ${report.written.length} files written, ${files}, ${(report.stats.ms / 1000).toFixed(2)} s` +
+    `  ${counted(report.written.length, 'file')} written, ${files}, ${(report.stats.ms / 1000).toFixed(2)} s` +
       (invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''),
   );
   return `${lines.join('\n')}\n`;
@@ -93,7 +94,7 @@ function renderCost(tiers: Record<string, TierStats>): string[] {
       .join(', ');
     const summaries = `${String(made).padStart(4)} ${made === 1 ? 'summary' : 'summaries'}${extra ? ` (${extra})` : ''}`;
     const tokens = `${num(s.inputTokens)} in + ${num(s.outputTokens)} out tokens`;
-    return `    ${name.padEnd(9)} ${summaries}, ${num(s.calls)} calls, ${tokens}, ${num(s.retries)} retries, ${(s.ms / 1000).toFixed(1)} s`;
+    return `    ${name.padEnd(9)} ${summaries}, ${counted(s.calls, 'call')}, ${tokens}, ${counted(s.retries, 'retry', 'retries')}, ${(s.ms / 1000).toFixed(1)} s`;
   };
   const total = rows.reduce(
     (sum, [, s]) => ({

@@ -2,13 +2,14 @@ import path from 'node:path';
 import type { StreamReport } from '../../pipeline/build.js';
 import type { TierEstimate } from '../../pipeline/estimate.js';
 import { num } from '../output.js';
+import { counted } from '../../text/plural.js';
 
 /** `build --dry-run`, one calendar stream: the summaries it would generate and why, held and deferred ones, the package, the estimate. */
 export function renderStreamPlan(stream: StreamReport, vault: string): string[] {
   const lines: string[] = [];
   const counts = countBy(stream.planned.map((p) => p.tier));
   lines.push(
-    `  ${stream.name}: ${num(stream.memories)} memories; would generate ${
+    `  ${stream.name}: ${counted(stream.memories, 'memory', 'memories')}; would generate ${
       Object.entries(counts)
         .map(([tier, n]) => `${n} ${tier}`)
         .join(', ') || 'nothing'
@@ -42,8 +43,8 @@ function renderEstimate(estimate: Record<string, TierEstimate>): string[] {
     ...rows.map(
       ([tier, e]) =>
         `    ${tier.padEnd(9)} ${String(e.summaries).padStart(4)} ${e.summaries === 1 ? 'summary' : 'summaries'} (${e.merges} merged), ` +
-        `${num(e.calls)} calls, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
+        `${counted(e.calls, 'call')}, ~${num(e.inputTokens)} in + ≤${num(e.outputTokens)} out tokens`,
     ),
-    `    total     ${num(calls)} calls, ~${num(input)} in + ≤${num(output)} out tokens`,
+    `    total     ${counted(calls, 'call')}, ~${num(input)} in + ≤${num(output)} out tokens`,
   ];
 }

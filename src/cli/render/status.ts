@@ -3,6 +3,7 @@ import type { VaultStatus } from '../../pipeline/status.js';
 import { formatDiagnostic, num } from '../output.js';
 import { renderUsage } from './usage.js';
 import { renderWaterfallStatus } from './waterfall.js';
+import { counted } from '../../text/plural.js';
 
 /** The text of `memvault status`. `config` says which streams are waterfall-only (no calendar tiers nor package to show). */
 export function renderStatus(status: VaultStatus, config: Config): string {
@@ -10,8 +11,8 @@ export function renderStatus(status: VaultStatus, config: Config): string {
   const diagnostics = status.invalid;
   for (const s of status.streams) {
     const c = s.coverage;
-    const coverage = c.first_day ? `${c.first_day} to ${c.last_day}, ${c.days_with_memories} days` : 'no memories yet';
-    lines.push(`${s.name}: ${num(s.memories)} memories (${s.archived} archived, ${s.pinned} pinned), ${coverage}`);
+    const coverage = c.first_day ? `${c.first_day} to ${c.last_day}, ${counted(c.days_with_memories, 'day')}` : 'no memories yet';
+    lines.push(`${s.name}: ${counted(s.memories, 'memory', 'memories')} (${s.archived} archived, ${s.pinned} pinned), ${coverage}`);
     if (s.waterfall) lines.push(...renderWaterfallStatus(s.waterfall));
     // A waterfall-only stream (`calendar: false`) has no calendar tiers nor package to show.
     if (config.streams[s.name]?.calendar === false) continue;

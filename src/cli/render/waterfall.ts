@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { WaterfallReport } from '../../pipeline/waterfall-build.js';
 import type { WaterfallStatus } from '../../pipeline/waterfall-status.js';
 import { num } from '../output.js';
+import { counted } from '../../text/plural.js';
 
 /** Lines describing one stream's waterfall run (or, in a dry run, its plan); `build` and `compact` print them. */
 export function renderWaterfallReport(
@@ -15,11 +16,13 @@ export function renderWaterfallReport(
     for (const p of report.planned) {
       const fold = p.fold ? 'fold into long-term, then ' : '';
       lines.push(
-        `  ${name}: would run compaction ${p.compaction} at ${p.count} memories (${p.reason}): ${fold}summarize ${p.recent} memories into recent`,
+        `  ${name}: would run compaction ${p.compaction} at ${counted(p.count, 'memory', 'memories')} (${p.reason}): ${fold}summarize ${counted(p.recent, 'memory', 'memories')} into recent`,
       );
     }
     if (report.planned.length === 0)
-      lines.push(`  ${name}: no compaction due (${num(report.memories)} memories; next at ${num(report.position.nextAt)})`);
+      lines.push(
+        `  ${name}: no compaction due (${counted(report.memories, 'memory', 'memories')}; next at ${num(report.position.nextAt)})`,
+      );
   }
   for (const c of report.compactions) {
     const made = (s: { tokens: number; generator: string; flagged: boolean }): string =>
@@ -28,7 +31,9 @@ export function renderWaterfallReport(
     const recent = `recent ← memories ${c.recent.positions[0]}-${c.recent.positions[1]} (${made(c.recent)})`;
     const reason = c.reason === 'threshold' ? '' : ` (${c.reason})`;
     const copy = path.posix.join(vault, c.recent.history);
-    lines.push(`  ${name}: compaction ${c.compaction} at ${num(c.count)} memories${reason}: ${fold}${recent}, copy ${copy}`);
+    lines.push(
+      `  ${name}: compaction ${c.compaction} at ${counted(c.count, 'memory', 'memories')}${reason}: ${fold}${recent}, copy ${copy}`,
+    );
   }
   if (report.skipped) lines.push(`  ${name}: nothing to compact: ${report.skipped}`);
   if (report.failed)
@@ -36,13 +41,13 @@ export function renderWaterfallReport(
   if (!options.dryRun && report.compactions.length === 0 && !report.skipped && !report.failed) {
     const hint = options.hintForce ? '; `memvault compact --force` compacts now' : '';
     lines.push(
-      `  ${name}: no compaction due (${num(report.position.sinceLast)} memories since the last; next at ${num(report.position.nextAt)})${hint}`,
+      `  ${name}: no compaction due (${counted(report.position.sinceLast, 'memory', 'memories')} since the last; next at ${num(report.position.nextAt)})${hint}`,
     );
   }
   const l = report.layers;
   if (!options.dryRun)
     lines.push(
-      `  ${name}: ${num(report.memories)} memories: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; ` +
+      `  ${name}: ${counted(report.memories, 'memory', 'memories')}: long-term ${num(l.longterm)}, recent ${num(l.recent)}, verbatim ${num(l.immediate)}; ` +
         `next compaction at ${num(report.position.nextAt)}`,
     );
   const context = report.context;
@@ -64,7 +69,7 @@ export function renderWaterfallStatus(status: WaterfallStatus): string[] {
   const { layers, integrity } = status;
   const windows = `immediate ${status.windows.immediate}, recent ${status.windows.recent}`;
   lines.push(
-    `  waterfall: compaction ${status.compaction} at ${status.compacted_at_count} memories, ${status.since_last_compaction} since; ` +
+    `  waterfall: compaction ${status.compaction} at ${counted(status.compacted_at_count, 'memory', 'memories')}, ${status.since_last_compaction} since; ` +
       `next at ${status.next_compaction_at} (${windows})`,
   );
   lines.push(`  layers: long-term ${layers.longterm}, recent ${layers.recent}, immediate ${layers.immediate} (verbatim)`);
@@ -72,7 +77,7 @@ export function renderWaterfallStatus(status: WaterfallStatus): string[] {
     if (!s) continue;
     const flags = [s.over_budget ? 'over budget' : '', s.edited ? 'edited' : ''].filter(Boolean).join(', ');
     const sizes = `${s.tokens}/${s.budget_tokens} tokens, ${s.bytes}/${s.budget_bytes} bytes`;
-    lines.push(`  ${name.padEnd(9)} ${s.path}: ${s.memories} memories, ${sizes}${flags ? ` (${flags})` : ''}`);
+    lines.push(`  ${name.padEnd(9)} ${s.path}: ${counted(s.memories, 'memory', 'memories')}, ${sizes}${flags ? ` (${flags})` : ''}`);
   }
   if (status.context)
     lines.push(

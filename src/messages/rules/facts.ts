@@ -5,7 +5,9 @@ export const FACT_RULES = {
   'fact/incomplete': {
     title: 'A `kind: fact` memory lacks its key or value',
     severity: 'warning',
-    hint: 'add both to the frontmatter, e.g. `key: primary_db` and `value: postgresql`; or change `kind`',
+    hint:
+      'add both to the frontmatter, e.g. `key: primary_db` and `value: postgresql`, or state the fact on a line of the body ' +
+      '(`Fact: primary_db = postgresql`); or change `kind`',
     docs: 'The memory is still loaded and summarized; it just states no fact.',
   },
   'fact/invalid-date': {

@@ -3,6 +3,7 @@ import type { LoadedVault } from '../../vault/load.js';
 import { searchDocuments, textReader, type SearchDoc } from '../search/documents.js';
 import { createEmbedder, EmbeddingError, type EmbedderOptions } from './client.js';
 import { openVectorStore } from './vectors.js';
+import { counted } from '../../text/plural.js';
 
 /**
  * The build's embedding step: every memory and summary whose content hash
@@ -92,6 +93,6 @@ export async function updateEmbeddings(
   }
   report.ms = Math.round(performance.now() - started);
   if (report.failed > 0 && report.message)
-    report.message = `${report.failed} documents left to BM25 only (tried again next build): ${report.message}`;
+    report.message = `${counted(report.failed, 'document')} left to BM25 only (tried again next build): ${report.message}`;
   return report;
 }

@@ -4,6 +4,7 @@ import type { Diagnostic } from '../../messages/message.js';
 import type { LoadedVault } from '../../vault/load.js';
 import type { EmbedderOptions } from '../embeddings/client.js';
 import { hasSearchIndex, updateSearchIndex, type IndexReport } from './store.js';
+import { counted } from '../../text/plural.js';
 
 /**
  * What a build does for the read side: the BM25 index follows the vault by
@@ -54,7 +55,11 @@ export function searchNotes(report: IndexReport | undefined): Diagnostic[] {
     return [diagnostic('search/unwritable', place, `the search index could not be updated: ${report.error}`)];
   if (report?.reason === 'unreadable' || report?.reason === 'foreign') {
     const why = report.reason === 'foreign' ? 'the file was another SQLite database' : 'the old file was damaged or unreadable';
-    return [diagnostic('search/rebuilt', place, `search index rebuilt from the vault (${report.documents} documents)`, { facts: { why } })];
+    return [
+      diagnostic('search/rebuilt', place, `search index rebuilt from the vault (${counted(report.documents, 'document')})`, {
+        facts: { why },
+      }),
+    ];
   }
   return [];
 }
