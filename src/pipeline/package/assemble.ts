@@ -56,9 +56,9 @@ export class CriticalOverBudgetError extends MemvaultError {
 /** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
 export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
-  // v2: the header names zoom, search and context.
+  // v2: the header names zoom, search and context. v3: detail bought back newest first, zoom names a week of the vault.
   return hashValue({
-    v: 2,
+    v: 3,
     stream: input.stream,
     bands: input.bands,
     upload: input.upload,
@@ -130,8 +130,8 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
   for (const step of steps) {
     while (!fits(text) && step()) text = render();
   }
-  // Spare room buys detail back; never once something had to be degraded or left out.
-  if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
+  // Spare room buys detail back, the newest first; after degrading too, when a step freed more than it had to.
+  text = refine(history, input, text, render, fits);
 
   const size = measure(text);
   const covered = new Set<string>();
