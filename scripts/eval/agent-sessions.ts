@@ -131,7 +131,7 @@ const STEPS: readonly Step[] = [
   },
   {
     ask: (_epic, reviewer) => `Address ${reviewer}'s review: naming, and the missing test for an empty account.`,
-    explain: (epic, file, second) =>
+    explain: (_epic, file, second) =>
       `The review asked for clearer names in ${file} and a test for an account without data. An empty account returned a 500 because ` +
       `${second} assumed at least one row; it now returns an empty result, and the helper names say what they do.`,
     commit: 'review comments and empty-account test',

@@ -94,7 +94,7 @@ function withoutPinnedSections(lines: string[]): string[] {
   const kept: string[] = [];
   let skipBelow = 0; // heading level of the pinned section being skipped, 0 when none
   for (const line of lines) {
-    const level = /^(#{1,6}) /.exec(line)?.[1]!.length ?? 0;
+    const level = /^(#{1,6}) /.exec(line)?.[1]?.length ?? 0;
     if (skipBelow > 0 && (level === 0 || level > skipBelow)) continue;
     skipBelow = 0;
     if (level >= 3 && / \(pinned\)$/.test(line)) {
