@@ -6,6 +6,7 @@ import { LAYOUTS, type Budget, type Unit, type UnitSet } from './model.js';
 import { mainEventUnit, mainWords } from './main-event.js';
 import { fits, render, truncateToFit } from './render.js';
 import { forcedUnits, isVital, Selection } from './select.js';
+import { sessionThreads, summarizeSessionThreads } from './session-rollup.js';
 import { isAgentSessionDay, summarizeSessionDay } from './sessions.js';
 import { cachedUnits, labelUnits } from './units.js';
 import { gainAlone, termWeights } from './worth.js';
@@ -96,6 +97,12 @@ function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName):
   // A day of coding-agent sessions: per session its goal, what got done, decisions, what is next (sessions.ts).
   if (isAgentSessionDay(request)) {
     const body = summarizeSessionDay(request, tokenizer);
+    if (body !== undefined) return body;
+  }
+  // A week, month or long term of such days: by work thread (session-rollup.ts).
+  const threads = sessionThreads(request);
+  if (threads) {
+    const body = summarizeSessionThreads(request, threads, tokenizer);
     if (body !== undefined) return body;
   }
   const layout = LAYOUTS[request.tier];
