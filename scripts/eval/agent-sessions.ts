@@ -256,7 +256,7 @@ export function generateAgentSessions(options: AgentSessionOptions = {}): Sessio
     const day = addDays(start, d);
     const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
     const weekend = weekday === 0 || weekday === 6;
-    const count = weekend ? (r() < 0.3 ? 1 : 0) : int(r, 2, 4);
+    const count = weekend ? (r() < 0.3 ? 1 : 0) : int(r, 2, 5);
     let minute = int(r, 8 * 60, 9 * 60 + 30);
     for (let s = 0; s < count; s++) {
       // Carry on with an open item two times in three, else start the next one.
@@ -303,7 +303,7 @@ function sessionLog(r: Random, day: string, minute: number, item: Item, newPr: (
     );
   }
   // Real sessions run for hours: several rounds of request, reading, editing, testing and explaining.
-  const rounds = first ? int(r, 1, 3) : int(r, 2, 5);
+  const rounds = first ? int(r, 2, 4) : int(r, 3, 7);
   for (let round = 0; round < rounds; round++) {
     const step = STEPS[(item.sessions + round) % STEPS.length]!;
     if (round > 0 || !first) {

@@ -22,6 +22,7 @@ import { isLeadIn, isToolCallLine, opensWithReference, wordCount } from './stand
 
 /** A work-item id (`LED-231`, `ABC-12`) or a PR or issue number (`#418`). */
 const WORK_ITEM = /\b[A-Z][A-Z0-9]{1,9}-\d+\b|(?<![\w#&])#\d+\b/g;
+const WORK_ITEM_TEST = new RegExp(WORK_ITEM.source);
 /** What is open or next. */
 const OPEN =
   /\b(?:open:|next:|todo|to do|follow[- ]up|remains?|remaining|still (?:needs?|open|to do|failing|broken)|not yet|left to do|filed (?:it )?as|blocked|blocker|waiting (?:for|on)|should (?:move|be|get)|needs? (?:a|an|to|the))\b/i;
@@ -49,6 +50,8 @@ interface SessionFacts {
   open: string[];
   commits: string[];
   files: string[];
+  /** Outcome sentences of no kind above that name a work item or PR: said when the id is not said yet. */
+  naming: string[];
 }
 
 /** Whether the request is a day of ingested agent sessions only (the layout above applies). */
@@ -74,9 +77,14 @@ function factsOf(source: SummarySource, order: number): SessionFacts {
   const span = /(\d{2}:\d{2}[–-]\d{2}:\d{2})/.exec(header)?.[1] ?? source.time;
   const heading = [span, branch ? `on \`${branch}\`` : source.label].filter(Boolean).join(' ');
   const of = (section: RegExp): Sentence[] => sentences.filter((sentence) => section.test(sentence.section));
-  const requestSentences = of(REQUESTS).filter((sentence) => sayable(sentence.text.trim()));
+  // The heading names the branch: a request's `on \`branch\`` is left out, and a sentence naming only the branch too.
+  const withoutBranch = (text: string): string => (branch ? text.replace(` on \`${branch}\``, '').trim() : text.trim());
+  const requestSentences = of(REQUESTS).filter((sentence) => {
+    const text = withoutBranch(sentence.text);
+    return sayable(text) && !(branch && text.includes(`\`${branch}\``) && wordCount(text) <= 5);
+  });
   const firstBlock = requestSentences[0]?.block;
-  const requests = requestSentences.map((sentence) => sentence.text.trim());
+  const requests = requestSentences.map((sentence) => withoutBranch(sentence.text));
   // The goal: the first request (its first two sentences); later requests are asks, said when they name something new.
   const goalCount = Math.min(2, requestSentences.filter((sentence) => sentence.block === firstBlock).length);
   const outcome = [...of(BEFORE_COMPACTION), ...of(OUTCOME)].map((s) => s.text.trim()).filter(sayable);
@@ -91,12 +99,14 @@ function factsOf(source: SummarySource, order: number): SessionFacts {
     open: [],
     commits: [],
     files: [],
+    naming: [],
   };
   for (const text of outcome) {
     if (DECIDED.test(text)) facts.decisions.push(text);
     else if (OPEN.test(text)) facts.open.push(text);
     // A commit is said by its hash in the identifiers line.
     else if (DONE.test(text) && !/^Committed\b/.test(text)) facts.done.push(text);
+    else if (WORK_ITEM_TEST.test(text)) facts.naming.push(text);
   }
   // The last conclusion says where the session ended: it comes first.
   facts.done.reverse();
@@ -112,6 +122,8 @@ function factsOf(source: SummarySource, order: number): SessionFacts {
 /** Lines chosen so far for one session, by facet. */
 interface Chosen {
   facts: SessionFacts;
+  /** Work items and PRs named by the session but by no sentence said: listed after its commits and files. */
+  alsoIds: string[];
   goal: string[];
   done: string[];
   decisions: string[];
@@ -124,7 +136,7 @@ function renderSessions(chosen: readonly Chosen[], extra: string | undefined): s
   for (const session of [...chosen].sort((a, b) => a.facts.order - b.facts.order)) {
     if (session.goal.length === 0) continue;
     const lines = [`- Goal: ${session.goal.join(' ')}`];
-    const refs = session.refs ? refsLine(session.facts) : '';
+    const refs = [session.refs ? refsLine(session.facts) : '', alsoLine(session.alsoIds)].filter(Boolean).join(' ');
     if (session.done.length > 0 || refs) lines.push(`- Done: ${[...session.done, refs].filter(Boolean).join(' ')}`);
     if (session.decisions.length > 0) lines.push(`- Decision: ${unlabelled(session.decisions)}`);
     if (session.open.length > 0) lines.push(`- Next: ${unlabelled(session.open)}`);
@@ -137,6 +149,11 @@ function renderSessions(chosen: readonly Chosen[], extra: string | undefined): s
 /** Sentences joined, without the `Decision:` / `Open:` / `Next:` labels the line's own label replaces. */
 function unlabelled(sentences: readonly string[]): string {
   return sentences.map((text) => text.replace(/^(?:\*\*)?(?:Decision|Open|Next)(?:\*\*)?:\s*/i, '')).join(' ');
+}
+
+/** `Also named: LED-138, #381.` */
+function alsoLine(ids: readonly string[]): string {
+  return ids.length > 0 ? `Also named: ${ids.join(', ')}.` : '';
 }
 
 /** `Commits \`4734f98\`, \`c68c64f\`; files \`src/a.ts\`, \`src/b.ts\`.` */
@@ -162,6 +179,7 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
   const fits = (text: string): boolean => countBytes(text) <= bytes && countTokens(text, tokenizer) <= tokens;
   const chosen: Chosen[] = request.sources.map((source, index) => ({
     facts: factsOf(source, index),
+    alsoIds: [],
     goal: [],
     done: [],
     decisions: [],
@@ -224,13 +242,27 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
     if (session.goal.length === 0) continue;
     const { facts } = session;
     for (const text of [...facts.goal.slice(1), ...facts.asks]) if (namesNew(text)) addLine(session.goal, text);
-    for (const text of facts.done.slice(1)) if (namesNew(text)) addLine(session.done, text);
+    for (const text of [...facts.done.slice(1), ...facts.naming]) if (namesNew(text)) addLine(session.done, text);
     for (const text of [...facts.decisions.slice(1), ...facts.open.slice(1)]) if (namesNew(text)) addLine(session.open, text);
   }
   for (const session of byBusy) {
     if (session.goal.length === 0) continue;
     for (const text of session.facts.decisions.slice(1)) addLine(session.decisions, text);
     for (const text of session.facts.done.slice(1, 3)) addLine(session.done, text);
+  }
+  // Round 8: ids the session names that no sentence said, as a list (they find the work again).
+  for (const session of byBusy) {
+    if (session.goal.length === 0) continue;
+    const { facts } = session;
+    const all = [...facts.goal, ...facts.asks, ...facts.done, ...facts.decisions, ...facts.open, ...facts.naming];
+    for (const id of new Set(all.flatMap((text) => text.match(WORK_ITEM) ?? []))) {
+      if (idsSaid.has(id)) continue;
+      const added = tryAdd(
+        () => session.alsoIds.push(id),
+        () => session.alsoIds.pop(),
+      );
+      if (added) idsSaid.add(id);
+    }
   }
   const left = chosen.filter((session) => session.goal.length === 0);
   if (left.length > 0) {

@@ -26,13 +26,14 @@ import { renderPackage } from './render.js';
  *   4. leave out the oldest items (listed in the manifest)
  * If the critical section alone is over budget the build fails and says what to unpin.
  *
- * Under budget, spare room buys detail back (`refine`): the coarsest summary
- * (long-term, then monthlies, weeklies, dailies; the newest first within a
- * tier) is replaced by the finer items it was built from, whenever they all
- * exist and the package still fits. A sparse history (sessions days or weeks
- * apart) then fills its budget with monthlies and weeklies instead of one
- * long-term summary; a steady history, whose pyramid already fills the
- * budget, stays as it is.
+ * Spare room then buys detail back, the newest first (`refine`): the
+ * summary that ends last is replaced by the finer items it was built from
+ * (long-term → monthlies → weeklies → dailies → the day's memories) whenever
+ * they fit, so a recent day is shown in full before an old one. A day too big
+ * for its memories in full shows its newest ones in full and the others by
+ * their opening sentences. When the history is larger than the budget the
+ * package is then nearly full (at least 90 % on agent sessions, see
+ * `npm run eval -- --agent-sessions`); the manifest gives each item's reason.
  */
 
 /** The pinned memories alone are over the package budget; `pinned` is largest first. */
