@@ -131,10 +131,10 @@ interface Chosen {
   refs: boolean;
 }
 
+/** `chosen`: the sessions with a goal said, in the order they ran. */
 function renderSessions(chosen: readonly Chosen[], extra: string | undefined): string {
   const parts: string[] = [];
-  for (const session of [...chosen].sort((a, b) => a.facts.order - b.facts.order)) {
-    if (session.goal.length === 0) continue;
+  for (const session of chosen) {
     const lines = [`- Goal: ${session.goal.join(' ')}`];
     const refs = [session.refs ? refsLine(session.facts) : '', alsoLine(session.alsoIds)].filter(Boolean).join(' ');
     if (session.done.length > 0 || refs) lines.push(`- Done: ${[...session.done, refs].filter(Boolean).join(' ')}`);
@@ -192,10 +192,12 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
   const idsSaid = new Set<string>();
   let body = '';
   let misses = 0;
+  // Only sessions with a goal said are rendered: a day of thousands of sessions renders a few at each step.
+  const active: Chosen[] = [];
   const tryAdd = (apply: () => void, undo: () => void): boolean => {
     if (misses >= MAX_MISSES) return false;
     apply();
-    const next = renderSessions(chosen, undefined);
+    const next = renderSessions(active, undefined);
     if (fits(next)) {
       body = next;
       misses = 0;
@@ -218,7 +220,25 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
     return added;
   };
   // Round 1: each session's first request (its goal); rounds 2–4: the last conclusion, the decision, what is open.
-  for (const session of byBusy) addLine(session.goal, session.facts.goal[0] ?? session.facts.done[0]);
+  for (const session of byBusy) {
+    const goal = session.facts.goal[0] ?? session.facts.done[0];
+    if (!goal) continue;
+    const at = active.findIndex((other) => other.facts.order > session.facts.order);
+    const added = tryAdd(
+      () => {
+        session.goal.push(goal);
+        active.splice(at < 0 ? active.length : at, 0, session);
+      },
+      () => {
+        session.goal.pop();
+        active.splice(active.indexOf(session), 1);
+      },
+    );
+    if (added) {
+      said.add(goal);
+      for (const id of goal.match(WORK_ITEM) ?? []) idsSaid.add(id);
+    }
+  }
   for (const session of byBusy) if (session.goal.length > 0) addLine(session.done, session.facts.done[0]);
   for (const session of byBusy) if (session.goal.length > 0) addLine(session.decisions, session.facts.decisions[0]);
   for (const session of byBusy) if (session.goal.length > 0) addLine(session.open, session.facts.open[0]);
@@ -267,7 +287,7 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
   const left = chosen.filter((session) => session.goal.length === 0);
   if (left.length > 0) {
     const extra = `${left.length} more session${left.length === 1 ? '' : 's'} did not fit: \`memvault zoom ${request.start}\` has every session in full.`;
-    const withExtra = renderSessions(chosen, extra);
+    const withExtra = renderSessions(active, extra);
     if (fits(withExtra)) body = withExtra;
   }
   return body || undefined;
