@@ -48,7 +48,7 @@ function summary(tier: 'daily' | 'weekly', period: string, start: string, end: s
   } as unknown as Summary;
 }
 
-function setup(sizes: Record<string, number[]>) {
+function setup(sizes: Record<string, number[]>, dailyFrom = bands.dailyFrom) {
   const memories = Object.entries(sizes).flatMap(([day, words]) => words.map((w, i) => memory(day, 600 + i * 60, w)));
   const summaries = new Map<string, Summary>();
   const week = summary('weekly', '2026-W41', '2026-10-05', '2026-10-11', 300);
@@ -59,7 +59,7 @@ function setup(sizes: Record<string, number[]>) {
   const input = {
     stream: 'main',
     vaultLabel: 'vault',
-    bands,
+    bands: { ...bands, dailyFrom },
     memories,
     summaries,
     leftOut: undefined,
@@ -83,7 +83,14 @@ function setup(sizes: Record<string, number[]>) {
     memories.filter((m) => m.day === day).reduce((sum, m) => sum + memoryItem(m, 'memory', input).render().length + 2, 0) -
     summaryItem(summaries.get(`d${day}`)!, input).render().length -
     2;
-  return { input, history, render, fullCost };
+  /** Characters W41's dailies take beyond the weekly's. */
+  const weekCost = (): number =>
+    [...summaries.values()]
+      .filter((sum) => sum.meta.tier === 'daily' && sum.meta.end <= '2026-10-11')
+      .reduce((total, sum) => total + summaryItem(sum, input).render().length + 2, 0) -
+    summaryItem(week, input).render().length -
+    2;
+  return { input, history, render, fullCost, weekCost };
 }
 
 /** How each day (or week) is shown: `weekly`, `daily`, `full`, or `part`. */
@@ -122,6 +129,28 @@ describe('refine', () => {
       [720, 'included'],
     ]);
     for (const item of day) expect(item.reason).toMatch(/instead of daily 2026-10-14/);
+  });
+
+  it('splits an old week into its days before showing an old day in full', () => {
+    const old = { '2026-10-05': [200], '2026-10-07': [200], '2026-10-09': [200] };
+    // The daily band starts on the 13th: the 12th is an old day, newer than the week. Room for one of the two only.
+    const { input, history, render, fullCost, weekCost } = setup(
+      { ...old, '2026-10-12': [40], '2026-10-13': [30], '2026-10-14': [30] },
+      '2026-10-13',
+    );
+    const recent = fullCost('2026-10-13') + fullCost('2026-10-14');
+    const room = Math.max(weekCost(), fullCost('2026-10-12')) + 10;
+    expect(Math.min(weekCost(), fullCost('2026-10-12'))).toBeGreaterThan(10);
+    const start = render().length;
+    refine(history, input, render(), render, (text) => text.length <= start + recent + room);
+    expect(shownAs(history)).toEqual({
+      '2026-10-05': 'daily',
+      '2026-10-07': 'daily',
+      '2026-10-09': 'daily',
+      '2026-10-12': 'daily',
+      '2026-10-13': 'full',
+      '2026-10-14': 'full',
+    });
   });
 
   it('buys back every level when there is room for everything', () => {

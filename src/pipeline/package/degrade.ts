@@ -88,7 +88,7 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
   let misses = 0;
   for (;;) {
     if (misses >= MAX_MISSES_IN_A_ROW) return text;
-    const candidate = newestCandidate(history, tried);
+    const candidate = newestCandidate(history, tried, input.bands.dailyFrom);
     if (!candidate) return text;
     tried.add(candidate);
     if (candidate.type === 'memory') {
@@ -129,15 +129,31 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
 }
 
 /** The item whose detail is bought back next: the one ending last (the coarser one on a tie), never one tried before. */
-function newestCandidate(history: readonly Item[], tried: ReadonlySet<Item>): Item | undefined {
+function newestCandidate(history: readonly Item[], tried: ReadonlySet<Item>, recentFrom: string): Item | undefined {
   let best: Item | undefined;
+  let bestRank = Infinity;
   for (const item of history) {
     if (tried.has(item)) continue;
     const refinable = (item.type === 'summary' && item.status !== 'left-out') || (item.type === 'memory' && item.status === 'degraded');
     if (!refinable) continue;
-    if (!best || newer(item, best)) best = item;
+    const rank = refineRank(item, recentFrom);
+    if (!best || rank < bestRank || (rank === bestRank && newer(item, best))) {
+      best = item;
+      bestRank = rank;
+    }
   }
   return best;
+}
+
+/**
+ * Which detail is bought back first: the days of the daily band in full (and memories shortened earlier), then
+ * weeks, months and the long term split into their finer summaries (the history's breadth), then older days in
+ * full; the newest first within each. A recent day is in full before an old one, and an old month is read in
+ * weeks before an old day is read whole.
+ */
+function refineRank(item: Item, recentFrom: string): number {
+  if (item.type === 'memory' || (item.tier === 'daily' && item.start >= recentFrom)) return 0;
+  return item.tier === 'daily' ? 2 : 1;
 }
 
 /** Ends later; on the same end, the coarser item (it starts earlier), then the later memory of the day. */
