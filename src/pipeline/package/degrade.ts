@@ -116,7 +116,8 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
       misses = 0;
       continue;
     }
-    const inPart = parts[0]?.type === 'memory' ? refineInPart(parts, candidate, render, fits) : undefined;
+    // In part only with several memories: one memory's opening and itself in full is the whole day.
+    const inPart = parts.length > 1 && parts[0]?.type === 'memory' ? refineInPart(parts, candidate, render, fits) : undefined;
     if (inPart !== undefined) {
       text = inPart;
       for (const part of parts) tried.add(part);
@@ -188,7 +189,7 @@ function refineInPart(parts: readonly Item[], replaced: Item, render: () => stri
   let misses = 0;
   const newestFirst = [...parts].sort((a, b) => compareItems(b, a));
   for (const part of newestFirst) {
-    if (misses >= 3) break;
+    if (misses >= 2) break;
     const reason = part.reason;
     part.status = 'included';
     part.reason = `finer than its band: the package had room for this memory in full (instead of ${replaced.tier} ${replaced.id})`;
