@@ -13,6 +13,7 @@ import {
   renderSearchTable,
   tokenLine,
 } from './per-question.js';
+import { evaluateAgentSessions, renderAgentSection } from './agent-eval.js';
 import { buildConversation, CLI, REPO_ROOT } from './project.js';
 
 /**
@@ -50,6 +51,8 @@ interface Options {
   out: string;
   /** Per-question mode: the context assembled for each question at these budgets. */
   perQuestion?: number[];
+  /** `agent`: only the agent-session section (no LoCoMo); `skip`: only LoCoMo; `both` (default, the package mode). */
+  agentSessions: 'agent' | 'skip' | 'both';
 }
 
 interface ConversationResult {
@@ -71,7 +74,7 @@ interface ConversationResult {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Partial<Options> & { jobs: number; keep: boolean } = { jobs: 1, keep: false };
+  const options: Partial<Options> & { jobs: number; keep: boolean } = { jobs: 1, keep: false, agentSessions: 'both' };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -88,10 +91,14 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--per-question') options.perQuestion ??= [...PER_QUESTION_BUDGETS];
     else if (arg === '--budgets') options.perQuestion = value().split(',').map(Number);
     else if (arg === '--out') options.out = value();
+    else if (arg === '--agent-sessions') options.agentSessions = 'agent';
+    else if (arg === '--no-agent-sessions') options.agentSessions = 'skip';
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run eval -- [--dataset locomo] [data/locomo10.json] [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out FILE]\n' +
-          "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N]   (each question's context)\n",
+          "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N]   (each question's context)\n" +
+          '       npm run eval -- --agent-sessions   (only the agent-session section: generated Claude Code logs, no LoCoMo)\n' +
+          '       --no-agent-sessions leaves that section out of the package mode\n',
       );
       process.exit(0);
     } else rest.push(arg);
@@ -103,6 +110,7 @@ function parseArgs(argv: readonly string[]): Options {
     file,
     jobs: options.jobs,
     keep: options.keep,
+    agentSessions: options.agentSessions ?? 'both',
     out: options.out ?? path.join(ROOT, 'data', options.perQuestion ? 'eval-per-question.json' : 'eval-results.json'),
     ...(options.perQuestion ? { perQuestion: options.perQuestion } : {}),
     ...(options.config ? { config: options.config } : {}),
@@ -208,6 +216,12 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  // The agent-session section needs no download: it runs first, and alone with --agent-sessions.
+  if (!options.perQuestion && options.agentSessions !== 'skip') {
+    const agent = await evaluateAgentSessions({ keep: options.keep });
+    process.stdout.write(`${renderAgentSection(agent)}\n\n`);
+    if (options.agentSessions === 'agent') return;
+  }
   if (!existsSync(options.file))
     throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
   const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];

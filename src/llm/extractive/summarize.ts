@@ -6,6 +6,8 @@ import { LAYOUTS, type Budget, type Unit, type UnitSet } from './model.js';
 import { mainEventUnit, mainWords } from './main-event.js';
 import { fits, render, truncateToFit } from './render.js';
 import { forcedUnits, isVital, Selection } from './select.js';
+import { sessionThreads, summarizeSessionThreads } from './session-rollup.js';
+import { isAgentSessionDay, summarizeSessionDay } from './sessions.js';
 import { cachedUnits, labelUnits } from './units.js';
 import { gainAlone, termWeights } from './worth.js';
 
@@ -33,7 +35,7 @@ import { gainAlone, termWeights } from './worth.js';
  */
 
 /** Bump when the selection or the layout changes: it is hashed into every `promptId`, so old summaries regenerate. */
-const ALGORITHM_VERSION = 'memvault-extractive/3';
+const ALGORITHM_VERSION = 'memvault-extractive/4';
 
 /**
  * Creates the embedded summarizer (`provider: extractive`, `model: memvault-extractive-1`).
@@ -92,6 +94,17 @@ function dropOrphans(selected: Unit[]): void {
 
 /** Pure core of the extractive summarizer: the summary body for a request. */
 function summarizeExtractive(request: SummaryRequest, tokenizer: TokenizerName): string {
+  // A day of coding-agent sessions: per session its goal, what got done, decisions, what is next (sessions.ts).
+  if (isAgentSessionDay(request)) {
+    const body = summarizeSessionDay(request, tokenizer);
+    if (body !== undefined) return body;
+  }
+  // A week, month or long term of such days: by work thread (session-rollup.ts).
+  const threads = sessionThreads(request);
+  if (threads) {
+    const body = summarizeSessionThreads(request, threads, tokenizer);
+    if (body !== undefined) return body;
+  }
   const layout = LAYOUTS[request.tier];
   let set = cachedUnits(request, layout);
   let sections = layout.sections;

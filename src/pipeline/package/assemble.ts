@@ -26,13 +26,14 @@ import { renderPackage } from './render.js';
  *   4. leave out the oldest items (listed in the manifest)
  * If the critical section alone is over budget the build fails and says what to unpin.
  *
- * Under budget, spare room buys detail back (`refine`): the coarsest summary
- * (long-term, then monthlies, weeklies, dailies; the newest first within a
- * tier) is replaced by the finer items it was built from, whenever they all
- * exist and the package still fits. A sparse history (sessions days or weeks
- * apart) then fills its budget with monthlies and weeklies instead of one
- * long-term summary; a steady history, whose pyramid already fills the
- * budget, stays as it is.
+ * Spare room then buys detail back, the newest first (`refine`): the
+ * summary that ends last is replaced by the finer items it was built from
+ * (long-term → monthlies → weeklies → dailies → the day's memories) whenever
+ * they fit, so a recent day is shown in full before an old one. A day too big
+ * for its memories in full shows its newest ones in full and the others by
+ * their opening sentences. When the history is larger than the budget the
+ * package is then nearly full (at least 90 % on agent sessions, see
+ * `npm run eval -- --agent-sessions`); the manifest gives each item's reason.
  */
 
 /** The pinned memories alone are over the package budget; `pinned` is largest first. */
@@ -56,9 +57,9 @@ export class CriticalOverBudgetError extends MemvaultError {
 /** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
 export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
-  // v2: the header names zoom, search and context.
+  // v2: the header names zoom, search and context. v3: detail bought back newest first, zoom names a week of the vault.
   return hashValue({
-    v: 2,
+    v: 3,
     stream: input.stream,
     bands: input.bands,
     upload: input.upload,
@@ -130,8 +131,8 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
   for (const step of steps) {
     while (!fits(text) && step()) text = render();
   }
-  // Spare room buys detail back; never once something had to be degraded or left out.
-  if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
+  // Spare room buys detail back, the newest first; after degrading too, when a step freed more than it had to.
+  text = refine(history, input, text, render, fits);
 
   const size = measure(text);
   const covered = new Set<string>();

@@ -59,14 +59,20 @@ const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = {
   weekly: 'daily',
   daily: 'raw',
 };
-const REFINE_ORDER: readonly CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
+/** Sentences a memory keeps when its day is bought back in part (`refineInPart`): for a session, its header and first request. */
+export const OPENING_SENTENCES = 3;
+/** Attempts in a row that did not fit before refining stops: the room left is then smaller than anything tried. */
+const MAX_MISSES_IN_A_ROW = 24;
 
 /**
- * Replaces, while the package fits, the coarsest included summary by the
- * finer items it was built from (long-term → its monthlies → their weeklies →
- * their dailies → the day's memories), the newest first within a tier. Each
- * summary is tried once; a replacement that does not fit is undone. Returns
- * the rendered package.
+ * Buys detail back while the package fits, the newest first: the included
+ * summary or shortened memory that ends last is replaced by the finer items it
+ * was built from (long-term → its monthlies → their weeklies → their dailies →
+ * the day's memories), so a recent day is shown in full before an old one and
+ * the newest week in dailies before an old month in weeklies. Each item is
+ * tried once; a replacement that does not fit is undone. A day whose memories
+ * do not fit in full is bought back in part (`refineInPart`). Returns the
+ * rendered package.
  */
 export function refine(history: Item[], input: PackageInput, text: string, render: () => string, fits: (text: string) => boolean): string {
   const tried = new Set<Item>();
@@ -79,28 +85,127 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
     if (list) list.push(memory);
     else byDay.set(memory.day, [memory]);
   }
+  let misses = 0;
   for (;;) {
-    const candidate = REFINE_ORDER.flatMap((tier) =>
-      history
-        .filter((item) => item.type === 'summary' && item.tier === tier && !tried.has(item))
-        .sort((a, b) => (a.start < b.start ? 1 : -1)),
-    )[0];
+    if (misses >= MAX_MISSES_IN_A_ROW) return text;
+    const candidate = newestCandidate(history, tried, input.bands.dailyFrom);
     if (!candidate) return text;
     tried.add(candidate);
+    if (candidate.type === 'memory') {
+      // Shortened over budget earlier: its full text, if there is room now.
+      const { reason } = candidate;
+      candidate.status = 'included';
+      delete candidate.reason;
+      const next = render();
+      if (fits(next)) {
+        text = next;
+        misses = 0;
+        continue;
+      }
+      candidate.status = 'degraded';
+      if (reason) candidate.reason = reason;
+      misses++;
+      continue;
+    }
     const parts = finerParts(candidate, usable, daysWithMemories, byDay, input);
     if (!parts) continue;
-    const at = history.indexOf(candidate);
-    history.splice(at, 1, ...parts);
-    history.sort(compareItems);
+    replace(history, [candidate], parts);
     const next = render();
     if (fits(next)) {
       text = next;
+      misses = 0;
       continue;
     }
-    for (const part of parts) history.splice(history.indexOf(part), 1);
-    history.push(candidate);
-    history.sort(compareItems);
+    // In part only with several memories: one memory's opening and itself in full is the whole day.
+    const inPart = parts.length > 1 && parts[0]?.type === 'memory' ? refineInPart(parts, candidate, render, fits) : undefined;
+    if (inPart !== undefined) {
+      text = inPart;
+      for (const part of parts) tried.add(part);
+      misses = 0;
+      continue;
+    }
+    replace(history, parts, [candidate]);
+    misses++;
   }
+}
+
+/** The item whose detail is bought back next: the one ending last (the coarser one on a tie), never one tried before. */
+function newestCandidate(history: readonly Item[], tried: ReadonlySet<Item>, recentFrom: string): Item | undefined {
+  let best: Item | undefined;
+  let bestRank = Infinity;
+  for (const item of history) {
+    if (tried.has(item)) continue;
+    const refinable = (item.type === 'summary' && item.status !== 'left-out') || (item.type === 'memory' && item.status === 'degraded');
+    if (!refinable) continue;
+    const rank = refineRank(item, recentFrom);
+    if (!best || rank < bestRank || (rank === bestRank && newer(item, best))) {
+      best = item;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+
+/**
+ * Which detail is bought back first: the days of the daily band in full (and memories shortened earlier), then
+ * weeks, months and the long term split into their finer summaries (the history's breadth), then older days in
+ * full; the newest first within each. A recent day is in full before an old one, and an old month is read in
+ * weeks before an old day is read whole.
+ */
+function refineRank(item: Item, recentFrom: string): number {
+  if (item.type === 'memory' || (item.tier === 'daily' && item.start >= recentFrom)) return 0;
+  return item.tier === 'daily' ? 2 : 1;
+}
+
+/** Ends later; on the same end, the coarser item (it starts earlier), then the later memory of the day. */
+function newer(a: Item, b: Item): boolean {
+  if (a.end !== b.end) return a.end > b.end;
+  if (a.start !== b.start) return a.start < b.start;
+  return (a.memory?.minute ?? 0) > (b.memory?.minute ?? 0);
+}
+
+function replace(history: Item[], out: readonly Item[], into: readonly Item[]): void {
+  for (const item of out) history.splice(history.indexOf(item), 1);
+  history.push(...into);
+  history.sort(compareItems);
+}
+
+/**
+ * A day too big to show in full replaces its summary only in part: every
+ * memory of the day by its opening (`OPENING_SENTENCES`: a session's header,
+ * branch and first request), then as many as fit in full, the newest first.
+ * Undone (undefined) unless at least one memory is shown in full: otherwise
+ * the day's summary says more.
+ */
+function refineInPart(parts: readonly Item[], replaced: Item, render: () => string, fits: (text: string) => boolean): string | undefined {
+  for (const part of parts) {
+    part.status = 'degraded';
+    part.opening = OPENING_SENTENCES;
+    part.reason = `opening only: the day did not fit in full (instead of ${replaced.tier} ${replaced.id}; newer memories of the day in full)`;
+  }
+  let text = render();
+  if (!fits(text)) return undefined;
+  let full = 0;
+  let misses = 0;
+  const newestFirst = [...parts].sort((a, b) => compareItems(b, a));
+  for (const part of newestFirst) {
+    if (misses >= 2) break;
+    const reason = part.reason;
+    part.status = 'included';
+    part.reason = `finer than its band: the package had room for this memory in full (instead of ${replaced.tier} ${replaced.id})`;
+    delete part.opening;
+    const next = render();
+    if (fits(next)) {
+      text = next;
+      full++;
+      continue;
+    }
+    part.status = 'degraded';
+    part.opening = OPENING_SENTENCES;
+    if (reason) part.reason = reason;
+    misses++;
+  }
+  return full > 0 ? text : undefined;
 }
 
 /** The finer items that cover exactly the days with memories of `item`, or undefined when one is missing. */

@@ -58,19 +58,20 @@ export function summaryItem(summary: Summary, input: PackageInput): Item {
     render: () => {
       const parsed = input.readShown?.(summary) ?? input.readSummary(summary);
       const body = withoutPinnedBullets(demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed));
-      return `## ${sectionTitle(summary)}\n\n${body}`;
+      return `## ${sectionTitle(summary)}\n\n${body || 'Pinned memories only: see the critical section.'}`;
     },
   };
 }
 
 /**
- * A summary's `**Pinned:**` bullets left out: the critical section carries
- * every pinned memory in full, so each appears once in the package. A day
- * label or a section heading left with nothing under it goes too.
+ * A summary's `**Pinned:**` bullets and merged pinned sections left out: the
+ * critical section carries every pinned memory in full, so each appears once
+ * in the package. A day label or a section heading left with nothing under it
+ * goes too.
  */
 export function withoutPinnedBullets(body: string): string {
-  if (!hasPinnedBullets(body)) return body;
-  const lines = body.split('\n').filter((line) => !isPinnedBullet(line));
+  if (!PINNED_SECTION.test(body) && !hasPinnedBullets(body)) return body;
+  const lines = withoutPinnedSections(body.split('\n')).filter((line) => !isPinnedBullet(line));
   const kept = lines.filter((line, i) => {
     if (!isLabelOnlyBullet(line)) return true;
     // A day label over nested bullets: kept only while a nested bullet follows.
@@ -81,6 +82,28 @@ export function withoutPinnedBullets(body: string): string {
     .replace(/^(#{2,6} [^\n]*)\n+(?=#{2,6} |$(?![\s\S]))/gm, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/**
+ * A small day's daily merges its memories whole, a pinned one as `### 09:00 Title (pinned)` over its lead sentence
+ * (`mergeSources`): the section goes, as the pinned bullets do, up to the next heading of its level or above.
+ */
+const PINNED_SECTION = /^#{3,6} [^\n]* \(pinned\)$/m;
+
+function withoutPinnedSections(lines: string[]): string[] {
+  const kept: string[] = [];
+  let skipBelow = 0; // heading level of the pinned section being skipped, 0 when none
+  for (const line of lines) {
+    const level = /^(#{1,6}) /.exec(line)?.[1]?.length ?? 0;
+    if (skipBelow > 0 && (level === 0 || level > skipBelow)) continue;
+    skipBelow = 0;
+    if (level >= 3 && / \(pinned\)$/.test(line)) {
+      skipBelow = level;
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept;
 }
 
 function sectionTitle(summary: Summary): string {

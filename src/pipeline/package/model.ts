@@ -76,6 +76,8 @@ export interface AssembledPackage {
 export interface Item extends ManifestItem {
   /** Rendered markdown of the item (a section). */
   render: () => string;
+  /** A degraded memory shows this many of its first sentences (default 1: shortened to fit the budget). */
+  opening?: number;
   memory?: Memory;
   summary?: Summary;
 }

@@ -1,3 +1,4 @@
+import { weekOf } from '../../time/periods.js';
 import { stringifyFrontmatter } from '../../vault/frontmatter.js';
 import { type PackageFacts, renderFactsInForce, renderUnresolved } from './facts.js';
 import { memoryHeading } from './items.js';
@@ -23,9 +24,11 @@ export function renderPackage(
     );
     return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
   }
+  // The zoom example names a week this vault has memories in: its newest.
+  const lastDay = input.memories[input.memories.length - 1]?.day ?? firstDay;
   parts.push(
     `Memories of stream \`${stream}\` from ${firstDay} to ${bands.today}: critical items first, then history from oldest ` +
-      '(most condensed) to newest (full detail). Each day appears once. Ask for more: `memvault zoom 2026-W07` (the full memories ' +
+      `(most condensed) to newest (full detail). Each day appears once. Ask for more: \`memvault zoom ${weekOf(lastDay)}\` (the full memories ` +
       'of a day, week, month or range), `memvault search "words"` (ranked hits with path:line), `memvault context --query "…"` ' +
       '(a context within a token budget).',
   );
@@ -35,19 +38,16 @@ export function renderPackage(
   if (critical.length > 0) parts.push(`## Critical (pinned)\n\n${critical.map((item) => item.render()).join('\n\n')}`);
   const inForce = renderFactsInForce(facts);
   if (inForce) parts.push(inForce);
-  let recentHeaderDone = false;
-  for (const item of history) {
-    if (item.status === 'left-out') continue;
+  // Raw memories come in runs between summaries; each run gets one heading, named by its days when there are several runs.
+  const shown = history.filter((item) => item.status !== 'left-out');
+  const runs = memoryRuns(shown);
+  for (let i = 0; i < shown.length; i++) {
+    const item = shown[i]!;
     if (item.type === 'memory') {
-      if (!recentHeaderDone) {
-        parts.push('## Memories in full detail');
-        recentHeaderDone = true;
-      }
+      const run = runs.get(i);
+      if (run) parts.push(runs.size === 1 ? '## Memories in full detail' : `## Memories in full detail, ${run}`);
       parts.push(item.status === 'degraded' ? shortened(item, input) : item.render());
-    } else {
-      recentHeaderDone = false;
-      parts.push(item.render());
-    }
+    } else parts.push(item.render());
   }
   const leftOut = history.filter((item) => item.status === 'left-out');
   if (leftOut.length > 0) {
@@ -59,8 +59,28 @@ export function renderPackage(
   return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
 }
 
+/** Index of the first item of each run of memories → the run's days (`2026-10-22`, `2026-10-19 to 2026-10-23`). */
+function memoryRuns(items: readonly Item[]): Map<number, string> {
+  const runs = new Map<number, string>();
+  for (let i = 0; i < items.length; i++) {
+    if (items[i]!.type !== 'memory' || items[i - 1]?.type === 'memory') continue;
+    let end = i;
+    while (items[end + 1]?.type === 'memory') end++;
+    const first = items[i]!.start;
+    const last = items[end]!.end;
+    runs.set(i, first === last ? first : `${first} to ${last}`);
+  }
+  return runs;
+}
+
+/** A degraded memory: its first sentence (shortened over budget), or its opening sentences (a day bought back in part). */
 function shortened(item: Item, input: PackageInput): string {
   const memory = item.memory!;
-  const first = input.readMemory(memory).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
-  return `### ${memoryHeading(memory)}\n\n${first} (shortened to fit the budget)`;
+  const sentences = input
+    .readMemory(memory)
+    .sentences.filter((sentence) => sentence.role !== 'heading')
+    .slice(0, item.opening ?? 1)
+    .map((sentence) => sentence.text);
+  const note = item.opening ? `(opening only; \`memvault zoom ${memory.day}\` has it in full)` : '(shortened to fit the budget)';
+  return `### ${memoryHeading(memory)}\n\n${sentences.join(' ')} ${note}`;
 }
