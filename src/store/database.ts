@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { crashPoint } from '../git/crash-point.js';
 import { UserError } from '../util/errors.js';
 import { importLegacyFiles, OBSOLETE_PATHS } from './legacy.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -72,7 +73,14 @@ export function openStateStore(stateDir: string): StateStore {
   const store: StateStore = {
     db,
     file,
-    transaction: (work) => db.transaction(work).immediate(),
+    transaction: (work) =>
+      db
+        .transaction(() => {
+          const result = work();
+          crashPoint('store-commit'); // tests: a kill here, the work done and not committed, must leave the last commit
+          return result;
+        })
+        .immediate(),
   };
   open.set(file, { store, identity: identityOf(file) });
   return store;
