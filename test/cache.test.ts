@@ -133,7 +133,7 @@ describe('parse cache on disk', () => {
     expect(withDb((db) => db.prepare('SELECT count(*) FROM parse_files').pluck().get())).toBe(49);
   });
 
-  it("names its state by the generation, and no state once this process changed an entry", () => {
+  it('names its state by the generation, and no state once this process changed an entry', () => {
     const fresh = ParseCache.open(dir, 'UTC');
     expect(fresh.state).toBeUndefined(); // never saved
     fresh.set(memoryPath(1), memoryEntry(1));
@@ -149,7 +149,9 @@ describe('parse cache on disk', () => {
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summary);
     first.save();
-    const stored = JSON.parse(withDb((db) => db.prepare('SELECT result FROM parse_files WHERE path = ?').pluck().get('main/daily/2026-01-02.md') as string));
+    const stored = JSON.parse(
+      withDb((db) => db.prepare('SELECT result FROM parse_files WHERE path = ?').pluck().get('main/daily/2026-01-02.md') as string),
+    );
     // In the row each list is its length: the index counts sources without reading them.
     expect(stored.summary.meta).toMatchObject({ sources: 1, dropped: 1, tokens: 42 });
 
@@ -198,7 +200,7 @@ describe('parse cache on disk', () => {
     expect(again?.type === 'summary' ? again.summary.meta.dropped : undefined).toEqual(['Décidé : garder « Zoë » — 東京 🚀']);
   });
 
-  it('says the cache is damaged when a summary\'s lists are gone, instead of using something else', () => {
+  it("says the cache is damaged when a summary's lists are gone, instead of using something else", () => {
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summaryEntry());
     first.save();

@@ -138,7 +138,6 @@ class SweptFolders {
       // Not kept: the next sweep lists every folder, nothing else is lost.
     }
   }
-
 }
 
 /** Warnings for the files moved aside by this build's writes, and their new paths (to commit with the build). */

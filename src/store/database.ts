@@ -59,7 +59,7 @@ const open = new Map<string, OpenStore>();
 export function openStateStore(stateDir: string): StateStore {
   const file = path.resolve(stateDir, STATE_FILE);
   const known = open.get(file);
-  if (known && known.store.db.open && identityOf(file) === known.identity) return known.store;
+  if (known?.store.db.open && identityOf(file) === known.identity) return known.store;
   if (known) closeOne(file, known);
   mkdirSync(path.dirname(file), { recursive: true });
   let db: Database.Database;

@@ -38,7 +38,9 @@ export function zodDecode<T>(schema: { safeParse(raw: unknown): { success: true;
 export function kvTable<T>(store: StateStore, name: string, decode: Decode<T>): KvTable<T> {
   const { db } = store;
   const select = db.prepare<[string, string], { value: string }>('SELECT value FROM kv WHERE store = ? AND key = ?');
-  const upsert = db.prepare('INSERT INTO kv (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value');
+  const upsert = db.prepare(
+    'INSERT INTO kv (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value',
+  );
   const remove = db.prepare('DELETE FROM kv WHERE store = ? AND key = ?');
   const all = db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM kv WHERE store = ? ORDER BY key');
   const clear = db.prepare('DELETE FROM kv WHERE store = ?');

@@ -102,7 +102,14 @@ export class ParseCache {
       const rows = store.db.prepare('SELECT path, size, mtime, sha256, result, headings FROM parse_files').raw(true).all() as FileRow[];
       for (const [path, size, mtimeMs, sha256, result, headings] of rows) {
         try {
-          entries.set(path, decodeEntry(path, { size, mtimeMs, sha256, result: JSON.parse(result), ...(headings ? { headings: JSON.parse(headings) } : {}) }, readLists));
+          entries.set(
+            path,
+            decodeEntry(
+              path,
+              { size, mtimeMs, sha256, result: JSON.parse(result), ...(headings ? { headings: JSON.parse(headings) } : {}) },
+              readLists,
+            ),
+          );
         } catch {
           // A row that does not parse is as good as missing: the file is read again.
         }

@@ -83,8 +83,20 @@ const summaryResult = z.looseObject({
  * clone trusts it. Checked, not copied: the parsed object is completed in place (`decodeResult`).
  */
 const recordLine = z.union([
-  z.object({ p: z.string(), b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), s: sha256Hex, m: memoryResult, h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional() }),
-  z.object({ p: z.string(), b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), s: sha256Hex, y: summaryResult, h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional() }),
+  z.object({
+    p: z.string(),
+    b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
+    s: sha256Hex,
+    m: memoryResult,
+    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+  }),
+  z.object({
+    p: z.string(),
+    b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
+    s: sha256Hex,
+    y: summaryResult,
+    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+  }),
 ]);
 
 export interface RecordEntry {

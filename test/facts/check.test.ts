@@ -1,13 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type CachedAnswer,
-  readCheckCache,
-  writeCheckCache,
-} from '../../src/facts/check-cache.js';
+import { type CachedAnswer, readCheckCache, writeCheckCache } from '../../src/facts/check-cache.js';
 import { setStateRow, stateRow, stateRowCount } from '../helpers/state-store.js';
 import { judgeId, loadCheckPrompt, parseVerdict, renderCheck } from '../../src/facts/check-judge.js';
 import { type CheckCandidate, NEIGHBOURS_PER_CANDIDATE, pairKey, selectPairs } from '../../src/facts/check-pairs.js';
@@ -144,7 +140,13 @@ describe('the answer cache', () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-check-'));
     dirs.push(root);
     expect(readCheckCache(root)).toEqual({ answers: new Map() });
-    writeCheckCache(root, new Map([['a:b', answer(true)], ['b:c', answer(false)]]));
+    writeCheckCache(
+      root,
+      new Map([
+        ['a:b', answer(true)],
+        ['b:c', answer(false)],
+      ]),
+    );
     expect(readCheckCache(root).answers.get('a:b')).toEqual(answer(true));
     expect(stateRow(root, 'facts-check', 'b:c')).toEqual(answer(false));
     setStateRow(root, 'facts-check', 'c:d', '{"contradicts": 1}');

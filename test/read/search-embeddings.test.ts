@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -182,7 +182,11 @@ describe('reciprocal rank fusion and the vector store', () => {
 function setVectorRow(root: string, model: string, sha: string, bytes: Buffer): void {
   const db = new Database(path.join(root, '.memvault', 'state.sqlite'));
   try {
-    db.prepare('INSERT INTO vectors (model, sha256, vector) VALUES (?, ?, ?)').run(storeName(model, undefined), Buffer.from(sha, 'hex'), bytes);
+    db.prepare('INSERT INTO vectors (model, sha256, vector) VALUES (?, ?, ?)').run(
+      storeName(model, undefined),
+      Buffer.from(sha, 'hex'),
+      bytes,
+    );
   } finally {
     db.close();
   }

@@ -69,7 +69,7 @@ describe('the state store', () => {
     expect(otherConnection((db) => db.prepare("SELECT value FROM kv WHERE store = 't'").pluck().get())).toBe('2');
   });
 
-  it('reads a row only through its store\'s decoder: a row that does not decode is as good as missing', () => {
+  it("reads a row only through its store's decoder: a row that does not decode is as good as missing", () => {
     const table = kvTable(openStateStore(stateDir), 'folders', zodDecode(z.object({ m: z.number() })));
     table.set('/a', { m: 1 });
     otherConnection((db) => {
@@ -85,10 +85,22 @@ describe('the state store', () => {
     mkdirSync(path.join(stateDir, 'cache'), { recursive: true });
     writeFileSync(path.join(stateDir, 'cache', 'files.json'), '{}');
     writeFileSync(path.join(stateDir, 'cache', 'content.pack'), '');
-    const move = { stream: 'main', kind: 'memory', id: '2026/01/a', from: 'main/memories/a.md', to: 'main/archive/2026-Q1/a.md', quarter: '2026-Q1' };
+    const move = {
+      stream: 'main',
+      kind: 'memory',
+      id: '2026/01/a',
+      from: 'main/memories/a.md',
+      to: 'main/archive/2026-Q1/a.md',
+      quarter: '2026-Q1',
+    };
     writeFileSync(
       path.join(stateDir, 'uncommitted.json'),
-      JSON.stringify({ version: 1, written: [{ path: 'main/daily/2026-01-02.md', sha256: 'a'.repeat(64) }], historyCopies: [], archived: [move] }),
+      JSON.stringify({
+        version: 1,
+        written: [{ path: 'main/daily/2026-01-02.md', sha256: 'a'.repeat(64) }],
+        historyCopies: [],
+        archived: [move],
+      }),
     );
     const answer = { contradicts: true, confidence: 0.9, reason: 'r', judge: 'm@12345678' };
     writeFileSync(path.join(stateDir, 'facts-check.json'), JSON.stringify({ version: 1, answers: { 'x:y': answer } }));
@@ -107,7 +119,11 @@ describe('the state store', () => {
     writeFileSync(path.join(stateDir, 'ingested', 'main', 'f'.repeat(64)), '{"memories":2}\n');
     writeFileSync(path.join(stateDir, 'usage.log'), 'kept\n');
 
-    expect(readPending(stateDir)).toEqual({ written: [{ path: 'main/daily/2026-01-02.md', sha256: 'a'.repeat(64) }], historyCopies: [], archived: [move] });
+    expect(readPending(stateDir)).toEqual({
+      written: [{ path: 'main/daily/2026-01-02.md', sha256: 'a'.repeat(64) }],
+      historyCopies: [],
+      archived: [move],
+    });
     expect(readCheckCache(path.dirname(stateDir)).answers.get('x:y')).toEqual(answer);
     const vectors = openVectorStore(path.dirname(stateDir), 'embed', undefined);
     expect(vectors.size).toBe(1);
