@@ -317,7 +317,7 @@ function knownShard(file: string, head: string): { text: string | undefined; lin
     const match = LINE_START.exec(rows[i]!);
     // `h` is a line's last key; `,"h":[` cannot be inside a JSON string (its quotes would be escaped).
     if (match)
-      lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
+      lines.push({ path: String(JSON.parse(match[1]!)), blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
     else intact = false;
   }
   return { text, lines, intact };
