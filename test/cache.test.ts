@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStateStores } from '../src/store/database.js';
-import { ParseCache, type CacheEntry, parseCacheStamp } from '../src/vault/cache.js';
+import { ParseCache, type CacheEntry, parseCacheStamp, purgeParseCache } from '../src/vault/cache.js';
 import { listLength } from '../src/vault/cache-codec.js';
 import type { Memory, Summary } from '../src/vault/model.js';
 
@@ -230,5 +230,17 @@ describe('parse cache on disk', () => {
     const again = reopen([memoryPath(1), memoryPath(2)]);
     expect(again[memoryPath(1)]).toEqual(memoryEntry(1));
     expect(again[memoryPath(2)]).toBeUndefined();
+  });
+
+  it('redact: empties it, leaves no text of it in the file, and moves the generation so no reader saves old entries back', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), memoryEntry(1, 'Token ghp_SECRETSECRETSECRET'), { body: 'ghp_SECRETSECRETSECRET', sentences: [] });
+    cache.save();
+    const before = parseCacheStamp(dir);
+    purgeParseCache(dir);
+    expect(parseCacheStamp(dir)).not.toBe(before);
+    expect(ParseCache.open(dir, 'UTC').size).toBe(0);
+    const bytes = readdirSync(dir).map((name) => readFileSync(path.join(dir, name)).toString('latin1'));
+    expect(bytes.some((text) => text.includes('SECRETSECRET'))).toBe(false);
   });
 });

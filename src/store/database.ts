@@ -86,6 +86,20 @@ export function openStateStore(stateDir: string): StateStore {
   return store;
 }
 
+/**
+ * The state store of `stateDir`, or, when it cannot be opened (a read-only folder, a file of a newer memvault), an
+ * empty one in memory: for a cache a read command only saves time with, losing it is better than failing the command.
+ */
+export function openStateStoreOrMemory(stateDir: string): StateStore {
+  try {
+    return openStateStore(stateDir);
+  } catch {
+    const db = new (sqlite())(':memory:', addonOption());
+    for (const migration of MIGRATIONS) migration(db);
+    return { db, file: ':memory:', transaction: (work) => db.transaction(work).immediate() };
+  }
+}
+
 /** Closes every store this process opened (tests; `redact` before it removes the file). */
 export function closeStateStores(): void {
   for (const [file, known] of open) closeOne(file, known);

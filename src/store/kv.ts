@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { StateStore } from './database.js';
 
 /**
@@ -37,13 +38,19 @@ export function zodDecode<T>(schema: { safeParse(raw: unknown): { success: true;
  */
 export function kvTable<T>(store: StateStore, name: string, decode: Decode<T>): KvTable<T> {
   const { db } = store;
-  const select = db.prepare<[string, string], { value: string }>('SELECT value FROM kv WHERE store = ? AND key = ?');
-  const upsert = db.prepare(
-    'INSERT INTO kv (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value',
-  );
-  const remove = db.prepare('DELETE FROM kv WHERE store = ? AND key = ?');
-  const all = db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM kv WHERE store = ? ORDER BY key');
-  const clear = db.prepare('DELETE FROM kv WHERE store = ?');
+  // Prepared on first use: most callers read or write one row.
+  const statements = new Map<string, Statement>();
+  const statement = (sql: string): Statement => {
+    let prepared = statements.get(sql);
+    if (!prepared) statements.set(sql, (prepared = db.prepare(sql)));
+    return prepared;
+  };
+  const select = () => statement('SELECT value FROM kv WHERE store = ? AND key = ?');
+  const upsert = () =>
+    statement('INSERT INTO kv (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value');
+  const remove = () => statement('DELETE FROM kv WHERE store = ? AND key = ?');
+  const all = () => statement('SELECT key, value FROM kv WHERE store = ? ORDER BY key');
+  const clear = () => statement('DELETE FROM kv WHERE store = ?');
   const read = (text: string): T | undefined => {
     try {
       return decode(JSON.parse(text));
@@ -53,25 +60,25 @@ export function kvTable<T>(store: StateStore, name: string, decode: Decode<T>): 
   };
   return {
     get(key) {
-      const row = select.get(name, key);
+      const row = select().get(name, key) as { value: string } | undefined;
       return row ? read(row.value) : undefined;
     },
     set(key, value) {
-      upsert.run(name, key, JSON.stringify(value));
+      upsert().run(name, key, JSON.stringify(value));
     },
     delete(key) {
-      remove.run(name, key);
+      remove().run(name, key);
     },
     entries() {
       const out: [string, T][] = [];
-      for (const row of all.iterate(name)) {
+      for (const row of all().iterate(name) as IterableIterator<{ key: string; value: string }>) {
         const value = read(row.value);
         if (value !== undefined) out.push([row.key, value]);
       }
       return out;
     },
     clear() {
-      clear.run(name);
+      clear().run(name);
     },
   };
 }

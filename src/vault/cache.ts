@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { DETECTOR_VERSION } from '../redact/version.js';
-import { openStateStore, type StateStore } from '../store/database.js';
+import { openStateStore, openStateStoreOrMemory, type StateStore } from '../store/database.js';
 import { kvTable } from '../store/kv.js';
 import { UserError } from '../util/errors.js';
 import { decodeEntry, encodeEntry, type ListsRecord, listsOf } from './cache-codec.js';
@@ -28,9 +28,12 @@ import type { MemorySecret } from './secrets-check.js';
  * rebuilt from the vault.
  */
 
-/** Bump when the shape of cached data or the parser's output changes. */
-// 15: the parse cache moved into the state store.
-export const CACHE_VERSION = 15;
+/**
+ * Bump when the shape of cached data or the parser's output changes. Not bumped when the cache moved into the state
+ * store: the parse results are the same, the old files are dropped anyway (store/legacy.ts), and the committed record's
+ * header names this version, so a bump would have every repository rewrite and commit its whole record.
+ */
+export const CACHE_VERSION = 14;
 
 export type CachedResult =
   /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
@@ -90,7 +93,7 @@ export class ParseCache {
 
   /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
   static open(stateDir: string, timezone: string): ParseCache {
-    const store = openStateStore(stateDir);
+    const store = openStateStoreOrMemory(stateDir);
     const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION });
     const meta = metaTable(store);
     const entries = new Map<string, CacheEntry>();
@@ -292,7 +295,10 @@ export function purgeParseCache(stateDir: string): void {
   store.db.pragma('secure_delete = ON');
   store.transaction(() => {
     store.db.exec("DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store = 'derived'");
-    metaTable(store).delete('key');
+    const meta = metaTable(store);
+    meta.delete('key');
+    // A new generation: a long-lived process (watch, the MCP server) holding the old entries must not save them back.
+    meta.set('generation', ((meta.get('generation') as number | undefined) ?? 0) + 1);
   });
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   store.db.exec('VACUUM');
