@@ -150,10 +150,10 @@ describe('parse cache on disk', () => {
     first.set('main/daily/2026-01-02.md', summary);
     first.save();
     const stored = JSON.parse(
-      withDb((db) => db.prepare('SELECT result FROM parse_files WHERE path = ?').pluck().get('main/daily/2026-01-02.md') as string),
+      withDb((db) => db.prepare('SELECT entry FROM parse_files WHERE path = ?').pluck().get('main/daily/2026-01-02.md') as string),
     );
     // In the row each list is its length: the index counts sources without reading them.
-    expect(stored.summary.meta).toMatchObject({ sources: 1, dropped: 1, tokens: 42 });
+    expect(stored.result.summary.meta).toMatchObject({ sources: 1, dropped: 1, tokens: 42 });
 
     const again = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
     if (again?.type !== 'summary' || summary.result.type !== 'summary') throw new Error('not a summary');
@@ -223,13 +223,16 @@ describe('parse cache on disk', () => {
     expect(ParseCache.open(dir, 'UTC').readContent(memoryPath(1), 'd'.repeat(64))).toBeUndefined();
   });
 
-  it('starts empty for another time zone, and a row that does not parse is as good as missing', () => {
+  it('starts empty for another time zone, and when a row is damaged, and is then written anew', () => {
     saveMemories(1, 2);
     expect(ParseCache.open(dir, 'Europe/Paris').get(memoryPath(1))).toBeUndefined();
-    withDb((db) => db.prepare("UPDATE parse_files SET result = '{not json' WHERE path = ?").run(memoryPath(2)));
-    const again = reopen([memoryPath(1), memoryPath(2)]);
-    expect(again[memoryPath(1)]).toEqual(memoryEntry(1));
-    expect(again[memoryPath(2)]).toBeUndefined();
+    withDb((db) => db.prepare("UPDATE parse_files SET entry = '{not json' WHERE path = ?").run(memoryPath(2)));
+    const damaged = ParseCache.open(dir, 'UTC');
+    expect(damaged.size).toBe(0);
+    damaged.set(memoryPath(1), memoryEntry(1));
+    damaged.save();
+    // Written anew: the damaged row is gone with the rest.
+    expect(reopen([memoryPath(1), memoryPath(2)])).toEqual({ [memoryPath(1)]: memoryEntry(1), [memoryPath(2)]: undefined });
   });
 
   it('redact: empties it, leaves no text of it in the file, and moves the generation so no reader saves old entries back', () => {

@@ -3,7 +3,7 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { openStateStore, openStateStoreOrMemory, type StateStore } from '../store/database.js';
 import { kvTable } from '../store/kv.js';
 import { UserError } from '../util/errors.js';
-import { decodeEntry, encodeEntry, type ListsRecord, listsOf } from './cache-codec.js';
+import { decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
 import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
 import type { MemorySecret } from './secrets-check.js';
@@ -11,9 +11,10 @@ import type { MemorySecret } from './secrets-check.js';
 /**
  * The parse cache, in the state store (`.memvault/state.sqlite`, store/):
  * - `parse_files`: per vault path, the file's size, mtime and SHA-256 and what
- *   parsing it gave (memory metadata, summary metadata, or diagnostics). A file
- *   whose size and mtime are unchanged is not read at all. Every build reads
- *   all of it, so it holds only what planning needs (cache-codec.ts).
+ *   parsing it gave (memory metadata, summary metadata, or diagnostics), as one
+ *   JSON `entry`. A file whose size and mtime are unchanged is not read at all.
+ *   Every build reads all of it, so it holds only what planning needs
+ *   (cache-codec.ts).
  * - `parse_bodies`: parsed bodies (text, sentences, headings) by path, with the
  *   hash of the file they were parsed from; read only when a stage needs one.
  * - `parse_lists`: summaries' source lists and dropped items, by the summary
@@ -67,7 +68,8 @@ const META_STORE = 'parse-cache';
 /** Lists no entry names are removed when there are more of them than this many, and than live ones. */
 const MIN_DEAD_LISTS = 256;
 
-type FileRow = [path: string, size: number, mtime: number, sha256: string, result: string, headings: string | null];
+/** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
+const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
 
 export class ParseCache {
   /** Paths set or forgotten since the last save. */
@@ -102,21 +104,17 @@ export class ParseCache {
     // One read transaction: the key, the generation and the rows of one save.
     const generation = store.db.transaction((): number | undefined => {
       if (meta.get('key') !== key) return undefined;
-      const rows = store.db.prepare('SELECT path, size, mtime, sha256, result, headings FROM parse_files').raw(true).all() as FileRow[];
-      for (const [path, size, mtimeMs, sha256, result, headings] of rows) {
-        try {
-          entries.set(
-            path,
-            decodeEntry(
-              path,
-              { size, mtimeMs, sha256, result: JSON.parse(result), ...(headings ? { headings: JSON.parse(headings) } : {}) },
-              readLists,
-            ),
-          );
-        } catch {
-          // A row that does not parse is as good as missing: the file is read again.
-        }
+      // Every row as one JSON object built by SQLite (path → entry): one string and one `JSON.parse`, as cheap as the
+      // single file it replaced; 21,000 rows read one by one cost twice the time and garbage.
+      const text = store.db.prepare(ALL_ENTRIES).pluck().get() as string | null;
+      let stored: Record<string, StoredEntry>;
+      try {
+        stored = text ? (JSON.parse(text) as Record<string, StoredEntry>) : {};
+      } catch {
+        // Rows that do not make JSON (a damaged row): the cache starts empty and is written anew, the vault read again.
+        return undefined;
       }
+      for (const path in stored) entries.set(path, decodeEntry(path, stored[path]!, readLists));
       return (meta.get('generation') as number | undefined) ?? 0;
     })();
     opened = new ParseCache(store, key, entries, generation);
@@ -217,9 +215,7 @@ export class ParseCache {
     const rewrite = this.generation === undefined;
     const meta = metaTable(this.store);
     const upsertFile = db.prepare(
-      `INSERT INTO parse_files (path, size, mtime, sha256, result, headings) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime, sha256 = excluded.sha256,
-       result = excluded.result, headings = excluded.headings`,
+      'INSERT INTO parse_files (path, sha256, entry) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, entry = excluded.entry',
     );
     const deleteFile = db.prepare('DELETE FROM parse_files WHERE path = ?');
     const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
@@ -238,8 +234,8 @@ export class ParseCache {
           deleteBody.run(vaultPath);
           continue;
         }
-        const { size, mtimeMs, sha256, result, headings } = encodeEntry(entry);
-        upsertFile.run(vaultPath, size, mtimeMs, sha256, JSON.stringify(result), headings ? JSON.stringify(headings) : null);
+        const { sha256 } = entry;
+        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry)));
         const body = this.pendingBodies.get(vaultPath);
         if (body && body.sha256 === sha256) upsertBody.run(vaultPath, sha256, JSON.stringify(body.content));
         const lists = this.pendingLists.get(sha256);
