@@ -1,8 +1,10 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ParseCache, type CacheEntry } from '../src/vault/cache.js';
+import { closeStateStores } from '../src/store/database.js';
+import { ParseCache, type CacheEntry, parseCacheStamp, purgeParseCache } from '../src/vault/cache.js';
 import { listLength } from '../src/vault/cache-codec.js';
 import type { Memory, Summary } from '../src/vault/model.js';
 
@@ -10,10 +12,20 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-cache-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  closeStateStores();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-const filesJson = (): string => path.join(dir, 'files.json');
-const filesLog = (): string => path.join(dir, 'files.log');
+/** A connection of its own to the store's file, as another process has. */
+function withDb<T>(work: (db: Database.Database) => T): T {
+  const db = new Database(path.join(dir, 'state.sqlite'));
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
 
 const memoryPath = (n: number): string => `main/memories/2026/01/m-${n}.md`;
 
@@ -75,7 +87,7 @@ function reopen(paths: string[]): Record<string, CacheEntry | undefined> {
 }
 
 describe('parse cache on disk', () => {
-  it('reads back every kind of entry exactly, non-ASCII text included, from a pure-ASCII files.json', () => {
+  it('reads back every kind of entry exactly, non-ASCII text included', () => {
     const cache = ParseCache.open(dir, 'UTC');
     const memory = memoryEntry(1, 'Zoë’s 東京 notes 🚀');
     const summary = summaryEntry();
@@ -95,90 +107,52 @@ describe('parse cache on disk', () => {
     cache.set('main/memories/bad.md', invalid);
     cache.save();
 
-    const raw = readFileSync(filesJson());
-    expect(raw.every((byte) => byte < 0x80)).toBe(true);
     const again = ParseCache.open(dir, 'UTC');
-    expect(again.get('main/memories/2026/01/m-1.md')).toEqual({ ...memory, content: expect.any(Array) });
-    expect(again.get('main/daily/2026-01-02.md')).toEqual({ ...summary, lists: expect.any(Array) });
+    expect(again.get('main/memories/2026/01/m-1.md')).toEqual(memory);
+    expect(again.get('main/daily/2026-01-02.md')).toEqual(summary);
     expect(again.get('main/memories/bad.md')).toEqual(invalid);
     expect(again.readContent('main/memories/2026/01/m-1.md', memory.sha256)?.body).toBe('Zoë went to 東京.');
   });
 
-  it('records a later change as one line in files.log and leaves files.json untouched', () => {
+  it('writes only what changed, in one transaction, and moves the generation on with each save that changes an entry', () => {
     saveMemories(...Array.from({ length: 50 }, (_, i) => i + 1));
-    const before = readFileSync(filesJson());
-    const beforeMtime = statSync(filesJson()).mtimeMs;
-
+    const generation = parseCacheStamp(dir);
     const second = ParseCache.open(dir, 'UTC');
-    second.retain(new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`)));
+    second.retain(new Set(Array.from({ length: 50 }, (_, i) => memoryPath(i + 1))));
     expect(second.modified).toBe(false);
-    second.set('main/memories/2026/01/m-7.md', memoryEntry(7, 'Edited title'));
-    expect(second.modified).toBe(true);
-    second.retain(
-      new Set(Array.from({ length: 50 }, (_, i) => `main/memories/2026/01/m-${i + 1}.md`).filter((p) => !p.endsWith('m-9.md'))),
-    );
+    second.save(); // nothing changed: nothing written
+    expect(parseCacheStamp(dir)).toBe(generation);
+    second.set(memoryPath(7), memoryEntry(7, 'Edited title'));
+    second.retain(new Set(Array.from({ length: 50 }, (_, i) => memoryPath(i + 1)).filter((p) => p !== memoryPath(9))));
     second.save();
-
-    expect(readFileSync(filesJson()).equals(before)).toBe(true);
-    expect(statSync(filesJson()).mtimeMs).toBe(beforeMtime);
-    expect(readFileSync(filesLog(), 'utf8').trimEnd().split('\n')).toHaveLength(1);
-    const seen = reopen(['main/memories/2026/01/m-7.md', 'main/memories/2026/01/m-9.md', 'main/memories/2026/01/m-8.md']);
-    expect(seen['main/memories/2026/01/m-7.md']?.result).toMatchObject({ type: 'memory', memory: { title: 'Edited title' } });
-    expect(seen['main/memories/2026/01/m-9.md']).toBeUndefined();
-    expect(seen['main/memories/2026/01/m-8.md']).toEqual(memoryEntry(8));
+    expect(parseCacheStamp(dir)).not.toBe(generation);
+    const again = reopen([memoryPath(7), memoryPath(8), memoryPath(9)]);
+    expect(again[memoryPath(7)]).toEqual(memoryEntry(7, 'Edited title'));
+    expect(again[memoryPath(8)]).toEqual(memoryEntry(8));
+    expect(again[memoryPath(9)]).toBeUndefined();
+    expect(withDb((db) => db.prepare('SELECT count(*) FROM parse_files').pluck().get())).toBe(49);
   });
 
-  it('ignores a line torn by a crash, and the next save starts a fresh files.json', () => {
-    saveMemories(1);
-    saveMemories(2);
-    appendFileSync(filesLog(), '{"base":"x","packSize":0,"entries":{"main/memories/2026/01/m-3.md":');
-
-    const afterCrash = ParseCache.open(dir, 'UTC');
-    expect(afterCrash.get('main/memories/2026/01/m-2.md')).toEqual(memoryEntry(2));
-    expect(afterCrash.get('main/memories/2026/01/m-3.md')).toBeUndefined();
-    afterCrash.set('main/memories/2026/01/m-4.md', memoryEntry(4));
-    afterCrash.save();
-    expect(existsSync(filesLog())).toBe(false);
-    const seen = reopen(['main/memories/2026/01/m-1.md', 'main/memories/2026/01/m-2.md', 'main/memories/2026/01/m-4.md']);
-    expect(Object.values(seen).every((entry) => entry !== undefined)).toBe(true);
+  it('names its state by the generation, and no state once this process changed an entry', () => {
+    const fresh = ParseCache.open(dir, 'UTC');
+    expect(fresh.state).toBeUndefined(); // never saved
+    fresh.set(memoryPath(1), memoryEntry(1));
+    fresh.save();
+    const opened = ParseCache.open(dir, 'UTC');
+    expect(opened.state).toBe(parseCacheStamp(dir));
+    opened.set(memoryPath(2), memoryEntry(2));
+    expect(opened.state).toBeUndefined();
   });
 
-  it('ignores log lines written against an older files.json', () => {
-    saveMemories(1);
-    saveMemories(2);
-    const staleLog = readFileSync(filesLog());
-    // A save that writes a new files.json (forced here by a log it did not read), then a crash before the old log was removed.
-    const folded = ParseCache.open(dir, 'UTC');
-    folded.set('main/memories/2026/01/m-1.md', memoryEntry(1, 'Renamed'));
-    folded.retain(new Set(['main/memories/2026/01/m-1.md']));
-    appendFileSync(filesLog(), 'not json\n');
-    folded.save();
-    expect(existsSync(filesLog())).toBe(false);
-    writeFileSync(filesLog(), staleLog);
-
-    const seen = reopen(['main/memories/2026/01/m-1.md', 'main/memories/2026/01/m-2.md']);
-    expect(seen['main/memories/2026/01/m-1.md']?.result).toMatchObject({ memory: { title: 'Renamed' } });
-    expect(seen['main/memories/2026/01/m-2.md']).toBeUndefined();
-  });
-
-  it('folds a large log back into files.json', () => {
-    saveMemories(1);
-    const big = ParseCache.open(dir, 'UTC');
-    for (let n = 2; n <= 3000; n++) big.set(`main/memories/2026/01/m-${n}.md`, memoryEntry(n, `A long title for memory ${n} `.repeat(4)));
-    big.save();
-    expect(existsSync(filesLog())).toBe(false);
-    expect(reopen(['main/memories/2026/01/m-2999.md'])['main/memories/2026/01/m-2999.md']).toEqual(
-      memoryEntry(2999, `A long title for memory 2999 `.repeat(4)),
-    );
-  });
-
-  it("keeps a summary's lists out of files.json, in their place among its metadata, read from the pack when first used", () => {
+  it("keeps a summary's lists out of its row, in their place among its metadata, read from parse_lists when first used", () => {
     const summary = summaryEntry();
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summary);
     first.save();
-    const stored = JSON.parse(readFileSync(filesJson(), 'latin1')).entries['main/daily/2026-01-02.md'];
-    // In files.json each list is its length: the index counts sources without reading them.
+    const stored = JSON.parse(
+      withDb((db) => db.prepare('SELECT entry FROM parse_files WHERE path = ?').pluck().get('main/daily/2026-01-02.md') as string),
+    );
+    // In the row each list is its length: the index counts sources without reading them.
     expect(stored.result.summary.meta).toMatchObject({ sources: 1, dropped: 1, tokens: 42 });
 
     const again = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
@@ -193,57 +167,83 @@ describe('parse cache on disk', () => {
     expect(Object.getOwnPropertyDescriptor(meta, 'sources')?.value).toEqual(summary.result.summary.meta.sources);
   });
 
-  it('moves unread lists with the records when it compacts the pack, and after a log fold', () => {
+  it('a long-lived reader still finds the lists of the summary it holds after a build replaced that summary', () => {
     const summary = summaryEntry();
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summary);
-    first.set(memoryPath(1), memoryEntry(1), { body: 'x'.repeat(1_200_000), sentences: [] });
-    first.save();
-    // The memory's large body becomes dead: the pack is over 1 MB and mostly dead, so this save compacts it.
-    const second = ParseCache.open(dir, 'UTC');
-    const edited = { ...memoryEntry(1), sha256: 'd'.repeat(64) };
-    second.set(memoryPath(1), edited, { body: 'short', sentences: [] });
-    second.save();
-    expect(statSync(path.join(dir, 'content.pack')).size).toBeLessThan(10_000);
-    // This process read the lists before their records moved.
-    expect(second.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
-    // Then enough changes to fold the log into a new files.json, the summary's lists still unread.
-    const third = ParseCache.open(dir, 'UTC');
-    for (let n = 2; n <= 3000; n++) third.set(memoryPath(n), memoryEntry(n, `A long title for memory ${n} `.repeat(4)));
-    third.save();
-    expect(existsSync(filesLog())).toBe(false);
-
-    const last = ParseCache.open(dir, 'UTC');
-    expect(last.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
-    expect(last.readContent(memoryPath(1), 'd'.repeat(64))?.body).toBe('short');
-  });
-
-  it('reads lists from the pack it opened after another process compacts the pack', () => {
-    const summary = summaryEntry();
-    const first = ParseCache.open(dir, 'UTC');
-    first.set('main/daily/2026-01-02.md', summary);
-    first.set(memoryPath(1), memoryEntry(1), { body: 'x'.repeat(1_200_000), sentences: [] });
     first.save();
     const reader = ParseCache.open(dir, 'UTC');
-    // Another build: the large body dies, the pack is compacted and renamed over the old one.
+    // Another build writes the daily anew (another file hash, other lists).
     const builder = ParseCache.open(dir, 'UTC');
-    builder.set(memoryPath(1), { ...memoryEntry(1), sha256: 'd'.repeat(64) }, { body: 'short', sentences: [] });
+    const rewritten = summaryEntry();
+    if (rewritten.result.type !== 'summary') throw new Error('not a summary');
+    rewritten.sha256 = '9'.repeat(64);
+    rewritten.result.summary.sha256 = rewritten.sha256;
+    rewritten.result.summary.meta.dropped = ['other'];
+    builder.set('main/daily/2026-01-02.md', rewritten);
     builder.save();
-    expect(statSync(path.join(dir, 'content.pack')).size).toBeLessThan(10_000);
     expect(reader.get('main/daily/2026-01-02.md')?.result).toEqual(summary.result);
+    expect(ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result).toEqual(rewritten.result);
   });
 
-  it('says the cache is damaged when a list record is gone, instead of using something else', () => {
+  it('removes lists no entry names once they outnumber the live ones', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    for (let n = 0; n < 300; n++) {
+      const entry = summaryEntry();
+      entry.sha256 = n.toString(16).padStart(64, '0');
+      cache.set('main/daily/2026-01-02.md', entry);
+      cache.save();
+    }
+    // One live summary: the dead lists went once there were more than 256 of them.
+    expect(withDb((db) => db.prepare('SELECT count(*) FROM parse_lists').pluck().get())).toBeLessThan(257);
+    const again = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
+    expect(again?.type === 'summary' ? again.summary.meta.dropped : undefined).toEqual(['Décidé : garder « Zoë » — 東京 🚀']);
+  });
+
+  it("says the cache is damaged when a summary's lists are gone, instead of using something else", () => {
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summaryEntry());
     first.save();
-    writeFileSync(path.join(dir, 'content.pack'), ' '.repeat(statSync(path.join(dir, 'content.pack')).size));
+    withDb((db) => db.exec('DELETE FROM parse_lists'));
     const result = ParseCache.open(dir, 'UTC').get('main/daily/2026-01-02.md')?.result;
     expect(() => (result?.type === 'summary' ? result.summary.meta.sources : undefined)).toThrow(/no source list/);
   });
 
-  it('starts empty for another time zone', () => {
-    saveMemories(1);
-    expect(ParseCache.open(dir, 'Europe/Paris').get('main/memories/2026/01/m-1.md')).toBeUndefined();
+  it('reads a body only for the hash it was parsed from', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), memoryEntry(1), { body: 'first', sentences: [] });
+    expect(cache.readContent(memoryPath(1), memoryEntry(1).sha256)?.body).toBe('first'); // before the save, from memory
+    cache.save();
+    const again = ParseCache.open(dir, 'UTC');
+    expect(again.readContent(memoryPath(1), memoryEntry(1).sha256)?.body).toBe('first');
+    expect(again.readContent(memoryPath(1), 'd'.repeat(64))).toBeUndefined();
+    again.set(memoryPath(1), { ...memoryEntry(1), sha256: 'd'.repeat(64) });
+    again.save();
+    // The entry's hash moved on without a new body: the old body is not this file's.
+    expect(ParseCache.open(dir, 'UTC').readContent(memoryPath(1), 'd'.repeat(64))).toBeUndefined();
+  });
+
+  it('starts empty for another time zone, and when a row is damaged, and is then written anew', () => {
+    saveMemories(1, 2);
+    expect(ParseCache.open(dir, 'Europe/Paris').get(memoryPath(1))).toBeUndefined();
+    withDb((db) => db.prepare("UPDATE parse_files SET entry = '{not json' WHERE path = ?").run(memoryPath(2)));
+    const damaged = ParseCache.open(dir, 'UTC');
+    expect(damaged.size).toBe(0);
+    damaged.set(memoryPath(1), memoryEntry(1));
+    damaged.save();
+    // Written anew: the damaged row is gone with the rest.
+    expect(reopen([memoryPath(1), memoryPath(2)])).toEqual({ [memoryPath(1)]: memoryEntry(1), [memoryPath(2)]: undefined });
+  });
+
+  it('redact: empties it, leaves no text of it in the file, and moves the generation so no reader saves old entries back', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), memoryEntry(1, 'Token ghp_SECRETSECRETSECRET'), { body: 'ghp_SECRETSECRETSECRET', sentences: [] });
+    cache.save();
+    const before = parseCacheStamp(dir);
+    purgeParseCache(dir);
+    expect(parseCacheStamp(dir)).not.toBe(before);
+    expect(ParseCache.open(dir, 'UTC').size).toBe(0);
+    const bytes = readdirSync(dir).map((name) => readFileSync(path.join(dir, name)).toString('latin1'));
+    expect(bytes.some((text) => text.includes('SECRETSECRET'))).toBe(false);
   });
 });

@@ -1,10 +1,11 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline/build.js';
-import { DERIVED_FILE, DerivedMemo } from '../src/pipeline/derived-memo.js';
+import { DerivedMemo } from '../src/pipeline/derived-memo.js';
 import { ParseCache } from '../src/vault/cache.js';
 import { createProject, memory, readText, removeProject } from './helpers/project.js';
+import { setStateRow, stateRows } from './helpers/state-store.js';
 
 /**
  * The whole-vault input hashes kept between builds (derived-memo.ts): used
@@ -34,9 +35,13 @@ const files = {
 
 type Report = Awaited<ReturnType<typeof build>>;
 const buildAt = (root: string, now = NOW): Promise<Report> => build({ root, now: new Date(now), commit: false });
-const memoFile = (root: string) => path.join(root, '.memvault', 'cache', DERIVED_FILE);
 const packageChanged = (report: Report) => report.streams[0]?.package?.changed;
-const storedValues = (root: string) => (JSON.parse(readFileSync(memoFile(root), 'utf8')) as { values: Record<string, string> }).values;
+/** The memo in the state store: its `state` row (key '') and its values. */
+const storedMemo = (root: string) => {
+  const { '': state, ...values } = stateRows(root, 'derived') as Record<string, string>;
+  return { state: state ?? '', values };
+};
+const storedValues = (root: string) => storedMemo(root).values;
 
 describe('DerivedMemo', () => {
   let dir: string;
@@ -46,7 +51,7 @@ describe('DerivedMemo', () => {
   afterAll(() => removeProject(dir));
 
   it('keeps a value only for the cache state, config and key it was worked out for', () => {
-    const cacheDir = path.join(dir, 'cache');
+    const cacheDir = path.join(dir, '.memvault');
     const entry = { size: 1, mtimeMs: 1, sha256: 'a', result: { type: 'invalid' as const, diagnostics: [] } };
     const fresh = ParseCache.open(cacheDir, 'UTC');
     expect(fresh.state).toBeUndefined(); // never saved: nothing to key on
@@ -83,7 +88,6 @@ describe('builds with a memo', () => {
   // One project, build after build: a copy would get new mtimes, re-stat every file and so never use the memo.
   let root: string;
   let second: Report;
-  const storedMemo = () => JSON.parse(readFileSync(memoFile(root), 'utf8')) as { state: string; values: Record<string, string> };
   beforeAll(async () => {
     root = createProject(files);
     await buildAt(root);
@@ -93,15 +97,15 @@ describe('builds with a memo', () => {
 
   it('a no-change build records the hashes; the next one finds them and writes nothing', async () => {
     expect(second.written).toEqual([]);
-    const keys = Object.keys(storedMemo().values);
+    const keys = Object.keys(storedMemo(root).values);
     expect(keys.some((key) => key.startsWith('package:'))).toBe(true);
     expect(keys.some((key) => key.startsWith('index:'))).toBe(true);
     expect(keys.filter((key) => key.startsWith('period:["main","daily"'))).toHaveLength(3);
-    const before = readFileSync(memoFile(root), 'utf8');
+    const before = storedMemo(root);
     const third = await buildAt(root);
     expect(third.written).toEqual([]);
     expect(packageChanged(third)).toBe(false);
-    expect(readFileSync(memoFile(root), 'utf8')).toBe(before);
+    expect(storedMemo(root)).toEqual(before);
   }, 60_000);
 
   it('an edit, a config change and a later `now` are each seen with the memo in place', async () => {
@@ -112,14 +116,14 @@ describe('builds with a memo', () => {
     expect(readText(root, 'vault/main/UPLOAD_PACKAGE.md')).toContain('refund flow');
     await buildAt(root); // records the memo of the new state
 
-    const state = storedMemo().state;
+    const state = storedMemo(root).state;
     writeFileSync(path.join(root, 'memory.config.yaml'), 'timezone: UTC\nupload:\n  max_tokens: 7000\n');
     const afterConfig = await buildAt(root);
     expect(packageChanged(afterConfig)).toBe(true);
     expect(JSON.parse(readText(root, 'vault/main/UPLOAD_PACKAGE.manifest.json')).budget.max_tokens).toBe(7000);
     // Same cache state, another config: recorded apart.
-    expect(storedMemo().state).not.toBe(state);
-    expect(storedMemo().state.split(' ')[0]).toBe(state.split(' ')[0]);
+    expect(storedMemo(root).state).not.toBe(state);
+    expect(storedMemo(root).state.split(' ')[0]).toBe(state.split(' ')[0]);
 
     // Three weeks on: the days leave the raw band, a week and a month are complete.
     const afterWeeks = await buildAt(root, '2026-03-27T12:00:00Z');
@@ -130,12 +134,11 @@ describe('builds with a memo', () => {
   it('is read: a wrong hash in it makes a build see that daily, or the package, as stale', async () => {
     const now = '2026-03-27T12:00:00Z';
     await buildAt(root, now); // no change since the last build: records this state's values
-    const stored = storedMemo();
+    const stored = storedMemo(root);
     const daily = Object.keys(stored.values).filter((key) => key.startsWith('period:["main","daily","2026-03-03"'));
     expect(daily).toHaveLength(1);
     for (const key of [...daily, ...Object.keys(stored.values).filter((k) => k.startsWith('package:'))])
-      stored.values[key] = '0'.repeat(64);
-    writeFileSync(memoFile(root), JSON.stringify(stored));
+      setStateRow(root, 'derived', key, JSON.stringify('0'.repeat(64)));
     const tampered = await buildAt(root, now);
     expect(packageChanged(tampered)).toBe(true);
     expect(tampered.written).toContain('main/daily/2026-03-03.md');

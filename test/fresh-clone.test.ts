@@ -80,7 +80,7 @@ beforeAll(async () => {
   const loadClone = async (useRecord: boolean): Promise<LoadStats> => {
     const loaded = await loadVault({
       vaultDir: path.join(clone, 'vault'),
-      cacheDir: path.join(clone, '.memvault', 'cache'),
+      stateDir: path.join(clone, '.memvault'),
       timezone: DEFAULT_TIMEZONE,
       configuredStreams: ['main'],
       useRecord,
@@ -127,8 +127,10 @@ describe('a fresh clone without .memvault', () => {
     expect(cloneReport.stats.parsed).toBeLessThan(cloneReport.stats.files);
     // No other memory: the package shows bodies with the headings the record holds (remark's, from the warm machine's
     // parse), though most of these memories have headings. A parsed body is kept in the clone's parse cache.
-    const cache = ParseCache.open(path.join(clone, '.memvault', 'cache'), DEFAULT_TIMEZONE);
-    const parsedMemories = [...cache.values()].filter((entry) => entry.result.type === 'memory' && entry.content);
+    const cache = ParseCache.open(path.join(clone, '.memvault'), DEFAULT_TIMEZONE);
+    const parsedMemories = [...cache.values()].filter(
+      (entry) => entry.result.type === 'memory' && cache.readContent(entry.result.memory.path, entry.sha256) !== undefined,
+    );
     // What lets it: every memory came with remark's headings from the record (the warm build parsed them all).
     const withHeadings = [...cache.values()].filter((entry) => entry.result.type === 'memory' && entry.headings?.length);
     expect(withHeadings.length).toBeGreaterThan(100);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { build } from '../src/pipeline/build.js';
 import type { BuildPool as BuildPoolType } from '../src/pipeline/build-pool.js';
 import { scanStreams } from '../src/vault/scan.js';
 import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from './helpers/project.js';
+import { padStateStore } from './helpers/state-store.js';
 
 /**
  * The scan thread of a large vault's build (pipeline/build-pool.ts, `scanRoot`), as the CLI runs it: from the
@@ -40,8 +41,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** The scan thread starts only for a large parse cache; its content does not matter for starting. */
 function withLargeCache(): void {
-  mkdirSync(path.join(root, '.memvault', 'cache'), { recursive: true });
-  writeFileSync(path.join(root, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
+  padStateStore(root, LARGE_CACHE_BYTES);
 }
 
 describe('the scan thread', () => {
@@ -52,8 +52,7 @@ describe('the scan thread', () => {
       expect(none.scans).toBe(false);
       expect(none.scan(vault, ['main'])).toBeUndefined();
       none.close();
-      mkdirSync(path.join(scanRoot, '.memvault', 'cache'), { recursive: true });
-      writeFileSync(path.join(scanRoot, '.memvault', 'cache', 'files.json'), '{}');
+      padStateStore(scanRoot, 0);
       const small = BuildPool.create({ scanRoot })!;
       expect(small.scans).toBe(false);
       small.close();
@@ -102,8 +101,8 @@ describe('memvault build with the scan thread', () => {
       // The first build only makes the parse cache: in-process. The two compared below run the CLI (the thread is its own).
       await build({ root: withThread, now: new Date('2026-02-13T06:00:00Z'), commit: false });
       without = copyProject(withThread);
-      // Trailing spaces keep files.json valid JSON while making it "large": the next build walks the vault on a thread.
-      appendFileSync(path.join(withThread, '.memvault', 'cache', 'files.json'), Buffer.alloc(LARGE_CACHE_BYTES, 0x20));
+      // A padding row makes the state store "large": the next build walks the vault on a thread.
+      padStateStore(withThread, LARGE_CACHE_BYTES);
       const body = 'Moved billing retries into the queue; the error rate dropped to 0.1%.';
       const edited = { 'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T10:00:00Z', title: 'Notes 11', body }) };
       const builds = [];

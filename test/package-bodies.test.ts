@@ -98,7 +98,7 @@ describe('bodies shown without a parse', () => {
         writeFileSync(path.join(vault, vaultPath), text);
         return { path: vaultPath, sha256: sha256(Buffer.from(text)), importance: 'normal' } as Memory;
       };
-      const store = new ContentStore(vault, ParseCache.open(path.join(dir, 'cache'), 'UTC'));
+      const store = new ContentStore(vault, ParseCache.open(dir, 'UTC'));
       const plain = memoryOf('plain', 'Moved the export.\n\n- p99 under 200ms (#7001)\n- see `#main`');
       expect(store.shown(plain)).toEqual({ body: 'Moved the export.\n\n- p99 under 200ms (#7001)\n- see `#main`', headings: [] });
       expect(store.parsed).toBe(0);

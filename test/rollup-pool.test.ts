@@ -8,6 +8,7 @@ import { build } from '../src/pipeline/build.js';
 import { MIN_JOBS_FOR_STARTED_WORKERS, MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
 import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
 import { CLI } from './helpers/project.js';
+import { removeStateStore } from './helpers/state-store.js';
 
 const NOW = '2026-03-15T06:00:00Z';
 
@@ -82,7 +83,7 @@ describe('parsing and rollups on the build worker threads', () => {
       return run.stdout;
     };
     const warm = status();
-    rmSync(path.join(workerRoot, '.memvault', 'cache'), { recursive: true, force: true });
+    removeStateStore(workerRoot);
     const cold = status();
     expect(JSON.parse(cold).streams[0].memories).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
     expect(cold).toBe(warm);

@@ -1,16 +1,17 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
+import { STATE_DIR } from '../config/file.js';
 import { diagnostic } from '../messages/diagnostic.js';
 import type { Diagnostic } from '../messages/message.js';
-import { writeFileAtomic } from '../util/atomic.js';
+import { openStateStore, STATE_FILE } from '../store/database.js';
+import { kvTable } from '../store/kv.js';
 
 /**
- * The answers of `memvault facts --check`, kept in `.memvault/facts-check.json`
- * per pair of content hashes and per judge (model and prompt): a rerun asks
- * nothing, an edit to one memory asks again only about its pairs, and another
- * model or prompt asks again about everything. A pure codec and two small
- * I/O functions; the file is written atomically.
+ * The answers of `memvault facts --check`, kept in the state store
+ * (`.memvault/state.sqlite`, the `facts-check` rows of `kv`) per pair of
+ * content hashes and per judge (model and prompt): a rerun asks nothing, an
+ * edit to one memory asks again only about its pairs, and another model or
+ * prompt asks again about everything.
  */
 
 /** A model's verdict on one pair. */
@@ -27,8 +28,6 @@ export interface CachedAnswer extends CheckAnswer {
   judge: string;
 }
 
-const CACHE_VERSION = 1;
-
 /** What a verdict looks like, in the cache and in a model's answer. */
 export const answerSchema = z.object({
   contradicts: z.boolean(),
@@ -36,50 +35,37 @@ export const answerSchema = z.object({
   reason: z.string(),
 });
 
-const cacheSchema = z.object({
-  version: z.literal(CACHE_VERSION),
-  answers: z.record(z.string(), answerSchema.extend({ judge: z.string() })),
-});
+const cachedAnswerSchema = answerSchema.extend({ judge: z.string() });
 
-/** The cache file of a project. */
-export const checkCachePath = (root: string): string => path.join(root, '.memvault', 'facts-check.json');
+const STORE = 'facts-check';
 
-/** The cache as text: keys sorted, so the file changes only where answers do. */
-export function encodeCheckCache(answers: ReadonlyMap<string, CachedAnswer>): string {
-  const sorted = [...answers].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-  return `${JSON.stringify({ version: CACHE_VERSION, answers: Object.fromEntries(sorted) }, null, 1)}\n`;
+/** The store's rows, each checked when read (`undefined` for a row that is not an answer). */
+function answersTable(root: string) {
+  return kvTable<CachedAnswer | null>(openStateStore(path.join(root, STATE_DIR)), STORE, (raw) => {
+    const parsed = cachedAnswerSchema.safeParse(raw);
+    return parsed.success ? parsed.data : null;
+  });
 }
 
-/** Reads the cache text back; undefined when it is not a cache of this version. */
-export function decodeCheckCache(text: string): Map<string, CachedAnswer> | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = cacheSchema.safeParse(raw);
-  return parsed.success ? new Map(Object.entries(parsed.data.answers)) : undefined;
-}
-
-/** The cached answers, empty when there is no cache; an unreadable one is reported and starts over. */
+/** The cached answers, empty when there are none; rows that are not answers are reported and dropped. */
 export function readCheckCache(root: string): { answers: Map<string, CachedAnswer>; problem?: Diagnostic } {
-  const file = checkCachePath(root);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return { answers: new Map() };
+  const answers = new Map<string, CachedAnswer>();
+  let bad = 0;
+  for (const [key, answer] of answersTable(root).entries()) {
+    if (answer) answers.set(key, answer);
+    else bad++;
   }
-  const answers = decodeCheckCache(text);
-  if (answers) return { answers };
-  const place = { path: path.relative(root, file).split(path.sep).join('/'), line: 1, column: 1 };
-  return { answers: new Map(), problem: diagnostic('fact/check-cache', place, 'not a cache of facts --check answers: starting over') };
+  if (bad === 0) return { answers };
+  const place = { path: `${STATE_DIR}/${STATE_FILE}`, line: 1, column: 1 };
+  return { answers, problem: diagnostic('fact/check-cache', place, `${bad} cached facts --check answer(s) are not answers: asking again`) };
 }
 
-/** Writes the cache atomically (creating `.memvault/` if needed). */
+/** Replaces the cached answers with `answers`, in one transaction. */
 export function writeCheckCache(root: string, answers: ReadonlyMap<string, CachedAnswer>): void {
-  const file = checkCachePath(root);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic(file, encodeCheckCache(answers));
+  const store = openStateStore(path.join(root, STATE_DIR));
+  const table = answersTable(root);
+  store.transaction(() => {
+    table.clear();
+    for (const [key, answer] of answers) table.set(key, answer);
+  });
 }

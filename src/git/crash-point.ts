@@ -4,7 +4,8 @@
  * `finally`, like a power cut or an OOM kill) the n-th time (default 1st) it
  * passes the named point. Points: `archive` (after the archive moves),
  * `write` (after each file a build writes), `commit` (objects written, branch
- * not yet moved), `commit-ref` (branch moved, git index not yet updated).
+ * not yet moved), `commit-ref` (branch moved, git index not yet updated),
+ * `store-commit` (a state store transaction done, not yet committed).
  * Without the variable this is a no-op; nothing else reads it.
  */
 

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { STATE_DIR } from '../config/file.js';
 import type { Config } from '../config/schema.js';
+import { openStateStore } from '../store/database.js';
+import { kvTable } from '../store/kv.js';
 import { stampOf } from '../usage/read.js';
 import { scanStreams, streamFolders, type ScannedFile } from '../vault/scan.js';
 
 /**
  * The session-start hook's last answer, so the next session of an unchanged
  * vault starts without loading it (at 20,000 memories the parse cache alone
- * is ~0.5 s) or the tokenizer's tables. Kept in `.memvault/hooks/session-start.json`.
+ * is ~0.5 s) or the tokenizer's tables. Kept in the state store (`.memvault/state.sqlite`, the
+ * `session-start` row of `kv`), checked when read without zod (loading it would cost the hook ~70 ms).
  *
  * An answer is reused only when all of these are as they were:
  * - the request: budget, stream, whether it follows a compaction, the whole config;
@@ -41,8 +44,6 @@ export interface CachedStart<T> {
   answer: T;
 }
 
-export const startCacheFile = (root: string): string => path.join(root, '.memvault', 'hooks', 'session-start.json');
-
 export function requestKey(config: Config, request: StartRequest): string {
   return createHash('sha256').update(JSON.stringify({ config, request })).digest('hex');
 }
@@ -60,24 +61,43 @@ export function vaultStamp(vaultDir: string, files: readonly ScannedFile[]): str
   return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
+function startTable<T>(root: string) {
+  return kvTable<CachedStart<T>>(openStateStore(path.join(root, STATE_DIR)), 'session-start', (raw) => {
+    const cached = raw as CachedStart<T> | null;
+    const valid =
+      typeof cached === 'object' &&
+      cached !== null &&
+      cached.format === FORMAT &&
+      typeof cached.key === 'string' &&
+      typeof cached.vault === 'string' &&
+      typeof cached.usage === 'string' &&
+      typeof cached.from === 'number' &&
+      typeof cached.until === 'number' &&
+      typeof cached.answer === 'object' &&
+      cached.answer !== null;
+    return valid ? cached : undefined;
+  });
+}
+
+/** The last answer; undefined when there is none, or the store cannot be read. */
 export function readStartCache<T>(root: string): CachedStart<T> | undefined {
   try {
-    const cached = JSON.parse(readFileSync(startCacheFile(root), 'utf8')) as CachedStart<T>;
-    return cached.format === FORMAT ? cached : undefined;
+    return startTable<T>(root).get('last');
   } catch {
     return undefined;
   }
 }
 
-/** Writes the answer (a temporary file renamed over the old one: a reader sees the old answer or the new, never half). */
+/** Keeps the answer (one row, replaced in one statement: a reader sees the old answer or the new, never half). */
 export function writeStartCache<T>(root: string, entry: Omit<CachedStart<T>, 'format'>): void {
   try {
-    const file = startCacheFile(root);
-    mkdirSync(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ format: FORMAT, ...entry }));
-    renameSync(temporary, file);
+    startTable<T>(root).set('last', { format: FORMAT, ...entry });
   } catch {
     // A cache that cannot be written costs the next session the full assembly, nothing else.
   }
+}
+
+/** Forgets the answer (`memvault redact`: it may quote a redacted memory). */
+export function clearStartCache(root: string): void {
+  startTable(root).clear();
 }

@@ -12,6 +12,7 @@ import type { FileToParse, ParsePool, ParseProgress } from '../vault/parse-pool.
 import { fromColumns, type ScanColumns, type ScannedFile } from '../vault/scan.js';
 import type { RollupJob } from './plan.js';
 import type { RollupResult, RollupSettings } from './rollup.js';
+import { STATE_FILE } from '../store/database.js';
 
 /**
  * The build's worker threads, on tinypool (build-worker.ts is their one entry
@@ -29,8 +30,8 @@ import type { RollupResult, RollupSettings } from './rollup.js';
 const MAX_WORKERS = 8;
 /** Files per parse task: small enough that the threads finish together, large enough that messages cost little. */
 const PARSE_CHUNK = 64;
-/** A parse cache this big (a vault of a few thousand files or more) makes walking the vault on another thread worth a thread's start-up. */
-export const LARGE_CACHE_BYTES = 2 * 1024 * 1024;
+/** A state store this big (a vault of a few thousand files or more) makes walking the vault on another thread worth a thread's start-up. */
+export const LARGE_CACHE_BYTES = 8 * 1024 * 1024;
 
 export type RollupSettingsForWorkers = Omit<RollupSettings, 'summarizer'>;
 
@@ -65,10 +66,10 @@ export interface BuildPoolOptions {
   size?: number;
 }
 
-/** True when `cacheDir` holds a parse cache of a large vault (see `LARGE_CACHE_BYTES`). */
-export function isLargeCache(cacheDir: string): boolean {
+/** True when `stateDir` holds the state store of a large vault (see `LARGE_CACHE_BYTES`). */
+export function isLargeCache(stateDir: string): boolean {
   try {
-    return lstatSync(path.join(cacheDir, 'files.json')).size >= LARGE_CACHE_BYTES;
+    return lstatSync(path.join(stateDir, STATE_FILE)).size >= LARGE_CACHE_BYTES;
   } catch {
     return false;
   }
@@ -82,7 +83,7 @@ export function isLargeCache(cacheDir: string): boolean {
 export function vaultLoadOptions(root: string, config: Config): LoadOptions {
   return {
     vaultDir: path.resolve(root, config.vault),
-    cacheDir: path.join(root, '.memvault', 'cache'),
+    stateDir: path.join(root, '.memvault'),
     timezone: config.timezone,
     configuredStreams: Object.keys(config.streams),
     secrets: config.secrets,
@@ -120,7 +121,7 @@ export class BuildPool implements ParsePool {
     readonly size: number,
     scanRoot: string | undefined,
   ) {
-    if (scanRoot !== undefined && isLargeCache(path.join(scanRoot, '.memvault', 'cache'))) {
+    if (scanRoot !== undefined && isLargeCache(path.join(scanRoot, '.memvault'))) {
       try {
         this.scanner = this.pool(1, { scanOnly: true });
       } catch {

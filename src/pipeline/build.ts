@@ -157,7 +157,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   );
   const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut };
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
-  const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).cacheDir, loaded.cache, config);
+  const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).stateDir, loaded.cache, config);
   const planStarted = performance.now();
   const plan = planBuild({
     config,

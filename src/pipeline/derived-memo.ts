@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../util/atomic.js';
+import * as z from 'zod';
+import { openStateStore } from '../store/database.js';
+import { kvTable, zodDecode } from '../store/kv.js';
 import { sha256 } from '../util/hash.js';
 import type { ParseCache } from '../vault/cache.js';
 
@@ -10,33 +11,29 @@ import type { ParseCache } from '../vault/cache.js';
  * package's and the index's (canonical JSON of every memory's path and SHA-256
  * and every summary's, ~2 MB each at 20,000 memories, then SHA-256). They are
  * functions of the parse cache's entries and of a few other inputs (the
- * config, the bands, the diagnostics …), so they are kept in
- * `.memvault/cache/derived.json` under
- * - the cache's state (`ParseCache.state`: a new one with every change to an
- *   entry, and none once this process changed one), checked at every lookup:
- *   a build that writes a summary or moves a file works everything out again;
+ * config, the bands, the diagnostics …), so they are kept in the state store
+ * (`derived` rows of `kv`, one per value, and one `state` row) under
+ * - the cache's state (`ParseCache.state`: a new one with every save that
+ *   changes an entry, and none once this process changed one), checked at
+ *   every lookup: a build that writes a summary or moves a file works
+ *   everything out again;
  * - the running program's file (path, size and mtime): an upgrade or a rebuild
  *   of memvault, which may hash differently, starts afresh;
  * - the config (which memories a stream holds, budgets, bands);
  * - per value, the SHA-256 of the other inputs the caller names (`key`).
  * A value is recorded only by a build that left the cache as it found it, and
- * the file holds one state's values at a time.
+ * the store holds one state's values at a time.
  */
 
-/** The file, beside the parse cache's own. */
-export const DERIVED_FILE = 'derived.json';
-
-interface DerivedFile {
-  /** Cache state, program and config the values belong to. */
-  state: string;
-  values: Record<string, string>;
-}
+const STORE = 'derived';
+/** The row naming the cache state, program and config the other rows belong to. */
+const STATE_KEY = '';
 
 export class DerivedMemo {
-  private added = false;
+  private readonly added = new Map<string, string>();
 
   private constructor(
-    private readonly file: string,
+    private readonly stateDir: string,
     private readonly cache: ParseCache,
     /** The cache state the values belong to; undefined when nothing can be memoized. */
     private readonly cacheState: string | undefined,
@@ -45,21 +42,21 @@ export class DerivedMemo {
     private readonly values: Map<string, string>,
   ) {}
 
-  /** The memo of `cache` (in `cacheDir`) for the state it was opened in and `config`; empty for another, or a missing or bad file. */
-  static open(cacheDir: string, cache: ParseCache, config: unknown): DerivedMemo {
-    const file = path.join(cacheDir, DERIVED_FILE);
+  /** The memo of `cache` (in the store of `stateDir`) for the state it was opened in and `config`; empty for another. */
+  static open(stateDir: string, cache: ParseCache, config: unknown): DerivedMemo {
     const cacheState = cache.state;
     const inputs = `${PROGRAM} ${sha256(JSON.stringify(config))}`;
     const values = new Map<string, string>();
     if (cacheState !== undefined) {
       try {
-        const stored = JSON.parse(readFileSync(file, 'utf8')) as DerivedFile;
-        if (stored.state === `${cacheState} ${inputs}`) for (const [key, value] of Object.entries(stored.values)) values.set(key, value);
+        const table = derivedTable(stateDir);
+        if (table.get(STATE_KEY) === `${cacheState} ${inputs}`)
+          for (const [key, value] of table.entries()) if (key !== STATE_KEY) values.set(key, value);
       } catch {
-        // No memo yet, or unreadable: everything is worked out.
+        // No store to read: everything is worked out.
       }
     }
-    return new DerivedMemo(file, cache, cacheState, inputs, values);
+    return new DerivedMemo(stateDir, cache, cacheState, inputs, values);
   }
 
   /**
@@ -75,27 +72,39 @@ export class DerivedMemo {
     if (value === undefined) {
       value = compute();
       this.values.set(id, value);
-      this.added = true;
+      this.added.set(id, value);
     }
     return value;
   }
 
-  /** Writes the values when some were added and the cache is still in the state they were worked out for. */
+  /** Writes the values added when the cache is still in the state they were worked out for (another state's go). */
   save(): void {
-    if (!this.added || !this.unchanged()) return;
-    const stored: DerivedFile = { state: `${this.cacheState} ${this.inputs}`, values: Object.fromEntries(this.values) };
+    if (this.added.size === 0 || !this.unchanged()) return;
+    const state = `${this.cacheState} ${this.inputs}`;
     try {
-      writeFileAtomic(this.file, `${JSON.stringify(stored)}\n`);
+      const store = openStateStore(this.stateDir);
+      const table = derivedTable(this.stateDir);
+      store.transaction(() => {
+        if (table.get(STATE_KEY) !== state) {
+          table.clear();
+          table.set(STATE_KEY, state);
+        }
+        for (const [id, value] of this.added) table.set(id, value);
+      });
     } catch {
       // Only time is lost: the next build works the values out again.
     }
-    this.added = false;
+    this.added.clear();
   }
 
   /** True while the cache is in the state it was opened in. */
   private unchanged(): boolean {
     return this.cacheState !== undefined && this.cache.state === this.cacheState;
   }
+}
+
+function derivedTable(stateDir: string) {
+  return kvTable(openStateStore(stateDir), STORE, zodDecode(z.string()));
 }
 
 /** The running program's identity: this module's file, its size and mtime (a bundle's chunk, or the compiled or source file). */

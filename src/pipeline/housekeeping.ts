@@ -1,6 +1,9 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { removeIfStaleTemp, writeFileAtomic } from '../util/atomic.js';
+import * as z from 'zod';
+import { openStateStore, type StateStore } from '../store/database.js';
+import { type KvTable, kvTable, zodDecode } from '../store/kv.js';
+import { removeIfStaleTemp } from '../util/atomic.js';
 import { RECORD_DIR } from '../vault/committed-record.js';
 import type { Diagnostic } from '../vault/model.js';
 import { takeMovedAside } from './write.js';
@@ -28,7 +31,7 @@ import { diagnostic } from '../messages/diagnostic.js';
  * it is not listed again (`SweptFolders`): ~1-5 ms once they are remembered.
  */
 export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams: Iterable<string>): Diagnostic[] {
-  const memo = new SweptFolders(path.join(stateDir, SWEEP_FILE));
+  const memo = new SweptFolders(stateDir);
   const removed = [
     ...memo.sweep(vaultDir, { recursive: false, stateFolder: false }),
     ...memo.sweep(path.join(vaultDir, RECORD_DIR), { recursive: true, stateFolder: false }),
@@ -45,9 +48,8 @@ export function removeLeftoverTemps(vaultDir: string, stateDir: string, streams:
   );
 }
 
-/** `.memvault/swept-folders.json`: the folders earlier sweeps listed, by absolute path. */
-const SWEEP_FILE = 'swept-folders.json';
-const SWEEP_VERSION = 1;
+/** The state store's `swept-folders` rows of `kv`: the folders earlier sweeps listed, by absolute path. */
+const SWEEP_STORE = 'swept-folders';
 /**
  * A folder listed this soon after its last change may change again within the same mtime tick (1-2 s on some file
  * systems) without its mtime moving: it is listed again by the next sweep.
@@ -55,26 +57,23 @@ const SWEEP_VERSION = 1;
 const RACY_MS = 3_000;
 
 /** A folder as a sweep listed it: mtime and inode before the listing, when it was listed, its subfolders' names. */
-interface SweptFolder {
-  m: number;
-  i: number;
-  at: number;
-  sub: string[];
-}
+const sweptFolderSchema = z.object({ m: z.number(), i: z.number(), at: z.number(), sub: z.array(z.string()) });
+type SweptFolder = z.infer<typeof sweptFolderSchema>;
 
 class SweptFolders {
-  private readonly before: Record<string, SweptFolder>;
+  private readonly store: StateStore | undefined;
+  private readonly table: KvTable<SweptFolder> | undefined;
+  private readonly before: Record<string, SweptFolder> = {};
   private readonly after: Record<string, SweptFolder> = {};
 
-  constructor(private readonly file: string) {
-    let before: Record<string, SweptFolder> = {};
+  constructor(stateDir: string) {
     try {
-      const json = JSON.parse(readFileSync(file, 'utf8')) as { version?: number; folders?: Record<string, SweptFolder> };
-      if (json.version === SWEEP_VERSION && json.folders && typeof json.folders === 'object') before = json.folders;
+      this.store = openStateStore(stateDir);
+      this.table = kvTable(this.store, SWEEP_STORE, zodDecode(sweptFolderSchema));
+      for (const [dir, folder] of this.table.entries()) this.before[dir] = folder;
     } catch {
-      // None yet, or unreadable: every folder is listed.
+      // No store: every folder is listed, nothing is kept.
     }
-    this.before = before;
   }
 
   /** Removes the stale temporary files in `root` (and, `recursive`, its subfolders but `.git`); returns their paths. */
@@ -92,7 +91,7 @@ class SweptFolders {
       }
       if (!stat.isDirectory()) continue;
       const known = this.before[dir];
-      if (known && known.m === stat.mtimeMs && known.i === stat.ino && known.at - known.m > RACY_MS && Array.isArray(known.sub)) {
+      if (known && known.m === stat.mtimeMs && known.i === stat.ino && known.at - known.m > RACY_MS) {
         this.after[dir] = known;
         if (options.recursive) for (const name of known.sub) pending.push(path.join(dir, name));
         continue;
@@ -122,18 +121,19 @@ class SweptFolders {
     return removed;
   }
 
-  /** Keeps what this sweep found (a folder gone or moved is forgotten). */
+  /** Keeps what this sweep found (a folder gone or moved is forgotten), writing only the folders that changed. */
   save(): void {
-    const text = `${JSON.stringify({ version: SWEEP_VERSION, folders: this.after })}\n`;
-    let old: string | undefined;
+    const { store, table } = this;
+    if (!store || !table) return;
+    const same = (a: SweptFolder | undefined, b: SweptFolder | undefined) => JSON.stringify(a) === JSON.stringify(b);
+    const gone = Object.keys(this.before).filter((dir) => !(dir in this.after));
+    const changed = Object.entries(this.after).filter(([dir, folder]) => !same(this.before[dir], folder));
+    if (gone.length === 0 && changed.length === 0) return;
     try {
-      old = readFileSync(this.file, 'utf8');
-    } catch {
-      // First sweep.
-    }
-    if (old === text) return;
-    try {
-      writeFileAtomic(this.file, text);
+      store.transaction(() => {
+        for (const dir of gone) table.delete(dir);
+        for (const [dir, folder] of changed) table.set(dir, folder);
+      });
     } catch {
       // Not kept: the next sweep lists every folder, nothing else is lost.
     }

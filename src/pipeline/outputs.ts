@@ -12,6 +12,7 @@ import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHa
 import type { DerivedMemo } from './derived-memo.js';
 import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites } from './write.js';
+import { readManifestFile } from './package/manifest-file.js';
 
 /** Stage 6, assemble: the package of a stream, and the index of the vault, each written only when its inputs changed. */
 
@@ -125,7 +126,7 @@ export function writeIndex(
 
 /** The manifest of a stream's package, when both it and the package file exist. */
 export function readManifest(vaultDir: string, stream: string): Manifest | undefined {
-  const manifest = readJson<Manifest>(path.join(vaultDir, vaultPaths.manifest(stream)));
+  const manifest = readManifestFile(path.join(vaultDir, vaultPaths.manifest(stream)));
   return manifest && fileExists(path.join(vaultDir, vaultPaths.package(stream))) ? manifest : undefined;
 }
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { type ContradictionJson, contradictionJson, factSurface, statesFacts } from '../facts/surface.js';
@@ -11,6 +10,7 @@ import { todayIn } from '../time/periods.js';
 import { memoriesUpTo } from './now.js';
 import type { Manifest } from './package.js';
 import { readWaterfallFiles, type WaterfallFiles, type WaterfallStatus, waterfallStatusOf } from './waterfall-status.js';
+import { readManifestFile } from './package/manifest-file.js';
 
 /**
  * `memvault status` as data, for both kinds of stream: a pure function of
@@ -178,11 +178,7 @@ function streamStatusOf(stream: StreamState, config: Config, vaultDir: string, r
 }
 
 function readManifest(vaultDir: string, stream: string): Manifest | undefined {
-  try {
-    return JSON.parse(readFileSync(path.join(vaultDir, vaultPaths.manifest(stream)), 'utf8')) as Manifest;
-  } catch {
-    return undefined;
-  }
+  return readManifestFile(path.join(vaultDir, vaultPaths.manifest(stream)));
 }
 
 /** Retention of a tier: must-keep items kept over items looked for, over the summaries that recorded a check. */

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as z from 'zod';
 import type { ArchiveMove } from '../pipeline/archive.js';
-import { writeFileAtomic } from '../util/atomic.js';
+import { openStateStore } from '../store/database.js';
+import { kvTable, zodDecode } from '../store/kv.js';
 
 /**
  * The record of what memvault wrote or moved in the vault and has not
@@ -10,14 +12,13 @@ import { writeFileAtomic } from '../util/atomic.js';
  * `memvault watch` without `--commit-every` add to it; the next committing
  * build commits exactly these paths (an archive move as both its ends, so
  * git records a rename, never a lone deletion) and clears it. `status`
- * reports it. It lives in `.memvault/uncommitted.json`, outside git.
+ * reports it. It lives in the state store (`.memvault/state.sqlite`, the
+ * `pending` row of `kv`), outside git; the store's first open carries over
+ * the `.memvault/uncommitted.json` of earlier versions.
  *
  * A file is recorded with the SHA-256 of what memvault wrote: if a person
  * edits it afterwards, the edit is theirs, and the build leaves it alone.
  */
-
-/** The record's file name in the project's `.memvault/`. */
-export const PENDING_FILE = 'uncommitted.json';
 
 /** One file memvault wrote: vault-relative path and the SHA-256 of what it wrote. */
 export interface PendingFile {
@@ -127,28 +128,47 @@ export function pinPending<T extends { paths: readonly string[]; pinned: Readonl
   };
 }
 
-/** Reads the record of the project whose state folder is `stateDir` (`.memvault/`); empty when there is none or it is unreadable. */
-export function readPending(stateDir: string): PendingWork {
-  try {
-    const raw = JSON.parse(readFileSync(path.join(stateDir, PENDING_FILE), 'utf8')) as Partial<PendingWork>;
-    return {
-      written: Array.isArray(raw.written) ? raw.written.filter(isPendingFile) : [],
-      historyCopies: Array.isArray(raw.historyCopies) ? raw.historyCopies.filter(isPendingFile) : [],
-      archived: Array.isArray(raw.archived) ? raw.archived.filter(isMove) : [],
-    };
-  } catch {
-    return EMPTY;
-  }
+const pendingFileSchema = z.object({ path: z.string(), sha256: z.string() });
+/** The record as stored; entries that are not well formed are dropped one by one (the rest is still committed). */
+const pendingSchema = z.object({
+  written: z.array(z.unknown()).catch([]),
+  historyCopies: z.array(z.unknown()).catch([]),
+  archived: z.array(z.unknown()).catch([]),
+});
+const moveSchema = z.object({
+  stream: z.string(),
+  kind: z.enum(['memory', 'daily', 'weekly']),
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  quarter: z.string(),
+}) satisfies z.ZodType<ArchiveMove>;
+
+function pendingTable(stateDir: string) {
+  return kvTable(openStateStore(stateDir), 'pending', zodDecode(pendingSchema));
 }
 
-/** Writes the record (atomically), or removes it when it is empty. */
+/** Reads the record of the project whose state folder is `stateDir` (`.memvault/`); empty when there is none or it is unreadable. */
+export function readPending(stateDir: string): PendingWork {
+  const raw = pendingTable(stateDir).get('work');
+  if (!raw) return EMPTY;
+  const keep = <T>(items: unknown[], schema: z.ZodType<T>): T[] =>
+    items.flatMap((item) => {
+      const parsed = schema.safeParse(item);
+      return parsed.success ? [parsed.data] : [];
+    });
+  return {
+    written: keep(raw.written, pendingFileSchema),
+    historyCopies: keep(raw.historyCopies, pendingFileSchema),
+    archived: keep(raw.archived, moveSchema),
+  };
+}
+
+/** Writes the record, or removes it when it is empty. */
 export function writePending(stateDir: string, work: PendingWork): void {
-  const file = path.join(stateDir, PENDING_FILE);
-  if (isEmpty(work)) rmSync(file, { force: true });
-  else {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileAtomic(file, `${JSON.stringify({ version: 1, ...work }, null, 2)}\n`);
-  }
+  const table = pendingTable(stateDir);
+  if (isEmpty(work)) table.delete('work');
+  else table.set('work', work);
 }
 
 /**
@@ -177,14 +197,4 @@ function sha256Of(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isPendingFile(value: unknown): value is PendingFile {
-  const file = value as PendingFile;
-  return typeof file?.path === 'string' && typeof file.sha256 === 'string';
-}
-
-function isMove(value: unknown): value is ArchiveMove {
-  const move = value as ArchiveMove;
-  return typeof move?.from === 'string' && typeof move.to === 'string' && typeof move.stream === 'string';
 }

@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
+import { parseCacheStamp } from '../vault/cache.js';
 import type { LoadedVault } from '../vault/load.js';
 
 /**
@@ -10,33 +10,21 @@ import type { LoadedVault } from '../vault/load.js';
  * - under the build lock, taken without waiting: while a build or `watch`
  *   holds it, nothing is saved (that build saves its own, newer cache); a
  *   build that starts meanwhile waits for the save (util/lock.ts);
- * - when the cache on disk is still the one the load read (`cacheStamp`
- *   before the load and under the lock): a build that ran in between may have
- *   rewritten or compacted `content.pack`, and the ranges this load knows
- *   would point into the wrong file.
+ * - when the cache in the store is still the one the load read (`cacheStamp`
+ *   before the load and under the lock): a build that ran in between saved
+ *   newer entries, which this load's older ones must not overwrite.
  * A save that fails for any other reason is dropped: the cache is an
  * optimisation, and a read command never fails over it.
  */
 
-const CACHE_FILES = ['files.json', 'files.log', 'content.pack'];
-
-/** Size, mtime and inode of the parse cache's files ('none' for a missing one): changes with every save. */
-export function cacheStamp(cacheDir: string): string {
-  return CACHE_FILES.map((name) => {
-    try {
-      const stat = statSync(path.join(cacheDir, name));
-      return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-    } catch {
-      return 'none';
-    }
-  }).join('|');
-}
+/** The parse cache's generation in the state store of `stateDir` (`.memvault/`): changes with every save. */
+export const cacheStamp = parseCacheStamp;
 
 /**
- * Saves `loaded.cache` when the build lock is free and the cache on disk is as it was before the load (`before`, from
- * `cacheStamp`). Returns whether it saved.
+ * Saves `loaded.cache` when the build lock is free and the cache in the store is as it was before the load (`before`,
+ * from `cacheStamp`). Returns whether it saved.
  */
-export async function saveParseCache(root: string, cacheDir: string, loaded: LoadedVault, before: string): Promise<boolean> {
+export async function saveParseCache(root: string, stateDir: string, loaded: LoadedVault, before: string): Promise<boolean> {
   const { acquireBuildLock, READ_SAVE_COMMAND } = await import('../util/lock.js');
   let release: () => Promise<void>;
   try {
@@ -45,7 +33,7 @@ export async function saveParseCache(root: string, cacheDir: string, loaded: Loa
     return false; // a build or watch holds the lock: it saves the cache itself
   }
   try {
-    if (cacheStamp(cacheDir) !== before) return false;
+    if (cacheStamp(stateDir) !== before) return false;
     loaded.cache.save();
     return true;
   } catch {

@@ -38,10 +38,10 @@ export async function openVault(root: string, walked?: { scanned: readonly Scann
   // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
   const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/build-pool.js');
   const options = { ...vaultLoadOptions(root, config), ...(walked ? { scanned: walked.scanned } : {}) };
-  const before = cacheStamp(options.cacheDir);
+  const before = cacheStamp(options.stateDir);
   const loaded = await loadVaultWithWorkers(options);
   // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse it too.
-  if (loaded.cache.modified) await saveParseCache(root, options.cacheDir, loaded, before);
+  if (loaded.cache.modified) await saveParseCache(root, options.stateDir, loaded, before);
   // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
   return { root, config, vaultDir, loaded };
 }

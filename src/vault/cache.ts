@@ -1,52 +1,40 @@
-import { randomUUID } from 'node:crypto';
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
-import path from 'node:path';
+import type { Statement } from 'better-sqlite3';
 import { DETECTOR_VERSION } from '../redact/version.js';
-import { writeFileAtomic } from '../util/atomic.js';
+import { openStateStore, openStateStoreOrMemory, type StateStore } from '../store/database.js';
+import { kvTable } from '../store/kv.js';
 import { UserError } from '../util/errors.js';
-import { asciiJson, decodeEntry, encodeEntry, hasLazyLists, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
+import { decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
 import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Sentence, Summary } from './model.js';
 import type { MemorySecret } from './secrets-check.js';
 
 /**
- * The parse cache, outside git in `.memvault/cache/`:
- * - `files.json`: per vault path, the file's size, mtime and SHA-256 and what
- *   parsing it gave (memory metadata, summary metadata, or diagnostics). A file
- *   whose size and mtime are unchanged is not read at all. Every build reads
- *   all of it, so it holds only what planning needs (cache-codec.ts).
- * - `files.log`: the entries that changed since `files.json` was written, one
- *   JSON line per save. A build that edits a few files appends a few lines
- *   instead of rewriting `files.json`; the log is folded back into it once it
- *   grows past a quarter of its size. Each line names the `files.json` it
- *   belongs to, so a log left by a crash between the two writes is ignored.
- * - `content.pack`: parsed bodies (text and sentences), and summaries' source
- *   lists and dropped items, as JSON records appended one after the other;
- *   entries hold their offset and length. A record is read only when a stage
- *   needs that body or list, and the pack is rewritten without dead records
- *   when more than half of it is dead. One file instead of one per memory:
- *   creating 20,000 small files costs more than parsing them.
- * Losing the cache only costs time: everything is rebuilt from the vault.
+ * The parse cache, in the state store (`.memvault/state.sqlite`, store/):
+ * - `parse_files`: per vault path, the file's size, mtime and SHA-256 and what
+ *   parsing it gave (memory metadata, summary metadata, or diagnostics), as one
+ *   JSON `entry`. A file whose size and mtime are unchanged is not read at all.
+ *   Every build reads all of it, so it holds only what planning needs
+ *   (cache-codec.ts).
+ * - `parse_bodies`: parsed bodies (text, sentences, headings) by path, with the
+ *   hash of the file they were parsed from; read only when a stage needs one.
+ * - `parse_lists`: summaries' source lists and dropped items, by the summary
+ *   file's SHA-256 (content-addressed, so a long-lived reader holding an older
+ *   summary still finds its lists); read on first use of a list. Lists no
+ *   file names any more are removed once they outnumber the live ones.
+ * - the `parse-cache` rows of `kv`: the cache's key (version, time zone,
+ *   detector: another one empties the cache) and its generation, which every
+ *   save that changes an entry moves on.
+ * A save is one transaction: a process killed mid-save leaves the cache as
+ * the last save left it. Losing the cache only costs time: everything is
+ * rebuilt from the vault.
  */
 
-/** Bump when the shape of cached data or the parser's output changes. */
+/**
+ * Bump when the shape of cached data or the parser's output changes. Not bumped for the move into the state store (15 is for
+ * `kind: fact` memories with a `Fact:` line): the parse results are the same, the old files are dropped anyway (store/legacy.ts), and the committed record's
+ * header names this version, so a bump would have every repository rewrite and commit its whole record.
+ */
 export const CACHE_VERSION = 15;
-
-/** The log is folded into `files.json` when it is larger than this share of it (or than `LOG_MIN_FOLD_BYTES`). */
-const LOG_FOLD_RATIO = 0.25;
-const LOG_MIN_FOLD_BYTES = 256 * 1024;
 
 export type CachedResult =
   /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
@@ -54,18 +42,11 @@ export type CachedResult =
   | { type: 'summary'; summary: Summary }
   | { type: 'invalid'; diagnostics: Diagnostic[] };
 
-/** A record's place in `content.pack`: [offset, length]. */
-export type PackRange = [number, number];
-
 export interface CacheEntry {
   size: number;
   mtimeMs: number;
   sha256: string;
   result: CachedResult;
-  /** Where the parsed body is in `content.pack`. */
-  content?: PackRange;
-  /** Where a summary's lists (cache-codec.ts `LIST_KEYS`) are in `content.pack`. */
-  lists?: PackRange;
   /**
    * Top-level headings of the body as remark found them, once it was parsed
    * here or by the machine that wrote the committed record: enough to show
@@ -81,98 +62,72 @@ export interface ParsedContent {
   headings?: HeadingSpan[];
 }
 
-interface FilesJson {
-  version: number;
-  /** Parse results depend on the time zone (a memory's day): a new zone invalidates everything. */
-  timezone: string;
-  /** The secret detector's rule set (`DETECTOR_VERSION`): a new one scans every memory again, so warm and cold builds agree. */
-  detector?: string;
-  /** Names this version of the file; log lines carry it. */
-  id: string;
-  /** Size `content.pack` had when this file was written: a longer pack was appended to by a build that crashed. */
-  packSize: number;
-  entries: Record<string, StoredEntry>;
-}
+/** The `kv` rows of the parse cache: `key` names what the entries were made with, `generation` what they hold. */
+const META_STORE = 'parse-cache';
 
-/** One save appended to `files.log`: changed entries (null: forgotten) and the pack size after it. */
-interface LogLine {
-  base: string;
-  packSize: number;
-  entries: Record<string, StoredEntry | null>;
-}
+/** Lists no entry names are removed when there are more of them than this many, and than live ones. */
+const MIN_DEAD_LISTS = 256;
+
+/** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
+const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
 
 export class ParseCache {
-  private pending: Buffer[] = [];
-  private pendingSize = 0;
-  private packFd: number | undefined;
   /** Paths set or forgotten since the last save. */
   private readonly changed = new Set<string>();
+  /** Bodies and lists set since the last save, written by `save`. */
+  private readonly pendingBodies = new Map<string, { sha256: string; content: ParsedContent }>();
+  private readonly pendingLists = new Map<string, ListsRecord>();
   /**
    * True once this process set or forgot an entry, saved or not. False after
    * a load that found every file as cached: what is derived from all entries
    * (the committed record) needs no rewrite.
    */
   modified = false;
-  /** Every entry must be written again (offsets moved, or no `files.json` to log against). */
-  private rewrite: boolean;
+  private selectBody: Statement | undefined;
 
   private constructor(
-    private readonly dir: string,
-    private readonly timezone: string,
+    private readonly store: StateStore,
+    private readonly key: string,
     private readonly entries: Map<string, CacheEntry>,
-    /** Bytes of `content.pack` that entries may point into. */
-    private packSize: number,
-    /** `id` of the `files.json` on disk, and the sizes of it and of the log. */
-    private base: { id: string; bytes: number; logBytes: number } | undefined,
-  ) {
-    this.rewrite = base === undefined;
-  }
+    /** The generation the entries were read at; undefined when the store held another key's entries (all are written again). */
+    private generation: number | undefined,
+  ) {}
 
-  /** Opens the cache in `dir`; a missing, corrupt or outdated cache starts empty. */
-  static open(dir: string, timezone: string): ParseCache {
-    try {
-      const text = readFileSync(path.join(dir, 'files.json'), 'latin1');
-      const json = JSON.parse(text) as FilesJson;
-      if (json.version === CACHE_VERSION && json.timezone === timezone && json.detector === DETECTOR_VERSION) {
-        const entries = new Map<string, CacheEntry>();
-        // Lists stay in the pack until read; the cache they are read through is made below.
-        let opened: ParseCache | undefined;
-        const readLists = (key: string, range: PackRange) => opened!.readLists(key, range);
-        for (const key in json.entries) entries.set(key, decodeEntry(key, json.entries[key]!, readLists));
-        const log = readLog(dir, json.id);
-        for (const line of log.lines) {
-          for (const key in line.entries) {
-            const stored = line.entries[key];
-            if (stored) entries.set(key, decodeEntry(key, stored, readLists));
-            else entries.delete(key);
-          }
-        }
-        const packSize = log.lines.at(-1)?.packSize ?? json.packSize;
-        const packPath = path.join(dir, 'content.pack');
-        const actual = fileSize(packPath);
-        if (actual >= packSize) {
-          // Records past the known size were appended by a build that crashed before saving: drop them.
-          if (actual > packSize) truncateSync(packPath, packSize);
-          opened = new ParseCache(dir, timezone, entries, packSize, { id: json.id, bytes: text.length, logBytes: log.validBytes });
-          // Opened now, not at the first read: a build in another process that compacts the pack renames a new file over it,
-          // and a long-lived reader (the MCP server, watch) must go on reading the records its entries point at.
-          if (packSize > 0) opened.packFd = openSync(packPath, 'r');
-          return opened;
-        }
+  /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
+  static open(stateDir: string, timezone: string): ParseCache {
+    const store = openStateStoreOrMemory(stateDir);
+    const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION });
+    const meta = metaTable(store);
+    const entries = new Map<string, CacheEntry>();
+    let opened: ParseCache | undefined;
+    const readLists = (path: string, sha: string) => opened!.readLists(path, sha);
+    // One read transaction: the key, the generation and the rows of one save.
+    const generation = store.db.transaction((): number | undefined => {
+      if (meta.get('key') !== key) return undefined;
+      // Every row as one JSON object built by SQLite (path → entry): one string and one `JSON.parse`, as cheap as the
+      // single file it replaced; 21,000 rows read one by one cost twice the time and garbage.
+      const text = store.db.prepare(ALL_ENTRIES).pluck().get() as string | null;
+      let stored: Record<string, StoredEntry>;
+      try {
+        stored = text ? (JSON.parse(text) as Record<string, StoredEntry>) : {};
+      } catch {
+        // Rows that do not make JSON (a damaged row): the cache starts empty and is written anew, the vault read again.
+        return undefined;
       }
-    } catch {
-      // No cache yet, or unreadable: parse everything.
-    }
-    return new ParseCache(dir, timezone, new Map(), 0, undefined);
+      for (const path in stored) entries.set(path, decodeEntry(path, stored[path]!, readLists));
+      return (meta.get('generation') as number | undefined) ?? 0;
+    })();
+    opened = new ParseCache(store, key, entries, generation);
+    return opened;
   }
 
   /**
-   * Names what the entries hold: the `files.json` on disk and the length of its
-   * log, which every save that changes an entry moves on. Undefined once this
-   * process set or forgot an entry, and for a cache never saved.
+   * Names what the entries hold: the generation of the store's cache, which
+   * every save that changes an entry moves on. Undefined once this process set
+   * or forgot an entry, and for a cache of another key.
    */
   get state(): string | undefined {
-    return this.modified || !this.base ? undefined : `${this.base.id}+${this.base.logBytes}`;
+    return this.modified || this.generation === undefined ? undefined : String(this.generation);
   }
 
   get(vaultPath: string): CacheEntry | undefined {
@@ -189,20 +144,18 @@ export class ParseCache {
     return this.entries.values();
   }
 
-  /** Records a file's parse result; `content`, when given, is stored in the pack. */
-  set(vaultPath: string, entry: Omit<CacheEntry, 'content' | 'lists'>, content?: ParsedContent): void {
-    const stored: CacheEntry = { ...entry };
+  /** Records a file's parse result; `content`, when given, is kept as its parsed body. */
+  set(vaultPath: string, entry: CacheEntry, content?: ParsedContent): void {
+    const stored: CacheEntry = { size: entry.size, mtimeMs: entry.mtimeMs, sha256: entry.sha256, result: entry.result };
     const previous = this.entries.get(vaultPath);
-    if (content) stored.content = this.append(content);
-    else if (previous?.content && previous.sha256 === entry.sha256) stored.content = previous.content;
+    if (content) this.pendingBodies.set(vaultPath, { sha256: entry.sha256, content });
     const headings = content?.headings ?? entry.headings ?? (previous?.sha256 === entry.sha256 ? previous.headings : undefined);
     if (headings) stored.headings = headings;
     const result = entry.result;
-    // The same summary object keeps its record (its lists may not be read yet); a new one writes its lists.
-    if (previous?.lists && previous.result === result) stored.lists = previous.lists;
-    else if (result.type === 'summary') {
+    // The same summary object has its lists stored already (they may not be read yet); a new one stores its lists.
+    if (result.type === 'summary' && !(previous?.result === result && previous.sha256 === entry.sha256)) {
       const lists = listsOf(result.summary.meta);
-      if (lists) stored.lists = this.append({ path: vaultPath, lists } satisfies ListsRecord);
+      if (lists) this.pendingLists.set(entry.sha256, { path: vaultPath, lists });
     }
     this.entries.set(vaultPath, stored);
     this.changed.add(vaultPath);
@@ -220,189 +173,135 @@ export class ParseCache {
     }
   }
 
-  /** The parsed body of a cached file, if the pack has it. */
+  /** The parsed body of a cached file, if the store has it for this hash. */
   readContent(vaultPath: string, sha: string): ParsedContent | undefined {
     const entry = this.entries.get(vaultPath);
-    if (!entry?.content || entry.sha256 !== sha) return undefined;
-    // Past the pack's size: still pending, and the caller holds it in memory.
-    if (entry.content[0] + entry.content[1] > this.packSize) return undefined;
+    if (!entry || entry.sha256 !== sha) return undefined;
+    const pending = this.pendingBodies.get(vaultPath);
+    if (pending) return pending.sha256 === sha ? pending.content : undefined;
     try {
-      return this.readRecord(entry.content) as ParsedContent;
+      this.selectBody ??= this.store.db.prepare('SELECT content FROM parse_bodies WHERE path = ? AND sha256 = ?').pluck();
+      const row = this.selectBody.get(vaultPath, sha) as string | undefined;
+      return row === undefined ? undefined : (JSON.parse(row) as ParsedContent);
     } catch {
       return undefined;
     }
   }
 
   /**
-   * The lists of the summary at `key` (a lazy property of its metadata reads
-   * them on first use). Unlike a body, they cannot be parsed again from the
-   * file by the caller, so a record that is missing or not this summary's is an error.
+   * The lists of the summary at `key` whose file has `sha` (a lazy property of
+   * its metadata reads them on first use). Unlike a body, they cannot be parsed
+   * again from the file by the caller, so lists that are missing are an error.
    */
-  readLists(key: string, range: PackRange): Record<string, unknown> {
-    let record: ListsRecord | undefined;
+  readLists(key: string, sha: string): Record<string, unknown> {
+    const pending = this.pendingLists.get(sha);
+    if (pending) return pending.lists;
+    let lists: unknown;
     try {
-      record = this.readRecord(range) as ListsRecord;
+      const row = this.store.db.prepare('SELECT lists FROM parse_lists WHERE sha256 = ?').pluck().get(sha) as string | undefined;
+      lists = row === undefined ? undefined : JSON.parse(row);
     } catch {
       // Reported below.
     }
-    if (record?.path !== key)
-      throw new UserError('vault/cache-damaged', `the parse cache has no source list for \`${key}\``, { cache: this.dir });
-    return record.lists;
+    if (typeof lists !== 'object' || lists === null)
+      throw new UserError('vault/cache-damaged', `the parse cache has no source list for \`${key}\``, { cache: this.store.file });
+    return lists as Record<string, unknown>;
   }
 
-  private readRecord([offset, length]: PackRange): unknown {
-    this.packFd ??= openSync(path.join(this.dir, 'content.pack'), 'r');
-    const buffer = Buffer.alloc(length);
-    readSync(this.packFd, buffer, 0, length, offset);
-    return JSON.parse(buffer.toString('utf8'));
-  }
-
-  /** Queues a record for the pack; its range is final once `save` appends it. */
-  private append(value: unknown): PackRange {
-    const record = Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
-    const range: PackRange = [this.packSize + this.pendingSize, record.length];
-    this.pending.push(record);
-    this.pendingSize += record.length;
-    return range;
-  }
-
-  /**
-   * Appends new content records to the pack, then records what changed: a
-   * line in `files.log`, or a new `files.json` when the log has grown large
-   * (or the pack was compacted).
-   */
+  /** Writes what changed since the last save, in one transaction, and moves the cache's generation on. */
   save(): void {
-    if (this.changed.size === 0 && this.pending.length === 0 && !this.rewrite) return;
-    this.close();
-    mkdirSync(this.dir, { recursive: true });
-    const packPath = path.join(this.dir, 'content.pack');
-    if (this.pending.length > 0) {
-      // A fresh cache starts a fresh pack (an old or foreign one is dropped).
-      if (this.packSize === 0) writeFileSync(packPath, '');
-      appendFileSync(packPath, Buffer.concat(this.pending));
-      this.packSize += this.pendingSize;
-      this.pending = [];
-      this.pendingSize = 0;
-    }
-    if (this.compactIfMostlyDead(packPath)) this.rewrite = true;
-    if (!this.rewrite && this.base) {
-      const line: LogLine = { base: this.base.id, packSize: this.packSize, entries: {} };
-      for (const key of [...this.changed].sort()) {
-        const entry = this.entries.get(key);
-        line.entries[key] = entry ? encodeEntry(entry) : null;
+    if (this.changed.size === 0 && this.generation !== undefined) return;
+    const { db } = this.store;
+    const rewrite = this.generation === undefined;
+    const meta = metaTable(this.store);
+    const upsertFile = db.prepare(
+      'INSERT INTO parse_files (path, sha256, entry) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, entry = excluded.entry',
+    );
+    const deleteFile = db.prepare('DELETE FROM parse_files WHERE path = ?');
+    const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
+    const deleteBody = db.prepare('DELETE FROM parse_bodies WHERE path = ?');
+    const insertLists = db.prepare('INSERT OR IGNORE INTO parse_lists (sha256, path, lists) VALUES (?, ?, ?)');
+    this.store.transaction(() => {
+      if (rewrite) {
+        db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
+        meta.set('key', this.key);
       }
-      const bytes = Buffer.from(`${asciiJson(line)}\n`, 'latin1');
-      const logPath = path.join(this.dir, 'files.log');
-      // Appending after a torn line, or to a log this process did not read, would lose lines: write `files.json` instead.
-      if (
-        fileSize(logPath) === this.base.logBytes &&
-        this.base.logBytes + bytes.length <= Math.max(LOG_MIN_FOLD_BYTES, this.base.bytes * LOG_FOLD_RATIO)
-      ) {
-        appendFileSync(logPath, bytes);
-        this.base.logBytes += bytes.length;
-        this.changed.clear();
-        return;
+      const paths = rewrite ? this.entries.keys() : this.changed;
+      for (const vaultPath of paths) {
+        const entry = this.entries.get(vaultPath);
+        if (!entry) {
+          deleteFile.run(vaultPath);
+          deleteBody.run(vaultPath);
+          continue;
+        }
+        const { sha256 } = entry;
+        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry)));
+        const body = this.pendingBodies.get(vaultPath);
+        if (body && body.sha256 === sha256) upsertBody.run(vaultPath, sha256, JSON.stringify(body.content));
+        const lists = this.pendingLists.get(sha256);
+        if (lists) insertLists.run(sha256, lists.path, JSON.stringify(lists.lists));
       }
-    }
-    const stored: Record<string, StoredEntry> = {};
-    for (const [key, entry] of this.entries) stored[key] = encodeEntry(entry);
-    const json: FilesJson = {
-      version: CACHE_VERSION,
-      timezone: this.timezone,
-      detector: DETECTOR_VERSION,
-      id: randomUUID(),
-      packSize: this.packSize,
-      entries: stored,
-    };
-    const text = asciiJson(json);
-    // `files.json` first: a log left behind names the old id and is ignored, then removed here.
-    writeFileAtomic(path.join(this.dir, 'files.json'), text);
-    rmSync(path.join(this.dir, 'files.log'), { force: true });
-    this.base = { id: json.id, bytes: text.length, logBytes: 0 };
+      this.removeDeadLists();
+      this.generation = ((meta.get('generation') as number | undefined) ?? 0) + 1;
+      meta.set('generation', this.generation);
+    });
     this.changed.clear();
-    this.rewrite = false;
+    this.pendingBodies.clear();
+    this.pendingLists.clear();
   }
 
-  /** Closes the pack file handle. */
-  close(): void {
-    if (this.packFd !== undefined) closeSync(this.packFd);
-    this.packFd = undefined;
-  }
+  /** Nothing to close: the state store stays open for the process (kept for the callers that end a session). */
+  close(): void {}
 
-  /** Rewrites the pack without dead records when most of it is dead; true when it did (every entry's offset moved). */
-  private compactIfMostlyDead(packPath: string): boolean {
+  /** Removes the lists no entry names once they are many and outnumber the live ones. */
+  private removeDeadLists(): void {
+    const { db } = this.store;
+    const lists = db.prepare('SELECT count(*) FROM parse_lists').pluck().get() as number;
+    if (lists < MIN_DEAD_LISTS) return;
     let live = 0;
-    for (const entry of this.entries.values()) live += (entry.content?.[1] ?? 0) + (entry.lists?.[1] ?? 0);
-    if (this.packSize < 1 << 20 || live * 2 > this.packSize) return false;
-    // Lists not read yet would be read at their old offsets: read them now, before the records move.
-    for (const entry of this.entries.values())
-      if (entry.result.type === 'summary' && hasLazyLists(entry.result.summary.meta)) listsOf(entry.result.summary.meta);
-    const old = readFileSync(packPath);
-    const chunks: Buffer[] = [];
-    let offset = 0;
-    const move = ([start, length]: PackRange): PackRange => {
-      chunks.push(old.subarray(start, start + length));
-      offset += length;
-      return [offset - length, length];
-    };
-    for (const entry of this.entries.values()) {
-      if (entry.content) entry.content = move(entry.content);
-      if (entry.lists) entry.lists = move(entry.lists);
-    }
-    const temp = `${packPath}.tmp`;
-    writeFileSync(temp, Buffer.concat(chunks));
-    renameSync(temp, packPath);
-    this.close(); // it was opened on the old pack to read the lists
-    this.packSize = offset;
-    return true;
+    for (const entry of this.entries.values()) if (entry.result.type === 'summary') live++;
+    if (lists - live <= live) return;
+    db.exec('DELETE FROM parse_lists WHERE sha256 NOT IN (SELECT sha256 FROM parse_files)');
   }
 }
 
 /**
- * Removes the parse cache in `dir` (`files.json`, `files.log`, `content.pack`,
- * and the derived memo beside them): after `memvault redact`, the text it
- * replaced may be in each (a memory's entry, the pack's dead records and the
- * log's old lines, the entries of summaries built from it), and a cache is
- * only ever rebuilt from the vault. Call under the build lock: a build saving
- * meanwhile would log against a pack that is gone.
+ * Identifies a version of the parse cache in the store of `stateDir` (`.memvault/`): its generation, which moves with
+ * every save that changes an entry. A session holding a loaded cache saves it only while this is unchanged (load-session.ts,
+ * read/cache-save.ts): another process that saved since wrote newer entries.
  */
-export function purgeParseCache(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-function fileSize(file: string): number {
+export function parseCacheStamp(stateDir: string): string {
   try {
-    return statSync(file).size;
+    return String(metaTable(openStateStore(stateDir)).get('generation') ?? 0);
   } catch {
-    return 0;
+    return 'none';
   }
 }
 
-/** The lines of `files.log` that belong to the `files.json` with `baseId`, up to the first torn or foreign one. */
-function readLog(dir: string, baseId: string): { lines: LogLine[]; validBytes: number } {
-  const logPath = path.join(dir, 'files.log');
-  let text: string;
-  try {
-    text = readFileSync(logPath, 'latin1');
-  } catch {
-    return { lines: [], validBytes: 0 };
-  }
-  const lines: LogLine[] = [];
-  let validBytes = 0;
-  for (let start = 0; start < text.length; ) {
-    const end = text.indexOf('\n', start);
-    if (end < 0) break; // a line cut short by a crash
-    let line: LogLine;
-    try {
-      line = JSON.parse(text.slice(start, end)) as LogLine;
-    } catch {
-      break;
-    }
-    if (line.base !== baseId) break;
-    lines.push(line);
-    start = end + 1;
-    validBytes = start;
-  }
-  // A torn or foreign tail is not trusted: the next save sees the size differ and writes a new `files.json`.
-  return { lines, validBytes };
+/**
+ * Empties the parse cache in `stateDir` and the derived memo beside it, and
+ * leaves no copy of their text in the file: after `memvault redact`, the text
+ * it replaced may be in an entry, a body or the lists of a summary built from
+ * it. SQLite keeps deleted rows in free pages and in its WAL, so the WAL is
+ * checkpointed and the file vacuumed. Call under the build lock.
+ */
+export function purgeParseCache(stateDir: string): void {
+  const store = openStateStore(stateDir);
+  // Deleted rows' pages are overwritten with zeros, besides the vacuum below.
+  store.db.pragma('secure_delete = ON');
+  store.transaction(() => {
+    store.db.exec("DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store = 'derived'");
+    const meta = metaTable(store);
+    meta.delete('key');
+    // A new generation: a long-lived process (watch, the MCP server) holding the old entries must not save them back.
+    meta.set('generation', ((meta.get('generation') as number | undefined) ?? 0) + 1);
+  });
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  store.db.exec('VACUUM');
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** The cache's key (a string) and generation (a number). */
+function metaTable(store: StateStore) {
+  return kvTable<string | number>(store, META_STORE, (raw) => (typeof raw === 'string' || typeof raw === 'number' ? raw : undefined));
 }

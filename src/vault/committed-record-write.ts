@@ -3,6 +3,9 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type GitBackend, gitBackend } from '../git/backend.js';
 import { findRepo, repoRelative } from '../git/repo.js';
+import * as z from 'zod';
+import { openStateStore } from '../store/database.js';
+import { kvTable, zodDecode } from '../store/kv.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder } from '../util/inside.js';
 import { stableStringify } from '../util/hash.js';
@@ -31,7 +34,7 @@ import { readVaultFile } from './scan.js';
  */
 function headingsOf(vaultDir: string, vaultPath: string, entry: CacheEntry, cache: ParseCache): HeadingSpan[] | undefined {
   if (entry.headings) return entry.headings;
-  // Kept in the entry once found: the next rewrite of this shard does not read the content pack again.
+  // Kept in the entry once found: the next rewrite of this shard does not read the stored body again.
   const packed = cache.readContent(vaultPath, entry.sha256)?.headings;
   if (packed) {
     cache.set(vaultPath, { ...entry, headings: packed });
@@ -195,7 +198,7 @@ export async function writeRecord(
     const after = statOrUndefined(file);
     if (after) next.shards[key] = { ...mine, size: after.size, mtimeMs: after.mtimeMs };
   }
-  if (stateDir) writeState(stateDir, next);
+  if (stateDir) writeState(stateDir, state, next);
   return written;
 }
 
@@ -251,24 +254,39 @@ async function blobIds(vaultDir: string, wanted: ReadonlyMap<string, string>): P
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** What `writeRecord` last wrote, per `<stream>/<shard>` (`.memvault/record.json`, outside git; losing it costs one read of the record). */
+/**
+ * What `writeRecord` last wrote, per `<stream>/<shard>` (the state store's `record-state` rows of `kv`, outside git;
+ * losing them costs one read of the record).
+ */
 interface RecordState {
   shards: Record<string, ShardState>;
 }
 
+const shardStateSchema = z.object({ digest: z.string(), size: z.number(), mtimeMs: z.number() });
+
+function stateTable(stateDir: string) {
+  return kvTable(openStateStore(stateDir), 'record-state', zodDecode(shardStateSchema));
+}
+
 function readState(stateDir: string): RecordState {
   try {
-    const json = JSON.parse(readFileSync(path.join(stateDir, 'record.json'), 'utf8')) as RecordState;
-    return json && typeof json.shards === 'object' && json.shards !== null ? json : { shards: {} };
+    return { shards: Object.fromEntries(stateTable(stateDir).entries()) };
   } catch {
     return { shards: {} };
   }
 }
 
-function writeState(stateDir: string, state: RecordState): void {
+/** Keeps the shards' states, writing only those that changed since `before`. */
+function writeState(stateDir: string, before: RecordState, state: RecordState): void {
   try {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileAtomic(path.join(stateDir, 'record.json'), `${JSON.stringify(state)}\n`);
+    const table = stateTable(stateDir);
+    openStateStore(stateDir).transaction(() => {
+      for (const key of Object.keys(before.shards)) if (!(key in state.shards)) table.delete(key);
+      for (const [key, shard] of Object.entries(state.shards)) {
+        const old = before.shards[key];
+        if (old?.digest !== shard.digest || old.size !== shard.size || old.mtimeMs !== shard.mtimeMs) table.set(key, shard);
+      }
+    });
   } catch {
     // Only a shortcut: the next build reads the shards instead.
   }
@@ -299,7 +317,7 @@ function knownShard(file: string, head: string): { text: string | undefined; lin
     const match = LINE_START.exec(rows[i]!);
     // `h` is a line's last key; `,"h":[` cannot be inside a JSON string (its quotes would be escaped).
     if (match)
-      lines.push({ path: JSON.parse(match[1]!) as string, blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
+      lines.push({ path: String(JSON.parse(match[1]!)), blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
     else intact = false;
   }
   return { text, lines, intact };

@@ -2,12 +2,14 @@ import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import * as z from 'zod';
 import { diagnostic } from '../messages/diagnostic.js';
 import { DETECTOR_VERSION } from '../redact/version.js';
 import { CACHE_VERSION, type CachedResult } from './cache.js';
 import type { HeadingSpan } from './markdown.js';
 import type { Diagnostic, Memory, Summary } from './model.js';
 import { readVaultFile } from './scan.js';
+import { summaryMetaSchema } from './summary-file.js';
 
 /**
  * The committed record (`vault/.memvault-record/<stream>/<shard>.jsonl`):
@@ -56,6 +58,47 @@ interface RecordLine {
   h?: HeadingSpan[];
 }
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const memoryResult = z.looseObject({
+  id: z.string(),
+  location: z.enum(['memories', 'archive']),
+  date: z.string(),
+  day: z.string(),
+  minute: z.number(),
+  title: z.string().optional(),
+  kind: z.string(),
+  tags: z.array(z.string()),
+  importance: z.enum(['low', 'normal', 'high', 'pinned']),
+  duplicateOf: z.string().optional(),
+  facts: z.array(z.looseObject({})).optional(),
+  factProblems: z.array(z.looseObject({})).optional(),
+});
+const summaryResult = z.looseObject({
+  meta: summaryMetaSchema.extend({ sources: summaryMetaSchema.shape.sources.unwrap() }),
+  bodyHash: z.string(),
+  sha256: sha256Hex.optional(),
+});
+/**
+ * A record line as it must be: the record arrives with a clone (and a merge), so each line is checked before a
+ * clone trusts it. Checked, not copied: the parsed object is completed in place (`decodeResult`).
+ */
+const recordLine = z.union([
+  z.object({
+    p: z.string(),
+    b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
+    s: sha256Hex,
+    m: memoryResult,
+    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+  }),
+  z.object({
+    p: z.string(),
+    b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
+    s: sha256Hex,
+    y: summaryResult,
+    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+  }),
+]);
+
 export interface RecordEntry {
   blob: string;
   sha256: string;
@@ -76,7 +119,7 @@ export function header(timezone: string): string {
 }
 
 /**
- * The shards `readRecord` read whole in this process, as `writeRecord` keeps them in `.memvault/record.json`: a fresh
+ * The shards `readRecord` read whole in this process, as `writeRecord` keeps them in the state store: a fresh
  * clone has no such file, and without this `writeRecord` read the whole record (~19 MB) again to find it current.
  */
 const readShards = new Map<string, ShardState>();
@@ -125,16 +168,17 @@ export function readRecord(vaultDir: string, streams: readonly string[], timezon
 function parseShard(lines: readonly string[], stream: string): Map<string, RecordEntry> | number {
   const out = new Map<string, RecordEntry>();
   for (let i = 1; i < lines.length; i++) {
-    let line: RecordLine;
+    let raw: unknown;
     try {
-      line = JSON.parse(lines[i]!) as RecordLine;
+      raw = JSON.parse(lines[i]!);
     } catch {
       return i;
     }
-    if (typeof line?.p !== 'string' || !line.p.startsWith(`${stream}/`) || typeof line.b !== 'string' || typeof line.s !== 'string')
-      return i;
+    if (!recordLine.safeParse(raw).success) return i;
+    const line = raw as RecordLine; // checked just above; kept as parsed (see `recordLine`)
+    if (!line.p.startsWith(`${stream}/`)) return i;
     const result = decodeResult(line, stream);
-    if (!result || (line.h !== undefined && !isHeadingSpans(line.h))) return i;
+    if (!result) return i;
     out.set(line.p, line.h ? { blob: line.b, sha256: line.s, result, headings: line.h } : { blob: line.b, sha256: line.s, result });
   }
   return out;
@@ -163,10 +207,6 @@ function decodeResult(line: RecordLine, stream: string): CachedResult | undefine
     return { type: 'summary', summary: { ...summary, path: line.p, sha256 } };
   }
   return undefined;
-}
-
-function isHeadingSpans(value: unknown): value is HeadingSpan[] {
-  return Array.isArray(value) && value.every((span) => Array.isArray(span) && span.length === 5 && span.every(Number.isInteger));
 }
 
 /** A file's part of its shard's digest: path, hash, and whether its headings are known (a shard gains them once parsed). */

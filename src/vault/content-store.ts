@@ -12,14 +12,14 @@ import { readVaultFile } from './scan.js';
 
 /**
  * Parsed bodies (text, sentences, headings) by content hash: from this run's
- * parses, then the parse cache's content pack, then by reading and parsing
+ * parses, then the parse cache's stored bodies, then by reading and parsing
  * the file. A load parses the bodies of the memories no summary covers yet
  * (what the build will summarize); every other body is parsed here, the first
- * time a stage reads it, and kept in the content pack for the next build.
+ * time a stage reads it, and kept in the parse cache for the next build.
  */
 export class ContentStore {
   private readonly fresh = new Map<string, ParsedContent>();
-  /** Bodies parsed here (read from disk, not found in memory or the pack) since the load. */
+  /** Bodies parsed here (read from disk, not found in memory or the cache) since the load. */
   parsed = 0;
 
   constructor(
@@ -89,7 +89,7 @@ export class ContentStore {
 
   private parseSummary(summary: Summary, text: string): ParsedContent {
     const parsed = parseSummaryBody(frontmatterBody(text));
-    // Kept in the content pack: the index reads every weekly and monthly body when it is rebuilt.
+    // Kept in the parse cache: the index reads every weekly and monthly body when it is rebuilt.
     this.keep(summary.path, summary.sha256, parsed);
     return parsed;
   }

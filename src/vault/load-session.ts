@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../util/hash.js';
-import type { ParseCache } from './cache.js';
+import { type ParseCache, parseCacheStamp as cacheStamp } from './cache.js';
 import type { ContentStore } from './content-store.js';
 import { assembleState, loadVault, refreshFiles, type FoundFile, type LoadedVault, type LoadOptions } from './load.js';
 import type { Diagnostic } from './model.js';
@@ -30,7 +30,7 @@ export class LoadSession {
   private cache: ParseCache | undefined;
   private content: ContentStore | undefined;
   private vaultDir = '';
-  private cacheDir = '';
+  private stateDir = '';
   /** Size and mtime of `files.json` and `files.log` as this session last read or wrote them. */
   private stamp = '';
   private key = '';
@@ -89,19 +89,19 @@ export class LoadSession {
   }
 
   /**
-   * Writes the parse cache to disk (`.memvault/cache`), so the next process
+   * Writes the parse cache to the state store (`.memvault/state.sqlite`), so the next process
    * starts warm. If another process (a build run while watching) saved it
    * since this session read it, this session's copy is stale: it is dropped
    * instead, and the next load starts over from the newer cache.
    */
   save(): void {
     if (!this.cache) return;
-    if (cacheStamp(this.cacheDir) !== this.stamp) {
+    if (cacheStamp(this.stateDir) !== this.stamp) {
       this.reset();
       return;
     }
     this.cache.save();
-    this.stamp = cacheStamp(this.cacheDir);
+    this.stamp = cacheStamp(this.stateDir);
   }
 
   /** Forgets everything: the next load scans the whole vault again. */
@@ -118,7 +118,7 @@ export class LoadSession {
   }
 
   async load(options: LoadOptions): Promise<LoadedVault> {
-    const key = JSON.stringify([options.vaultDir, options.cacheDir, options.timezone, [...options.configuredStreams].sort()]);
+    const key = JSON.stringify([options.vaultDir, options.stateDir, options.timezone, [...options.configuredStreams].sort()]);
     if (key !== this.key || !this.cache || !this.content) return this.scan(options, key);
     const cache = this.cache;
     const found: FoundFile[] = [];
@@ -181,7 +181,7 @@ export class LoadSession {
 
   private async scan(options: LoadOptions, key: string): Promise<LoadedVault> {
     this.reset();
-    const stamp = cacheStamp(options.cacheDir);
+    const stamp = cacheStamp(options.stateDir);
     const loaded = await loadVault(options);
     const files = new Set<string>();
     for (const stream of loaded.state.streams.values()) {
@@ -197,7 +197,7 @@ export class LoadSession {
     this.cache = loaded.cache;
     this.content = loaded.content;
     this.vaultDir = options.vaultDir;
-    this.cacheDir = options.cacheDir;
+    this.stateDir = options.stateDir;
     this.stamp = stamp;
     this.key = key;
     return loaded;
@@ -243,16 +243,6 @@ function lstatOrUndefined(file: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Identifies a version of the parse cache on disk (size and mtime of `files.json` and of its log). */
-function cacheStamp(cacheDir: string): string {
-  return ['files.json', 'files.log']
-    .map((name) => {
-      const stat = lstatOrUndefined(path.join(cacheDir, name));
-      return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
-    })
-    .join('/');
 }
 
 /** First index of `sorted` whose value is ≥ `value`. */

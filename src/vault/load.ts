@@ -19,8 +19,8 @@ export { LoadSession } from './load-session.js';
 export interface LoadOptions {
   /** Absolute path of the vault folder. */
   vaultDir: string;
-  /** Absolute path of the parse cache folder (`.memvault/cache`). */
-  cacheDir: string;
+  /** Absolute path of the state folder (`.memvault`), where the state store keeps the parse cache. */
+  stateDir: string;
   timezone: string;
   /** Streams named in the config; folders found in the vault are added. */
   configuredStreams: readonly string[];
@@ -81,7 +81,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     ? undefined
     : options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
   const scanned = onThread ?? Promise.resolve(options.scanned ?? scanStreams(options.vaultDir, sortedStreams));
-  const cache = ParseCache.open(options.cacheDir, options.timezone);
+  const cache = ParseCache.open(options.stateDir, options.timezone);
   const content = new ContentStore(options.vaultDir, cache);
   const diagnostics: Diagnostic[] = [];
   const found: FoundFile[] = [];

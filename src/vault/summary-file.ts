@@ -50,9 +50,10 @@ export function listedSources(meta: SummaryMeta, candidates: () => readonly Sour
   return list && list.length === meta.sources_count && hashValue(list) === meta.sources_sha256 ? list : undefined;
 }
 
+/** The frontmatter of a generated summary (also what the committed record says of one: committed-record.ts). */
 const sourceRef = z.strictObject({ id: z.string(), sha256: z.string() });
 
-const summaryMetaSchema = z.looseObject({
+export const summaryMetaSchema = z.looseObject({
   memvault: z.literal('summary'),
   tier: z.enum(['daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm']),
   stream: z.string(),

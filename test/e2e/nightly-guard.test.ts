@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import { commitAll, git, initRepo, porcelain } from '../git/helpers.js';
 import { createProject, memory, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';
+import { readPending } from '../../src/project/pending.js';
 
 /**
  * The CLI end to end around the nightly job: commands outside a project,
@@ -106,7 +107,7 @@ describe('work left uncommitted', () => {
     expect(renames).toContainEqual(
       expect.stringMatching(/^R100\tvault\/main\/memories\/2026-01-01\.md\tvault\/main\/archive\/2026-Q1\/2026-01-01\.md$/),
     );
-    expect(existsSync(path.join(root, '.memvault/uncommitted.json'))).toBe(false);
+    expect(readPending(path.join(root, '.memvault'))).toEqual({ written: [], historyCopies: [], archived: [] });
     const after = await runCliJson(['status', '--json', '--now', now], { cwd: root });
     expect(after.json.uncommitted).toMatchObject({ memvault: [], other: [] });
   });

@@ -3,6 +3,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, createProject, listFiles, memory, readText, removeProject, runCli } from '../helpers/project.js';
+import { readPending } from '../../src/project/pending.js';
 
 /**
  * `memvault watch` end to end: the real CLI in a child process on a
@@ -286,8 +287,7 @@ describe('memvault watch and git', () => {
       expect(git(root, 'log', '--format=%s').trim().split('\n')).toEqual(['init']);
 
       // What the watcher wrote is on its record and uncommitted; status says so, with the command that commits it.
-      const pendingFile = path.join(root, '.memvault', 'uncommitted.json');
-      expect(existsSync(pendingFile)).toBe(true);
+      expect(readPending(path.join(root, '.memvault')).written.length).toBeGreaterThan(0);
       const status = await runCli(['status', '--json'], { cwd: root });
       expect(status.code, status.stderr).toBe(0);
       const { uncommitted } = JSON.parse(status.stdout);
@@ -301,7 +301,7 @@ describe('memvault watch and git', () => {
       expect(build.code, build.stderr).toBe(0);
       expect(JSON.parse(build.stdout).commit.status).toBe('committed');
       expect(git(root, 'status', '--porcelain').trim()).toBe('');
-      expect(existsSync(pendingFile)).toBe(false);
+      expect(readPending(path.join(root, '.memvault')).written).toEqual([]);
       expect(git(root, 'show', `HEAD:${PACKAGE}`)).toContain('An edit while watching.');
     } finally {
       removeProject(root);

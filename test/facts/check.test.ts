@@ -1,16 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type CachedAnswer,
-  checkCachePath,
-  decodeCheckCache,
-  encodeCheckCache,
-  readCheckCache,
-  writeCheckCache,
-} from '../../src/facts/check-cache.js';
+import { type CachedAnswer, readCheckCache, writeCheckCache } from '../../src/facts/check-cache.js';
+import { setStateRow, stateRow, stateRowCount } from '../helpers/state-store.js';
 import { judgeId, loadCheckPrompt, parseVerdict, renderCheck } from '../../src/facts/check-judge.js';
 import { type CheckCandidate, NEIGHBOURS_PER_CANDIDATE, pairKey, selectPairs } from '../../src/facts/check-pairs.js';
 
@@ -142,29 +136,24 @@ describe('the answer cache', () => {
   });
   const answer = (contradicts: boolean): CachedAnswer => ({ contradicts, confidence: 0.5, reason: 'r', judge: 'm@12345678' });
 
-  it('encodes and decodes to the same answers, keys sorted whatever the insertion order', () => {
-    const one = new Map([
-      ['b:c', answer(true)],
-      ['a:b', answer(false)],
-    ]);
-    const two = new Map([...one].reverse());
-    expect(encodeCheckCache(one)).toBe(encodeCheckCache(two));
-    expect(decodeCheckCache(encodeCheckCache(one))).toEqual(one);
-    expect(decodeCheckCache('{"version": 2, "answers": {}}')).toBeUndefined();
-    expect(decodeCheckCache('{"version": 1, "answers": {"a:b": {"contradicts": 1}}}')).toBeUndefined();
-  });
-
-  it('reads nothing when absent, reports a broken file, writes atomically in .memvault/', () => {
+  it('reads nothing when absent, keeps answers in the state store, reports and drops a row that is not an answer', () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-check-'));
     dirs.push(root);
     expect(readCheckCache(root)).toEqual({ answers: new Map() });
-    writeCheckCache(root, new Map([['a:b', answer(true)]]));
+    writeCheckCache(
+      root,
+      new Map([
+        ['a:b', answer(true)],
+        ['b:c', answer(false)],
+      ]),
+    );
     expect(readCheckCache(root).answers.get('a:b')).toEqual(answer(true));
-    writeFileSync(checkCachePath(root), '{"version": 1, "answers": [');
+    expect(stateRow(root, 'facts-check', 'b:c')).toEqual(answer(false));
+    setStateRow(root, 'facts-check', 'c:d', '{"contradicts": 1}');
     const broken = readCheckCache(root);
-    expect(broken.answers.size).toBe(0);
-    expect(broken.problem).toMatchObject({ path: '.memvault/facts-check.json', rule: 'fact/check-cache', severity: 'warning' });
+    expect([...broken.answers.keys()]).toEqual(['a:b', 'b:c']);
+    expect(broken.problem).toMatchObject({ path: '.memvault/state.sqlite', rule: 'fact/check-cache', severity: 'warning' });
     writeCheckCache(root, new Map());
-    expect(JSON.parse(readFileSync(checkCachePath(root), 'utf8'))).toEqual({ version: 1, answers: {} });
+    expect(stateRowCount(root, 'facts-check')).toBe(0);
   });
 });

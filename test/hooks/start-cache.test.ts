@@ -1,12 +1,12 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endedLongAgo, sessionStart } from '../../src/hooks/session-start.js';
-import { startCacheFile } from '../../src/hooks/start-cache.js';
 import { usageLogFile } from '../../src/usage/log.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
+import { setStateRow, stateRow } from '../helpers/state-store.js';
 
 /**
  * The session-start hook's reused answer (in-process, real files): reused when
@@ -20,10 +20,9 @@ const input = { hook_event_name: 'SessionStart', source: 'startup' } as const;
 const start = (now = NOW) => sessionStart({ root, input, now });
 /** Marks the kept answer, so a reply that carries the mark was read from it. */
 const mark = (): void => {
-  const file = startCacheFile(root);
-  const cached = JSON.parse(readFileSync(file, 'utf8')) as { answer: { result: { text: string } } };
+  const cached = stateRow(root, 'session-start', 'last') as { answer: { result: { text: string } } };
   cached.answer.result.text += 'MARK\n';
-  writeFileSync(file, JSON.stringify(cached));
+  setStateRow(root, 'session-start', 'last', JSON.stringify(cached));
 };
 
 beforeAll(() => {

@@ -1,17 +1,18 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { eng } from 'stopword/src/stopwords_eng.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveNow } from '../../src/cli/context.js';
 import { nowOf } from '../../src/cli/now.js';
-import { configCacheFile, loadValidConfigCached } from '../../src/config/cached.js';
+import { loadValidConfigCached } from '../../src/config/cached.js';
 import { ConfigInvalidError, loadValidConfig } from '../../src/config/load.js';
 import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
 import { cacheStamp, saveParseCache } from '../../src/read/cache-save.js';
 import { acquireBuildLock } from '../../src/util/lock.js';
 import { loadVault } from '../../src/vault/load.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
+import { setStateRow, stateRow } from '../helpers/state-store.js';
 
 /**
  * What the read commands keep so they start fast (in-process, real files): the validated config's cache, the parse
@@ -37,15 +38,14 @@ describe('the config cache of read commands', () => {
     const fresh = await loadValidConfig(root);
     // Without a code hash (code not bundled) nothing is kept.
     expect(await loadValidConfigCached(root, undefined)).toEqual(fresh);
-    expect(existsSync(configCacheFile(root))).toBe(false);
+    expect(stateRow(root, 'config', 'last')).toBeUndefined();
 
     const first = await loadValidConfigCached(root, 'code-1');
     expect(first).toStrictEqual(fresh);
-    const file = configCacheFile(root);
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { key: string; config: { timezone: string } };
+    const kept = stateRow(root, 'config', 'last') as { key: string; config: { timezone: string } };
     expect(kept.config).toStrictEqual(JSON.parse(JSON.stringify(fresh)));
     // A planted value comes back: the second read is the cache's.
-    writeFileSync(file, JSON.stringify({ key: kept.key, config: { ...kept.config, timezone: 'Planted/Zone' } }));
+    setStateRow(root, 'config', 'last', JSON.stringify({ key: kept.key, config: { ...kept.config, timezone: 'Planted/Zone' } }));
     expect((await loadValidConfigCached(root, 'code-1')).timezone).toBe('Planted/Zone');
     // Other code: validated again (and kept under the new key).
     expect(await loadValidConfigCached(root, 'code-2')).toStrictEqual(fresh);
@@ -67,7 +67,7 @@ describe('the config cache of read commands', () => {
         expect((got as ConfigInvalidError).message).toBe((expected as ConfigInvalidError).message);
         expect((got as ConfigInvalidError).diagnostics).toEqual((expected as ConfigInvalidError).diagnostics);
       }
-      expect(existsSync(configCacheFile(bad))).toBe(false);
+      expect(stateRow(bad, 'config', 'last')).toBeUndefined();
     } finally {
       removeProject(bad);
     }
@@ -79,14 +79,14 @@ describe('the parse cache a read command saves', () => {
     const config = await loadValidConfig(root);
     const options = vaultLoadOptions(root, config);
     const load = async () => {
-      const before = cacheStamp(options.cacheDir);
+      const before = cacheStamp(options.stateDir);
       return { before, loaded: await loadVault(options) };
     };
     // The first load parses everything: saved.
     const first = await load();
     expect(first.loaded.cache.modified).toBe(true);
-    expect(await saveParseCache(root, options.cacheDir, first.loaded, first.before)).toBe(true);
-    expect(cacheStamp(options.cacheDir)).not.toBe(first.before);
+    expect(await saveParseCache(root, options.stateDir, first.loaded, first.before)).toBe(true);
+    expect(cacheStamp(options.stateDir)).not.toBe(first.before);
     // The next load finds every file cached: nothing to save.
     expect((await load()).loaded.cache.modified).toBe(false);
 
@@ -96,19 +96,19 @@ describe('the parse cache a read command saves', () => {
     expect(edited.loaded.cache.modified).toBe(true);
     const release = await acquireBuildLock(path.join(root, '.memvault'), 'test build');
     try {
-      expect(await saveParseCache(root, options.cacheDir, edited.loaded, edited.before)).toBe(false);
+      expect(await saveParseCache(root, options.stateDir, edited.loaded, edited.before)).toBe(false);
     } finally {
       await release();
     }
-    expect(cacheStamp(options.cacheDir)).toBe(edited.before);
+    expect(cacheStamp(options.stateDir)).toBe(edited.before);
 
     // Two loads of the edit; the first one saves, so the second finds the cache changed since it read it.
     const a = await load();
     const b = await load();
-    expect(await saveParseCache(root, options.cacheDir, a.loaded, a.before)).toBe(true);
-    const afterA = cacheStamp(options.cacheDir);
-    expect(await saveParseCache(root, options.cacheDir, b.loaded, b.before)).toBe(false);
-    expect(cacheStamp(options.cacheDir)).toBe(afterA);
+    expect(await saveParseCache(root, options.stateDir, a.loaded, a.before)).toBe(true);
+    const afterA = cacheStamp(options.stateDir);
+    expect(await saveParseCache(root, options.stateDir, b.loaded, b.before)).toBe(false);
+    expect(cacheStamp(options.stateDir)).toBe(afterA);
     // What was saved serves the next load: the edit is not parsed again, and its text is the new one.
     const next = await load();
     expect(next.loaded.cache.modified).toBe(false);

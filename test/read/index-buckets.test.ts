@@ -31,7 +31,7 @@ const write = (folder: string, name: string, body: string, date = name.slice(0, 
 const load = () =>
   loadVault({
     vaultDir: path.join(root, 'vault'),
-    cacheDir: path.join(root, '.memvault', 'cache'),
+    stateDir: path.join(root, '.memvault'),
     timezone: 'UTC',
     configuredStreams: ['main'],
   });

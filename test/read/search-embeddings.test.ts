@@ -1,8 +1,9 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddingsDir, openVectorStore } from '../../src/read/embeddings/vectors.js';
+import { openVectorStore, storeName } from '../../src/read/embeddings/vectors.js';
 import { RRF_K, reciprocalRankFusion } from '../../src/read/search/fuse.js';
 import { bagOfWordsVector, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { createProject, memory, removeProject, runCliJson, writeFiles } from '../helpers/project.js';
@@ -160,12 +161,15 @@ describe('reciprocal rank fusion and the vector store', () => {
         { sha: sha(1), vector: [3, 4] },
         { sha: sha(2), vector: [0, 2] },
       ]);
-      const bin = path.join(embeddingsDir(dir), readdirSync(embeddingsDir(dir)).find((f) => f.endsWith('.bin'))!);
-      appendFileSync(bin, Buffer.from([1, 2, 3]));
+      // A row of another size (not this store's) is left out; the others come back normalised.
+      setVectorRow(dir, 'm', sha(3), Buffer.from([1, 2, 3]));
       const store = openVectorStore(dir, 'm', undefined);
       expect(store.size).toBe(2);
+      expect(store.dimensions).toBe(2);
       expect([...store.get(sha(1))!]).toEqual([expect.closeTo(0.6, 6), expect.closeTo(0.8, 6)]);
-      expect(statSync(bin).size).toBe(2 * (32 + 2 * 4));
+      // A vector is written once per hash: appending it again changes nothing.
+      store.append([{ sha: sha(1), vector: [1, 0] }]);
+      expect([...openVectorStore(dir, 'm', undefined).get(sha(1))!]).toEqual([expect.closeTo(0.6, 6), expect.closeTo(0.8, 6)]);
       // Another model (or size) is another store.
       expect(openVectorStore(dir, 'other', undefined).size).toBe(0);
     } finally {
@@ -173,3 +177,17 @@ describe('reciprocal rank fusion and the vector store', () => {
     }
   });
 });
+
+/** Plants a row in the state store's `vectors` table, as another writer could have left it. */
+function setVectorRow(root: string, model: string, sha: string, bytes: Buffer): void {
+  const db = new Database(path.join(root, '.memvault', 'state.sqlite'));
+  try {
+    db.prepare('INSERT INTO vectors (model, sha256, vector) VALUES (?, ?, ?)').run(
+      storeName(model, undefined),
+      Buffer.from(sha, 'hex'),
+      bytes,
+    );
+  } finally {
+    db.close();
+  }
+}

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheStamp } from '../../src/read/cache-save.js';
 import { CLI, createProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
+import { stateRowCount } from '../helpers/state-store.js';
 
 /**
  * Read commands through the shipped bundle: a search loads only its own code and zod (no YAML parser, calendar,
@@ -84,21 +85,22 @@ describe('read commands start fast', () => {
       for (const library of ['yaml', 'luxon', 'chrono-node', 'minisearch', 'stopword/dist'])
         expect(text, chunk).not.toContain(`// node_modules/${library}/`);
     }
-    expect(existsSync(path.join(root, '.memvault', 'config-cache.json'))).toBe(true);
+    // The config was kept for the next command (the state store's `config` row).
+    expect(stateRowCount(root, 'config')).toBe(1);
   });
 
   it('a read command keeps what its load parsed: the next one parses nothing', async () => {
-    const cacheDir = path.join(root, '.memvault', 'cache');
+    const stateDir = path.join(root, '.memvault');
     appendFileSync(path.join(root, MEMORY), 'Then they go to a dead-letter queue.\n');
-    const before = cacheStamp(cacheDir);
+    const before = cacheStamp(stateDir);
     const zoom = () => runCliJson(['zoom', '2026-03-03', '--json', '--now', NOW], { cwd: root });
     const first = await zoom();
     expect(first.result.stdout).toContain('dead-letter queue');
-    const saved = cacheStamp(cacheDir);
+    const saved = cacheStamp(stateDir);
     expect(saved).not.toBe(before);
     // The second finds every file in the cache: it has nothing to save, and prints the same.
     const second = await zoom();
-    expect(cacheStamp(cacheDir)).toBe(saved);
+    expect(cacheStamp(stateDir)).toBe(saved);
     expect(second.result.stdout).toBe(first.result.stdout);
   });
 });

@@ -22,7 +22,7 @@ const write = (name: string, body: string, front = ''): void =>
 const load = () =>
   loadVault({
     vaultDir: path.join(root, 'vault'),
-    cacheDir: path.join(root, '.memvault', 'cache'),
+    stateDir: path.join(root, '.memvault'),
     timezone: 'UTC',
     configuredStreams: ['main'],
   });

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DETECTOR_VERSION } from '../../src/redact/detect.js';
+import { closeStateStores } from '../../src/store/database.js';
 import { ParseCache, type CacheEntry } from '../../src/vault/cache.js';
 import { parseVaultFile } from '../../src/vault/parse-file.js';
 import { classifyPath } from '../../src/vault/paths.js';
@@ -14,7 +16,10 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-secret-cache-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  closeStateStores();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const file = 'main/memories/2026/02/2026-02-13-token.md';
 const github = SECRET_CASES.find((c) => c.name === 'GitHub classic PAT')!;
@@ -46,12 +51,13 @@ describe('secrets in the parse cache', () => {
     const cache = ParseCache.open(dir, 'UTC');
     cache.set(file, parsed(`---\ndate: 2026-02-13\n---\n${github.line}\n`));
     cache.save();
-    const json = JSON.parse(readFileSync(path.join(dir, 'files.json'), 'utf8')) as { detector: string };
-    expect(json.detector).toBe(DETECTOR_VERSION);
-    writeFileSync(
-      path.join(dir, 'files.json'),
-      JSON.stringify({ ...json, detector: 'secretlint-preset-recommend@0.0.1;memvault-rules@0' }),
-    );
+    // The cache's key names the rule set; another one (an older memvault's) is another cache.
+    const db = new Database(path.join(dir, 'state.sqlite'));
+    const key = JSON.parse(db.prepare("SELECT value FROM kv WHERE store = 'parse-cache' AND key = 'key'").pluck().get() as string);
+    expect(JSON.parse(key).detector).toBe(DETECTOR_VERSION);
+    const older = JSON.stringify({ ...JSON.parse(key), detector: 'secretlint-preset-recommend@0.0.1;memvault-rules@0' });
+    db.prepare("UPDATE kv SET value = ? WHERE store = 'parse-cache' AND key = 'key'").run(JSON.stringify(older));
+    db.close();
     expect(ParseCache.open(dir, 'UTC').get(file)).toBeUndefined();
   });
 });

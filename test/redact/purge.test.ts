@@ -75,7 +75,7 @@ describe('memvault redact leaves no secret under .memvault/', () => {
     expect(hook.code, hook.stderr).toBe(0);
     // The stores hold both: what the build parsed (held back or not) and what it indexed.
     const before = leaks(root);
-    expect(before.some((leak) => leak.startsWith('.memvault/cache/'))).toBe(true);
+    expect(before.some((leak) => leak.startsWith('.memvault/state.sqlite'))).toBe(true);
     expect(before.some((leak) => leak.startsWith('.memvault/search/'))).toBe(true);
 
     // The person takes the allowance back, and redacts.

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeLeftoverTemps } from '../../src/pipeline/housekeeping.js';
 import { commitAll, git, gitConfig, initRepo, shortHistory } from '../git/helpers.js';
 import { copyProject, createProject, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { stateRows } from '../helpers/state-store.js';
 
 /**
  * Temporary files of killed writers: a build's (`writeFileAtomic`, also in
@@ -68,9 +69,8 @@ function plantDead(root: string): string[] {
     [`vault/main/memories/2026/02/.memvault-new.${pid()}.0.tmp`]: '---\ndate: 2026-02-14\n---\nHalf',
     // `consolidate --apply` killed before its rename, beside the memory it marks.
     [`${memoryDir}/.${memoryName}.${pid()}.3.tmp`]: '---\nduplicate_of: x\n',
-    // The state folder's writers.
-    [`.memvault/cache/.files.json.${pid()}.4.tmp`]: '{"version"',
-    '.memvault/cache/content.pack.tmp': '{"body":"half',
+    // The state folder's writers (of earlier versions: the state store writes none; `cache/` goes whole with the files
+    // the store replaced, store/legacy.ts).
     [`.memvault/config-cache.json.${pid()}.tmp`]: '{',
     [`.memvault/hooks/session-start.json.${pid()}.tmp`]: '{',
   };
@@ -149,8 +149,7 @@ describe('the sweep skips folders unchanged since it listed them', () => {
     for (const dir of ['vault', 'vault/main', 'vault/main/memories', 'vault/main/memories/2026', 'vault/main/memories/2026/02'])
       utimesSync(path.join(root, dir), hourAgo, hourAgo);
     expect(removeLeftoverTemps(vaultDir, stateDir, ['main'])).toEqual([]);
-    const swept = JSON.parse(readFileSync(path.join(stateDir, 'swept-folders.json'), 'utf8')) as { folders: Record<string, unknown> };
-    expect(Object.keys(swept.folders)).toContain(deep);
+    expect(Object.keys(stateRows(root, 'swept-folders'))).toContain(deep);
 
     const temp = path.join(deep, `.memvault-new.${deadPid()}.0.tmp`);
     writeFileSync(temp, 'half');

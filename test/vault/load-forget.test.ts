@@ -15,8 +15,8 @@ import { loadVault, type LoadOptions } from '../../src/vault/load.js';
 const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-load-forget-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const vaultDir = path.join(root, 'vault');
-const cacheDir = path.join(root, '.memvault', 'cache');
-const options: LoadOptions = { vaultDir, cacheDir, timezone: 'UTC', configuredStreams: ['main'] };
+const stateDir = path.join(root, '.memvault');
+const options: LoadOptions = { vaultDir, stateDir, timezone: 'UTC', configuredStreams: ['main'] };
 
 function memory(name: string, day: string): void {
   const file = path.join(vaultDir, 'main', 'memories', '2026', '01', `${name}.md`);
@@ -30,7 +30,7 @@ async function load(): Promise<{ ids: string[]; read: number; cached: string[] }
   loaded.cache.close();
   const ids = (loaded.state.streams.get('main')?.memories ?? []).map((m) => m.id);
   // What the next process finds in the saved cache.
-  const reopened = ParseCache.open(cacheDir, 'UTC');
+  const reopened = ParseCache.open(stateDir, 'UTC');
   const cached = [...reopened.values()].map((entry) => (entry.result.type === 'memory' ? entry.result.memory.path : '?')).sort();
   reopened.close();
   return { ids, read: loaded.stats.read, cached };

@@ -31,7 +31,7 @@ function vault(files: Record<string, string>): {
   };
   for (const [file, text] of Object.entries(files)) write(file, text);
   return {
-    options: { vaultDir, cacheDir: path.join(root, '.memvault', 'cache'), timezone: 'UTC', configuredStreams: ['main'] },
+    options: { vaultDir, stateDir: path.join(root, '.memvault'), timezone: 'UTC', configuredStreams: ['main'] },
     write,
     remove: (file) => rmSync(path.join(vaultDir, file)),
   };
@@ -41,7 +41,7 @@ const note = (date: string, body: string): string => `---\ndate: ${date}\n---\n$
 
 /** What a fresh loader sees, without the cache object (compared as plain data). */
 async function fresh(options: LoadOptions) {
-  const loaded = await loadVault({ ...options, cacheDir: `${options.cacheDir}-fresh-${Math.random()}` });
+  const loaded = await loadVault({ ...options, stateDir: `${options.stateDir}-fresh-${Math.random()}` });
   return loaded.state;
 }
 

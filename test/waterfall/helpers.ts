@@ -152,7 +152,7 @@ export async function waterfallStatusOf(root: string, n: number): Promise<Waterf
   const vaultDir = path.join(root, config.vault);
   const loaded = await loadVault({
     vaultDir,
-    cacheDir: path.join(root, '.memvault', 'cache'),
+    stateDir: path.join(root, '.memvault'),
     timezone: config.timezone,
     configuredStreams: Object.keys(config.streams),
   });

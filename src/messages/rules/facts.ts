@@ -49,7 +49,7 @@ export const FACT_RULES = {
   'fact/check-cache': {
     title: 'The cache of `memvault facts --check` answers cannot be read',
     severity: 'warning',
-    hint: 'it is rebuilt as pairs are asked again; delete .memvault/facts-check.json if this repeats',
+    hint: 'the answers that cannot be read are asked again and replaced',
   },
   'fact/frontmatter': {
     title: "A memory's frontmatter cannot be edited to record a resolution",

@@ -165,7 +165,12 @@ export const VAULT_RULES = {
     title: 'The parse cache lost a record it lists',
     severity: 'error',
     hint: 'delete {cache} and run the command again: the cache only saves time, everything in it is read again from the vault',
-    docs: "A summary's source list is kept in the cache's `content.pack`; the cache's index points at a record that is not there.",
+    docs: "A summary's source list is kept in the state store's `parse_lists` table; the cache's entry names lists that are not there.",
+  },
+  'store/newer': {
+    title: 'The state store was written by a newer memvault',
+    severity: 'error',
+    hint: 'run the newer memvault, or delete {file} (it holds caches, rebuilt from the vault, and the record of uncommitted outputs, which `git status` also shows)',
   },
   'build/leftover-temp': {
     title: 'A temporary file of a stopped build was removed',

@@ -1,16 +1,17 @@
-import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../util/atomic.js';
+import * as z from 'zod';
+import { openStateStore } from '../../store/database.js';
+import { kvTable, zodDecode } from '../../store/kv.js';
 import { sha256 } from '../../util/hash.js';
 
 /**
- * Vectors on disk, one file per model under `.memvault/embeddings/`:
- * `<model>-<key>.bin` holds fixed-size records (the 32 bytes of a content
- * hash, then the vector as little-endian float32), appended as batches come
- * back; `<model>-<key>.json` names the model and the vector size. A record is
- * written once per content hash and never rewritten, so an edited memory adds
- * one record and a rebuild adds none. A torn last record (a crash while
- * appending) is cut off on the next open.
+ * Vectors in the state store (`.memvault/state.sqlite`): the `vectors` table
+ * holds, per model store (`storeName`), a row per content hash (its 32
+ * bytes, then the vector as little-endian float32), and the `vectors` rows of
+ * `kv` name the model and the vector size. A vector is written once per
+ * content hash and never rewritten, so an edited memory adds one row and a
+ * rebuild adds none. A batch is one transaction: a crash while appending
+ * leaves the batches before it.
  */
 
 export interface VectorStore {
@@ -23,10 +24,7 @@ export interface VectorStore {
   append(entries: readonly { sha: string; vector: readonly number[] }[]): void;
 }
 
-/** The folder of every model's vectors. */
-export const embeddingsDir = (root: string): string => path.join(root, '.memvault', 'embeddings');
-
-/** The file stem of a model's vectors: its name made safe for a file, and a hash of what makes vectors comparable. */
+/** The name of a model's vectors: its name made safe to read, and a hash of what makes vectors comparable. */
 export function storeName(model: string, dimensions: number | undefined): string {
   const slug = model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
   return `${slug}-${sha256(JSON.stringify({ model, dimensions: dimensions ?? null })).slice(0, 12)}`;
@@ -52,36 +50,22 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
  */
 export function openVectorStore(root: string, model: string, dimensions: number | undefined): VectorStore {
   const name = storeName(model, dimensions);
-  const bin = path.join(embeddingsDir(root), `${name}.bin`);
-  const meta = path.join(embeddingsDir(root), `${name}.json`);
+  const store = openStateStore(path.join(root, '.memvault'));
+  const meta = kvTable(store, 'vectors', zodDecode(z.object({ model: z.string(), dimensions: z.int().positive() })));
   const vectors = new Map<string, Float32Array>();
-  let dims: number | undefined;
-  try {
-    const stored = JSON.parse(readFileSync(meta, 'utf8')) as { dimensions?: unknown };
-    if (typeof stored.dimensions === 'number' && stored.dimensions > 0) dims = stored.dimensions;
-  } catch {
-    // No vectors yet.
-  }
+  let dims = meta.get(name)?.dimensions;
   if (dims !== undefined) {
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readFileSync(bin);
-    } catch {
-      bytes = undefined;
-    }
-    if (bytes) {
-      const record = 32 + dims * 4;
-      const whole = Math.floor(bytes.length / record) * record;
-      if (whole < bytes.length) truncateSync(bin, whole);
-      for (let at = 0; at < whole; at += record) {
-        const sha = bytes.toString('hex', at, at + 32);
-        const vector = new Float32Array(dims);
-        // Copied as bytes (little-endian hosts: x86, ARM), 20× faster than a float at a time.
-        bytes.copy(Buffer.from(vector.buffer), 0, at + 32, at + record);
-        vectors.set(sha, vector);
-      }
+    const rows = store.db.prepare('SELECT sha256, vector FROM vectors WHERE model = ?').raw(true).all(name) as [Buffer, Buffer][];
+    for (const [sha, bytes] of rows) {
+      // A row of another size (not written by this store) is left out.
+      if (sha.length !== 32 || bytes.length !== dims * 4) continue;
+      const vector = new Float32Array(dims);
+      // Copied as bytes (little-endian hosts: x86, ARM), 20× faster than a float at a time.
+      bytes.copy(Buffer.from(vector.buffer));
+      vectors.set(sha.toString('hex'), vector);
     }
   }
+  const insert = store.db.prepare('INSERT OR IGNORE INTO vectors (model, sha256, vector) VALUES (?, ?, ?)');
   return {
     get dimensions() {
       return dims;
@@ -93,33 +77,28 @@ export function openVectorStore(root: string, model: string, dimensions: number 
     has: (sha) => vectors.has(sha),
     append(entries) {
       if (entries.length === 0) return;
-      if (dims === undefined) {
-        dims = entries[0]!.vector.length;
-        mkdirSync(embeddingsDir(root), { recursive: true });
-        writeFileAtomic(meta, `${JSON.stringify({ model, dimensions: dims })}\n`);
-        // A vector file without its meta (left by a crash) is of unknown size: start it again.
-        if (fileSize(bin) > 0) truncateSync(bin, 0);
-      }
-      const record = 32 + dims * 4;
-      const out = Buffer.alloc(record * entries.length);
-      let at = 0;
-      for (const { sha, vector } of entries) {
-        if (vector.length !== dims || !/^[0-9a-f]{64}$/.test(sha)) continue;
-        const unit = normalize(vector);
-        out.write(sha, at, 32, 'hex');
-        Buffer.from(unit.buffer).copy(out, at + 32);
-        vectors.set(sha, unit);
-        at += record;
-      }
-      if (at > 0) appendFileSync(bin, out.subarray(0, at));
+      store.transaction(() => {
+        if (dims === undefined) {
+          dims = entries[0]!.vector.length;
+          meta.set(name, { model, dimensions: dims });
+        }
+        for (const { sha, vector } of entries) {
+          if (vector.length !== dims || !/^[0-9a-f]{64}$/.test(sha)) continue;
+          const unit = normalize(vector);
+          insert.run(name, Buffer.from(sha, 'hex'), Buffer.from(unit.buffer, unit.byteOffset, unit.byteLength));
+          vectors.set(sha, unit);
+        }
+      });
     },
   };
 }
 
-function fileSize(file: string): number {
+/** Changes when vectors of the model are added (they are never rewritten): a reader holding them opens the store again. */
+export function vectorsStamp(root: string, model: string, dimensions: number | undefined): string {
   try {
-    return statSync(file).size;
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    return String(db.prepare('SELECT count(*) FROM vectors WHERE model = ?').pluck().get(storeName(model, dimensions)));
   } catch {
-    return 0;
+    return 'none';
   }
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { addonOption, sqlite } from '../../store/sqlite.js';
 import { ANALYZER_VERSION } from './analyzer.js';
 
 /**
@@ -56,32 +56,6 @@ export function isIndexDamage(error: unknown): boolean {
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return false;
   if (/^SQLITE_(CORRUPT|NOTADB|CANTOPEN|IOERR|SCHEMA|READONLY_DBMOVED)/.test(code)) return true;
   return code === 'SQLITE_ERROR' && /^no such (table|column)/.test((error as Error).message);
-}
-
-// Loaded on first use: a command that never searches does not load the native addon.
-let driver: typeof Database | undefined;
-function sqlite(): typeof Database {
-  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
-  return driver;
-}
-
-/**
- * Where the addon is, when it is where npm builds it: passed as `nativeBinding`, so better-sqlite3 does not look for
- * it through the `bindings` package, whose search (failed `require`s of other build folders, a stack trace to find the
- * package root) cost ~15-25 ms of every CLI search. Elsewhere (another build type), the package finds it as before.
- */
-let addon: { nativeBinding?: string } | undefined;
-function addonOption(): { nativeBinding?: string } {
-  if (!addon) {
-    let file: string | undefined;
-    try {
-      file = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
-    } catch {
-      file = undefined;
-    }
-    addon = file && existsSync(file) ? { nativeBinding: file } : {};
-  }
-  return addon;
 }
 
 /** What is in an opened file: our index of this version, an empty database, or why it must be built afresh. */

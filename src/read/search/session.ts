@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import type { Embedder, EmbedderOptions } from '../embeddings/client.js';
@@ -158,18 +158,10 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
   let store: { stamp: string; vectors: VectorStore } | undefined;
   let embedder: Embedder | undefined;
   const queries = new Map<string, Float32Array>();
-  const stampOf = (bin: string): string => {
-    try {
-      const stat = statSync(bin);
-      return `${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'none';
-    }
-  };
   return {
     async rank(text, loaded) {
-      const [{ createEmbedder, EmbeddingError }, { normalize, openVectorStore, storeName, embeddingsDir }] = await modules;
-      const stamp = stampOf(path.join(embeddingsDir(root), `${storeName(profile.model, profile.dimensions)}.bin`));
+      const [{ createEmbedder, EmbeddingError }, { normalize, openVectorStore, vectorsStamp }] = await modules;
+      const stamp = vectorsStamp(root, profile.model, profile.dimensions);
       // Vectors a build appended since: the store is opened again (one read of the file).
       if (store?.stamp !== stamp) store = { stamp, vectors: openVectorStore(root, profile.model, profile.dimensions) };
       const info = { model: profile.model, used: false, vectors: store.vectors.size };
