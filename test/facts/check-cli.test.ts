@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
-import { copyProject, createProject, readJsonFile, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { copyProject, createProject, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
+import { setStateRow, stateRows } from '../helpers/state-store.js';
 
 /**
  * `memvault facts --check` through the real CLI against the fake OpenAI
@@ -99,7 +100,7 @@ describe('memvault facts --check', () => {
   });
 
   it('an edited memory is asked about again, only in its own pairs', async () => {
-    const cacheBefore = readJsonFile(root, '.memvault/facts-check.json');
+    const cacheBefore = stateRows(root, 'facts-check');
     answerLikeAModel();
     const edited = 'vault/main/memories/2026-02-20-session-cache.md';
     writeFiles(root, { [edited]: `${files[edited]}\nReviewed in March: unchanged.\n` });
@@ -110,22 +111,23 @@ describe('memvault facts --check', () => {
     expect(json.pairs.cached).toBe(json.pairs.checked - calls.length);
     for (const call of calls) expect(call.prompt).toContain('main/memories/2026-02-20-session-cache.md');
     // The old content's answers are dropped; the others are kept as they were.
-    const cacheAfter = readJsonFile(root, '.memvault/facts-check.json');
-    expect(Object.keys(cacheAfter.answers)).toHaveLength(Object.keys(cacheBefore.answers).length);
-    expect(Object.keys(cacheAfter.answers)).not.toEqual(Object.keys(cacheBefore.answers));
+    const cacheAfter = stateRows(root, 'facts-check');
+    expect(Object.keys(cacheAfter)).toHaveLength(Object.keys(cacheBefore).length);
+    expect(Object.keys(cacheAfter)).not.toEqual(Object.keys(cacheBefore));
   });
 
   it('--max-pairs bounds the requests', async () => {
     const copy = copyProject(root);
     try {
-      writeFiles(copy, { '.memvault/facts-check.json': 'not json' });
+      // Rows that are no answers (damaged, or written by something else): reported, dropped, asked again.
+      for (const key of Object.keys(stateRows(copy, 'facts-check'))) setStateRow(copy, 'facts-check', key, '"not an answer"');
       answerLikeAModel();
       const { json, result } = await runCliJson(['facts', '--check', '--max-pairs', '1', '--json'], { cwd: copy });
       expect(server.calls()).toHaveLength(1);
       expect(json.pairs).toMatchObject({ selected: 1, checked: 1, asked: 1 });
       expect(json.pairs.found).toBeGreaterThan(1);
       expect(result.stderr).toContain('fact/check-cache'); // the unreadable cache is reported and replaced
-      expect(readJsonFile(copy, '.memvault/facts-check.json').version).toBe(1);
+      expect(Object.values(stateRows(copy, 'facts-check'))).toEqual([expect.objectContaining({ judge: expect.any(String) })]);
     } finally {
       removeProject(copy);
     }
@@ -134,7 +136,7 @@ describe('memvault facts --check', () => {
   it('a refused key stops at the first pair with a clear message; a 503 is retried', async () => {
     const copy = copyProject(root);
     try {
-      writeFiles(copy, { '.memvault/facts-check.json': '' });
+      for (const key of Object.keys(stateRows(copy, 'facts-check'))) setStateRow(copy, 'facts-check', key, 'null');
       server.reset();
       server.inject({ fault: { kind: 'status', status: 503 }, times: 1 });
       server.inject({ fault: { kind: 'status', status: 401, message: 'invalid api key' }, times: Infinity });
