@@ -42,7 +42,7 @@ import type { MemorySecret } from './secrets-check.js';
  */
 
 /** Bump when the shape of cached data or the parser's output changes. */
-export const CACHE_VERSION = 14;
+export const CACHE_VERSION = 15; // 15: memories carry `citations`
 
 /** The log is folded into `files.json` when it is larger than this share of it (or than `LOG_MIN_FOLD_BYTES`). */
 const LOG_FOLD_RATIO = 0.25;

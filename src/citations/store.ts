@@ -1,0 +1,184 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+// zod/mini, as the config: the pre-tool hook loads this file, and classic zod's size is start-up time.
+import * as z from 'zod/mini';
+import { writeFileAtomic } from '../util/atomic.js';
+
+/**
+ * Where verification's results live between builds, behind a small interface
+ * (`CitationStore`) so the files can become tables of one database without
+ * touching the callers. Today two JSON files in `.memvault/citations/`, outside
+ * git like every cache (derived: losing them costs one full check):
+ * - `verify.json`: the repository facts per cited path, commit and branch, the
+ *   commit they were checked at, and each citing memory's result (search and
+ *   the read commands annotate hits from it without loading the vault);
+ * - `cited-by.json`: per cited path, the memories citing it, as the pre-tool
+ *   hook shows them (it reads this file only).
+ */
+
+export const STORE_VERSION = 1;
+
+const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
+
+/** What git said about one cited path at `head`. */
+const pathFactsSchema = z.object({
+  /** What the path is at HEAD. */
+  at: z.enum(['file', 'dir', 'absent']),
+  /** Committer times (Unix seconds) of the commits that touched it, renames followed back; newest first. */
+  touched: z.array(z.number()),
+  /** Absent at HEAD and not renamed: the commit that deleted it. */
+  removed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+  /** Renamed (as `-M` detects it): the path it has now, and the commit that renamed it. */
+  movedTo: z.optional(z.string()),
+  renamed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+});
+export type PathFacts = z.infer<typeof pathFactsSchema>;
+
+const checkedCitationSchema = z.object({
+  kind: z.enum(['path', 'commit', 'branch', 'issue']),
+  target: z.string(),
+  state: stateSchema,
+  detail: z.optional(z.string()),
+  since: z.optional(z.number()),
+  to: z.optional(z.string()),
+});
+
+const memoryCitationsSchema = z.object({
+  state: stateSchema,
+  stale: z.boolean(),
+  checked: z.object({ commit: z.string(), at: z.string() }),
+  citations: z.array(checkedCitationSchema),
+});
+
+/** One citing memory as the build last saw it: what it is, and how its citations stand. */
+const citingMemorySchema = z.extend(memoryCitationsSchema, {
+  id: z.string(),
+  stream: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.optional(z.string()),
+});
+export type CitingMemory = z.infer<typeof citingMemorySchema>;
+
+const verificationSchema = z.object({
+  version: z.literal(STORE_VERSION),
+  /** The repository checked (its top folder). */
+  repo: z.string(),
+  /** The commit every fact below was checked at, and when. */
+  head: z.string(),
+  checkedAt: z.string(),
+  paths: z.record(z.string(), pathFactsSchema),
+  /** Cited commit ids as written → the full id, or null when the repository has no such commit. */
+  commits: z.record(z.string(), z.nullable(z.string())),
+  /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
+  branches: z.record(z.string(), z.boolean()),
+  /** Memories with citations, by vault path. */
+  memories: z.record(z.string(), citingMemorySchema),
+});
+export type Verification = z.infer<typeof verificationSchema>;
+
+/** A memory citing a path, as the pre-tool hook lists it (short keys: the hook reads the whole file on every call). */
+const citedEntrySchema = z.object({
+  /** Vault path of the memory. */
+  m: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.string(),
+  /** The citation's state and its one-line detail. */
+  state: stateSchema,
+  detail: z.optional(z.string()),
+  /** The line of the memory that cites the path (shortened). */
+  quote: z.optional(z.string()),
+});
+export type CitedEntry = z.infer<typeof citedEntrySchema>;
+const citedEntriesSchema = z.array(citedEntrySchema);
+
+export interface CitationStore {
+  /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
+  readVerification(): Verification | undefined;
+  writeVerification(verification: Verification): void;
+  /** The memories citing each of `paths` (repository-relative; folders end with `/`), from the last build. */
+  readCitedBy(paths: readonly string[]): Map<string, CitedEntry[]>;
+  writeCitedBy(index: Record<string, CitedEntry[]>): void;
+  /** Changes whenever the verification is written: long-lived readers reread on a new stamp. */
+  stamp(): string;
+}
+
+/** The store under a project's state folder (`<root>/.memvault`). */
+export function openCitationStore(stateDir: string): CitationStore {
+  const dir = path.join(stateDir, 'citations');
+  const verifyFile = path.join(dir, 'verify.json');
+  const citedFile = path.join(dir, 'cited-by.json');
+  // The text last read or written: a build that changed nothing writes nothing.
+  const known = new Map<string, string>();
+  const write = (file: string, value: unknown): void => {
+    const text = JSON.stringify(value);
+    if (known.get(file) === text) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileAtomic(file, text);
+    known.set(file, text);
+  };
+  return {
+    readVerification() {
+      const text = readText(verifyFile);
+      if (text === undefined) return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+      const parsed = verificationSchema.safeParse(value);
+      if (!parsed.success) return undefined;
+      known.set(verifyFile, text);
+      return parsed.data;
+    },
+    writeVerification(verification) {
+      write(verifyFile, verification);
+    },
+    readCitedBy(paths) {
+      const index = readJson(citedFile);
+      const found = new Map<string, CitedEntry[]>();
+      if (index === null || typeof index !== 'object') return found;
+      // Only the entries asked for are validated: the hook must answer in milliseconds from a 20,000-memory index.
+      for (const key of paths) {
+        if (!Object.hasOwn(index, key)) continue;
+        const entries = citedEntriesSchema.safeParse((index as Record<string, unknown>)[key]);
+        if (entries.success) found.set(key, entries.data);
+      }
+      return found;
+    },
+    writeCitedBy(index) {
+      if (!known.has(citedFile)) {
+        const text = readText(citedFile);
+        if (text !== undefined) known.set(citedFile, text);
+      }
+      write(citedFile, index);
+    },
+    stamp() {
+      try {
+        const stat = statSync(verifyFile);
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return 'none';
+      }
+    },
+  };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readJson(file: string): unknown {
+  const text = readText(file);
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
