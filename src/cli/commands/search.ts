@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { enterProject as findRoot } from '../../config/file.js';
+import { staleNote } from '../../citations/state.js';
 import { parseQuery, type SearchGroup } from '../../read/search/query.js';
 import { openSearch } from '../../read/search/session.js';
 import type { IndexReport } from '../../read/search/store.js';
@@ -106,6 +107,7 @@ export function renderSearch(hits: readonly SearchGroup[], note = ''): string {
   hits.forEach((hit, i) => {
     lines.push(`${i + 1}. ${hit.path}:${hit.line}  ${hit.tier === 'memories' ? hit.kind : hit.tier} ${hit.period}  score ${hit.score}`);
     lines.push(`   ${hit.snippet}`);
+    if (hit.citations?.stale) lines.push(`   stale: ${staleNote(hit.citations)} (\`memvault verify\`)`);
     if (hit.more.length > 0)
       lines.push(
         `   + ${hit.more.length} more that day: ${hit.more
