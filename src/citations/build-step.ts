@@ -58,7 +58,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   }
   if (!options.dryRun) {
     store.writeVerification(result.verification);
-    store.writeCitedBy(result.citedBy);
+    store.writeCitedBy({ repo, vault: path.relative(options.root, options.vaultDir).split(path.sep).join('/'), files: result.citedBy });
   }
   return {
     notes,

@@ -93,13 +93,25 @@ const citedEntrySchema = z.object({
 export type CitedEntry = z.infer<typeof citedEntrySchema>;
 const citedEntriesSchema = z.array(citedEntrySchema);
 
+/** `cited-by.json`: the repository and vault folder the paths are relative to, and the memories citing each path. */
+export interface CitedByIndex {
+  /** Top folder of the repository (cited paths are relative to it). */
+  repo: string;
+  /** The vault folder relative to the project root (memory paths are relative to it). */
+  vault: string;
+  files: Record<string, CitedEntry[]>;
+}
+
 export interface CitationStore {
   /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
   readVerification(): Verification | undefined;
   writeVerification(verification: Verification): void;
-  /** The memories citing each of `paths` (repository-relative; folders end with `/`), from the last build. */
-  readCitedBy(paths: readonly string[]): Map<string, CitedEntry[]>;
-  writeCitedBy(index: Record<string, CitedEntry[]>): void;
+  /**
+   * The memories citing each of the paths `pathsOf(repo)` gives (repository-relative; folders end with `/`), from the
+   * last build; undefined when there is no index.
+   */
+  readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
+  writeCitedBy(index: CitedByIndex): void;
   /** Changes whenever the verification is written: long-lived readers reread on a new stamp. */
   stamp(): string;
 }
@@ -136,17 +148,19 @@ export function openCitationStore(stateDir: string): CitationStore {
     writeVerification(verification) {
       write(verifyFile, verification);
     },
-    readCitedBy(paths) {
-      const index = readJson(citedFile);
+    readCitedBy(pathsOf) {
+      const index = readJson(citedFile) as Partial<CitedByIndex> | undefined;
+      if (!index || typeof index !== 'object' || typeof index.repo !== 'string' || typeof index.vault !== 'string') return undefined;
+      const files = index.files;
+      if (!files || typeof files !== 'object') return undefined;
       const found = new Map<string, CitedEntry[]>();
-      if (index === null || typeof index !== 'object') return found;
       // Only the entries asked for are validated: the hook must answer in milliseconds from a 20,000-memory index.
-      for (const key of paths) {
-        if (!Object.hasOwn(index, key)) continue;
-        const entries = citedEntriesSchema.safeParse((index as Record<string, unknown>)[key]);
+      for (const key of pathsOf(index.repo)) {
+        if (!Object.hasOwn(files, key)) continue;
+        const entries = citedEntriesSchema.safeParse(files[key]);
         if (entries.success) found.set(key, entries.data);
       }
-      return found;
+      return { repo: index.repo, vault: index.vault, found };
     },
     writeCitedBy(index) {
       if (!known.has(citedFile)) {
