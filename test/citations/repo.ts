@@ -61,7 +61,7 @@ export function citedProject(options: { fillers?: number } = {}): { root: string
     [`${MEMORIES}/2026-01-02-retry.md`]: memory({
       date: '2026-01-02T10:00:00Z',
       title: 'Retry with jitter',
-      body: 'Timeout handling: the retry logic lives in `src/net/retry.ts`; timeout handling retries three times, timeout after 2 s.',
+      body: 'Timeout handling: timeout handling retries in `src/net/retry.ts`, timeout after 2 s.',
     }),
     [`${MEMORIES}/2026-01-02-legacy.md`]: memory({
       date: '2026-01-02T11:00:00Z',
