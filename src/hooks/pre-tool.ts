@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type CitedEntry, openCitationStore } from '../citations/store.js';
+// Only the index's reader: this file is the whole of what `memvault hook pre-tool` loads (bin.ts starts it directly).
+import { type CitedEntry, readCitedBy } from '../citations/cited-by.js';
 
 /**
  * `memvault hook pre-tool`: Claude Code's `PreToolUse` hook on Read, Edit and
  * Write. Before the agent touches a file, the memories that cite it (or a
  * folder holding it) — decisions, known errors, conventions — with how each
  * citation stands (verified, changed, moved, gone), once per file per
- * session, in at most 1,500 characters. Reads one file the build writes
- * (`.memvault/citations/cited-by.json`): no vault load, no git. Never in the
- * tool's way: on any problem it prints nothing and exits 0.
+ * session, in at most 1,500 characters. Reads what the build writes
+ * (`.memvault/citations/cited-by/`, the shards of the file and its folders):
+ * no vault load, no git, not even the CLI's command parser (bin.ts starts
+ * `runPreToolHook` directly). Never in the tool's way: on any problem it
+ * prints nothing and exits 0.
  *
  * Input (stdin, documented at https://code.claude.com/docs/en/hooks):
  * `{ session_id, transcript_path, cwd, hook_event_name: "PreToolUse", tool_name, tool_input: { file_path, … } }`.
@@ -114,9 +117,8 @@ export function repoRelative(repo: string, file: string, cwd: string): string | 
  */
 export function preTool(root: string, payload: PreToolPayload): string | undefined {
   const stateDir = path.join(root, '.memvault');
-  const store = openCitationStore(stateDir);
   let relative: string | undefined;
-  const index = store.readCitedBy((repo) => {
+  const index = readCitedBy(stateDir, (repo) => {
     relative = repoRelative(repo, payload.file, payload.cwd ?? root);
     return relative ? lookupKeys(relative) : [];
   });
@@ -136,6 +138,47 @@ export function preTool(root: string, payload: PreToolPayload): string | undefin
   mkdirSync(seenDir, { recursive: true });
   appendFileSync(seenFile, `${relative}\n`);
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+}
+
+/** Largest stdin read: a payload is a few kilobytes (a Write's content can be more); past this it is not one. */
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The whole hook: stdin, the project found from the payload's `cwd` (or `-C`),
+ * the answer on stdout. Never throws, never writes to stderr.
+ */
+export async function runPreToolHook(rootFlag?: string): Promise<void> {
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    if (!process.stdin.isTTY) {
+      for await (const chunk of process.stdin) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        total += bytes.length;
+        if (total > MAX_INPUT_BYTES) return;
+        chunks.push(bytes);
+      }
+    }
+    const payload = preToolPayload(Buffer.concat(chunks).toString('utf8'));
+    if (!payload) return;
+    const root = projectRoot(rootFlag ?? payload.cwd ?? process.cwd());
+    if (!root) return;
+    const answer = preTool(root, payload);
+    if (answer) process.stdout.write(`${answer}\n`);
+  } catch {
+    // Nothing: the agent's tool runs as if there were no hook.
+  }
+}
+
+/** The nearest folder upwards holding `memory.config.yaml` (config/file.ts's rule, without its error messages' imports). */
+function projectRoot(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (existsSync(path.join(dir, 'memory.config.yaml'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }
 
 /** Text on one line, control characters out (a title cannot start a new line of the hook's answer). */

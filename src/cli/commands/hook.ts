@@ -17,19 +17,7 @@ export interface HookCommandOptions {
  */
 export async function hookCommand(event: string, options: HookCommandOptions): Promise<void> {
   // Before a tool runs (src/hooks/pre-tool.ts): silent on every problem, not even stderr, so the tool is never in the way.
-  if (event === 'pre-tool') {
-    try {
-      const text = process.stdin.isTTY ? '' : await readHookInput(process.stdin);
-      const { preTool, preToolPayload } = await import('../../hooks/pre-tool.js');
-      const payload = preToolPayload(text);
-      if (!payload) return;
-      const answer = preTool(findRoot(options.root ?? payload.cwd ?? process.cwd()), payload);
-      if (answer) process.stdout.write(`${answer}\n`);
-    } catch {
-      // Nothing: the agent's tool runs as if there were no hook.
-    }
-    return;
-  }
+  if (event === 'pre-tool') return (await import('../../hooks/pre-tool.js')).runPreToolHook(options.root);
   if (!(HOOK_EVENTS as readonly string[]).includes(event))
     throw new UserError('hook/event', `unknown hook \`${event}\``, { events: HOOK_EVENTS.join(', ') });
   try {
