@@ -53,11 +53,11 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const result = await verifyCitations({ repo, memories, previous, now: options.now, ...(options.full ? { full: true } : {}) });
   if (!result) return { report: undefined, notes };
   for (const p of result.stale) {
-    const note = staleNote(result.verification.memories[p]!);
+    const note = staleNote(result.memories[p]!);
     if (note) notes.set(p, note);
   }
   if (!options.dryRun) {
-    store.writeVerification(result.verification);
+    store.writeVerification(result.verification, result.memories);
     store.writeCitedBy({ repo, vault: path.relative(options.root, options.vaultDir).split(path.sep).join('/'), files: result.citedBy });
   }
   return {
@@ -65,7 +65,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     report: {
       ...result.stats,
       stale: result.stale.length,
-      newlyStale: result.newlyStale.map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.verification.memories[p]!) })),
+      newlyStale: result.newlyStale.map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.memories[p]!) })),
       ms: Math.round(performance.now() - started),
     },
   };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { MemoryCitations } from './model.js';
 import { staleNote } from './state.js';
-import { type CitingMemory, openCitationStore, type Verification } from './store.js';
+import { type CitingMemory, type CitingMemoryReader, openCitationStore } from './store.js';
 
 /**
  * What the read side (search, context, zoom, the MCP tools) knows of a
@@ -22,8 +22,8 @@ export interface CitationLookup {
   rankFactor(memoryPath: string, query: string): number;
 }
 
-/** Verifications read, by store folder: reread when the file's stamp changes. Keyed by path, so projects never mix. */
-const opened = new Map<string, { stamp: string; verification: Verification | undefined }>();
+/** Results read, by store folder: read again when the file's stamp changes. Keyed by path, so projects never mix. */
+const opened = new Map<string, { stamp: string; memories: CitingMemoryReader | undefined }>();
 
 /** The lookup for the project at `root`; undefined when no verification was recorded (no citations, no repository). */
 export function citationLookup(root: string): CitationLookup | undefined {
@@ -36,19 +36,18 @@ export function citationLookup(root: string): CitationLookup | undefined {
   }
   let entry = opened.get(stateDir);
   if (entry?.stamp !== stamp) {
-    entry = { stamp, verification: store.readVerification() };
+    entry = { stamp, memories: store.readMemories() };
     opened.set(stateDir, entry);
   }
-  const verification = entry.verification;
-  if (!verification) return undefined;
-  return lookupOf(verification.memories);
+  return entry.memories ? lookupOf(entry.memories.get) : undefined;
 }
 
-/** A lookup over citing-memory records (exported for tests). */
-export function lookupOf(memories: Record<string, CitingMemory>): CitationLookup {
+/** A lookup over citing-memory records. */
+export function lookupOf(record: (memoryPath: string) => CitingMemory | undefined): CitationLookup {
   const get = (memoryPath: string): MemoryCitations | undefined => {
-    if (!Object.hasOwn(memories, memoryPath)) return undefined;
-    const { state, stale, checked, citations } = memories[memoryPath]!;
+    const found = record(memoryPath);
+    if (!found) return undefined;
+    const { state, stale, checked, citations } = found;
     return { state, stale, checked, citations };
   };
   return {

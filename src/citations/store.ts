@@ -80,22 +80,35 @@ const verificationSchema = z.object({
   commits: z.record(z.string(), z.nullable(z.string())),
   /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
   branches: z.record(z.string(), z.boolean()),
-  /** Memories with citations, by vault path. */
-  memories: z.record(z.string(), citingMemorySchema),
+  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
+  stale: z.array(z.string()),
 });
 export type Verification = z.infer<typeof verificationSchema>;
+
+/** Memories with citations, by vault path: each one's result at the last check. */
+export type CitingMemories = Record<string, CitingMemory>;
+
+/** The citing memories of the last check, each validated when first asked for. */
+export interface CitingMemoryReader {
+  get(memoryPath: string): CitingMemory | undefined;
+  /** Every one (all validated). */
+  all(): CitingMemories;
+}
 
 export interface CitationStore {
   /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
   readVerification(): Verification | undefined;
-  writeVerification(verification: Verification): void;
+  /** Writes the facts (`verify.json`) and the memories' results (`memories.json`), each only when it changed. */
+  writeVerification(verification: Verification, memories: CitingMemories): void;
+  /** The memories' results, or undefined when there are none; what search, context and zoom read (no facts, no zod over all of it). */
+  readMemories(): CitingMemoryReader | undefined;
   /**
    * The memories citing each of the paths `pathsOf(repo)` gives (repository-relative; folders end with `/`), from the
    * last build; undefined when there is no index.
    */
   readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
   writeCitedBy(index: CitedByIndex): void;
-  /** Changes whenever the verification is written: long-lived readers reread on a new stamp. */
+  /** Changes whenever the memories' results are written: long-lived readers read them again on a new stamp. */
   stamp(): string;
 }
 
@@ -103,6 +116,7 @@ export interface CitationStore {
 export function openCitationStore(stateDir: string): CitationStore {
   const dir = path.join(stateDir, 'citations');
   const verifyFile = path.join(dir, 'verify.json');
+  const memoriesFile = path.join(dir, 'memories.json');
   const citedDir = citedByDir(stateDir);
   const metaFile = path.join(citedDir, 'meta.json');
   // The text last read or written: a build that changed nothing writes nothing.
@@ -129,8 +143,39 @@ export function openCitationStore(stateDir: string): CitationStore {
       known.set(verifyFile, text);
       return parsed.data;
     },
-    writeVerification(verification) {
+    writeVerification(verification, memories) {
+      if (!known.has(memoriesFile)) {
+        const text = readText(memoriesFile);
+        if (text !== undefined) known.set(memoriesFile, text);
+      }
+      // The memories first: a reader that sees the new facts sees the results made from them.
+      write(memoriesFile, memories);
       write(verifyFile, verification);
+    },
+    readMemories() {
+      const raw = readJson(memoriesFile);
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+      const records = raw as Record<string, unknown>;
+      const checked = new Map<string, CitingMemory | undefined>();
+      const get = (memoryPath: string): CitingMemory | undefined => {
+        if (!Object.hasOwn(records, memoryPath)) return undefined;
+        if (!checked.has(memoryPath)) {
+          const parsed = citingMemorySchema.safeParse(records[memoryPath]);
+          checked.set(memoryPath, parsed.success ? parsed.data : undefined);
+        }
+        return checked.get(memoryPath);
+      };
+      return {
+        get,
+        all() {
+          const out: CitingMemories = {};
+          for (const key of Object.keys(records)) {
+            const memory = get(key);
+            if (memory) out[key] = memory;
+          }
+          return out;
+        },
+      };
     },
     readCitedBy(pathsOf) {
       return readCitedBy(stateDir, pathsOf);
@@ -159,7 +204,7 @@ export function openCitationStore(stateDir: string): CitationStore {
     },
     stamp() {
       try {
-        const stat = statSync(verifyFile);
+        const stat = statSync(memoriesFile);
         return `${stat.size}:${stat.mtimeMs}`;
       } catch {
         return 'none';

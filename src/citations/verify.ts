@@ -1,7 +1,7 @@
 import type { Memory } from '../vault/model.js';
 import { changedPaths, commitExists, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
 import { citingMemory, isStaleCitation, memoryCitations } from './state.js';
-import type { CitedEntry, PathFacts, Verification } from './store.js';
+import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
 /**
@@ -43,6 +43,8 @@ export interface VerifyStats {
 
 export interface VerifyResult {
   verification: Verification;
+  /** Each citing memory's result (vault path → record). */
+  memories: CitingMemories;
   /** What the pre-tool hook reads: per cited path, the memories citing it. */
   citedBy: Record<string, CitedEntry[]>;
   stats: VerifyStats;
@@ -121,8 +123,9 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
     paths: factsOut,
     commits: commitsOut,
     branches: branchesOut,
-    memories: {},
+    stale: [],
   };
+  const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
@@ -130,7 +133,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   for (const memory of input.memories) {
     const checked = memoryCitations(memory, verification);
     if (!checked) continue;
-    verification.memories[memory.path] = citingMemory(memory, checked);
+    memories[memory.path] = citingMemory(memory, checked);
     if (checked.stale) stale.push(memory.path);
     for (const c of memory.citations ?? []) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
     for (const c of checked.citations) {
@@ -150,9 +153,11 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
       if (c.state === 'moved' && c.to) (citedBy[c.to] ??= []).push(entries.at(-1)!);
     }
   }
-  const before = new Set(Object.entries(input.previous?.memories ?? {}).flatMap(([p, m]) => (m.stale ? [p] : [])));
+  verification.stale = stale;
+  const before = new Set(input.previous?.stale ?? []);
   return {
     verification,
+    memories,
     citedBy,
     stats: {
       head,

@@ -25,8 +25,10 @@ async function check(at: string) {
     streams: loaded.state.streams.values(),
     now: new Date(at),
   });
-  const verification = openCitationStore(path.join(root!, '.memvault')).readVerification()!;
-  return { step, verification, memory: (p: string) => verification.memories[p]! };
+  const store = openCitationStore(path.join(root!, '.memvault'));
+  const verification = store.readVerification()!;
+  const memories = store.readMemories()!;
+  return { step, verification, memory: (p: string) => memories.get(p)! };
 }
 
 describe('citations verified against a repository with a history', () => {
@@ -81,7 +83,7 @@ describe('citations verified against a repository with a history', () => {
     expect(again.memory(PATHS.legacy).citations[0]!.to).toBe('src/net/backoff.ts');
     expect(again.step.report!.newlyStale).toEqual([]);
 
-    const file = path.join(root, '.memvault/citations/verify.json');
+    const file = path.join(root, '.memvault/citations/memories.json');
     const before = statSync(file).mtimeMs;
     const idle = await check('2026-01-09T00:00:00Z');
     expect(idle.step.report).toMatchObject({ head, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0 });

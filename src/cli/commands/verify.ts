@@ -40,10 +40,12 @@ export async function verifyCommand(options: VerifyCommandOptions): Promise<void
     now: resolveNow(options.now),
     ...(options.full ? { full: true } : {}),
   });
-  const verification = openCitationStore(path.join(root, '.memvault')).readVerification();
+  const store = openCitationStore(path.join(root, '.memvault'));
+  const verification = store.readVerification();
+  const memories = store.readMemories()?.all() ?? {};
   const wanted = new Set(streams.map((s) => s.name));
   const listed: VerifiedMemory[] = [];
-  for (const [memoryPath, memory] of Object.entries(verification?.memories ?? {})) {
+  for (const [memoryPath, memory] of Object.entries(memories)) {
     if (!wanted.has(memory.stream)) continue;
     if (!options.all && memory.state === 'verified') continue;
     if (!options.all && memory.citations.every((c) => c.state === 'verified' || c.state === 'unchecked')) continue;
@@ -74,7 +76,7 @@ export async function verifyCommand(options: VerifyCommandOptions): Promise<void
   }
   const lines = [
     `Citations checked at ${verification.head.slice(0, 7)} (${verification.checkedAt}): ${report.citations} citation(s) of ` +
-      `${Object.keys(verification.memories).length} memories, ${report.recheckedCitations} asked again; ${report.stale} stale.`,
+      `${Object.keys(memories).length} memories, ${report.recheckedCitations} asked again; ${report.stale} stale.`,
   ];
   if (listed.length === 0) lines.push('', 'Every citation holds.');
   for (const m of listed) {
