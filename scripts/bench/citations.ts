@@ -50,7 +50,9 @@ export async function benchCitations(gitRepo: string): Promise<CitationBenchResu
   git('commit', '-q', '--no-verify', '-m', 'sources, and memories citing them');
   const started = performance.now();
   runNode([CLI, 'build', '--now', NOW, '--json'], repo);
-  log(`  citations: ${citing} of ${memories.length} memories cite ${SOURCE_FILES} files; first build ${formatSeconds((performance.now() - started) / 1000)}`);
+  log(
+    `  citations: ${citing} of ${memories.length} memories cite ${SOURCE_FILES} files; first build ${formatSeconds((performance.now() - started) / 1000)}`,
+  );
 
   const timed = () => {
     const { sample, stdout } = runNode([CLI, 'build', '--now', NOW, '--json'], repo);
@@ -71,7 +73,11 @@ export async function benchCitations(gitRepo: string): Promise<CitationBenchResu
   const idleMs = median(idle.map((s) => s.ms));
   return {
     citing,
-    noChange: { medianSeconds: idleSeconds, medianCitationMs: idleMs, sharePercent: Math.round((idleMs / (idleSeconds * 1000 - idleMs)) * 1000) / 10 },
+    noChange: {
+      medianSeconds: idleSeconds,
+      medianCitationMs: idleMs,
+      sharePercent: Math.round((idleMs / (idleSeconds * 1000 - idleMs)) * 1000) / 10,
+    },
     editCommit: {
       medianSeconds: median(edits.map((s) => s.seconds)),
       medianCitationMs: median(edits.map((s) => s.ms)),

@@ -51,7 +51,9 @@ export function benchPreTool(memories: number, runs: number): Record<string, num
     const child = spawnSync(process.execPath, [CLI, 'hook', 'pre-tool'], { cwd: dir, input, encoding: 'utf8' });
     const ms = performance.now() - start;
     if (child.status !== 0) throw new Error(`hook pre-tool exited ${child.status}: ${child.stderr}`);
-    const text = child.stdout ? (JSON.parse(child.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext : '';
+    const text = child.stdout
+      ? (JSON.parse(child.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext
+      : '';
     return { ms, chars: text.length };
   };
   call(file(1), 'warm-up');

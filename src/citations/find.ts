@@ -34,7 +34,38 @@ const ISSUE_WORD = /\b(?:PR|pull request|issue|MR)\s+(\d{1,7})\b/gi;
 const SYMBOL_BEFORE = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`\s+(?:in|from|of|at|inside|defined in)\s+$/;
 const SYMBOL_AFTER = /^\s*\(`([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`\)/;
 /** Words after `branch` that are prose, not a name. */
-const NOT_BRANCHES = new Set(['is', 'was', 'and', 'or', 'to', 'of', 'the', 'a', 'an', 'that', 'which', 'name', 'names', 'protection', 'per', 'with', 'for', 'in', 'on', 'off', 'from', 'into', 'it', 'this', 'has', 'had', 'will', 'should', 'can', 'must']);
+const NOT_BRANCHES = new Set([
+  'is',
+  'was',
+  'and',
+  'or',
+  'to',
+  'of',
+  'the',
+  'a',
+  'an',
+  'that',
+  'which',
+  'name',
+  'names',
+  'protection',
+  'per',
+  'with',
+  'for',
+  'in',
+  'on',
+  'off',
+  'from',
+  'into',
+  'it',
+  'this',
+  'has',
+  'had',
+  'will',
+  'should',
+  'can',
+  'must',
+]);
 
 /**
  * The citations of a memory file's body. `firstLine`: the file line the body
@@ -138,7 +169,7 @@ function pathOf(raw: string, backticked: boolean): Omit<Citation, 'line'> | unde
   const first = Number(m[2] ?? m[4] ?? 0);
   const last = Number(m[3] ?? m[5] ?? first);
   if (!target || /\s/.test(target) || target.length > 300) return undefined;
-  if (/^[a-z][\w+.-]*:/i.test(target) || target.includes('://') || target.includes('@') && !target.includes('/')) return undefined;
+  if (/^[a-z][\w+.-]*:/i.test(target) || target.includes('://') || (target.includes('@') && !target.includes('/'))) return undefined;
   if (target.startsWith('/') || target.startsWith('~') || target.split('/').includes('..')) return undefined;
   target = target.replace(/^\.\//, '');
   const parts = target.split('/');

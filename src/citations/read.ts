@@ -67,7 +67,11 @@ export function lookupOf(record: (memoryPath: string) => CitingMemory | undefine
         return asked.includes(target) || (name.length >= 4 && asked.includes(name));
       });
       if (named) return 1;
-      const worst = checked.citations.find((c) => c.state === 'gone') ? 'gone' : checked.citations.find((c) => c.state === 'moved') ? 'moved' : 'changed';
+      const worst = checked.citations.find((c) => c.state === 'gone')
+        ? 'gone'
+        : checked.citations.find((c) => c.state === 'moved')
+          ? 'moved'
+          : 'changed';
       return STALE_RANK[worst];
     },
   };

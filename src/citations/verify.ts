@@ -1,6 +1,6 @@
 import type { Memory } from '../vault/model.js';
 import { changedPaths, commitExists, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
-import { citingMemory, isStaleCitation, memoryCitations } from './state.js';
+import { citingMemory, memoryCitations } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
@@ -108,7 +108,9 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const refs = branchesToCheck.length > 0 ? new Set(await refNames(repo)) : new Set<string>();
   for (const b of branches)
     branchesOut[b] = branchesToCheck.includes(b)
-      ? refs.has(`refs/heads/${b}`) || refs.has(`refs/tags/${b}`) || [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
+      ? refs.has(`refs/heads/${b}`) ||
+        refs.has(`refs/tags/${b}`) ||
+        [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
       : previous!.branches[b]!;
 
   const verification: Verification = {
@@ -229,10 +231,7 @@ async function pathFacts(repo: string, head: string, paths: readonly string[]): 
       facts.set(p, entry);
     }
     // A rename whose new name is outside the paths asked about shows as a deletion: the commit says where it went.
-    const renames = await renamesIn(
-      repo,
-      [...new Set([...deletions.values()].map((c) => c.id))],
-    );
+    const renames = await renamesIn(repo, [...new Set([...deletions.values()].map((c) => c.id))]);
     for (const [p, commit] of deletions) {
       const to = renames.get(commit.id)?.get(p);
       if (!to) continue;
@@ -240,7 +239,8 @@ async function pathFacts(repo: string, head: string, paths: readonly string[]): 
       delete entry.removed;
       Object.assign(entry, { movedTo: to, renamed: { commit: commit.id, date: commit.date } });
     }
-    for (const entry of facts.values()) if (entry.movedTo && !facts.has(entry.movedTo) && !next.includes(entry.movedTo)) next.push(entry.movedTo);
+    for (const entry of facts.values())
+      if (entry.movedTo && !facts.has(entry.movedTo) && !next.includes(entry.movedTo)) next.push(entry.movedTo);
     round = next;
   }
   return facts;

@@ -45,7 +45,8 @@ export function preToolPayload(text: string): PreToolPayload | undefined {
   const tool = v.tool_name;
   const input = v.tool_input as Record<string, unknown> | undefined;
   if (typeof tool !== 'string' || !FILE_TOOLS.has(tool) || !input || typeof input !== 'object') return undefined;
-  const file = typeof input.file_path === 'string' ? input.file_path : typeof input.notebook_path === 'string' ? input.notebook_path : undefined;
+  const file =
+    typeof input.file_path === 'string' ? input.file_path : typeof input.notebook_path === 'string' ? input.notebook_path : undefined;
   if (!file || file.length > 4096) return undefined;
   return {
     tool,
@@ -67,7 +68,12 @@ export function lookupKeys(relative: string): string[] {
  * The text the agent gets for `relative`, from the memories citing it and its folders, at most `maxChars`
  * characters; undefined when none does. `vault`: the vault folder, so each memory is named by its project path.
  */
-export function preToolText(relative: string, found: ReadonlyMap<string, CitedEntry[]>, vault: string, maxChars = MAX_PRE_TOOL_CHARS): string | undefined {
+export function preToolText(
+  relative: string,
+  found: ReadonlyMap<string, CitedEntry[]>,
+  vault: string,
+  maxChars = MAX_PRE_TOOL_CHARS,
+): string | undefined {
   const seen = new Set<string>();
   const rows: { key: string; entry: CitedEntry }[] = [];
   for (const key of lookupKeys(relative)) {
@@ -127,7 +133,13 @@ export function preTool(root: string, payload: PreToolPayload): string | undefin
   if (!text) return undefined;
   // Once per file per session: the agent has it in its context already.
   const seenDir = path.join(stateDir, 'citations', 'seen');
-  const seenFile = path.join(seenDir, `${createHash('sha256').update(payload.session ?? 'no-session').digest('hex').slice(0, 24)}.txt`);
+  const seenFile = path.join(
+    seenDir,
+    `${createHash('sha256')
+      .update(payload.session ?? 'no-session')
+      .digest('hex')
+      .slice(0, 24)}.txt`,
+  );
   let seen = '';
   try {
     seen = readFileSync(seenFile, 'utf8');

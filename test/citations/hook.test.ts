@@ -19,7 +19,8 @@ const payload = (root: string, tool: string, file: string, session = 'session-1'
     permission_mode: 'default',
     hook_event_name: 'PreToolUse',
     tool_name: tool,
-    tool_input: tool === 'Edit' ? { file_path: path.join(root, file), old_string: 'a', new_string: 'b' } : { file_path: path.join(root, file) },
+    tool_input:
+      tool === 'Edit' ? { file_path: path.join(root, file), old_string: 'a', new_string: 'b' } : { file_path: path.join(root, file) },
     tool_use_id: 'toolu_01',
   });
 
@@ -31,7 +32,12 @@ describe('memvault hook pre-tool', () => {
     root = citedProject().root;
     const config = await loadValidConfig(root);
     const loaded = await loadVault(vaultLoadOptions(root, config));
-    await runCitationStep({ root, vaultDir: path.join(root, 'vault'), streams: loaded.state.streams.values(), now: new Date('2026-01-06T00:00:00Z') });
+    await runCitationStep({
+      root,
+      vaultDir: path.join(root, 'vault'),
+      streams: loaded.state.streams.values(),
+      now: new Date('2026-01-06T00:00:00Z'),
+    });
   });
   afterAll(() => removeProject(root));
 

@@ -53,7 +53,11 @@ describe('citations verified against a repository with a history', () => {
       detail: `renamed to src/net/backoff.ts in ${project.renamed.slice(0, 7)} on 2026-01-04`,
     });
     // Edited once after the memory's date: changed, not stale (fewer than HEAVY_CHANGES commits).
-    expect(memory(PATHS.session)).toMatchObject({ state: 'changed', stale: false, citations: [{ target: 'src/auth/session.ts', since: 1 }] });
+    expect(memory(PATHS.session)).toMatchObject({
+      state: 'changed',
+      stale: false,
+      citations: [{ target: 'src/auth/session.ts', since: 1 }],
+    });
     expect(memory(PATHS.stable)).toMatchObject({ state: 'verified', stale: false });
     expect(memory(PATHS.stable).citations.map((c) => [c.kind, c.state])).toEqual([
       ['path', 'verified'],
@@ -76,7 +80,14 @@ describe('citations verified against a repository with a history', () => {
     const head = commitAll(root, 'edit stable', '2026-01-07');
     const again = await check('2026-01-08T00:00:00Z');
     // One cited path changed (src/stable.ts): one path asked about, one path citation re-checked (and the branch: refs may move with HEAD).
-    expect(again.step.report).toMatchObject({ head, from: project.deleted, paths: 4, recheckedPaths: 1, rechecked: 2, recheckedCitations: 2 });
+    expect(again.step.report).toMatchObject({
+      head,
+      from: project.deleted,
+      paths: 4,
+      recheckedPaths: 1,
+      rechecked: 2,
+      recheckedCitations: 2,
+    });
     expect(again.memory(PATHS.stable).citations[0]).toMatchObject({ target: 'src/stable.ts', state: 'changed', since: 1 });
     // The other facts were kept, not asked again: still right.
     expect(again.memory(PATHS.retry).state).toBe('gone');

@@ -71,7 +71,9 @@ export async function verifyCommand(options: VerifyCommandOptions): Promise<void
     return;
   }
   if (!report || !verification) {
-    writeText('memvault verify: no citations to check (no memory cites a path, commit or branch, or the vault is not in a git repository)\n');
+    writeText(
+      'memvault verify: no citations to check (no memory cites a path, commit or branch, or the vault is not in a git repository)\n',
+    );
     return;
   }
   const lines = [
