@@ -94,6 +94,9 @@ export function staleOf(stream: Pick<StreamIndexInput, 'memories' | 'citationNot
   return stale.length > 0 ? { stale } : {};
 }
 
+/** Stale memories listed one by one in a stream's review queue; past this, one line counts the rest (INDEX.md is committed). */
+const MAX_STALE_LISTED = 50;
+
 const TOPIC_TERMS = 8;
 
 /**
@@ -162,7 +165,14 @@ function indexStream(
     for (const contradiction of streamFacts(stream.memories).contradictions)
       review.push({ path: contradiction.b.path, kind: 'contradiction', reason: unresolvedLine(contradiction) });
   // Memories citing files that are gone, moved or much changed: a person edits them or marks them (`memvault verify`).
-  for (const [path, note] of staleOf(stream).stale ?? []) review.push({ path: path!, kind: 'stale citation', reason: note! });
+  const stale = staleOf(stream).stale ?? [];
+  for (const [path, note] of stale.slice(0, MAX_STALE_LISTED)) review.push({ path: path!, kind: 'stale citation', reason: note! });
+  if (stale.length > MAX_STALE_LISTED)
+    review.push({
+      path: `${stream.name}/memories`,
+      kind: 'stale citation',
+      reason: `and ${stale.length - MAX_STALE_LISTED} more stale memories: \`memvault verify\` lists them all`,
+    });
   for (const diagnostic of diagnostics) {
     if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error')
       review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });
