@@ -85,7 +85,10 @@ export function preToolText(
     }
   }
   if (rows.length === 0) return undefined;
-  const head = `memvault: ${rows.length} memor${rows.length === 1 ? 'y cites' : 'ies cite'} \`${relative}\` or its folder. Check a stale one before relying on it.`;
+  const doubtful = rows.some(({ entry }) => entry.state === 'gone' || entry.state === 'moved' || entry.state === 'changed');
+  const head =
+    `memvault: ${rows.length} memor${rows.length === 1 ? 'y cites' : 'ies cite'} \`${relative}\` or its folder.` +
+    (doubtful ? ' What changed since a memory was written may make it wrong: check before relying on it.' : '');
   const lines = [head];
   let length = head.length;
   let shown = 0;
