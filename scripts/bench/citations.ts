@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { editOneMemory } from '../fixtures/synthetic-vault.js';
 import { CLI, formatSeconds, log, median, NOW, runNode } from './run.js';
@@ -24,35 +24,44 @@ export interface CitationBenchResult {
   editCommit: { medianSeconds: number; medianCitationMs: number; recheckedPaths: number[] };
 }
 
-export async function benchCitations(gitRepo: string): Promise<CitationBenchResult> {
+export async function benchCitations(gitRepo: string, options: { reuse?: boolean } = {}): Promise<CitationBenchResult> {
   const repo = `${gitRepo}-cited`;
-  rmSync(repo, { recursive: true, force: true });
-  cpSync(gitRepo, repo, { recursive: true, preserveTimestamps: true });
+  const marker = path.join(repo, '.memvault', 'bench-cited.json');
+  // --reuse: the copy made and built by an earlier run (its first build re-summarizes every day a citing memory is on).
+  const reuse = options.reuse === true && existsSync(marker);
+  if (!reuse) {
+    rmSync(repo, { recursive: true, force: true });
+    cpSync(gitRepo, repo, { recursive: true, preserveTimestamps: true });
+  }
   const git = (...args: string[]): string => {
     const result = spawnSync('git', args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${repo}: ${result.stderr}`);
     return result.stdout;
   };
   const source = (i: number): string => `src/mod-${i % 30}/file-${i}.ts`;
-  for (let i = 0; i < SOURCE_FILES; i++) {
-    mkdirSync(path.join(repo, path.dirname(source(i))), { recursive: true });
-    writeFileSync(path.join(repo, source(i)), `export const value${i} = ${i};\n`.repeat(40));
-  }
   const memories = listFiles(path.join(repo, 'vault', 'main', 'memories'));
-  let citing = 0;
-  memories.forEach((file, i) => {
-    if (i % 4 !== 0) return;
-    const folder = i % 40 === 0 ? ` and everything under \`src/mod-${i % 30}/\`` : '';
-    appendFileSync(file, `\nThe code is in \`${source(i % SOURCE_FILES)}:${(i % 30) + 1}\`${folder}.\n`);
-    citing++;
-  });
-  git('add', '-A');
-  git('commit', '-q', '--no-verify', '-m', 'sources, and memories citing them');
-  const started = performance.now();
-  runNode([CLI, 'build', '--now', NOW, '--json'], repo);
-  log(
-    `  citations: ${citing} of ${memories.length} memories cite ${SOURCE_FILES} files; first build ${formatSeconds((performance.now() - started) / 1000)}`,
-  );
+  let citing = reuse ? (JSON.parse(readFileSync(marker, 'utf8')) as { citing: number }).citing : 0;
+  if (!reuse) prepare();
+  function prepare(): void {
+    for (let i = 0; i < SOURCE_FILES; i++) {
+      mkdirSync(path.join(repo, path.dirname(source(i))), { recursive: true });
+      writeFileSync(path.join(repo, source(i)), `export const value${i} = ${i};\n`.repeat(40));
+    }
+    memories.forEach((file, i) => {
+      if (i % 4 !== 0) return;
+      const folder = i % 40 === 0 ? ` and everything under \`src/mod-${i % 30}/\`` : '';
+      appendFileSync(file, `\nThe code is in \`${source(i % SOURCE_FILES)}:${(i % 30) + 1}\`${folder}.\n`);
+      citing++;
+    });
+    git('add', '-A');
+    git('commit', '-q', '--no-verify', '-m', 'sources, and memories citing them');
+    const started = performance.now();
+    runNode([CLI, 'build', '--now', NOW, '--json'], repo);
+    log(
+      `  citations: ${citing} of ${memories.length} memories cite ${SOURCE_FILES} files; first build ${formatSeconds((performance.now() - started) / 1000)}`,
+    );
+    writeFileSync(marker, JSON.stringify({ citing }));
+  }
 
   const timed = () => {
     const { sample, stdout } = runNode([CLI, 'build', '--now', NOW, '--json'], repo);

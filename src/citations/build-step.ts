@@ -1,6 +1,7 @@
 import path from 'node:path';
-import type { StreamState } from '../vault/model.js';
-import { repoTop } from './git.js';
+import type { Memory, StreamState } from '../vault/model.js';
+import { hashValue } from '../util/hash.js';
+import { headCommit, repoTop } from './git.js';
 import { fixFor, staleNote } from './state.js';
 import { openCitationStore } from './store.js';
 import { verifyCitations, type VerifyStats } from './verify.js';
@@ -48,10 +49,33 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
   if (memories.length === 0 && !previous) return { report: undefined, notes };
+  // The same citing memories (by content) at the same HEAD: the last results hold as they are. One git process, and
+  // only the stale memories' records read back (the no-change rebuild's case).
+  const inputs = hashValue(memories.map((m) => [m.path, m.sha256]));
+  if (
+    !options.full &&
+    previous?.inputs === inputs &&
+    (options.repo ?? previous.repo) === previous.repo &&
+    isInside(previous.repo, options.vaultDir)
+  ) {
+    const head = await headCommit(previous.repo);
+    const reader = head === previous.head ? store.readMemories() : undefined;
+    if (head && reader) {
+      for (const p of previous.stale) {
+        const record = reader.get(p);
+        const note = record ? staleNote(record) : undefined;
+        if (note) notes.set(p, note);
+      }
+      const counts = countTargets(memories);
+      const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, from: head };
+      return { notes, report: { ...stats, stale: previous.stale.length, newlyStale: [], ms: Math.round(performance.now() - started) } };
+    }
+  }
   const repo = options.repo ?? (await repoTop(options.vaultDir));
   if (!repo) return { report: undefined, notes };
   const result = await verifyCitations({ repo, memories, previous, now: options.now, ...(options.full ? { full: true } : {}) });
   if (!result) return { report: undefined, notes };
+  result.verification.inputs = inputs;
   for (const p of result.stale) {
     const note = staleNote(result.memories[p]!);
     if (note) notes.set(p, note);
@@ -69,4 +93,25 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       ms: Math.round(performance.now() - started),
     },
   };
+}
+
+/** Distinct cited paths, commits and branches, and all citations: the counts a report gives. */
+function countTargets(memories: readonly Memory[]): { targets: number; paths: number; citations: number } {
+  const targets = new Set<string>();
+  let paths = 0;
+  let citations = 0;
+  for (const memory of memories) {
+    for (const c of memory.citations ?? []) {
+      citations++;
+      if (c.kind === 'issue' || targets.has(`${c.kind}:${c.target}`)) continue;
+      targets.add(`${c.kind}:${c.target}`);
+      if (c.kind === 'path') paths++;
+    }
+  }
+  return { targets: targets.size, paths, citations };
+}
+
+function isInside(folder: string, inner: string): boolean {
+  const relative = path.relative(folder, inner);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

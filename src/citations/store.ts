@@ -82,6 +82,8 @@ const verificationSchema = z.object({
   branches: z.record(z.string(), z.boolean()),
   /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
   stale: z.array(z.string()),
+  /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
+  inputs: z.optional(z.string()),
 });
 export type Verification = z.infer<typeof verificationSchema>;
 
