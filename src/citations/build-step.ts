@@ -43,7 +43,8 @@ export interface CitationStepOptions {
 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
   const started = performance.now();
-  const memories = [...options.streams].flatMap((s) => s.memories.filter((m) => m.citations !== undefined));
+  // Issues are not checked (no network): a memory citing only issues has nothing to verify.
+  const memories = [...options.streams].flatMap((s) => s.memories.filter((m) => m.citations?.some((c) => c.kind !== 'issue')));
   const store = openCitationStore(path.join(options.root, '.memvault'));
   const notes = new Map<string, string>();
   const previous = store.readVerification();
@@ -59,13 +60,8 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     isInside(previous.repo, options.vaultDir)
   ) {
     const head = await headCommit(previous.repo);
-    const reader = head === previous.head ? store.readMemories() : undefined;
-    if (head && reader) {
-      for (const p of previous.stale) {
-        const record = reader.get(p);
-        const note = record ? staleNote(record) : undefined;
-        if (note) notes.set(p, note);
-      }
+    if (head && head === previous.head && previous.notes) {
+      for (const [p, note] of Object.entries(previous.notes)) notes.set(p, note);
       const counts = countTargets(memories);
       const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, from: head };
       return { notes, report: { ...stats, stale: previous.stale.length, newlyStale: [], ms: Math.round(performance.now() - started) } };
@@ -80,6 +76,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     const note = staleNote(result.memories[p]!);
     if (note) notes.set(p, note);
   }
+  result.verification.notes = Object.fromEntries(notes);
   if (!options.dryRun) {
     store.writeVerification(result.verification, result.memories);
     store.writeCitedBy({ repo, vault: path.relative(options.root, options.vaultDir).split(path.sep).join('/'), files: result.citedBy });
@@ -102,8 +99,9 @@ function countTargets(memories: readonly Memory[]): { targets: number; paths: nu
   let citations = 0;
   for (const memory of memories) {
     for (const c of memory.citations ?? []) {
+      if (c.kind === 'issue') continue;
       citations++;
-      if (c.kind === 'issue' || targets.has(`${c.kind}:${c.target}`)) continue;
+      if (targets.has(`${c.kind}:${c.target}`)) continue;
       targets.add(`${c.kind}:${c.target}`);
       if (c.kind === 'path') paths++;
     }

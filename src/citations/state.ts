@@ -59,8 +59,10 @@ export function checkCitation(citation: Citation, since: number, verification: V
     return { ...base, state: 'moved', to: name, since: after, detail: `renamed to ${name}${renamed}${more}` };
   }
   const removed = current.removed;
-  const detail = removed ? `deleted in ${shortCommit(removed.commit)} on ${dayOf(removed.date)}` : 'not in the repository';
-  return { ...base, state: 'gone', detail };
+  // Never in this repository's history: most likely another repository's file (or a name that only looks like a path),
+  // not a claim gone stale. Flagging it would mark every memory of a vault kept apart from its code.
+  if (!removed) return { ...base, state: 'unchecked', detail: "not in this repository's history" };
+  return { ...base, state: 'gone', detail: `deleted in ${shortCommit(removed.commit)} on ${dayOf(removed.date)}` };
 }
 
 function changedSince(base: Pick<CheckedCitation, 'kind' | 'target'>, facts: PathFacts, since: number): CheckedCitation {
@@ -75,9 +77,11 @@ export const isStaleCitation = (c: CheckedCitation): boolean =>
 
 /** A memory's citations checked, the worst first; undefined when it cites nothing. */
 export function memoryCitations(memory: Memory, verification: Verification): MemoryCitations | undefined {
-  if (!memory.citations || memory.citations.length === 0) return undefined;
+  // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline.
+  const checkable = memory.citations?.filter((c) => c.kind !== 'issue') ?? [];
+  if (checkable.length === 0) return undefined;
   const since = memorySeconds(memory);
-  const checked = memory.citations.map((c) => checkCitation(c, since, verification));
+  const checked = checkable.map((c) => checkCitation(c, since, verification));
   // One entry per target (a path cited at two line ranges is one claim about one file).
   const byTarget = new Map<string, CheckedCitation>();
   for (const c of checked) if (!byTarget.has(`${c.kind}:${c.target}`)) byTarget.set(`${c.kind}:${c.target}`, c);

@@ -4,18 +4,21 @@ import path from 'node:path';
 // zod/mini, as the config: the pre-tool hook loads this file, and classic zod's size is start-up time.
 import * as z from 'zod/mini';
 import { writeFileAtomic } from '../util/atomic.js';
-import { type CitedByIndex, type CitedEntry, citedByDir, citedMetaSchema, readCitedBy, shardOf } from './cited-by.js';
+import { type CitedByIndex, type CitedEntry, citedByDir, readCitedBy, shardOf } from './cited-by.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
 
 /**
  * Where verification's results live between builds, behind a small interface
  * (`CitationStore`) so the files can become tables of one database without
- * touching the callers. Today two JSON files in `.memvault/citations/`, outside
+ * touching the callers. Today JSON files in `.memvault/citations/`, outside
  * git like every cache (derived: losing them costs one full check):
  * - `verify.json`: the repository facts per cited path, commit and branch, the
- *   commit they were checked at, and each citing memory's result (search and
- *   the read commands annotate hits from it without loading the vault);
+ *   commit they were checked at, the stale memories and their notes (small:
+ *   what a build reads);
+ * - `memories/`: each citing memory's result, in `SHARDS` files by a hash of
+ *   its path, the check's commit once in `meta.json`: search, context and zoom
+ *   read the shards of their hits only, without loading the vault;
  * - `cited-by/`: per cited path, the memories citing it, as the pre-tool
  *   hook shows them, in `SHARDS` files by a hash of the path (`meta.json`
  *   names the repository, the vault and each shard's hash): the hook reads
@@ -59,6 +62,22 @@ const memoryCitationsSchema = z.object({
 });
 
 /** One citing memory as the build last saw it: what it is, and how its citations stand. */
+const storedMemorySchema = z.object({
+  state: stateSchema,
+  stale: z.boolean(),
+  citations: z.array(checkedCitationSchema),
+  id: z.string(),
+  stream: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.optional(z.string()),
+});
+
+const memoriesMetaSchema = z.object({
+  checked: z.object({ commit: z.string(), at: z.string() }),
+  shards: z.record(z.string(), z.string()),
+});
+
 const citingMemorySchema = z.extend(memoryCitationsSchema, {
   id: z.string(),
   stream: z.string(),
@@ -82,6 +101,8 @@ const verificationSchema = z.object({
   branches: z.record(z.string(), z.boolean()),
   /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
   stale: z.array(z.string()),
+  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
+  notes: z.optional(z.record(z.string(), z.string())),
   /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
   inputs: z.optional(z.string()),
 });
@@ -100,7 +121,7 @@ export interface CitingMemoryReader {
 export interface CitationStore {
   /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
   readVerification(): Verification | undefined;
-  /** Writes the facts (`verify.json`) and the memories' results (`memories.json`), each only when it changed. */
+  /** Writes the facts (`verify.json`) and the memories' results (`memories/`), each file only when it changed. */
   writeVerification(verification: Verification, memories: CitingMemories): void;
   /** The memories' results, or undefined when there are none; what search, context and zoom read (no facts, no zod over all of it). */
   readMemories(): CitingMemoryReader | undefined;
@@ -118,7 +139,8 @@ export interface CitationStore {
 export function openCitationStore(stateDir: string): CitationStore {
   const dir = path.join(stateDir, 'citations');
   const verifyFile = path.join(dir, 'verify.json');
-  const memoriesFile = path.join(dir, 'memories.json');
+  const memoriesDir = path.join(dir, 'memories');
+  const memoriesMeta = path.join(memoriesDir, 'meta.json');
   const citedDir = citedByDir(stateDir);
   const metaFile = path.join(citedDir, 'meta.json');
   // The text last read or written: a build that changed nothing writes nothing.
@@ -126,7 +148,7 @@ export function openCitationStore(stateDir: string): CitationStore {
   const write = (file: string, value: unknown): void => {
     const text = JSON.stringify(value);
     if (known.get(file) === text) return;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true });
     writeFileAtomic(file, text);
     known.set(file, text);
   };
@@ -146,35 +168,46 @@ export function openCitationStore(stateDir: string): CitationStore {
       return parsed.data;
     },
     writeVerification(verification, memories) {
-      if (!known.has(memoriesFile)) {
-        const text = readText(memoriesFile);
-        if (text !== undefined) known.set(memoriesFile, text);
-      }
-      // The memories first: a reader that sees the new facts sees the results made from them.
-      write(memoriesFile, memories);
+      // The memories first: a reader that sees the new facts sees the results made from them. The check's commit is
+      // kept once (in the meta), so a memory's record changes only when its citations' states do.
+      const records: Record<string, unknown> = {};
+      for (const [key, { checked: _checked, ...record }] of Object.entries(memories)) records[key] = record;
+      const shards = writeShards(memoriesDir, records);
+      write(memoriesMeta, { checked: { commit: verification.head, at: verification.checkedAt }, shards });
       write(verifyFile, verification);
     },
     readMemories() {
-      const raw = readJson(memoriesFile);
-      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-      const records = raw as Record<string, unknown>;
-      const checked = new Map<string, CitingMemory | undefined>();
-      const get = (memoryPath: string): CitingMemory | undefined => {
-        if (!Object.hasOwn(records, memoryPath)) return undefined;
-        if (!checked.has(memoryPath)) {
-          const parsed = citingMemorySchema.safeParse(records[memoryPath]);
-          checked.set(memoryPath, parsed.success ? parsed.data : undefined);
+      const meta = memoriesMetaSchema.safeParse(readJson(memoriesMeta));
+      if (!meta.success) return undefined;
+      const { checked, shards } = meta.data;
+      const loaded = new Map<string, Record<string, unknown>>();
+      const validated = new Map<string, CitingMemory | undefined>();
+      const shardRecords = (shard: string): Record<string, unknown> => {
+        let records = loaded.get(shard);
+        if (!records) {
+          const raw = shards[shard] ? readJson(path.join(memoriesDir, `${shard}.json`)) : undefined;
+          records = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+          loaded.set(shard, records);
         }
-        return checked.get(memoryPath);
+        return records;
+      };
+      const get = (memoryPath: string): CitingMemory | undefined => {
+        if (!validated.has(memoryPath)) {
+          const records = shardRecords(shardOf(memoryPath));
+          const parsed = Object.hasOwn(records, memoryPath) ? storedMemorySchema.safeParse(records[memoryPath]) : undefined;
+          validated.set(memoryPath, parsed?.success ? { ...parsed.data, checked } : undefined);
+        }
+        return validated.get(memoryPath);
       };
       return {
         get,
         all() {
           const out: CitingMemories = {};
-          for (const key of Object.keys(records)) {
-            const memory = get(key);
-            if (memory) out[key] = memory;
-          }
+          for (const shard of Object.keys(shards).sort())
+            for (const key of Object.keys(shardRecords(shard))) {
+              const memory = get(key);
+              if (memory) out[key] = memory;
+            }
           return out;
         },
       };
@@ -183,36 +216,45 @@ export function openCitationStore(stateDir: string): CitationStore {
       return readCitedBy(stateDir, pathsOf);
     },
     writeCitedBy(index) {
-      const grouped = new Map<string, Record<string, CitedEntry[]>>();
-      for (const key of Object.keys(index.files).sort()) {
-        const shard = shardOf(key);
-        let files = grouped.get(shard);
-        if (!files) grouped.set(shard, (files = {}));
-        files[key] = index.files[key]!;
-      }
-      const previous = citedMetaSchema.safeParse(readJson(metaFile));
-      const old = previous.success ? previous.data.shards : {};
-      const shards: Record<string, string> = {};
-      mkdirSync(citedDir, { recursive: true });
-      for (const [shard, files] of grouped) {
-        const text = JSON.stringify(files);
-        const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-        shards[shard] = hash;
-        if (old[shard] !== hash) writeFileAtomic(path.join(citedDir, `${shard}.json`), text);
-      }
-      for (const shard of Object.keys(old)) if (!shards[shard]) rmSync(path.join(citedDir, `${shard}.json`), { force: true });
+      const shards = writeShards(citedDir, index.files);
       // The meta last: a reader sees the old shards' hashes until every new shard is in place.
       write(metaFile, { repo: index.repo, vault: index.vault, shards });
     },
     stamp() {
       try {
-        const stat = statSync(memoriesFile);
+        const stat = statSync(memoriesMeta);
         return `${stat.size}:${stat.mtimeMs}`;
       } catch {
         return 'none';
       }
     },
   };
+}
+
+/**
+ * Writes `records` into shard files of `dir` by `shardOf` their key, only the shards whose text changed (the meta on
+ * disk names each shard's hash), removes shards no longer used, and returns the new shard hashes for the meta.
+ */
+function writeShards(dir: string, records: Record<string, unknown>): Record<string, string> {
+  const grouped = new Map<string, Record<string, unknown>>();
+  for (const key of Object.keys(records).sort()) {
+    const shard = shardOf(key);
+    let group = grouped.get(shard);
+    if (!group) grouped.set(shard, (group = {}));
+    group[key] = records[key];
+  }
+  const previous = readJson(path.join(dir, 'meta.json')) as { shards?: Record<string, unknown> } | undefined;
+  const old = previous?.shards && typeof previous.shards === 'object' ? previous.shards : {};
+  const shards: Record<string, string> = {};
+  mkdirSync(dir, { recursive: true });
+  for (const [shard, group] of grouped) {
+    const text = JSON.stringify(group);
+    const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    shards[shard] = hash;
+    if (old[shard] !== hash) writeFileAtomic(path.join(dir, `${shard}.json`), text);
+  }
+  for (const shard of Object.keys(old)) if (!shards[shard]) rmSync(path.join(dir, `${shard}.json`), { force: true });
+  return shards;
 }
 
 function readText(file: string): string | undefined {

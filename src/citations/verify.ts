@@ -34,7 +34,7 @@ export interface VerifyStats {
   recheckedPaths: number;
   /** Of those, how many were asked about again (changed since the recorded commit, or new). */
   rechecked: number;
-  /** Citations of memories (issues included), and how many of them point at a target asked about again. */
+  /** Citations of memories (issues not counted: not checked), and how many of them point at a target asked about again. */
   citations: number;
   recheckedCitations: number;
   /** The commit the last verification was at (undefined: none, or a history rewrite dropped it). */
@@ -65,6 +65,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   let citationCount = 0;
   for (const memory of input.memories) {
     for (const c of memory.citations ?? []) {
+      if (c.kind === 'issue') continue;
       citationCount++;
       if (c.kind === 'path') paths.add(c.target);
       else if (c.kind === 'commit') commits.add(c.target);

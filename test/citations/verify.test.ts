@@ -66,7 +66,6 @@ describe('citations verified against a repository with a history', () => {
     expect(memory(PATHS.refs).citations.map((c) => [c.kind, c.target, c.state])).toEqual([
       ['branch', 'feature/nope', 'gone'],
       ['commit', 'deadbeef1234', 'gone'],
-      ['issue', '#12', 'unchecked'],
     ]);
     expect(step.report!.newlyStale.map((s) => s.path).sort()).toEqual([PATHS.legacy, PATHS.refs, PATHS.retry].sort());
     expect(step.notes.get(PATHS.retry)).toBe(`cites \`src/net/retry.ts\`, deleted in ${project.deleted.slice(0, 7)} on 2026-01-05`);
@@ -94,7 +93,7 @@ describe('citations verified against a repository with a history', () => {
     expect(again.memory(PATHS.legacy).citations[0]!.to).toBe('src/net/backoff.ts');
     expect(again.step.report!.newlyStale).toEqual([]);
 
-    const file = path.join(root, '.memvault/citations/memories.json');
+    const file = path.join(root, '.memvault/citations/memories/meta.json');
     const before = statSync(file).mtimeMs;
     const idle = await check('2026-01-09T00:00:00Z');
     expect(idle.step.report).toMatchObject({ head, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0 });
@@ -125,5 +124,22 @@ describe('citations verified against a repository with a history', () => {
     expect(again.step.report!.from).toBeUndefined();
     // Before the deletion: the retry file is there again.
     expect(again.memory(PATHS.retry).state).toBe('verified');
+  });
+});
+
+describe('citations of another repository', () => {
+  it('a path never in the history is unchecked, not gone: a vault kept apart from its code is not all stale', async () => {
+    const project = citedProject();
+    root = project.root;
+    writeFiles(root, {
+      'vault/main/memories/2026/01/2026-01-02-elsewhere.md':
+        '---\ndate: 2026-01-02\n---\nThe worker is `services/queue/worker.go` in the infra repository.\n',
+    });
+    const { memory } = await check('2026-01-06T00:00:00Z');
+    expect(memory('main/memories/2026/01/2026-01-02-elsewhere.md')).toMatchObject({
+      state: 'unchecked',
+      stale: false,
+      citations: [{ target: 'services/queue/worker.go', state: 'unchecked', detail: "not in this repository's history" }],
+    });
   });
 });
