@@ -78,7 +78,9 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   }
   result.verification.notes = Object.fromEntries(notes);
   if (!options.dryRun) {
-    store.writeVerification(result.verification, result.memories);
+    // The memories' records hold only what the memories say: unchanged memories, unchanged records.
+    const sameMemories = previous?.inputs === inputs && previous.repo === repo && store.readMemories() !== undefined;
+    store.writeVerification(result.verification, sameMemories ? undefined : result.memories);
     store.writeCitedBy({ repo, vault: path.relative(options.root, options.vaultDir).split(path.sep).join('/'), files: result.citedBy });
   }
   return {

@@ -25,7 +25,7 @@ export function memorySeconds(memory: Pick<Memory, 'date' | 'day'>): number {
 }
 
 /** One citation's state for a memory written at `since` (Unix seconds). */
-export function checkCitation(citation: Citation, since: number, verification: Verification): CheckedCitation {
+export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: Verification): CheckedCitation {
   const base = { kind: citation.kind, target: citation.target };
   if (citation.kind === 'issue') return { ...base, state: 'unchecked', detail: 'issues are not checked (no network)' };
   if (citation.kind === 'commit') {
@@ -77,10 +77,18 @@ export const isStaleCitation = (c: CheckedCitation): boolean =>
 
 /** A memory's citations checked, the worst first; undefined when it cites nothing. */
 export function memoryCitations(memory: Memory, verification: Verification): MemoryCitations | undefined {
+  return citationsAt(memory.citations ?? [], memorySeconds(memory), verification);
+}
+
+/** Citations written at `since` (Unix seconds), checked against `verification`: what the store's readers compute too. */
+export function citationsAt(
+  cited: readonly Pick<Citation, 'kind' | 'target'>[],
+  since: number,
+  verification: Verification,
+): MemoryCitations | undefined {
   // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline.
-  const checkable = memory.citations?.filter((c) => c.kind !== 'issue') ?? [];
+  const checkable = cited.filter((c) => c.kind !== 'issue');
   if (checkable.length === 0) return undefined;
-  const since = memorySeconds(memory);
   const checked = checkable.map((c) => checkCitation(c, since, verification));
   // One entry per target (a path cited at two line ranges is one claim about one file).
   const byTarget = new Map<string, CheckedCitation>();
@@ -101,6 +109,7 @@ export function citingMemory(memory: Memory, checked: MemoryCitations): CitingMe
     stream: memory.stream,
     day: memory.day,
     kind: memory.kind,
+    at: memorySeconds(memory),
     ...(memory.title ? { title: memory.title } : {}),
     ...checked,
   };

@@ -1,0 +1,16 @@
+import path from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { loadValidConfig } from './src/config/load.ts';
+import { vaultLoadOptions } from './src/pipeline/build-pool.ts';
+import { loadVault } from './src/vault/load.ts';
+import { runCitationStep } from './src/citations/build-step.ts';
+const root = '/tmp/memvault-bench/20000-git-cited';
+const config = await loadValidConfig(root);
+const loaded = await loadVault(vaultLoadOptions(root, config));
+const files = execFileSync('git', ['ls-files', 'src', 'infra'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+appendFileSync(path.join(root, files[0]!), '// scratch edit\n');
+execFileSync('git', ['commit', '-qam', 'scratch edit'], { cwd: root });
+const t = performance.now();
+const step = await runCitationStep({ root, vaultDir: path.join(root, 'vault'), streams: loaded.state.streams.values(), now: new Date() });
+console.log('step', performance.now() - t, step.report);
