@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Memory, StreamState } from '../vault/model.js';
 import { hashValue } from '../util/hash.js';
-import { headCommit, repoTop } from './git.js';
+import { headCommit, repoAndHead } from './git.js';
 import { fixFor, staleNote } from './state.js';
 import { openCitationStore } from './store.js';
 import { verifyCitations, type VerifyStats } from './verify.js';
@@ -67,9 +67,17 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       return { notes, report: { ...stats, stale: previous.stale.length, newlyStale: [], ms: Math.round(performance.now() - started) } };
     }
   }
-  const repo = options.repo ?? (await repoTop(options.vaultDir));
-  if (!repo) return { report: undefined, notes };
-  const result = await verifyCitations({ repo, memories, previous, now: options.now, ...(options.full ? { full: true } : {}) });
+  const found = options.repo ? { repo: options.repo, head: await headCommit(options.repo) } : await repoAndHead(options.vaultDir);
+  const repo = found?.repo;
+  if (!repo || !found.head) return { report: undefined, notes };
+  const result = await verifyCitations({
+    repo,
+    head: found.head,
+    memories,
+    previous,
+    now: options.now,
+    ...(options.full ? { full: true } : {}),
+  });
   if (!result) return { report: undefined, notes };
   result.verification.inputs = inputs;
   for (const p of result.stale) {

@@ -25,10 +25,11 @@ export function git(repo: string, args: readonly string[], input?: string): Prom
   });
 }
 
-/** The repository's top folder holding `dir`, or undefined outside a repository (or without git). */
-export async function repoTop(dir: string): Promise<string | undefined> {
+/** The repository's top folder holding `dir` and its HEAD commit, in one process; undefined outside a repository or without commits. */
+export async function repoAndHead(dir: string): Promise<{ repo: string; head: string } | undefined> {
   try {
-    return (await git(dir, ['rev-parse', '--show-toplevel'])).trim() || undefined;
+    const [repo, head] = (await git(dir, ['rev-parse', '--show-toplevel', 'HEAD'])).split('\n');
+    return repo && head && /^[0-9a-f]{40,64}$/.test(head) ? { repo, head } : undefined;
   } catch {
     return undefined;
   }
@@ -41,12 +42,6 @@ export async function headCommit(repo: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** Whether `commit` is an object of the repository (a head recorded before a history rewrite may be gone). */
-export async function commitExists(repo: string, commit: string): Promise<boolean> {
-  const answer = await objectTypes(repo, [`${commit}^{commit}`]);
-  return answer.get(`${commit}^{commit}`)?.type === 'commit';
 }
 
 /** `git cat-file --batch-check` for many names: each name's object id and type, absent when missing or ambiguous. */

@@ -110,6 +110,7 @@ export function citingMemory(memory: Memory, checked: MemoryCitations): CitingMe
     day: memory.day,
     kind: memory.kind,
     at: memorySeconds(memory),
+    sha: memory.sha256,
     ...(memory.title ? { title: memory.title } : {}),
     ...checked,
   };

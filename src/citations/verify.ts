@@ -1,5 +1,5 @@
 import type { Memory } from '../vault/model.js';
-import { changedPaths, commitExists, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import { changedPaths, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
 import { citingMemory, memoryCitations } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
@@ -23,6 +23,8 @@ export interface VerifyInput {
   now: Date;
   /** Check every citation again, whatever the last verification says. */
   full?: boolean;
+  /** HEAD's commit, when the caller asked git already. */
+  head?: string;
 }
 
 export interface VerifyStats {
@@ -57,7 +59,7 @@ export interface VerifyResult {
 /** Runs verification; undefined when the repository has no commit yet. */
 export async function verifyCitations(input: VerifyInput): Promise<VerifyResult | undefined> {
   const { repo } = input;
-  const head = await headCommit(repo);
+  const head = input.head ?? (await headCommit(repo));
   if (!head) return undefined;
   const paths = new Set<string>();
   const commits = new Set<string>();
@@ -79,9 +81,13 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   if (previous && previous.head === head) {
     from = head;
     affected = () => false;
-  } else if (previous && (await commitExists(repo, previous.head))) {
-    from = previous.head;
-    affected = touchedBy(await changedPaths(repo, previous.head, head), previous);
+  } else if (previous) {
+    // A recorded commit that is gone (a rewritten history) fails the diff: everything is asked again.
+    const changed = await changedPaths(repo, previous.head, head).catch(() => undefined);
+    if (changed) {
+      from = previous.head;
+      affected = touchedBy(changed, previous);
+    }
   }
   const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
   const pathsToCheck = [...paths].filter((p) => !known(p));
