@@ -13,11 +13,15 @@ import { verifyCitations, type VerifyStats } from './verify.js';
  * A vault outside git, or whose memories cite nothing, costs nothing here.
  */
 
+/** Newly stale memories a build report names one by one. */
+const MAX_NEWLY_STALE_LISTED = 100;
+
 export interface CitationReport extends VerifyStats {
   /** Memories with a stale citation (gone, moved, heavily changed). */
   stale: number;
-  /** Memories that became stale with this check: each with what it cites and the fix. */
+  /** Memories that became stale with this check (the first `MAX_NEWLY_STALE_LISTED`): each with what it cites and the fix. */
   newlyStale: { path: string; note: string; fix: string }[];
+  newlyStaleCount: number;
   ms: number;
 }
 
@@ -64,7 +68,14 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       for (const [p, note] of Object.entries(previous.notes)) notes.set(p, note);
       const counts = countTargets(memories);
       const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, from: head };
-      return { notes, report: { ...stats, stale: previous.stale.length, newlyStale: [], ms: Math.round(performance.now() - started) } };
+      const report = {
+        ...stats,
+        stale: previous.stale.length,
+        newlyStale: [],
+        newlyStaleCount: 0,
+        ms: Math.round(performance.now() - started),
+      };
+      return { notes, report };
     }
   }
   const found = options.repo ? { repo: options.repo, head: await headCommit(options.repo) } : await repoAndHead(options.vaultDir);
@@ -96,7 +107,11 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     report: {
       ...result.stats,
       stale: result.stale.length,
-      newlyStale: result.newlyStale.map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.memories[p]!) })),
+      // The first ones named with their fix (a commit can make thousands stale at once); `newlyStaleCount` has them all.
+      newlyStale: result.newlyStale
+        .slice(0, MAX_NEWLY_STALE_LISTED)
+        .map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.memories[p]!) })),
+      newlyStaleCount: result.newlyStale.length,
       ms: Math.round(performance.now() - started),
     },
   };

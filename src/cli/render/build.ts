@@ -63,7 +63,7 @@ export function renderBuildReport(report: BuildReport): string {
         `${cited.stale} stale memor${cited.stale === 1 ? 'y' : 'ies'} (\`memvault verify\`)`,
     );
     for (const s of cited.newlyStale.slice(0, 10)) lines.push(`  newly stale: ${s.path}: ${s.note}`);
-    if (cited.newlyStale.length > 10) lines.push(`  … and ${cited.newlyStale.length - 10} more newly stale`);
+    if (cited.newlyStaleCount > 10) lines.push(`  … and ${cited.newlyStaleCount - 10} more newly stale`);
   }
   const commit = report.commit;
   if (commit?.status === 'committed')
