@@ -12,6 +12,7 @@ import { parseQuery } from '../src/read/search/query.js';
 import { openSearch } from '../src/read/search/session.js';
 import { readIndex, searchDir, updateSearchIndex } from '../src/read/search/store.js';
 import { openVault, pickStream } from '../src/read/vault.js';
+import { benchPreTool } from './bench/pre-tool.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
 
 /**
@@ -180,6 +181,8 @@ async function benchVault(dir: string, memories: number, runs: number, reuse = f
     update_counts: { added: update.added, updated: update.updated, removed: update.removed },
     edited: path.relative(dir, edited),
     agents: await agentBench(dir, runs).catch((error: Error) => ({ error: error.message })),
+    // Before a Read/Edit/Write: the memories citing the file (src/hooks/pre-tool.ts), from an index of this many memories.
+    pre_tool: benchPreTool(memories, runs),
   };
   console.log(JSON.stringify(result, null, 2));
 }

@@ -20,6 +20,7 @@ import {
   stats,
   timeNode,
 } from './bench/run.js';
+import { benchCitations, type CitationBenchResult } from './bench/citations.js';
 import { benchWatch, type WatchResult, type WatchStats } from './bench/watch.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
 
@@ -91,6 +92,8 @@ interface SizeResult {
   scenarios: Record<Scenario, Stats>;
   /** The fresh-clone builds' own count of files read and bodies parsed (the last run's; every run is the same). */
   freshClone: FreshCloneCounts;
+  /** The citation step's time in the no-change and edit + commit builds of a copy whose memories cite code (src/citations/). */
+  citations: CitationBenchResult;
 }
 
 interface EleventyResult {
@@ -182,7 +185,14 @@ async function benchSize(memories: number, options: BenchOptions): Promise<SizeR
   }
   const editOneCommit = await benchEditWithCommit(dir);
   const fresh = benchFreshClone(`${dir}-git`);
+  // What checking memories' citations against the repository costs these builds (scripts/bench/citations.ts).
+  const citations = await benchCitations(`${dir}-git`);
+  log(
+    `  citations: no-change ${citations.noChange.medianCitationMs} ms (${citations.noChange.sharePercent} % of the rest of the build), ` +
+      `edit + commit ${citations.editCommit.medianCitationMs} ms (paths asked again: ${citations.editCommit.recheckedPaths.join(', ')})`,
+  );
   return {
+    citations,
     memories,
     dir,
     generatedSeconds,

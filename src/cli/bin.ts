@@ -15,4 +15,8 @@ import module from 'node:module';
  */
 if (process.env.MEMVAULT_DEBUG) process.setSourceMapsEnabled(true);
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-await import('./main.js');
+// `memvault hook pre-tool` runs before every Read, Edit and Write of a coding agent: straight to the hook, without the
+// command parser and the message catalogue (src/hooks/pre-tool.ts). Any other form (`-C dir hook pre-tool`) goes through main.
+if (process.argv.length === 4 && process.argv[2] === 'hook' && process.argv[3] === 'pre-tool')
+  await (await import('../hooks/pre-tool.js')).runPreToolHook();
+else await import('./main.js');

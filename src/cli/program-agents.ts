@@ -24,11 +24,12 @@ Examples:
 
   program
     .command('hook')
-    .argument('<event>', 'session-start, pre-compact or session-end')
+    .argument('<event>', 'session-start, pre-compact, session-end or pre-tool')
     .description(
       "Run a coding agent's session hook, reading the hook's JSON on stdin: session-start prints the memory the " +
         'session starts with; pre-compact and session-end ingest the transcript (Claude Code, Codex, Gemini CLI or ' +
-        'Cursor: --agent).',
+        'Cursor: --agent); pre-tool (Claude Code PreToolUse on Read, Edit, Write) gives the memories citing the file, ' +
+        'once per file per session.',
     )
     .option('--stream <name>', 'stream (default: hooks.stream of the config, else the first stream)')
     .option('--budget <tokens>', 'session-start: at most this many tokens (default: hooks.budget, 8000)')
@@ -47,6 +48,7 @@ Examples:
   echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"."}' | memvault hook session-start
   memvault hook pre-compact < hook-input.json
   memvault hook session-start --agent gemini < input.json   answers {"hookSpecificOutput": …}
+  echo '{"tool_name":"Read","tool_input":{"file_path":"src/a.ts"},"session_id":"s1","cwd":"."}' | memvault hook pre-tool
   memvault integrate claude-code               writes these hooks into .claude/settings.json
   memvault integrate codex                     … into .codex/hooks.json (see docs/agents.md)`,
     )

@@ -99,4 +99,29 @@ Examples:
   memvault context --query payments --json | jq '.items[] | "\\(.tier) \\(.source)"'`,
     )
     .action(async (options) => (await import('./commands/context.js')).contextCommand({ ...program.opts(), ...options }));
+
+  program
+    .command('verify')
+    .description(
+      "Check what memories cite (paths, path:line, commits, branches) against the repository's HEAD and list those " +
+        'whose citations are gone, moved or changed since, stale first, with the fix.',
+    )
+    .option('--stream <name>', 'only this stream (default: all)')
+    .option('--all', 'list every citing memory, verified ones too')
+    .option('--full', 'ask git about every citation again, not only those of files changed since the last check')
+    .option('--now <datetime>', 'the time the check is recorded at (ISO 8601); also MEMVAULT_NOW')
+    .option('--json', 'print {repo, head, checked_at, stats, stale, memories: [{path, state, stale, citations, fix}]} as JSON')
+    .addHelpText(
+      'after',
+      `
+States: verified (nothing touched it since the memory's date), changed (N commits since), moved
+(renamed; the new path given), gone (deleted: the commit and day). The build runs the same check;
+results are kept in .memvault/citations/. Writes nothing in the vault. See docs/citations.md.
+
+Examples:
+  memvault verify
+  memvault verify --json | jq '.memories[] | select(.stale) | .path'
+  memvault verify --all --stream main`,
+    )
+    .action(async (options) => (await import('./commands/verify.js')).verifyCommand({ ...program.opts(), ...options }));
 }

@@ -32,6 +32,8 @@ export const CLAUDE_CODE_HOOKS = [
   { event: 'SessionStart', hook: 'session-start', matcher: 'startup|resume|clear|compact', timeout: 30 },
   { event: 'PreCompact', hook: 'pre-compact', matcher: undefined, timeout: 60 },
   { event: 'SessionEnd', hook: 'session-end', matcher: undefined, timeout: 60 },
+  // Before Read, Edit and Write: the memories citing the file (src/hooks/pre-tool.ts); a short timeout, it answers in milliseconds.
+  { event: 'PreToolUse', hook: 'pre-tool', matcher: 'Read|Edit|MultiEdit|Write', timeout: 5 },
 ] as const;
 
 export interface FilePlan {
@@ -116,7 +118,7 @@ export function planClaudeCode(
 /** True for a hook command that runs `memvault … hook <event>` (any event when none is given). */
 export function isMemvaultHook(command: unknown, event?: string): boolean {
   if (typeof command !== 'string' || !/memvault/.test(command)) return false;
-  return new RegExp(`\\bhook\\s+${event ?? '(session-start|pre-compact|session-end)'}\\b`).test(command);
+  return new RegExp(`\\bhook\\s+${event ?? '(session-start|pre-compact|session-end|pre-tool)'}\\b`).test(command);
 }
 
 function asObject(value: unknown, file: string, key: string): Json {

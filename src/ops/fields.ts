@@ -53,3 +53,25 @@ export function knownStreams(root: string, config: Config): string[] {
 export function checkStreams(names: readonly string[], known: readonly string[]): void {
   for (const name of names) if (!known.includes(name)) throw new InputError(noSuchStream(name, known));
 }
+
+const CITATION_STATES = ['verified', 'changed', 'moved', 'gone', 'unchecked'] as const;
+
+/** What a memory cites and how it stood at the last check (src/citations/model.ts `MemoryCitations`), on search hits and zoom memories. */
+export const citationsField = z
+  .object({
+    state: z.enum(CITATION_STATES),
+    stale: z.boolean(),
+    checked: z.object({ commit: z.string(), at: z.string() }),
+    citations: z.array(
+      z.object({
+        kind: z.enum(['path', 'commit', 'branch', 'issue']),
+        target: z.string(),
+        state: z.enum(CITATION_STATES),
+        detail: z.string().optional(),
+        since: z.number().optional(),
+        to: z.string().optional(),
+      }),
+    ),
+  })
+  .optional()
+  .describe('what the memory cites and how it stood against the repository at the last check (`memvault verify`)');

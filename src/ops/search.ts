@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { parseQuery, TIERS } from '../read/search/query.js';
 import { usageBoostLazy } from '../usage/boost-lazy.js';
 import { UserError } from '../util/errors.js';
-import { checkStreams, knownStreams, streamField } from './fields.js';
+import { checkStreams, citationsField, knownStreams, streamField } from './fields.js';
 import { asInput, InputError } from './input.js';
 import { defineOperation, READ_ONLY } from './operation.js';
 
@@ -20,6 +20,7 @@ const hitSchema = z.object({
   snippet: z.string(),
   score: z.number(),
   more: z.array(z.object({ path: z.string(), line: z.number(), score: z.number(), title: z.string() })),
+  citations: citationsField,
 });
 
 export const searchOperation = defineOperation({

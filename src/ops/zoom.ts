@@ -4,7 +4,7 @@ import { transcriptOf } from '../read/transcripts.js';
 import { pickStream } from '../read/vault.js';
 import { zoom } from '../read/zoom.js';
 import { UserError } from '../util/errors.js';
-import { budgetField, MIN_BUDGET, streamField } from './fields.js';
+import { budgetField, citationsField, MIN_BUDGET, streamField } from './fields.js';
 import { asInput, InputError } from './input.js';
 import { defineOperation, READ_ONLY } from './operation.js';
 
@@ -27,6 +27,7 @@ const memorySchema = z.object({
   duplicate_of: z.string().optional(),
   /** With `transcripts`: the full session behind a distilled coding-agent memory. */
   transcript: z.object({ path: z.string(), text: z.string() }).optional(),
+  citations: citationsField,
 });
 
 const summarySchema = z.object({

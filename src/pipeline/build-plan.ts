@@ -111,6 +111,8 @@ export interface BuildPlanInput {
   packageFirst: boolean;
   /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
   leftOut?: ReadonlyMap<string, LeftOut>;
+  /** Stale memories (vault path) and the line the package shows under each (src/citations/). */
+  citationNotes?: ReadonlyMap<string, string>;
   /** The waterfall planner (loaded only when a stream has `waterfall: true`). */
   planWaterfall?: (stream: StreamState) => WaterfallStreamPlan;
   /** Dry runs: estimates calls and tokens of a stream's plan. */
@@ -221,9 +223,16 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
 }
 
 /** The package's inputs, as `assemblePackage` takes them (without the readers). */
-export function packageBase(stream: StreamState, bands: Bands, config: Config, leftOut?: LeftOut) {
+export function packageBase(
+  stream: StreamState,
+  bands: Bands,
+  config: Config,
+  leftOut?: LeftOut,
+  citationNotes?: ReadonlyMap<string, string>,
+) {
   return {
     ...(leftOut && leftOut.ids.size > 0 ? { leftOut } : {}),
+    ...(citationNotes && citationNotes.size > 0 ? { citationNotes } : {}),
     stream: stream.name,
     vaultLabel: config.vault,
     bands,
@@ -237,12 +246,17 @@ export function packageBase(stream: StreamState, bands: Bands, config: Config, l
 function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, inputsChange: boolean): PackagePlan {
   const path = vaultPaths.package(stream.name);
   const previous = input.manifests.get(stream.name);
-  const base = packageBase(stream, bands, input.config, input.leftOut?.get(stream.name));
+  const base = packageBase(stream, bands, input.config, input.leftOut?.get(stream.name), input.citationNotes);
   const compute = () => packageInputHash(base);
   // Besides the cache's entries and the config: the bands, what is left out, and which memories are up to `now` (a prefix
   // of the stream's, named by its length and last memory).
   const last = stream.memories.at(-1);
-  const key = { stream: stream.name, bands, leftOut: [...(base.leftOut?.ids ?? [])].sort() };
+  const key = {
+    stream: stream.name,
+    bands,
+    leftOut: [...(base.leftOut?.ids ?? [])].sort(),
+    ...(base.citationNotes ? { citations: [...base.citationNotes].sort() } : {}),
+  };
   const inputHash =
     input.memo?.value('package', { ...key, memories: [stream.memories.length, last?.path, last?.sha256] }, compute) ?? compute();
   const fresh = previous !== undefined && previous.input_hash === inputHash;

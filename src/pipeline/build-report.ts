@@ -1,3 +1,4 @@
+import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome } from '../git/commit.js';
 import type { IndexReport } from '../read/search/store.js';
 import type { CalendarTier, Diagnostic } from '../vault/model.js';
@@ -113,6 +114,8 @@ export interface BuildReport {
   generator: { provider: string; model: string };
   /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */
   search?: IndexReport;
+  /** The memories' citations checked against the repository (src/citations/): what was asked again, what became stale. */
+  citations?: CitationReport;
 }
 
 export function emptyStats(): TierStats {

@@ -155,7 +155,17 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const leftOut = new Map(
     [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
   );
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut };
+  // Citations checked against the repository (src/citations/): stale memories are marked in the package and INDEX.md.
+  const citations = await (await import('../citations/build-step.js')).runCitationStep({
+    root: options.root,
+    vaultDir,
+    streams: loaded.state.streams.values(),
+    now: options.now,
+    dryRun: report.dryRun,
+  });
+  if (citations.report) report.citations = citations.report;
+  const citationNotes = citations.notes;
+  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut, citationNotes };
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
   const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).stateDir, loaded.cache, config);
   const planStarted = performance.now();
@@ -170,6 +180,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
     manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
     packageFirst: options.packageFirst === true && !report.dryRun,
     leftOut,
+    citationNotes,
     memo,
     ...(waterfall
       ? { planWaterfall: (stream: StreamState) => waterfall.planWaterfallStream(stream, config, { force: false, rebuild: false }) }
@@ -227,6 +238,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
         held: [],
         deferred: [],
         manifest: undefined,
+        citationNotes,
       });
       continue;
     }
@@ -239,6 +251,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       held: result.report.held,
       deferred: result.report.deferred,
       manifest: result.manifest,
+      citationNotes,
     });
   }
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.

@@ -39,6 +39,8 @@ export interface StreamContext {
   pool: BuildPool | undefined;
   /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
   leftOut?: ReadonlyMap<string, LeftOut>;
+  /** Stale memories (vault path) and the line the package shows under each (src/citations/). */
+  citationNotes?: ReadonlyMap<string, string>;
 }
 
 /** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */

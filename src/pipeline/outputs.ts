@@ -10,7 +10,7 @@ import type { BuildReport, StreamReport } from './build-report.js';
 import type { StreamContext } from './calendar-apply.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
 import type { DerivedMemo } from './derived-memo.js';
-import { buildIndex, indexInputHash, type StreamIndexInput, type VaultIndex } from './vault-index.js';
+import { buildIndex, indexInputHash, staleOf, type StreamIndexInput, type VaultIndex } from './vault-index.js';
 import { applyWrites } from './write.js';
 import { readManifestFile } from './package/manifest-file.js';
 
@@ -30,7 +30,7 @@ export function writePackage(
 ): Manifest | undefined {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
-  const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name));
+  const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name), ctx.citationNotes);
   const previous = planned ? planned.previous : readManifest(ctx.vaultDir, stream.name);
   const inputHash = planned ? planned.inputHash : packageInputHash(base);
   if (previous && previous.input_hash === inputHash) {
@@ -107,7 +107,7 @@ export function writeIndex(
       const last = s.memories.at(-1);
       const manifest = s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null;
       const memories = [s.memories.length, last?.path, last?.sha256];
-      return { name: s.name, memories, summaries: s.summaries.length, held: s.held, deferred: s.deferred, manifest };
+      return { name: s.name, memories, summaries: s.summaries.length, held: s.held, deferred: s.deferred, manifest, ...staleOf(s) };
     }),
   };
   const inputHash = memo?.value('index', key, compute) ?? compute();

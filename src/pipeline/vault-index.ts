@@ -24,11 +24,13 @@ export interface StreamIndexInput {
   held: readonly HeldSummary[];
   deferred: readonly { tier: string; period: string; reason: string }[];
   manifest: Manifest | undefined;
+  /** Stale memories (vault path) and what they cite (src/citations/): listed in the review queue. */
+  citationNotes?: ReadonlyMap<string, string>;
 }
 
 export interface ReviewItem {
   path: string;
-  kind: 'over-budget' | 'edited' | 'edited, stale' | 'deferred' | 'invalid' | 'contradiction';
+  kind: 'over-budget' | 'edited' | 'edited, stale' | 'deferred' | 'invalid' | 'contradiction' | 'stale citation';
   reason: string;
 }
 
@@ -76,11 +78,25 @@ export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics
       held: s.held,
       deferred: s.deferred,
       manifest: s.manifest ? [s.manifest.input_hash, s.manifest.tokens, s.manifest.bytes] : null,
+      ...staleOf(s),
     })),
     // Indexes written before contradictions were queued are rebuilt once; a vault without facts keeps its hash.
     ...(streams.some((s) => statesFacts(s.memories)) ? { facts: 1 } : {}),
   });
 }
+
+/** The stream's stale memories, for the hash and the memo key: absent when none, so a vault without citations keeps its hash. */
+export function staleOf(stream: Pick<StreamIndexInput, 'memories' | 'citationNotes'>): { stale?: string[][] } {
+  if (!stream.citationNotes?.size) return {};
+  const stale = stream.memories.flatMap((m) => {
+    const note = stream.citationNotes!.get(m.path);
+    return note ? [[m.path, note]] : [];
+  });
+  return stale.length > 0 ? { stale } : {};
+}
+
+/** Stale memories listed one by one in a stream's review queue; past this, one line counts the rest (INDEX.md is committed). */
+const MAX_STALE_LISTED = 50;
 
 const TOPIC_TERMS = 8;
 
@@ -149,6 +165,15 @@ function indexStream(
   if (statesFacts(stream.memories))
     for (const contradiction of streamFacts(stream.memories).contradictions)
       review.push({ path: contradiction.b.path, kind: 'contradiction', reason: unresolvedLine(contradiction) });
+  // Memories citing files that are gone, moved or much changed: a person edits them or marks them (`memvault verify`).
+  const stale = staleOf(stream).stale ?? [];
+  for (const [path, note] of stale.slice(0, MAX_STALE_LISTED)) review.push({ path: path!, kind: 'stale citation', reason: note! });
+  if (stale.length > MAX_STALE_LISTED)
+    review.push({
+      path: `${stream.name}/memories`,
+      kind: 'stale citation',
+      reason: `and ${stale.length - MAX_STALE_LISTED} more stale memories: \`memvault verify\` lists them all`,
+    });
   for (const diagnostic of diagnostics) {
     if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error')
       review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });

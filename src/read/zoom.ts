@@ -1,3 +1,6 @@
+import type { MemoryCitations } from '../citations/model.js';
+import { type CitationLookup, citationLookup } from '../citations/read.js';
+import { staleNote } from '../citations/state.js';
 import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { oneLine } from '../text/safe-text.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
@@ -32,6 +35,8 @@ export interface ZoomMemory {
   summarized_in: string[];
   /** The memory this one repeats (frontmatter `duplicate_of`): left out of summaries, the package and contexts. */
   duplicate_of?: string;
+  /** What the memory cites and how it stood at the last check (src/citations/); absent when it cites nothing. */
+  citations?: MemoryCitations;
 }
 
 export interface ZoomSummary {
@@ -129,9 +134,10 @@ export function zoom(vault: ReadVault, options: ZoomOptions): ZoomResult {
   };
 
   const showing = options.tier ?? 'memories';
+  const citations = citationLookup(vault.root);
   const items: (ZoomMemory | ZoomSummary)[] =
     showing === 'memories'
-      ? selected.map(({ memory, number }) => toZoomMemory(vault, memory, number, inDaily.get(memory.id) ?? []))
+      ? selected.map(({ memory, number }) => toZoomMemory(vault, memory, number, inDaily.get(memory.id) ?? [], citations))
       : covering.filter((s) => s.meta.tier === showing).map((s) => describe(s, true));
   const { page, pageItems, truncated } = paginate(vault, items, options.budget, options.page ?? 1);
   return {
@@ -148,7 +154,14 @@ export function zoom(vault: ReadVault, options: ZoomOptions): ZoomResult {
   };
 }
 
-function toZoomMemory(vault: ReadVault, memory: Memory, number: number, summarizedIn: string[]): ZoomMemory {
+function toZoomMemory(
+  vault: ReadVault,
+  memory: Memory,
+  number: number,
+  summarizedIn: string[],
+  citations: CitationLookup | undefined,
+): ZoomMemory {
+  const cited = citations?.get(memory.path);
   const item: ZoomMemory = {
     number,
     id: memory.id,
@@ -164,6 +177,7 @@ function toZoomMemory(vault: ReadVault, memory: Memory, number: number, summariz
     tokens: 0,
     summarized_in: summarizedIn,
     ...(memory.duplicateOf !== undefined ? { duplicate_of: memory.duplicateOf } : {}),
+    ...(cited ? { citations: cited } : {}),
   };
   item.tokens = tokensOf(vault, renderZoomMemory(item));
   return item;
@@ -239,7 +253,8 @@ export function renderZoomMemory(
   memory: Pick<
     ZoomMemory,
     'number' | 'date' | 'title' | 'id' | 'path' | 'kind' | 'tags' | 'importance' | 'body' | 'location' | 'duplicate_of'
-  >,
+  > &
+    Pick<Partial<ZoomMemory>, 'citations'>,
 ): string {
   const facts = [
     `id \`${memory.id}\``,
@@ -251,7 +266,10 @@ export function renderZoomMemory(
     ...(memory.duplicate_of !== undefined ? [`duplicate of \`${memory.duplicate_of}\``] : []),
   ];
   // Title, kind and tags stay on their lines (`oneLine`): a line break in a title cannot forge a memory's heading.
-  return `### #${memory.number} ${memory.date}${memory.title ? ` — ${oneLine(memory.title)}` : ''}\n${facts.join(' · ')}\n\n${memory.body}\n`;
+  // A stale memory says so before its body (src/citations/).
+  const note = memory.citations?.stale ? staleNote(memory.citations) : undefined;
+  const stale = note ? `> **Stale:** ${oneLine(note)}\n\n` : '';
+  return `### #${memory.number} ${memory.date}${memory.title ? ` — ${oneLine(memory.title)}` : ''}\n${facts.join(' · ')}\n\n${stale}${memory.body}\n`;
 }
 
 /** The text block of one summary in a zoom (`--tier`). */

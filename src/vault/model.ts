@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../messages/message.js';
 import type { MemoryFact } from '../facts/model.js';
 import type { HeadingSpan } from './markdown.js';
+import type { Citation } from '../citations/model.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline
  * stages consume. Every type here is plain data (JSON-serialisable) so it can
@@ -66,6 +67,8 @@ export interface Memory {
   facts?: MemoryFact[];
   /** Why a fact of the memory could not be read (rules `fact/…`, warnings); absent when none. */
   factProblems?: Diagnostic[];
+  /** What the memory's text cites (paths, commits, branches, issues: citations/find.ts), read when it is parsed; absent when none. */
+  citations?: Citation[];
 }
 
 /** A memory together with its parsed body, loaded only when a stage needs the text. */

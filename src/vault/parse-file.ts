@@ -1,3 +1,4 @@
+import { citationsOfBody } from '../citations/find.js';
 import { mayStateFact, memoryFactFields } from '../facts/extract.js';
 import type { CachedResult, ParsedContent } from './cache.js';
 import { headingSpans, parseMarkdown } from './markdown.js';
@@ -29,6 +30,9 @@ export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileR
     const { memory, body } = read.content;
     // Facts are read with the memory, so the parse cache keeps them and no stage reads the file again for them.
     if (mayStateFact(memory.kind, body)) Object.assign(memory, memoryFactFields(Buffer.from(bytes).toString('utf8'), memory));
+    // Citations too (paths, commits, branches, issues): the build checks them against the repository (src/citations/).
+    const citations = citationsOfBody(bytes, body);
+    if (citations.length > 0) memory.citations = citations;
     const result: CachedResult = { type: 'memory', memory, ...memorySecrets(bytes) };
     return markdown ? { result, content: { body, ...parseMemoryBody(body, memory.importance) } } : { result };
   }

@@ -39,11 +39,11 @@ describe('integrate claude-code on a project with settings and servers of its ow
     expect(snapshotTree(root)).toEqual(before);
   });
 
-  it('adds the server and the three hooks, keeping every other server, hook and setting; a second run changes nothing', async () => {
+  it('adds the server and the four hooks, keeping every other server, hook and setting; a second run changes nothing', async () => {
     const { json } = await runCliJson(['integrate', 'claude-code', '--json'], { cwd: root });
     expect(json.files.map((f: any) => [f.path, f.changed, f.added])).toEqual([
       ['.mcp.json', true, ['mcpServers.memvault']],
-      ['.claude/settings.json', true, ['hooks.SessionStart', 'hooks.PreCompact', 'hooks.SessionEnd']],
+      ['.claude/settings.json', true, ['hooks.SessionStart', 'hooks.PreCompact', 'hooks.SessionEnd', 'hooks.PreToolUse']],
     ]);
     const mcp = readJsonFile(root, '.mcp.json');
     expect(mcp.mcpServers).toEqual({ ...MCP.mcpServers, memvault: { command: 'memvault', args: ['mcp'] } });
@@ -57,6 +57,9 @@ describe('integrate claude-code on a project with settings and servers of its ow
     ]);
     expect(settings.hooks.PreCompact).toEqual([{ hooks: [{ type: 'command', command: 'memvault hook pre-compact', timeout: 60 }] }]);
     expect(settings.hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: 'memvault hook session-end', timeout: 60 }] }]);
+    expect(settings.hooks.PreToolUse).toEqual([
+      { matcher: 'Read|Edit|MultiEdit|Write', hooks: [{ type: 'command', command: 'memvault hook pre-tool', timeout: 5 }] },
+    ]);
 
     const files = snapshotTree(root);
     const again = await runCli(['integrate', 'claude-code'], { cwd: root });
@@ -95,7 +98,7 @@ describe('planClaudeCode', () => {
     expect(plan.mcp.changed).toBe(false);
     expect(plan.mcp.after).toEqual(custom);
     expect((plan.settings.after.hooks as any).PreCompact).toEqual(settings.hooks.PreCompact);
-    expect(plan.settings.added).toEqual(['hooks.SessionStart', 'hooks.SessionEnd']);
+    expect(plan.settings.added).toEqual(['hooks.SessionStart', 'hooks.SessionEnd', 'hooks.PreToolUse']);
   });
 
   it('tells memvault hooks from others', () => {

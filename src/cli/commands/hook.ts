@@ -19,6 +19,8 @@ export interface HookCommandOptions {
  * and the exit code stays 0 (an unknown event name is a setup mistake: exit 1).
  */
 export async function hookCommand(event: string, options: HookCommandOptions): Promise<void> {
+  // Before a tool runs (src/hooks/pre-tool.ts): silent on every problem, not even stderr, so the tool is never in the way.
+  if (event === 'pre-tool') return (await import('../../hooks/pre-tool.js')).runPreToolHook(options.root);
   if (!(HOOK_EVENTS as readonly string[]).includes(event))
     throw new UserError('hook/event', `unknown hook \`${event}\``, { events: HOOK_EVENTS.join(', ') });
   const { profile } = hookAgentProfile(options.agent);

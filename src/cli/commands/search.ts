@@ -6,6 +6,7 @@ import type { IndexReport } from '../../read/search/store.js';
 import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
 import { counted } from '../../text/plural.js';
+import { staleNote } from '../../citations/state.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -63,6 +64,7 @@ export function renderSearch(hits: readonly SearchGroup[], note = ''): string {
   hits.forEach((hit, i) => {
     lines.push(`${i + 1}. ${hit.path}:${hit.line}  ${hit.tier === 'memories' ? hit.kind : hit.tier} ${hit.period}  score ${hit.score}`);
     lines.push(`   ${hit.snippet}`);
+    if (hit.citations?.stale) lines.push(`   stale: ${staleNote(hit.citations)} (\`memvault verify\`)`);
     if (hit.more.length > 0)
       lines.push(
         `   + ${hit.more.length} more that day: ${hit.more

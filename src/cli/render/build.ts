@@ -56,6 +56,16 @@ export function renderBuildReport(report: BuildReport): string {
       `  ${report.dryRun ? 'would archive' : 'archived'} ${report.archived.length} file(s) to ` +
         [...new Set(report.archived.map((m) => `${m.stream}/archive/${m.quarter}`))].join(', '),
     );
+  // Citations checked against the repository (src/citations/): said only when something is stale or was asked again.
+  const cited = report.citations;
+  if (cited && (cited.stale > 0 || cited.recheckedCitations > 0)) {
+    lines.push(
+      `  citations: ${cited.recheckedCitations} of ${cited.citations} checked again at ${cited.head.slice(0, 7)}, ` +
+        `${cited.stale} stale memor${cited.stale === 1 ? 'y' : 'ies'} (\`memvault verify\`)`,
+    );
+    for (const s of cited.newlyStale.slice(0, 10)) lines.push(`  newly stale: ${s.path}: ${s.note}`);
+    if (cited.newlyStaleCount > 10) lines.push(`  … and ${cited.newlyStaleCount - 10} more newly stale`);
+  }
   const commit = report.commit;
   if (commit?.status === 'committed')
     lines.push(

@@ -67,10 +67,17 @@ export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readS
     memories: input.memories.map((m) => [m.path, m.sha256]),
     summaries,
     ...(input.leftOut ? { leftOut: [...input.leftOut.ids].sort() } : {}),
+    // Only when a memory is stale: a vault without citations keeps its hash.
+    ...(input.citationNotes ? { citations: input.memories.flatMap((m) => citationNoteOf(input, m.path)) } : {}),
     // Packages built before facts were shown are rebuilt once; a vault without facts keeps its hash.
     ...(input.memories.some((m) => m.facts !== undefined) ? { facts: 1 } : {}),
   });
 }
+
+const citationNoteOf = (input: Pick<PackageInput, 'citationNotes'>, path: string): string[] => {
+  const note = input.citationNotes?.get(path);
+  return note ? [path, note] : [];
+};
 
 /** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
 export function assemblePackage(input: PackageInput, inputHash = packageInputHash(input)): AssembledPackage {

@@ -126,7 +126,10 @@ export function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: Pac
     memory,
     render: () => {
       const parsed = input.readShown?.(memory) ?? input.readMemory(memory);
-      return `### ${memoryHeading(memory)}\n\n${demoteHeadings(parsed.body, 3, parsed)}`;
+      // A memory whose citations went stale says so under its heading (src/citations/): the reader checks before trusting it.
+      const note = input.citationNotes?.get(memory.path);
+      const stale = note ? `> **Stale:** ${oneLine(note)}\n\n` : '';
+      return `### ${memoryHeading(memory)}\n\n${stale}${demoteHeadings(parsed.body, 3, parsed)}`;
     },
   };
   if (reason) item.reason = reason;

@@ -22,6 +22,8 @@ export interface PackageInput {
   readShown?: (file: Memory | Summary) => Pick<ParsedContent, 'body' | 'headings'>;
   /** Copies marked `duplicate_of` and forgotten memories: not shown in full (raw band, detail bought back); see left-out.ts. */
   leftOut?: LeftOut;
+  /** Stale memories (vault path): the line shown under each one's heading, e.g. "cites `src/a.ts`, deleted in 3f2a1c0 on 2026-10-02". */
+  citationNotes?: ReadonlyMap<string, string>;
 }
 
 export type ItemStatus = 'included' | 'degraded' | 'left-out';

@@ -1,3 +1,6 @@
+import { markStaleCandidates } from '../../citations/context.js';
+import type { MemoryCitations } from '../../citations/model.js';
+import { citationLookup } from '../../citations/read.js';
 import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
@@ -35,6 +38,8 @@ export interface ContextItem {
   tokens: number;
   /** `full`, `excerpt` (the passages of a memory about the signals), `coarser` (a summary instead of the memory found), or `cut` (cut to fit). */
   level: 'full' | 'excerpt' | 'coarser' | 'cut';
+  /** A memory that cites paths, commits or branches: how they stood at the last check (src/citations/). */
+  citations?: MemoryCitations;
 }
 
 export interface AssembledContext {
@@ -164,14 +169,20 @@ function assemble(options: ContextOptions): AssembledContext {
   const count = countFor(vault);
   const bodyLine = bodyLineFor(vault);
   const renderVersion = (v: Version, tier: TierName): string => (tier === 'index' ? v.text : renderGroup([v], bodyLine));
-  const candidates = tierCandidates({
-    vault,
-    stream: options.stream,
-    signals: options.signals,
-    now: options.now,
-    index: options.index,
-    ...(options.contradictions ? { contradictions: options.contradictions } : {}),
-  });
+  // Stale memories (their cited files gone, moved or much changed) are marked and ranked down (src/citations/).
+  const citations = citationLookup(vault.root);
+  const candidates = markStaleCandidates(
+    tierCandidates({
+      vault,
+      stream: options.stream,
+      signals: options.signals,
+      now: options.now,
+      index: options.index,
+      ...(options.contradictions ? { contradictions: options.contradictions } : {}),
+    }),
+    citations,
+    options.signals,
+  );
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
   const sized = Object.fromEntries(
@@ -305,7 +316,10 @@ function assemble(options: ContextOptions): AssembledContext {
     budget,
     tiers,
     allowance,
-    items: kept.map((p) => ({ tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level })),
+    items: kept.map((p) => {
+      const cited = citations?.get(p.version.source);
+      return { tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level, ...(cited ? { citations: cited } : {}) };
+    }),
   };
 }
 

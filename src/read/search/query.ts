@@ -1,3 +1,4 @@
+import type { MemoryCitations } from '../../citations/model.js';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
@@ -101,6 +102,8 @@ export interface SearchHit {
   /** The best line, matched words marked `**word**`. */
   snippet: string;
   score: number;
+  /** A memory that cites paths, commits or branches: how they stood at the last check (src/citations/). */
+  citations?: MemoryCitations;
 }
 
 export interface SearchGroup extends SearchHit {

@@ -4,6 +4,8 @@ import type { Config } from '../../config/schema.js';
 import type { Embedder, EmbedderOptions } from '../embeddings/client.js';
 import type { VectorStore } from '../embeddings/vectors.js';
 import { loadValidConfigCached } from '../../config/cached.js';
+import { citationBoost, withCitations } from '../../citations/search.js';
+import { citationLookup } from '../../citations/read.js';
 import { nearest } from './fuse.js';
 import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';
 import {
@@ -121,7 +123,11 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
       }
       const run = async (loaded: LoadedIndex): Promise<SearchResponse> => {
         const ranked = semantic && query.text.trim() ? await semantic.rank(query.text, loaded) : undefined;
-        const hits = runSearch(loaded.index, query, { ...rest, ...(ranked?.ids ? { semantic: ranked.ids } : {}) }, readFile);
+        // Memories whose citations went stale rank lower unless the query names what they cite; hits carry their state.
+        const citations = citationLookup(root);
+        const boost = citations ? citationBoost(citations, query.text, rest.boost) : rest.boost;
+        const options = { ...rest, ...(boost ? { boost } : {}), ...(ranked?.ids ? { semantic: ranked.ids } : {}) };
+        const hits = withCitations(runSearch(loaded.index, query, options, readFile), citations);
         return { hits, documents: loaded.index.size, ...(ranked ? { semantic: ranked.info } : {}) };
       };
       // Damage the open did not show (pages of the postings), or a file replaced under the connection by another

@@ -1,0 +1,325 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+// zod/mini, as the config: the pre-tool hook loads this file, and classic zod's size is start-up time.
+import * as z from 'zod/mini';
+import { writeFileAtomic } from '../util/atomic.js';
+import { type CitedByIndex, type CitedEntry, citedByDir, readCitedBy, shardOf } from './cited-by.js';
+import { citationsAt } from './state.js';
+
+export type { CitedByIndex, CitedEntry } from './cited-by.js';
+
+/**
+ * Where verification's results live between builds, behind a small interface
+ * (`CitationStore`) so the files can become tables of one database without
+ * touching the callers. Today JSON files in `.memvault/citations/`, outside
+ * git like every cache (derived: losing them costs one full check):
+ * - `verify.json`: the repository facts per cited path, commit and branch, the
+ *   commit they were checked at, the stale memories and their notes (small:
+ *   what a build reads);
+ * - `memories/`: each citing memory's result, in `SHARDS` files by a hash of
+ *   its path, the check's commit once in `meta.json`: search, context and zoom
+ *   read the shards of their hits only, without loading the vault;
+ * - `cited-by/`: per cited path, the memories citing it, as the pre-tool
+ *   hook shows them, in `SHARDS` files by a hash of the path (`meta.json`
+ *   names the repository, the vault and each shard's hash): the hook reads
+ *   the one or few shards of the file and its folders, a few kilobytes, not an
+ *   index of every citation (3.9 MB at 20,000 citing memories, ~60 ms to parse
+ *   on a busy machine); a build rewrites only the shards that changed.
+ */
+
+export const STORE_VERSION = 1;
+
+const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
+
+/** What git said about one cited path at `head`. */
+const pathFactsSchema = z.object({
+  /** What the path is at HEAD. */
+  at: z.enum(['file', 'dir', 'absent']),
+  /** Committer times (Unix seconds) of the commits that touched it, renames followed back; newest first. */
+  touched: z.array(z.number()),
+  /** Absent at HEAD and not renamed: the commit that deleted it. */
+  removed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+  /** Renamed (as `-M` detects it): the path it has now, and the commit that renamed it. */
+  movedTo: z.optional(z.string()),
+  renamed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+});
+export type PathFacts = z.infer<typeof pathFactsSchema>;
+
+const checkedCitationSchema = z.object({
+  kind: z.enum(['path', 'commit', 'branch', 'issue']),
+  target: z.string(),
+  state: stateSchema,
+  detail: z.optional(z.string()),
+  since: z.optional(z.number()),
+  to: z.optional(z.string()),
+});
+
+const memoryCitationsSchema = z.object({
+  state: stateSchema,
+  stale: z.boolean(),
+  checked: z.object({ commit: z.string(), at: z.string() }),
+  citations: z.array(checkedCitationSchema),
+});
+
+/** One citing memory as the build last saw it: what it is, and how its citations stand. */
+/**
+ * A citing memory as stored: what it is and what it cites, nothing that depends on the repository. Its states are
+ * worked out when it is read, from `verify.json`'s facts: a commit that changes the states of thousands of memories
+ * rewrites the small facts file, not the memories' shards (seen: 2.5 s of renames at 20,000 memories).
+ */
+const storedMemorySchema = z.object({
+  id: z.string(),
+  stream: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.optional(z.string()),
+  at: z.number(),
+  /** `[kind, target]` of each checkable citation. */
+  cites: z.array(z.tuple([z.enum(['path', 'commit', 'branch']), z.string()])),
+});
+
+const memoriesMetaSchema = z.object({ shards: z.record(z.string(), z.string()) });
+
+const citingMemorySchema = z.extend(memoryCitationsSchema, {
+  /** The memory's instant, Unix seconds (what "commits since" counts from). */
+  at: z.number(),
+  /** The memory file's SHA-256 (names its record: an unchanged memory's record is not written again). */
+  sha: z.optional(z.string()),
+  id: z.string(),
+  stream: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.optional(z.string()),
+});
+export type CitingMemory = z.infer<typeof citingMemorySchema>;
+
+const verificationSchema = z.object({
+  version: z.literal(STORE_VERSION),
+  /** The repository checked (its top folder). */
+  repo: z.string(),
+  /** The commit every fact below was checked at, and when. */
+  head: z.string(),
+  checkedAt: z.string(),
+  paths: z.record(z.string(), pathFactsSchema),
+  /** Cited commit ids as written → the full id, or null when the repository has no such commit. */
+  commits: z.record(z.string(), z.nullable(z.string())),
+  /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
+  branches: z.record(z.string(), z.boolean()),
+  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
+  stale: z.array(z.string()),
+  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
+  notes: z.optional(z.record(z.string(), z.string())),
+  /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
+  inputs: z.optional(z.string()),
+});
+export type Verification = z.infer<typeof verificationSchema>;
+
+/** Memories with citations, by vault path: each one's result at the last check. */
+export type CitingMemories = Record<string, CitingMemory>;
+
+/** The citing memories of the last check, each validated when first asked for. */
+export interface CitingMemoryReader {
+  get(memoryPath: string): CitingMemory | undefined;
+  /** Every one (all validated). */
+  all(): CitingMemories;
+}
+
+export interface CitationStore {
+  /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
+  readVerification(): Verification | undefined;
+  /** Writes the facts (`verify.json`) and the memories' results (`memories/`), each file only when it changed. */
+  writeVerification(verification: Verification, memories: CitingMemories | undefined): void;
+  /** The memories' results, or undefined when there are none; what search, context and zoom read (no facts, no zod over all of it). */
+  readMemories(): CitingMemoryReader | undefined;
+  /**
+   * The memories citing each of the paths `pathsOf(repo)` gives (repository-relative; folders end with `/`), from the
+   * last build; undefined when there is no index.
+   */
+  readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
+  writeCitedBy(index: CitedByIndex): void;
+  /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
+  stamp(): string;
+}
+
+/** The store under a project's state folder (`<root>/.memvault`). */
+export function openCitationStore(stateDir: string): CitationStore {
+  const dir = path.join(stateDir, 'citations');
+  const verifyFile = path.join(dir, 'verify.json');
+  const memoriesDir = path.join(dir, 'memories');
+  const memoriesMeta = path.join(memoriesDir, 'meta.json');
+  const citedDir = citedByDir(stateDir);
+  const metaFile = path.join(citedDir, 'meta.json');
+  // The text last read or written: a build that changed nothing writes nothing.
+  const known = new Map<string, string>();
+  const write = (file: string, value: unknown): void => {
+    const text = JSON.stringify(value);
+    if (known.get(file) === text) return;
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileAtomic(file, text);
+    known.set(file, text);
+  };
+  return {
+    readVerification() {
+      const text = readText(verifyFile);
+      if (text === undefined) return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+      const parsed = verificationSchema.safeParse(value);
+      if (!parsed.success) return undefined;
+      known.set(verifyFile, text);
+      return parsed.data;
+    },
+    writeVerification(verification, memories) {
+      // The memories first: a reader that sees the new facts sees the results made from them. The check's commit is
+      // kept once (in the meta), so a memory's record changes only when its citations' states do.
+      // Undefined: the same citing memories as the verification on disk (the caller knows by their fingerprint).
+      if (memories === undefined) {
+        write(verifyFile, verification);
+        return;
+      }
+      const records: Record<string, unknown> = {};
+      for (const [key, m] of Object.entries(memories))
+        records[key] = {
+          id: m.id,
+          stream: m.stream,
+          day: m.day,
+          kind: m.kind,
+          ...(m.title !== undefined ? { title: m.title } : {}),
+          at: m.at,
+          cites: m.citations.filter((c) => c.kind !== 'issue').map((c) => [c.kind, c.target]),
+        };
+      const shards = writeShards(memoriesDir, records, (key) => memories[key]!.sha ?? JSON.stringify(records[key]));
+      write(memoriesMeta, { shards });
+      write(verifyFile, verification);
+    },
+    readMemories() {
+      const meta = memoriesMetaSchema.safeParse(readJson(memoriesMeta));
+      const verification = this.readVerification();
+      if (!meta.success || !verification) return undefined;
+      const { shards } = meta.data;
+      const loaded = new Map<string, Record<string, unknown>>();
+      const validated = new Map<string, CitingMemory | undefined>();
+      const shardRecords = (shard: string): Record<string, unknown> => {
+        let records = loaded.get(shard);
+        if (!records) {
+          const raw = shards[shard] ? readJson(path.join(memoriesDir, `${shard}.json`)) : undefined;
+          records = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+          loaded.set(shard, records);
+        }
+        return records;
+      };
+      const get = (memoryPath: string): CitingMemory | undefined => {
+        if (!validated.has(memoryPath)) {
+          const records = shardRecords(shardOf(memoryPath));
+          const parsed = Object.hasOwn(records, memoryPath) ? storedMemorySchema.safeParse(records[memoryPath]) : undefined;
+          const stored = parsed?.success ? parsed.data : undefined;
+          const checked = stored
+            ? citationsAt(
+                stored.cites.map(([kind, target]) => ({ kind, target })),
+                stored.at,
+                verification,
+              )
+            : undefined;
+          const { cites: _cites, ...rest } = stored ?? { cites: [] };
+          validated.set(memoryPath, stored && checked ? ({ ...rest, ...checked } as CitingMemory) : undefined);
+        }
+        return validated.get(memoryPath);
+      };
+      return {
+        get,
+        all() {
+          const out: CitingMemories = {};
+          for (const shard of Object.keys(shards).sort())
+            for (const key of Object.keys(shardRecords(shard))) {
+              const memory = get(key);
+              if (memory) out[key] = memory;
+            }
+          return out;
+        },
+      };
+    },
+    readCitedBy(pathsOf) {
+      return readCitedBy(stateDir, pathsOf);
+    },
+    writeCitedBy(index) {
+      const shards = writeShards(citedDir, index.files);
+      // The meta last: a reader sees the old shards' hashes until every new shard is in place.
+      write(metaFile, { repo: index.repo, vault: index.vault, shards });
+    },
+    stamp() {
+      try {
+        const stat = statSync(verifyFile);
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return 'none';
+      }
+    },
+  };
+}
+
+/**
+ * Writes `records` into shard files of `dir` by `shardOf` their key, only the shards whose text changed (the meta on
+ * disk names each shard's hash), removes shards no longer used, and returns the new shard hashes for the meta.
+ */
+/** Bump when a memory record's shape changes: shards named by fingerprints are then written again. */
+const SHARD_FORMAT = 1;
+
+function writeShards(dir: string, records: Record<string, unknown>, fingerprintOf?: (key: string) => string): Record<string, string> {
+  const grouped = new Map<string, Record<string, unknown>>();
+  for (const key of Object.keys(records).sort()) {
+    const shard = shardOf(key);
+    let group = grouped.get(shard);
+    if (!group) grouped.set(shard, (group = {}));
+    group[key] = records[key];
+  }
+  const previous = readJson(path.join(dir, 'meta.json')) as { shards?: Record<string, unknown> } | undefined;
+  const old = previous?.shards && typeof previous.shards === 'object' ? previous.shards : {};
+  const shards: Record<string, string> = {};
+  mkdirSync(dir, { recursive: true });
+  for (const [shard, group] of grouped) {
+    // With fingerprints (a memory's content hash), a shard is named by its keys and theirs: an unchanged shard is not
+    // even serialised (at 20,000 memories, serialising all of them was a quarter of an edit + commit's citation step).
+    const keyed = fingerprintOf
+      ? createHash('sha256')
+          .update(
+            `${SHARD_FORMAT}\n${Object.keys(group)
+              .map((key) => `${key}\u0000${fingerprintOf(key)}`)
+              .join('\n')}`,
+          )
+          .digest('hex')
+          .slice(0, 16)
+      : undefined;
+    if (keyed !== undefined && old[shard] === keyed) {
+      shards[shard] = keyed;
+      continue;
+    }
+    const text = JSON.stringify(group);
+    const hash = keyed ?? createHash('sha256').update(text).digest('hex').slice(0, 16);
+    shards[shard] = hash;
+    if (old[shard] !== hash) writeFileAtomic(path.join(dir, `${shard}.json`), text);
+  }
+  for (const shard of Object.keys(old)) if (!shards[shard]) rmSync(path.join(dir, `${shard}.json`), { force: true });
+  return shards;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readJson(file: string): unknown {
+  const text = readText(file);
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,254 @@
+import type { Memory } from '../vault/model.js';
+import { changedPaths, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import { citingMemory, memoryCitations } from './state.js';
+import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
+import { STORE_VERSION } from './store.js';
+
+/**
+ * Verification: every citation of every memory checked against HEAD of the
+ * repository, at the cost of what changed. The facts per cited path (exists,
+ * the commits that touched it, renamed to, deleted in) are kept with the commit
+ * they were checked at; the next run asks git only about the paths
+ * `git diff --name-status <recorded>..HEAD` names (and paths cited for the
+ * first time). With HEAD unchanged and nothing new cited, it is one
+ * `git rev-parse`. Each question is one git process for all paths (git.ts).
+ */
+
+export interface VerifyInput {
+  /** Top folder of the repository. */
+  repo: string;
+  memories: readonly Memory[];
+  /** The last verification (the store's), when there is one. */
+  previous: Verification | undefined;
+  now: Date;
+  /** Check every citation again, whatever the last verification says. */
+  full?: boolean;
+  /** HEAD's commit, when the caller asked git already. */
+  head?: string;
+}
+
+export interface VerifyStats {
+  head: string;
+  /** Distinct paths, commits and branches cited. */
+  targets: number;
+  /** Cited paths, and how many of them were asked about again. */
+  paths: number;
+  recheckedPaths: number;
+  /** Of those, how many were asked about again (changed since the recorded commit, or new). */
+  rechecked: number;
+  /** Citations of memories (issues not counted: not checked), and how many of them point at a target asked about again. */
+  citations: number;
+  recheckedCitations: number;
+  /** The commit the last verification was at (undefined: none, or a history rewrite dropped it). */
+  from?: string;
+}
+
+export interface VerifyResult {
+  verification: Verification;
+  /** Each citing memory's result (vault path → record). */
+  memories: CitingMemories;
+  /** What the pre-tool hook reads: per cited path, the memories citing it. */
+  citedBy: Record<string, CitedEntry[]>;
+  stats: VerifyStats;
+  /** Memories stale now that the last verification did not call stale (vault paths). */
+  newlyStale: string[];
+  /** Every stale memory (vault paths). */
+  stale: string[];
+}
+
+/** Runs verification; undefined when the repository has no commit yet. */
+export async function verifyCitations(input: VerifyInput): Promise<VerifyResult | undefined> {
+  const { repo } = input;
+  const head = input.head ?? (await headCommit(repo));
+  if (!head) return undefined;
+  const paths = new Set<string>();
+  const commits = new Set<string>();
+  const branches = new Set<string>();
+  let citationCount = 0;
+  for (const memory of input.memories) {
+    for (const c of memory.citations ?? []) {
+      if (c.kind === 'issue') continue;
+      citationCount++;
+      if (c.kind === 'path') paths.add(c.target);
+      else if (c.kind === 'commit') commits.add(c.target);
+      else if (c.kind === 'branch') branches.add(c.target);
+    }
+  }
+  const previous = !input.full && input.previous?.repo === repo ? input.previous : undefined;
+  // Which recorded facts still hold: all when HEAD has not moved, those of unchanged paths when it has.
+  let from: string | undefined;
+  let affected: ((path: string) => boolean) | undefined;
+  if (previous && previous.head === head) {
+    from = head;
+    affected = () => false;
+  } else if (previous) {
+    // A recorded commit that is gone (a rewritten history) fails the diff: everything is asked again.
+    const changed = await changedPaths(repo, previous.head, head).catch(() => undefined);
+    if (changed) {
+      from = previous.head;
+      affected = touchedBy(changed, previous);
+    }
+  }
+  const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
+  const pathsToCheck = [...paths].filter((p) => !known(p));
+  const commitsToCheck = [...commits].filter((c) => affected === undefined || previous!.commits[c] === undefined);
+  // Refs move without HEAD moving only by fetches and branch deletions; they are asked again whenever HEAD moved.
+  const branchesToCheck = [...branches].filter((b) => from !== head || previous!.branches[b] === undefined);
+
+  const fresh = await pathFacts(repo, head, pathsToCheck);
+  const factsOut: Record<string, PathFacts> = {};
+  const keep = (p: string, facts: PathFacts | undefined): void => {
+    if (!facts || factsOut[p]) return;
+    factsOut[p] = facts;
+    // The rename chain's paths come along: the state follows them (state.ts).
+    if (facts.movedTo) keep(facts.movedTo, fresh.get(facts.movedTo) ?? previous?.paths[facts.movedTo]);
+  };
+  for (const p of paths) keep(p, fresh.get(p) ?? previous?.paths[p]);
+
+  const commitsOut: Record<string, string | null> = {};
+  const types = await objectTypes(
+    repo,
+    commitsToCheck.map((c) => `${c}^{commit}`),
+  );
+  for (const c of commits) commitsOut[c] = commitsToCheck.includes(c) ? (types.get(`${c}^{commit}`)?.id ?? null) : previous!.commits[c]!;
+  const branchesOut: Record<string, boolean> = {};
+  const refs = branchesToCheck.length > 0 ? new Set(await refNames(repo)) : new Set<string>();
+  for (const b of branches)
+    branchesOut[b] = branchesToCheck.includes(b)
+      ? refs.has(`refs/heads/${b}`) ||
+        refs.has(`refs/tags/${b}`) ||
+        [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
+      : previous!.branches[b]!;
+
+  const verification: Verification = {
+    version: STORE_VERSION,
+    repo,
+    head,
+    // Nothing asked again at the same HEAD: the facts are those of the last check, and so is its time (an idle build writes nothing).
+    checkedAt:
+      previous && from === head && pathsToCheck.length + commitsToCheck.length + branchesToCheck.length === 0
+        ? previous.checkedAt
+        : input.now.toISOString(),
+    paths: factsOut,
+    commits: commitsOut,
+    branches: branchesOut,
+    stale: [],
+  };
+  const memories: CitingMemories = {};
+  const citedBy: Record<string, CitedEntry[]> = {};
+  const stale: string[] = [];
+  const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
+  let recheckedCitations = 0;
+  for (const memory of input.memories) {
+    const checked = memoryCitations(memory, verification);
+    if (!checked) continue;
+    memories[memory.path] = citingMemory(memory, checked);
+    if (checked.stale) stale.push(memory.path);
+    for (const c of memory.citations ?? []) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
+    for (const c of checked.citations) {
+      if (c.kind !== 'path') continue;
+      const quote = memory.citations?.find((m) => m.kind === 'path' && m.target === c.target);
+      const entries = (citedBy[c.target] ??= []);
+      entries.push({
+        m: memory.path,
+        day: memory.day,
+        kind: memory.kind,
+        title: memory.title ?? memory.id,
+        state: c.state,
+        ...(c.detail ? { detail: c.detail } : {}),
+        ...(quote?.symbol ? { quote: `\`${quote.symbol}\`` } : {}),
+      });
+      // A renamed file's memories are found under its new name too: the agent opens the file where it is now.
+      if (c.state === 'moved' && c.to) (citedBy[c.to] ??= []).push(entries.at(-1)!);
+    }
+  }
+  verification.stale = stale;
+  const before = new Set(input.previous?.stale ?? []);
+  return {
+    verification,
+    memories,
+    citedBy,
+    stats: {
+      head,
+      targets: paths.size + commits.size + branches.size,
+      paths: paths.size,
+      recheckedPaths: pathsToCheck.length,
+      rechecked: rechecked.size,
+      citations: citationCount,
+      recheckedCitations,
+      ...(from ? { from } : {}),
+    },
+    newlyStale: stale.filter((p) => !before.has(p)),
+    stale,
+  };
+}
+
+/** Whether a recorded path's facts are affected by the changed files: itself, a file under it, or where it was renamed to. */
+function touchedBy(changed: readonly string[], previous: Verification): (path: string) => boolean {
+  const files = new Set(changed);
+  const folders = new Set<string>();
+  for (const file of changed) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join('/')}/`);
+  }
+  const hit = (p: string): boolean => files.has(p.replace(/\/$/, '')) || folders.has(p.endsWith('/') ? p : `${p}/`);
+  return (p) => {
+    if (hit(p)) return true;
+    // A renamed path's state depends on its new name's history.
+    let next = previous.paths[p]?.movedTo;
+    for (let hop = 0; next && hop < 5; hop++) {
+      if (hit(next)) return true;
+      next = previous.paths[next]?.movedTo;
+    }
+    return false;
+  };
+}
+
+/**
+ * The facts of each path at `head`, renames followed forward: what it is now,
+ * the commits that touched it, and when absent, the commit that renamed or
+ * deleted it. Three git processes per round (cat-file, log, diff-tree), one
+ * round per step of a rename chain.
+ */
+async function pathFacts(repo: string, head: string, paths: readonly string[]): Promise<Map<string, PathFacts>> {
+  const facts = new Map<string, PathFacts>();
+  let round = [...paths];
+  for (let hop = 0; round.length > 0 && hop < 5; hop++) {
+    const names = round.map((p) => `${head}:${p.replace(/\/$/, '')}`);
+    const types = await objectTypes(repo, names);
+    const log = await logPaths(repo, head, round);
+    const deletions = new Map<string, LoggedCommit>();
+    const next: string[] = [];
+    for (const p of round) {
+      const type = types.get(`${head}:${p.replace(/\/$/, '')}`)?.type;
+      const at: PathFacts['at'] = type === 'blob' ? 'file' : type === 'tree' ? 'dir' : 'absent';
+      const matches = (file: string | undefined): boolean =>
+        file !== undefined && (file === p.replace(/\/$/, '') || file.startsWith(p.endsWith('/') ? p : `${p}/`));
+      const touching = log.filter((c) => c.changes.some((ch) => matches(ch.path) || matches(ch.from)));
+      const entry: PathFacts = { at, touched: touching.map((c) => c.time) };
+      if (at === 'absent' && touching.length > 0) {
+        const last = touching[0]!;
+        const renamed = last.changes.find((ch) => ch.status.startsWith('R') && ch.from === p);
+        if (renamed) Object.assign(entry, { movedTo: renamed.path, renamed: { commit: last.id, date: last.date } });
+        else {
+          entry.removed = { commit: last.id, date: last.date };
+          deletions.set(p, last);
+        }
+      }
+      facts.set(p, entry);
+    }
+    // A rename whose new name is outside the paths asked about shows as a deletion: the commit says where it went.
+    const renames = await renamesIn(repo, [...new Set([...deletions.values()].map((c) => c.id))]);
+    for (const [p, commit] of deletions) {
+      const to = renames.get(commit.id)?.get(p);
+      if (!to) continue;
+      const entry = facts.get(p)!;
+      delete entry.removed;
+      Object.assign(entry, { movedTo: to, renamed: { commit: commit.id, date: commit.date } });
+    }
+    for (const entry of facts.values())
+      if (entry.movedTo && !facts.has(entry.movedTo) && !next.includes(entry.movedTo)) next.push(entry.movedTo);
+    round = next;
+  }
+  return facts;
+}

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+// Only the index's reader: this file is the whole of what `memvault hook pre-tool` loads (bin.ts starts it directly).
+import { type CitedEntry, readCitedBy } from '../citations/cited-by.js';
+
+/**
+ * `memvault hook pre-tool`: Claude Code's `PreToolUse` hook on Read, Edit and
+ * Write. Before the agent touches a file, the memories that cite it (or a
+ * folder holding it) — decisions, known errors, conventions — with how each
+ * citation stands (verified, changed, moved, gone), once per file per
+ * session, in at most 1,500 characters. Reads what the build writes
+ * (`.memvault/citations/cited-by/`, the shards of the file and its folders):
+ * no vault load, no git, not even the CLI's command parser (bin.ts starts
+ * `runPreToolHook` directly). Never in the tool's way: on any problem it
+ * prints nothing and exits 0.
+ *
+ * Input (stdin, documented at https://code.claude.com/docs/en/hooks):
+ * `{ session_id, transcript_path, cwd, hook_event_name: "PreToolUse", tool_name, tool_input: { file_path, … } }`.
+ * Output: `{ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext } }` (no permission decision:
+ * the tool runs as it would have).
+ */
+
+/** Tools whose input names a file the agent is about to read or change. */
+export const FILE_TOOLS = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+export const MAX_PRE_TOOL_CHARS = 1500;
+
+export interface PreToolPayload {
+  session?: string;
+  cwd?: string;
+  tool: string;
+  file: string;
+}
+
+/** The payload's tool and file, or undefined when it is not a file tool's (or not a payload at all). */
+export function preToolPayload(text: string): PreToolPayload | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const tool = v.tool_name;
+  const input = v.tool_input as Record<string, unknown> | undefined;
+  if (typeof tool !== 'string' || !FILE_TOOLS.has(tool) || !input || typeof input !== 'object') return undefined;
+  const file =
+    typeof input.file_path === 'string' ? input.file_path : typeof input.notebook_path === 'string' ? input.notebook_path : undefined;
+  if (!file || file.length > 4096) return undefined;
+  return {
+    tool,
+    file,
+    ...(typeof v.session_id === 'string' ? { session: v.session_id } : {}),
+    ...(typeof v.cwd === 'string' ? { cwd: v.cwd } : {}),
+  };
+}
+
+/** The keys a file is found under: itself, then each folder above it (`src/net/`, `src/`), nearest first. */
+export function lookupKeys(relative: string): string[] {
+  const parts = relative.split('/');
+  const keys = [relative];
+  for (let i = parts.length - 1; i >= 1; i--) keys.push(`${parts.slice(0, i).join('/')}/`);
+  return keys;
+}
+
+/**
+ * The text the agent gets for `relative`, from the memories citing it and its folders, at most `maxChars`
+ * characters; undefined when none does. `vault`: the vault folder, so each memory is named by its project path.
+ */
+export function preToolText(
+  relative: string,
+  found: ReadonlyMap<string, CitedEntry[]>,
+  vault: string,
+  maxChars = MAX_PRE_TOOL_CHARS,
+): string | undefined {
+  const seen = new Set<string>();
+  const rows: { key: string; entry: CitedEntry }[] = [];
+  for (const key of lookupKeys(relative)) {
+    const entries = [...(found.get(key) ?? [])].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+    for (const entry of entries) {
+      if (seen.has(entry.m)) continue;
+      seen.add(entry.m);
+      rows.push({ key, entry });
+    }
+  }
+  if (rows.length === 0) return undefined;
+  const doubtful = rows.some(({ entry }) => entry.state === 'gone' || entry.state === 'moved' || entry.state === 'changed');
+  const head =
+    `memvault: ${rows.length} memor${rows.length === 1 ? 'y cites' : 'ies cite'} \`${relative}\` or its folder.` +
+    (doubtful ? ' What changed since a memory was written may make it wrong: check before relying on it.' : '');
+  const lines = [head];
+  let length = head.length;
+  let shown = 0;
+  for (const { key, entry } of rows) {
+    const state = entry.state === 'verified' ? 'verified' : `${entry.state}${entry.detail ? `: ${entry.detail}` : ''}`;
+    const where = key === relative ? '' : ` (cites \`${key}\`)`;
+    const symbol = entry.quote ? ` ${entry.quote}` : '';
+    const line = `- ${entry.day} ${entry.kind}: ${oneLine(entry.title).slice(0, 120)}${symbol}${where} [${state}] ${vault}/${entry.m}`;
+    const rest = rows.length - shown - 1;
+    const tail = rest > 0 ? `\n… ${rest} more: memvault verify --all` : '';
+    if (length + 1 + line.length + tail.length > maxChars) {
+      const more = `… ${rows.length - shown} more: memvault verify --all`;
+      if (length + 1 + more.length <= maxChars) lines.push(more);
+      break;
+    }
+    lines.push(line);
+    length += 1 + line.length;
+    shown++;
+  }
+  return lines.join('\n');
+}
+
+/** The repository-relative POSIX path of `file` (absolute, or relative to `cwd`), or undefined outside the repository. */
+export function repoRelative(repo: string, file: string, cwd: string): string | undefined {
+  const absolute = path.resolve(cwd, file);
+  const relative = path.relative(repo, absolute);
+  if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  return relative.split(path.sep).join('/');
+}
+
+/**
+ * The hook's answer for a payload, as the JSON Claude Code reads, or undefined
+ * when there is nothing to say (no citing memory, already said this session).
+ * Records what it said in `.memvault/citations/seen/`.
+ */
+export function preTool(root: string, payload: PreToolPayload): string | undefined {
+  const stateDir = path.join(root, '.memvault');
+  let relative: string | undefined;
+  const index = readCitedBy(stateDir, (repo) => {
+    relative = repoRelative(repo, payload.file, payload.cwd ?? root);
+    return relative ? lookupKeys(relative) : [];
+  });
+  if (!index || !relative) return undefined;
+  const text = preToolText(relative, index.found, index.vault);
+  if (!text) return undefined;
+  // Once per file per session: the agent has it in its context already.
+  const seenDir = path.join(stateDir, 'citations', 'seen');
+  const seenFile = path.join(
+    seenDir,
+    `${createHash('sha256')
+      .update(payload.session ?? 'no-session')
+      .digest('hex')
+      .slice(0, 24)}.txt`,
+  );
+  let seen = '';
+  try {
+    seen = readFileSync(seenFile, 'utf8');
+  } catch {
+    // First file of the session.
+  }
+  if (seen.split('\n').includes(relative)) return undefined;
+  mkdirSync(seenDir, { recursive: true });
+  appendFileSync(seenFile, `${relative}\n`);
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+}
+
+/** Largest stdin read: a payload is a few kilobytes (a Write's content can be more); past this it is not one. */
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The whole hook: stdin, the project found from the payload's `cwd` (or `-C`),
+ * the answer on stdout. Never throws, never writes to stderr.
+ */
+export async function runPreToolHook(rootFlag?: string): Promise<void> {
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    if (!process.stdin.isTTY) {
+      for await (const chunk of process.stdin) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        total += bytes.length;
+        if (total > MAX_INPUT_BYTES) return;
+        chunks.push(bytes);
+      }
+    }
+    const payload = preToolPayload(Buffer.concat(chunks).toString('utf8'));
+    if (!payload) return;
+    const root = projectRoot(rootFlag ?? payload.cwd ?? process.cwd());
+    if (!root) return;
+    const answer = preTool(root, payload);
+    if (answer) process.stdout.write(`${answer}\n`);
+  } catch {
+    // Nothing: the agent's tool runs as if there were no hook.
+  }
+}
+
+/** The nearest folder upwards holding `memory.config.yaml` (config/file.ts's rule, without its error messages' imports). */
+function projectRoot(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (existsSync(path.join(dir, 'memory.config.yaml'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Text on one line, control characters out (a title cannot start a new line of the hook's answer). */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+}

@@ -1,0 +1,94 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCitationStep } from '../../src/citations/build-step.js';
+import type { CitedEntry } from '../../src/citations/store.js';
+import { loadValidConfig } from '../../src/config/load.js';
+import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText } from '../../src/hooks/pre-tool.js';
+import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
+import { loadVault } from '../../src/vault/load.js';
+import { removeProject } from '../helpers/project.js';
+import { spawnCli } from '../helpers/spawn-cli.js';
+import { citedProject, PATHS } from './repo.js';
+
+/** A PreToolUse payload as Claude Code sends it (https://code.claude.com/docs/en/hooks). */
+const payload = (root: string, tool: string, file: string, session = 'session-1') =>
+  JSON.stringify({
+    session_id: session,
+    transcript_path: path.join(root, '.claude/transcript.jsonl'),
+    cwd: root,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: tool,
+    tool_input:
+      tool === 'Edit' ? { file_path: path.join(root, file), old_string: 'a', new_string: 'b' } : { file_path: path.join(root, file) },
+    tool_use_id: 'toolu_01',
+  });
+
+const contextOf = (answer: string | undefined): string => JSON.parse(answer!).hookSpecificOutput.additionalContext;
+
+describe('memvault hook pre-tool', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = citedProject().root;
+    const config = await loadValidConfig(root);
+    const loaded = await loadVault(vaultLoadOptions(root, config));
+    await runCitationStep({
+      root,
+      vaultDir: path.join(root, 'vault'),
+      streams: loaded.state.streams.values(),
+      now: new Date('2026-01-06T00:00:00Z'),
+    });
+  });
+  afterAll(() => removeProject(root));
+
+  it('gives the memories citing the file, with their state, once per file per session', () => {
+    const answer = preTool(root, preToolPayload(payload(root, 'Edit', 'src/auth/session.ts'))!);
+    expect(JSON.parse(answer!).hookSpecificOutput.hookEventName).toBe('PreToolUse');
+    const text = contextOf(answer);
+    expect(text).toContain('Session expiry');
+    expect(text).toContain('[changed: 1 commit since]');
+    expect(text).toContain(`vault/${PATHS.session}`);
+    expect(text.length).toBeLessThanOrEqual(MAX_PRE_TOOL_CHARS);
+    // The same file again in the same session: already said. Another session: said again.
+    expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/auth/session.ts'))!)).toBeUndefined();
+    expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/auth/session.ts', 'session-2'))!)).toBeDefined();
+  });
+
+  it('finds a renamed file under its new name, and memories citing a folder above the file', () => {
+    expect(contextOf(preTool(root, preToolPayload(payload(root, 'Read', 'src/net/backoff.ts'))!))).toContain(
+      'Legacy backoff `BACKOFF` [moved: renamed to src/net/backoff.ts',
+    );
+  });
+
+  it('says nothing for a file no memory cites, a tool that names no file, or input that is not a payload', () => {
+    expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/uncited.ts'))!)).toBeUndefined();
+    expect(preToolPayload(JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } }))).toBeUndefined();
+    expect(preToolPayload('{"tool_name": "Read"')).toBeUndefined();
+    expect(preToolPayload('[1, 2]')).toBeUndefined();
+  });
+
+  it('keeps within 1,500 characters however many memories cite the file', () => {
+    const entries: CitedEntry[] = Array.from({ length: 200 }, (_, i) => ({
+      m: `main/memories/2026/01/m-${i}.md`,
+      day: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+      kind: 'decision',
+      title: `A decision about the retry logic, number ${i}, with a long title that goes on`,
+      state: i % 2 ? 'verified' : 'gone',
+      ...(i % 2 ? {} : { detail: 'deleted in 3f2a1c0 on 2026-10-02' }),
+    }));
+    const text = preToolText('src/net/retry.ts', new Map([['src/net/', entries]]), 'vault')!;
+    expect(text.length).toBeLessThanOrEqual(1500);
+    expect(text).toMatch(/… \d+ more: memvault verify --all$/);
+    expect(text).toContain('(cites `src/net/`)');
+  });
+
+  it('through the CLI: answers a realistic payload, prints nothing and exits 0 on malformed input', async () => {
+    const cited = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: payload(root, 'Write', 'src/stable.ts', 'cli-session') });
+    expect(cited.code).toBe(0);
+    expect(contextOf(cited.stdout)).toContain('Stable timeouts');
+    for (const input of ['{"tool_name": "Read", "tool_input": {', '\u0000\u0001binary', '']) {
+      const bad = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: input });
+      expect([bad.code, bad.stdout, bad.stderr]).toEqual([0, '', '']);
+    }
+  });
+});
