@@ -52,6 +52,11 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
   },
+  'cli/out': {
+    title: '`--out` of `memvault site` is the project, the vault or a folder holding them',
+    severity: 'error',
+    hint: 'write the site to a folder of its own: --out site (the default) or --out ../vault-site',
+  },
   'cli/regenerate': {
     title: '`--regenerate` names no generated summary',
     severity: 'error',
