@@ -17,6 +17,8 @@ export interface InitCommandOptions {
   installFrom?: string;
   /** `--pr`: the workflow pushes to a branch and opens a pull request (a protected default branch). */
   pr?: boolean;
+  /** `--pages`: the workflow also publishes `memvault site` to GitHub Pages (docs/site.md). */
+  pages?: boolean;
   /** `--commit`: commit the files init wrote (exactly those) in the repository holding the folder. */
   commit?: boolean;
 }
@@ -112,7 +114,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
       : options.installFrom !== undefined
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
-  if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
+  if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true, pages: options.pages === true }));
 
   const committed = options.commit ? await commitInit(root, touched) : undefined;
   const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
