@@ -44,6 +44,20 @@ interface HastNode {
   children?: HastNode[];
 }
 
+/**
+ * Headings of memory and summary text sit under the page's own title and section headings: `#` becomes an h3, so a
+ * page has one h1 and its outline stays in order (screen readers navigate by it).
+ */
+function demoteHeadings() {
+  return (tree: MdastRoot) => {
+    const visit = (node: { type: string; depth?: number; children?: unknown[] }) => {
+      if (node.type === 'heading' && node.depth !== undefined) node.depth = Math.min(6, node.depth + 2) as 1;
+      for (const child of node.children ?? []) visit(child as typeof node);
+    };
+    visit(tree);
+  };
+}
+
 const schema = {
   ...defaultSchema,
   // Only these link targets: what a reader can follow without anything running.
@@ -67,6 +81,7 @@ function safeLinks() {
 const processor = unified()
   .use(remarkParse)
   .use(htmlAsText)
+  .use(demoteHeadings)
   .use(remarkRehype)
   .use(rehypeSanitize, schema)
   .use(safeLinks)
