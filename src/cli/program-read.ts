@@ -106,7 +106,7 @@ Examples:
       'Write the vault as a static site: timeline per stream (years → months → weeks → days → memories), a page per ' +
         'memory, the package, index, review queue, facts, budget charts and full-text search. Only changed pages are rewritten.',
     )
-    .option('--out <folder>', 'where to write it, relative to the project (default: site)')
+    .option('--out <folder>', 'where to write it: a folder inside the project, outside the vault (default: site)')
     .option('--now <datetime>', 'the day facts in force are shown for (ISO 8601); also MEMVAULT_NOW')
     .option('--json', 'print {out, pages, written, removed, seconds} as JSON')
     .addHelpText(
@@ -117,7 +117,7 @@ Writes nothing in the vault; held-back memories (secrets) appear nowhere. Open s
 
 Examples:
   memvault site
-  memvault site --out ../vault-site
+  memvault site --out build/site
   memvault site --json | jq '.written | length'`,
     )
     .action(async (options) => (await import('./commands/site.js')).siteCommand({ ...program.opts(), ...options }));

@@ -37,11 +37,11 @@ export function pagesDeployJob(install: string, node: number): string {
           npm install --global --no-audit --no-fund "$RUNNER_TEMP/$tarball"
 
       - name: Write the site
-        run: memvault site --out "$RUNNER_TEMP/site"
+        run: memvault site --out site # inside the checkout: memvault writes nowhere else
 
       - uses: actions/upload-pages-artifact@v3
         with:
-          path: \${{ runner.temp }}/site
+          path: site
 
       - id: deploy
         uses: actions/deploy-pages@v4

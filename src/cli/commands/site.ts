@@ -20,9 +20,15 @@ export async function siteCommand(options: SiteCommandOptions): Promise<void> {
   const vault = await openVault(root);
   const outDir = path.resolve(root, options.out ?? 'site');
   const inside = (dir: string, parent: string) => dir === parent || dir.startsWith(`${parent}${path.sep}`);
-  // The site is derived output: inside the vault it would be read back as vault files, and the root is the project's own.
-  if (inside(outDir, vault.vaultDir) || outDir === path.resolve(root) || inside(path.resolve(root), outDir))
-    throw new UserError('cli/out', `--out \`${options.out ?? 'site'}\` must be a folder of its own, outside the vault`);
+  // The site is derived output: inside the vault it would be read back as vault files; like every write of memvault it
+  // stays inside the project (util/inside.ts).
+  if (
+    inside(outDir, vault.vaultDir) ||
+    inside(vault.vaultDir, outDir) ||
+    !inside(outDir, path.resolve(root)) ||
+    outDir === path.resolve(root)
+  )
+    throw new UserError('cli/out', `--out \`${options.out ?? 'site'}\` must be a folder of its own inside the project, outside the vault`);
   const today = todayIn(resolveNow(options.now), vault.config.timezone);
   const result = buildSite(vault, outDir, today);
   const seconds = (performance.now() - started) / 1000;

@@ -53,9 +53,9 @@ export const CLI_RULES = {
     hint: 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
   },
   'cli/out': {
-    title: '`--out` of `memvault site` is the project, the vault or a folder holding them',
+    title: '`--out` of `memvault site` is not a folder of its own inside the project',
     severity: 'error',
-    hint: 'write the site to a folder of its own: --out site (the default) or --out ../vault-site',
+    hint: 'memvault writes only inside the project, never into the vault: --out site (the default) or --out build/site',
   },
   'cli/regenerate': {
     title: '`--regenerate` names no generated summary',
