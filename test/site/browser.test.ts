@@ -49,7 +49,7 @@ const HOSTILE = memory({
 /** Waits until the page's h1 reads `expected` (after a click that navigates), then checks it. */
 async function heading(page: Page, expected: string): Promise<void> {
   await page
-    .waitForFunction((text) => document.querySelector('h1')?.textContent === text, expected, { timeout: 10_000 })
+    .waitForFunction(`document.querySelector('h1')?.textContent === ${JSON.stringify(expected)}`, undefined, { timeout: 10_000 })
     .catch(() => undefined);
   expect(await page.locator('h1').textContent()).toBe(expected);
 }
@@ -148,7 +148,7 @@ describe.skipIf(!RUN)('the sample vault’s site in headless Chromium', () => {
     // The markdown link lost its target (plain text now); the HTML link is shown as the text it is.
     await page.locator('.memory-text').getByText('open the dashboard', { exact: true }).click();
     await page.locator('.memory-text').getByText('this one', { exact: false }).click();
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.locator('[href^="javascript:" i], [onerror], img, iframe').count()).toBe(0);
     expect(page.url()).toContain('hostile-paste.html');
@@ -156,7 +156,7 @@ describe.skipIf(!RUN)('the sample vault’s site in headless Chromium', () => {
     await page.goto(`${url('search.html')}?q=pasted`);
     await page.locator('#hits li a').first().waitFor();
     expect(await page.locator('#hits li a').first().textContent()).toContain('<script>');
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(errors).toEqual([]);
   });
 
@@ -195,13 +195,10 @@ describe.skipIf(!RUN)('the sample vault’s site in headless Chromium', () => {
     for (const relative of pages) {
       await axePage.goto(url(relative.split('?')[0]!) + (relative.includes('?') ? `?${relative.split('?')[1]}` : ''));
       await axePage.addScriptTag({ path: axeSource });
-      const violations = await axePage.evaluate(async () => {
-        const axe = (
-          window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }
-        ).axe;
-        const result = await axe.run({ resultTypes: ['violations'] });
-        return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-      });
+      // A string, run in the page: the test's own TypeScript has no DOM types.
+      const violations = (await axePage.evaluate(
+        `axe.run({ resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`,
+      )) as { id: string; impact: string; nodes: number }[];
       for (const v of violations)
         if (v.impact === 'serious' || v.impact === 'critical') found.push(`${relative}: ${v.id} (${v.impact}, ${v.nodes} nodes)`);
     }

@@ -9,7 +9,7 @@ import { renderMarkdown } from '../../src/site/markdown.js';
 import { fileName, sitePaths } from '../../src/site/paths.js';
 import { buildSite } from '../../src/site/site.js';
 import { lintWorkflow } from '../helpers/actionlint.js';
-import { createProject, memory, removeProject, writeFiles } from '../helpers/project.js';
+import { createProject, memory, removeProject, runCli, writeFiles } from '../helpers/project.js';
 
 /** A secret of a kind the loader holds back, assembled at run time so no source file holds one. */
 const SECRET = ['gh', 'p_', 'Zq8', 'x'.repeat(30), 'a7Q'].join('');
@@ -168,6 +168,34 @@ describe('memvault site on a small vault', () => {
     // The day had only that memory: its page goes too; the week lists one memory less.
     expect(result.removed).toContain(sitePaths.day('main', '2026-10-05'));
     expect(result.written).toContain(sitePaths.week('main', '2026-W41'));
+  });
+});
+
+describe('memvault site (the CLI)', () => {
+  let root: string;
+  beforeAll(() => {
+    root = createProject({ 'vault/main/memories/2026-10-06-a.md': memory({ date: '2026-10-06T09:30:00Z', title: 'A', body: 'Text.' }) });
+  });
+  afterAll(() => removeProject(root));
+
+  it('writes the site and says what it wrote; a second run writes nothing', async () => {
+    const first = await runCli(['site', '--json'], { cwd: root });
+    expect(first.code, first.stderr).toBe(0);
+    const json = JSON.parse(first.stdout) as { out: string; pages: number; written: string[] };
+    expect(json.out).toBe(path.join(root, 'site'));
+    expect(json.written).toContain(sitePaths.memory('main', '2026-10-06-a'));
+    const second = await runCli(['site'], { cwd: root });
+    expect(second.stdout).toMatch(/^0 of \d+ pages written, 0 removed/);
+  });
+
+  it('refuses an --out in the vault or outside the project, and writes nothing there', async () => {
+    for (const out of ['vault/site', '../elsewhere']) {
+      const result = await runCli(['site', '--out', out], { cwd: root });
+      expect(result.code, out).toBe(1);
+      expect(result.stderr).toContain('[cli/out]');
+    }
+    expect(existsSync(path.join(root, 'vault/site'))).toBe(false);
+    expect(existsSync(path.join(root, '../elsewhere'))).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openVault } from '../../read/vault.js';
+import { openVault, readConfig } from '../../read/vault.js';
 import { buildSite } from '../../site/site.js';
 import { todayIn } from '../../time/periods.js';
 import { UserError } from '../../util/errors.js';
@@ -17,18 +17,14 @@ export interface SiteCommandOptions {
 export async function siteCommand(options: SiteCommandOptions): Promise<void> {
   const started = performance.now();
   const root = findRoot(options.root ?? process.cwd());
-  const vault = await openVault(root);
+  const vaultDir = path.resolve(root, (await readConfig(root)).vault);
   const outDir = path.resolve(root, options.out ?? 'site');
   const inside = (dir: string, parent: string) => dir === parent || dir.startsWith(`${parent}${path.sep}`);
   // The site is derived output: inside the vault it would be read back as vault files; like every write of memvault it
   // stays inside the project (util/inside.ts).
-  if (
-    inside(outDir, vault.vaultDir) ||
-    inside(vault.vaultDir, outDir) ||
-    !inside(outDir, path.resolve(root)) ||
-    outDir === path.resolve(root)
-  )
+  if (inside(outDir, vaultDir) || inside(vaultDir, outDir) || !inside(outDir, path.resolve(root)) || outDir === path.resolve(root))
     throw new UserError('cli/out', `--out \`${options.out ?? 'site'}\` must be a folder of its own inside the project, outside the vault`);
+  const vault = await openVault(root);
   const today = todayIn(resolveNow(options.now), vault.config.timezone);
   const result = buildSite(vault, outDir, today);
   const seconds = (performance.now() - started) / 1000;
