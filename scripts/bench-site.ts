@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,14 +24,25 @@ const SHAPE = { days: 1095, endDay: '2026-11-20', seed: 20_261_120, pinned: 3 } 
 
 interface SiteRun {
   seconds: number;
+  /** User + system CPU seconds of the process (GNU time): what the run costs on a machine shared with other work. */
+  cpuSeconds: number | null;
   written: number;
   pages: number;
 }
 
 function site(root: string): SiteRun {
-  const { sample, stdout } = runNode([CLI, 'site', '--json', '--now', NOW], root);
-  const json = JSON.parse(stdout) as { pages: number; written: string[] };
-  return { seconds: sample.seconds, written: json.written.length, pages: json.pages };
+  const timed = existsSync('/usr/bin/time');
+  const args = [CLI, 'site', '--json', '--now', NOW];
+  const start = performance.now();
+  const child = timed
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, ...args], { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+    : spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const seconds = (performance.now() - start) / 1000;
+  if (child.status !== 0) throw new Error(`memvault site failed in ${root}:\n${child.stderr}`);
+  const json = JSON.parse(child.stdout) as { pages: number; written: string[] };
+  const [user, system] = (child.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  const cpuSeconds = timed && Number.isFinite(user) && Number.isFinite(system) ? user! + system! : null;
+  return { seconds, cpuSeconds, written: json.written.length, pages: json.pages };
 }
 
 function git(cwd: string, ...args: string[]): void {
@@ -90,7 +101,9 @@ async function largeVault(memories: number, runs: number): Promise<{ cold: SiteR
 function summary(label: string, runs: readonly SiteRun[]): string {
   const seconds = runs.map((r) => r.seconds);
   const written = runs.map((r) => r.written);
-  return `${label}: median ${formatSeconds(median(seconds))} (${seconds.map((s) => s.toFixed(2)).join(', ')} s), pages written ${written.join(', ')} of ${runs[0]?.pages ?? 0}`;
+  const cpu = runs.map((r) => r.cpuSeconds).filter((c): c is number => c !== null);
+  const cpuText = cpu.length > 0 ? `, CPU median ${formatSeconds(median(cpu))} (${cpu.map((c) => c.toFixed(2)).join(', ')} s)` : '';
+  return `${label}: wall median ${formatSeconds(median(seconds))} (${seconds.map((s) => s.toFixed(2)).join(', ')} s)${cpuText}, pages written ${written.join(', ')} of ${runs[0]?.pages ?? 0}`;
 }
 
 async function main(): Promise<void> {

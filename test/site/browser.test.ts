@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +37,9 @@ if (SLOW && !RUN)
     }`,
   );
 
+/** A credential of a kind the loader holds back, assembled at run time so no source file holds one. */
+const SECRET = ['gh', 'p_', 'Zq8', 'y'.repeat(30), 'a7Q'].join('');
+
 const HOSTILE_ID = '2026/11/2026-11-10-hostile-paste';
 const HOSTILE = memory({
   date: '2026-11-10T10:00:00+01:00',
@@ -68,6 +71,10 @@ describe.skipIf(!RUN)('the sample vault’s site in headless Chromium', () => {
       cpSync(path.join(REPO, name), path.join(root, name), { recursive: true });
     mkdirSync(path.join(root, 'vault/main/memories/2026/11'), { recursive: true });
     writeFileSync(path.join(root, `vault/main/memories/${HOSTILE_ID}.md`), HOSTILE);
+    writeFileSync(
+      path.join(root, 'vault/main/memories/2026/11/2026-11-11-ci-token.md'),
+      memory({ date: '2026-11-11T10:00:00+01:00', title: 'The CI token', body: `CI pushes with ${SECRET} now.` }),
+    );
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: root, stdio: 'ignore' });
     git('init', '-q', '-b', 'main');
@@ -158,6 +165,19 @@ describe.skipIf(!RUN)('the sample vault’s site in headless Chromium', () => {
     expect(await page.locator('#hits li a').first().textContent()).toContain('<script>');
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(errors).toEqual([]);
+  });
+
+  it('shows nothing of a memory held back for a secret: no page, no title, no text; the review queue names its file', () => {
+    const files = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(path.join(site, f)).isFile());
+    const naming: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(path.join(site, file), 'utf8');
+      expect(text, file).not.toContain(SECRET);
+      expect(text, file).not.toContain('The CI token');
+      if (text.includes('2026-11-11-ci-token')) naming.push(file);
+    }
+    // As in INDEX.md and index.json: the path and the kind of secret, for a person to redact it.
+    expect(naming.sort()).toEqual(['review.html', 'vault-index.html']);
   });
 
   it('draws the charts as inline SVG of a readable size', async () => {
