@@ -23,8 +23,6 @@ export interface SiteInput {
   streams: SiteStream[];
   /** index.json as the last build wrote it, if any. */
   index: VaultIndex | undefined;
-  /** SHA-256 of INDEX.md, when there is one. */
-  indexMarkdownHash: string | undefined;
 }
 
 export interface CommitRef {
@@ -102,7 +100,7 @@ export function collectSiteInput(vault: ReadVault, today: string): SiteInput {
         budgets,
       };
     });
-  return { vault, today, streams, index, indexMarkdownHash: fileHash(path.join(vault.vaultDir, vaultPaths.indexMarkdown)) };
+  return { vault, today, streams, index };
 }
 
 function readJson<T>(file: string): T | undefined {

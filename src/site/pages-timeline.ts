@@ -61,7 +61,7 @@ export function timelinePages(stream: SiteStream, context: SiteContext): PageSpe
         streams: nav,
         crumbs: [{ label: 'Home', to: sitePaths.home }, { label: name }],
         body: html`<h1>Stream ${name}</h1>
-<p class="meta">${stream.memories.length} memories (${archived} archived) · ${stream.calendar ? 'calendar pyramid' : ''}${stream.waterfall ? ' waterfall' : ''}</p>
+<p class="meta">${stream.memories.length} memories (${archived} archived) · ${[stream.calendar ? 'calendar pyramid' : '', stream.waterfall ? 'waterfall' : ''].filter(Boolean).join(' and ')}</p>
 <ul class="list">
 ${stream.packageHash !== undefined ? html`<li><a href="${hrefTo(streamPath, sitePaths.package(name))}">The package (UPLOAD_PACKAGE.md) and what it kept</a></li>` : ''}
 <li><a href="${hrefTo(streamPath, sitePaths.charts(name))}">Charts: tokens per summary against the budget, memories per day</a></li>

@@ -70,21 +70,51 @@ function readVaultText(vaultDir: string, relative: string): string {
   }
 }
 
+/** The site page of a summary listed in index.json: its period's page, or the stream's for long-term and waterfall ones. */
+function summaryPage(stream: string, tier: string, period: string): string {
+  if (tier === 'daily') return sitePaths.day(stream, period);
+  if (tier === 'weekly') return sitePaths.week(stream, period);
+  if (tier === 'monthly') return sitePaths.month(stream, period);
+  return sitePaths.stream(stream);
+}
+
+/** index.json as pages of the site: coverage, the package, every summary (linked to its period) and the topics. */
 function indexPage(input: SiteInput, context: SiteContext): PageSpec {
   const p = sitePaths.index;
+  const known = new Set(input.streams.map((s) => s.name));
+  const streams = (input.index?.streams ?? []).filter((s) => known.has(s.name));
   return {
     path: p,
-    inputs: { page: 'index', nav: context.streamNames, hash: input.indexMarkdownHash ?? null },
+    inputs: { page: 'index', nav: context.streamNames, hash: input.index?.input_hash ?? null, streams },
     render: () =>
       renderPage({
         path: p,
         title: 'Index',
         streams: context.streamNames,
         crumbs: [{ label: 'Home', to: sitePaths.home }, { label: 'Index' }],
-        body: html`<h1>The index</h1><p class="meta"><code>INDEX.md</code>, as the last build wrote it.</p>${
-          input.indexMarkdownHash === undefined
-            ? html`<p class="muted">No INDEX.md yet: run <code>memvault build</code>.</p>`
-            : html`<div class="summary">${renderMarkdown(readVaultText(context.vaultDir, vaultPaths.indexMarkdown))}</div>`
+        body: html`<h1>The index</h1><p class="meta">Every stream's summaries, coverage and topics, as the last build listed them in <code>index.json</code> (and <code>INDEX.md</code>).</p>${
+          input.index === undefined
+            ? html`<p class="muted">No index.json yet: run <code>memvault build</code>.</p>`
+            : streams.map(
+                (s) => html`<h2>${s.name}</h2>
+<p class="meta">${s.memories.total} memories (${s.memories.archived} archived, ${s.memories.pinned} pinned) · ${s.coverage.first_day ?? '–'} to ${s.coverage.last_day ?? '–'}, ${s.coverage.days_with_memories} days with memories${
+                  s.package
+                    ? html` · <a href="${hrefTo(p, sitePaths.package(s.name))}">package</a> ${s.package.tokens} / ${s.package.max_tokens} tokens`
+                    : ''
+                }</p>
+${
+  s.topics.length > 0
+    ? html`<h3>Topics</h3><ul class="list">${s.topics.map(
+        (t) => html`<li><a href="${hrefTo(p, summaryPage(s.name, t.tier, t.period))}">${t.period}</a>: ${t.terms.join(', ')}</li>`,
+      )}</ul>`
+    : ''
+}
+<h3>Summaries</h3>
+<table><thead><tr><th scope="col">tier</th><th scope="col">period</th><th scope="col">tokens</th><th scope="col">sources</th><th scope="col">memories</th><th scope="col">generator</th><th scope="col">flags</th></tr></thead><tbody>${s.summaries.map(
+                  (x) =>
+                    html`<tr><td>${x.tier}</td><td><a href="${hrefTo(p, summaryPage(s.name, x.tier, x.period))}">${x.period}</a></td><td>${x.tokens}</td><td>${x.sources}</td><td>${x.memories}</td><td>${x.generator}</td><td>${x.flags.join(', ')}</td></tr>`,
+                )}</tbody></table>`,
+              )
         }`,
       }),
   };
