@@ -107,7 +107,7 @@ ${waterfall.map((s) =>
         upTier = parentTier(upTier);
       }
       const budget = period.summary ? stream.budgets[period.summary.meta.tier] : undefined;
-      // Lists of memories are shown from the week down; a year or a month links to its finer periods and counts.
+      // Months, weeks and days list their memories; a year links to its months (with counts) only.
       const listsMemories = tier === 'week' || tier === 'day' || tier === 'month';
       pages.push({
         path,

@@ -57,16 +57,10 @@ export function buildTimeline(memories: readonly Memory[], summaries: readonly S
     chain.forEach((p, i) => {
       p.memories.push(memory);
       const child = chain[i + 1];
-      if (child && p.children.at(-1) !== child.id && !p.children.includes(child.id)) p.children.push(child.id);
+      // At most 13 months, 6 weeks or 7 days: a linear look is cheap.
+      if (child && !p.children.includes(child.id)) p.children.push(child.id);
     });
   }
   for (const map of Object.values(timeline)) for (const p of map.values()) p.children.sort();
   return timeline;
-}
-
-/** The period before and after `id` among those of its tier (for the pager), oldest first. */
-export function neighbours(map: Map<string, Period>, id: string): { previous: string | undefined; next: string | undefined } {
-  const ids = [...map.keys()].sort();
-  const at = ids.indexOf(id);
-  return { previous: at > 0 ? ids[at - 1] : undefined, next: at >= 0 ? ids[at + 1] : undefined };
 }
