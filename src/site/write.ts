@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
-import { hashValue } from '../util/hash.js';
+import { createHash } from 'node:crypto';
 import type { PageSpec } from './page.js';
 import { SITE_MANIFEST } from './paths.js';
 
@@ -45,12 +45,21 @@ export function planWrites(
   const hashes: Record<string, string> = {};
   const write: { page: PageSpec; hash: string }[] = [];
   for (const page of pages) {
-    const hash = hashValue({ v: SITE_VERSION, inputs: page.inputs });
+    const hash = inputHash(page.inputs);
     hashes[page.path] = hash;
     if (previous[page.path] !== hash || !existsSync(path.join(outDir, page.path))) write.push({ page, hash });
   }
   const remove = Object.keys(previous).filter((p) => !(p in hashes));
   return { write, remove, hashes };
+}
+
+/**
+ * A page's input hash: 128 bits of SHA-256 over its inputs as JSON. The inputs are plain data built in a fixed key order
+ * by the page planners, so plain JSON is stable, and it is a third of the cost of a key-sorting stringify, which at
+ * 20,000 memories (~60,000 list entries) was most of a one-edit run.
+ */
+export function inputHash(inputs: unknown): string {
+  return createHash('sha256').update(`${SITE_VERSION}\n`).update(JSON.stringify(inputs)).digest('hex').slice(0, 32);
 }
 
 export function writeSite(outDir: string, pages: readonly PageSpec[]): WriteReport {
