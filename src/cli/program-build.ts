@@ -96,6 +96,7 @@ Examples:
       'npm spec the workflow installs memvault from (default: where this memvault came from: git URL + commit, or the registry version)',
     )
     .option('--pr', 'the workflow pushes the rollup to the branch memvault/rollup and opens a pull request (protected default branch)')
+    .option('--pages', 'the workflow also publishes `memvault site` to GitHub Pages after the rollup (docs/site.md)')
     .option('--commit', 'commit the files init wrote, exactly those (default: print the git command that does)')
     .option('--json', 'print what was created (and what was kept because it already existed) as JSON')
     .addHelpText(

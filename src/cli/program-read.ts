@@ -124,4 +124,26 @@ Examples:
   memvault verify --all --stream main`,
     )
     .action(async (options) => (await import('./commands/verify.js')).verifyCommand({ ...program.opts(), ...options }));
+
+  program
+    .command('site')
+    .description(
+      'Write the vault as a static site: timeline per stream (years → months → weeks → days → memories), a page per ' +
+        'memory, the package, index, review queue, facts, budget charts and full-text search. Only changed pages are rewritten.',
+    )
+    .option('--out <folder>', 'where to write it: a folder inside the project, outside the vault (default: site)')
+    .option('--now <datetime>', 'the day facts in force are shown for (ISO 8601); also MEMVAULT_NOW')
+    .option('--json', 'print {out, pages, written, removed, seconds} as JSON')
+    .addHelpText(
+      'after',
+      `
+Writes nothing in the vault; held-back memories (secrets) appear nowhere. Open site/index.html in a browser
+(file:// works) or publish the folder (memvault init --pages adds a GitHub Pages deploy). See docs/site.md.
+
+Examples:
+  memvault site
+  memvault site --out build/site
+  memvault site --json | jq '.written | length'`,
+    )
+    .action(async (options) => (await import('./commands/site.js')).siteCommand({ ...program.opts(), ...options }));
 }

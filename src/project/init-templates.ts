@@ -6,6 +6,8 @@
  * e2e tests parse both sides and fail when they drift apart.
  */
 
+import { pagesDeployJob } from '../site/pages-workflow.js';
+
 /** Where `memvault init` writes the workflow; prefixed so it does not collide with the repository's own workflows. */
 export const WORKFLOW_FILE = '.github/workflows/memvault-nightly.yml';
 
@@ -87,6 +89,8 @@ export interface WorkflowOptions {
   install: string;
   /** Push the rollup to `PR_BRANCH` and open a pull request instead of pushing to the default branch (for protected branches). */
   pr?: boolean;
+  /** `--pages`: a second job publishes \`memvault site\` to GitHub Pages after the rollup (src/site/pages-workflow.ts). */
+  pages?: boolean;
 }
 
 /**
@@ -234,5 +238,5 @@ jobs:
       - name: Build the vault and commit
         run: memvault build
 
-${push}`;
+${push}${options.pages ? pagesDeployJob(options.install, WORKFLOW_NODE) : ''}`;
 }

@@ -18,6 +18,8 @@ export interface InitCommandOptions {
   installFrom?: string;
   /** `--pr`: the workflow pushes to a branch and opens a pull request (a protected default branch). */
   pr?: boolean;
+  /** `--pages`: the workflow also publishes `memvault site` to GitHub Pages (docs/site.md). */
+  pages?: boolean;
   /** `--commit`: commit the files init wrote (exactly those) in the repository holding the folder. */
   commit?: boolean;
 }
@@ -113,7 +115,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
       : options.installFrom !== undefined
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
-  if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true }));
+  if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true, pages: options.pages === true }));
   const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source) : undefined;
 
   const committed = options.commit ? await commitInit(root, touched) : undefined;

@@ -53,6 +53,11 @@ export const CLI_RULES = {
     severity: 'error',
     hint: 'pass one or more transcripts: memvault ingest session.jsonl conversations.json notes.md',
   },
+  'cli/out': {
+    title: '`--out` of `memvault site` is not a folder of its own inside the project',
+    severity: 'error',
+    hint: 'memvault writes only inside the project, never into the vault: --out site (the default) or --out build/site',
+  },
   'cli/regenerate': {
     title: '`--regenerate` names no generated summary',
     severity: 'error',
