@@ -139,11 +139,11 @@ describe('a fresh clone without .memvault', () => {
       expect(entry.headings).toEqual(headingSpans(parseMarkdown(frontmatterBody(text).trim())));
     }
     cache.close();
-    expect(parsedMemories.map((entry) => (entry.result.type === 'memory' ? entry.result.memory.day : '')).sort()).toEqual([
-      NEW_DAY,
-      NEW_DAY,
-      NEW_DAY,
-    ]);
+    // Parsed: the new day's memories, and those of the days the package tried to buy back in part (refineInPart renders
+    // each memory's opening sentences, which takes the parse, also for a day it then undoes); never all of them.
+    const parsedDays = parsedMemories.map((entry) => (entry.result.type === 'memory' ? entry.result.memory.day : ''));
+    expect(parsedDays.filter((day) => day === NEW_DAY)).toHaveLength(3);
+    expect(parsedMemories.length).toBeLessThan(cloneReport.streams[0]!.memories);
     // The warm build read only the new files.
     expect(warmReport.stats.read).toBe(3);
     expect(warmReport.stats.parsed).toBe(3);

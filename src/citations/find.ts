@@ -13,6 +13,9 @@ import type { Citation } from './model.js';
 /** More than this many citations in one memory are not kept (a pasted file listing is not a set of claims). */
 export const MAX_CITATIONS = 40;
 
+/** Characters of one line that are looked at for citations. */
+export const MAX_LINE_CHARS = 8_000;
+
 /** File extensions that make a bare name (`README.md`) or a slashed one (`src/a.ts`) a path outside backticks. */
 const EXTENSIONS = new Set(
   (
@@ -86,8 +89,10 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
   };
   const lines = body.split('\n');
   let fenced = false;
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i]!;
+  for (let i = 0; i < lines.length && found.length < MAX_CITATIONS; i++) {
+    // A line is read up to MAX_LINE_CHARS: every match is checked against the spans taken before it, so an endless
+    // line (a pasted log, a 900 KB paragraph) would cost its square.
+    const text = lines[i]!.length > MAX_LINE_CHARS ? lines[i]!.slice(0, MAX_LINE_CHARS) : lines[i]!;
     if (/^\s*(```|~~~)/.test(text)) {
       fenced = !fenced;
       continue;
@@ -124,8 +129,9 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
       const start = m.index;
       const end = start + m[0].length;
       if (isTaken(start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;
-      // Inside a URL or an e-mail address: not a repository path.
-      if (/\S*(?:https?:\/\/|www\.)\S*$/.test(text.slice(0, start)) && !/\s$/.test(text.slice(0, start))) continue;
+      // Inside a URL or an e-mail address: not a repository path. Only the run of non-space characters before the
+      // token is looked at (testing the whole line before it cost a 900 KB one-line memory minutes: quadratic).
+      if (/https?:\/\/|www\./.test(runBefore(text, start))) continue;
       const path = pathOf(m[0], false);
       if (!path) continue;
       taken.push([start, end]);
@@ -151,6 +157,13 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
     for (const m of text.matchAll(ISSUE_WORD)) add({ kind: 'issue', target: `#${m[1]}`, line });
   }
   return found;
+}
+
+/** The characters right before `start` up to the previous whitespace (at most 2,048: a URL is shorter). */
+function runBefore(text: string, start: number): string {
+  let from = start;
+  while (from > 0 && start - from < 2048 && !/\s/.test(text[from - 1]!)) from--;
+  return text.slice(from, start);
 }
 
 function symbolOf(symbol: string | undefined): { symbol?: string } {

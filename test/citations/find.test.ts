@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citationsOfBody, findCitations } from '../../src/citations/find.js';
+import { citationsOfBody, findCitations, MAX_LINE_CHARS } from '../../src/citations/find.js';
 
 const targets = (body: string) => findCitations(body).map((c) => `${c.kind}:${c.target}`);
 
@@ -47,5 +47,13 @@ describe('findCitations', () => {
   it('names the line of the file, the frontmatter counted', () => {
     const text = '---\ndate: 2026-01-02\ntitle: x\n---\n\nFirst line.\nSee `src/a.ts`.\n';
     expect(citationsOfBody(Buffer.from(text), 'First line.\nSee `src/a.ts`.')).toEqual([{ kind: 'path', target: 'src/a.ts', line: 7 }]);
+  });
+
+  it('reads one line up to MAX_LINE_CHARS: a path past it on an endless line is not looked for', () => {
+    const words = 'alpha beta gamma shipped the build '.repeat(Math.ceil((MAX_LINE_CHARS * 3) / 36));
+    const line = `See src/early.ts first. ${words} and src/late.ts at the end.`;
+    expect(findCitations(line).map((c) => c.target)).toEqual(['src/early.ts']);
+    // Within the bound, every path on the line is found.
+    expect(findCitations('See src/early.ts first, then src/late.ts.').map((c) => c.target)).toEqual(['src/early.ts', 'src/late.ts']);
   });
 });

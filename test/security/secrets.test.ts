@@ -6,6 +6,7 @@ import { git, initRepo } from '../git/helpers.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { createProject, memory, readText, removeProject, runCli, writeFiles, type CliResult } from '../helpers/project.js';
 import { ORDINARY_TEXT, SECRET_CASES, SECRET_SEED } from '../redact/corpus.js';
+import { stateRow, stateRowCount } from '../helpers/state-store.js';
 
 /**
  * No secret travels. The secrets corpus (59 kinds,
@@ -277,9 +278,9 @@ describe('a warm and a cold build agree on secrets', () => {
       await build({ root, now: new Date(NOW) });
       expect(readText(root, 'vault/main/daily/2026-02-13.md')).toContain(github.secret);
       // The cache names the rule set it was made with.
-      const files = JSON.parse(readFileSync(path.join(root, '.memvault/cache/files.json'), 'utf8')) as { detector?: string };
-      expect(files.detector).toMatch(/^secretlint-preset-recommend@[\d.]+;memvault-rules@\d+$/);
-      expect(statSync(path.join(root, '.memvault/cache/files.json')).size).toBeGreaterThan(0);
+      const key = JSON.parse(stateRow(root, 'parse-cache', 'key') as string) as { detector?: string };
+      expect(key.detector).toMatch(/^secretlint-preset-recommend@[\d.]+;memvault-rules@\d+$/);
+      expect(stateRowCount(root, 'parse-cache')).toBeGreaterThan(0);
     } finally {
       removeProject(root);
     }
