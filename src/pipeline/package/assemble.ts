@@ -4,6 +4,7 @@ import { hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
 import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
 import { fitFacts, packageFacts } from './facts.js';
+import { degradeItemByItem } from './fit.js';
 import { memoryItem, selectCoverage } from './items.js';
 import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
 import { renderPackage } from './render.js';
@@ -121,15 +122,13 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
   }
 
   let text = render();
-  const steps = [
-    () => promote(history, 'daily', 'weekly', input),
-    () => promote(history, 'weekly', 'monthly', input),
-    () => shortenOldestMemory(history, input),
-    () => leaveOutOldest(history),
-  ];
+  const steps = [() => promote(history, 'daily', 'weekly', input), () => promote(history, 'weekly', 'monthly', input)];
   for (const step of steps) {
     while (!fits(text) && step()) text = render();
   }
+  // Item by item, the same loop without rendering a package whose size alone is over budget (fit.ts: a busy day).
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => shortenOldestMemory([item], input));
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item]));
   // Spare room buys detail back; never once something had to be degraded or left out.
   if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
 
