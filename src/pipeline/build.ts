@@ -12,9 +12,10 @@ import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
-import type { CalendarTier, StreamState } from '../vault/model.js';
+import type { CalendarTier, Diagnostic, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './build-pool.js';
+import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from './derived-memo.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
 import { applyCalendar, rollupContextOf, type StreamContext } from './calendar-apply.js';
@@ -94,6 +95,22 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
 }
 
 async function buildLocked(options: BuildOptions, config: Config, started: number, pool: BuildPool | undefined): Promise<BuildReport> {
+  const gc = watchGc();
+  try {
+    return await buildWatched(options, config, started, pool, gc);
+  } finally {
+    gc.stop();
+  }
+}
+
+async function buildWatched(
+  options: BuildOptions,
+  config: Config,
+  started: number,
+  pool: BuildPool | undefined,
+  gc: ReturnType<typeof watchGc>,
+): Promise<BuildReport> {
+  const clock = new StageClock();
   const vaultDir = path.resolve(options.root, config.vault);
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
@@ -155,7 +172,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   const leftOut = new Map(
     [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
   );
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut };
+  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut, clock };
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
   const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).cacheDir, loaded.cache, config);
   const planStarted = performance.now();
@@ -193,12 +210,22 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.diagnostics.push(...plan.diagnostics);
   // Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
   const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
+  // On a running pool (a cold build) the look runs on a build thread beside the rollups; its warnings keep their place.
+  const nearDuplicates = { at: report.diagnostics.length, found: Promise.resolve<Diagnostic[][]>([]) };
   if (summarized.length > 0) {
     const { nearDuplicateWarnings } = await import('../maintain/build-check.js');
-    for (const s of summarized) {
-      const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
-      report.diagnostics.push(...nearDuplicateWarnings(vaultDir, s.name, loaded.state.streams.get(s.name)?.memories ?? [], days));
-    }
+    const look = summarized.map((s) => ({
+      name: s.name,
+      memories: loaded.state.streams.get(s.name)?.memories ?? [],
+      days: new Set(s.tiers.daily.jobs.map((job) => job.period)),
+    }));
+    if (pool?.started && !report.dryRun) {
+      nearDuplicates.found = Promise.all(look.map((l) => pool.nearDuplicates(vaultDir, l.name, l.memories, l.days)));
+      nearDuplicates.found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    } else
+      clock.time('near-duplicates', () => {
+        for (const l of look) report.diagnostics.push(...nearDuplicateWarnings(vaultDir, l.name, l.memories, l.days));
+      });
   }
   // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
   if (report.dryRun)
@@ -230,7 +257,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       });
       continue;
     }
+    const applyStarted = performance.now();
     const result = await applyCalendar(stream, streamPlan, streamContext, unchanged);
+    clock.add('apply', performance.now() - applyStarted);
     report.streams.push(result.report);
     indexInputs.push({
       name,
@@ -241,6 +270,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       manifest: result.manifest,
     });
   }
+  report.diagnostics.splice(nearDuplicates.at, 0, ...(await nearDuplicates.found).flat());
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   report.diagnostics.push(...factWarnings(plan.order.map((entry) => entry.stream)));
@@ -266,7 +296,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
     const sync = await import('../read/search/sync.js');
+    const searchStarted = performance.now();
     const search = await sync.syncSearch(options.root, loaded, config);
+    clock.add('search', performance.now() - searchStarted);
     if (search) report.search = search;
     // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
     report.diagnostics.push(...sync.searchNotes(search));
@@ -293,6 +325,12 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.commit = Math.round(performance.now() - commitStarted + recordMs);
   report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
   report.stats.ms = Math.round(performance.now() - started);
+  if (!report.dryRun) {
+    const { load, plan, package: packageMs, index, commit } = report.stats;
+    clock.merge({ load, plan, package: packageMs, index, commit, 'gc.main': gc.take() });
+    if (pool) clock.merge(pool.stageMs.ms);
+    report.stats.stages = clock.rounded();
+  }
   return report;
 }
 
