@@ -35,7 +35,9 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  * (no parse cache) plus three new memories: the nightly job's case.
  *
  * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--eleventy-runs N]
- *          [--watch-runs N] [--skip-watch] [--watch-only] [--busy-day N]
+ *          [--watch-runs N] [--skip-watch] [--watch-only] [--busy-day N] [--compare-only]
+ *
+ * `--compare-only`: only the Eleventy comparison (and `--busy-day`), on the 4,000-memory vault.
  *
  * Eleventy (issue 29): memvault's cold build and Eleventy on the same 4,000
  * markdown files, alternating (memvault, Eleventy, memvault, …) so both see the
@@ -83,6 +85,8 @@ interface BenchOptions {
   eleventyRuns: number;
   /** Memories of the busy-day scenario (0: skipped). */
   busyDay: number;
+  /** Only the Eleventy comparison (and the busy day): no rebuild scenarios, no watch. */
+  compareOnly: boolean;
   watchRuns: number;
   skipWatch: boolean;
   /** Only the watch scenario (on an already built vault, or one build first). */
@@ -144,6 +148,7 @@ function parseOptions(argv: string[]): BenchOptions {
       'skip-eleventy': { type: 'boolean', default: false },
       'eleventy-runs': { type: 'string' },
       'busy-day': { type: 'string' },
+      'compare-only': { type: 'boolean', default: false },
       'watch-runs': { type: 'string' },
       'skip-watch': { type: 'boolean', default: false },
       'watch-only': { type: 'boolean', default: false },
@@ -158,6 +163,7 @@ function parseOptions(argv: string[]): BenchOptions {
     skipEleventy: values['skip-eleventy'] === true,
     eleventyRuns: values['eleventy-runs'] === undefined ? ELEVENTY_RUNS : positiveInt(values['eleventy-runs'], '--eleventy-runs'),
     busyDay: values['busy-day'] === undefined ? 0 : positiveInt(values['busy-day'], '--busy-day'),
+    compareOnly: values['compare-only'] === true,
     watchRuns,
     skipWatch: values['skip-watch'] === true,
     watchOnly: values['watch-only'] === true,
@@ -374,6 +380,13 @@ function benchBusyDay(memories: number): BusyDayResult {
   return { memories, cold: first.sample, oneMore: more.sample, coldStages: stagesOf(first.stdout), oneMoreStages: stagesOf(more.stdout) };
 }
 
+/** `--compare-only`: the 4,000-memory vault, generated if need be, with no scenario run on it. */
+function compareTarget(): SizeResult {
+  const dir = path.join(BENCH_ROOT, String(ELEVENTY_SIZE));
+  ensureVault(dir, ELEVENTY_SIZE);
+  return { memories: ELEVENTY_SIZE, dir } as SizeResult;
+}
+
 /** The vault Eleventy is compared on: 4,000 memories, or the benchmarked size closest to it. */
 function eleventyTarget(results: SizeResult[]): SizeResult | undefined {
   return [...results].sort((a, b) => Math.abs(a.memories - ELEVENTY_SIZE) - Math.abs(b.memories - ELEVENTY_SIZE))[0];
@@ -485,12 +498,12 @@ async function main(): Promise<void> {
   mkdirSync(BENCH_ROOT, { recursive: true });
   const info = machine();
   const results: SizeResult[] = [];
-  if (!options.watchOnly) for (const memories of options.sizes) results.push(await benchSize(memories, options));
-  const target = options.skipEleventy || options.watchOnly ? undefined : eleventyTarget(results);
+  if (!options.watchOnly && !options.compareOnly) for (const memories of options.sizes) results.push(await benchSize(memories, options));
+  const target = options.skipEleventy || options.watchOnly ? undefined : options.compareOnly ? compareTarget() : eleventyTarget(results);
   const eleventy = target ? benchEleventy(target, options.eleventyRuns) : null;
   const busy = options.busyDay > 0 && !options.watchOnly ? benchBusyDay(options.busyDay) : null;
   let watch: WatchResult | null = null;
-  if (!options.skipWatch) {
+  if (!options.skipWatch && !options.compareOnly) {
     const largest = Math.max(...options.sizes);
     const dir = path.join(BENCH_ROOT, String(largest));
     if (options.watchOnly) {

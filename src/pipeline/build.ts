@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
 import { factWarnings } from '../facts/surface.js';
 import type { Summarizer } from '../llm/types.js';
-import { isValidDay } from '../time/periods.js';
+import { addDays, isValidDay } from '../time/periods.js';
 import { leftOutOf } from '../maintain/left-out.js';
 import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
@@ -12,7 +12,7 @@ import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
-import type { CalendarTier, Diagnostic, StreamState } from '../vault/model.js';
+import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './build-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
@@ -213,12 +213,12 @@ async function buildWatched(
   // On a running pool (a cold build) the look runs on a build thread beside the rollups; its warnings keep their place.
   const nearDuplicates = { at: report.diagnostics.length, found: Promise.resolve<Diagnostic[][]>([]) };
   if (summarized.length > 0) {
-    const { nearDuplicateWarnings } = await import('../maintain/build-check.js');
-    const look = summarized.map((s) => ({
-      name: s.name,
-      memories: loaded.state.streams.get(s.name)?.memories ?? [],
-      days: new Set(s.tiers.daily.jobs.map((job) => job.period)),
-    }));
+    const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
+    const look = summarized.map((s) => {
+      const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
+      const memories = newestForLook(loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
+      return { name: s.name, memories, days };
+    });
     if (pool?.started && !report.dryRun) {
       nearDuplicates.found = Promise.all(look.map((l) => pool.nearDuplicates(vaultDir, l.name, l.memories, l.days)));
       nearDuplicates.found.catch(() => {}); // awaited after the rollups; a failure then is the build's
@@ -342,4 +342,23 @@ function promptIdsOf(summarizer: Summarizer): (tier: CalendarTier) => string {
     if (id === undefined) ids.set(tier, (id = summarizer.promptId(tier)));
     return id;
   };
+}
+
+/**
+ * The most memories a build's near-duplicate look reads (issue 29): it reads and shingles every memory of the
+ * summarized days and the `BUILD_WINDOW_DAYS` before them, and one day an agent fills with a memory per step holds
+ * 100,000 (a one-memory addition read them all again, ~5 s at 10,000). Above the cap it looks at the newest of them:
+ * a copy is most often written soon after its original (`memvault consolidate` compares the whole stream).
+ */
+export const MAX_LOOKED_AT = 2000;
+
+/**
+ * `memories` (in date order) as the look sees them: all of them, unless `days` and the `windowDays` before each hold
+ * more than `MAX_LOOKED_AT`.
+ */
+export function newestForLook(memories: readonly Memory[], days: ReadonlySet<string>, windowDays: number): readonly Memory[] {
+  const window = new Set<string>();
+  for (const day of days) for (let back = 0; back <= windowDays; back++) window.add(addDays(day, -back));
+  const inWindow = memories.filter((memory) => window.has(memory.day));
+  return inWindow.length <= MAX_LOOKED_AT ? memories : inWindow.slice(-MAX_LOOKED_AT);
 }

@@ -21,22 +21,24 @@ import type { Item, PackageInput } from './model.js';
 export function degradeItemByItem(
   history: readonly Item[],
   input: Pick<PackageInput, 'readMemory'>,
-  text: string,
+  /** The package as it stands, or undefined when it was not rendered because `provablyOver` said it is over budget. */
+  text: string | undefined,
   render: () => string,
   fits: (text: string) => boolean,
   maxBytes: number,
   /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `(item) => leaveOutOldest([item])`. */
   apply: (item: Item) => boolean,
 ): string {
-  let bound: number | undefined; // worked out at the first step: a package that fits already never pays for it
+  const texts = new WeakMap<Item, number>();
+  let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
   let cursor = 0;
   const step = (): boolean => {
-    bound ??= lowerBoundBytes(history, input);
+    bound ??= lowerBoundBytes(history);
     for (; cursor < history.length; cursor++) {
       const item = history[cursor]!;
-      const before = shownBytesAtLeast(item, input);
+      const before = shownBytesAtLeast(item);
       if (!apply(item)) continue;
-      bound! += shownBytesAtLeast(item, input) - before;
+      bound! += shownBytesAtLeast(item) - before;
       return true;
     }
     return false;
@@ -44,7 +46,9 @@ export function degradeItemByItem(
   let current: string | undefined = text; // undefined: the items changed since `current` was rendered
   for (;;) {
     if (current === undefined) {
-      if (bound! > maxBytes) {
+      bound ??= lowerBoundBytes(history);
+      // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
+      if (bound > maxBytes || closerBoundBytes(history, input, texts) > maxBytes) {
         if (!step()) return render();
         continue;
       }
@@ -56,22 +60,66 @@ export function degradeItemByItem(
 }
 
 /** At most the bytes the shown items take in the rendered package: each item's text and the `\n\n` before it. */
-export function lowerBoundBytes(history: readonly Item[], input: Pick<PackageInput, 'readMemory'>): number {
+export function lowerBoundBytes(history: readonly Item[]): number {
   let bytes = 0;
-  for (const item of history) bytes += shownBytesAtLeast(item, input);
+  for (const item of history) bytes += shownBytesAtLeast(item);
   return bytes;
 }
 
 /**
- * At most the bytes `item` takes in the package (render.ts): none when left
- * out; a shortened memory at least its heading and its first sentence (a
- * note follows them); anything else its whole text.
+ * A closer lower bound than `lowerBoundBytes`, reading bodies: a memory in full is its whole text, a shortened one its
+ * heading and first sentence (a note follows). Asked only once the headings fit, when few items are shown.
  */
-function shownBytesAtLeast(item: Item, input: Pick<PackageInput, 'readMemory'>): number {
-  if (item.status === 'left-out') return 0;
-  if (item.type === 'memory' && item.status === 'degraded') {
-    const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
-    return countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2;
+function closerBoundBytes(history: readonly Item[], input: Pick<PackageInput, 'readMemory'>, texts: WeakMap<Item, number>): number {
+  let bytes = 0;
+  for (const item of history) {
+    if (item.status === 'left-out') continue;
+    if (item.type === 'memory' && item.status === 'degraded') {
+      const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+      bytes += countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2;
+      continue;
+    }
+    let size = texts.get(item);
+    if (size === undefined) texts.set(item, (size = countBytes(item.render()) + 2));
+    bytes += size;
   }
+  return bytes;
+}
+
+/** True when the package of `history` cannot fit `maxBytes` whatever else it holds: no need to render it to know. */
+export function provablyOver(history: readonly Item[], maxBytes: number): boolean {
+  return lowerBoundBytes(history) > maxBytes;
+}
+
+/**
+ * At most the bytes `item` takes in the package (render.ts): none when left
+ * out; a memory, shown in full or shortened, at least its heading line (its
+ * body, or its first sentence and a note, come after it: no body is read to
+ * know this); a summary its whole text.
+ */
+function shownBytesAtLeast(item: Item): number {
+  if (item.status === 'left-out') return 0;
+  if (item.type === 'memory') return countBytes(`### ${memoryHeading(item.memory!)}\n\n`) + 2;
   return countBytes(item.render()) + 2;
+}
+
+/**
+ * `input` with its body readers remembering what they read, for one assembly: the package is rendered again after
+ * each degradation step near the budget, and each rendering read every shown body again (from the content pack).
+ */
+export function rememberingReaders(input: PackageInput): PackageInput {
+  const once = <K extends object, V>(read: (key: K) => V): ((key: K) => V) => {
+    const known = new Map<K, V>();
+    return (key) => {
+      let value = known.get(key);
+      if (value === undefined) known.set(key, (value = read(key)));
+      return value;
+    };
+  };
+  return {
+    ...input,
+    readMemory: once(input.readMemory),
+    readSummary: once(input.readSummary),
+    ...(input.readShown ? { readShown: once(input.readShown) } : {}),
+  };
 }
