@@ -70,7 +70,7 @@ function degrade(shape: Shape, fast: boolean): { text: string; statuses: string[
   if (fast) {
     let text: string | undefined = provablyOver(history, shape.maxBytes) ? undefined : render();
     text = degradeItemByItem(history, input, text, render, fits, shape.maxBytes, (item) => shortenOldestMemory([item], input));
-    text = degradeItemByItem(history, input, text, render, fits, shape.maxBytes, (item) => leaveOutOldest([item]));
+    text = degradeItemByItem(history, input, text, render, fits, shape.maxBytes, (item) => leaveOutOldest([item])) ?? render();
     return { text, statuses: history.map((item) => `${item.status} ${item.reason ?? ''}`), renders };
   }
   let text = render();

@@ -131,7 +131,7 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
   }
   // Item by item, the same loop without rendering a package whose size alone is over budget (fit.ts: a busy day).
   text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => shortenOldestMemory([item], input));
-  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item]));
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item])) ?? render();
   // Spare room buys detail back; never once something had to be degraded or left out.
   if (history.every((item) => item.status === 'included')) text = refine(history, input, text, render, fits);
 

@@ -16,7 +16,10 @@ import type { Item, PackageInput } from './model.js';
  *   is kept up to date per step, and the package is rendered only when the
  *   bound is within the budget. Above it, `fits` would say no anyway.
  *
- * The result is the same as the plain loop's, byte for byte (test/package-fit.test.ts).
+ * The result is the same as the plain loop's, byte for byte (test/package-fit.test.ts), but for one thing: a
+ * package still over budget when the steps run out is returned unrendered (undefined), as it may have come in; the
+ * next steps start from it, and the caller renders what the last one leaves (a busy day's 100,000 shortened
+ * memories were rendered only to be left out).
  */
 export function degradeItemByItem(
   history: readonly Item[],
@@ -28,7 +31,7 @@ export function degradeItemByItem(
   maxBytes: number,
   /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `(item) => leaveOutOldest([item])`. */
   apply: (item: Item) => boolean,
-): string {
+): string | undefined {
   const texts = new WeakMap<Item, number>();
   let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
   let cursor = 0;
@@ -49,7 +52,8 @@ export function degradeItemByItem(
       bound ??= lowerBoundBytes(history);
       // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
       if (bound > maxBytes || closerBoundBytes(history, input, texts) > maxBytes) {
-        if (!step()) return render();
+        // Out of steps and still over: the next steps (or the caller) render it if need be, not this one.
+        if (!step()) return undefined;
         continue;
       }
       current = render();
