@@ -420,9 +420,9 @@ function report(
         .join(' / ')} (1 / 5 / 15 min: other work on the machine slows both sides)`,
     `Vaults: ${VAULT_SHAPE.days} days ending ${VAULT_SHAPE.endDay}, build --now ${NOW}`,
     '',
-    '| memories | scenario | runs | median | min | max | peak RSS (median) |',
-    '|---:|---|---:|---:|---:|---:|---:|',
   ];
+  if (results.length > 0)
+    lines.push('| memories | scenario | runs | median | min | max | peak RSS (median) |', '|---:|---|---:|---:|---:|---:|---:|');
   for (const size of results) {
     for (const scenario of Object.keys(SCENARIO_LABELS) as Scenario[]) {
       const s = size.scenarios[scenario];
