@@ -95,6 +95,8 @@ export function provablyOver(history: readonly Item[], maxBytes: number): boolea
   return lowerBoundBytes(history) > maxBytes;
 }
 
+const headingBytes = new WeakMap<object, number>();
+
 /**
  * At most the bytes `item` takes in the package (render.ts): none when left
  * out; a memory, shown in full or shortened, at least its heading line (its
@@ -103,7 +105,12 @@ export function provablyOver(history: readonly Item[], maxBytes: number): boolea
  */
 function shownBytesAtLeast(item: Item): number {
   if (item.status === 'left-out') return 0;
-  if (item.type === 'memory') return countBytes(`### ${memoryHeading(item.memory!)}\n\n`) + 2;
+  if (item.type === 'memory') {
+    // Asked for every memory of the day at each phase and twice per step: worked out once per memory.
+    let bytes = headingBytes.get(item.memory!);
+    if (bytes === undefined) headingBytes.set(item.memory!, (bytes = countBytes(`### ${memoryHeading(item.memory!)}\n\n`) + 2));
+    return bytes;
+  }
   return countBytes(item.render()) + 2;
 }
 
