@@ -33,6 +33,7 @@ export function degradeItemByItem(
   apply: (item: Item) => boolean,
 ): string | undefined {
   const texts = new WeakMap<Item, number>();
+  let firstShown = 0;
   let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
   let cursor = 0;
   const step = (): boolean => {
@@ -51,7 +52,9 @@ export function degradeItemByItem(
     if (current === undefined) {
       bound ??= lowerBoundBytes(history);
       // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
-      if (bound > maxBytes || closerBoundBytes(history, input, texts) > maxBytes) {
+      // Items are only ever left out here, never brought back: the scan starts past the left-out ones at the front.
+      while (history[firstShown]?.status === 'left-out') firstShown++;
+      if (bound > maxBytes || closerBoundBytes(history, firstShown, input, texts) > maxBytes) {
         // Out of steps and still over: the next steps (or the caller) render it if need be, not this one.
         if (!step()) return undefined;
         continue;
@@ -74,9 +77,15 @@ export function lowerBoundBytes(history: readonly Item[]): number {
  * A closer lower bound than `lowerBoundBytes`, reading bodies: a memory in full is its whole text, a shortened one its
  * heading and first sentence (a note follows). Asked only once the headings fit, when few items are shown.
  */
-function closerBoundBytes(history: readonly Item[], input: Pick<PackageInput, 'readMemory'>, texts: WeakMap<Item, number>): number {
+function closerBoundBytes(
+  history: readonly Item[],
+  from: number,
+  input: Pick<PackageInput, 'readMemory'>,
+  texts: WeakMap<Item, number>,
+): number {
   let bytes = 0;
-  for (const item of history) {
+  for (let i = from; i < history.length; i++) {
+    const item = history[i]!;
     if (item.status === 'left-out') continue;
     if (item.type === 'memory' && item.status === 'degraded') {
       const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
