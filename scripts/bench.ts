@@ -15,6 +15,7 @@ import {
   NOW,
   REPO,
   repeat,
+  runNode,
   type Sample,
   type Stats,
   stats,
@@ -22,6 +23,7 @@ import {
 } from './bench/run.js';
 import { benchCitations, type CitationBenchResult } from './bench/citations.js';
 import { benchWatch, type WatchResult, type WatchStats } from './bench/watch.js';
+import { BUSY_DAY_VERSION, generateBusyDay, writeBusyMemory } from './fixtures/busy-day.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
 
 /**
@@ -33,7 +35,17 @@ import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixt
  * The fresh-clone scenario builds a clean checkout of the committed vault
  * (no parse cache) plus three new memories: the nightly job's case.
  *
- * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--watch-runs N] [--skip-watch] [--watch-only]
+ * Usage: node dist/scripts/bench.js [--sizes 1000,4000] [--runs N] [--skip-eleventy] [--eleventy-runs N]
+ *          [--watch-runs N] [--skip-watch] [--watch-only] [--busy-day N] [--compare-only]
+ *
+ * `--compare-only`: only the Eleventy comparison (and `--busy-day`), on the 4,000-memory vault.
+ *
+ * Eleventy (issue 29): memvault's cold build and Eleventy on the same 4,000
+ * markdown files, alternating (memvault, Eleventy, memvault, …) so both see the
+ * same machine; medians of wall time, CPU time (user + system, all threads)
+ * and peak RSS, and the ratios. `--busy-day N` adds one day of N small
+ * memories (an agent's memory per step): its first build, then one more
+ * memory that day.
  *
  * The watch scenario runs `memvault watch` on the largest vault, saves a
  * memory of today and the newest memory of yesterday, and times how long
@@ -53,9 +65,12 @@ const DEFAULT_SIZES = [1000, 4000, 20_000];
 /** Cold builds of 20k memories take long enough that one run is informative; smaller sizes get three. */
 const LARGE_VAULT = 20_000;
 const REBUILD_RUNS = 5;
-const ELEVENTY_RUNS = 3;
+const ELEVENTY_RUNS = 5;
 const ELEVENTY_SIZE = 4000;
 const WATCH_RUNS = 7;
+/** The busy day's date and seed: the day before `NOW`, so it is complete and summarized. */
+const BUSY_DAY = '2026-11-20';
+const BUSY_SEED = 29;
 
 /**
  * Source folders of a stream: `memories/`, and `archive/` where retention
@@ -68,6 +83,11 @@ interface BenchOptions {
   /** Overrides the number of cold builds per size. */
   coldRuns: number | undefined;
   skipEleventy: boolean;
+  eleventyRuns: number;
+  /** Memories of the busy-day scenario (0: skipped). */
+  busyDay: number;
+  /** Only the Eleventy comparison (and the busy day): no rebuild scenarios, no watch. */
+  compareOnly: boolean;
   watchRuns: number;
   skipWatch: boolean;
   /** Only the watch scenario (on an already built vault, or one build first). */
@@ -101,10 +121,25 @@ interface EleventyResult {
   memories: number;
   inputFiles: number;
   stats: Stats;
-  /** memvault cold-build median divided by Eleventy's median (below 1 means memvault is faster). */
+  /** memvault's cold builds, alternating with Eleventy's runs on the same files. */
+  memvault: Stats;
+  /** memvault cold-build median over Eleventy's (below 1 means memvault is faster): wall time, CPU time, peak RSS. */
   ratio: number;
+  cpuRatio: number | null;
+  rssRatio: number | null;
   /** The same files through gray-matter + remark-parse and nothing else (scripts/parse-floor.ts), on one thread and on all cores. */
   remarkFloor: { threads: number; stats: Stats; ratio: number }[];
+}
+
+interface BusyDayResult {
+  memories: number;
+  /** The first build of the day (cold: no cache, no summaries). */
+  cold: Sample;
+  /** One more memory that day, then a build. */
+  oneMore: Sample;
+  /** `build --json`'s `stats.stages` of each. */
+  coldStages: Record<string, number>;
+  oneMoreStages: Record<string, number>;
 }
 
 function parseOptions(argv: string[]): BenchOptions {
@@ -114,6 +149,9 @@ function parseOptions(argv: string[]): BenchOptions {
       sizes: { type: 'string' },
       runs: { type: 'string' },
       'skip-eleventy': { type: 'boolean', default: false },
+      'eleventy-runs': { type: 'string' },
+      'busy-day': { type: 'string' },
+      'compare-only': { type: 'boolean', default: false },
       'watch-runs': { type: 'string' },
       'skip-watch': { type: 'boolean', default: false },
       'watch-only': { type: 'boolean', default: false },
@@ -126,6 +164,9 @@ function parseOptions(argv: string[]): BenchOptions {
     sizes,
     coldRuns,
     skipEleventy: values['skip-eleventy'] === true,
+    eleventyRuns: values['eleventy-runs'] === undefined ? ELEVENTY_RUNS : positiveInt(values['eleventy-runs'], '--eleventy-runs'),
+    busyDay: values['busy-day'] === undefined ? 0 : positiveInt(values['busy-day'], '--busy-day'),
+    compareOnly: values['compare-only'] === true,
     watchRuns,
     skipWatch: values['skip-watch'] === true,
     watchOnly: values['watch-only'] === true,
@@ -259,34 +300,101 @@ function eleventyPackage(): { bin: string; version: string } {
 
 /**
  * Eleventy with no config file, markdown only, rendering the stream's
- * memories into a fresh output folder each run (a cold build, like ours).
+ * memories into a fresh output folder each run (a cold build, like ours),
+ * alternating with memvault's cold build of the same vault: both see the same
+ * machine, whatever else runs on it.
  */
-function benchEleventy(size: SizeResult): EleventyResult {
+function benchEleventy(size: SizeResult, runs: number): EleventyResult {
   const { bin, version } = eleventyPackage();
   const input = path.join(size.dir, 'vault', 'main', 'memories');
   const output = path.join(BENCH_ROOT, 'eleventy-out');
   const inputFiles = listMarkdownFiles(input).length;
-  log(`Eleventy ${version} on ${inputFiles} markdown files`);
-  const result = repeat('eleventy', ELEVENTY_RUNS, () => {
+  log(`Eleventy ${version} on ${inputFiles} markdown files, alternating with memvault's cold build (${runs} runs each)`);
+  const eleventySamples: Sample[] = [];
+  const memvaultSamples: Sample[] = [];
+  for (let i = 1; i <= runs; i++) {
+    removeBuildOutput(size.dir);
+    const ours = build(size.dir);
+    log(`  memvault cold ${i}/${runs}: ${describe(ours)}`);
+    memvaultSamples.push(ours);
     rmSync(output, { recursive: true, force: true });
-    return timeNode([bin, `--input=${input}`, `--output=${output}`, '--formats=md', '--quiet'], size.dir);
-  });
+    const theirs = timeNode([bin, `--input=${input}`, `--output=${output}`, '--formats=md', '--quiet'], size.dir);
+    log(`  eleventy ${i}/${runs}: ${describe(theirs)}`);
+    eleventySamples.push(theirs);
+  }
   rmSync(output, { recursive: true, force: true });
+  const result = stats(eleventySamples);
+  const memvault = stats(memvaultSamples);
   // What remark's parse alone costs on the same files: the floor under any build that parses them with remark, as memvault must.
   const remarkFloor = [...new Set([1, Math.min(os.availableParallelism(), 8)])].map((threads) => {
-    const stats = repeat(`remark-parse alone, ${threads} thread${threads > 1 ? 's' : ''}`, ELEVENTY_RUNS, () =>
+    const floor = repeat(`remark-parse alone, ${threads} thread${threads > 1 ? 's' : ''}`, Math.min(runs, 3), () =>
       timeNode([PARSE_FLOOR, input, '--threads', String(threads)], size.dir),
     );
-    return { threads, stats, ratio: stats.medianSeconds / result.medianSeconds };
+    return { threads, stats: floor, ratio: floor.medianSeconds / result.medianSeconds };
   });
   return {
     version,
     memories: size.memories,
     inputFiles,
     stats: result,
-    ratio: size.scenarios.cold.medianSeconds / result.medianSeconds,
+    memvault,
+    ratio: memvault.medianSeconds / result.medianSeconds,
+    cpuRatio: ratioOf(medianOf(memvaultSamples, 'cpuSeconds'), medianOf(eleventySamples, 'cpuSeconds')),
+    rssRatio: ratioOf(memvault.medianPeakRssMb, result.medianPeakRssMb),
     remarkFloor,
   };
+}
+
+function describe(sample: Sample): string {
+  const cpu = sample.cpuSeconds == null ? '' : `, CPU ${formatSeconds(sample.cpuSeconds)}`;
+  return `${formatSeconds(sample.seconds)}${cpu}, ${formatMb(sample.peakRssMb)}`;
+}
+
+function medianOf(samples: readonly Sample[], field: 'cpuSeconds'): number | null {
+  const values = samples.map((s) => s[field]).filter((v): v is number => typeof v === 'number');
+  return values.length > 0 ? median(values) : null;
+}
+
+function ratioOf(a: number | null, b: number | null): number | null {
+  return a === null || b === null || b === 0 ? null : a / b;
+}
+
+/**
+ * One day of `memories` small memories (scripts/fixtures/busy-day.ts): its first build, then one more memory of
+ * that day and a build (the day is summarized again, from at most `MAX_SUMMARIZED_SOURCES` of its memories).
+ */
+function benchBusyDay(memories: number): BusyDayResult {
+  const dir = path.join(BENCH_ROOT, `busy-day-${memories}`);
+  const options = { memories, day: BUSY_DAY, seed: BUSY_SEED };
+  const marker = JSON.stringify({ busyDay: BUSY_DAY_VERSION, ...options });
+  const markerPath = path.join(dir, MARKER_FILE);
+  if (!existsSync(markerPath) || readFileSync(markerPath, 'utf8') !== marker) {
+    rmSync(dir, { recursive: true, force: true });
+    const started = performance.now();
+    generateBusyDay(dir, options);
+    writeFileSync(markerPath, marker);
+    log(`busy day: ${memories} memories generated in ${formatSeconds((performance.now() - started) / 1000)} (${dir})`);
+  }
+  const folder = path.join(dir, 'vault', 'main', 'memories', BUSY_DAY.slice(0, 4), BUSY_DAY.slice(5, 7));
+  const extra = path.join(folder, `${BUSY_DAY}-step-${String(memories + 1).padStart(6, '0')}.md`);
+  rmSync(extra, { force: true });
+  removeBuildOutput(dir);
+  const first = runNode([CLI, 'build', '--now', NOW, '--json', '--no-commit'], dir);
+  log(`  busy day cold: ${describe(first.sample)}`);
+  writeBusyMemory(folder, options, memories + 1);
+  const more = runNode([CLI, 'build', '--now', NOW, '--json', '--no-commit'], dir);
+  log(`  busy day, one more memory: ${describe(more.sample)}`);
+  rmSync(extra, { force: true });
+  const stagesOf = (stdout: string): Record<string, number> =>
+    ((JSON.parse(stdout) as { stats?: { stages?: Record<string, number> } }).stats?.stages ?? {}) as Record<string, number>;
+  return { memories, cold: first.sample, oneMore: more.sample, coldStages: stagesOf(first.stdout), oneMoreStages: stagesOf(more.stdout) };
+}
+
+/** `--compare-only`: the 4,000-memory vault, generated if need be, with no scenario run on it. */
+function compareTarget(): SizeResult {
+  const dir = path.join(BENCH_ROOT, String(ELEVENTY_SIZE));
+  ensureVault(dir, ELEVENTY_SIZE);
+  return { memories: ELEVENTY_SIZE, dir } as SizeResult;
 }
 
 /** The vault Eleventy is compared on: 4,000 memories, or the benchmarked size closest to it. */
@@ -310,16 +418,21 @@ function report(
   results: SizeResult[],
   eleventy: EleventyResult | null,
   watch: WatchResult | null,
+  busy: BusyDayResult | null = null,
 ): string {
   const lines = [
     '## memvault build benchmark',
     '',
-    `Machine: ${info.cpus} × ${info.cpuModel}, ${info.totalMemoryGb} GB RAM, ${info.platform}, Node ${info.node}`,
+    `Machine: ${info.cpus} × ${info.cpuModel}, ${info.totalMemoryGb} GB RAM, ${info.platform}, Node ${info.node}; ` +
+      `load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' / ')} (1 / 5 / 15 min: other work on the machine slows both sides)`,
     `Vaults: ${VAULT_SHAPE.days} days ending ${VAULT_SHAPE.endDay}, build --now ${NOW}`,
     '',
-    '| memories | scenario | runs | median | min | max | peak RSS (median) |',
-    '|---:|---|---:|---:|---:|---:|---:|',
   ];
+  if (results.length > 0)
+    lines.push('| memories | scenario | runs | median | min | max | peak RSS (median) |', '|---:|---|---:|---:|---:|---:|---:|');
   for (const size of results) {
     for (const scenario of Object.keys(SCENARIO_LABELS) as Scenario[]) {
       const s = size.scenarios[scenario];
@@ -350,17 +463,36 @@ function report(
     );
   }
   if (eleventy) {
-    const s = eleventy.stats;
+    const e = eleventy.stats;
+    const m = eleventy.memvault;
+    const cpu = (samples: readonly Sample[]): string => {
+      const value = medianOf(samples, 'cpuSeconds');
+      return value === null ? 'n/a' : formatSeconds(value);
+    };
+    const ratio = (value: number | null): string => (value === null ? 'n/a' : `${value.toFixed(2)}×`);
     lines.push(
       '',
-      `Eleventy ${eleventy.version} on the ${eleventy.memories.toLocaleString('en-US')}-memory vault (${eleventy.inputFiles} .md files, --formats=md, no config): ` +
-        `median ${formatSeconds(s.medianSeconds)} (min ${formatSeconds(s.minSeconds)}, max ${formatSeconds(s.maxSeconds)}, ${s.runs} runs), peak RSS ${formatMb(s.medianPeakRssMb)}`,
-      `memvault cold build / Eleventy: ${eleventy.ratio.toFixed(2)}×`,
+      `Cold build against Eleventy ${eleventy.version} on the same ${eleventy.inputFiles} .md files of the ${eleventy.memories.toLocaleString('en-US')}-memory vault ` +
+        `(Eleventy: --formats=md, no config), ${e.runs} runs each, alternating; medians:`,
+      '',
+      '| | wall | CPU (user + system) | peak RSS |',
+      '|---|---:|---:|---:|',
+      `| memvault build --no-commit | ${formatSeconds(m.medianSeconds)} | ${cpu(m.samples)} | ${formatMb(m.medianPeakRssMb)} |`,
+      `| Eleventy | ${formatSeconds(e.medianSeconds)} | ${cpu(e.samples)} | ${formatMb(e.medianPeakRssMb)} |`,
+      `| memvault / Eleventy | ${ratio(eleventy.ratio)} | ${ratio(eleventy.cpuRatio)} | ${ratio(eleventy.rssRatio)} |`,
+      '',
       ...eleventy.remarkFloor.map(
         (floor) =>
           `gray-matter + remark-parse alone on the same files (scripts/parse-floor.ts, ${floor.threads} thread${floor.threads > 1 ? 's' : ''}, nothing else): ` +
           `median ${formatSeconds(floor.stats.medianSeconds)} (min ${formatSeconds(floor.stats.minSeconds)}, max ${formatSeconds(floor.stats.maxSeconds)}), ${floor.ratio.toFixed(2)}× Eleventy`,
       ),
+    );
+  }
+  if (busy) {
+    lines.push(
+      '',
+      `One day of ${busy.memories.toLocaleString('en-US')} small memories (scripts/fixtures/busy-day.ts): first build ${describe(busy.cold)}; ` +
+        `one more memory that day ${describe(busy.oneMore)}.`,
     );
   }
   return lines.join('\n');
@@ -376,11 +508,12 @@ async function main(): Promise<void> {
   mkdirSync(BENCH_ROOT, { recursive: true });
   const info = machine();
   const results: SizeResult[] = [];
-  if (!options.watchOnly) for (const memories of options.sizes) results.push(await benchSize(memories, options));
-  const target = options.skipEleventy || options.watchOnly ? undefined : eleventyTarget(results);
-  const eleventy = target ? benchEleventy(target) : null;
+  if (!options.watchOnly && !options.compareOnly) for (const memories of options.sizes) results.push(await benchSize(memories, options));
+  const target = options.skipEleventy || options.watchOnly ? undefined : options.compareOnly ? compareTarget() : eleventyTarget(results);
+  const eleventy = target ? benchEleventy(target, options.eleventyRuns) : null;
+  const busy = options.busyDay > 0 && !options.watchOnly ? benchBusyDay(options.busyDay) : null;
   let watch: WatchResult | null = null;
-  if (!options.skipWatch) {
+  if (!options.skipWatch && !options.compareOnly) {
     const largest = Math.max(...options.sizes);
     const dir = path.join(BENCH_ROOT, String(largest));
     if (options.watchOnly) {
@@ -395,9 +528,9 @@ async function main(): Promise<void> {
   const previous = options.watchOnly && existsSync(RESULTS_FILE) ? readJson(RESULTS_FILE) : {};
   const data = options.watchOnly
     ? { ...previous, watch, watchDate: new Date().toISOString() }
-    : { date: new Date().toISOString(), machine: info, now: NOW, vault: VAULT_SHAPE, results, eleventy, watch };
+    : { date: new Date().toISOString(), machine: info, load: os.loadavg(), now: NOW, vault: VAULT_SHAPE, results, eleventy, watch, busy };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(data, null, 2)}\n`);
-  console.log(report(info, results, eleventy, watch));
+  console.log(report(info, results, eleventy, watch, busy));
   console.log(`\nResults: ${RESULTS_FILE}`);
 }
 

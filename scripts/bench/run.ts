@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const CLI = path.join(REPO, 'dist', 'bin', 'memvault.js');
 export const BENCH_ROOT = path.join(os.tmpdir(), 'memvault-bench');
-/** GNU time prints the child's peak RSS (KB) as the last stderr line; it measures the whole process, GC heap and native memory included. */
+/**
+ * GNU time prints the child's user and system CPU seconds and peak RSS (KB) as the last stderr line; it measures the
+ * whole process (every thread), GC heap and native memory included.
+ */
 export const TIME_BIN = '/usr/bin/time';
 
 /** The day after the last memory, early morning: the moment an agent would build its upload package. */
@@ -19,6 +22,8 @@ export interface Sample {
   seconds: number;
   /** Null when /usr/bin/time is unavailable. */
   peakRssMb: number | null;
+  /** User + system CPU seconds of the process, all threads; null when /usr/bin/time is unavailable. */
+  cpuSeconds?: number | null;
 }
 
 export interface Stats {
@@ -40,7 +45,7 @@ export function timeNode(args: string[], cwd: string): Sample {
 
 export function runNode(args: string[], cwd: string): { sample: Sample; stdout: string } {
   const withTime = existsSync(TIME_BIN);
-  const [file, argv] = withTime ? [TIME_BIN, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
+  const [file, argv] = withTime ? [TIME_BIN, ['-f', '%U %S %M', process.execPath, ...args]] : [process.execPath, args];
   const start = performance.now();
   const child = spawnSync(file, argv, { cwd, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const seconds = (performance.now() - start) / 1000;
@@ -49,14 +54,18 @@ export function runNode(args: string[], cwd: string): { sample: Sample; stdout: 
     const tail = child.stderr.trimEnd().split('\n').slice(-15).join('\n');
     throw new Error(`\`node ${args.join(' ')}\` failed (exit ${child.status}) in ${cwd}:\n${tail}`);
   }
-  return { sample: { seconds, peakRssMb: withTime ? lastLineKb(child.stderr) / 1024 : null }, stdout: child.stdout };
+  if (!withTime) return { sample: { seconds, peakRssMb: null, cpuSeconds: null }, stdout: child.stdout };
+  const { cpuSeconds, kb } = lastLine(child.stderr);
+  return { sample: { seconds, peakRssMb: kb / 1024, cpuSeconds }, stdout: child.stdout };
 }
 
-function lastLineKb(stderr: string): number {
+/** `%U %S %M` from GNU time's last stderr line. */
+function lastLine(stderr: string): { cpuSeconds: number; kb: number } {
   const last = stderr.trimEnd().split('\n').at(-1) ?? '';
-  const kb = Number(last.trim());
-  if (!Number.isFinite(kb)) throw new Error(`could not read peak RSS from ${TIME_BIN} output: \`${last}\``);
-  return kb;
+  const [user, system, kb] = last.trim().split(/\s+/).map(Number);
+  if (![user, system, kb].every((n) => n !== undefined && Number.isFinite(n)))
+    throw new Error(`could not read CPU time and peak RSS from ${TIME_BIN} output: \`${last}\``);
+  return { cpuSeconds: user! + system!, kb: kb! };
 }
 
 export function median(values: number[]): number {

@@ -6,16 +6,17 @@ import { num } from './output.js';
 /**
  * Build progress: a bar while changed files are parsed (a cold build of a
  * large vault parses for a while) and a bar per tier (done/total, tokens,
- * ETA) on a terminal, plain lines elsewhere (CI logs, pipes). Plain lines appear only once a tier
- * has called a model, so offline builds with the extractive summarizer stay
- * quiet; they are throttled to one every `intervalMs` (default 2 s) plus the
- * line that ends each tier. Colour only on a terminal without NO_COLOR.
+ * ETA) on a terminal, plain lines elsewhere (CI logs, pipes). Plain lines appear as soon as a tier
+ * has called a model, throttled to one every `intervalMs` (default 2 s) plus the line that ends each tier;
+ * offline stages (parsing, the extractive summarizer) print only once they have run for `quietMs` (10 s),
+ * then every 10 s: short offline builds stay quiet, a long cold build says how far it is (files parsed,
+ * days summarized, ETA). Colour only on a terminal without NO_COLOR.
  */
 
 /** Receives the build's progress events. */
 export interface ProgressDisplay {
   update(event: ProgressEvent): void;
-  /** Files parsed so far: a bar on a terminal (a cold build parses for a while); nothing in logs. */
+  /** Files parsed so far: a bar on a terminal (a cold build parses for a while); in logs, lines once it runs long. */
   parse(done: number, total: number): void;
   /** Removes the bar; call it before printing anything else. */
   done(): void;
@@ -27,6 +28,11 @@ export interface ProgressOptions {
   color: boolean;
   /** Plain mode: least time between two lines (default 2000 ms). */
   intervalMs?: number;
+  /**
+   * Plain mode: a stage that calls no model (parsing, the embedded summarizer) prints nothing until it has run this
+   * long (default 10 s), then a line at most this often: short offline builds stay quiet, a long cold import is seen.
+   */
+  quietMs?: number;
   clock?: () => number;
 }
 
@@ -103,35 +109,49 @@ function barProgress(options: ProgressOptions): ProgressDisplay {
 function plainProgress(options: ProgressOptions): ProgressDisplay {
   const clock = options.clock ?? (() => Date.now());
   const interval = options.intervalMs ?? 2000;
+  const quiet = options.quietMs ?? 10_000;
   let key = '';
   let started = 0;
   let last = -Infinity;
+  let spoke = false;
+  /** One line for stage `current` at `done` of `total`, when due: `modelCalled` stages at once, the others once they run long. */
+  const report = (current: string, done: number, total: number, modelCalled: boolean, say: (eta: string) => string): void => {
+    const now = clock();
+    if (current !== key) {
+      key = current;
+      started = now;
+      last = -Infinity;
+      spoke = false;
+    }
+    const finished = done === total;
+    const elapsed = now - started;
+    // Offline stages (parsing, the embedded summarizer) stay quiet unless they take long: a cold import of years does.
+    if (!modelCalled && !(elapsed >= quiet || (finished && spoke))) return;
+    const every = modelCalled ? interval : Math.max(interval, quiet);
+    if (!finished && now - last < every) return;
+    last = now;
+    spoke = true;
+    const eta = finished
+      ? `${(elapsed / 1000).toFixed(1)} s`
+      : done > 0
+        ? `ETA ${formatDuration((elapsed / done) * (total - done))}`
+        : 'ETA …';
+    options.stream.write(`${say(eta)}\n`);
+  };
   return {
-    parse() {}, // parsing calls no model: offline builds stay quiet in logs
+    parse(done, total) {
+      report('parse', done, total, false, (eta) => `memvault: parsed ${num(done)}/${num(total)} files ${eta}`);
+    },
     update(event) {
-      const current = `${event.stream}/${event.tier}`;
-      const now = clock();
-      if (current !== key) {
-        key = current;
-        started = now;
-        last = -Infinity;
-      }
-      const finished = event.done === event.total;
-      if (event.calls === 0 && event.failed === 0) return;
-      if (!finished && now - last < interval) return;
-      last = now;
-      const elapsed = now - started;
-      const eta = finished
-        ? `${(elapsed / 1000).toFixed(1)} s`
-        : event.done > 0
-          ? `ETA ${formatDuration((elapsed / event.done) * (event.total - event.done))}`
-          : 'ETA …';
-      const failed = event.failed > 0 ? `, ${event.failed} failed` : '';
-      const calls = `${num(event.calls)} call${event.calls === 1 ? '' : 's'}`;
-      options.stream.write(
-        `memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} ` +
-          `(${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}\n`,
-      );
+      const modelCalled = event.calls > 0 || event.failed > 0;
+      report(`${event.stream}/${event.tier}`, event.done, event.total, modelCalled, (eta) => {
+        const failed = event.failed > 0 ? `, ${event.failed} failed` : '';
+        const calls = `${num(event.calls)} call${event.calls === 1 ? '' : 's'}`;
+        return (
+          `memvault: ${event.stream} ${event.tier} ${event.done}/${event.total} ` +
+          `(${calls}, ${num(event.inputTokens + event.outputTokens)} tokens${failed}) ${eta}`
+        );
+      });
     },
     done() {},
   };

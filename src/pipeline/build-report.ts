@@ -110,6 +110,13 @@ export interface BuildReport {
     package: number;
     index: number;
     commit: number;
+    /**
+     * Milliseconds by stage (pipeline/build-timings.ts, docs/performance.md): the main thread's (`load`, `plan`,
+     * `rollups`, `write`, `package`, `index`, `search`, `commit`, `gc.main`) and the build threads' summed over them
+     * (`parse`, `parse.*`, `summarize`, `summarize.*`, `near-duplicates`, `gc.workers`); a rollup made on the main
+     * thread adds to `summarize.*` too. Absent in a dry run.
+     */
+    stages?: Record<string, number>;
   };
   generator: { provider: string; model: string };
   /** The search index (.memvault/search/): documents added, re-indexed and removed by this build (src/read/search/store.ts). */

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createSummarizer } from '../llm/create.js';
 import { factWarnings } from '../facts/surface.js';
 import type { Summarizer } from '../llm/types.js';
-import { isValidDay } from '../time/periods.js';
+import { addDays, isValidDay } from '../time/periods.js';
 import { leftOutOf } from '../maintain/left-out.js';
 import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
@@ -12,9 +12,10 @@ import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
-import type { CalendarTier, StreamState } from '../vault/model.js';
+import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './build-pool.js';
+import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from './derived-memo.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
 import { applyCalendar, rollupContextOf, type StreamContext } from './calendar-apply.js';
@@ -94,6 +95,22 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
 }
 
 async function buildLocked(options: BuildOptions, config: Config, started: number, pool: BuildPool | undefined): Promise<BuildReport> {
+  const gc = watchGc();
+  try {
+    return await buildWatched(options, config, started, pool, gc);
+  } finally {
+    gc.stop();
+  }
+}
+
+async function buildWatched(
+  options: BuildOptions,
+  config: Config,
+  started: number,
+  pool: BuildPool | undefined,
+  gc: ReturnType<typeof watchGc>,
+): Promise<BuildReport> {
+  const clock = new StageClock();
   const vaultDir = path.resolve(options.root, config.vault);
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
@@ -165,7 +182,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   });
   if (citations.report) report.citations = citations.report;
   const citationNotes = citations.notes;
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut, citationNotes };
+  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut, citationNotes, clock };
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
   const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).stateDir, loaded.cache, config);
   const planStarted = performance.now();
@@ -204,12 +221,22 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.diagnostics.push(...plan.diagnostics);
   // Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
   const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
+  // On a running pool (a cold build) the look runs on a build thread beside the rollups; its warnings keep their place.
+  const nearDuplicates = { at: report.diagnostics.length, found: Promise.resolve<Diagnostic[][]>([]) };
   if (summarized.length > 0) {
-    const { nearDuplicateWarnings } = await import('../maintain/build-check.js');
-    for (const s of summarized) {
+    const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
+    const look = summarized.map((s) => {
       const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
-      report.diagnostics.push(...nearDuplicateWarnings(vaultDir, s.name, loaded.state.streams.get(s.name)?.memories ?? [], days));
-    }
+      const memories = newestForLook(loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
+      return { name: s.name, memories, days };
+    });
+    if (pool?.started && !report.dryRun) {
+      nearDuplicates.found = Promise.all(look.map((l) => pool.nearDuplicates(vaultDir, l.name, l.memories, l.days)));
+      nearDuplicates.found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    } else
+      clock.time('near-duplicates', () => {
+        for (const l of look) report.diagnostics.push(...nearDuplicateWarnings(vaultDir, l.name, l.memories, l.days));
+      });
   }
   // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
   if (report.dryRun)
@@ -242,7 +269,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       });
       continue;
     }
+    const applyStarted = performance.now();
     const result = await applyCalendar(stream, streamPlan, streamContext, unchanged);
+    clock.add('apply', performance.now() - applyStarted);
     report.streams.push(result.report);
     indexInputs.push({
       name,
@@ -254,6 +283,7 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
       citationNotes,
     });
   }
+  report.diagnostics.splice(nearDuplicates.at, 0, ...(await nearDuplicates.found).flat());
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   report.diagnostics.push(...factWarnings(plan.order.map((entry) => entry.stream)));
@@ -279,7 +309,9 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
     const sync = await import('../read/search/sync.js');
+    const searchStarted = performance.now();
     const search = await sync.syncSearch(options.root, loaded, config);
+    clock.add('search', performance.now() - searchStarted);
     if (search) report.search = search;
     // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
     report.diagnostics.push(...sync.searchNotes(search));
@@ -306,6 +338,12 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   report.stats.commit = Math.round(performance.now() - commitStarted + recordMs);
   report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
   report.stats.ms = Math.round(performance.now() - started);
+  if (!report.dryRun) {
+    const { load, plan, package: packageMs, index, commit } = report.stats;
+    clock.merge({ load, plan, package: packageMs, index, commit, 'gc.main': gc.take() });
+    if (pool) clock.merge(pool.stageMs.ms);
+    report.stats.stages = clock.rounded();
+  }
   return report;
 }
 
@@ -317,4 +355,23 @@ function promptIdsOf(summarizer: Summarizer): (tier: CalendarTier) => string {
     if (id === undefined) ids.set(tier, (id = summarizer.promptId(tier)));
     return id;
   };
+}
+
+/**
+ * The most memories a build's near-duplicate look reads (issue 29): it reads and shingles every memory of the
+ * summarized days and the `BUILD_WINDOW_DAYS` before them, and one day an agent fills with a memory per step holds
+ * 100,000 (a one-memory addition read them all again, ~5 s at 10,000). Above the cap it looks at the newest of them:
+ * a copy is most often written soon after its original (`memvault consolidate` compares the whole stream).
+ */
+export const MAX_LOOKED_AT = 2000;
+
+/**
+ * `memories` (in date order) as the look sees them: all of them, unless `days` and the `windowDays` before each hold
+ * more than `MAX_LOOKED_AT`.
+ */
+export function newestForLook(memories: readonly Memory[], days: ReadonlySet<string>, windowDays: number): readonly Memory[] {
+  const window = new Set<string>();
+  for (const day of days) for (let back = 0; back <= windowDays; back++) window.add(addDays(day, -back));
+  const inWindow = memories.filter((memory) => window.has(memory.day));
+  return inWindow.length <= MAX_LOOKED_AT ? memories : inWindow.slice(-MAX_LOOKED_AT);
 }

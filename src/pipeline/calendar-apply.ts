@@ -12,6 +12,7 @@ import { applyArchive, archiveStream } from './archive.js';
 import type { BuildOptions } from './build.js';
 import { planTier, type StreamPlan } from './build-plan.js';
 import type { BuildPool } from './build-pool.js';
+import type { StageClock } from './build-timings.js';
 import { addFailure, addUsage, type BuildReport, emptyStats, type StreamReport, TIERS, type TierStats } from './build-report.js';
 import { writePackage } from './outputs.js';
 import type { Manifest } from './package.js';
@@ -41,6 +42,8 @@ export interface StreamContext {
   leftOut?: ReadonlyMap<string, LeftOut>;
   /** Stale memories (vault path) and the line the package shows under each (src/citations/). */
   citationNotes?: ReadonlyMap<string, string>;
+  /** Times the build's stages (`build --json` → `stats.stages`, build-timings.ts). */
+  clock?: StageClock;
 }
 
 /** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */
@@ -129,7 +132,9 @@ async function runTier(
       text: outcome.text,
       history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period },
     };
-    writes[index] = applyWrites(ctx.vaultDir, [op], ctx.options.now);
+    writes[index] = ctx.clock
+      ? ctx.clock.time('write', () => applyWrites(ctx.vaultDir, [op], ctx.options.now))
+      : applyWrites(ctx.vaultDir, [op], ctx.options.now);
   };
   const inWorkers = async (pool: BuildPool): Promise<(RollupResult | RollupError)[]> => {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
@@ -213,6 +218,7 @@ export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<s
       longterm: ctx.config.calendar.longterm,
     },
     retries: ctx.config.llm.retries,
+    ...(ctx.clock ? { time: ctx.clock.time } : {}),
     content: ctx.loaded.content,
     memoriesById,
     summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),

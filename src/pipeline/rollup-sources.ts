@@ -159,3 +159,39 @@ function applyDemotion(body: string, headings: readonly HeadingSpan[], level: nu
 function bodyWithoutTitle(body: string): string {
   return body.replace(/^# [^\n]*\n+/, '');
 }
+
+/**
+ * The most sources one summary reads (issue 29). A day an agent fills with a
+ * memory per step can hold 100,000 memories; reading, sending and scoring all
+ * of them made one daily cost minutes and its every update as much. Above the
+ * cap the summarizer reads a sample: every pinned and high-importance memory
+ * (up to the cap), then the others evenly spaced over the period, in order.
+ * The summary's `sources` still name them all (`boundSources`). The busiest
+ * day of the bench's three-year vaults has ~60 memories: only such days change.
+ */
+export const MAX_SUMMARIZED_SOURCES = 2000;
+
+/** The refs a summary of `refs` reads: all of them up to `MAX_SUMMARIZED_SOURCES`, else a sample in their order (see there). */
+export function summarizedRefs<T extends { id: string }>(
+  refs: readonly T[],
+  importanceOf: (id: string) => string | undefined,
+  cap = MAX_SUMMARIZED_SOURCES,
+): readonly T[] {
+  if (refs.length <= cap) return refs;
+  const vital: number[] = [];
+  const rest: number[] = [];
+  refs.forEach((ref, index) => {
+    const importance = importanceOf(ref.id);
+    (importance === 'pinned' || importance === 'high' ? vital : rest).push(index);
+  });
+  const keep = [...evenlySpaced(vital, cap), ...evenlySpaced(rest, Math.max(0, cap - vital.length))].sort((a, b) => a - b);
+  return keep.map((index) => refs[index]!);
+}
+
+/** `count` of `items` spread evenly from the first to the last (all of them when there are no more than `count`). */
+function evenlySpaced<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return [...items];
+  if (count === 0) return [];
+  if (count === 1) return [items[0]!];
+  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!);
+}

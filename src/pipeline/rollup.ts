@@ -16,7 +16,8 @@ import type { Memory, Summary, SummaryMeta, Tier } from '../vault/model.js';
 import { boundSources, writeSummaryFile } from '../vault/summary-file.js';
 import type { RollupJob } from './plan.js';
 import { MemvaultError } from '../util/errors.js';
-import { compose, mergeSources, titleOf, toSummarySource } from './rollup-sources.js';
+import type { StageTimer } from './build-timings.js';
+import { compose, mergeSources, summarizedRefs, titleOf, toSummarySource } from './rollup-sources.js';
 
 // Sources, titles and the lossless merge live in rollup-sources.ts; their users import them from here too.
 export { demoteHeadings, mergeSources, titleOf } from './rollup-sources.js';
@@ -39,6 +40,8 @@ export interface RollupSettings {
   budgets: Partial<Record<Tier, TierBudget>>;
   /** Tighter retries after an over-budget answer. */
   retries: number;
+  /** Times the steps of a rollup (`build --json` stats); by default none. Not sent to the build threads: they have their own. */
+  time?: StageTimer;
 }
 
 export interface RollupContext extends RollupSettings {
@@ -66,9 +69,9 @@ export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<Rol
   return rollupSources(job, rollupSourcesOf(job, ctx), ctx);
 }
 
-/** The sources of a job, with their text, as the summarizer sees them. */
+/** The sources of a job, with their text, as the summarizer sees them (a sample above `MAX_SUMMARIZED_SOURCES`). */
 export function rollupSourcesOf(job: RollupJob, ctx: RollupContext): SummarySource[] {
-  return job.sources.map((ref) => toSummarySource(ref.id, ctx));
+  return summarizedRefs(job.sources, (id) => ctx.memoriesById.get(id)?.importance).map((ref) => toSummarySource(ref.id, ctx));
 }
 
 /** `runRollup` on sources already read: pure apart from the summarizer, so it also runs on worker threads (rollup-pool.ts). */
@@ -76,16 +79,17 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
   const budget = ctx.budgets[job.tier];
   if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
   const title = titleOf(job);
+  const time: StageTimer = ctx.time ?? ((_stage, fn) => fn());
   // The answer kept is counted again to check it, flag it and record its size: counted once.
   const tokenCounts = new Map<string, number>();
   const tokensOf = (body: string): number => {
     let tokens = tokenCounts.get(body);
-    if (tokens === undefined) tokenCounts.set(body, (tokens = countTokens(body, ctx.tokenizer)));
+    if (tokens === undefined) tokenCounts.set(body, (tokens = time('summarize.tokens', () => countTokens(body, ctx.tokenizer))));
     return tokens;
   };
   const fits = (body: string): boolean => tokensOf(body) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
   // Retention check (src/retention): the must-keep items of the sources, looked for in every answer.
-  const mustKeep = collectMustKeep(sources);
+  const mustKeep = time('summarize.retention', () => collectMustKeep(sources));
 
   // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
   const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
@@ -99,7 +103,7 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       { calls: 0, inputTokens: 0, outputTokens: 0 },
       0,
       false,
-      retentionOf(mustKeep, merged),
+      time('summarize.retention', () => retentionOf(mustKeep, merged)),
     );
 
   const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
@@ -116,18 +120,21 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     attempts++;
     let output;
     try {
-      output = await ctx.summarizer.summarize({
-        tier: job.tier,
-        stream: job.stream,
-        period: job.period,
-        start: job.start,
-        end: job.end,
-        sources,
-        budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
-        attempt,
-        missing: missing.slice(0, MAX_NAMED_MISSING).map((item) => item.text),
-        ...(previousTokens !== undefined ? { previousTokens } : {}),
-      });
+      // The extractive summarizer does its work before its promise returns: the time of this call is the selection's.
+      output = await time('summarize.select', () =>
+        ctx.summarizer.summarize({
+          tier: job.tier,
+          stream: job.stream,
+          period: job.period,
+          start: job.start,
+          end: job.end,
+          sources,
+          budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
+          attempt,
+          missing: missing.slice(0, MAX_NAMED_MISSING).map((item) => item.text),
+          ...(previousTokens !== undefined ? { previousTokens } : {}),
+        }),
+      );
     } catch (error) {
       // A fault the summarizer gave up on: nothing is written, the previous version (if any) stays.
       if (error instanceof SummarizerError) throw new RollupError(job, error.kind, error.message, addUsage(usage, error.usage), attempts);
@@ -138,7 +145,8 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     body = compose(title, output.body);
     // An answer cut off by max_tokens is incomplete even when it fits: retry tighter.
     truncated = output.finish === 'length';
-    const lost = truncated ? [] : checkRetention(mustKeep, output.body).missing;
+    const answer = output.body;
+    const lost = truncated ? [] : time('summarize.retention', () => checkRetention(mustKeep, answer).missing);
     const usable = !truncated && fits(body);
     if (usable && (!best || compareMissing(lost, best.missing) < 0)) best = { body, missing: lost };
     if (usable && !worthRetrying(lost, output.usage)) break;
@@ -183,7 +191,7 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
     usage,
     attempts,
     !fits(body),
-    best ? { items: mustKeep.length, dropped: best.missing } : retentionOf(mustKeep, body),
+    best ? { items: mustKeep.length, dropped: best.missing } : time('summarize.retention', () => retentionOf(mustKeep, body)),
   );
   return notes.size > 0 ? { ...result, notes: [...notes] } : result;
 }
@@ -194,7 +202,7 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
  * (the tier's budget). Retries are not included.
  */
 export function estimateRollup(job: RollupJob, ctx: RollupContext): { merge: boolean; inputTokens: number; outputTokens: number } {
-  const sources = job.sources.map((ref) => toSummarySource(ref.id, ctx));
+  const sources = rollupSourcesOf(job, ctx);
   const budget = ctx.budgets[job.tier];
   if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
   const title = titleOf(job);

@@ -20,21 +20,29 @@ export interface ParsedFile {
  * `content` unless `markdown` is false (its metadata, checks and secrets are
  * the same either way); a summary's body is never parsed here.
  */
-export function parseVaultFile(bytes: Uint8Array, vaultPath: string, role: FileRole, timezone: string, markdown = true): ParsedFile {
+export function parseVaultFile(
+  bytes: Uint8Array,
+  vaultPath: string,
+  role: FileRole,
+  timezone: string,
+  markdown = true,
+  /** Times each step (`build --json` stats, pipeline/build-timings.ts); by default none. */
+  time: <T>(stage: string, fn: () => T) => T = (_stage, fn) => fn(),
+): ParsedFile {
   // `archive/<quarter>/` holds archived memories and archived dailies/weeklies: a generated summary says so in its frontmatter.
   if (role.role === 'memory' && isSummaryFile(role, bytes)) role = { role: 'summary', stream: role.stream, tier: 'daily', period: '' };
   if (role.role === 'memory') {
     const place = { path: vaultPath, stream: role.stream, location: role.location, relativeId: role.relativeId };
-    const read = readMemoryFile(bytes, place, timezone);
+    const read = time('parse.frontmatter', () => readMemoryFile(bytes, place, timezone));
     if (!read.ok) return { result: { type: 'invalid', diagnostics: read.diagnostics } };
     const { memory, body } = read.content;
     // Facts are read with the memory, so the parse cache keeps them and no stage reads the file again for them.
     if (mayStateFact(memory.kind, body)) Object.assign(memory, memoryFactFields(Buffer.from(bytes).toString('utf8'), memory));
     // Citations too (paths, commits, branches, issues): the build checks them against the repository (src/citations/).
-    const citations = citationsOfBody(bytes, body);
+    const citations = time('parse.citations', () => citationsOfBody(bytes, body));
     if (citations.length > 0) memory.citations = citations;
-    const result: CachedResult = { type: 'memory', memory, ...memorySecrets(bytes) };
-    return markdown ? { result, content: { body, ...parseMemoryBody(body, memory.importance) } } : { result };
+    const result: CachedResult = { type: 'memory', memory, ...time('parse.secrets', () => memorySecrets(bytes)) };
+    return markdown ? { result, content: { body, ...time('parse.markdown', () => parseMemoryBody(body, memory.importance)) } } : { result };
   }
   if (role.role === 'summary') {
     const parsed = parseSummaryFile(Buffer.from(bytes).toString('utf8'), vaultPath);

@@ -92,3 +92,25 @@ describe('terminal progress', () => {
     }
   });
 });
+
+describe('plain progress of a long offline build', () => {
+  it('prints files parsed and days summarized with an ETA once a stage runs past quietMs, then every quietMs', () => {
+    const out = sink(false);
+    let now = 0;
+    const progress = createProgress({ stream: out.stream, color: false, clock: () => now });
+    for (let done = 0; done <= 40_000; done += 1000) {
+      progress.parse(done, 40_000);
+      now += 1000;
+    }
+    for (let done = 0; done <= 1000; done += 25) {
+      progress.update(event({ done, total: 1000 }));
+      now += 500;
+    }
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines[0]).toBe('memvault: parsed 10,000/40,000 files ETA 30s');
+    expect(lines).toContain('memvault: parsed 40,000/40,000 files 40.0 s');
+    expect(lines).toContain('memvault: main daily 500/1000 (0 calls, 0 tokens) ETA 10s');
+    expect(lines.at(-1)).toBe('memvault: main daily 1000/1000 (0 calls, 0 tokens) 20.0 s');
+    expect(lines.length).toBeLessThan(10);
+  });
+});

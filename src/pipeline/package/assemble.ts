@@ -4,6 +4,7 @@ import { hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
 import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
 import { fitFacts, packageFacts } from './facts.js';
+import { degradeItemByItem, provablyOver, rememberingReaders } from './fit.js';
 import { memoryItem, selectCoverage } from './items.js';
 import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
 import { renderPackage } from './render.js';
@@ -80,7 +81,9 @@ const citationNoteOf = (input: Pick<PackageInput, 'citationNotes'>, path: string
 };
 
 /** `inputHash`: `packageInputHash(input)`, when the caller has it already (it hashes every memory). */
-export function assemblePackage(input: PackageInput, inputHash = packageInputHash(input)): AssembledPackage {
+export function assemblePackage(given: PackageInput, inputHash = packageInputHash(given)): AssembledPackage {
+  // Bodies read once per assembly, however often the package is rendered (fit.ts).
+  const input = rememberingReaders(given);
   const { bands } = input;
   const duplicates = input.leftOut?.duplicates;
   const pinned = input.memories.filter((memory) => memory.importance === 'pinned' && !duplicates?.has(memory.id));
@@ -128,16 +131,15 @@ export function assemblePackage(input: PackageInput, inputHash = packageInputHas
     throw new CriticalOverBudgetError(input.stream, size.tokens, size.bytes, sizes);
   }
 
-  let text = render();
-  const steps = [
-    () => promote(history, 'daily', 'weekly', input),
-    () => promote(history, 'weekly', 'monthly', input),
-    () => shortenOldestMemory(history, input),
-    () => leaveOutOldest(history),
-  ];
+  // Not rendered when its memories' headings alone are over budget (a busy day): `undefined` is a package that does not fit.
+  let text: string | undefined = provablyOver(history, input.upload.max_bytes) ? undefined : render();
+  const steps = [() => promote(history, 'daily', 'weekly', input), () => promote(history, 'weekly', 'monthly', input)];
   for (const step of steps) {
-    while (!fits(text) && step()) text = render();
+    while ((text === undefined || !fits(text)) && step()) text = render();
   }
+  // Item by item, the same loop without rendering a package whose size alone is over budget (fit.ts: a busy day).
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => shortenOldestMemory([item], input));
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item])) ?? render();
   // Spare room buys detail back, the newest first; after degrading too, when a step freed more than it had to.
   text = refine(history, input, text, render, fits);
 

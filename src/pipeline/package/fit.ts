@@ -1,0 +1,145 @@
+import { countBytes } from '../../util/tokens.js';
+import { memoryHeading } from './items.js';
+import type { Item, PackageInput } from './model.js';
+
+/**
+ * The loop of the degradation steps that go item by item (shorten the oldest
+ * memory, leave out the oldest item) — `while (!fits(text) && step()) text = render()`
+ * — without its two quadratic costs on a very busy day (issue 29: 10,000
+ * memories of one day took 435 s in this loop, 100,000 never finished):
+ *
+ * - each step looked for its item from the start of the history: here a
+ *   cursor moves forward (an item a step passed over or changed never becomes
+ *   eligible again while these steps run: they only mark items);
+ * - each step rendered the whole package to check it: here a lower bound of
+ *   its size in bytes (the shown items' text and the blank line before each)
+ *   is kept up to date per step, and the package is rendered only when the
+ *   bound is within the budget. Above it, `fits` would say no anyway.
+ *
+ * The result is the same as the plain loop's, byte for byte (test/package-fit.test.ts), but for one thing: a
+ * package still over budget when the steps run out is returned unrendered (undefined), as it may have come in; the
+ * next steps start from it, and the caller renders what the last one leaves (a busy day's 100,000 shortened
+ * memories were rendered only to be left out).
+ */
+export function degradeItemByItem(
+  history: readonly Item[],
+  input: Pick<PackageInput, 'readMemory'>,
+  /** The package as it stands, or undefined when it was not rendered because `provablyOver` said it is over budget. */
+  text: string | undefined,
+  render: () => string,
+  fits: (text: string) => boolean,
+  maxBytes: number,
+  /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `(item) => leaveOutOldest([item])`. */
+  apply: (item: Item) => boolean,
+): string | undefined {
+  const texts = new WeakMap<Item, number>();
+  let firstShown = 0;
+  let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
+  let cursor = 0;
+  const step = (): boolean => {
+    bound ??= lowerBoundBytes(history);
+    for (; cursor < history.length; cursor++) {
+      const item = history[cursor]!;
+      const before = shownBytesAtLeast(item);
+      if (!apply(item)) continue;
+      bound! += shownBytesAtLeast(item) - before;
+      return true;
+    }
+    return false;
+  };
+  let current: string | undefined = text; // undefined: the items changed since `current` was rendered
+  for (;;) {
+    if (current === undefined) {
+      bound ??= lowerBoundBytes(history);
+      // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
+      // Items are only ever left out here, never brought back: the scan starts past the left-out ones at the front.
+      while (history[firstShown]?.status === 'left-out') firstShown++;
+      if (bound > maxBytes || closerBoundBytes(history, firstShown, input, texts) > maxBytes) {
+        // Out of steps and still over: the next steps (or the caller) render it if need be, not this one.
+        if (!step()) return undefined;
+        continue;
+      }
+      current = render();
+    }
+    if (fits(current) || !step()) return current;
+    current = undefined;
+  }
+}
+
+/** At most the bytes the shown items take in the rendered package: each item's text and the `\n\n` before it. */
+export function lowerBoundBytes(history: readonly Item[]): number {
+  let bytes = 0;
+  for (const item of history) bytes += shownBytesAtLeast(item);
+  return bytes;
+}
+
+/**
+ * A closer lower bound than `lowerBoundBytes`, reading bodies: a memory in full is its whole text, a shortened one its
+ * heading and first sentence (a note follows). Asked only once the headings fit, when few items are shown.
+ */
+function closerBoundBytes(
+  history: readonly Item[],
+  from: number,
+  input: Pick<PackageInput, 'readMemory'>,
+  texts: WeakMap<Item, number>,
+): number {
+  let bytes = 0;
+  for (let i = from; i < history.length; i++) {
+    const item = history[i]!;
+    if (item.status === 'left-out') continue;
+    if (item.type === 'memory' && item.status === 'degraded') {
+      const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+      bytes += countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2;
+      continue;
+    }
+    let size = texts.get(item);
+    if (size === undefined) texts.set(item, (size = countBytes(item.render()) + 2));
+    bytes += size;
+  }
+  return bytes;
+}
+
+/** True when the package of `history` cannot fit `maxBytes` whatever else it holds: no need to render it to know. */
+export function provablyOver(history: readonly Item[], maxBytes: number): boolean {
+  return lowerBoundBytes(history) > maxBytes;
+}
+
+const headingBytes = new WeakMap<object, number>();
+
+/**
+ * At most the bytes `item` takes in the package (render.ts): none when left
+ * out; a memory, shown in full or shortened, at least its heading line (its
+ * body, or its first sentence and a note, come after it: no body is read to
+ * know this); a summary its whole text.
+ */
+function shownBytesAtLeast(item: Item): number {
+  if (item.status === 'left-out') return 0;
+  if (item.type === 'memory') {
+    // Asked for every memory of the day at each phase and twice per step: worked out once per memory.
+    let bytes = headingBytes.get(item.memory!);
+    if (bytes === undefined) headingBytes.set(item.memory!, (bytes = countBytes(`### ${memoryHeading(item.memory!)}\n\n`) + 2));
+    return bytes;
+  }
+  return countBytes(item.render()) + 2;
+}
+
+/**
+ * `input` with its body readers remembering what they read, for one assembly: the package is rendered again after
+ * each degradation step near the budget, and each rendering read every shown body again (from the content pack).
+ */
+export function rememberingReaders(input: PackageInput): PackageInput {
+  const once = <K extends object, V>(read: (key: K) => V): ((key: K) => V) => {
+    const known = new Map<K, V>();
+    return (key) => {
+      let value = known.get(key);
+      if (value === undefined) known.set(key, (value = read(key)));
+      return value;
+    };
+  };
+  return {
+    ...input,
+    readMemory: once(input.readMemory),
+    readSummary: once(input.readSummary),
+    ...(input.readShown ? { readShown: once(input.readShown) } : {}),
+  };
+}
