@@ -108,6 +108,8 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
     for (const m of text.matchAll(BRANCH)) {
       const name = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').replace(/[.,;:!?)]+$/, '');
       if (!name || NOT_BRANCHES.has(name.toLowerCase())) continue;
+      // "the branch didn't build": a bare word cut at an apostrophe is prose, not a name.
+      if (m[4] !== undefined && /^['’]/.test(text.slice(m.index + m[0].length))) continue;
       add({ kind: 'branch', target: name, line });
       const at = m.index + m[0].lastIndexOf(name);
       branchSpans.add(at);

@@ -56,4 +56,11 @@ describe('findCitations', () => {
     // Within the bound, every path on the line is found.
     expect(findCitations('See src/early.ts first, then src/late.ts.').map((c) => c.target)).toEqual(['src/early.ts', 'src/late.ts']);
   });
+
+  it('takes no word cut at an apostrophe for a branch ("the branch didn\'t build")', () => {
+    expect(findCitations("The release branch didn't build; branch `release/2.0` did.").map((c) => `${c.kind}:${c.target}`)).toEqual([
+      'branch:release/2.0',
+    ]);
+    expect(findCitations('The release branch didn’t build.')).toEqual([]);
+  });
 });
