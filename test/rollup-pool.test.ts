@@ -43,7 +43,7 @@ describe('parsing and rollups on the build worker threads', () => {
     const cli = spawnSync(process.execPath, [CLI, 'build', '--now', NOW, '--json', '--no-commit'], { cwd: workerRoot, encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
     type Report = {
-      stats: { parsed: number; workerParses: number; workerRollups: number };
+      stats: { parsed: number; worker_parses: number; worker_rollups: number };
       streams: { tiers: Record<'daily' | 'weekly' | 'monthly' | 'longterm', { created: number }> }[];
     };
     const report = JSON.parse(cli.stdout) as Report;
@@ -55,8 +55,8 @@ describe('parsing and rollups on the build worker threads', () => {
     // The shipped CLI (the bundle, with its own worker entry) parsed the memories on the workers, then made the dailies there, and every tier above
     // too: too few jobs to start workers for, but they were running already.
     expect(report.stats.parsed).toBeGreaterThanOrEqual(MIN_FILES_FOR_WORKERS);
-    expect(report.stats.workerParses).toBe(report.stats.parsed);
-    expect(report.stats.workerRollups).toBe(tiers.daily.created + tiers.weekly.created + tiers.monthly.created + tiers.longterm.created);
+    expect(report.stats.worker_parses).toBe(report.stats.parsed);
+    expect(report.stats.worker_rollups).toBe(tiers.daily.created + tiers.weekly.created + tiers.monthly.created + tiers.longterm.created);
 
     // The TypeScript sources under vitest have no compiled worker: everything in-process.
     const parseProgress: [number, number][] = [];

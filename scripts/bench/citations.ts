@@ -59,9 +59,9 @@ export async function benchCitations(gitRepo: string): Promise<CitationBenchResu
 
   const timed = () => {
     const { sample, stdout } = runNode([CLI, 'build', '--now', NOW, '--json'], repo);
-    const citations = (JSON.parse(stdout) as { citations?: { ms: number; recheckedPaths: number } }).citations;
+    const citations = (JSON.parse(stdout) as { citations?: { ms: number; rechecked_paths: number } }).citations;
     if (!citations) throw new Error(`the build in ${repo} reported no citation step`);
-    return { seconds: sample.seconds, ms: citations.ms, rechecked: citations.recheckedPaths };
+    return { seconds: sample.seconds, ms: citations.ms, rechecked: citations.rechecked_paths };
   };
   const idle = Array.from({ length: RUNS }, timed);
   const edits = [];

@@ -127,7 +127,7 @@ describe('build: --dry-run, --through and --force', () => {
     for (const day of ['2026-02-09', '2026-02-10', '2026-02-12', '2026-02-16', '2026-02-17']) expect(text.stdout).toContain(`daily ${day}`);
     expect(text.stdout).not.toContain('daily 2026-02-18');
     const { json } = await runCliJson(['build', '--now', now, '--dry-run', '--json'], { cwd: root });
-    expect(json.dryRun).toBe(true);
+    expect(json.dry_run).toBe(true);
     expect(json.written).toEqual([]);
     expect(json.streams[0].planned.filter((p: { tier: string }) => p.tier === 'daily').map((p: { period: string }) => p.period)).toEqual([
       '2026-02-09',

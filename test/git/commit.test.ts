@@ -361,7 +361,7 @@ describe('build commits: history copies and hand edits', () => {
     expect(json.streams[0].held).toEqual([]);
     expect(json.written).toContain('main/daily/2026-02-12.md');
     expect(readText(root, daily)).not.toContain('Hand note');
-    const copy = json.historyCopies.find((file: string) => file.startsWith('main/history/daily/2026-02-12-'));
+    const copy = json.history_copies.find((file: string) => file.startsWith('main/history/daily/2026-02-12-'));
     expect(readText(root, `vault/${copy}`)).toBe(edited);
     expect(changedIn(root)).toContainEqual(['A', `vault/${copy}`]);
     // The edit was never committed: HEAD's daily is the generated one again, as is the file.

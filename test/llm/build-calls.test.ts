@@ -88,7 +88,7 @@ describe('openai provider: calls', () => {
     expect(tiers.monthly.calls).toBeGreaterThan(0);
     // Tokens come from the API's usage.
     const reported = calls.reduce((sum, c) => sum + Math.ceil(c.prompt.length / 4), 0);
-    expect(Object.values<any>(tiers).reduce((n, t) => n + t.inputTokens, 0)).toBe(reported);
+    expect(Object.values<any>(tiers).reduce((n, t) => n + t.input_tokens, 0)).toBe(reported);
   });
 
   it('sends the configured model and key to the server, and the key nowhere else', () => {
@@ -182,8 +182,8 @@ describe('openai provider: calls', () => {
     const tiers = first.json.streams[0].tiers;
     // Dailies are estimated from their real sources: the same merges and calls as the real build.
     expect(estimate.daily).toMatchObject({ summaries: tiers.daily.created, merges: tiers.daily.merged, calls: tiers.daily.calls });
-    expect(estimate.daily.inputTokens).toBeGreaterThan(tiers.daily.inputTokens * 0.5);
-    expect(estimate.daily.inputTokens).toBeLessThan(tiers.daily.inputTokens * 1.5);
+    expect(estimate.daily.inputTokens).toBeGreaterThan(tiers.daily.input_tokens * 0.5);
+    expect(estimate.daily.inputTokens).toBeLessThan(tiers.daily.input_tokens * 1.5);
     expect(estimate.daily.outputTokens).toBe(tiers.daily.calls * 300);
     expect(estimate.weekly.summaries).toBe(tiers.weekly.created);
     expect(estimate.weekly.calls).toBeGreaterThan(0);

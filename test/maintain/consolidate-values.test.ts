@@ -86,8 +86,8 @@ describe('memvault consolidate and a mark that hides a value', () => {
     const { json } = await runCliJson(['consolidate', '--json'], { cwd: root });
     expect(json.streams[0]).toMatchObject({
       groups: [],
-      alreadyMarked: 2,
-      hidingValues: [{ id: '2026-03-09-pool', path: 'main/memories/2026-03-09-pool.md', duplicate_of: '2026-03-02-pool', values: ['80'] }],
+      already_marked: 2,
+      hiding_values: [{ id: '2026-03-09-pool', path: 'main/memories/2026-03-09-pool.md', duplicate_of: '2026-03-02-pool', values: ['80'] }],
     });
     const text = await runCli(['consolidate'], { cwd: root });
     expect(text.code).toBe(0);

@@ -45,6 +45,6 @@ describe('memvault consolidate', () => {
     expect(readText(root, 'vault/main/memories/2026-03-02-scheduler.md')).toBe(files['vault/main/memories/2026-03-02-scheduler.md']);
 
     const again = await runCliJson(['consolidate', '--json'], { cwd: root });
-    expect(again.json.streams[0]).toMatchObject({ groups: [], alreadyMarked: 1 });
+    expect(again.json.streams[0]).toMatchObject({ groups: [], already_marked: 1 });
   });
 });

@@ -163,7 +163,7 @@ describe.concurrent('memvault compact', () => {
     expect(json.streams[0].compactions).toMatchObject([
       { compaction: 1, count: 100, reason: 'forced', longterm: null, recent: { memories: 36, positions: [1, 36] } },
     ]);
-    expect(json.streams[0].position.nextAt).toBe(164);
+    expect(json.streams[0].position.next_at).toBe(164);
     expect(historyFiles(root)).toHaveLength(1);
     expect(readText(root, 'CONTEXT.md')).toContain('## Recent past (summary)');
 

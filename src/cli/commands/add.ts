@@ -4,6 +4,7 @@ import { runOperation } from '../../ops/operation.js';
 import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import { cliEnv } from '../ops-env.js';
+import { renderJson } from '../render/json.js';
 
 /** Flags of `memvault add` as commander parses them. */
 export interface AddCommandOptions {
@@ -50,7 +51,7 @@ export async function addCommand(text: string | undefined, options: AddCommandOp
   if (detail?.declared)
     process.stderr.write(`added stream \`${detail.declared}\` to memory.config.yaml (calendar: true, waterfall: false)\n`);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(renderJson(result));
     return;
   }
   process.stdout.write(`${path.relative(process.cwd(), detail!.file) || detail!.file}\n`);

@@ -3,6 +3,7 @@ import { cliNumber } from '../../ops/input.js';
 import { runOperation } from '../../ops/operation.js';
 import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
+import { renderJson } from '../render/json.js';
 
 export interface ContextCommandOptions {
   root?: string;
@@ -33,6 +34,6 @@ export async function contextCommand(options: ContextCommandOptions): Promise<vo
     ...(options.activity !== undefined ? { activity: options.activity } : {}),
     ...(options.stream !== undefined ? { stream: options.stream } : {}),
   });
-  if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (options.json) process.stdout.write(renderJson(result));
   else writeText(result.context);
 }

@@ -3,6 +3,7 @@ import { HOOK_EVENTS, parseHookInput, readHookInput, type HookEvent, type HookIn
 import { enterProject as findRoot } from '../../config/file.js';
 import { UserError } from '../../util/errors.js';
 import { nowOf } from '../now.js';
+import { renderJson } from '../render/json.js';
 
 export interface HookCommandOptions {
   root?: string;
@@ -67,6 +68,6 @@ async function runHook(event: HookEvent, options: HookCommandOptions, profile: H
     report.status === 'already-ingested'
       ? 'already ingested, nothing to do'
       : [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to ingest';
-  if (options.json) process.stdout.write(`${JSON.stringify({ event, transcript: input.transcript_path, ...report }, null, 2)}\n`);
+  if (options.json) process.stdout.write(renderJson({ event, transcript: input.transcript_path, ...report }));
   else process.stdout.write(profile.ingested(`memvault: ${input.transcript_path}: ${what}`));
 }

@@ -7,6 +7,7 @@ import { describeRedactions } from '../../redact/redact.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
 import { formatDiagnostic } from '../output.js';
+import { renderJson } from '../render/json.js';
 
 /** Flags of `memvault ingest` as commander parses them. */
 export interface IngestCommandOptions {
@@ -62,7 +63,7 @@ export async function ingestCommand(files: string[], options: IngestCommandOptio
     dryRun: options.dryRun ?? false,
   });
   for (const file of report.files) for (const d of file.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (options.json) process.stdout.write(renderJson(report));
   else process.stdout.write(render(report, root, cwd));
   const failed = report.files.filter((file) => file.status === 'failed').length;
   if (failed > 0) {

@@ -7,6 +7,7 @@ import { detectInstallSource, type InstallSource, REACHABLE_SOURCES, unreachable
 import { UserError } from '../../util/errors.js';
 import { gitattributesBlock, hasGitattributesBlock, nightlyWorkflowText, WORKFLOW_FILE } from '../../project/init-templates.js';
 import { counted } from '../../text/plural.js';
+import { renderJson } from '../render/json.js';
 
 export interface InitCommandOptions {
   root?: string;
@@ -133,7 +134,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
           }
         : {};
     const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
-    process.stdout.write(`${JSON.stringify({ root, created, kept, ...install, ...commit }, null, 2)}\n`);
+    process.stdout.write(renderJson({ root, created, kept, ...install, ...commit }));
     if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
     return;
   }

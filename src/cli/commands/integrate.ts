@@ -29,6 +29,8 @@ export async function integrateCommand(agent: string, options: IntegrateCommandO
     }));
     const note = result.note ? { note: result.note } : {};
     const report = { agent: result.agent, dry_run: result.dryRun, files, ...note, next_step: result.nextStep };
+    // Not renderJson: `content` is each file as written (Cursor's `sessionStart`, Gemini's `mcpServers`), data whose keys
+    // must stay as the agent spells them; the report's own keys are snake_case already.
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }

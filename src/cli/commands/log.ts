@@ -3,6 +3,7 @@ import { cliNumber } from '../../ops/input.js';
 import { runOperation } from '../../ops/operation.js';
 import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
+import { renderJson } from '../render/json.js';
 
 export type { LogEntry } from '../../ops/history.js';
 
@@ -21,7 +22,7 @@ export async function logCommand(file: string, options: LogCommandOptions): Prom
     ...(options.limit !== undefined ? { limit: cliNumber(options.limit) } : {}),
   });
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(renderJson(result));
     return;
   }
   const lines = result.versions.map((entry, i) => {

@@ -10,6 +10,7 @@ import { acquireBuildLock } from '../../util/lock.js';
 import { streamFolders } from '../../vault/scan.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
+import { renderJson } from '../render/json.js';
 
 /** Flags of `memvault redact` as commander parses them. */
 export interface RedactCommandOptions {
@@ -65,7 +66,7 @@ export async function redactCommand(targets: readonly string[], options: RedactC
   }
   if (options.json) {
     const report = { dry_run: options.dryRun === true, files_scanned: files.length, files: changed, purged };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(renderJson(report));
     return;
   }
   for (const file of changed) for (const r of file.redactions) process.stdout.write(`${file.path}:${r.line}:${r.column} ${r.kind}\n`);

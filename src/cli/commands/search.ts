@@ -7,6 +7,7 @@ import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
 import { counted } from '../../text/plural.js';
 import { staleNote } from '../../citations/state.js';
+import { renderJson } from '../render/json.js';
 
 export interface SearchCommandOptions {
   root?: string;
@@ -39,7 +40,7 @@ export async function searchCommand(words: string[], options: SearchCommandOptio
     ...(options.reindex ? { reindex: true } : {}),
   });
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(renderJson(result));
     return;
   }
   const { index } = result;

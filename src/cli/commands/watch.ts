@@ -5,6 +5,7 @@ import { VaultWatcher, type WatchEvent } from '../../watch/watcher.js';
 import { findRoot, resolveNow } from '../context.js';
 import { formatDiagnostic } from '../output.js';
 import { counted } from '../../text/plural.js';
+import { renderJson } from '../render/json.js';
 
 /** Flags of `memvault watch` as commander parses them. */
 export interface WatchCommandOptions {
@@ -101,7 +102,7 @@ function printLine(event: WatchEvent): void {
 
 function printJson(event: WatchEvent): void {
   const { report: _report, ...rest } = event.type === 'rebuild' ? event : { ...event, report: undefined };
-  process.stdout.write(`${JSON.stringify(rest)}\n`);
+  process.stdout.write(renderJson(rest, { oneLine: true }));
 }
 
 /** `HH:MM:SS` of an ISO instant on the local wall clock. */

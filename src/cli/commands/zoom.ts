@@ -5,6 +5,7 @@ import type { Transcript } from '../../read/transcripts.js';
 import { renderZoomMemory, renderZoomSummary, type ZoomResult } from '../../read/zoom.js';
 import { cliEnv } from '../ops-env.js';
 import { num, writeText } from '../output.js';
+import { renderJson } from '../render/json.js';
 
 export interface ZoomCommandOptions {
   root?: string;
@@ -31,7 +32,7 @@ export async function zoomCommand(periodText: string | undefined, options: ZoomC
     ...(options.transcripts ? { transcripts: true } : {}),
   });
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(renderJson(result));
     return;
   }
   // `--transcripts`: the full session behind each distilled coding-agent memory of the page, after the memory.
