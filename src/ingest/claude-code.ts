@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../vault/model.js';
-import { jsonSyntaxError } from './json-position.js';
+import { AppendedJsonLines } from './json-lines.js';
 import {
   compactInput,
   compactResult,
@@ -57,30 +57,21 @@ export class ClaudeCodeParser {
   private title: string | undefined;
   private sawConversation = false;
   private sawMainConversation = false;
-  /** A line that is not JSON: an error unless it is the last one of a log still being written. */
-  private pending: { line: number; column: number; reason: string } | undefined;
-  private sawLine = false;
+
+  private readonly lines: AppendedJsonLines;
 
   constructor(private readonly file: string) {
+    this.lines = new AppendedJsonLines(file, 'each line of a Claude Code session log is one JSON object; is this the right file?', RULE);
     this.main = new TurnBuilder(file, false);
     this.side = new TurnBuilder(file, true);
   }
 
   /** One line of the log (without its `\n`), numbered from 1. */
   line(text: string, lineNo: number): void {
-    const raw = (lineNo === 1 ? text.replace(/^\uFEFF/, '') : text).replace(/\r$/, '');
-    if (raw.trim() === '') return;
     const file = this.file;
-    if (this.pending) this.failPending();
-    this.sawLine = true;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(raw);
-    } catch (error) {
-      const where = jsonSyntaxError(raw, error);
-      this.pending = { line: lineNo, column: where.column, reason: where.reason };
-      return;
-    }
+    const parsed = this.lines.parse(text, lineNo);
+    if (!parsed) return;
+    const { value: entry, raw } = parsed;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       fail(
         file,
@@ -126,36 +117,11 @@ export class ClaudeCodeParser {
     }
   }
 
-  private failPending(): never {
-    const { line, column, reason } = this.pending!;
-    return fail(
-      this.file,
-      line,
-      column,
-      `not valid JSON: ${reason}`,
-      'each line of a Claude Code session log is one JSON object; is this the right file?',
-      RULE,
-    );
-  }
-
   /** The session, once every line was read; `endsWithNewline`: the log's last byte was a line break. */
   finish(endsWithNewline: boolean): ParsedTranscript {
     const file = this.file;
     const warnings = this.warnings;
-    if (this.pending) {
-      // Claude Code appends as it goes: a cut-off last line is a session that was still being written.
-      if (endsWithNewline) this.failPending();
-      warnings.push({
-        path: file,
-        line: this.pending.line,
-        column: this.pending.column,
-        severity: 'warning',
-        reason: 'incomplete last line ignored (the session was still being written?)',
-        hint: 'ingest the file again once the session has ended',
-        rule: RULE,
-      });
-    }
-    if (!this.sawLine) fail(file, 1, 1, 'empty file', 'nothing to import', 'ingest/format');
+    warnings.push(...this.lines.finish(endsWithNewline));
     const subAgent = this.sawConversation && !this.sawMainConversation;
     if (subAgent && this.sideError) throw this.sideError;
     const builder = subAgent ? this.side! : this.main;

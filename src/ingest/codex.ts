@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../vault/model.js';
 import { AgentTurns, isInjectedText } from './agent-turns.js';
-import { jsonSyntaxError } from './json-position.js';
 import { fail, timeOf, titleFromTurns, type ParsedTranscript, type Session } from './session.js';
+import { AppendedJsonLines } from './json-lines.js';
 
 /**
  * Codex session logs, the "rollout" files (`~/.codex/sessions/YYYY/MM/DD/
@@ -45,25 +45,17 @@ export class CodexParser {
   private readonly turns = new AgentTurns();
   private readonly meta: Session['meta'] = {};
   private sessionId: string | undefined;
-  private sawLine = false;
-  /** A line that is not JSON: an error unless it is the last one of a log still being written. */
-  private pending: { line: number; column: number; reason: string } | undefined;
 
-  constructor(private readonly file: string) {}
+  private readonly lines: AppendedJsonLines;
+
+  constructor(private readonly file: string) {
+    this.lines = new AppendedJsonLines(file, 'each line of a Codex session log is one JSON object', RULE);
+  }
 
   line(text: string, lineNo: number): void {
-    const raw = (lineNo === 1 ? text.replace(/^\uFEFF/, '') : text).replace(/\r$/, '');
-    if (raw.trim() === '') return;
-    if (this.pending) this.failPending();
-    this.sawLine = true;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(raw);
-    } catch (error) {
-      const where = jsonSyntaxError(raw, error);
-      this.pending = { line: lineNo, column: where.column, reason: where.reason };
-      return;
-    }
+    const parsed = this.lines.parse(text, lineNo);
+    if (!parsed) return;
+    const entry: unknown = parsed.value;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry) || typeof (entry as { type?: unknown }).type !== 'string')
       fail(
         this.file,
@@ -120,27 +112,9 @@ export class CodexParser {
     }
   }
 
-  private failPending(): never {
-    const { line, column, reason } = this.pending!;
-    return fail(this.file, line, column, `not valid JSON: ${reason}`, 'each line of a Codex session log is one JSON object', RULE);
-  }
-
   finish(endsWithNewline: boolean): ParsedTranscript {
     const warnings: Diagnostic[] = [];
-    if (this.pending) {
-      // Codex appends as it goes: a cut-off last line is a session still being written.
-      if (endsWithNewline) this.failPending();
-      warnings.push({
-        path: this.file,
-        line: this.pending.line,
-        column: this.pending.column,
-        severity: 'warning',
-        reason: 'incomplete last line ignored (the session was still being written?)',
-        hint: 'ingest the file again once the session has ended',
-        rule: RULE,
-      });
-    }
-    if (!this.sawLine) fail(this.file, 1, 1, 'empty file', 'nothing to import', 'ingest/format');
+    warnings.push(...this.lines.finish(endsWithNewline));
     if (this.turns.messages === 0)
       fail(
         this.file,

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Diagnostic } from '../vault/model.js';
 import { AgentTurns, isInjectedText } from './agent-turns.js';
-import { jsonSyntaxError } from './json-position.js';
 import { fail, titleFromTurns, type ParsedTranscript, type Session } from './session.js';
+import { AppendedJsonLines } from './json-lines.js';
 
 /**
  * Cursor agent transcripts (`~/.cursor/projects/<project>/agent-transcripts/
@@ -26,24 +26,16 @@ export function isCursorLine(value: unknown): boolean {
 
 export class CursorParser {
   private readonly turns = new AgentTurns();
-  private sawLine = false;
-  private pending: { line: number; column: number; reason: string } | undefined;
+  private readonly lines: AppendedJsonLines;
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: string) {
+    this.lines = new AppendedJsonLines(file, 'each line of a Cursor transcript is one JSON object', RULE);
+  }
 
   line(text: string, lineNo: number): void {
-    const raw = (lineNo === 1 ? text.replace(/^\uFEFF/, '') : text).replace(/\r$/, '');
-    if (raw.trim() === '') return;
-    if (this.pending) this.failPending();
-    this.sawLine = true;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(raw);
-    } catch (error) {
-      const where = jsonSyntaxError(raw, error);
-      this.pending = { line: lineNo, column: where.column, reason: where.reason };
-      return;
-    }
+    const parsed = this.lines.parse(text, lineNo);
+    if (!parsed) return;
+    const entry: unknown = parsed.value;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
       fail(
         this.file,
@@ -79,26 +71,9 @@ export class CursorParser {
     }
   }
 
-  private failPending(): never {
-    const { line, column, reason } = this.pending!;
-    return fail(this.file, line, column, `not valid JSON: ${reason}`, 'each line of a Cursor transcript is one JSON object', RULE);
-  }
-
   finish(endsWithNewline: boolean): ParsedTranscript {
     const warnings: Diagnostic[] = [];
-    if (this.pending) {
-      if (endsWithNewline) this.failPending();
-      warnings.push({
-        path: this.file,
-        line: this.pending.line,
-        column: this.pending.column,
-        severity: 'warning',
-        reason: 'incomplete last line ignored (the session was still being written?)',
-        hint: 'ingest the file again once the session has ended',
-        rule: RULE,
-      });
-    }
-    if (!this.sawLine) fail(this.file, 1, 1, 'empty file', 'nothing to import', 'ingest/format');
+    warnings.push(...this.lines.finish(endsWithNewline));
     if (this.turns.messages === 0)
       fail(
         this.file,

@@ -1,6 +1,5 @@
 import type { Diagnostic } from '../vault/model.js';
 import { AgentTurns, isInjectedText } from './agent-turns.js';
-import { jsonSyntaxError } from './json-position.js';
 import {
   compactInput,
   compactResult,
@@ -11,6 +10,7 @@ import {
   type Session,
   type ToolCall,
 } from './session.js';
+import { AppendedJsonLines } from './json-lines.js';
 
 /**
  * Gemini CLI chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`,
@@ -54,25 +54,17 @@ export class GeminiParser {
   private readonly messages = new Map<string, KeptMessage>();
   private sessionId: string | undefined;
   private title: string | undefined;
-  private sawLine = false;
-  private pending: { line: number; column: number; reason: string } | undefined;
+  private readonly lines: AppendedJsonLines;
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: string) {
+    this.lines = new AppendedJsonLines(file, 'each line of a Gemini CLI chat recording is one JSON object', RULE);
+  }
 
   /** One line of a `.jsonl` recording, numbered from 1. */
   line(text: string, lineNo: number): void {
-    const raw = (lineNo === 1 ? text.replace(/^\uFEFF/, '') : text).replace(/\r$/, '');
-    if (raw.trim() === '') return;
-    if (this.pending) this.failPending();
-    this.sawLine = true;
-    let record: unknown;
-    try {
-      record = JSON.parse(raw);
-    } catch (error) {
-      const where = jsonSyntaxError(raw, error);
-      this.pending = { line: lineNo, column: where.column, reason: where.reason };
-      return;
-    }
+    const parsed = this.lines.parse(text, lineNo);
+    if (!parsed) return;
+    const record: unknown = parsed.value;
     if (typeof record !== 'object' || record === null || Array.isArray(record))
       fail(this.file, lineNo, 1, 'expected a JSON object', 'each line of a Gemini CLI chat recording is one JSON object', RULE);
     this.record(record as Record<string, unknown>);
@@ -80,7 +72,7 @@ export class GeminiParser {
 
   /** One record: metadata, a message, a rewind or a metadata update. */
   record(record: Record<string, unknown>): void {
-    this.sawLine = true;
+    this.lines.countRecord();
     if (typeof record.$rewindTo === 'string') {
       this.rewind(record.$rewindTo);
       return;
@@ -141,26 +133,9 @@ export class GeminiParser {
     if (!found) this.messages.clear();
   }
 
-  private failPending(): never {
-    const { line, column, reason } = this.pending!;
-    return fail(this.file, line, column, `not valid JSON: ${reason}`, 'each line of a Gemini CLI chat recording is one JSON object', RULE);
-  }
-
   finish(endsWithNewline: boolean): ParsedTranscript {
     const warnings: Diagnostic[] = [];
-    if (this.pending) {
-      if (endsWithNewline) this.failPending();
-      warnings.push({
-        path: this.file,
-        line: this.pending.line,
-        column: this.pending.column,
-        severity: 'warning',
-        reason: 'incomplete last line ignored (the session was still being written?)',
-        hint: 'ingest the file again once the session has ended',
-        rule: RULE,
-      });
-    }
-    if (!this.sawLine) fail(this.file, 1, 1, 'empty file', 'nothing to import', 'ingest/format');
+    warnings.push(...this.lines.finish(endsWithNewline));
     if (!this.sessionId && this.messages.size === 0)
       fail(
         this.file,
