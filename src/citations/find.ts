@@ -1,4 +1,5 @@
 import type { Citation } from './model.js';
+import { bodyStartLine } from '../vault/frontmatter.js';
 
 /**
  * Finds what a memory's text cites: repository paths (with a line or range,
@@ -206,9 +207,5 @@ function pathOf(raw: string, backticked: boolean): Omit<Citation, 'line'> | unde
 /** The citations of a memory file whose (trimmed) body is `body`, each at its line in the file. */
 export function citationsOfBody(bytes: Uint8Array, body: string): Citation[] {
   if (body.length === 0) return [];
-  const text = Buffer.from(bytes).toString('utf8');
-  const at = text.indexOf(body);
-  let firstLine = 1;
-  for (let i = 0; i < at; i++) if (text.charCodeAt(i) === 10) firstLine++;
-  return findCitations(body, firstLine);
+  return findCitations(body, bodyStartLine(Buffer.from(bytes).toString('utf8'), body) ?? 1);
 }

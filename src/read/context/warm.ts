@@ -6,7 +6,7 @@ import { resolveRelativeDates } from '../../retention/dates.js';
 import type { Memory } from '../../vault/model.js';
 import { memoryBody, tokensOf, type ReadVault } from '../vault.js';
 import { vaultPaths } from '../../vault/paths.js';
-import { frontmatterBody } from '../../vault/frontmatter.js';
+import { bodyStartLine, frontmatterBody } from '../../vault/frontmatter.js';
 import { readVaultFile } from '../../vault/scan.js';
 
 /**
@@ -87,15 +87,8 @@ function bodyLineOfFile(vault: ReadVault, vaultPath: string): number | null {
   if (!vaultPath.endsWith('.md')) return null;
   const read = readVaultFile(vault.vaultDir, vaultPath);
   if (!read.ok) return null;
-  let text = Buffer.from(read.bytes).toString('utf8');
-  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const body = frontmatterBody(text);
-  if (!text.endsWith(body)) return null;
-  const start = text.length - body.length + (body.length - body.trimStart().length);
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
-  return line;
+  const text = Buffer.from(read.bytes).toString('utf8');
+  return bodyStartLine(text, frontmatterBody(text).trim()) ?? null;
 }
 
 /** Tokens of `text` with the configured tokenizer, remembered for this loaded vault. */
