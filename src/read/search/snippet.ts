@@ -1,4 +1,5 @@
 import { processTerm } from './analyzer.js';
+import { CappedMemo } from '../../util/memo.js';
 
 /**
  * Snippets: the line of a file that holds the most of a hit's matched words,
@@ -13,15 +14,9 @@ const MAX_CHARS = 200;
 const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
 
 // Stems of the words snippets have seen: a warm process meets the same words again and again (bounded for one that runs for days).
-const stems = new Map<string, string>();
+const stems = new CappedMemo<string, string>(100_000);
 function stemOf(word: string): string {
-  let stem = stems.get(word);
-  if (stem === undefined) {
-    if (stems.size >= 100_000) stems.clear();
-    stem = processTerm(word);
-    stems.set(word, stem);
-  }
-  return stem;
+  return stems.get(word, () => processTerm(word));
 }
 
 /**
