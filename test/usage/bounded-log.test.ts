@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseUsageFile, usageTotals } from '../../src/usage/codec.js';
 import { foldUsage, type LocalState, legacyStateFile, readLocalState } from '../../src/usage/fold.js';
 import { readUsageLog, recordSources } from '../../src/usage/log.js';
-import type { Memory, StreamState } from '../../src/vault/model.js';
+import type { StreamState } from '../../src/vault/model.js';
 import { memoryAt } from '../helpers/memory-object.js';
 import { git, gitConfig, initRepo } from '../git/helpers.js';
 import { createProject, memory, readText, runCli } from '../helpers/project.js';
