@@ -82,6 +82,9 @@ export async function bundle(dir = root) {
     // Chunks sit beside the entries: build-pool's chunk finds ./build-worker.js next to itself.
     chunkNames: '[name]-[hash]',
     external: [...EXTERNAL, 'fsevents'],
+    // jsonc-parser's `main` is a UMD build whose factory requires its own files at run time (esbuild cannot follow
+    // them): its ES build is bundled instead.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // Bundled CommonJS packages call require() for Node's built-ins, which an ES module lacks.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     // Not minified: an internal error's stack stays readable even without source maps.

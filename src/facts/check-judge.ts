@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { backoffDelay, classifyError, stripControl, type Fault } from '../llm/faults.js';
+import { classifyError, stripControl, type Fault } from '../llm/faults.js';
+import { withAttemptCount, withRetries } from '../llm/retry.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from '../llm/openai-settings.js';
 import { builtinPromptsDir, renderTemplate } from '../llm/prompts.js';
 import { lazyOpenAiClient, stringOr, withDeadline } from '../llm/transport.js';
@@ -153,33 +154,32 @@ export function createJudge(settings: OpenAiSettings, prompt: CheckPrompt, optio
     },
     async judge(a, b) {
       const rendered = renderCheck(prompt, a, b);
-      for (let retry = 0; ; retry++) {
-        if (halted) throw new CheckFailedError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false });
-        // A slow server gets more time on each try, as the summarizer gives it.
-        const timeoutMs = Math.round(settings.timeoutMs * (1 + 0.5 * retry));
-        let fault: Fault;
-        calls++;
-        try {
-          const verdict = parseVerdict(await ask(rendered, timeoutMs));
-          if (verdict) return verdict;
-          fault = { kind: 'empty', message: `${settings.model} answered no JSON verdict`, retryable: true, fatal: false };
-        } catch (error) {
-          const { errors } = await connect();
-          fault = classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs, secrets });
-        }
-        if (!fault.retryable || retry >= settings.faultRetries) {
-          const attempts = retry + 1;
-          const final = {
-            ...fault,
-            message: `${fault.message}${fault.retryable ? ` (${attempts} attempt${attempts > 1 ? 's' : ''})` : ''}`,
-          };
-          if (fault.fatal || fault.kind === 'connection') halted ??= { ...final, fatal: true };
-          throw new CheckFailedError(fault.kind === 'connection' ? { ...final, fatal: true } : final);
-        }
-        const wait =
-          fault.retryAfterMs !== undefined ? Math.min(fault.retryAfterMs, settings.maxWaitMs) : backoffDelay(retry, settings.backoffMs);
-        await sleep(wait);
-      }
+      return withRetries<CheckAnswer>(
+        { ...settings, sleep },
+        {
+          before: () => {
+            if (halted) throw new CheckFailedError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false });
+          },
+          attempt: async (retry) => {
+            // A slow server gets more time on each try, as the summarizer gives it.
+            const timeoutMs = Math.round(settings.timeoutMs * (1 + 0.5 * retry));
+            calls++;
+            try {
+              const verdict = parseVerdict(await ask(rendered, timeoutMs));
+              if (verdict) return { value: verdict };
+              return { fault: { kind: 'empty', message: `${settings.model} answered no JSON verdict`, retryable: true, fatal: false } };
+            } catch (error) {
+              const { errors } = await connect();
+              return { fault: classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs, secrets }) };
+            }
+          },
+          fail: (fault, attempts) => {
+            const final = withAttemptCount(fault, attempts);
+            if (fault.fatal || fault.kind === 'connection') halted ??= { ...final, fatal: true };
+            return new CheckFailedError(fault.kind === 'connection' ? { ...final, fatal: true } : final);
+          },
+        },
+      );
     },
   };
 }

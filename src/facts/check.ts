@@ -14,6 +14,7 @@ import { type CachedAnswer, readCheckCache, writeCheckCache } from './check-cach
 import { CheckFailedError, type CheckNote, createJudge, judgeId, loadCheckPrompt, type Judge } from './check-judge.js';
 import { type CandidatePair, type CheckCandidate, pairKey, selectPairs } from './check-pairs.js';
 import { collectFacts } from './collect.js';
+import { withoutFrontmatter } from '../vault/frontmatter.js';
 
 /**
  * `memvault facts --check`: decisions and facts on the same subject (found by
@@ -28,8 +29,6 @@ export const DEFAULT_MAX_PAIRS = 50;
 const QUERY_WORDS = 20;
 /** Groups (days) of search hits read per candidate: past the neighbours kept, as some are not candidates or are settled. */
 const SEARCH_DEPTH = 10;
-/** A memory file's frontmatter block, as the loader accepted it. */
-const FRONTMATTER = /^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/;
 
 export interface FactsCheckOptions {
   /** Streams to check (default: all). */
@@ -126,7 +125,7 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
     let text = texts.get(memory.path);
     if (text === undefined) {
       const read = readVaultFile(vault.vaultDir, memory.path, inside);
-      const body = read.ok ? read.bytes.toString('utf8').replace(FRONTMATTER, '') : '';
+      const body = read.ok ? withoutFrontmatter(read.bytes.toString('utf8')) : '';
       text = [memory.title ?? '', body].join('\n').trim();
       texts.set(memory.path, text);
     }

@@ -173,6 +173,7 @@ function outputText(output: unknown): { text: string; error: boolean } {
   if (typeof output === 'string') {
     if (output.startsWith('{')) {
       try {
+        // Text that starts with `{` parses to an object or not at all; each field is checked before use.
         const parsed = JSON.parse(output) as Record<string, unknown>;
         if (typeof parsed.output === 'string') {
           const exit = (parsed.metadata as Record<string, unknown> | undefined)?.exit_code;

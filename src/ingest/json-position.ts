@@ -1,8 +1,11 @@
+import { type Node as JsonNode, parseTree } from 'jsonc-parser';
+
 /**
  * Line and column for JSON problems. `JSON.parse` is fast but gives no
  * positions, so a file is parsed with it and, only when something is wrong,
- * the text is scanned again to find where: the offset from the syntax error
- * message, or the place of a value by its path (`[3, 'role']`).
+ * the text is read again to find where: the offset from the syntax error
+ * message (V8's own words are kept as the reason), or the place of a value by
+ * its path (`[3, 'role']`, with jsonc-parser's tree).
  */
 
 /** 1-based line and column (in characters) of `offset` in `text`. */
@@ -45,106 +48,27 @@ function endOf(text: string): { line: number; column: number } {
 }
 
 /**
- * Offset of the value at `path` in a valid JSON text, or of the deepest
- * existing ancestor when part of the path is missing.
+ * Offset of the value at `path` in a valid JSON text (of its key when the
+ * path ends with a key), or of the deepest existing ancestor when part of the
+ * path is missing. jsonc-parser builds the tree; only an error path pays for it.
  */
 export function locateJsonPath(text: string, path: readonly (string | number)[]): number {
-  let i = 0;
-  const ws = (): void => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const skipString = (): void => {
-    i++;
-    while (i < text.length) {
-      const c = text[i];
-      if (c === '\\') i += 2;
-      else if (c === '"') {
-        i++;
-        return;
-      } else i++;
-    }
-  };
-  const readString = (): string => {
-    const start = i;
-    skipString();
-    try {
-      return JSON.parse(text.slice(start, i)) as string;
-    } catch {
-      return '';
-    }
-  };
-  const skipValue = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '"') {
-      skipString();
-      return;
-    }
-    if (c === '{' || c === '[') {
-      let depth = 0;
-      while (i < text.length) {
-        const d = text[i];
-        if (d === '"') {
-          skipString();
-          continue;
-        }
-        if (d === '{' || d === '[') depth++;
-        else if (d === '}' || d === ']') {
-          depth--;
-          if (depth === 0) {
-            i++;
-            return;
-          }
-        }
-        i++;
-      }
-      return;
-    }
-    while (i < text.length && !',}] \t\n\r'.includes(text[i]!)) i++;
-  };
-
-  ws();
-  let found = i;
-  for (const key of path) {
-    ws();
-    found = i;
-    if (typeof key === 'number') {
-      if (text[i] !== '[') return found;
-      i++;
-      for (let n = 0; ; n++) {
-        ws();
-        if (text[i] === ']' || i >= text.length) return found;
-        if (n === key) break;
-        skipValue();
-        ws();
-        if (text[i] !== ',') return found;
-        i++;
-      }
-    } else {
-      if (text[i] !== '{') return found;
-      i++;
-      for (;;) {
-        ws();
-        if (text[i] !== '"') return found;
-        const keyStart = i;
-        const name = readString();
-        ws();
-        if (text[i] !== ':') return found;
-        i++;
-        ws();
-        if (name === key) {
-          found = keyStart;
-          break;
-        }
-        skipValue();
-        ws();
-        if (text[i] !== ',') return found;
-        i++;
-      }
-    }
+  let node = parseTree(text);
+  if (!node) return 0;
+  for (const [n, key] of path.entries()) {
+    const child = childAt(node, key);
+    if (!child) return node.offset;
+    // A key names a property: point at the key, where a person looks for it.
+    if (typeof key === 'string' && n === path.length - 1) return child.parent?.offset ?? child.offset;
+    node = child;
   }
-  ws();
-  return typeof path[path.length - 1] === 'string' ? found : i;
+  return node.offset;
+}
+
+function childAt(node: JsonNode, key: string | number): JsonNode | undefined {
+  if (typeof key === 'number') return node.type === 'array' ? node.children?.[key] : undefined;
+  if (node.type !== 'object') return undefined;
+  return node.children?.find((property) => property.children?.[0]?.value === key)?.children?.[1];
 }
 
 /** Line and column of the value at `path` (see `locateJsonPath`). */

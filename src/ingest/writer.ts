@@ -3,7 +3,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { sha256 } from '../util/hash.js';
 import { ensureVaultTarget, mkdirInVault } from '../util/inside.js';
-import { parseFrontmatter } from '../vault/frontmatter.js';
+import { frontmatterFence, parseFrontmatter } from '../vault/frontmatter.js';
 import { writeMemoryFile } from '../vault/memory-file.js';
 import { listMarkdownFiles } from '../vault/scan.js';
 import type { MemoryDraft, SourceRecord } from './render.js';
@@ -146,9 +146,8 @@ export class IngestedIndex {
           continue;
         }
         // Cheap test first: only memories with a `source:` key in their frontmatter are parsed.
-        if (!text.startsWith('---')) continue;
-        const end = text.indexOf('\n---', 3);
-        if (end === -1 || !/\nsource:/.test(text.slice(0, end))) continue;
+        const fence = frontmatterFence(text);
+        if (!fence || !/^source:/m.test(fence.matter)) continue;
         const fm = parseFrontmatter(text);
         const source = fm.data.source;
         if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;

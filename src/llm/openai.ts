@@ -2,7 +2,8 @@ import type { OpenAI } from 'openai';
 import { hashValue } from '../util/hash.js';
 import { countTokens, type TokenizerName } from '../util/tokens.js';
 import type { Diagnostic, Tier } from '../vault/model.js';
-import { backoffDelay, classifyError, stripControl, SummarizerError, type Fault } from './faults.js';
+import { classifyError, stripControl, SummarizerError, type Fault } from './faults.js';
+import { withAttemptCount, withRetries } from './retry.js';
 import { renderPrompt, type RenderedPrompt } from './openai-render.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from './openai-settings.js';
 import { cleanOutput } from './output.js';
@@ -154,58 +155,55 @@ export function createOpenAiSummarizer(
         halted
           ? new SummarizerError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false }, usage, usage.calls)
           : undefined;
-      let skipped = skip();
-      if (skipped) throw skipped;
+      // Another rollup found the endpoint dead (before this call, or while it waited to try again): stop here too.
+      const stopIfHalted = (): void => {
+        const skipped = skip();
+        if (skipped) throw skipped;
+      };
+      stopIfHalted();
       const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
       const maxTokens = settings.maxTokens ?? Math.max(256, request.budget.tokens * 2);
-      for (let retry = 0; ; retry++) {
-        // A slow server gets more time on each try: attempts of a budget retry and retries after a fault both count.
-        const timeoutMs = Math.round(settings.timeoutMs * (1 + 0.5 * (request.attempt + retry)));
-        let fault: Fault;
-        usage.calls++;
-        try {
-          const answer = await call(rendered, maxTokens, timeoutMs);
-          usage.inputTokens += answer.inputTokens;
-          usage.outputTokens += answer.outputTokens;
-          const cleaned = cleanOutput(answer.text, settings.mode);
-          if (cleaned.body.length > 0) {
-            return {
-              body: cleaned.body,
-              usage,
-              finish: answer.finish === 'length' ? 'length' : 'stop',
-              ...(cleaned.notes.length > 0 ? { notes: cleaned.notes } : {}),
-            };
-          }
-          const why =
-            answer.finish === 'length'
-              ? ` (cut off by max_tokens ${maxTokens} before any summary)`
-              : cleaned.notes.length > 0
-                ? ` (nothing left after removing ${cleaned.notes.join(', ')})`
-                : '';
-          fault = { kind: 'empty', message: `${settings.model} returned an empty answer${why}`, retryable: true, fatal: false };
-        } catch (error) {
-          const { errors } = await connect();
-          fault = classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs, secrets });
-        }
-        if (!fault.retryable || retry >= settings.faultRetries) {
-          const attempts = retry + 1;
-          const final: Fault = {
-            ...fault,
-            message: `${fault.message}${fault.retryable ? ` (${attempts} attempt${attempts > 1 ? 's' : ''})` : ''}`,
-          };
-          if (fault.fatal || fault.kind === 'connection') halted ??= final;
-          throw new SummarizerError(final, usage, usage.calls);
-        }
-        usage.retries++;
-        const wait =
-          fault.retryAfterMs !== undefined
-            ? Math.min(fault.retryAfterMs, settings.maxWaitMs)
-            : backoffDelay(retry, settings.backoffMs, 30_000, random);
-        await sleep(wait);
-        // Another rollup found the endpoint dead meanwhile: stop here too.
-        skipped = skip();
-        if (skipped) throw skipped;
-      }
+      return withRetries<SummaryOutput>(
+        { ...settings, sleep, random },
+        {
+          before: stopIfHalted,
+          attempt: async (retry) => {
+            // A slow server gets more time on each try: attempts of a budget retry and retries after a fault both count.
+            const timeoutMs = Math.round(settings.timeoutMs * (1 + 0.5 * (request.attempt + retry)));
+            usage.calls++;
+            try {
+              const answer = await call(rendered, maxTokens, timeoutMs);
+              usage.inputTokens += answer.inputTokens;
+              usage.outputTokens += answer.outputTokens;
+              const cleaned = cleanOutput(answer.text, settings.mode);
+              if (cleaned.body.length > 0) {
+                const finish: SummaryOutput['finish'] = answer.finish === 'length' ? 'length' : 'stop';
+                return { value: { body: cleaned.body, usage, finish, ...(cleaned.notes.length > 0 ? { notes: cleaned.notes } : {}) } };
+              }
+              const why =
+                answer.finish === 'length'
+                  ? ` (cut off by max_tokens ${maxTokens} before any summary)`
+                  : cleaned.notes.length > 0
+                    ? ` (nothing left after removing ${cleaned.notes.join(', ')})`
+                    : '';
+              return {
+                fault: { kind: 'empty', message: `${settings.model} returned an empty answer${why}`, retryable: true, fatal: false },
+              };
+            } catch (error) {
+              const { errors } = await connect();
+              return { fault: classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs, secrets }) };
+            }
+          },
+          onRetry: () => {
+            usage.retries++;
+          },
+          fail: (fault, attempts) => {
+            const final = withAttemptCount(fault, attempts);
+            if (fault.fatal || fault.kind === 'connection') halted ??= final;
+            return new SummarizerError(final, usage, usage.calls);
+          },
+        },
+      );
     },
   };
   return summarizer;

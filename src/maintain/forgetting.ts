@@ -1,5 +1,6 @@
 import { addDays, daysBetween, startOfDay, todayIn } from '../time/periods.js';
 import type { Importance } from '../vault/model.js';
+import { CappedMemo } from '../util/memo.js';
 
 /**
  * Active forgetting: which memories leave the package's detail bands and the
@@ -124,15 +125,12 @@ export function decideForgetting(
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Uses come in bursts (one session serves many memories at once): their days are remembered, not worked out per memory.
-const useDays = new Map<string, string | undefined>();
+const useDays = new CappedMemo<string, string | undefined>(10_000);
 
 function lastUseDay(instant: string | undefined, zone: string): string | undefined {
   if (!instant) return undefined;
-  const key = `${zone}\u0000${instant}`;
-  if (useDays.has(key)) return useDays.get(key);
-  const at = new Date(instant);
-  const day = Number.isNaN(at.getTime()) ? undefined : todayIn(at, zone);
-  if (useDays.size >= 10_000) useDays.clear();
-  useDays.set(key, day);
-  return day;
+  return useDays.get(`${zone}\u0000${instant}`, () => {
+    const at = new Date(instant);
+    return Number.isNaN(at.getTime()) ? undefined : todayIn(at, zone);
+  });
 }

@@ -7,6 +7,7 @@ import { readUsageFile } from '../usage/read.js';
 import type { Memory } from '../vault/model.js';
 import { duplicatesOf } from './duplicate-marks.js';
 import { decideForgetting, type ForgottenMemory } from './forgetting.js';
+import { CappedMemo } from '../util/memo.js';
 
 /**
  * What the package's detail bands and the context's candidates leave out of a
@@ -26,7 +27,7 @@ export interface LeftOut {
 export const NOTHING_LEFT_OUT: LeftOut = { duplicates: new Map(), forgotten: [], ids: new Set() };
 
 // A long-lived process (the MCP server, watch) asks again with the same memories, usage file and day: answer from memory.
-const memo = new Map<string, { memories: readonly Memory[]; usage: unknown; today: string; config: Config; leftOut: LeftOut }>();
+const memo = new CappedMemo<string, { memories: readonly Memory[]; usage: unknown; today: string; config: Config; leftOut: LeftOut }>(64);
 
 /**
  * What a stream leaves out on `now`: duplicates, and the memories forgetting
@@ -46,7 +47,7 @@ export function leftOutOf(
   const usageFile = readUsageFile(root, vaultDir, stream.name);
   const today = todayIn(now, config.timezone);
   const key = `${root}\u0000${vaultDir}\u0000${stream.name}`;
-  const known = memo.get(key);
+  const known = memo.peek(key);
   if (known && known.memories === stream.memories && known.usage === usageFile && known.today === today && known.config === config)
     return known.leftOut;
   const usage = usageTotals(usageFile);
@@ -62,7 +63,6 @@ export function leftOutOf(
   }
   const ids = new Set([...duplicates.keys(), ...forgotten.map((f) => f.id)]);
   const leftOut = ids.size === 0 ? NOTHING_LEFT_OUT : { duplicates, forgotten, ids };
-  if (memo.size >= 64) memo.clear();
   memo.set(key, { memories: stream.memories, usage: usageFile, today, config, leftOut });
   return leftOut;
 }

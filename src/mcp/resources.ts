@@ -155,7 +155,9 @@ function encodeCursor(offset: number): string {
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   try {
-    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown };
+    // A client's string: anything but `{"offset": n}` is refused below.
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const offset = typeof decoded === 'object' && decoded !== null ? (decoded as { offset?: unknown }).offset : undefined;
     if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0) return offset;
   } catch {
     // fall through

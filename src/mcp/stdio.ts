@@ -195,6 +195,7 @@ export function sniffId(head: string, tail: string): RequestId | null {
   const found = atStart?.[1] ?? atEnd?.[1];
   if (found === undefined) return null;
   try {
+    // `found` matched a JSON number or string above: parsing it gives a number or a string, a RequestId.
     return JSON.parse(found) as RequestId;
   } catch {
     return null;

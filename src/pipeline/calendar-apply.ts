@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
 import type { LeftOut } from '../maintain/left-out.js';
@@ -149,7 +150,7 @@ async function runTier(
     return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
   };
   const inProcess = (): Promise<(RollupResult | RollupError)[]> =>
-    mapWithConcurrency(jobs, ctx.config.llm.concurrency, async (job, index) => {
+    pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
       let outcome: RollupResult | RollupError;
       try {
         outcome = await runRollup(job, rollupContext);
@@ -223,18 +224,4 @@ export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<s
     memoriesById,
     summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),
   };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

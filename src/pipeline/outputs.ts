@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import type { LoadedVault } from '../vault/load.js';
@@ -10,9 +10,10 @@ import type { BuildReport, StreamReport } from './build-report.js';
 import type { StreamContext } from './calendar-apply.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package.js';
 import type { DerivedMemo } from './derived-memo.js';
-import { buildIndex, indexInputHash, staleOf, type StreamIndexInput, type VaultIndex } from './vault-index.js';
+import { buildIndex, indexInputHash, staleOf, type StreamIndexInput } from './vault-index.js';
 import { applyWrites } from './write.js';
 import { readManifestFile } from './package/manifest-file.js';
+import { readVaultIndex } from './vault-index-file.js';
 
 /** Stage 6, assemble: the package of a stream, and the index of the vault, each written only when its inputs changed. */
 
@@ -98,7 +99,7 @@ export function writeIndex(
   memo?: DerivedMemo,
 ): void {
   const diagnostics = loaded.state.diagnostics;
-  const previous = readJson<VaultIndex>(path.join(vaultDir, vaultPaths.indexJson));
+  const previous = readVaultIndex(path.join(vaultDir, vaultPaths.indexJson));
   const compute = () => indexInputHash(streams, diagnostics);
   // Besides the cache's entries: the diagnostics, each stream's held, deferred and package, which memories are up to `now`.
   const key = {
@@ -128,14 +129,6 @@ export function writeIndex(
 export function readManifest(vaultDir: string, stream: string): Manifest | undefined {
   const manifest = readManifestFile(path.join(vaultDir, vaultPaths.manifest(stream)));
   return manifest && fileExists(path.join(vaultDir, vaultPaths.package(stream))) ? manifest : undefined;
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 function fileExists(file: string): boolean {

@@ -6,6 +6,7 @@ import { UserError } from '../util/errors.js';
 import type { CalendarTier, Memory, SourceRef, Summary, Tier } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { DerivedMemo } from './derived-memo.js';
+import { CappedMemo } from '../util/memo.js';
 
 /**
  * Stage 2, plan: which summaries are missing or stale. Pure functions of the
@@ -82,12 +83,7 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
     // The canonical form is written once: it is the memo key (watch mode plans again with the same inputs) and what is
     // hashed (`hashValue(v)` is `sha256(stableStringify(v))`). A separate plain key cost as much as the hash itself.
     const canonical = stableStringify({ tier, period, sources, generator: { provider, model, prompt }, budget });
-    const known = inputHashes.get(canonical);
-    if (known !== undefined) return known;
-    if (inputHashes.size >= 50_000) inputHashes.clear();
-    const hash = sha256(canonical);
-    inputHashes.set(canonical, hash);
-    return hash;
+    return inputHashes.get(canonical, () => sha256(canonical));
   };
   if (!ctx.memo) return compute();
   // Besides the cache's entries and the config (budgets): the stream (ids repeat across streams), the summarizer, and
@@ -97,7 +93,7 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
   return ctx.memo.value('period', key, compute);
 }
 
-const inputHashes = new Map<string, string>();
+const inputHashes = new CappedMemo<string, string>(50_000);
 
 function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
   const plan: TierPlan = { jobs: [], held: [], deferred: [] };

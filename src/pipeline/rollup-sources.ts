@@ -8,6 +8,7 @@ import type { RollupJob } from './plan.js';
 import type { RollupContext } from './rollup.js';
 import { oneLine } from '../text/safe-text.js';
 import { shorten } from '../text/shorten.js';
+import { CappedMemo } from '../util/memo.js';
 
 /**
  * A rollup's sources as the summarizer sees them, and the lossless merge used
@@ -109,8 +110,7 @@ export function mergeSources(tier: Tier, sources: readonly SummarySource[]): str
 }
 
 /** Bodies already demoted (`level` + body → result): the package renders the same summaries on every rebuild, and watch mode rebuilds often. */
-const demoted = new Map<string, string>();
-const DEMOTED_MAX = 4096;
+const demoted = new CappedMemo<string, string>(4096);
 
 /**
  * Pushes every heading of a markdown body below `level`, so merged sources
@@ -123,12 +123,7 @@ export function demoteHeadings(body: string, level: number, parsedFrom?: Pick<Pa
   const spans = parsedFrom ? spansWithin(parsedFrom, body) : undefined;
   if (spans) return applyDemotion(body, spans, level);
   const key = `${level}\n${body}`;
-  const known = demoted.get(key);
-  if (known !== undefined) return known;
-  if (demoted.size >= DEMOTED_MAX) demoted.clear();
-  const result = applyDemotion(body, headingSpans(parseMarkdown(body)), level);
-  demoted.set(key, result);
-  return result;
+  return demoted.get(key, () => applyDemotion(body, headingSpans(parseMarkdown(body)), level));
 }
 
 /** The heading spans of `parsed` moved onto `body`, when `body` is the end of `parsed.body` (a title cut off, say). */

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder, mkdirInVault } from '../util/inside.js';
 import type { Tier } from '../vault/model.js';
 import { stamp, vaultPaths } from '../vault/paths.js';
+import { frontmatterFence } from '../vault/frontmatter.js';
 
 /**
  * Stage 5, write: applies file writes to the vault. Each write is atomic
@@ -118,8 +119,8 @@ export function writtenByMemvault(vaultPath: string, text: string): boolean {
   const head = text.slice(0, 64 * 1024).replace(/^\uFEFF/, '');
   if (vaultPath.endsWith('.json')) return /^\{\s*"memvault"\s*:\s*"[a-z-]+"/.test(head);
   if (vaultPath === vaultPaths.indexMarkdown && head.startsWith('# Memory vault index\n')) return true;
-  const front = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(head);
-  if (front !== null) return /^memvault:[ \t]*[a-z-]+[ \t]*$/m.test(front[1]!);
+  const front = frontmatterFence(head);
+  if (front !== undefined) return /^memvault:[ \t]*[a-z-]+[ \t]*$/m.test(front.matter);
   // Frontmatter longer than the head: a daily written before its sources were bounded (summary-file.ts) opens with
   // `memvault: summary` on its first line, as every generated summary does; the fence still has to close somewhere.
   return /^---\r?\nmemvault:[ \t]*summary[ \t]*\r?\n/.test(head) && /\n---(?:\r?\n|$)/.test(text.slice(head.length - 8));

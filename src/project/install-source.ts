@@ -142,10 +142,14 @@ function resolvedByNpm(dir: string, manifest: Record<string, unknown> | undefine
   // npm 7+: `<node_modules>/.package-lock.json` lists every installed package with `resolved`.
   const modules = path.dirname(dir);
   const lock = readJson(path.join(modules, '.package-lock.json'));
-  const packages = lock?.packages as Record<string, { resolved?: unknown }> | undefined;
-  if (!packages) return undefined;
+  const packages = lock?.packages;
+  if (!isRecord(packages)) return undefined;
   for (const [key, entry] of Object.entries(packages)) {
-    if ((key === 'node_modules/memvault' || key.endsWith('/node_modules/memvault')) && typeof entry.resolved === 'string')
+    if (
+      (key === 'node_modules/memvault' || key.endsWith('/node_modules/memvault')) &&
+      isRecord(entry) &&
+      typeof entry.resolved === 'string'
+    )
       return entry.resolved;
   }
   return undefined;
@@ -171,10 +175,16 @@ export function sourceFromResolved(resolved: string, version: string | undefined
   return { spec: resolved, kind: 'tarball' };
 }
 
+/** A JSON object file (package.json, npm's lock, the install stamp); anything else reads as none. Callers check each field they use. */
 function readJson(file: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -15,6 +15,13 @@ import { addDays, weekOf, weekRange } from '../time/periods.js';
  * models. Vague phrases ("recently", "the other day", "a few weeks ago") are
  * left alone: there is no date to give them. Code spans are never touched, and
  * a phrase already followed by a parenthesis is not annotated twice.
+ *
+ * Not chrono-node (which reads search's period phrases, read/period-query.ts):
+ * it dates more than these phrases (a weekday alone, `May 7`, `at 5pm`, `a few
+ * weeks ago`), reads some otherwise (`this coming Friday` as the last Friday,
+ * `next weekend` a week later, `this week` Sunday-first, no `Tues` or
+ * `fifteen`), and costs ~4× the time on a memory's text. The differences are
+ * pinned in test/retention/dates.test.ts; docs/engines.md has the numbers.
  */
 
 const MONTH_NAMES = [

@@ -2,6 +2,7 @@ import type { Root } from 'mdast';
 import type { Sentence } from '../vault/model.js';
 import { extractSentences } from '../vault/sentences.js';
 import { hasPinnedLabel, stripDayLabel } from '../vault/summary-labels.js';
+import { CappedMemo } from '../util/memo.js';
 
 /**
  * Must-keep items: the short things a summary must not lose silently. They
@@ -80,19 +81,14 @@ export function itemKey(item: MustKeepItem): string {
  * whitespace collapsed.
  */
 export function normalizeForMatch(text: string): string {
-  const known = normalized.get(text);
-  if (known !== undefined) return known;
-  if (normalized.size > MEMO_MAX) normalized.clear();
-  const result = normalizeUncached(text);
-  normalized.set(text, result);
-  return result;
+  return normalized.get(text, () => normalizeUncached(text));
 }
 
 // The same sentences and items are checked again on every attempt and at every tier above:
 // memoised, they cost a map lookup (a cold 4,000-memory build spent a third of its time here).
 const MEMO_MAX = 200_000;
-const normalized = new Map<string, string>();
-const sentenceItems = new Map<string, readonly MustKeepItem[]>();
+const normalized = new CappedMemo<string, string>(MEMO_MAX);
+const sentenceItems = new CappedMemo<string, readonly MustKeepItem[]>(MEMO_MAX);
 
 function normalizeUncached(text: string): string {
   return text
@@ -157,12 +153,7 @@ const NOT_NAMES = new Set(
 /** Items of one sentence (its day prefix from a finer summary is layout, not content). */
 export function itemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
   const key = `${sentence.role}\u0000${sentence.mustKeep.join(',')}\u0000${sentence.text}`;
-  const known = sentenceItems.get(key);
-  if (known) return [...known];
-  if (sentenceItems.size > MEMO_MAX) sentenceItems.clear();
-  const items = itemsOfSentenceUncached(sentence);
-  sentenceItems.set(key, items);
-  return [...items];
+  return [...sentenceItems.get(key, () => itemsOfSentenceUncached(sentence))];
 }
 
 function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {

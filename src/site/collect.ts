@@ -3,7 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type FactReport, streamFacts } from '../facts/collect.js';
 import type { Manifest } from '../pipeline/package.js';
+import { readManifestFile } from '../pipeline/package/manifest-file.js';
 import type { StreamIndex, VaultIndex } from '../pipeline/vault-index.js';
+import { readVaultIndex } from '../pipeline/vault-index-file.js';
 import type { ReadVault } from '../read/vault.js';
 import { sha256 } from '../util/hash.js';
 import type { Memory, Summary } from '../vault/model.js';
@@ -67,7 +69,7 @@ export interface SiteStream {
 export const MAX_COMMITS_PER_FILE = 20;
 
 export function collectSiteInput(vault: ReadVault, today: string): SiteInput {
-  const index = readJson<VaultIndex>(path.join(vault.vaultDir, vaultPaths.indexJson));
+  const index = readVaultIndex(path.join(vault.vaultDir, vaultPaths.indexJson));
   const commits = commitsByPath(vault.root, vault.config.vault);
   const streams = [...vault.loaded.state.streams.values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -95,20 +97,12 @@ export function collectSiteInput(vault: ReadVault, today: string): SiteInput {
         commits: streamCommits(commits, state.name),
         facts: streamFacts(memories),
         index: index?.streams?.find((s) => s.name === state.name),
-        manifest: readJson<Manifest>(path.join(vault.vaultDir, vaultPaths.manifest(state.name))),
+        manifest: readManifestFile(path.join(vault.vaultDir, vaultPaths.manifest(state.name))),
         packageHash: fileHash(path.join(vault.vaultDir, vaultPaths.package(state.name))),
         budgets,
       };
     });
   return { vault, today, streams, index };
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 function fileHash(file: string): string | undefined {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import * as z from 'zod';
 import { writeFileAtomic } from '../util/atomic.js';
 import { createHash } from 'node:crypto';
 import type { PageSpec } from './page.js';
@@ -27,10 +28,17 @@ export interface WriteReport {
   removed: string[];
 }
 
+// The site folder may be a deployed copy a person or another tool changed: what is read back is checked.
+const siteManifestSchema = z.object({
+  memvault: z.literal('site'),
+  version: z.literal(SITE_VERSION),
+  pages: z.record(z.string(), z.string()),
+});
+
 export function readSiteManifest(outDir: string): SiteManifest | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(path.join(outDir, SITE_MANIFEST), 'utf8')) as SiteManifest;
-    return parsed.memvault === 'site' && parsed.version === SITE_VERSION && typeof parsed.pages === 'object' ? parsed : undefined;
+    const parsed = siteManifestSchema.safeParse(JSON.parse(readFileSync(path.join(outDir, SITE_MANIFEST), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { replaceBoldDayLabels } from '../vault/summary-labels.js';
 import { contentWords } from './terms.js';
+import { withoutFrontmatter } from '../vault/frontmatter.js';
 
 /**
  * Topics: what a period is about, as noun phrases and identifiers a person
@@ -54,8 +55,7 @@ export function topicCandidates(text: string): Map<string, number> {
     if (key.length < 2 || key.split(' ').some((word) => KEY_LIKE.test(word))) return;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   };
-  const unfenced = text
-    .replace(/^---\n[\s\S]*?\n---\n/, '')
+  const unfenced = withoutFrontmatter(text)
     .replace(/^(```|~~~)[\s\S]*?^\1/gm, ' ')
     .replace(/^#+ .*$/gm, ' ');
   // A summary's day labels (`**Tue 02-10**`) name no topic, nor do the redactor's `[REDACTED:kind]` markers.

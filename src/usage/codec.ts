@@ -53,6 +53,7 @@ export function parseUsageFile(text: string): UsageFile {
     if (!line.startsWith('"')) continue;
     let entry: Record<string, unknown>;
     try {
+      // Parsed inside braces, a line can only be an object; each value is checked below.
       entry = JSON.parse(`{${line}}`) as Record<string, unknown>;
     } catch {
       continue;

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { STATE_DIR } from '../config/file.js';
+import { openStateStore } from '../store/database.js';
+import { type KvTable, kvTable } from '../store/kv.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { StreamState } from '../vault/model.js';
 import { classifyPath } from '../vault/paths.js';
@@ -9,11 +12,13 @@ import { foldedLogFile, readLogFile, type UsageEvent, usageLogFile } from './log
 
 /**
  * The fold: the build turns the clone's usage log into each stream's
- * committed `usage.json`. The clone's own totals live in
- * `.memvault/usage-state.json` with the log offset they cover and the clone's
- * id (`replica`, random, made on the first fold); both are written in one
- * atomic write, so a fold that is interrupted and run again counts nothing
- * twice. The clone's line in `usage.json` is then set from those totals.
+ * committed `usage.json`. The clone's own totals live in the state store
+ * (`.memvault/state.sqlite`, the `usage-state` rows of `kv`) with the log
+ * offset they cover and the clone's id (`replica`, random, made on the first
+ * fold); both are written in one transaction, so a fold that is interrupted
+ * and run again counts nothing twice. The `.memvault/usage-state.json` of
+ * earlier versions is read when the store has no totals yet, and removed once
+ * they are saved there. The clone's line in `usage.json` is then set from those totals.
  *
  * Both stay bounded: each fold renames `usage.log` to `usage.log.folded` and
  * counts it (appenders open the log by name, so their next line starts a new
@@ -45,24 +50,69 @@ export interface LocalState {
   counts: Record<string, Record<string, [number, string]>>;
 }
 
-const stateFile = (root: string): string => path.join(root, '.memvault', 'usage-state.json');
+const STORE = 'usage-state';
+/** The row of the totals, and the row that changes with every save (read.ts compares it: the totals can be MBs). */
+const STATE_KEY = 'state';
+const STAMP_KEY = 'stamp';
+/** Where earlier versions kept the totals. */
+export const legacyStateFile = (root: string): string => path.join(root, STATE_DIR, 'usage-state.json');
+
+/**
+ * The totals as read back (a row, or an earlier version's file): every field and every `[count, last used]` checked,
+ * else none. A plain check, not zod: the session-start hook reaches this module (usageStamp), and importing zod costs
+ * it ~70 ms (see docs/state-store.md).
+ */
+export function decodeLocalState(raw: unknown): LocalState | undefined {
+  if (!isRecord(raw) || typeof raw.replica !== 'string' || typeof raw.offset !== 'number' || !isRecord(raw.counts)) return undefined;
+  if (raw.ino !== undefined && typeof raw.ino !== 'number') return undefined;
+  for (const keys of Object.values(raw.counts)) {
+    if (!isRecord(keys)) return undefined;
+    for (const use of Object.values(keys))
+      if (!Array.isArray(use) || use.length !== 2 || typeof use[0] !== 'number' || typeof use[1] !== 'string') return undefined;
+  }
+  return raw as unknown as LocalState;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+type UsageRow = LocalState | string;
+function usageTable(root: string): KvTable<UsageRow> {
+  return kvTable<UsageRow>(openStateStore(path.join(root, STATE_DIR)), STORE, (raw) =>
+    typeof raw === 'string' ? raw : decodeLocalState(raw),
+  );
+}
+
+/** What changes whenever the totals are saved ('none' before the first save). */
+export function localStateStamp(root: string): string {
+  const stamp = usageTable(root).get(STAMP_KEY);
+  return typeof stamp === 'string' ? stamp : 'none';
+}
 
 /** This clone's totals (folded so far); a new clone id when there are none yet. */
 export function readLocalState(root: string): LocalState {
+  const stored = usageTable(root).get(STATE_KEY);
+  if (stored !== undefined && typeof stored !== 'string') return stored;
+  // A clone folded by an earlier version: its totals file, checked as a row is (a file that does not decode is none).
   try {
-    const state = JSON.parse(readFileSync(stateFile(root), 'utf8')) as Partial<LocalState>;
-    if (
-      typeof state.replica === 'string' &&
-      typeof state.offset === 'number' &&
-      (state.ino === undefined || typeof state.ino === 'number') &&
-      state.counts &&
-      typeof state.counts === 'object'
-    )
-      return state as LocalState;
+    const legacy = decodeLocalState(JSON.parse(readFileSync(legacyStateFile(root), 'utf8')));
+    if (legacy) return legacy;
   } catch {
-    // First fold of this clone, or a damaged state file: start a new clone id (the old one's counts stay in usage.json).
+    // No totals file either.
   }
+  // First fold of this clone, or damaged totals: start a new clone id (the old one's counts stay in usage.json).
   return { replica: randomBytes(4).toString('hex'), offset: 0, counts: {} };
+}
+
+/** Saves the totals with a new stamp in one transaction; the totals file of earlier versions goes once they are saved. */
+function saveLocalState(root: string, state: LocalState): void {
+  const table = usageTable(root);
+  openStateStore(path.join(root, STATE_DIR)).transaction(() => {
+    table.set(STATE_KEY, state);
+    table.set(STAMP_KEY, `${Date.now()}-${randomBytes(4).toString('hex')}`);
+  });
+  rmSync(legacyStateFile(root), { force: true });
 }
 
 /** Where the lines of `usage.log` the totals do not hold yet start (a rotated log was never counted in). */
@@ -105,7 +155,7 @@ export function addEvents(counts: LocalState['counts'], events: readonly UsageEv
 }
 
 /**
- * Folds the log into `.memvault/usage-state.json` and each stream's
+ * Folds the log into this clone's totals (the state store) and each stream's
  * `usage.json` (this clone's line per id). Returns the vault-relative paths
  * of the usage files it wrote (a file is rewritten only when its text
  * changes, which also tidies a file a union merge left with duplicate lines).
@@ -139,7 +189,7 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
     addEvents(state.counts, events, ids);
     if (ino !== undefined) state.ino = ino;
     state.offset = offset;
-    writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
+    saveLocalState(root, state);
   };
   const folded = foldedLogFile(root);
   let liveStart = liveLogOffset(state);
@@ -174,7 +224,7 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
     }
   }
   // Dropped once usage.json holds their counts (a fold killed before this keeps them one fold longer).
-  if (pruneCounts(state.counts, maxKeys)) writeFileAtomic(stateFile(root), `${JSON.stringify(state)}\n`);
+  if (pruneCounts(state.counts, maxKeys)) saveLocalState(root, state);
   return written;
 }
 

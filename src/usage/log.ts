@@ -84,9 +84,8 @@ export function readLogFile(file: string, offset = 0): { events: UsageEvent[]; o
     for (const line of buffer.subarray(0, complete).toString('utf8').split('\n')) {
       if (!line) continue;
       try {
-        const event = JSON.parse(line) as Partial<UsageEvent>;
-        if (typeof event.ts === 'string' && typeof event.stream === 'string' && typeof event.path === 'string')
-          events.push({ ts: event.ts, stream: event.stream, path: event.path, via: String(event.via ?? '') });
+        const event: unknown = JSON.parse(line);
+        if (isLoggedEvent(event)) events.push({ ts: event.ts, stream: event.stream, path: event.path, via: String(event.via ?? '') });
       } catch {
         // A damaged line (a disk that filled up mid-write) costs one count, not the log.
       }
@@ -95,6 +94,13 @@ export function readLogFile(file: string, offset = 0): { events: UsageEvent[]; o
   } finally {
     closeSync(fd);
   }
+}
+
+/** A log line with the fields a count needs (`via` is shown as text, whatever it is). */
+function isLoggedEvent(value: unknown): value is { ts: string; stream: string; path: string; via?: unknown } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { ts, stream, path } = value as Record<string, unknown>;
+  return typeof ts === 'string' && typeof stream === 'string' && typeof path === 'string';
 }
 
 /** `recordUsage` for items of one stream given by path; `.md` paths only (an index entry or a topic is not a file). */

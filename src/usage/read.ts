@@ -1,7 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
-import { addEvents, liveLogOffset, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
+import {
+  addEvents,
+  legacyStateFile,
+  liveLogOffset,
+  type LocalState,
+  localStateStamp,
+  readLocalState,
+  usageKey,
+  usagePath,
+} from './fold.js';
 import { readUsageLog, usageLogFile } from './log.js';
 
 /**
@@ -40,7 +49,7 @@ export function stampOf(files: readonly string[]): string {
 
 /** The committed usage file of `stream` and this clone's fold state. */
 const foldedStamp = (root: string, vaultDir: string, stream: string): string =>
-  stampOf([path.join(vaultDir, usagePath(stream)), path.join(root, '.memvault', 'usage-state.json')]);
+  `${stampOf([path.join(vaultDir, usagePath(stream)), legacyStateFile(root)])}|${localStateStamp(root)}`;
 
 /** Changes whenever what `readUsageFile` answers for `stream` may change: the committed file, the fold state, the log. */
 export const usageStamp = (root: string, vaultDir: string, stream: string): string =>

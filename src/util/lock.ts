@@ -194,11 +194,22 @@ function isStale(owner: Owner | undefined, lockPath: string): boolean {
 
 function readOwner(file: string): Owner | undefined {
   try {
-    const owner = JSON.parse(readFileSync(file, 'utf8')) as Owner;
-    return typeof owner?.pid === 'number' ? owner : undefined;
+    return decodeOwner(JSON.parse(readFileSync(file, 'utf8')));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A lock file's owner, every field checked (a lock file is ours, but a crash, a full disk or another tool may have left
+ * anything there). A plain check: zod is not worth loading for five fields in a module every locking command imports.
+ */
+function decodeOwner(raw: unknown): Owner | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { pid, started, command, host, pidStart } = raw as Record<string, unknown>;
+  if (typeof pid !== 'number' || typeof started !== 'string' || typeof command !== 'string') return undefined;
+  if ((host !== undefined && typeof host !== 'string') || (pidStart !== undefined && typeof pidStart !== 'string')) return undefined;
+  return { pid, started, command, ...(host !== undefined ? { host } : {}), ...(pidStart !== undefined ? { pidStart } : {}) };
 }
 
 /** `{ pidStart }` on Linux (start time in clock ticks since boot), `{}` elsewhere. */

@@ -1,15 +1,12 @@
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { UserError } from '../util/errors.js';
-import { MAX_YAML_ALIASES } from './frontmatter.js';
+import { frontmatterFence, MAX_YAML_ALIASES, opensFrontmatter } from './frontmatter.js';
 
 /**
  * Small edits of a memory's YAML frontmatter made on a person's behalf
  * (`memvault resolve`, `memvault consolidate --apply`): only the edited key's
  * text changes; every other line, comment and the body stay byte for byte.
  */
-
-const FENCE_OPEN = /^---[a-z]*[ \t]*\r?\n/i;
-const FENCE_CLOSE = /^(?:---|\.\.\.)[ \t]*\r?$/m;
 
 /**
  * Adds `id` to the list `key` of the file's YAML frontmatter (a single value
@@ -40,12 +37,11 @@ export function setFrontmatterValue(raw: string, key: string, value: string): st
 }
 
 function editMatter(raw: string, key: string, edit: (matter: string) => string): string {
-  const open = FENCE_OPEN.exec(raw);
-  if (!open) return `---\n${edit('')}---\n${raw}`;
-  const after = raw.slice(open[0].length);
-  const close = FENCE_CLOSE.exec(after);
-  if (!close) throw new UserError('fact/frontmatter', `the frontmatter is not closed by a \`---\` line (editing \`${key}\`)`, {});
-  return `${open[0]}${edit(after.slice(0, close.index))}${after.slice(close.index)}`;
+  const fence = frontmatterFence(raw);
+  if (fence) return `${raw.slice(0, fence.matterStart)}${edit(fence.matter)}${raw.slice(fence.closeStart)}`;
+  if (opensFrontmatter(raw))
+    throw new UserError('fact/frontmatter', `the frontmatter is not closed by a \`---\` line (editing \`${key}\`)`, {});
+  return `---\n${edit('')}---\n${raw}`;
 }
 
 function parsedMatter(matter: string) {

@@ -7,6 +7,7 @@ import { memorySecrets } from './secrets-check.js';
 import { extractSentences } from './sentences.js';
 import type { FileRole } from './paths.js';
 import { parseSummaryFile } from './summary-file.js';
+import { opensGeneratedSummary } from './frontmatter.js';
 
 export interface ParsedFile {
   result: CachedResult;
@@ -60,7 +61,7 @@ export function isSummaryFile(role: FileRole, bytes: Uint8Array): boolean {
 /** True when the frontmatter has `memvault: summary` (every generated summary starts with it). */
 function isGeneratedSummary(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.subarray(0, 64)).toString('utf8');
-  return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(head);
+  return opensGeneratedSummary(head);
 }
 
 /**

@@ -230,6 +230,11 @@ describe('helpers', () => {
     const text = '{\n  "a": [1, {"b": "x"}],\n  "c": {"d": 2}\n}';
     expect(lineColumn(text, locateJsonPath(text, ['a', 1, 'b']))).toEqual({ line: 2, column: 13 });
     expect(lineColumn(text, locateJsonPath(text, ['c', 'missing']))).toEqual({ line: 3, column: 8 });
+    // Array items, the root, a missing index, escaped and non-ASCII keys, a duplicate key (the first), a scalar with no children.
+    const list = '  [ {"role": "user"}, {"role": 5} ]';
+    expect([[1, 'role'], [1], [], [7, 'role']].map((path) => locateJsonPath(list, path))).toEqual([23, 22, 2, 2]);
+    const keys = '{"é\\"x": {"k": [true, null, "ü"]}, "n": 1, "n": 2}';
+    expect([['é"x', 'k', 2], ['n'], ['n', 'deeper']].map((path) => locateJsonPath(keys, path))).toEqual([28, 35, 40]);
   });
 
   it('makes readable, bounded slugs and paths', () => {

@@ -65,6 +65,29 @@ describe('relative dates', () => {
       expect(on(vague)).toBe(vague);
   });
 
+  // The phrases chrono-node (a dependency, used for search's period phrases) reads otherwise: each case here is why
+  // dates.ts keeps its own rules (docs/engines.md). On a Monday, 2023-05-08.
+  it('keeps its reading where chrono-node differs: abbreviations, large number words, "this coming", weekends, ISO weeks', () => {
+    expect(on('next Thurs')).toBe('next Thurs (11 May 2023)'); // chrono: no date
+    expect(on('fifteen days ago')).toBe('fifteen days ago (23 April 2023)'); // chrono: no date
+    expect(on('this coming Friday')).toBe('this coming Friday (12 May 2023)'); // chrono: "Friday", 5 May
+    expect(on('next weekend')).toBe('next weekend (13–14 May 2023)'); // chrono: 20 May
+    expect(on('this week')).toBe('this week (week of 8 May 2023)'); // chrono: the Sunday-first week, 7 May
+    expect(on('in a month, 3 weeks from now')).toBe('in a month (June 2023), 3 weeks from now (week of 29 May 2023)');
+  });
+
+  it('leaves alone what is not a date relative to the memory: weekdays alone, dates, times, today, vague counts', () => {
+    for (const text of [
+      'See you Friday.',
+      'It was on May 7 at 5pm.',
+      'today and tonight',
+      'an hour ago',
+      'several days ago',
+      'the other week',
+    ])
+      expect(on(text)).toBe(text); // chrono dates all but the last two
+  });
+
   it('does nothing without a valid day', () => {
     expect(resolveRelativeDates('yesterday', 'not a day')).toBe('yesterday');
   });

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseUsageFile, usageTotals } from '../../src/usage/codec.js';
-import { foldUsage, type LocalState } from '../../src/usage/fold.js';
+import { foldUsage, type LocalState, legacyStateFile, readLocalState } from '../../src/usage/fold.js';
 import { readUsageLog, recordSources } from '../../src/usage/log.js';
-import type { Memory, StreamState } from '../../src/vault/model.js';
+import type { StreamState } from '../../src/vault/model.js';
 import { memoryAt } from '../helpers/memory-object.js';
 import { git, gitConfig, initRepo } from '../git/helpers.js';
 import { createProject, memory, readText, runCli } from '../helpers/project.js';
@@ -64,7 +64,6 @@ async function cycles(count: number): Promise<void> {
   await run(['build', '--now', NOW]);
   const log = path.join(root, '.memvault/usage.log');
   const folded = path.join(root, '.memvault/usage.log.folded');
-  const state = path.join(root, '.memvault/usage-state.json');
   const expected = new Map<string, number>();
   const stateSizes: number[] = [];
   for (let cycle = 0; cycle < count; cycle++) {
@@ -77,7 +76,7 @@ async function cycles(count: number): Promise<void> {
     // On disk: nothing new in the log, and at most this cycle's lines in the folded one.
     expect(sizeOf(log), `cycle ${cycle}: usage.log after the build`).toBe(0);
     expect(sizeOf(folded)).toBeLessThanOrEqual(cycleBytes);
-    stateSizes.push(sizeOf(state));
+    stateSizes.push(JSON.stringify(readLocalState(root)).length);
   }
   // The same ids each cycle: the totals grow by digits, never by lines.
   expect(Math.max(...stateSizes)).toBeLessThanOrEqual(stateSizes[0]! + 16);
@@ -106,7 +105,7 @@ const totals = (vaultDir: string) =>
   Object.fromEntries(
     [...usageTotals(parseUsageFile(readFileSync(path.join(vaultDir, 'main/usage.json'), 'utf8')))].map(([id, u]) => [id, u.count]),
   );
-const readState = (root: string) => JSON.parse(readFileSync(path.join(root, '.memvault/usage-state.json'), 'utf8')) as LocalState;
+const readState = (root: string): LocalState => readLocalState(root);
 
 describe('the fold, killed at each step', () => {
   it('killed after renaming the log, before saving: the renamed log is counted by the next fold, once', () => {
@@ -145,9 +144,12 @@ describe('the fold, killed at each step', () => {
     const offset = statSync(path.join(root, '.memvault/usage.log')).size;
     use(root, 'b');
     const old = { replica: 'feedbeef', offset, counts: { main: { a: [1, '2026-11-20T10:00:00.000Z'] } } };
-    writeFileSync(path.join(root, '.memvault/usage-state.json'), `${JSON.stringify(old)}\n`);
+    // An earlier version's totals file: read when the state store has none, and gone once they are saved there.
+    writeFileSync(legacyStateFile(root), `${JSON.stringify(old)}\n`);
     foldUsage(root, vaultDir, streams);
     expect(totals(vaultDir)).toEqual({ a: 1, b: 1 });
+    expect(existsSync(legacyStateFile(root))).toBe(false);
+    expect(readState(root).replica).toBe('feedbeef');
   });
 
   it('keeps at most the cap of ids, the least recently used dropped, and an id used again goes on from usage.json', () => {

@@ -11,6 +11,7 @@ import { streamFolders } from '../../vault/scan.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
 import { renderJson } from '../render/json.js';
+import { opensGeneratedSummary } from '../../vault/frontmatter.js';
 
 /** Flags of `memvault redact` as commander parses them. */
 export interface RedactCommandOptions {
@@ -103,7 +104,7 @@ function markdownFiles(target: string): string[] {
 }
 
 function isGeneratedSummary(file: string): boolean {
-  return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(readFileSync(file, 'utf8').slice(0, 64));
+  return opensGeneratedSummary(readFileSync(file, 'utf8').slice(0, 64));
 }
 
 function lstatSafe(file: string): ReturnType<typeof lstatSync> | undefined {

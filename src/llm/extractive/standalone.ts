@@ -1,4 +1,5 @@
 import { stripBoldLabels } from '../../vault/summary-labels.js';
+import { withoutFrontmatter } from '../../vault/frontmatter.js';
 
 /**
  * What makes a sentence unable to stand alone in a summary, in one place:
@@ -92,7 +93,7 @@ export interface Readability {
  */
 export function readabilityOf(body: string): Readability {
   const result: Readability = { units: 0, toolCalls: 0, leadIns: 0, references: 0, fragments: 0, examples: [] };
-  const lines = body.replace(/^---\n[\s\S]*?\n---\n/, '').split('\n');
+  const lines = withoutFrontmatter(body).split('\n');
   let fence = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;

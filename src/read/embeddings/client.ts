@@ -1,5 +1,6 @@
 import type { Config, EmbeddingsConfig } from '../../config/schema.js';
-import { backoffDelay, classifyError, type Fault } from '../../llm/faults.js';
+import { classifyError, type Fault } from '../../llm/faults.js';
+import { withRetries } from '../../llm/retry.js';
 import { PLACEHOLDER_KEY, resolveOpenAiSettings, type OpenAiSettings } from '../../llm/openai-settings.js';
 import { lazyOpenAiClient, withDeadline } from '../../llm/transport.js';
 
@@ -76,47 +77,46 @@ export function createEmbedder(config: Config, profile: EmbeddingsConfig, option
       return calls;
     },
     async embed(texts) {
-      for (let retry = 0; ; retry++) {
-        if (halted) throw new EmbeddingError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false });
-        let fault: Fault;
-        calls++;
-        try {
-          const { client } = await connect();
-          const response = await withDeadline(settings.timeoutMs, (signal) =>
-            client.embeddings.create(
-              {
-                model: settings.model,
-                input: [...texts],
-                // Floats, not the SDK's default base64: Ollama and llama.cpp answer floats only.
-                encoding_format: 'float',
-                ...(profile.dimensions ? { dimensions: profile.dimensions } : {}),
-              },
-              { timeout: settings.timeoutMs, maxRetries: 0, signal },
-            ),
-          );
-          const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
-          const vectors = data.map((item) => item.embedding);
-          if (vectors.length === texts.length && vectors.every((v) => Array.isArray(v) && v.length > 0 && v.every(Number.isFinite)))
-            return vectors;
-          fault = {
-            kind: 'empty',
-            message: `${settings.model} returned ${vectors.length} usable vectors for ${texts.length} texts`,
-            retryable: true,
-            fatal: false,
-          };
-        } catch (error) {
-          if (error instanceof EmbeddingError) throw error;
-          const { errors } = await connect();
-          fault = classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs: settings.timeoutMs, secrets });
-        }
-        if (!fault.retryable || retry >= settings.faultRetries) {
-          if (fault.fatal || fault.kind === 'connection') halted ??= fault;
-          throw new EmbeddingError(fault);
-        }
-        await sleep(
-          fault.retryAfterMs !== undefined ? Math.min(fault.retryAfterMs, settings.maxWaitMs) : backoffDelay(retry, settings.backoffMs),
-        );
-      }
+      return withRetries<number[][]>(
+        { ...settings, sleep },
+        {
+          before: () => {
+            if (halted) throw new EmbeddingError({ ...halted, message: `not attempted: ${halted.message}`, retryable: false });
+          },
+          attempt: async () => {
+            calls++;
+            try {
+              const { client } = await connect();
+              const response = await withDeadline(settings.timeoutMs, (signal) =>
+                client.embeddings.create(
+                  {
+                    model: settings.model,
+                    input: [...texts],
+                    // Floats, not the SDK's default base64: Ollama and llama.cpp answer floats only.
+                    encoding_format: 'float',
+                    ...(profile.dimensions ? { dimensions: profile.dimensions } : {}),
+                  },
+                  { timeout: settings.timeoutMs, maxRetries: 0, signal },
+                ),
+              );
+              const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
+              const vectors = data.map((item) => item.embedding);
+              if (vectors.length === texts.length && vectors.every((v) => Array.isArray(v) && v.length > 0 && v.every(Number.isFinite)))
+                return { value: vectors };
+              const message = `${settings.model} returned ${vectors.length} usable vectors for ${texts.length} texts`;
+              return { fault: { kind: 'empty', message, retryable: true, fatal: false } };
+            } catch (error) {
+              if (error instanceof EmbeddingError) throw error;
+              const { errors } = await connect();
+              return { fault: classifyError(error, errors, { baseURL: settings.baseURL, timeoutMs: settings.timeoutMs, secrets }) };
+            }
+          },
+          fail: (fault) => {
+            if (fault.fatal || fault.kind === 'connection') halted ??= fault;
+            return new EmbeddingError(fault);
+          },
+        },
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Config } from '../../config/schema.js';
 import type { LoadedVault } from '../../vault/load.js';
 import { searchDocuments, textReader, type SearchDoc } from '../search/documents.js';
@@ -70,21 +71,16 @@ export async function updateEmbeddings(
     const todo = [...pending.values()];
     const batches: SearchDoc[][] = [];
     for (let i = 0; i < todo.length; i += profile.batch_size) batches.push(todo.slice(i, i + profile.batch_size));
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < batches.length) {
-        const batch = batches[next++]!;
-        try {
-          const vectors = await embedder.embed(batch.map((doc) => embeddingText(doc, text(doc))));
-          store.append(batch.map((doc, i) => ({ sha: doc.sha256, vector: vectors[i]! })));
-          report.embedded += batch.length;
-        } catch (error) {
-          report.failed += batch.length;
-          report.message ??= error instanceof EmbeddingError ? error.fault.message : String((error as Error).message ?? error);
-        }
+    await pLimit(profile.concurrency).map(batches, async (batch) => {
+      try {
+        const vectors = await embedder.embed(batch.map((doc) => embeddingText(doc, text(doc))));
+        store.append(batch.map((doc, i) => ({ sha: doc.sha256, vector: vectors[i]! })));
+        report.embedded += batch.length;
+      } catch (error) {
+        report.failed += batch.length;
+        report.message ??= error instanceof EmbeddingError ? error.fault.message : String((error as Error).message ?? error);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(profile.concurrency, batches.length) }, worker));
+    });
     report.calls = embedder.calls;
   } catch (error) {
     // A bad profile (no key, not a URL) or an unwritable folder: reported, the build goes on with BM25.

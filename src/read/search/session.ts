@@ -17,6 +17,7 @@ import {
   type EnsureOptions,
   type LoadedIndex,
 } from './store.js';
+import { CappedMemo } from '../../util/memo.js';
 
 /**
  * The warm search API: one object holding the open index database (and, with
@@ -163,7 +164,7 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
   const modules = Promise.all([import('../embeddings/client.js'), import('../embeddings/vectors.js')]);
   let store: { stamp: string; vectors: VectorStore } | undefined;
   let embedder: Embedder | undefined;
-  const queries = new Map<string, Float32Array>();
+  const queries = new CappedMemo<string, Float32Array>(MAX_QUERY_VECTORS);
   return {
     async rank(text, loaded) {
       const [{ createEmbedder, EmbeddingError }, { normalize, openVectorStore, vectorsStamp }] = await modules;
@@ -172,7 +173,7 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
       if (store?.stamp !== stamp) store = { stamp, vectors: openVectorStore(root, profile.model, profile.dimensions) };
       const info = { model: profile.model, used: false, vectors: store.vectors.size };
       if (store.vectors.size === 0) return { info: { ...info, note: 'no vectors yet: run `memvault build`' } };
-      let vector = queries.get(text);
+      let vector = queries.peek(text);
       if (!vector) {
         try {
           embedder ??= createEmbedder(config, profile, options);
@@ -181,7 +182,6 @@ function semanticSide(root: string, config: Config, options: EmbedderOptions): S
           const why = error instanceof EmbeddingError ? error.fault.message : (error as Error).message;
           return { info: { ...info, note: `query not embedded, BM25 only: ${why}` } };
         }
-        if (queries.size >= MAX_QUERY_VECTORS) queries.clear();
         queries.set(text, vector);
       }
       const vectors = store.vectors;

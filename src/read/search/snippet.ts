@@ -1,4 +1,6 @@
 import { processTerm } from './analyzer.js';
+import { CappedMemo } from '../../util/memo.js';
+import { frontmatterFence } from '../../vault/frontmatter.js';
 
 /**
  * Snippets: the line of a file that holds the most of a hit's matched words,
@@ -13,15 +15,9 @@ const MAX_CHARS = 200;
 const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
 
 // Stems of the words snippets have seen: a warm process meets the same words again and again (bounded for one that runs for days).
-const stems = new Map<string, string>();
+const stems = new CappedMemo<string, string>(100_000);
 function stemOf(word: string): string {
-  let stem = stems.get(word);
-  if (stem === undefined) {
-    if (stems.size >= 100_000) stems.clear();
-    stem = processTerm(word);
-    stems.set(word, stem);
-  }
-  return stem;
+  return stems.get(word, () => processTerm(word));
 }
 
 /**
@@ -38,11 +34,9 @@ export function snippetOf(
   const flat = normalize(text);
   if (!phrases.every((phrase) => flat.includes(normalize(phrase)))) return undefined;
   const lines = text.split(/\r?\n/);
-  let bodyStart = 0;
-  if (lines[0]?.trim() === '---') {
-    const close = lines.findIndex((line, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(line));
-    if (close > 0) bodyStart = close + 1;
-  }
+  // The first body line: the frontmatter's lines are those before the fence's end.
+  const fence = frontmatterFence(text);
+  const bodyStart = fence ? text.slice(0, fence.bodyStart).split(/\r?\n/).length - 1 : 0;
   const matches = (word: string): boolean => {
     const stem = stemOf(word);
     return terms.has(stem) || prefixes.some((prefix) => stem.startsWith(prefix));
