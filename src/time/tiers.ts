@@ -269,8 +269,16 @@ export function tierTitle(tier: Tier, input: TitleInput): string {
   return isCalendarTier(tier) ? calendarTier(tier).title(input) : waterfallTier(tier).title(input);
 }
 
-/** The prompt file name (without `.yaml`) of every summary tier, in table order. */
-export const TIER_PROMPTS: readonly string[] = [
+/** A summary tier's prompt file name, without `.yaml`. */
+export type TierPrompt = (typeof CALENDAR_TIER_TABLE)[number]['prompt'] | (typeof WATERFALL_TIER_TABLE)[number]['prompt'];
+
+/** The prompt file name of every summary tier, in table order. */
+export const TIER_PROMPTS: readonly TierPrompt[] = [
   ...CALENDAR_TIER_TABLE.map((row) => row.prompt),
   ...WATERFALL_TIER_TABLE.map((row) => row.prompt),
 ];
+
+/** The prompt a tier's summaries are made with. */
+export function promptOfTier(tier: Tier): TierPrompt {
+  return (isCalendarTier(tier) ? calendarTier(tier).prompt : waterfallTier(tier).prompt) as TierPrompt;
+}
