@@ -198,8 +198,10 @@ export const CALENDAR_TIERS: readonly CalendarTier[] = CALENDAR_TIER_TABLE.map((
 export const CALENDAR_TIERS_COARSEST_FIRST: readonly CalendarTier[] = [...CALENDAR_TIERS].reverse();
 /** Waterfall level names, newest first. */
 export const WATERFALL_TIERS: readonly WaterfallTier[] = WATERFALL_TIER_TABLE.map((row) => row.name);
-/** Every summary tier: the calendar's finest first, then the waterfall's. */
+/** Every summary tier: the calendar's finest first, then the waterfall's newest first. */
 export const ALL_TIERS: readonly Tier[] = [...CALENDAR_TIERS, ...WATERFALL_TIERS];
+/** Every summary tier: the calendar's coarsest first, then the waterfall's oldest first (INDEX.md's order). */
+export const ALL_TIERS_COARSEST_FIRST: readonly Tier[] = [...CALENDAR_TIERS_COARSEST_FIRST, ...[...WATERFALL_TIERS].reverse()];
 
 const BY_NAME = new Map<string, CalendarTierRow>(CALENDAR_TIER_TABLE.map((row) => [row.name, row]));
 const WATERFALL_BY_NAME = new Map<string, WaterfallTierRow>(WATERFALL_TIER_TABLE.map((row) => [row.name, row]));
