@@ -5,6 +5,7 @@ import { crashPoint } from '../git/crash-point.js';
 import { mkdirInVault } from '../util/inside.js';
 import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/periods.js';
 import type { CachedResult, ParseCache } from '../vault/cache.js';
+import { type ArchivedTier, type CalendarTier, calendarTier } from '../time/tiers.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { listedSources } from '../vault/summary-file.js';
@@ -35,7 +36,7 @@ export type RetentionConfig = CalendarConfig['retention'];
 
 export interface ArchiveMove {
   stream: string;
-  kind: 'memory' | 'daily' | 'weekly';
+  kind: 'memory' | ArchivedTier;
   /** Memory id, or the summary's period. */
   id: string;
   /** Vault-relative paths. */
@@ -47,8 +48,7 @@ export interface ArchiveMove {
 /** What to move, as of `today` (the build's day in the configured zone). Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
   const homes = summariesAtHome(stream.summaries, stream.name);
-  const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined =>
-    homes.get(vaultPaths.summary(stream.name, tier, period));
+  const summary = (tier: CalendarTier, period: string): Summary | undefined => homes.get(vaultPaths.summary(stream.name, tier, period));
   // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
   // Each summary's list is resolved (and hashed) once: a day of 9,300 memories asks its daily 9,300 times.
   let byDay: Map<string, SourceRef[]> | undefined;
@@ -136,8 +136,8 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
 }
 
 /** `<stream>/archive/<quarter>/<tier>/<period>.md`. */
-export function archivedSummaryPath(stream: string, quarter: string, tier: 'daily' | 'weekly', period: string): string {
-  return `${vaultPaths.archiveDir(stream)}/${quarter}/${tier}/${period}.md`;
+export function archivedSummaryPath(stream: string, quarter: string, tier: ArchivedTier, period: string): string {
+  return `${vaultPaths.archiveDir(stream)}/${quarter}/${calendarTier(tier).folder}/${period}.md`;
 }
 
 /**

@@ -67,6 +67,11 @@ export interface CalendarTierRow {
    * `Bands` where the band starts; undefined for the coarsest tier, whose band is everything older.
    */
   band: 'dailyFrom' | 'weeklyFrom' | 'monthlyFrom' | undefined;
+  /**
+   * Whether the tier's summaries past retention move to `<stream>/archive/<quarter>/<folder>/`
+   * (pipeline/archive.ts decides when, from `calendar.retention`).
+   */
+  archived: boolean;
 }
 
 /** The first and last day a period name can hold: one period of a single-summary tier covers them all. */
@@ -98,6 +103,7 @@ export const CALENDAR_TIER_TABLE = [
     prompt: 'daily',
     budgetKey: 'daily',
     band: 'dailyFrom',
+    archived: true,
   },
   {
     name: 'weekly',
@@ -114,6 +120,7 @@ export const CALENDAR_TIER_TABLE = [
     prompt: 'weekly',
     budgetKey: 'weekly',
     band: 'weeklyFrom',
+    archived: true,
   },
   {
     name: 'monthly',
@@ -131,6 +138,7 @@ export const CALENDAR_TIER_TABLE = [
     prompt: 'monthly',
     budgetKey: 'monthly',
     band: 'monthlyFrom',
+    archived: false,
   },
   {
     name: 'longterm',
@@ -148,6 +156,7 @@ export const CALENDAR_TIER_TABLE = [
     prompt: 'longterm',
     budgetKey: 'longterm',
     band: undefined,
+    archived: false,
   },
 ] as const satisfies readonly CalendarTierRow[];
 
@@ -192,10 +201,19 @@ export const WATERFALL_TIER_TABLE = [
 export type WaterfallTier = (typeof WATERFALL_TIER_TABLE)[number]['name'];
 export type Tier = CalendarTier | WaterfallTier;
 
+/** A calendar tier whose summaries are archived past retention. */
+export type ArchivedTier = Extract<(typeof CALENDAR_TIER_TABLE)[number], { archived: true }>['name'];
+
 /** Calendar tier names, finest first. */
 export const CALENDAR_TIERS: readonly CalendarTier[] = CALENDAR_TIER_TABLE.map((row) => row.name);
 /** Calendar tier names, coarsest first (the order the package and the index read them in). */
 export const CALENDAR_TIERS_COARSEST_FIRST: readonly CalendarTier[] = [...CALENDAR_TIERS].reverse();
+/** The calendar tiers whose summaries are archived past retention, finest first. */
+export const ARCHIVED_TIERS: readonly ArchivedTier[] = CALENDAR_TIER_TABLE.filter((row) => row.archived).map(
+  (row) => row.name as ArchivedTier,
+);
+/** The folders of the archived tiers: `<stream>/<folder>/` and `<stream>/archive/<quarter>/<folder>/`. */
+export const ARCHIVED_FOLDERS: ReadonlySet<string> = new Set(ARCHIVED_TIERS.map((tier) => folderOf(tier)));
 /** Waterfall level names, newest first. */
 export const WATERFALL_TIERS: readonly WaterfallTier[] = WATERFALL_TIER_TABLE.map((row) => row.name);
 /** Every summary tier: the calendar's finest first, then the waterfall's newest first. */
@@ -205,6 +223,12 @@ export const ALL_TIERS_COARSEST_FIRST: readonly Tier[] = [...CALENDAR_TIERS_COAR
 
 const BY_NAME = new Map<string, CalendarTierRow>(CALENDAR_TIER_TABLE.map((row) => [row.name, row]));
 const WATERFALL_BY_NAME = new Map<string, WaterfallTierRow>(WATERFALL_TIER_TABLE.map((row) => [row.name, row]));
+
+/** The folder of a tier with one summary per period (an archived tier always has one). */
+function folderOf(tier: CalendarTier): string {
+  const row = CALENDAR_TIER_TABLE.find((candidate) => candidate.name === tier)!;
+  return row.folder ?? row.name;
+}
 
 /** True when `name` is a calendar tier. */
 export function isCalendarTier(name: string): name is CalendarTier {
