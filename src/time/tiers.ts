@@ -280,8 +280,13 @@ export function isSingleSummaryTier(tier: CalendarTier): boolean {
  * tier with one summary per stream (`longterm`). Planning, the index, the dry-run estimate and the site key
  * summaries by it.
  */
-export function summaryId(tier: CalendarTier, period: string): string {
-  return isSingleSummaryTier(tier) ? tier : `${tier}/${period}`;
+export function summaryId(tier: Tier, period: string): string {
+  return isCalendarTier(tier) && isSingleSummaryTier(tier) ? tier : `${tier}/${period}`;
+}
+
+/** A value for each calendar tier, computed from its row: budgets by `budgetKey`, empty counters, plans. */
+export function tierRecord<T>(value: (row: (typeof CALENDAR_TIER_TABLE)[number]) => T): Record<CalendarTier, T> {
+  return Object.fromEntries(CALENDAR_TIER_TABLE.map((row) => [row.name, value(row)])) as Record<CalendarTier, T>;
 }
 
 /** The file of a calendar summary inside the vault. */
