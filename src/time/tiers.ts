@@ -39,6 +39,8 @@ export interface CalendarTierRow {
    * undefined for a tier with one summary per stream, `<stream>/<name>.md` (its summary id is its name).
    */
   folder: string | undefined;
+  /** The calendar unit of a period (the site's page kind): undefined for a tier with one summary per stream. */
+  unit: 'day' | 'week' | 'month' | undefined;
   /** The tier whose summaries are its inputs; undefined for the tier made from memories. */
   finer: string | undefined;
   /** The period a day belongs to (`2026-02-13` → `2026-W07`). */
@@ -92,6 +94,7 @@ export const CALENDAR_TIER_TABLE = [
     name: 'daily',
     order: 0,
     folder: 'daily',
+    unit: 'day',
     finer: undefined,
     periodOf: (day) => day,
     rangeOf: (period) => ({ start: period, end: period }),
@@ -109,6 +112,7 @@ export const CALENDAR_TIER_TABLE = [
     name: 'weekly',
     order: 1,
     folder: 'weekly',
+    unit: 'week',
     finer: 'daily',
     periodOf: weekOf,
     rangeOf: weekRange,
@@ -126,6 +130,7 @@ export const CALENDAR_TIER_TABLE = [
     name: 'monthly',
     order: 2,
     folder: 'monthly',
+    unit: 'month',
     finer: 'weekly',
     // A month is the ISO weeks whose Thursday falls in it (time/periods.ts), so a day's month is its week's.
     periodOf: pyramidMonthOf,
@@ -144,6 +149,7 @@ export const CALENDAR_TIER_TABLE = [
     name: 'longterm',
     order: 3,
     folder: undefined,
+    unit: undefined,
     finer: 'monthly',
     // One summary per stream: the months that left the package window, folded (pipeline/plan.ts, planLongterm).
     periodOf: () => 'longterm',
@@ -201,11 +207,18 @@ export const WATERFALL_TIER_TABLE = [
 export type WaterfallTier = (typeof WATERFALL_TIER_TABLE)[number]['name'];
 export type Tier = CalendarTier | WaterfallTier;
 
+/** A calendar tier with one summary per period, in a folder (daily, weekly, monthly): what zoom shows. */
+export type PeriodTier = Extract<(typeof CALENDAR_TIER_TABLE)[number], { folder: string }>['name'];
+
 /** A calendar tier whose summaries are archived past retention. */
 export type ArchivedTier = Extract<(typeof CALENDAR_TIER_TABLE)[number], { archived: true }>['name'];
 
 /** Calendar tier names, finest first. */
 export const CALENDAR_TIERS: readonly CalendarTier[] = CALENDAR_TIER_TABLE.map((row) => row.name);
+/** The calendar tiers with one summary per period, finest first. */
+export const PERIOD_TIERS: readonly PeriodTier[] = CALENDAR_TIER_TABLE.filter((row) => row.folder !== undefined).map(
+  (row) => row.name as PeriodTier,
+);
 /** Calendar tier names, coarsest first (the order the package and the index read them in). */
 export const CALENDAR_TIERS_COARSEST_FIRST: readonly CalendarTier[] = [...CALENDAR_TIERS].reverse();
 /** The calendar tiers whose summaries are archived past retention, finest first. */

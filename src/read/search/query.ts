@@ -1,4 +1,5 @@
 import type { MemoryCitations } from '../../citations/model.js';
+import { ALL_TIERS, type Tier } from '../../time/tiers.js';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
@@ -13,7 +14,8 @@ import { snippetOf } from './snippet.js';
  * not fill the list.
  */
 
-export const TIERS = ['memories', 'daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm'] as const;
+/** What `tier:` filters on: memories or a summary tier (the tier table, time/tiers.ts). */
+export const TIERS: readonly ['memories', ...Tier[]] = ['memories', ...ALL_TIERS];
 const FIELDS = ['tag', 'kind', 'stream', 'tier', 'since', 'until'] as const;
 type Field = (typeof FIELDS)[number];
 
