@@ -4,6 +4,15 @@ import type { Memory } from '../vault/model.js';
 import { type PendingCommit, pinPending, withPending } from '../project/pending.js';
 import { isTempPath } from '../util/atomic.js';
 import { classifyPath } from '../vault/paths.js';
+import {
+  ARCHIVED_TIERS,
+  CALENDAR_TIER_TABLE,
+  CALENDAR_TIERS,
+  calendarTier,
+  FINEST_TIER,
+  isSingleSummaryTier,
+  tierOfFolder,
+} from '../time/tiers.js';
 import { commitPaths, type CommitOutcome, type CommitRequest, type CommitSession, type CommitSkip } from './commit.js';
 
 /**
@@ -54,7 +63,7 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
   const writtenDays = new Map<string, Set<string>>();
   for (const file of report.written) {
     const role = summaryOf(file);
-    if (role?.tier === 'daily') {
+    if (role?.tier === FINEST_TIER) {
       const days = writtenDays.get(role.stream) ?? new Set<string>();
       days.add(role.period);
       writtenDays.set(role.stream, days);
@@ -83,14 +92,6 @@ export function selectPaths(report: BuildReport, streams: readonly StreamSources
   return { paths: [...paths].filter((file) => !isTempPath(file)).sort(), pinned, keep };
 }
 
-const TIER_ORDER = ['daily', 'weekly', 'monthly', 'longterm'] as const;
-const TIER_LABEL: Record<(typeof TIER_ORDER)[number], string> = {
-  daily: 'daily',
-  weekly: 'weekly',
-  monthly: 'monthly',
-  longterm: 'long-term',
-};
-
 /**
  * The commit message: a subject naming the newest, coarsest period rolled up
  * and counts (`memvault: rollup 2026-W07 — 3 daily, 1 weekly, 2 archived`),
@@ -111,7 +112,8 @@ export function commitMessage(report: BuildReport, recovered = false): string {
   const archived = report.archived ?? [];
 
   let headline = '';
-  for (const tier of ['monthly', 'weekly', 'daily'] as const) {
+  // The newest period of the coarsest tier that has periods; a one-per-stream tier (long-term) has none to name.
+  for (const tier of [...CALENDAR_TIERS].reverse().filter((tier) => !isSingleSummaryTier(tier))) {
     const periods = [...byStream.values()].flatMap((tiers) => tiers[tier] ?? []).sort();
     if (periods.length > 0) {
       headline = periods[periods.length - 1]!;
@@ -119,10 +121,11 @@ export function commitMessage(report: BuildReport, recovered = false): string {
     }
   }
   const waterfall = (counts['waterfall-recent'] ?? 0) + (counts['waterfall-longterm'] ?? 0) > 0;
-  if (!headline && counts.longterm) headline = 'long-term';
+  const single = [...CALENDAR_TIERS].reverse().find((tier) => isSingleSummaryTier(tier) && counts[tier]);
+  if (!headline && single) headline = calendarTier(single).label;
   if (!headline && waterfall) headline = 'waterfall';
-  const parts = TIER_ORDER.filter((tier) => counts[tier]).map((tier) =>
-    tier === 'longterm' ? TIER_LABEL[tier] : `${counts[tier]} ${TIER_LABEL[tier]}`,
+  const parts = CALENDAR_TIERS.filter((tier) => counts[tier]).map((tier) =>
+    isSingleSummaryTier(tier) ? calendarTier(tier).label : `${counts[tier]} ${calendarTier(tier).label}`,
   );
   if (waterfall) parts.push('waterfall compaction');
   if (archived.length > 0) parts.push(`${archived.length} archived`);
@@ -136,15 +139,18 @@ export function commitMessage(report: BuildReport, recovered = false): string {
   for (const stream of report.streams) {
     const tiers = byStream.get(stream.name);
     if (tiers) {
-      const listed = TIER_ORDER.filter((tier) => tiers[tier]).map((tier) =>
-        tier === 'longterm' ? 'long-term' : `${tier} ${[...tiers[tier]!].sort().join(', ')}`,
+      const listed = CALENDAR_TIERS.filter((tier) => tiers[tier]).map((tier) =>
+        isSingleSummaryTier(tier) ? calendarTier(tier).label : `${calendarTier(tier).label} ${[...tiers[tier]!].sort().join(', ')}`,
       );
       lines.push(`${stream.name}: ${listed.join('; ')}`);
     }
     const moves = archived.filter((move) => move.stream === stream.name);
     if (moves.length > 0) {
       const kinds = countBy(moves.map((move) => move.kind));
-      const plural: Record<string, string> = { memory: 'memories', daily: 'dailies', weekly: 'weeklies' };
+      const plural: Record<string, string> = {
+        memory: 'memories',
+        ...Object.fromEntries(CALENDAR_TIER_TABLE.map((row) => [row.name, row.plural])),
+      };
       const quarters = [...new Set(moves.map((move) => move.quarter))].sort();
       lines.push(
         `${stream.name}: archived ${Object.entries(kinds)
@@ -168,12 +174,17 @@ function countBy(values: readonly string[]): Record<string, number> {
   return out;
 }
 
+/** `<stream>/archive/<quarter>/<folder>/<period>.md` of an archived tier (folders are plain words: no escaping needed). */
+const ARCHIVED_SUMMARY = new RegExp(
+  `^([^/]+)/archive/[^/]+/(${ARCHIVED_TIERS.map((tier) => calendarTier(tier).folder).join('|')})/([^/]+)\\.md$`,
+);
+
 /** Stream, tier and period of a generated summary path, live (`main/daily/…`) or archived (`main/archive/2026-Q1/daily/…`). */
 function summaryOf(file: string): { stream: string; tier: string; period: string } | undefined {
   const role = classifyPath(file);
   if (role.role === 'summary') return role;
-  const archived = /^([^/]+)\/archive\/[^/]+\/(daily|weekly)\/([^/]+)\.md$/.exec(file);
-  return archived ? { stream: archived[1]!, tier: archived[2]!, period: archived[3]! } : undefined;
+  const archived = ARCHIVED_SUMMARY.exec(file);
+  return archived ? { stream: archived[1]!, tier: tierOfFolder(archived[2]!)!, period: archived[3]! } : undefined;
 }
 
 /** `package, CONTEXT.md, index`: the assembled outputs among the written files, for a subject without rollups. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import git, { type CommitObject } from 'isomorphic-git';
 import { DateTime } from 'luxon';
 import { UserError } from '../util/errors.js';
+import { ARCHIVED_FOLDERS } from '../time/tiers.js';
 import type { Repo } from './repo.js';
 
 /**
@@ -149,11 +150,10 @@ export class FileHistory {
     if (folder === 'archive' && parts.length >= 4) {
       const rest = parts.slice(3);
       const out = [`${prefix}${stream}/memories/${rest.join('/')}`];
-      if (rest.length === 2 && (rest[0] === 'daily' || rest[0] === 'weekly')) out.unshift(`${prefix}${stream}/${rest.join('/')}`);
+      if (rest.length === 2 && ARCHIVED_FOLDERS.has(rest[0]!)) out.unshift(`${prefix}${stream}/${rest.join('/')}`);
       return out;
     }
-    const rest =
-      folder === 'memories' ? parts.slice(2).join('/') : folder === 'daily' || folder === 'weekly' ? parts.slice(1).join('/') : undefined;
+    const rest = folder === 'memories' ? parts.slice(2).join('/') : ARCHIVED_FOLDERS.has(folder) ? parts.slice(1).join('/') : undefined;
     if (rest === undefined) return [];
     const quarters = await this.folders(tree, archiveDir);
     return quarters.map((quarter) => `${archiveDir}/${quarter}/${rest}`);

@@ -1,4 +1,4 @@
-import { weekdayName } from '../time/periods.js';
+import { calendarTier, isCalendarTier } from '../time/tiers.js';
 import { renderTemplate, type PromptFile } from './prompts.js';
 import type { OpenAiSettings } from './openai-settings.js';
 import type { SummaryRequest, SummarySource } from './types.js';
@@ -72,27 +72,9 @@ function headingOf(source: SummarySource): string {
     const notes = [source.kind, source.importance === 'pinned' ? 'pinned' : ''].filter(Boolean).join(', ');
     return `${source.time ? `${source.time} ` : ''}${source.label}${notes ? ` (${notes})` : ''}`;
   }
+  // A source summary's id is its summary id (`weekly/2026-W07`, `longterm`: time/tiers.ts, summaryId).
   const tier = source.id.includes('/') ? source.id.slice(0, source.id.indexOf('/')) : source.id;
-  switch (tier) {
-    case 'daily':
-      return `${source.label} (${safeWeekday(source.label)})`;
-    case 'weekly':
-      return `week ${source.label} (from ${source.day})`;
-    case 'monthly':
-      return `month ${source.label}`;
-    case 'longterm':
-      return 'long-term memory so far';
-    default:
-      return source.label;
-  }
-}
-
-function safeWeekday(day: string): string {
-  try {
-    return weekdayName(day);
-  } catch {
-    return day;
-  }
+  return isCalendarTier(tier) ? calendarTier(tier).sourceHeading(source.label, source.day) : source.label;
 }
 
 /** Headings of a source body go below the source's own `###` heading (fenced code is left alone). */

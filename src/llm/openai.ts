@@ -8,6 +8,7 @@ import { renderPrompt, type RenderedPrompt } from './openai-render.js';
 import { PLACEHOLDER_KEY, type OpenAiSettings } from './openai-settings.js';
 import { cleanOutput } from './output.js';
 import { promptFingerprint, type LoadedPrompt, type PromptFile, type PromptName } from './prompts.js';
+import { promptOfTier } from '../time/tiers.js';
 import { lazyOpenAiClient, stringOr, UsageAudit, withDeadline } from './transport.js';
 import type { Summarizer, SummaryOutput, SummaryRequest, SummaryUsage } from './types.js';
 
@@ -132,7 +133,7 @@ export function createOpenAiSummarizer(
       if (!id) {
         const hash = hashValue({
           render: RENDER_VERSION,
-          prompt: promptFingerprint(promptOf(tier), settings.mode),
+          prompt: promptFingerprint(promptOf(promptOfTier(tier)), settings.mode),
           temperature: settings.temperature,
           stop: settings.stop,
           max_tokens: settings.maxTokens,
@@ -143,7 +144,7 @@ export function createOpenAiSummarizer(
       return id;
     },
     estimateInputTokens(request: SummaryRequest): number {
-      const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
+      const rendered = renderPrompt(promptOf(request.prompt ?? promptOfTier(request.tier)), request, settings);
       // Chat formats add a few tokens per message.
       return rendered.mode === 'chat'
         ? countTokens(rendered.system, tokenizer) + countTokens(rendered.user, tokenizer) + 8
@@ -161,7 +162,7 @@ export function createOpenAiSummarizer(
         if (skipped) throw skipped;
       };
       stopIfHalted();
-      const rendered = renderPrompt(promptOf(request.prompt ?? request.tier), request, settings);
+      const rendered = renderPrompt(promptOf(request.prompt ?? promptOfTier(request.tier)), request, settings);
       const maxTokens = settings.maxTokens ?? Math.max(256, request.budget.tokens * 2);
       return withRetries<SummaryOutput>(
         { ...settings, sleep, random },

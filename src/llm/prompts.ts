@@ -7,6 +7,7 @@ import { UserError } from '../util/errors.js';
 import { hashValue } from '../util/hash.js';
 import type { Diagnostic } from '../vault/model.js';
 import { diagnostic } from '../messages/diagnostic.js';
+import { TIER_PROMPTS, type TierPrompt } from '../time/tiers.js';
 
 /**
  * Prompts as YAML files, one per tier: the built-in ones ship in the
@@ -17,10 +18,10 @@ import { diagnostic } from '../messages/diagnostic.js';
  * summaries made with it, so editing a prompt regenerates exactly those.
  */
 
-/** Every prompt memvault knows, in the order they are documented. */
-export const PROMPT_NAMES = ['daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm', 'session-primer'] as const;
+/** Every prompt memvault knows, in the order they are documented: one per tier (the tier table, time/tiers.ts), then the primer's. */
+export const PROMPT_NAMES: readonly PromptName[] = [...TIER_PROMPTS, 'session-primer'];
 /** `daily`, `weekly`, … `session-primer`: the file name without `.yaml`. */
-export type PromptName = (typeof PROMPT_NAMES)[number];
+export type PromptName = TierPrompt | 'session-primer';
 
 /** A plain format for base models, used when a prompt file has no `completion` section. */
 export const SEED_COMPLETION_PROMPT =

@@ -3,6 +3,7 @@ import { parseNumberRange, parsePeriod } from '../read/period-query.js';
 import { transcriptOf } from '../read/transcripts.js';
 import { pickStream } from '../read/vault.js';
 import { zoom } from '../read/zoom.js';
+import { PERIOD_TIERS, type PeriodTier } from '../time/tiers.js';
 import { UserError } from '../util/errors.js';
 import { budgetField, citationsField, MIN_BUDGET, streamField } from './fields.js';
 import { asInput, InputError } from './input.js';
@@ -41,7 +42,8 @@ const summarySchema = z.object({
   body: z.string().optional(),
 });
 
-const ZOOM_TIERS = ['daily', 'weekly', 'monthly'] as const;
+/** The tiers zoom can show instead of memories: one summary per period (the tier table, time/tiers.ts). */
+const ZOOM_TIERS = PERIOD_TIERS as [PeriodTier, ...PeriodTier[]];
 
 export const zoomOperation = defineOperation({
   name: 'zoom',

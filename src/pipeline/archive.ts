@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { CalendarConfig } from '../config/schema.js';
 import { crashPoint } from '../git/crash-point.js';
 import { mkdirInVault } from '../util/inside.js';
-import { addDays, monthOfWeek, quarterOf, weekOf, weekRange } from '../time/periods.js';
+import { addDays, quarterOf, weekRange } from '../time/periods.js';
 import type { CachedResult, ParseCache } from '../vault/cache.js';
+import { type ArchivedTier, type CalendarTier, calendarTier, coarserTier, FINEST_TIER, isSingleSummaryTier } from '../time/tiers.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { listedSources } from '../vault/summary-file.js';
@@ -35,7 +36,7 @@ export type RetentionConfig = CalendarConfig['retention'];
 
 export interface ArchiveMove {
   stream: string;
-  kind: 'memory' | 'daily' | 'weekly';
+  kind: 'memory' | ArchivedTier;
   /** Memory id, or the summary's period. */
   id: string;
   /** Vault-relative paths. */
@@ -47,8 +48,7 @@ export interface ArchiveMove {
 /** What to move, as of `today` (the build's day in the configured zone). Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
   const homes = summariesAtHome(stream.summaries, stream.name);
-  const summary = (tier: 'daily' | 'weekly' | 'monthly', period: string): Summary | undefined =>
-    homes.get(vaultPaths.summary(stream.name, tier, period));
+  const summary = (tier: CalendarTier, period: string): Summary | undefined => homes.get(vaultPaths.summary(stream.name, tier, period));
   // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
   // Each summary's list is resolved (and hashed) once: a day of 9,300 memories asks its daily 9,300 times.
   let byDay: Map<string, SourceRef[]> | undefined;
@@ -63,11 +63,22 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     }
     return keys.has(`${ref.id}\n${ref.sha256}`);
   };
-  /** The weekly and monthly above a daily list it. */
-  const dailyHeld = (daily: Summary | undefined, day: string): boolean => {
-    if (!daily) return false;
-    const weekly = summary('weekly', weekOf(day));
-    return lists(weekly, sourceRefOf(daily)) && lists(summary('monthly', monthOfWeek(weekOf(day))), sourceRefOf(weekly!));
+  /**
+   * Each summary above `held` (of `tier`, for `period`) lists the one below it, up to the last tier with a period per
+   * file: the weekly and monthly above a daily, the monthly above a weekly (the tier table, time/tiers.ts).
+   */
+  const heldAbove = (held: Summary | undefined, tier: CalendarTier, period: string): boolean => {
+    let child = held;
+    let childPeriod = period;
+    let childTier = tier;
+    for (let above = coarserTier(tier); above && !isSingleSummaryTier(above); above = coarserTier(above)) {
+      if (!child) return false;
+      const abovePeriod = calendarTier(above).periodOf(calendarTier(childTier).rangeOf(childPeriod).start);
+      const parent = summary(above, abovePeriod);
+      if (!lists(parent, sourceRefOf(child))) return false;
+      [child, childPeriod, childTier] = [parent, abovePeriod, above];
+    }
+    return child !== undefined;
   };
 
   const moves: ArchiveMove[] = [];
@@ -89,7 +100,7 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     )
       continue;
     const daily = summary('daily', memory.day);
-    if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !dailyHeld(daily, memory.day)) continue;
+    if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !heldAbove(daily, FINEST_TIER, memory.day)) continue;
     const quarter = quarterOf(memory.day);
     add({
       stream: stream.name,
@@ -106,7 +117,7 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
   for (const [home, current] of [...homes].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (current.path !== home || current.meta.stream !== stream.name) continue; // archived already, or misplaced
     const { tier, period } = current.meta;
-    if (tier === 'daily' && period < dailyCutoff && dailyHeld(current, period)) {
+    if (tier === 'daily' && period < dailyCutoff && heldAbove(current, tier, period)) {
       const quarter = quarterOf(period);
       add({
         stream: stream.name,
@@ -116,11 +127,7 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
         to: archivedSummaryPath(stream.name, quarter, 'daily', period),
         quarter,
       });
-    } else if (
-      tier === 'weekly' &&
-      weekRange(period).end < weeklyCutoff &&
-      lists(summary('monthly', monthOfWeek(period)), sourceRefOf(current))
-    ) {
+    } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && heldAbove(current, tier, period)) {
       const quarter = quarterOf(addDays(weekRange(period).start, 3));
       add({
         stream: stream.name,
@@ -136,8 +143,8 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
 }
 
 /** `<stream>/archive/<quarter>/<tier>/<period>.md`. */
-export function archivedSummaryPath(stream: string, quarter: string, tier: 'daily' | 'weekly', period: string): string {
-  return `${vaultPaths.archiveDir(stream)}/${quarter}/${tier}/${period}.md`;
+export function archivedSummaryPath(stream: string, quarter: string, tier: ArchivedTier, period: string): string {
+  return `${vaultPaths.archiveDir(stream)}/${quarter}/${calendarTier(tier).folder}/${period}.md`;
 }
 
 /**

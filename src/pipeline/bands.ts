@@ -1,4 +1,5 @@
 import type { UploadConfig } from '../config/schema.js';
+import { CALENDAR_TIER_TABLE, type CalendarTier } from '../time/tiers.js';
 import { addDays, addMonths, monthRange, pyramidMonthOf, startOfDay, todayIn, weekOf, weekRange } from '../time/periods.js';
 
 /**
@@ -26,9 +27,14 @@ export interface Bands {
   longtermThrough: string;
 }
 
-/** Tier ranks: a day of rank r may be covered by a summary of rank ≤ r. */
-export const TIER_RANK = { raw: 0, daily: 1, weekly: 2, monthly: 3, longterm: 4 } as const;
-export type PackageTier = keyof typeof TIER_RANK;
+/** What covers a day in the package: its memories (`raw`) or a summary of a calendar tier. */
+export type PackageTier = 'raw' | CalendarTier;
+
+/** Tier ranks: a day of rank r may be covered by a summary of rank ≤ r (raw 0, then the tier table's order from 1). */
+export const TIER_RANK: Readonly<Record<PackageTier, number>> = {
+  raw: 0,
+  ...(Object.fromEntries(CALENDAR_TIER_TABLE.map((row) => [row.name, row.order + 1])) as Record<CalendarTier, number>),
+};
 
 /** Computes the bands for `now` in `zone`. Pure. */
 export function computeBands(now: Date, zone: string, upload: UploadConfig): Bands {
@@ -53,10 +59,9 @@ export function computeBands(now: Date, zone: string, upload: UploadConfig): Ban
 /** The coarsest tier allowed for `day`. */
 export function rankOfDay(day: string, bands: Bands): number {
   if (day >= bands.rawFrom) return TIER_RANK.raw;
-  if (day >= bands.dailyFrom) return TIER_RANK.daily;
-  if (day >= bands.weeklyFrom) return TIER_RANK.weekly;
-  if (day >= bands.monthlyFrom) return TIER_RANK.monthly;
-  return TIER_RANK.longterm;
+  // The first tier whose band reaches back to `day`; the coarsest tier's band is everything older.
+  for (const row of CALENDAR_TIER_TABLE) if (row.band === undefined || day >= bands[row.band]) return TIER_RANK[row.name];
+  return TIER_RANK[CALENDAR_TIER_TABLE[CALENDAR_TIER_TABLE.length - 1]!.name];
 }
 
 /** `day` if it is a Monday, else the Monday after it. */

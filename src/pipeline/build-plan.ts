@@ -1,7 +1,16 @@
 import type { Config } from '../config/schema.js';
 import { memoriesForSummaries } from '../maintain/duplicate-marks.js';
 import type { LeftOut } from '../maintain/left-out.js';
-import { addDays, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
+import { addDays, minuteOfDay, todayIn } from '../time/periods.js';
+import {
+  CALENDAR_TIER_TABLE,
+  type CalendarTierRow,
+  calendarTier,
+  COARSEST_TIER,
+  FINEST_TIER,
+  summaryId,
+  tierRecord,
+} from '../time/tiers.js';
 import type { CalendarTier, Diagnostic, StreamState, VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import { type ArchiveMove, planArchive } from './archive.js';
@@ -11,16 +20,7 @@ import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
 import type { DerivedMemo } from './derived-memo.js';
 import { type Manifest, packageInputHash } from './package.js';
-import {
-  type HeldSummary,
-  type PlanContext,
-  planDailies,
-  planLongterm,
-  planMonthlies,
-  planWeeklies,
-  type RollupJob,
-  type TierPlan,
-} from './plan.js';
+import { type HeldSummary, type PlanContext, planDailies, planFromFiner, planLongterm, type RollupJob, type TierPlan } from './plan.js';
 import type { WaterfallReport, WaterfallStreamPlan } from './waterfall-build.js';
 
 /**
@@ -161,10 +161,11 @@ export function planBuild(input: BuildPlanInput): BuildPlan {
 export function planTier(tier: CalendarTier, stream: StreamState, longtermThrough: string, ctx: PlanContext): TierPlan {
   // Copies marked `duplicate_of` are left out of summaries: a day's sources (and input hash) change, so it is rebuilt once.
   const memories = memoriesForSummaries(stream.memories);
-  if (tier === 'daily') return planDailies(memories, stream.summaries, ctx);
-  if (tier === 'weekly') return planWeeklies(memories, stream.summaries, ctx);
-  if (tier === 'monthly') return planMonthlies(memories, stream.summaries, ctx);
-  return planLongterm(stream.summaries, longtermThrough, ctx);
+  const row = calendarTier(tier);
+  // By the tier's shape in the tier table: made from memories, one summary folding the tier below, or periods of the tier below.
+  if (row.finer === undefined) return planDailies(memories, stream.summaries, ctx);
+  if (row.folder === undefined) return planLongterm(stream.summaries, longtermThrough, ctx);
+  return planFromFiner(tier, memories, stream.summaries, ctx);
 }
 
 function planStream(stream: StreamState, future: number, input: BuildPlanInput, horizon: string, today: string): StreamPlan {
@@ -175,12 +176,7 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
     force: input.force,
     regenerate: input.regenerate,
     generator: input.generator,
-    budgets: {
-      daily: config.calendar.daily,
-      weekly: config.calendar.weekly,
-      monthly: config.calendar.monthly,
-      longterm: config.calendar.longterm,
-    },
+    budgets: tierRecord((row) => config.calendar[row.budgetKey]),
     ...(input.memo ? { memo: input.memo } : {}),
   };
   const bands = computeBands(input.now, config.timezone, config.upload);
@@ -188,21 +184,21 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
     CalendarTier,
     TierPlan
   >;
-  const daily = tiers.daily;
-  const planned: PlannedSummary[] = daily.jobs.map((job) => ({ tier: 'daily', period: job.period, reason: job.reason }));
+  const daily = tiers[FINEST_TIER];
+  const planned: PlannedSummary[] = daily.jobs.map((job) => ({ tier: FINEST_TIER, period: job.period, reason: job.reason }));
   planned.push(...inputsChange(daily.jobs, context));
   // A changed monthly that is folded into the long-term summary changes it too.
+  const foldedTier = calendarTier(COARSEST_TIER).finer;
   const folded = planned
-    .filter((p) => p.tier === 'monthly' && p.period <= bands.longtermThrough)
+    .filter((p) => p.tier === foldedTier && p.period <= bands.longtermThrough)
     .map((p) => p.period)
     .sort();
-  if (folded.length > 0) planned.push({ tier: 'longterm', period: folded[folded.length - 1]!, reason: 'inputs change' });
+  if (folded.length > 0) planned.push({ tier: COARSEST_TIER, period: folded[folded.length - 1]!, reason: 'inputs change' });
   // The tiers above: what is stale already (a changed prompt, say), unless the dailies' changes list it.
   for (const tier of TIERS.slice(1)) {
-    const listed = new Set(planned.map((p) => (p.tier === 'longterm' ? 'longterm' : `${p.tier}/${p.period}`)));
+    const listed = new Set(planned.map((p) => summaryId(p.tier, p.period)));
     for (const job of tiers[tier].jobs)
-      if (!listed.has(tier === 'longterm' ? 'longterm' : `${tier}/${job.period}`))
-        planned.push({ tier, period: job.period, reason: job.reason });
+      if (!listed.has(summaryId(tier, job.period))) planned.push({ tier, period: job.period, reason: job.reason });
   }
   const archive = planArchive(stream, config.calendar.retention, today);
   const packagePlan = planPackage(stream, bands, input, planned.length > 0 || archive.length > 0);
@@ -215,7 +211,7 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
     tiers,
     planned,
     held: TIERS.flatMap((tier) => tiers[tier].held),
-    deferred: daily.deferred.map((d) => ({ tier: 'daily' as const, ...d })),
+    deferred: daily.deferred.map((d) => ({ tier: FINEST_TIER, ...d })),
     archive,
     package: packagePlan,
     packageFirst: input.packageFirst && daily.jobs.length > 0 && daily.jobs.every((job) => job.start >= bands.rawFrom),
@@ -264,14 +260,21 @@ function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, i
   return { path, write: reason !== 'fresh', reason, inputHash, previous };
 }
 
-/** The weeks and months whose inputs the planned dailies change, if those periods are complete. */
+/** The weeks and months (the tiers above the finest with a period per file) whose inputs the planned dailies change, if those periods are complete. */
 function inputsChange(dailyJobs: readonly RollupJob[], ctx: PlanContext): PlannedSummary[] {
-  const weeks = [...new Set(dailyJobs.map((job) => weekOf(job.period)))].filter((week) => ctx.force || weekRange(week).end <= ctx.horizon);
-  const months = [...new Set(weeks.map(monthOfWeek))].filter((month) => ctx.force || monthRange(month).end <= ctx.horizon);
-  return [
-    ...weeks.map((period) => ({ tier: 'weekly' as const, period, reason: 'inputs change' })),
-    ...months.map((period) => ({ tier: 'monthly' as const, period, reason: 'inputs change' })),
-  ];
+  const out: PlannedSummary[] = [];
+  let finer: CalendarTierRow = calendarTier(FINEST_TIER);
+  let periods = dailyJobs.map((job) => job.period);
+  for (const row of CALENDAR_TIER_TABLE.slice(1)) {
+    if (row.folder === undefined) break;
+    const below = finer;
+    periods = [...new Set(periods.map((period) => row.periodOf(below.rangeOf(period).start)))].filter(
+      (period) => ctx.force || row.rangeOf(period).end <= ctx.horizon,
+    );
+    out.push(...periods.map((period) => ({ tier: row.name, period, reason: 'inputs change' })));
+    finer = row;
+  }
+  return out;
 }
 
 /** A dry run's report: the plan's summaries, estimates, held and deferred ones, archive moves and compactions; nothing written. */

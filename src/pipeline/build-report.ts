@@ -1,6 +1,7 @@
 import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome } from '../git/commit.js';
 import type { IndexReport } from '../read/search/store.js';
+import { CALENDAR_TIERS } from '../time/tiers.js';
 import type { CalendarTier, Diagnostic } from '../vault/model.js';
 import type { ArchiveMove } from './archive.js';
 import type { TierEstimate } from './estimate.js';
@@ -13,7 +14,8 @@ import type { WaterfallReport } from './waterfall-build.js';
  * it (src/cli/render/build.ts) and the commit step names it in its message.
  */
 
-export const TIERS: CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
+/** The calendar tiers, finest first (the tier table, time/tiers.ts): the order a build plans and runs them in. */
+export const TIERS: readonly CalendarTier[] = CALENDAR_TIERS;
 
 /** Emitted when a tier starts (`done: 0`) and after each of its rollups; counts are for the tier so far. */
 export interface ProgressEvent {

@@ -21,6 +21,7 @@ import { sourceRefOf, type RollupJob } from './plan.js';
 import { RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
 import { rollupInWorkers, usesRollupWorkers } from './rollup-pool.js';
 import { todayIn } from '../time/periods.js';
+import { tierRecord } from '../time/tiers.js';
 import { applyWrites, type WriteOp, type WriteResult } from './write.js';
 
 /**
@@ -212,12 +213,7 @@ export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<s
   return {
     summarizer: ctx.summarizer,
     tokenizer: ctx.config.tokenizer,
-    budgets: {
-      daily: ctx.config.calendar.daily,
-      weekly: ctx.config.calendar.weekly,
-      monthly: ctx.config.calendar.monthly,
-      longterm: ctx.config.calendar.longterm,
-    },
+    budgets: tierRecord((row) => ctx.config.calendar[row.budgetKey]),
     retries: ctx.config.llm.retries,
     ...(ctx.clock ? { time: ctx.clock.time } : {}),
     content: ctx.loaded.content,

@@ -1,6 +1,6 @@
 import type { TierBudget } from '../config/schema.js';
 import type { Summarizer } from '../llm/types.js';
-import { monthOfWeek, weekOf } from '../time/periods.js';
+import { CALENDAR_TIER_TABLE, calendarTier, COARSEST_TIER, FINEST_TIER, summaryId, tierRecord } from '../time/tiers.js';
 import type { CalendarTier, StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { RollupJob } from './plan.js';
@@ -42,31 +42,26 @@ export interface EstimateInput {
 
 /** Per tier: summaries, merges, calls and tokens a build would spend. */
 export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEstimate> {
-  const out: Record<CalendarTier, TierEstimate> = {
-    daily: empty(),
-    weekly: empty(),
-    monthly: empty(),
-    longterm: empty(),
-  };
+  const out: Record<CalendarTier, TierEstimate> = tierRecord(() => empty());
   const calls = input.summarizer.estimateInputTokens !== undefined;
   /** Estimated size of each summary after the build, by source id (`daily/2026-02-10`). */
   const size = new Map<string, number>();
   for (const summary of input.stream.summaries.values()) {
-    const id = summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`;
-    size.set(id, summary.meta.tokens);
+    size.set(summaryId(summary.meta.tier, summary.meta.period), summary.meta.tokens);
   }
 
   for (const job of input.dailyJobs) {
     const estimate = estimateRollup(job, input.rollup);
-    add(out.daily, estimate.merge, calls, estimate.inputTokens, estimate.merge ? 0 : estimate.outputTokens);
-    size.set(`daily/${job.period}`, estimate.outputTokens);
+    add(out[FINEST_TIER], estimate.merge, calls, estimate.inputTokens, estimate.merge ? 0 : estimate.outputTokens);
+    size.set(summaryId(FINEST_TIER, job.period), estimate.outputTokens);
   }
 
   const days = [...new Set(input.stream.memories.map((memory) => memory.day))].sort();
-  const weeks = [...new Set(days.map(weekOf))].sort();
+  /** The periods of a tier that hold memories, in order. */
+  const periodsWithMemories = (tier: CalendarTier): string[] => [...new Set(days.map(calendarTier(tier).periodOf))].sort();
   const planned = (tier: CalendarTier): string[] => [...new Set(input.planned.filter((p) => p.tier === tier).map((p) => p.period))].sort();
 
-  const upper = (tier: 'weekly' | 'monthly' | 'longterm', period: string, parts: string[]): void => {
+  const upper = (tier: CalendarTier, period: string, parts: string[]): void => {
     const tokens = parts.map((id) => size.get(id) ?? 0);
     const budget = input.budgets[tier];
     const sum = tokens.reduce((a, b) => a + b, 0);
@@ -74,35 +69,40 @@ export function estimateCost(input: EstimateInput): Record<CalendarTier, TierEst
     const mergedTokens = sum + 8 * parts.length + 20;
     if (mergedTokens <= budget.target_tokens) {
       add(out[tier], true, calls, 0, 0);
-      size.set(tier === 'longterm' ? 'longterm' : `${tier}/${period}`, mergedTokens);
+      size.set(summaryId(tier, period), mergedTokens);
       return;
     }
     const overhead = calls ? promptOverhead(input, tier, period) : 0;
     add(out[tier], false, calls, overhead + sum + 12 * parts.length, budget.target_tokens);
-    size.set(tier === 'longterm' ? 'longterm' : `${tier}/${period}`, budget.target_tokens);
+    size.set(summaryId(tier, period), budget.target_tokens);
   };
 
-  for (const week of planned('weekly'))
-    upper(
-      'weekly',
-      week,
-      days.filter((day) => weekOf(day) === week).map((day) => `daily/${day}`),
-    );
-  for (const month of planned('monthly'))
-    upper(
-      'monthly',
-      month,
-      weeks.filter((week) => monthOfWeek(week) === month).map((week) => `weekly/${week}`),
-    );
-  if (planned('longterm').length > 0) {
-    const months = [...new Set(weeks.map(monthOfWeek))].filter((month) => month <= input.longtermThrough).sort();
-    const current = input.stream.summaries.get(vaultPaths.summary(input.stream.name, 'longterm', 'longterm'));
+  // The tiers with a period per file above the finest: a period's parts are the finer periods inside it.
+  for (const row of CALENDAR_TIER_TABLE) {
+    if (row.finer === undefined || row.folder === undefined) continue;
+    const finer = calendarTier(row.finer);
+    for (const period of planned(row.name))
+      upper(
+        row.name,
+        period,
+        periodsWithMemories(finer.name as CalendarTier)
+          .filter((part) => row.periodOf(finer.rangeOf(part).start) === period)
+          .map((part) => summaryId(finer.name as CalendarTier, part)),
+      );
+  }
+  // The long-term summary folds the months that left the package window, onto itself when it already holds the older ones.
+  if (planned(COARSEST_TIER).length > 0) {
+    const foldedTier = calendarTier(COARSEST_TIER).finer as CalendarTier;
+    const months = periodsWithMemories(foldedTier).filter((month) => month <= input.longtermThrough);
+    const current = input.stream.summaries.get(vaultPaths.summary(input.stream.name, COARSEST_TIER, COARSEST_TIER));
     const folded = new Set((current?.meta.folded ?? []).map((ref) => ref.id));
-    const fresh = months.map((month) => `monthly/${month}`).filter((id) => !folded.has(id));
+    const fresh = months.map((month) => summaryId(foldedTier, month)).filter((id) => !folded.has(id));
     upper(
-      'longterm',
-      planned('longterm')[0]!,
-      current && fresh.length < months.length ? ['longterm', ...fresh] : months.map((month) => `monthly/${month}`),
+      COARSEST_TIER,
+      planned(COARSEST_TIER)[0]!,
+      current && fresh.length < months.length
+        ? [summaryId(COARSEST_TIER, ''), ...fresh]
+        : months.map((month) => summaryId(foldedTier, month)),
     );
   }
   return out;

@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import type { TierBudget } from '../config/schema.js';
-import { monthOfWeek, monthRange, weekOf, weekRange } from '../time/periods.js';
+import { calendarTier, COARSEST_TIER, FINEST_TIER, isCalendarTier, isSingleSummaryTier, summaryId } from '../time/tiers.js';
 import { sha256, stableStringify } from '../util/hash.js';
 import { UserError } from '../util/errors.js';
 import type { CalendarTier, Memory, SourceRef, Summary, Tier } from '../vault/model.js';
@@ -138,27 +138,32 @@ export function planDailies(memories: readonly Memory[], existing: ReadonlyMap<s
     sources: dayMemories.map((memory) => ({ id: memory.id, sha256: memory.sha256 })),
     memories: dayMemories.length,
   }));
-  return decide('daily', candidates, existing, ctx);
+  return decide(FINEST_TIER, candidates, existing, ctx);
 }
 
-/** Weekly summaries: one per ISO week, from the dailies of its days. */
-export function planWeeklies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+/**
+ * Summaries of a tier with a period per folder file made from the tier below (weekly, monthly: the tier table,
+ * time/tiers.ts): one per period with memories, from the finer summaries of the periods inside it (a week's
+ * dailies; a month's weeklies, the weeks whose Thursday falls in it).
+ */
+export function planFromFiner(
+  tier: CalendarTier,
+  memories: readonly Memory[],
+  existing: ReadonlyMap<string, Summary>,
+  ctx: PlanContext,
+): TierPlan {
   existing = summariesAtHome(existing, ctx.stream);
-  const days = [...new Set(memories.map((memory) => memory.day))].sort();
-  const byWeek = groupBy(days, weekOf);
-  return decideFromFiner('weekly', byWeek, (day) => vaultPaths.summary(ctx.stream, 'daily', day), weekRange, existing, ctx);
-}
-
-/** Monthly summaries: one per month, from the weeklies whose Thursday falls in it. */
-export function planMonthlies(memories: readonly Memory[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
-  existing = summariesAtHome(existing, ctx.stream);
-  const weeks = [...new Set(memories.map((memory) => weekOf(memory.day)))].sort();
-  const byMonth = groupBy(weeks, monthOfWeek);
-  return decideFromFiner('monthly', byMonth, (week) => vaultPaths.summary(ctx.stream, 'weekly', week), monthRange, existing, ctx);
+  const row = calendarTier(tier);
+  const finer = calendarTier(row.finer as CalendarTier);
+  const parts = [...new Set(memories.map((memory) => finer.periodOf(memory.day)))].sort();
+  // Each finer period lies inside one period of this tier (test/time/tiers.test.ts): its first day says which.
+  const groups = groupBy(parts, (part) => row.periodOf(finer.rangeOf(part).start));
+  const pathOfPart = (part: string) => vaultPaths.summary(ctx.stream, finer.name as CalendarTier, part);
+  return decideFromFiner(tier, groups, pathOfPart, row.rangeOf, existing, ctx);
 }
 
 function decideFromFiner(
-  tier: 'weekly' | 'monthly',
+  tier: CalendarTier,
   groups: ReadonlyMap<string, string[]>,
   pathOfPart: (part: string) => string,
   rangeOf: (period: string) => { start: string; end: string },
@@ -195,12 +200,13 @@ function decideFromFiner(
  * whole history is folded again from the monthlies.
  */
 export function planLongterm(existing: ReadonlyMap<string, Summary>, through: string, ctx: PlanContext): TierPlan {
+  const foldedTier = calendarTier(COARSEST_TIER).finer;
   const monthlies = [...existing.values()]
-    .filter((summary) => summary.meta.tier === 'monthly' && summary.meta.stream === ctx.stream && summary.meta.period <= through)
+    .filter((summary) => summary.meta.tier === foldedTier && summary.meta.stream === ctx.stream && summary.meta.period <= through)
     .sort((a, b) => (a.meta.period < b.meta.period ? -1 : 1));
   if (monthlies.length === 0) return { jobs: [], held: [], deferred: [] };
   const target = monthlies.map(sourceRefOf);
-  const current = existing.get(vaultPaths.summary(ctx.stream, 'longterm', 'longterm'));
+  const current = existing.get(vaultPaths.summary(ctx.stream, COARSEST_TIER, COARSEST_TIER));
   const folded = current?.meta.folded ?? [];
   const extendsCurrent =
     folded.length > 0 &&
@@ -208,7 +214,7 @@ export function planLongterm(existing: ReadonlyMap<string, Summary>, through: st
     folded.every((ref, i) => ref.id === target[i]!.id && ref.sha256 === target[i]!.sha256);
   const lastMonth = monthlies[monthlies.length - 1]!;
   return decide(
-    'longterm',
+    COARSEST_TIER,
     [
       {
         period: lastMonth.meta.period,
@@ -240,7 +246,7 @@ export function summariesAtHome(existing: ReadonlyMap<string, Summary>, stream: 
   const out = new Map(existing);
   for (const [key, summary] of archived) {
     const { tier, period } = summary.meta;
-    if (tier !== 'daily' && tier !== 'weekly' && tier !== 'monthly') continue;
+    if (!isCalendarTier(tier) || isSingleSummaryTier(tier)) continue;
     out.delete(key);
     const home = vaultPaths.summary(stream, tier, period);
     if (!out.has(home)) out.set(home, summary);
@@ -250,7 +256,7 @@ export function summariesAtHome(existing: ReadonlyMap<string, Summary>, stream: 
 
 /** How a summary is referenced as a source: `<tier>/<period>` and the file's hash. */
 export function sourceRefOf(summary: Summary): SourceRef {
-  return { id: summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`, sha256: summary.sha256 };
+  return { id: summaryId(summary.meta.tier, summary.meta.period), sha256: summary.sha256 };
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

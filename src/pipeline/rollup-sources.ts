@@ -1,5 +1,5 @@
 import { resolveRelativeDates } from '../retention/index.js';
-import { weekdayName } from '../time/periods.js';
+import { tierTitle } from '../time/tiers.js';
 import type { SummarySource } from '../llm/types.js';
 import type { ParsedContent } from '../vault/cache.js';
 import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '../vault/markdown.js';
@@ -24,20 +24,7 @@ export function compose(title: string, content: string): string {
 
 /** The heading of a generated summary. */
 export function titleOf(job: Pick<RollupJob, 'tier' | 'stream' | 'period' | 'start' | 'end'>): string {
-  switch (job.tier) {
-    case 'daily':
-      return `# ${job.stream}: ${job.period} (${weekdayName(job.period)})`;
-    case 'weekly':
-      return `# ${job.stream}: week ${job.period} (${job.start} to ${job.end})`;
-    case 'monthly':
-      return `# ${job.stream}: month ${job.period} (${job.start} to ${job.end})`;
-    case 'longterm':
-      return `# ${job.stream}: long-term memory (${job.start} to ${job.end})`;
-    case 'waterfall-longterm':
-      return `# ${job.stream}: older memories, ${job.period} (${job.start} to ${job.end})`;
-    case 'waterfall-recent':
-      return `# ${job.stream}: recent past, ${job.period} (${job.start} to ${job.end})`;
-  }
+  return tierTitle(job.tier, job);
 }
 
 /** One source of a job as the summarizer sees it: a memory (its text, dates resolved) or a summary of the tier below. */

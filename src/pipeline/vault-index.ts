@@ -2,6 +2,7 @@ import { streamFacts } from '../facts/collect.js';
 import { statesFacts, unresolvedLine } from '../facts/surface.js';
 import { oneLine } from '../text/safe-text.js';
 import { periodTopics } from '../text/topics.js';
+import { ALL_TIERS_COARSEST_FIRST, calendarTier, type CalendarTier, type Tier } from '../time/tiers.js';
 import { hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../vault/cache.js';
 import { sourceCount } from '../vault/summary-file.js';
@@ -135,7 +136,9 @@ function indexStream(
   );
   const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
   // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
-  const topicSources = summaries.filter((summary) => summary.meta.tier === 'monthly' || summary.meta.tier === 'weekly');
+  const topicSources = summaries.filter(
+    (summary) => summary.meta.tier === TOPIC_TIER || summary.meta.tier === calendarTier(TOPIC_TIER).finer,
+  );
   const topicsHash = hashValue({ v: 2, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
   const terms =
     previous?.topics_hash === topicsHash && isTopicList(previous.topics)
@@ -213,9 +216,9 @@ function indexStream(
     topics: topicSources
       .filter(
         (summary) =>
-          summary.meta.tier === 'monthly' ||
+          summary.meta.tier === TOPIC_TIER ||
           !topicSources.some(
-            (other) => other.meta.tier === 'monthly' && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end,
+            (other) => other.meta.tier === TOPIC_TIER && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end,
           ),
       )
       .map((summary) => ({
@@ -240,8 +243,11 @@ function isTopicList(value: unknown): value is StreamIndex['topics'] {
   );
 }
 
+/** Topics are per month, the unit people ask about: from the tier whose period is a month, else from the tier below it. */
+const TOPIC_TIER: CalendarTier = 'monthly';
+
 function tierOrder(tier: string): number {
-  return ['longterm', 'monthly', 'weekly', 'daily', 'waterfall-longterm', 'waterfall-recent'].indexOf(tier);
+  return ALL_TIERS_COARSEST_FIRST.indexOf(tier as Tier);
 }
 
 function renderIndex(index: VaultIndex): string {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import type { ArchiveMove } from '../pipeline/archive.js';
+import { ARCHIVED_TIERS } from '../time/tiers.js';
 import { openStateStore } from '../store/database.js';
 import { kvTable, zodDecode } from '../store/kv.js';
 
@@ -137,7 +138,7 @@ const pendingSchema = z.object({
 });
 const moveSchema = z.object({
   stream: z.string(),
-  kind: z.enum(['memory', 'daily', 'weekly']),
+  kind: z.enum(['memory', ...ARCHIVED_TIERS]),
   id: z.string(),
   from: z.string(),
   to: z.string(),

@@ -3,6 +3,7 @@ import { type CitationLookup, citationLookup } from '../citations/read.js';
 import { staleNote } from '../citations/state.js';
 import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { oneLine } from '../text/safe-text.js';
+import { ALL_TIERS, type PeriodTier } from '../time/tiers.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../vault/model.js';
 import { listedSources } from '../vault/summary-file.js';
 import type { PeriodQuery } from './period-query.js';
@@ -68,7 +69,7 @@ export interface ZoomResult {
   period: PeriodQuery | null;
   memory_range: { from: number; to: number } | null;
   /** What the items are: memories, or the summaries of one tier (`--tier`). */
-  showing: 'memories' | 'daily' | 'weekly' | 'monthly';
+  showing: 'memories' | PeriodTier;
   /** Items of the page shown. */
   memories: ZoomMemory[];
   summaries: ZoomSummary[];
@@ -87,7 +88,7 @@ export interface ZoomOptions {
   memoryRange?: { from: number; to: number };
   budget?: number;
   page?: number;
-  tier?: 'daily' | 'weekly' | 'monthly';
+  tier?: PeriodTier;
 }
 
 /** Builds the zoom of a period (or a memory range) of one stream. */
@@ -279,5 +280,5 @@ export function renderZoomSummary(summary: Pick<ZoomSummary, 'tier' | 'period' |
 }
 
 function tierRank(summary: Summary): number {
-  return ['daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm'].indexOf(summary.meta.tier);
+  return ALL_TIERS.indexOf(summary.meta.tier);
 }

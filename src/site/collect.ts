@@ -7,6 +7,7 @@ import { readManifestFile } from '../pipeline/package/manifest-file.js';
 import type { StreamIndex, VaultIndex } from '../pipeline/vault-index.js';
 import { readVaultIndex } from '../pipeline/vault-index-file.js';
 import type { ReadVault } from '../read/vault.js';
+import { CALENDAR_TIER_TABLE, isCalendarTier, summaryId, WATERFALL_TIER_TABLE } from '../time/tiers.js';
 import { sha256 } from '../util/hash.js';
 import type { Memory, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -79,14 +80,10 @@ export function collectSiteInput(vault: ReadVault, today: string): SiteInput {
         a.day < b.day ? -1 : a.day > b.day ? 1 : a.minute - b.minute || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
       );
       const summaries = [...state.summaries.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
-      const budgets: Record<string, number> = {
-        daily: vault.config.calendar.daily.target_tokens,
-        weekly: vault.config.calendar.weekly.target_tokens,
-        monthly: vault.config.calendar.monthly.target_tokens,
-        longterm: vault.config.calendar.longterm.target_tokens,
-        'waterfall-recent': vault.config.waterfall.recent.target_tokens,
-        'waterfall-longterm': vault.config.waterfall.longterm.target_tokens,
-      };
+      const budgets: Record<string, number> = Object.fromEntries([
+        ...CALENDAR_TIER_TABLE.map((row) => [row.name, vault.config.calendar[row.budgetKey].target_tokens]),
+        ...WATERFALL_TIER_TABLE.map((row) => [row.name, vault.config.waterfall[row.budgetKey].target_tokens]),
+      ]);
       return {
         name: state.name,
         calendar: settings.calendar !== false,
@@ -136,7 +133,7 @@ function historyVersions(vaultDir: string, stream: string): Map<string, HistoryV
     for (const name of listDir(path.join(vaultDir, historyDir, tier))) {
       const match = HISTORY_NAME.exec(name);
       if (!match) continue;
-      const key = tier === 'longterm' || tier.startsWith('waterfall-') ? tier : `${tier}/${match[1]}`;
+      const key = isCalendarTier(tier) ? summaryId(tier, match[1]!) : tier.startsWith('waterfall-') ? tier : `${tier}/${match[1]}`;
       add(key, `${historyDir}/${tier}`, name, match[2]!);
     }
   }

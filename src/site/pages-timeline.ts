@@ -1,3 +1,4 @@
+import { summaryId } from '../time/tiers.js';
 import type { Summary } from '../vault/model.js';
 import { memoryList, memoryListKey, pager, summaryBlock, summaryKey } from './blocks.js';
 import type { SiteStream } from './collect.js';
@@ -20,9 +21,7 @@ export function timelinePages(stream: SiteStream, context: SiteContext): PageSpe
   const nav = context.streamNames;
   const pathOf = (tier: PeriodTier, id: string) => sitePaths[tier](name, id);
   const historyOf = (summary: Summary | undefined) =>
-    summary
-      ? (stream.history.get(summary.meta.tier === 'longterm' ? 'longterm' : `${summary.meta.tier}/${summary.meta.period}`) ?? [])
-      : [];
+    summary ? (stream.history.get(summaryId(summary.meta.tier, summary.meta.period)) ?? []) : [];
   const maps: Record<PeriodTier, Map<string, Period>> = {
     year: timeline.years,
     month: timeline.months,

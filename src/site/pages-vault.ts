@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeContradiction, factsInForce } from '../facts/collect.js';
 import { frontmatterBody } from '../vault/frontmatter.js';
+import { CALENDAR_TIERS_COARSEST_FIRST, calendarTier, isCalendarTier, PERIOD_TIERS, WATERFALL_TIERS } from '../time/tiers.js';
 import { vaultPaths } from '../vault/paths.js';
 import { type BudgetPoint, budgetChart, type PackageCounts, packageChart, perDayChart } from './charts.js';
 import type { SiteInput, SiteStream } from './collect.js';
@@ -72,10 +73,8 @@ function readVaultText(vaultDir: string, relative: string): string {
 
 /** The site page of a summary listed in index.json: its period's page, or the stream's for long-term and waterfall ones. */
 function summaryPage(stream: string, tier: string, period: string): string {
-  if (tier === 'daily') return sitePaths.day(stream, period);
-  if (tier === 'weekly') return sitePaths.week(stream, period);
-  if (tier === 'monthly') return sitePaths.month(stream, period);
-  return sitePaths.stream(stream);
+  const unit = isCalendarTier(tier) ? calendarTier(tier).unit : undefined;
+  return unit ? sitePaths[unit](stream, period) : sitePaths.stream(stream);
 }
 
 /** index.json as pages of the site: coverage, the package, every summary (linked to its period) and the topics. */
@@ -222,7 +221,7 @@ function packagePage(stream: SiteStream, context: SiteContext): PageSpec {
     else row.leftOut++;
     counts.set(tier, row);
   }
-  const order = ['pinned', 'longterm', 'monthly', 'weekly', 'daily', 'raw'];
+  const order = ['pinned', ...CALENDAR_TIERS_COARSEST_FIRST, 'raw'];
   const rows = [...counts.values()].sort((a, b) => order.indexOf(a.tier) - order.indexOf(b.tier));
   const notKept = (manifest?.items ?? []).filter((item) => item.status !== 'included' || (item.dropped?.length ?? 0) > 0);
   return {
@@ -266,7 +265,8 @@ ${
 
 function chartsPage(stream: SiteStream, context: SiteContext): PageSpec {
   const p = sitePaths.charts(stream.name);
-  const tiers = ['daily', 'weekly', 'monthly', 'waterfall-recent'] as const;
+  // The tiers with many summaries to chart: one per period, and the waterfall's recent one, rewritten at each compaction.
+  const tiers = [...PERIOD_TIERS, WATERFALL_TIERS[0]!];
   const series = tiers
     .map((tier) => ({
       tier,

@@ -1,4 +1,5 @@
-import { monthOfWeek, weekOf } from '../time/periods.js';
+import { monthOfWeek, pyramidMonthOf, weekOf } from '../time/periods.js';
+import { type CalendarTier, calendarTier, isCalendarTier } from '../time/tiers.js';
 import type { Memory, Summary } from '../vault/model.js';
 import { memoryLabel } from './blocks.js';
 import type { SiteInput } from './collect.js';
@@ -46,8 +47,9 @@ export function searchPages(input: SiteInput, context: SiteContext): PageSpec[] 
     for (const memory of stream.memories) shardOf(stream.name, monthOfWeek(weekOf(memory.day))).memories.push(memory);
     for (const summary of stream.summaries) {
       const { tier, period } = summary.meta;
-      const month =
-        tier === 'daily' ? monthOfWeek(weekOf(period)) : tier === 'weekly' ? monthOfWeek(period) : tier === 'monthly' ? period : undefined;
+      // The month shard of a summary of a day, week or month (the month its first day's week belongs to).
+      const unit = isCalendarTier(tier) ? calendarTier(tier).unit : undefined;
+      const month = unit === 'month' ? period : unit ? pyramidMonthOf(calendarTier(tier as CalendarTier).rangeOf(period).start) : undefined;
       if (month) shardOf(stream.name, month).summaries.push(summary);
     }
   }
@@ -73,12 +75,7 @@ export function searchPages(input: SiteInput, context: SiteContext): PageSpec[] 
             x: context.memoryBody(m).slice(0, MAX_INDEXED_CHARS),
           })),
           ...shard.summaries.map((s) => ({
-            u:
-              s.meta.tier === 'daily'
-                ? sitePaths.day(shard.stream, s.meta.period)
-                : s.meta.tier === 'weekly'
-                  ? sitePaths.week(shard.stream, s.meta.period)
-                  : sitePaths.month(shard.stream, s.meta.period),
+            u: sitePaths[(isCalendarTier(s.meta.tier) && calendarTier(s.meta.tier).unit) || 'month'](shard.stream, s.meta.period),
             t: `${s.meta.tier} summary ${s.meta.period}`,
             d: s.meta.start,
             s: shard.stream,

@@ -1,4 +1,5 @@
 import { monthOfWeek, weekOf } from '../time/periods.js';
+import { CALENDAR_TIER_TABLE } from '../time/tiers.js';
 import type { Memory, Summary } from '../vault/model.js';
 
 /**
@@ -29,7 +30,11 @@ export interface StreamTimeline {
   days: Map<string, Period>;
 }
 
-const SUMMARY_TIER: Record<PeriodTier, string> = { year: '', month: 'monthly', week: 'weekly', day: 'daily' };
+/** The summary tier of each page kind (the tier table's `unit`); a year has none. */
+const SUMMARY_TIER: Record<PeriodTier, string> = {
+  year: '',
+  ...Object.fromEntries(CALENDAR_TIER_TABLE.flatMap((row) => (row.unit ? [[row.unit, row.name]] : []))),
+} as Record<PeriodTier, string>;
 
 /** `memories` oldest first. */
 export function buildTimeline(memories: readonly Memory[], summaries: readonly Summary[]): StreamTimeline {

@@ -2,18 +2,16 @@ import type { Diagnostic } from '../messages/message.js';
 import type { MemoryFact } from '../facts/model.js';
 import type { HeadingSpan } from './markdown.js';
 import type { Citation } from '../citations/model.js';
+import type { Tier } from '../time/tiers.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline
  * stages consume. Every type here is plain data (JSON-serialisable) so it can
  * live in the parse cache and be compared in tests.
  */
 
-/** Summary tiers of the calendar pyramid (and of the waterfall). */
-export type CalendarTier = 'daily' | 'weekly' | 'monthly' | 'longterm';
-export type WaterfallTier = 'waterfall-recent' | 'waterfall-longterm';
-export type Tier = CalendarTier | WaterfallTier;
-
-export const CALENDAR_TIERS: readonly CalendarTier[] = ['daily', 'weekly', 'monthly', 'longterm'];
+/** Summary tiers of the calendar pyramid (and of the waterfall): the tier table, time/tiers.ts. */
+export type { CalendarTier, Tier, WaterfallTier } from '../time/tiers.js';
+export { CALENDAR_TIERS } from '../time/tiers.js';
 
 export type Importance = 'low' | 'normal' | 'high' | 'pinned';
 

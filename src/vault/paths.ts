@@ -1,3 +1,4 @@
+import { calendarSummaryPath, tierOfFolder, tierOfStreamFile, WATERFALL_TIER_TABLE } from '../time/tiers.js';
 import type { CalendarTier, Tier } from './model.js';
 
 /**
@@ -9,7 +10,7 @@ export const vaultPaths = {
   memoriesDir: (stream: string) => `${stream}/memories`,
   archiveDir: (stream: string) => `${stream}/archive`,
   summary(stream: string, tier: CalendarTier, period: string): string {
-    return tier === 'longterm' ? `${stream}/longterm.md` : `${stream}/${tier}/${period}.md`;
+    return calendarSummaryPath(stream, tier, period);
   },
   /** `history/<tier>/<period>-YYYYMMDD-HHMMSS.md`, stamped with the build's `now` (UTC). */
   history(stream: string, tier: Tier, period: string, now: Date): string {
@@ -42,8 +43,6 @@ export type FileRole =
   | { role: 'summary'; stream: string; tier: Tier; period: string }
   | { role: 'ignored' };
 
-const TIER_DIRS: Record<string, CalendarTier> = { daily: 'daily', weekly: 'weekly', monthly: 'monthly' };
-
 /** What a vault-relative `.md` path is, judged from where it sits. */
 export function classifyPath(path: string): FileRole {
   const parts = path.split('/');
@@ -58,14 +57,14 @@ export function classifyPath(path: string): FileRole {
     // archive/<YYYY-Qn>/<path inside memories>: the id survives archiving.
     return { role: 'memory', stream, location: 'archive', relativeId: stripMd(rest.slice(1).join('/')) };
   }
-  const tier = TIER_DIRS[folder];
+  const tier = tierOfFolder(folder);
   if (tier && rest.length === 1) return { role: 'summary', stream, tier, period: stripMd(rest[0]!) };
-  if (folder === 'longterm.md' && parts.length === 2) return { role: 'summary', stream, tier: 'longterm', period: 'longterm' };
+  // A tier with one summary per stream (`<stream>/longterm.md`): its period is its name.
+  const single = parts.length === 2 ? tierOfStreamFile(folder) : undefined;
+  if (single) return { role: 'summary', stream, tier: single, period: single };
   // waterfall/history/ holds copies: provenance, not inputs.
-  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'recent.md')
-    return { role: 'summary', stream, tier: 'waterfall-recent', period: 'recent' };
-  if (folder === 'waterfall' && rest.length === 1 && rest[0] === 'longterm.md')
-    return { role: 'summary', stream, tier: 'waterfall-longterm', period: 'longterm' };
+  const level = folder === 'waterfall' && rest.length === 1 ? WATERFALL_TIER_TABLE.find((row) => row.file === rest[0]) : undefined;
+  if (level) return { role: 'summary', stream, tier: level.name, period: level.period };
   return { role: 'ignored' };
 }
 

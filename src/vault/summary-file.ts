@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { hashValue, sha256 } from '../util/hash.js';
 import { listLength } from './cache-codec.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
+import { ALL_TIERS, FINEST_TIER, type Tier } from '../time/tiers.js';
 import type { Diagnostic, SourceRef, Summary, SummaryMeta } from './model.js';
 
 /**
@@ -19,7 +20,7 @@ export const MAX_LISTED_SOURCES = 200;
 /** Characters the listed sources may take (ids are file names, up to 255 characters): half the loader's frontmatter limit. */
 export const MAX_LISTED_SOURCES_CHARS = 32 * 1024;
 /** Tiers whose long lists give way to a count and hash: a daily's sources are its day's memories, which readers can list again. */
-const BOUNDED_TIERS: ReadonlySet<SummaryMeta['tier']> = new Set(['daily']);
+const BOUNDED_TIERS: ReadonlySet<SummaryMeta['tier']> = new Set([FINEST_TIER]);
 
 /** `meta` as it is written and read back: a daily with too many sources to list holds their count and hash instead. */
 export function boundSources(meta: SummaryMeta): SummaryMeta {
@@ -55,7 +56,7 @@ const sourceRef = z.strictObject({ id: z.string(), sha256: z.string() });
 
 export const summaryMetaSchema = z.looseObject({
   memvault: z.literal('summary'),
-  tier: z.enum(['daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm']),
+  tier: z.enum(ALL_TIERS as readonly Tier[] as [Tier, ...Tier[]]),
   stream: z.string(),
   period: z.string(),
   start: z.string(),

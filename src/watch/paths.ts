@@ -1,4 +1,5 @@
 import { UserError } from '../util/errors.js';
+import { tierOfFolder, tierOfStreamFile } from '../time/tiers.js';
 import { classifyPath } from '../vault/paths.js';
 
 /**
@@ -81,9 +82,8 @@ export function describeWritten(written: readonly string[]): string[] {
     const [stream, folder, name] = parts;
     if (folder === 'UPLOAD_PACKAGE.md') packages.push(`package ${stream}`);
     else if (folder === 'CONTEXT.md') packages.push(`context ${stream}`);
-    else if (folder === 'longterm.md') out.push(`longterm ${stream}`);
-    else if (folder && name && (folder === 'daily' || folder === 'weekly' || folder === 'monthly'))
-      out.push(`${folder} ${name.replace(/\.md$/, '')}`);
+    else if (folder && tierOfStreamFile(folder)) out.push(`${tierOfStreamFile(folder)} ${stream}`);
+    else if (folder && name && tierOfFolder(folder)) out.push(`${folder} ${name.replace(/\.md$/, '')}`);
     else if (folder === 'waterfall' && name) out.push(`waterfall ${name.replace(/\.md$/, '')}`);
     else if (folder === 'archive') out.push(`archived ${parts.slice(3).join('/')}`);
   }

@@ -1,3 +1,4 @@
+import { calendarTier, isCalendarTier } from '../../time/tiers.js';
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import type { SummaryRequest, SummarySource } from '../types.js';
 
@@ -68,7 +69,8 @@ function threadsOf(source: SummarySource): Thread[] {
 
 /** Threads of every source, merged by key, in the order they first appear. */
 export function sessionThreads(request: SummaryRequest): Thread[] | undefined {
-  if (request.tier !== 'weekly' && request.tier !== 'monthly' && request.tier !== 'longterm') return undefined;
+  // Only a summary of summaries (a calendar tier made from the tier below) merges its sources' threads.
+  if (!isCalendarTier(request.tier) || calendarTier(request.tier).finer === undefined) return undefined;
   const byKey = new Map<string, Thread>();
   for (const source of request.sources) {
     const threads = threadsOf(source);

@@ -1,4 +1,5 @@
 import { eachDay } from '../../time/periods.js';
+import { CALENDAR_TIER_TABLE, type CalendarTier } from '../../time/tiers.js';
 import { MemvaultError } from '../../util/errors.js';
 import { hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
@@ -133,7 +134,10 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
 
   // Not rendered when its memories' headings alone are over budget (a busy day): `undefined` is a package that does not fit.
   let text: string | undefined = provablyOver(history, input.upload.max_bytes) ? undefined : render();
-  const steps = [() => promote(history, 'daily', 'weekly', input), () => promote(history, 'weekly', 'monthly', input)];
+  // Finer items give way to the summary of their period, tier by tier upwards (not into the one-per-stream long-term summary).
+  const steps = CALENDAR_TIER_TABLE.filter((row) => row.finer !== undefined && row.folder !== undefined).map(
+    (row) => () => promote(history, row.finer as CalendarTier, row.name, input),
+  );
   for (const step of steps) {
     while ((text === undefined || !fits(text)) && step()) text = render();
   }

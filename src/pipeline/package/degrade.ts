@@ -1,4 +1,5 @@
 import { eachDay } from '../../time/periods.js';
+import { CALENDAR_TIER_TABLE } from '../../time/tiers.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { compareItems, memoryItem, summaryItem } from './items.js';
 import type { Item, PackageInput } from './model.js';
@@ -53,12 +54,10 @@ export function leaveOutOldest(history: Item[]): boolean {
   return true;
 }
 
-const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = {
-  longterm: 'monthly',
-  monthly: 'weekly',
-  weekly: 'daily',
-  daily: 'raw',
-};
+/** What a tier's summary breaks into when detail is bought back: the tier below it, and memories below the finest. */
+const FINER: Partial<Record<CalendarTier, CalendarTier | 'raw'>> = Object.fromEntries(
+  CALENDAR_TIER_TABLE.map((row) => [row.name, row.finer ?? 'raw']),
+);
 /** Sentences a memory keeps when its day is bought back in part (`refineInPart`): for a session, its header and first request. */
 export const OPENING_SENTENCES = 3;
 /** Attempts in a row that did not fit before refining stops: the room left is then smaller than anything tried. */

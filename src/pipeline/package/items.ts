@@ -1,5 +1,6 @@
 import { oneLine } from '../../text/safe-text.js';
 import { eachDay } from '../../time/periods.js';
+import { CALENDAR_TIERS_COARSEST_FIRST, calendarTier, FINEST_TIER, isCalendarTier } from '../../time/tiers.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
 import { rankOfDay, TIER_RANK } from '../bands.js';
@@ -16,8 +17,7 @@ export function selectCoverage(input: PackageInput): Item[] {
   const usable = [...input.summaries.values()].filter(
     (summary) => summary.meta.stream === input.stream && !summary.meta.review?.includes('over-budget'),
   );
-  const tiers: CalendarTier[] = ['longterm', 'monthly', 'weekly', 'daily'];
-  for (const tier of tiers) {
+  for (const tier of CALENDAR_TIERS_COARSEST_FIRST) {
     const rank = TIER_RANK[tier];
     for (const summary of usable.filter((s) => s.meta.tier === tier).sort((a, b) => (a.meta.start < b.meta.start ? -1 : 1))) {
       const days = eachDay(summary.meta.start, summary.meta.end);
@@ -108,10 +108,8 @@ function withoutPinnedSections(lines: string[]): string[] {
 
 function sectionTitle(summary: Summary): string {
   const { tier, period, start, end } = summary.meta;
-  if (tier === 'longterm') return `Long-term memory (${start} to ${end})`;
-  if (tier === 'monthly') return `Month ${period} (${start} to ${end})`;
-  if (tier === 'weekly') return `Week ${period} (${start} to ${end})`;
-  return `Day ${period}`;
+  // A waterfall summary is never a package item; read as the finest tier's, as before the tier table.
+  return calendarTier(isCalendarTier(tier) ? tier : FINEST_TIER).packageTitle({ period, start, end });
 }
 
 export function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: PackageInput, reason?: string): Item {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { CALENDAR_TIERS } from '../../time/tiers.js';
 import type { Manifest } from './model.js';
 
 /**
@@ -20,7 +21,7 @@ const manifestSchema = z.object({
   items: z.array(
     z.object({
       type: z.enum(['pinned', 'summary', 'memory']),
-      tier: z.enum(['raw', 'daily', 'weekly', 'monthly', 'longterm']),
+      tier: z.enum(['raw', ...CALENDAR_TIERS]),
       id: z.string(),
       path: z.string(),
       start: z.string(),

@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import { leftOutOf } from '../../maintain/left-out.js';
 import { contentWords } from '../../text/terms.js';
-import { monthOfWeek, todayIn, weekOf } from '../../time/periods.js';
+import { todayIn } from '../../time/periods.js';
+import { type CalendarTier, calendarTier, coarserTier, isCalendarTier, isSingleSummaryTier, PERIOD_TIERS } from '../../time/tiers.js';
 import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../search/query.js';
@@ -99,12 +100,18 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     const push = (s: Summary | undefined): void => void (s && out.push(summaryVersion(s)));
     if (memory) {
       out.push(memoryVersion(memory));
-      push(summaryAt(vaultPaths.summary(stream.name, 'daily', memory.day)));
-      push(summaryAt(vaultPaths.summary(stream.name, 'weekly', weekOf(memory.day))));
+      // The two finest summaries of the memory's day (its daily and weekly: the tier table, time/tiers.ts).
+      for (const tier of PERIOD_TIERS.slice(0, 2))
+        push(summaryAt(vaultPaths.summary(stream.name, tier, calendarTier(tier).periodOf(memory.day))));
     } else if (summary) {
       out.push(summaryVersion(summary));
-      if (summary.meta.tier === 'daily') push(summaryAt(vaultPaths.summary(stream.name, 'weekly', weekOf(summary.meta.period))));
-      if (summary.meta.tier === 'weekly') push(summaryAt(vaultPaths.summary(stream.name, 'monthly', monthOfWeek(summary.meta.period))));
+      // The summary one tier up, if it has a period per file (a daily's weekly, a weekly's monthly).
+      const { tier, period } = summary.meta;
+      const above = isCalendarTier(tier) ? coarserTier(tier) : undefined;
+      if (above && !isSingleSummaryTier(above)) {
+        const abovePeriod = calendarTier(above).periodOf(calendarTier(tier as CalendarTier).rangeOf(period).start);
+        push(summaryAt(vaultPaths.summary(stream.name, above, abovePeriod)));
+      }
     }
     return out;
   };

@@ -1,4 +1,5 @@
 import type { MemoryCitations } from '../../citations/model.js';
+import { ALL_TIERS, CALENDAR_TIER_TABLE, type Tier } from '../../time/tiers.js';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
@@ -13,7 +14,8 @@ import { snippetOf } from './snippet.js';
  * not fill the list.
  */
 
-export const TIERS = ['memories', 'daily', 'weekly', 'monthly', 'longterm', 'waterfall-recent', 'waterfall-longterm'] as const;
+/** What `tier:` filters on: memories or a summary tier (the tier table, time/tiers.ts). */
+export const TIERS: readonly ['memories', ...Tier[]] = ['memories', ...ALL_TIERS];
 const FIELDS = ['tag', 'kind', 'stream', 'tier', 'since', 'until'] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -117,7 +119,10 @@ export interface SearchGroup extends SearchHit {
  * third of the first ten groups were such summaries, each standing for no one source. A coarse summary still comes
  * first when it matches four times better than any memory. Memories and daily summaries share one group per day.
  */
-export const TIER_PRIOR: Readonly<Record<string, number>> = { weekly: 0.25, monthly: 0.25, longterm: 0.25, 'waterfall-longterm': 0.25 };
+export const TIER_PRIOR: Readonly<Record<string, number>> = Object.fromEntries([
+  ...CALENDAR_TIER_TABLE.filter((row) => row.finer !== undefined).map((row) => [row.name, 0.25]),
+  ['waterfall-longterm', 0.25],
+]);
 
 export function withTierPrior(results: readonly RankedDoc[]): RankedDoc[] {
   return results.map((r) => ({ ...r, score: r.score * (TIER_PRIOR[r.tier] ?? 1) })).sort((a, b) => b.score - a.score); // stable: ties keep the index's order (memories first, then by path)
