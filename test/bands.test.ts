@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema, type UploadConfig } from '../src/config/schema.js';
-import { computeBands, rankOfDay, TIER_RANK, type Bands } from '../src/pipeline/bands.js';
+import { computeBands, rankOfDay, TIER_RANK, type Bands } from '../src/pipeline/package/bands.js';
 import { addDays, addMonths, eachDay, monthRange, pyramidMonthOf, todayIn, weekdayName } from '../src/time/periods.js';
 
 const defaults: UploadConfig = configSchema.parse({}).upload;

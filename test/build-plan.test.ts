@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
 import { type BuildPlan, type BuildPlanInput, planBuild, planTier } from '../src/pipeline/build-plan.js';
-import type { RollupJob } from '../src/pipeline/plan.js';
+import type { RollupJob } from '../src/pipeline/calendar/plan.js';
 import { sha256 } from '../src/util/hash.js';
 import type { CalendarTier, Memory, StreamState, Summary, VaultState } from '../src/vault/model.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { newestForLook } from '../src/pipeline/build.js';
-import { MAX_SUMMARIZED_SOURCES, summarizedRefs } from '../src/pipeline/rollup-sources.js';
+import { MAX_SUMMARIZED_SOURCES, summarizedRefs } from '../src/pipeline/calendar/rollup-sources.js';
 import { memoryAt } from './helpers/memory-object.js';
 import { createProject, memory, removeProject, runCliJson } from './helpers/project.js';
 

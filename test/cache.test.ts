@@ -4,8 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStateStores } from '../src/store/database.js';
-import { ParseCache, type CacheEntry, parseCacheStamp, purgeParseCache } from '../src/vault/cache.js';
-import { listLength } from '../src/vault/cache-codec.js';
+import { ParseCache, type CacheEntry, parseCacheStamp, purgeParseCache } from '../src/store/cache.js';
+import { listLength } from '../src/store/cache-codec.js';
 import type { Memory, Summary } from '../src/vault/model.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { demoteHeadings } from '../src/pipeline/rollup.js';
+import { demoteHeadings } from '../src/pipeline/calendar/rollup.js';
 import { headingSpans, parseMarkdown } from '../src/vault/markdown.js';
-import type { ParsedContent } from '../src/vault/cache.js';
+import type { ParsedContent } from '../src/store/cache.js';
 
 function parsed(body: string): ParsedContent {
   return { body, sentences: [], headings: headingSpans(parseMarkdown(body)) };

@@ -2,8 +2,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline/build.js';
-import { DerivedMemo } from '../src/pipeline/derived-memo.js';
-import { ParseCache } from '../src/vault/cache.js';
+import { DerivedMemo } from '../src/store/derived-memo.js';
+import { ParseCache } from '../src/store/cache.js';
 import { createProject, memory, readText, removeProject } from './helpers/project.js';
 import { setStateRow, stateRows } from './helpers/state-store.js';
 

@@ -5,7 +5,7 @@ import { degradeItemByItem, provablyOver } from '../src/pipeline/package/fit.js'
 import { memoryItem } from '../src/pipeline/package/items.js';
 import type { Item, PackageInput } from '../src/pipeline/package/model.js';
 import { renderPackage } from '../src/pipeline/package/render.js';
-import type { ParsedContent } from '../src/vault/cache.js';
+import type { ParsedContent } from '../src/store/cache.js';
 import type { Memory } from '../src/vault/model.js';
 import { countBytes, countTokens } from '../src/util/tokens.js';
 import { memoryAt } from './helpers/memory-object.js';

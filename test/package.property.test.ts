@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline/build.js';
-import type { Manifest } from '../src/pipeline/package.js';
+import type { Manifest } from '../src/pipeline/package/index.js';
 import { addDays, eachDay } from '../src/time/periods.js';
 import { writeMemoryFile } from '../src/vault/memory-file.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inputHashOf, type PlanContext } from '../src/pipeline/plan.js';
+import { inputHashOf, type PlanContext } from '../src/pipeline/calendar/plan.js';
 import { hashValue } from '../src/util/hash.js';
 import type { CalendarTier, SourceRef } from '../src/vault/model.js';
 

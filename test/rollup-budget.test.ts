@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Summarizer, SummaryRequest } from '../src/llm/types.js';
 import { build } from '../src/pipeline/build.js';
-import type { Manifest } from '../src/pipeline/package.js';
+import type { Manifest } from '../src/pipeline/package/index.js';
 import { parseSummaryFile } from '../src/vault/summary-file.js';
 import { writeMemoryFile } from '../src/vault/memory-file.js';
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
 import { build } from '../src/pipeline/build.js';
-import { MIN_JOBS_FOR_STARTED_WORKERS, MIN_JOBS_FOR_WORKERS } from '../src/pipeline/rollup-pool.js';
-import { MIN_FILES_FOR_WORKERS } from '../src/vault/parse-pool.js';
+import { MIN_JOBS_FOR_STARTED_WORKERS, MIN_JOBS_FOR_WORKERS } from '../src/pipeline/workers/rollup-pool.js';
+import { MIN_FILES_FOR_WORKERS } from '../src/load/parse-pool.js';
 import { CLI } from './helpers/project.js';
 import { removeStateStore } from './helpers/state-store.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
-import type { Manifest } from '../src/pipeline/package.js';
+import type { Manifest } from '../src/pipeline/package/index.js';
 import { vaultStatus } from '../src/pipeline/status.js';
 import type { Memory, StreamState, Summary, VaultState } from '../src/vault/model.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSummaryBody } from '../src/vault/parse-file.js';
+import { parseSummaryBody } from '../src/load/parse-file.js';
 import {
   boldDayLabel,
   formatDayLabel,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex, type StreamIndexInput } from '../src/pipeline/vault-index.js';
-import type { ParsedContent } from '../src/vault/cache.js';
+import type { ParsedContent } from '../src/store/cache.js';
 import type { Summary, SummaryMeta } from '../src/vault/model.js';
 
 /** INDEX topics: computed from weekly and monthly bodies, reused from the previous index while those bodies are unchanged. */

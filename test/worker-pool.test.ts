@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BuildPool, type BuildAnswer, type BuildTask } from '../src/pipeline/build-pool.js';
-import { parseVaultFile } from '../src/vault/parse-file.js';
+import { BuildPool, type BuildAnswer, type BuildTask } from '../src/pipeline/workers/build-pool.js';
+import { parseVaultFile } from '../src/load/parse-file.js';
 import { classifyPath } from '../src/vault/paths.js';
-import type { FileToParse } from '../src/vault/parse-pool.js';
+import type { FileToParse } from '../src/load/parse-pool.js';
 
 /**
  * The build's pool (pipeline/build-pool.ts, on tinypool). The failure cases run a small worker module that
@@ -129,7 +129,7 @@ describe('BuildPool', () => {
   });
 
   it('never keeps the process alive when idle (the compiled pool, in a child process, never closed)', () => {
-    const compiled = pathToFileURL(path.resolve('dist/src/pipeline/build-pool.js')).href;
+    const compiled = pathToFileURL(path.resolve('dist/src/pipeline/workers/build-pool.js')).href;
     const script = `
       const { BuildPool } = await import(${JSON.stringify(compiled)});
       const started = BuildPool.create({ worker: new URL(${JSON.stringify(workerUrl.href)}), size: 2 });
@@ -147,7 +147,9 @@ describe('BuildPool', () => {
   });
 
   it('parses on the compiled build worker exactly as in-process, in order, with progress', async () => {
-    const { BuildPool: Compiled } = (await import(path.resolve('dist/src/pipeline/build-pool.js'))) as { BuildPool: typeof BuildPool };
+    const { BuildPool: Compiled } = (await import(path.resolve('dist/src/pipeline/workers/build-pool.js'))) as {
+      BuildPool: typeof BuildPool;
+    };
     const workers = Compiled.create({ size: 2 })!;
     pools.push(workers);
     const files: FileToParse[] = Array.from({ length: 150 }, (_, i) => {

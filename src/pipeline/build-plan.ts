@@ -4,13 +4,13 @@ import type { LeftOut } from '../maintain/left-out.js';
 import { addDays, minuteOfDay, monthOfWeek, monthRange, todayIn, weekOf, weekRange } from '../time/periods.js';
 import type { CalendarTier, Diagnostic, StreamState, VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import { type ArchiveMove, planArchive } from './archive.js';
-import { type Bands, computeBands } from './bands.js';
+import { type ArchiveMove, planArchive } from './calendar/archive.js';
+import { type Bands, computeBands } from './package/bands.js';
 import { type BuildReport, emptyStats, type StreamReport, TIERS } from './build-report.js';
 import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
-import type { DerivedMemo } from './derived-memo.js';
-import { type Manifest, packageInputHash } from './package.js';
+import type { DerivedMemo } from '../store/derived-memo.js';
+import { type Manifest, packageInputHash } from './package/index.js';
 import {
   type HeldSummary,
   type PlanContext,
@@ -20,8 +20,8 @@ import {
   planWeeklies,
   type RollupJob,
   type TierPlan,
-} from './plan.js';
-import type { WaterfallReport, WaterfallStreamPlan } from './waterfall-build.js';
+} from './calendar/plan.js';
+import type { WaterfallReport, WaterfallStreamPlan } from './waterfall/build.js';
 
 /**
  * The plan of a build: which summaries, compactions, packages and archive

@@ -11,17 +11,17 @@ import { UserError } from '../util/errors.js';
 import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
-import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
+import { type LoadedVault, type LoadOptions, loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
-import { BuildPool, vaultLoadOptions } from './build-pool.js';
+import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
-import { DerivedMemo } from './derived-memo.js';
+import { DerivedMemo } from '../store/derived-memo.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
-import { applyCalendar, rollupContextOf, type StreamContext } from './calendar-apply.js';
+import { applyCalendar, rollupContextOf, type StreamContext } from './calendar/apply.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
 import { readManifest, writeIndex } from './outputs.js';
-import { resolveRegenerate } from './plan.js';
+import { resolveRegenerate } from './calendar/plan.js';
 import type { StreamIndexInput } from './vault-index.js';
 
 export type { BuildReport, FailedRollup, ProgressEvent, StreamReport, TierStats } from './build-report.js';
@@ -166,7 +166,7 @@ async function buildWatched(
   // Plan: pure, from the loaded vault, the config, `now` and the outputs on disk.
   const hasWaterfall = [...loaded.state.streams.keys()].some((name) => config.streams[name]?.waterfall === true);
   // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
-  const waterfall = hasWaterfall ? await import('./waterfall-build.js') : undefined;
+  const waterfall = hasWaterfall ? await import('./waterfall/build.js') : undefined;
   const estimate = report.dryRun ? await import('./estimate.js') : undefined;
   // Duplicates and forgotten memories leave the package's detail (left-out.ts: usage counts are read here, the plan stays pure).
   const leftOut = new Map(
@@ -295,7 +295,7 @@ async function buildWatched(
   // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
-  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record-write.js');
+  const record = report.dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
   const recordStarted = performance.now();
   if (record && inRepo)
@@ -325,13 +325,13 @@ async function buildWatched(
   assertLockHeld();
   const commitStarted = performance.now();
   // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (project/pending.ts).
-  const pending = await import('../project/pending.js');
+  const pending = await import('./pending.js');
   const stateDir = path.join(options.root, '.memvault');
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
     const recordPaths = record && inRepo && !('status' in session) ? await record.uncommittedRecord(vaultDir) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
-    report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
+    report.commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);
   // The commit step includes writing the record (done before the parse cache was saved).

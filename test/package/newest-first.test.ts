@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/pipeline/package.js';
+import type { Manifest } from '../../src/pipeline/package/index.js';
 import { build } from '../../src/pipeline/build.js';
 import { addDays } from '../../src/time/periods.js';
 import { generateAgentSessions } from '../../scripts/eval/agent-sessions.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Bands } from '../../src/pipeline/bands.js';
+import type { Bands } from '../../src/pipeline/package/bands.js';
 import { refine } from '../../src/pipeline/package/degrade.js';
 import { memoryItem, summaryItem } from '../../src/pipeline/package/items.js';
 import type { Item, PackageInput } from '../../src/pipeline/package/model.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Bands } from '../../src/pipeline/bands.js';
+import type { Bands } from '../../src/pipeline/package/bands.js';
 import { build } from '../../src/pipeline/build.js';
 import type { Item, PackageInput } from '../../src/pipeline/package/model.js';
 import { renderPackage } from '../../src/pipeline/package/render.js';

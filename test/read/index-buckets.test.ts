@@ -10,7 +10,7 @@ import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../sr
 import type { ReadVault } from '../../src/read/vault.js';
 import { pickStream } from '../../src/read/vault.js';
 import { configSchema } from '../../src/config/schema.js';
-import { loadVault } from '../../src/vault/load.js';
+import { loadVault } from '../../src/load/load.js';
 
 /**
  * The update path compares bucket digests and reads only the manifest rows of

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseQuery, runSearch } from '../../src/read/search/query.js';
 import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../src/read/search/store.js';
-import { loadVault } from '../../src/vault/load.js';
+import { loadVault } from '../../src/load/load.js';
 
 /** The SQLite index on real files: what one edit rewrites, what a holder of the connection sees, rebuilds, and a reader beside a writer. */
 

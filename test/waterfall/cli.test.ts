@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
-import { compactVault } from '../../src/pipeline/compact.js';
+import { compactVault } from '../../src/pipeline/waterfall/compact.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { copyProject, memory, removeProject, runCli, runCliJson } from '../helpers/project.js';
 import {

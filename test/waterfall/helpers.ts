@@ -5,8 +5,8 @@ import { parse as parseYaml } from 'yaml';
 import { generateAgentStream, type AgentMemoryFile } from '../../scripts/fixtures/agent-stream.js';
 import { loadConfig } from '../../src/config/load.js';
 import { memoriesUpTo } from '../../src/pipeline/now.js';
-import { waterfallStatus, type WaterfallStatus } from '../../src/pipeline/waterfall-status.js';
-import { loadVault } from '../../src/vault/load.js';
+import { waterfallStatus, type WaterfallStatus } from '../../src/pipeline/waterfall/status.js';
+import { loadVault } from '../../src/load/load.js';
 
 /**
  * Helpers of the waterfall suites: an agent stream in a real temporary

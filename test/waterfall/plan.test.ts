@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkIntegrity, type HistoryCopy } from '../../src/pipeline/integrity.js';
+import { checkIntegrity, type HistoryCopy } from '../../src/pipeline/waterfall/integrity.js';
 import {
   assignLayers,
   nextTrigger,
@@ -8,8 +8,8 @@ import {
   waterfallPosition,
   type CompactionStep,
   type WaterfallWindows,
-} from '../../src/pipeline/waterfall.js';
-import { assembleContext, CONTEXT_SECTIONS } from '../../src/pipeline/waterfall-context.js';
+} from '../../src/pipeline/waterfall/plan.js';
+import { assembleContext, CONTEXT_SECTIONS } from '../../src/pipeline/waterfall/context.js';
 import type { Memory, Summary } from '../../src/vault/model.js';
 
 /**

@@ -2,8 +2,8 @@ import { oneLine } from '../../text/safe-text.js';
 import { eachDay } from '../../time/periods.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
-import { rankOfDay, TIER_RANK } from '../bands.js';
-import { demoteHeadings } from '../rollup.js';
+import { rankOfDay, TIER_RANK } from './bands.js';
+import { demoteHeadings } from '../calendar/rollup.js';
 import type { Item, PackageInput } from './model.js';
 
 /** The package's items: choosing them (coverage), ordering them, and how each renders. */

@@ -1,5 +1,5 @@
-import { markStaleCandidates } from '../../citations/context.js';
-import type { MemoryCitations } from '../../citations/model.js';
+import { markStaleCandidates } from './citations.js';
+import type { MemoryCitations } from '../../vault/citation-model.js';
 import { citationLookup } from '../../citations/read.js';
 import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.js';
-import type { LoadedVault } from '../../vault/load.js';
+import type { LoadedVault } from '../../load/load.js';
 import { searchDocuments, textReader, type SearchDoc } from '../search/documents.js';
 import { createEmbedder, EmbeddingError, type EmbedderOptions } from './client.js';
 import { openVectorStore } from './vectors.js';

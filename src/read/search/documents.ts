@@ -1,4 +1,4 @@
-import type { LoadedVault } from '../../vault/load.js';
+import type { LoadedVault } from '../../load/load.js';
 import type { Memory } from '../../vault/model.js';
 
 /**

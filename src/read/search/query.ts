@@ -1,4 +1,4 @@
-import type { MemoryCitations } from '../../citations/model.js';
+import type { MemoryCitations } from '../../vault/citation-model.js';
 import { UserError } from '../../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';

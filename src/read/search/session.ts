@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js';
 import type { Embedder, EmbedderOptions } from '../embeddings/client.js';
 import type { VectorStore } from '../embeddings/vectors.js';
 import { loadValidConfigCached } from '../../config/cached.js';
-import { citationBoost, withCitations } from '../../citations/search.js';
+import { citationBoost, withCitations } from './citations.js';
 import { citationLookup } from '../../citations/read.js';
 import { nearest } from './fuse.js';
 import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';

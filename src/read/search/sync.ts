@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import { diagnostic } from '../../messages/diagnostic.js';
 import type { Diagnostic } from '../../messages/message.js';
-import type { LoadedVault } from '../../vault/load.js';
+import type { LoadedVault } from '../../load/load.js';
 import type { EmbedderOptions } from '../embeddings/client.js';
 import { hasSearchIndex, updateSearchIndex, type IndexReport } from './store.js';
 import { counted } from '../../text/plural.js';

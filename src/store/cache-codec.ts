@@ -1,0 +1,145 @@
+import type { CacheEntry } from './cache.js';
+import type { HeadingSpan } from '../vault/markdown.js';
+import type { Diagnostic, Memory, Summary } from '../vault/model.js';
+import type { MemorySecret } from '../vault/secrets-check.js';
+
+/**
+ * How parse-cache entries are stored in the `parse_files` rows: what the key
+ * or the hash already say is left out, and a summary's two long lists
+ * (`LIST_KEYS`) are kept in `parse_lists` instead. Every build reads every
+ * row, so every byte of an entry costs reading and parsing time: at 20,000
+ * memories the lists were 8.4 of 21 MB.
+ */
+
+/**
+ * A daily's source list and dropped items are most of its entry (~10 KB of
+ * 11), yet a build reads them only for the few summaries it works on. In the
+ * entry they are their length (keeping the key's place among the metadata; the
+ * index lists every summary's number of sources, `listLength`); on load they
+ * become properties that read `parse_lists` the first time one is read.
+ */
+export const LIST_KEYS = ['sources', 'dropped'] as const;
+
+/** A summary's lists as stored, with the path of the summary that stored them (for a person reading the table). */
+export interface ListsRecord {
+  path: string;
+  lists: Record<string, unknown>;
+}
+
+/** An entry as stored on disk (see `encodeEntry`). */
+export interface StoredEntry {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  result: StoredResult;
+  headings?: HeadingSpan[];
+}
+
+type StoredResult =
+  | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'>; secrets?: MemorySecret[] }
+  | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256' | 'meta'> & { sha256?: string; meta: Record<string, unknown> } }
+  | { type: 'invalid'; diagnostics: Diagnostic[] };
+
+/** Reads the lists of the summary at `key` whose file has the SHA-256 `sha`. */
+export type ListsReader = (key: string, sha: string) => Record<string, unknown>;
+
+/** What is stored for an entry: the result without what its key and hash say, a summary's lists as placeholders. */
+export function encodeEntry(entry: CacheEntry): StoredEntry {
+  const result = entry.result;
+  let stored: StoredResult;
+  if (result.type === 'memory') {
+    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
+    stored = { type: 'memory', memory, ...(result.secrets ? { secrets: result.secrets } : {}) };
+  } else if (result.type === 'summary') {
+    const { path: _path, sha256, meta, ...summary } = result.summary;
+    // Key by key, not a spread: a spread would read (and so load) lists not read yet.
+    const storedMeta: Record<string, unknown> = {};
+    for (const name of Object.keys(meta)) {
+      const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
+      if (!isListKey(name)) storedMeta[name] = value;
+      else if (get !== undefined || value !== undefined) storedMeta[name] = listLength(meta, name);
+    }
+    stored = { type: 'summary', summary: { ...summary, meta: storedMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
+  } else stored = result;
+  return {
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    sha256: entry.sha256,
+    result: stored,
+    ...(entry.headings ? { headings: entry.headings } : {}),
+  };
+}
+
+/** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */
+// The stored result is this program's own row (the store's schema version and the cache's key name its format), not
+// input from outside: it is not checked field by field, which would cost a zod pass over 21,000 entries every build.
+export function decodeEntry(key: string, stored: StoredEntry, readLists: ListsReader): CacheEntry {
+  const entry = stored as unknown as CacheEntry;
+  const result = entry.result;
+  if (result.type === 'memory') {
+    result.memory.path = key;
+    result.memory.stream = key.slice(0, key.indexOf('/'));
+    result.memory.sha256 = stored.sha256;
+  } else if (result.type === 'summary') {
+    result.summary.path = key;
+    result.summary.sha256 ??= stored.sha256;
+    const meta: object = result.summary.meta;
+    if (LIST_KEYS.some((name) => typeof (meta as Record<string, unknown>)[name] === 'number'))
+      defineLazyLists(result.summary.meta, () => readLists(key, stored.sha256));
+  }
+  return entry;
+}
+
+/** The lists of a summary's metadata (reading them if not read yet), to store; undefined when it has none. */
+export function listsOf(meta: object): Record<string, unknown> | undefined {
+  let lists: Record<string, unknown> | undefined;
+  for (const name of LIST_KEYS) {
+    const value = (meta as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    lists ??= {};
+    lists[name] = value;
+  }
+  return lists;
+}
+
+/** Lengths of the lists of metadata whose lists are not read yet. */
+const lazyLengths = new WeakMap<object, Record<string, number>>();
+
+/** The length of a list of a summary's metadata, read from the store only if its length was not stored. */
+export function listLength(meta: object, name: (typeof LIST_KEYS)[number]): number {
+  const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
+  const length = get ? lazyLengths.get(meta)?.[name] : undefined;
+  return length ?? (Array.isArray(value) ? value.length : ((meta as Record<string, unknown[] | undefined>)[name]?.length ?? 0));
+}
+
+/** Turns the list keys of `meta` (placeholders) into properties that read all lists at the first read of one, then are plain values. */
+function defineLazyLists(meta: object, read: () => Record<string, unknown>): void {
+  const present = LIST_KEYS.filter((name) => Object.hasOwn(meta, name));
+  const lengths: Record<string, number> = {};
+  for (const name of present) lengths[name] = (meta as Record<string, number>)[name]!;
+  lazyLengths.set(meta, lengths);
+  const settle = (values: Record<string, unknown>): void => {
+    for (const name of present)
+      Object.defineProperty(meta, name, { value: values[name], configurable: true, enumerable: true, writable: true });
+  };
+  for (const name of present) {
+    Object.defineProperty(meta, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        settle(read());
+        return (meta as Record<string, unknown>)[name];
+      },
+      set(value: unknown) {
+        // A write before any read: the other lists still come from the store.
+        const values = read();
+        values[name] = value;
+        settle(values);
+      },
+    });
+  }
+}
+
+function isListKey(name: string): name is (typeof LIST_KEYS)[number] {
+  return (LIST_KEYS as readonly string[]).includes(name);
+}
