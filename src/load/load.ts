@@ -14,7 +14,6 @@ import { heldBackDiagnostics } from '../vault/secrets-check.js';
 import type { SecretPolicy } from '../redact/detect.js';
 
 export { ContentStore } from './content-store.js';
-export { LoadSession } from './load-session.js';
 
 export interface LoadOptions {
   /** Absolute path of the vault folder. */

@@ -11,13 +11,14 @@ import { UserError } from '../util/errors.js';
 import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
-import { type LoadedVault, type LoadOptions, loadVault } from '../load/load.js';
+import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
-import type { BuildReport, ProgressEvent } from './build-report.js';
+import type { BuildOptions } from './build-context.js';
+import type { BuildReport } from './build-report.js';
 import { applyCalendar, rollupContextOf, type StreamContext } from './calendar/apply.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
 import { readManifest, writeIndex } from './outputs.js';
@@ -25,6 +26,7 @@ import { resolveRegenerate } from './calendar/plan.js';
 import type { StreamIndexInput } from './vault-index.js';
 
 export type { BuildReport, FailedRollup, ProgressEvent, StreamReport, TierStats } from './build-report.js';
+export type { BuildOptions } from './build-context.js';
 
 /**
  * `memvault build`: load, plan (build-plan.ts, pure), apply the plan stream
@@ -34,44 +36,6 @@ export type { BuildReport, FailedRollup, ProgressEvent, StreamReport, TierStats 
  * (build-report.ts). Idempotent: with unchanged inputs it makes no
  * summarizer call and writes nothing. `--dry-run` stops at the plan.
  */
-
-export interface BuildOptions {
-  /** Directory holding `memory.config.yaml`. */
-  root: string;
-  now: Date;
-  force?: boolean;
-  /** Summarize periods ending on or before this day even if `now` says they are not complete. */
-  through?: string;
-  /** Plan only: report what would be generated, write nothing. */
-  dryRun?: boolean;
-  /** Commit the result (default: `git.commit` of the config); `--no-commit` passes false. */
-  commit?: boolean;
-  /** `--regenerate`: absolute paths of summaries to generate again even though a person edited them (the edit is kept in `history/`). */
-  regenerate?: string[];
-  /** Injected summarizer (tests); by default the configured profile's. */
-  summarizer?: Summarizer;
-  /**
-   * The build's worker threads, created by the CLI before it loaded the pipeline so that a large vault's scan thread
-   * starts early (build-pool.ts); the build closes them. Default: a pool of its own, without a scan thread.
-   */
-  pool?: BuildPool;
-  /** Loads the vault (default `loadVault`); `memvault watch` passes a `LoadSession` that keeps parsed state between builds. */
-  loader?: (options: LoadOptions) => Promise<LoadedVault>;
-  /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
-  saveCache?: boolean;
-  /**
-   * Write the package before the rollups when the only stale dailies are of
-   * days it shows in full (watch mode: an edit to yesterday's memory reaches
-   * the package without waiting for its daily); the package is written again
-   * afterwards if the rollups change it.
-   */
-  packageFirst?: boolean;
-  onProgress?: (event: ProgressEvent) => void;
-  /** Progress of parsing the changed files: `done` of `total` (a cold build of a large vault parses for a while). */
-  onParse?: (done: number, total: number) => void;
-  /** Who holds the build lock, as another build is told (`another build is running (pid …, \`memvault watch\`)`). */
-  lockCommand?: string;
-}
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();

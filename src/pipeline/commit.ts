@@ -1,4 +1,4 @@
-import type { BuildReport } from './build.js';
+import type { BuildReport } from './build-report.js';
 import type { Manifest } from './package/index.js';
 import type { Memory } from '../vault/model.js';
 import { type PendingCommit, pinPending, withPending } from './pending.js';

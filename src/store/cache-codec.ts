@@ -1,7 +1,9 @@
-import type { CacheEntry } from './cache.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
+import { defineLazyLists, LIST_KEYS, listLength } from '../vault/lazy-lists.js';
 import type { MemorySecret } from '../vault/secrets-check.js';
+
+export { LIST_KEYS, listLength } from '../vault/lazy-lists.js';
 
 /**
  * How parse-cache entries are stored in the `parse_files` rows: what the key
@@ -11,14 +13,25 @@ import type { MemorySecret } from '../vault/secrets-check.js';
  * memories the lists were 8.4 of 21 MB.
  */
 
-/**
- * A daily's source list and dropped items are most of its entry (~10 KB of
- * 11), yet a build reads them only for the few summaries it works on. In the
- * entry they are their length (keeping the key's place among the metadata; the
- * index lists every summary's number of sources, `listLength`); on load they
- * become properties that read `parse_lists` the first time one is read.
- */
-export const LIST_KEYS = ['sources', 'dropped'] as const;
+/** What parsing a file gave, as the parse cache keeps it. */
+export type CachedResult =
+  /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
+  | { type: 'memory'; memory: Memory; secrets?: MemorySecret[] }
+  | { type: 'summary'; summary: Summary }
+  | { type: 'invalid'; diagnostics: Diagnostic[] };
+
+export interface CacheEntry {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  result: CachedResult;
+  /**
+   * Top-level headings of the body as remark found them, once it was parsed
+   * here or by the machine that wrote the committed record: enough to show
+   * the body with its headings demoted without parsing it again.
+   */
+  headings?: HeadingSpan[];
+}
 
 /** A summary's lists as stored, with the path of the summary that stored them (for a person reading the table). */
 export interface ListsRecord {
@@ -100,44 +113,6 @@ export function listsOf(meta: object): Record<string, unknown> | undefined {
     lists[name] = value;
   }
   return lists;
-}
-
-/** Lengths of the lists of metadata whose lists are not read yet. */
-const lazyLengths = new WeakMap<object, Record<string, number>>();
-
-/** The length of a list of a summary's metadata, read from the store only if its length was not stored. */
-export function listLength(meta: object, name: (typeof LIST_KEYS)[number]): number {
-  const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
-  const length = get ? lazyLengths.get(meta)?.[name] : undefined;
-  return length ?? (Array.isArray(value) ? value.length : ((meta as Record<string, unknown[] | undefined>)[name]?.length ?? 0));
-}
-
-/** Turns the list keys of `meta` (placeholders) into properties that read all lists at the first read of one, then are plain values. */
-function defineLazyLists(meta: object, read: () => Record<string, unknown>): void {
-  const present = LIST_KEYS.filter((name) => Object.hasOwn(meta, name));
-  const lengths: Record<string, number> = {};
-  for (const name of present) lengths[name] = (meta as Record<string, number>)[name]!;
-  lazyLengths.set(meta, lengths);
-  const settle = (values: Record<string, unknown>): void => {
-    for (const name of present)
-      Object.defineProperty(meta, name, { value: values[name], configurable: true, enumerable: true, writable: true });
-  };
-  for (const name of present) {
-    Object.defineProperty(meta, name, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        settle(read());
-        return (meta as Record<string, unknown>)[name];
-      },
-      set(value: unknown) {
-        // A write before any read: the other lists still come from the store.
-        const values = read();
-        values[name] = value;
-        settle(values);
-      },
-    });
-  }
 }
 
 function isListKey(name: string): name is (typeof LIST_KEYS)[number] {

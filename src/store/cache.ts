@@ -3,10 +3,9 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { openStateStore, openStateStoreOrMemory, type StateStore } from './database.js';
 import { kvTable } from './kv.js';
 import { UserError } from '../util/errors.js';
-import { decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
+import { type CacheEntry, decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
 import type { HeadingSpan } from '../vault/markdown.js';
-import type { Diagnostic, Memory, Sentence, Summary } from '../vault/model.js';
-import type { MemorySecret } from '../vault/secrets-check.js';
+import type { Sentence } from '../vault/model.js';
 
 /**
  * The parse cache, in the state store (`.memvault/state.sqlite`, store/):
@@ -37,24 +36,7 @@ import type { MemorySecret } from '../vault/secrets-check.js';
  */
 export const CACHE_VERSION = 16;
 
-export type CachedResult =
-  /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
-  | { type: 'memory'; memory: Memory; secrets?: MemorySecret[] }
-  | { type: 'summary'; summary: Summary }
-  | { type: 'invalid'; diagnostics: Diagnostic[] };
-
-export interface CacheEntry {
-  size: number;
-  mtimeMs: number;
-  sha256: string;
-  result: CachedResult;
-  /**
-   * Top-level headings of the body as remark found them, once it was parsed
-   * here or by the machine that wrote the committed record: enough to show
-   * the body with its headings demoted without parsing it again.
-   */
-  headings?: HeadingSpan[];
-}
+export type { CacheEntry, CachedResult } from './cache-codec.js';
 
 export interface ParsedContent {
   body: string;

@@ -8,6 +8,7 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { CACHE_VERSION, type CachedResult } from './cache.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
+import { RECORD_DIR } from '../vault/paths.js';
 import { readVaultFile } from '../vault/scan.js';
 import { summaryMetaSchema } from '../vault/summary-file.js';
 
@@ -34,7 +35,7 @@ import { summaryMetaSchema } from '../vault/summary-file.js';
  * first) and its files are read; the next committing build writes it anew.
  */
 
-export const RECORD_DIR = '.memvault-record';
+export { RECORD_DIR } from '../vault/paths.js';
 
 /** Bump with any change to the line format; the parse cache's version covers the shape of parse results. */
 // 2: lines carry the body's headings (`h`); a shard of format 1 is outdated, and written anew.

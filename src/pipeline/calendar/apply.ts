@@ -1,19 +1,14 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config/schema.js';
-import type { Summarizer } from '../../llm/types.js';
-import type { LeftOut } from '../../maintain/left-out.js';
 import { sha256 } from '../../util/hash.js';
 import { loadTokenizer } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
-import type { LoadedVault } from '../../load/load.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
 import { applyArchive, archiveStream } from './archive.js';
-import type { BuildOptions } from '../build.js';
+import type { StreamContext } from '../build-context.js';
 import { planTier, type StreamPlan } from '../build-plan.js';
 import type { BuildPool } from '../workers/build-pool.js';
-import type { StageClock } from '../build-timings.js';
-import { addFailure, addUsage, type BuildReport, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
+import { addFailure, addUsage, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
 import { writePackage } from '../outputs.js';
 import type { Manifest } from '../package/index.js';
 import { sourceRefOf, type RollupJob } from './plan.js';
@@ -29,22 +24,7 @@ import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
  * wrote, unless nothing was written since the plan (then the plan's is used).
  */
 
-export interface StreamContext {
-  options: BuildOptions;
-  config: Config;
-  vaultDir: string;
-  loaded: LoadedVault;
-  summarizer: Summarizer;
-  report: BuildReport;
-  /** The build's worker threads, when this machine and build can have them. */
-  pool: BuildPool | undefined;
-  /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
-  leftOut?: ReadonlyMap<string, LeftOut>;
-  /** Stale memories (vault path) and the line the package shows under each (src/citations/). */
-  citationNotes?: ReadonlyMap<string, string>;
-  /** Times the build's stages (`build --json` → `stats.stages`, build-timings.ts). */
-  clock?: StageClock;
-}
+export type { StreamContext } from '../build-context.js';
 
 /** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */
 export async function applyCalendar(

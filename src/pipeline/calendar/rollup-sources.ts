@@ -3,9 +3,9 @@ import { weekdayName } from '../../time/periods.js';
 import type { SummarySource } from '../../llm/types.js';
 import type { ParsedContent } from '../../store/cache.js';
 import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '../../vault/markdown.js';
-import type { Tier } from '../../vault/model.js';
+import type { Memory, Summary, Tier } from '../../vault/model.js';
 import type { RollupJob } from './plan.js';
-import type { RollupContext } from './rollup.js';
+import type { ContentStore } from '../../load/content-store.js';
 import { oneLine } from '../../text/safe-text.js';
 import { shorten } from '../../text/shorten.js';
 
@@ -40,7 +40,14 @@ export function titleOf(job: Pick<RollupJob, 'tier' | 'stream' | 'period' | 'sta
 }
 
 /** One source of a job as the summarizer sees it: a memory (its text, dates resolved) or a summary of the tier below. */
-export function toSummarySource(id: string, ctx: RollupContext): SummarySource {
+/** What reading a source needs of a rollup's context (rollup.ts's `RollupContext` has it). */
+export interface SourceContext {
+  content: ContentStore;
+  memoriesById: ReadonlyMap<string, Memory>;
+  summariesById: ReadonlyMap<string, Summary>;
+}
+
+export function toSummarySource(id: string, ctx: SourceContext): SummarySource {
   const memory = ctx.memoriesById.get(id);
   if (memory) {
     const parsed = ctx.content.memory(memory);

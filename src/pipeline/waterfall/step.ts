@@ -8,7 +8,7 @@ import { historyIdOf } from './integrity.js';
 import type { RollupJob } from '../calendar/plan.js';
 import { runRollup, type RollupContext, type RollupResult } from '../calendar/rollup.js';
 import type { CompactionStep } from './plan.js';
-import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './build.js';
+import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
 import { waterfallSummaries } from './status.js';
 import { applyWrites } from '../write.js';
 
