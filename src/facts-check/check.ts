@@ -1,10 +1,10 @@
 import type { Config } from '../config/schema.js';
 import type { Diagnostic } from '../messages/message.js';
 import { resolveOpenAiSettings, type OpenAiSettings } from '../llm/openai-settings.js';
-import { openVectorStore } from '../read/embeddings/vectors.js';
-import { nearest } from '../read/search/fuse.js';
-import { parseQuery, runSearch } from '../read/search/query.js';
-import { ensureSearchIndex, type LoadedIndex } from '../read/search/store.js';
+import { openVectorStore } from '../search/embeddings/vectors.js';
+import { nearest } from '../search/fuse.js';
+import { parseQuery, runSearch } from '../search/query.js';
+import { ensureSearchIndex, type LoadedIndex } from '../search/store.js';
 import type { ReadVault } from '../read/vault.js';
 import { contentWords } from '../text/terms.js';
 import { UserError } from '../util/errors.js';

@@ -1,4 +1,4 @@
-import { reciprocalRankFusion } from '../read/search/fuse.js';
+import { reciprocalRankFusion } from '../search/fuse.js';
 
 /**
  * Which pairs of decisions `memvault facts --check` asks a model about:

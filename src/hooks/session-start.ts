@@ -64,7 +64,7 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     return cached.answer.result;
   }
   const { openVault, pickStream } = await import('../read/vault.js');
-  const { createIndex } = await import('../read/search/index.js');
+  const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('../mcp/context.js');
   const { countTokens } = await import('../util/tokens.js');
   const vault = await openVault(options.root, { scanned });

@@ -1,7 +1,7 @@
 import { assembleContext, type AssembledContext } from '../read/context/assemble.js';
 import type { Activity } from '../read/context/budget.js';
 import { pickStream, type ReadVault } from '../read/vault.js';
-import type { SearchIndex } from '../read/search/index.js';
+import type { SearchIndex } from '../search/index.js';
 
 /**
  * A context on a warm vault for the session-start hook, which only

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { clearStartCache } from '../hooks/start-cache.js';
-import { searchDir } from '../read/search/db.js';
+import { searchDir } from '../search/db.js';
 import { STATE_FILE } from '../store/database.js';
 import { purgeParseCache } from '../store/cache.js';
 

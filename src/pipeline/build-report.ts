@@ -1,6 +1,6 @@
 import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome } from '../git/commit.js';
-import type { IndexReport } from '../read/search/store.js';
+import type { IndexReport } from '../search/store.js';
 import type { CalendarTier, Diagnostic } from '../vault/model.js';
 import type { ArchiveMove } from './calendar/archive.js';
 import type { TierEstimate } from './estimate.js';

@@ -272,7 +272,7 @@ async function buildWatched(
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
-    const sync = await import('../read/search/sync.js');
+    const sync = await import('../search/sync.js');
     const searchStarted = performance.now();
     const search = await sync.syncSearch(options.root, loaded, config);
     clock.add('search', performance.now() - searchStarted);

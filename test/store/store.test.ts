@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCheckCache } from '../../src/facts-check/cache.js';
 import { readPending } from '../../src/pipeline/pending.js';
-import { openVectorStore, storeName } from '../../src/read/embeddings/vectors.js';
+import { openVectorStore, storeName } from '../../src/search/embeddings/vectors.js';
 import { closeStateStores, openStateStore, STATE_FILE } from '../../src/store/database.js';
 import { kvTable, zodDecode } from '../../src/store/kv.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';

@@ -4,7 +4,7 @@ import { citationLookup } from '../../citations/read.js';
 import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
-import type { SearchIndex } from '../search/index.js';
+import type { SearchIndex } from '../../search/index.js';
 import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
 import { tierCandidates, type Candidate, type CriticalSource, type Version } from './candidates.js';

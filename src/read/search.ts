@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config/schema.js';
-import type { Embedder, EmbedderOptions } from '../embeddings/client.js';
-import type { VectorStore } from '../embeddings/vectors.js';
-import { loadValidConfigCached } from '../../config/cached.js';
-import { citationBoost, withCitations } from './citations.js';
-import { citationLookup } from '../../citations/read.js';
-import { nearest } from './fuse.js';
-import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from './query.js';
+import type { Config } from '../config/schema.js';
+import type { Embedder, EmbedderOptions } from '../search/embeddings/client.js';
+import type { VectorStore } from '../search/embeddings/vectors.js';
+import { loadValidConfigCached } from '../config/cached.js';
+import { citationBoost, withCitations } from './search-citations.js';
+import { citationLookup } from '../citations/read.js';
+import { nearest } from '../search/fuse.js';
+import { parseQuery, runSearch, type SearchGroup, type SearchOptions } from '../search/query.js';
 import {
   closeIndex,
   ensureSearchIndex,
@@ -16,7 +16,7 @@ import {
   type IndexReport,
   type EnsureOptions,
   type LoadedIndex,
-} from './store.js';
+} from '../search/store.js';
 
 /**
  * The warm search API: one object holding the open index database (and, with
@@ -78,7 +78,7 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
   let built: IndexReport | undefined;
   const rebuild = async (options: EnsureOptions): Promise<LoadedIndex> => {
     // The vault (its loader, the frontmatter parser) is loaded only when there is no usable index.
-    const vault = (await (await import('../vault.js')).openVault(root)).loaded;
+    const vault = (await (await import('./vault.js')).openVault(root)).loaded;
     // Updated, read back, rebuilt once more when it cannot be, else indexed in memory (store.ts): never an error.
     const { loaded, report } = ensureSearchIndex(root, vault, {
       ...options,
@@ -117,7 +117,7 @@ export async function openSearch(root: string, options: OpenSearchOptions = {}):
       const at = { now, zone: config.timezone };
       // `since:` and `until:` take periods (`since:2026-02`, `until:"last week"`); the calendar code is loaded only for them.
       if (query.filters.since.length > 0 || query.filters.until.length > 0) {
-        const { parsePeriod } = await import('../period-query.js');
+        const { parsePeriod } = await import('./period-query.js');
         query.filters.since = query.filters.since.map((value) => parsePeriod(value, at).start);
         query.filters.until = query.filters.until.map((value) => parsePeriod(value, at).end);
       }
@@ -160,7 +160,7 @@ interface SemanticSide {
 function semanticSide(root: string, config: Config, options: EmbedderOptions): SemanticSide {
   const profile = config.embeddings!;
   // The embeddings client (and the LLM transport under it) is loaded on the first query, only with an `embeddings` profile.
-  const modules = Promise.all([import('../embeddings/client.js'), import('../embeddings/vectors.js')]);
+  const modules = Promise.all([import('../search/embeddings/client.js'), import('../search/embeddings/vectors.js')]);
   let store: { stamp: string; vectors: VectorStore } | undefined;
   let embedder: Embedder | undefined;
   const queries = new Map<string, Float32Array>();

@@ -1,6 +1,6 @@
 import type { Options } from 'minisearch';
 import { stemmer } from 'stemmer';
-import { contentWords } from '../../text/terms.js';
+import { contentWords } from '../text/terms.js';
 
 /**
  * How text becomes index terms, for the SQLite index and for the passages of

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { LoadedVault } from '../../load/load.js';
-import { searchDocuments, textReader, type SearchDoc } from '../search/documents.js';
+import { searchDocuments, textReader, type SearchDoc } from '../documents.js';
 import { createEmbedder, EmbeddingError, type EmbedderOptions } from './client.js';
 import { openVectorStore } from './vectors.js';
 import { counted } from '../../text/plural.js';

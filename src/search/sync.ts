@@ -1,10 +1,10 @@
-import type { Config } from '../../config/schema.js';
-import { diagnostic } from '../../messages/diagnostic.js';
-import type { Diagnostic } from '../../messages/message.js';
-import type { LoadedVault } from '../../load/load.js';
-import type { EmbedderOptions } from '../embeddings/client.js';
+import type { Config } from '../config/schema.js';
+import { diagnostic } from '../messages/diagnostic.js';
+import type { Diagnostic } from '../messages/message.js';
+import type { LoadedVault } from '../load/load.js';
+import type { EmbedderOptions } from './embeddings/client.js';
 import { hasSearchIndex, updateSearchIndex, type IndexReport } from './store.js';
-import { counted } from '../../text/plural.js';
+import { counted } from '../text/plural.js';
 
 /**
  * What a build does for the read side: the BM25 index follows the vault by
@@ -38,7 +38,7 @@ export async function syncSearch(
     report = { documents: 0, added: 0, updated: 0, removed: 0, rebuilt: false, written: false, ms, error: (error as Error).message };
   }
   if (!config.embeddings) return report;
-  const embeddings = await (await import('../embeddings/update.js')).updateEmbeddings(root, config, vault, options);
+  const embeddings = await (await import('./embeddings/update.js')).updateEmbeddings(root, config, vault, options);
   return embeddings ? { ...report, embeddings } : report;
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { addonOption, sqlite } from '../../store/sqlite.js';
+import { addonOption, sqlite } from '../store/sqlite.js';
 import { ANALYZER_VERSION } from './analyzer.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { SearchGroup } from './query.js';
-import type { CitationLookup } from '../../citations/read.js';
+import type { SearchGroup } from '../search/query.js';
+import type { CitationLookup } from '../citations/read.js';
 
 /**
  * Citations in search: a stale memory's score is multiplied down (read.ts,

@@ -1,5 +1,5 @@
-import type { LoadedVault } from '../../load/load.js';
-import type { Memory } from '../../vault/model.js';
+import type { LoadedVault } from '../load/load.js';
+import type { Memory } from '../vault/model.js';
 
 /**
  * What the search index holds per document: a memory (archive included) or a

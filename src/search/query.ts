@@ -1,5 +1,5 @@
-import type { MemoryCitations } from '../../vault/citation-model.js';
-import { UserError } from '../../util/errors.js';
+import type { MemoryCitations } from '../vault/citation-model.js';
+import { UserError } from '../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
 import { matchPlan } from './match.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { LoadedVault } from '../../load/load.js';
-import type { EmbeddingReport } from '../embeddings/update.js';
+import type { LoadedVault } from '../load/load.js';
+import type { EmbeddingReport } from './embeddings/update.js';
 import { digestsOf, pairMap, vaultPairs } from './buckets.js';
 import {
   createAside,

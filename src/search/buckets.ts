@@ -1,4 +1,4 @@
-import type { LoadedVault } from '../../load/load.js';
+import type { LoadedVault } from '../load/load.js';
 
 /**
  * Buckets of the search index's manifest, so an update after one edit reads
