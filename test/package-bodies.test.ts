@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { demoteHeadings } from '../src/pipeline/calendar/rollup-sources.js';
+import { demoteHeadings } from '../src/vault/demote-headings.js';
 import { ParseCache } from '../src/store/cache.js';
 import { ContentStore } from '../src/load/content-store.js';
 import { headingSpans, mayHaveHeadings, parseMarkdown } from '../src/vault/markdown.js';

@@ -20,7 +20,8 @@ import type { StageTimer } from '../build-timings.js';
 import { compose, mergeSources, summarizedRefs, titleOf, toSummarySource } from './rollup-sources.js';
 
 // Sources, titles and the lossless merge live in rollup-sources.ts; their users import them from here too.
-export { demoteHeadings, mergeSources, titleOf } from './rollup-sources.js';
+export { mergeSources, titleOf } from './rollup-sources.js';
+export { demoteHeadings } from '../../vault/demote-headings.js';
 
 /**
  * Stage 3 and 4, roll up and check budgets: builds one planned summary from

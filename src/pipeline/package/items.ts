@@ -3,7 +3,7 @@ import { eachDay } from '../../time/periods.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
 import { rankOfDay, TIER_RANK } from './bands.js';
-import { demoteHeadings } from '../calendar/rollup.js';
+import { demoteHeadings } from '../../vault/demote-headings.js';
 import type { Item, PackageInput } from './model.js';
 
 /** The package's items: choosing them (coverage), ordering them, and how each renders. */

@@ -4,7 +4,7 @@ import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.j
 import type { ParsedContent } from '../../store/cache.js';
 import { stringifyFrontmatter } from '../../vault/frontmatter.js';
 import type { Memory, Summary } from '../../vault/model.js';
-import { demoteHeadings } from '../calendar/rollup.js';
+import { demoteHeadings } from '../../vault/demote-headings.js';
 import type { WaterfallLayers, WaterfallPosition } from './plan.js';
 
 /**
