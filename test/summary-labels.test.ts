@@ -15,7 +15,7 @@ import {
   stripDayLabel,
   stripPinnedLabel,
   type DayLabelForm,
-} from '../src/vault/summary-labels.js';
+} from '../src/text/summary-labels.js';
 
 /** A calendar day from 1990 to 2040 as `YYYY-MM-DD`. */
 const dayArb = fc

@@ -1,4 +1,4 @@
-import { stripBoldLabels } from '../../vault/summary-labels.js';
+import { stripBoldLabels } from '../../text/summary-labels.js';
 
 /**
  * What makes a sentence unable to stand alone in a summary, in one place:

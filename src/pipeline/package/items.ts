@@ -1,7 +1,7 @@
 import { oneLine } from '../../text/safe-text.js';
 import { eachDay } from '../../time/periods.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
-import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
+import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../text/summary-labels.js';
 import { rankOfDay, TIER_RANK } from './bands.js';
 import { demoteHeadings } from '../../vault/demote-headings.js';
 import type { Item, PackageInput } from './model.js';

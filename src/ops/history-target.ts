@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadValidConfig } from '../config/load.js';
 import { UserError } from '../util/errors.js';
-import { FileHistory } from './history.js';
+import { FileHistory } from '../git/history.js';
 import fs from 'node:fs';
 import git from 'isomorphic-git';
-import { gitBackend } from './backend.js';
-import { findRepo, repoRelative, type Repo } from './repo.js';
+import { gitBackend } from '../git/backend.js';
+import { findRepo, repoRelative, type Repo } from '../git/repo.js';
 
 /**
  * The file a history command (`memvault log|diff|show`) is about: the
