@@ -36,7 +36,11 @@ export function importSpecifiers(source: string, fileName = 'module.ts'): string
   const sourceFile = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier.text);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [first] = node.arguments;
@@ -136,6 +140,21 @@ export function mutualFolders(
     if (a < b && back !== undefined) pairs.push({ folders: [a, b], examples: [example, back] });
   }
   return pairs.sort((x, y) => x.folders.join('/').localeCompare(y.folders.join('/')));
+}
+
+/** The graph of folders: `a` → `b` when a module of `a` imports one of `b` (`folderOf` as for `mutualFolders`). */
+export function folderGraph(graph: ImportGraph, folderOf: (module: string) => string | undefined): ImportGraph {
+  const folders: ImportGraph = new Map();
+  for (const [from, targets] of graph) {
+    const a = folderOf(from);
+    if (a === undefined) continue;
+    if (!folders.has(a)) folders.set(a, new Set());
+    for (const to of targets) {
+      const b = folderOf(to);
+      if (b !== undefined && b !== a) folders.get(a)!.add(b);
+    }
+  }
+  return folders;
 }
 
 /** `src/pipeline/calendar/plan.ts` → `pipeline`; a file directly in `src/` has no folder. */
