@@ -6,7 +6,7 @@
  * read (`text/topics.ts`) and when the package leaves pinned bullets out
  * (`pipeline/package/items.ts`). Both sides live
  * here so that a change to one is a change to the other
- * (test/summary-labels.test.ts holds them together).
+ * (test/text/summary-labels.test.ts holds them together).
  *
  * - A day label: `Tue 02-10` above the daily tier, `Tue 2026-02-10` when a
  *   summary spans years (long-term); written bold, `**Tue 02-10**`.
