@@ -6,7 +6,13 @@
  * detection carries edits made meanwhile on another branch across the move.
  *
  * Usage: node scripts/move-modules.mjs old.ts=new.ts [...]   (paths from the repository root)
- *        node scripts/move-modules.mjs --file moves.txt        (one `old new` pair a line)
+ *        node scripts/move-modules.mjs --file moves.txt        (one `old new` pair a line, # comments)
+ *        node scripts/move-modules.mjs --fix scripts/layout-moves.txt
+ *
+ * `--fix` moves nothing: after merging a branch written against the old
+ * paths, it rewrites every relative specifier that no longer resolves, read
+ * as the branch meant it (from the file's old place, if the file moved) and
+ * mapped through the moves. Specifiers that still resolve are left alone.
  *
  * A specifier is rewritten when it is a string literal starting with ./ or ../
  * and ending in .js that names a .ts file (import, export, import(), vi.mock,
@@ -17,8 +23,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 
 const args = process.argv.slice(2);
+const fix = args[0] === '--fix';
 const pairs =
-  args[0] === '--file'
+  args[0] === '--file' || fix
     ? readFileSync(args[1], 'utf8')
         .split('\n')
         .map((line) => line.replace(/#.*/, '').trim())
@@ -26,7 +33,7 @@ const pairs =
         .map((line) => line.split(/\s+/))
     : args.map((arg) => arg.split('='));
 const moves = new Map(pairs.map(([from, to]) => [path.normalize(from), path.normalize(to)]));
-for (const [from, to] of moves) {
+for (const [from, to] of fix ? [] : moves) {
   if (!existsSync(from)) throw new Error(`${from} does not exist`);
   if (existsSync(to)) throw new Error(`${to} exists already`);
 }
@@ -37,6 +44,47 @@ const files = (dir) =>
     .map((entry) => path.join(entry.parentPath, entry.name));
 const all = ['src', 'test', 'scripts'].flatMap(files);
 const specifier = /(['"])(\.\.?\/[^'"\n]*?\.js)\1/g;
+
+/** Where a module ended up after all the moves (a list may move a file twice). */
+function finalPath(file) {
+  let current = file;
+  for (let hops = 0; moves.has(current) && hops < 10; hops++) current = moves.get(current);
+  return current;
+}
+
+function fixImports() {
+  const before = new Map([...moves].map(([from, to]) => [to, from]));
+  const oldPlaceOf = (file) => {
+    let current = file;
+    for (let hops = 0; before.has(current) && hops < 10; hops++) current = before.get(current);
+    return current;
+  };
+  let fixed = 0;
+  const unresolved = [];
+  for (const file of all) {
+    const text = readFileSync(file, 'utf8');
+    const rewritten = text.replace(specifier, (whole, quote, spec) => {
+      if (existsSync(path.join(path.dirname(file), spec).replace(/\.js$/, '.ts'))) return whole;
+      for (const from of [oldPlaceOf(file), file]) {
+        const target = finalPath(path.join(path.dirname(from), spec).replace(/\.js$/, '.ts'));
+        if (!existsSync(target)) continue;
+        let rel = path.relative(path.dirname(file), target).replace(/\.ts$/, '.js');
+        if (!rel.startsWith('.')) rel = `./${rel}`;
+        fixed++;
+        return `${quote}${rel}${quote}`;
+      }
+      unresolved.push(`${file}: ${spec}`);
+      return whole;
+    });
+    if (rewritten !== text) writeFileSync(file, rewritten);
+  }
+  console.log(`rewrote ${fixed} specifiers${unresolved.length ? `; not found:\n${unresolved.join('\n')}` : ''}`);
+}
+
+if (fix) {
+  fixImports();
+  process.exit(0);
+}
 
 let changed = 0;
 for (const file of all) {
