@@ -6,7 +6,7 @@ import { BUILD_WINDOW_DAYS, nearDuplicateWarnings } from '../src/maintain/build-
 import { planConsolidation } from '../src/maintain/consolidate.js';
 import { leftOutOf } from '../src/maintain/left-out.js';
 import { addDays } from '../src/time/periods.js';
-import { loadVault } from '../src/vault/load.js';
+import { loadVault } from '../src/load/load.js';
 import { generateSyntheticVault } from './fixtures/synthetic-vault.js';
 
 /**

@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { assembleContext } from '../src/read/context/assemble.js';
-import { matchPlan } from '../src/read/search/match.js';
-import { parseQuery } from '../src/read/search/query.js';
-import { openSearch } from '../src/read/search/session.js';
-import { readIndex, searchDir, updateSearchIndex } from '../src/read/search/store.js';
+import { matchPlan } from '../src/search/match.js';
+import { parseQuery } from '../src/search/query.js';
+import { openSearch } from '../src/read/search.js';
+import { readIndex, searchDir, updateSearchIndex } from '../src/search/store.js';
 import { openVault, pickStream } from '../src/read/vault.js';
 import { benchPreTool } from './bench/pre-tool.js';
 import { editOneMemory, generateSyntheticVault, GENERATOR_VERSION } from './fixtures/synthetic-vault.js';
@@ -244,7 +244,7 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
 }
 
 function readIndexInChild(dir: string): number {
-  const store = new URL('../src/read/search/store.js', import.meta.url).href;
+  const store = new URL('../src/search/store.js', import.meta.url).href;
   const code = [
     `const { readIndex } = await import(${JSON.stringify(store)});`,
     `const t = performance.now(); readIndex(${JSON.stringify(dir)}); console.log(performance.now() - t);`,

@@ -70,7 +70,7 @@ export async function bundle(dir = root) {
     entryPoints: {
       memvault: from('cli/bin.js'),
       main: from('cli/main.js'),
-      'build-worker': from('pipeline/build-worker.js'),
+      'build-worker': from('pipeline/workers/build-worker.js'),
     },
     outdir,
     bundle: true,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline/build.js';
-import type { BuildPool as BuildPoolType } from '../src/pipeline/build-pool.js';
+import type { BuildPool as BuildPoolType } from '../src/pipeline/workers/build-pool.js';
 import { scanStreams } from '../src/vault/scan.js';
 import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from './helpers/project.js';
 import { padStateStore } from './helpers/state-store.js';
@@ -15,7 +15,7 @@ import { padStateStore } from './helpers/state-store.js';
  * Tokens are counted on the main thread: nothing waits synchronously for another thread.
  */
 
-const { BuildPool, LARGE_CACHE_BYTES } = (await import(path.resolve('dist/src/pipeline/build-pool.js'))) as {
+const { BuildPool, LARGE_CACHE_BYTES } = (await import(path.resolve('dist/src/pipeline/workers/build-pool.js'))) as {
   BuildPool: typeof BuildPoolType;
   LARGE_CACHE_BYTES: number;
 };
@@ -77,7 +77,7 @@ describe('the scan thread', () => {
 
   it('never keeps a process alive: a script that starts one and does nothing else exits', () => {
     withLargeCache();
-    const compiled = JSON.stringify(path.resolve('dist/src/pipeline/build-pool.js'));
+    const compiled = JSON.stringify(path.resolve('dist/src/pipeline/workers/build-pool.js'));
     const script =
       `import { BuildPool } from ${compiled}; const pool = BuildPool.create({ scanRoot: ${JSON.stringify(root)} });\n` +
       `console.log(pool?.scans ? 'started' : 'none');`;

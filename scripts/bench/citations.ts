@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { findCitations } from '../../src/citations/find.js';
+import { findCitations } from '../../src/vault/citation-find.js';
 import { editOneMemory } from '../fixtures/synthetic-vault.js';
 import { CLI, formatSeconds, log, median, NOW, runNode } from './run.js';
 

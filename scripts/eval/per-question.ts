@@ -3,7 +3,7 @@ import { assembleContext } from '../../src/read/context/assemble.js';
 import { openContextSearch } from '../../src/read/context/warm.js';
 import { openVault, pickStream } from '../../src/read/vault.js';
 import { conversationText, type ConvertedConversation, type LocomoQa } from './locomo.js';
-import { openSearch } from '../../src/read/search/session.js';
+import { openSearch } from '../../src/read/search.js';
 import { bm25Baseline, bm25Sessions } from './bm25-baseline.js';
 import {
   addTally,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { MemoryCitations } from './model.js';
+import type { MemoryCitations } from '../vault/citation-model.js';
 import { staleNote } from './state.js';
 import { type CitingMemory, type CitingMemoryReader, openCitationStore } from './store.js';
 

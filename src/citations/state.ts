@@ -1,6 +1,6 @@
 import type { Memory } from '../vault/model.js';
-import { type CheckedCitation, type Citation, type CitationState, HEAVY_CHANGES, type MemoryCitations } from './model.js';
-import type { CitingMemory, PathFacts, Verification } from './store.js';
+import { type CheckedCitation, type Citation, type CitationState, HEAVY_CHANGES, type MemoryCitations } from '../vault/citation-model.js';
+import type { CitingMemory, PathFacts, Verification } from './schema.js';
 
 /**
  * From the repository facts (verify.ts) to each memory's citation states:

@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import { writeFileAtomic } from '../util/atomic.js';
 import { type CitedByIndex, type CitedEntry, citedByDir, readCitedBy, shardOf } from './cited-by.js';
 import { citationsAt } from './state.js';
+import { type CitingMemory, type Verification, verificationSchema } from './schema.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
 
@@ -28,39 +29,8 @@ export type { CitedByIndex, CitedEntry } from './cited-by.js';
  *   on a busy machine); a build rewrites only the shards that changed.
  */
 
-export const STORE_VERSION = 1;
-
-const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
-
-/** What git said about one cited path at `head`. */
-const pathFactsSchema = z.object({
-  /** What the path is at HEAD. */
-  at: z.enum(['file', 'dir', 'absent']),
-  /** Committer times (Unix seconds) of the commits that touched it, renames followed back; newest first. */
-  touched: z.array(z.number()),
-  /** Absent at HEAD and not renamed: the commit that deleted it. */
-  removed: z.optional(z.object({ commit: z.string(), date: z.string() })),
-  /** Renamed (as `-M` detects it): the path it has now, and the commit that renamed it. */
-  movedTo: z.optional(z.string()),
-  renamed: z.optional(z.object({ commit: z.string(), date: z.string() })),
-});
-export type PathFacts = z.infer<typeof pathFactsSchema>;
-
-const checkedCitationSchema = z.object({
-  kind: z.enum(['path', 'commit', 'branch', 'issue']),
-  target: z.string(),
-  state: stateSchema,
-  detail: z.optional(z.string()),
-  since: z.optional(z.number()),
-  to: z.optional(z.string()),
-});
-
-const memoryCitationsSchema = z.object({
-  state: stateSchema,
-  stale: z.boolean(),
-  checked: z.object({ commit: z.string(), at: z.string() }),
-  citations: z.array(checkedCitationSchema),
-});
+export { STORE_VERSION } from './schema.js';
+export type { CitingMemory, PathFacts, Verification } from './schema.js';
 
 /** One citing memory as the build last saw it: what it is, and how its citations stand. */
 /**
@@ -80,40 +50,6 @@ const storedMemorySchema = z.object({
 });
 
 const memoriesMetaSchema = z.object({ shards: z.record(z.string(), z.string()) });
-
-const citingMemorySchema = z.extend(memoryCitationsSchema, {
-  /** The memory's instant, Unix seconds (what "commits since" counts from). */
-  at: z.number(),
-  /** The memory file's SHA-256 (names its record: an unchanged memory's record is not written again). */
-  sha: z.optional(z.string()),
-  id: z.string(),
-  stream: z.string(),
-  day: z.string(),
-  kind: z.string(),
-  title: z.optional(z.string()),
-});
-export type CitingMemory = z.infer<typeof citingMemorySchema>;
-
-const verificationSchema = z.object({
-  version: z.literal(STORE_VERSION),
-  /** The repository checked (its top folder). */
-  repo: z.string(),
-  /** The commit every fact below was checked at, and when. */
-  head: z.string(),
-  checkedAt: z.string(),
-  paths: z.record(z.string(), pathFactsSchema),
-  /** Cited commit ids as written → the full id, or null when the repository has no such commit. */
-  commits: z.record(z.string(), z.nullable(z.string())),
-  /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
-  branches: z.record(z.string(), z.boolean()),
-  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
-  stale: z.array(z.string()),
-  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
-  notes: z.optional(z.record(z.string(), z.string())),
-  /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
-  inputs: z.optional(z.string()),
-});
-export type Verification = z.infer<typeof verificationSchema>;
 
 /** Memories with citations, by vault path: each one's result at the last check. */
 export type CitingMemories = Record<string, CitingMemory>;

@@ -1,6 +1,6 @@
 import { isValidDay } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
-import { pinnedNow } from './now.js';
+import { pinnedNow } from './pinned-now.js';
 
 // Every command's project is also where its writes must stay (util/inside.ts).
 export { enterProject as findRoot } from '../config/file.js';

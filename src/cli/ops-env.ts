@@ -1,7 +1,7 @@
 import { loadValidConfigCached } from '../config/cached.js';
 import { currentBranch } from '../ops/branch.js';
 import type { OpsEnv } from '../ops/operation.js';
-import type { SearchSession } from '../read/search/session.js';
+import type { SearchSession } from '../read/search.js';
 import type { ReadVault } from '../read/vault.js';
 import { enterProject } from '../config/file.js';
 import { nowOf } from './now.js';
@@ -32,7 +32,7 @@ export async function cliEnv(options: { root?: string; now?: string }): Promise<
     // Brought up to date in memory and on disk when the vault changed since the last build (a no-op otherwise).
     contextSearch: async (opened) => (await import('../read/context/warm.js')).openContextSearch(opened),
     search: (searchOptions = {}) => {
-      search ??= import('../read/search/session.js').then(({ openSearch }) => openSearch(root, searchOptions));
+      search ??= import('../read/search.js').then(({ openSearch }) => openSearch(root, searchOptions));
       return search;
     },
     branch: () => currentBranch(root),

@@ -33,7 +33,7 @@ Examples:
     )
     .action(async (options) => {
       // The pool (and a large vault's scan thread) starts before the pipeline's modules load, so its start-up overlaps theirs.
-      const [{ BuildPool }, { findRoot }] = await Promise.all([import('../pipeline/build-pool.js'), import('../config/file.js')]);
+      const [{ BuildPool }, { findRoot }] = await Promise.all([import('../pipeline/workers/build-pool.js'), import('../config/file.js')]);
       const pool = BuildPool.create({ scanRoot: findRoot(program.opts<{ root?: string }>().root ?? process.cwd()) });
       return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, pool);
     });

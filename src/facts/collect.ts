@@ -1,8 +1,8 @@
 import { diagnostic } from '../messages/diagnostic.js';
 import type { Diagnostic } from '../messages/message.js';
 import type { Memory } from '../vault/model.js';
-import { type FactProblem, factsOf } from './extract.js';
-import type { Contradiction, Fact, TimedFact } from './model.js';
+import { type FactProblem, factsOf } from '../vault/fact-extract.js';
+import type { Contradiction, Fact, TimedFact } from '../vault/fact-model.js';
 import { factsAt, findContradictions, timeFacts } from './timeline.js';
 
 /**

@@ -1,6 +1,6 @@
 import { UserError } from '../util/errors.js';
 import { addToFrontmatter } from '../vault/frontmatter-edit.js';
-import type { Contradiction, Fact } from './model.js';
+import type { Contradiction, Fact } from '../vault/fact-model.js';
 
 /**
  * `memvault resolve`: a person's decision about a contradiction, recorded in

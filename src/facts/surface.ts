@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../messages/message.js';
 import type { Memory } from '../vault/model.js';
 import { contradictionDiagnostic, describeContradiction, streamFacts } from './collect.js';
-import type { Contradiction, Fact, TimedFact } from './model.js';
+import type { Contradiction, Fact, TimedFact } from '../vault/fact-model.js';
 import { factsAt } from './timeline.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sameValue } from './extract.js';
-import type { Contradiction, Fact, TimedFact } from './model.js';
+import { sameValue } from '../vault/fact-extract.js';
+import type { Contradiction, Fact, TimedFact } from '../vault/fact-model.js';
 
 /**
  * When each fact holds, and which pairs disagree. Pure. A fact holds from its

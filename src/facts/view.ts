@@ -1,5 +1,5 @@
 import type { FactReport } from './collect.js';
-import type { Contradiction, TimedFact } from './model.js';
+import type { Contradiction, TimedFact } from '../vault/fact-model.js';
 import { factsAt } from './timeline.js';
 
 /** What `memvault facts` shows, computed from a fact report: pure. */

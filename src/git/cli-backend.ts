@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { MemvaultError, UserError } from '../util/errors.js';
-import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend.js';
+import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend-api.js';
 import { editTree, FolderListings, foldersAbove } from './cli-tree.js';
 import type { HeadState, Repo } from './repo.js';
 

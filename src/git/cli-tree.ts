@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { TreeFile } from './backend.js';
+import type { TreeFile } from './backend-api.js';
 
 /**
  * Tree edits with the git command, along the changed paths only: `ls-tree`

@@ -5,9 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
 import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type TreeFile } from './backend.js';
-import { RECORD_DIR } from '../vault/committed-record.js';
+import { RECORD_DIR } from '../vault/paths.js';
 import { conflictMarkerLine } from '../vault/memory-file.js';
-import { crashPoint } from './crash-point.js';
+import { crashPoint } from '../util/crash-point.js';
 import { findRepo, operationInProgress, repoRelative, resolveIdentity, type Identity, type Repo } from './repo.js';
 
 /**

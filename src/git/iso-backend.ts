@@ -2,7 +2,7 @@ import fs, { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:
 import path from 'node:path';
 import git, { type TreeEntry } from 'isomorphic-git';
 import { UserError } from '../util/errors.js';
-import { formatOffset, type GitBackend, type Staging, type TreeFile } from './backend.js';
+import { formatOffset, type GitBackend, type Staging, type TreeFile } from './backend-api.js';
 import type { HeadState, Repo } from './repo.js';
 
 /**

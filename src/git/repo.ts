@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
-import type { GitBackend } from './backend.js';
 
 /**
  * The git repository holding a vault: found upwards from a folder, with the
@@ -83,7 +82,7 @@ export function operationInProgress(repo: Repo): string | undefined {
  * (as the backend reads them), then `FALLBACK_IDENTITY`.
  */
 export async function resolveIdentity(
-  backend: GitBackend,
+  backend: { configuredIdentity(repo: Repo): Promise<Identity | undefined> },
   repo: Repo,
   configured: Identity | undefined,
   env: NodeJS.ProcessEnv = process.env,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Served } from '../mcp/context.js';
+import type { Served } from './context.js';
 import type { AssembledContext } from '../read/context/assemble.js';
 import { loadValidConfigCached } from '../config/cached.js';
 import { recordUsage } from '../usage/log.js';
@@ -64,8 +64,8 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     return cached.answer.result;
   }
   const { openVault, pickStream } = await import('../read/vault.js');
-  const { createIndex } = await import('../read/search/index.js');
-  const { contextWarm } = await import('../mcp/context.js');
+  const { createIndex } = await import('../search/index.js');
+  const { contextWarm } = await import('./context.js');
   const { countTokens } = await import('../util/tokens.js');
   const vault = await openVault(options.root, { scanned });
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.

@@ -14,7 +14,7 @@ import { UserError } from '../util/errors.js';
 import { sha256 } from '../util/hash.js';
 import { parseMemoryFile } from '../vault/memory-file.js';
 import type { Diagnostic } from '../vault/model.js';
-import { crashPoint } from '../git/crash-point.js';
+import { crashPoint } from '../util/crash-point.js';
 import { isStreamed, parseStreamedTranscript, parseTranscript } from './detect.js';
 import { IngestJournal } from './journal.js';
 import { renderPrimer } from './primer.js';

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { CONFIG_FILE } from '../config/file.js';
-import { BuildPool, vaultLoadOptions } from '../pipeline/build-pool.js';
-import type { SearchIndex } from '../read/search/index.js';
-import { openSearch, type SearchSession } from '../read/search/session.js';
-import { ensureSearchIndex } from '../read/search/store.js';
+import { BuildPool, vaultLoadOptions } from '../pipeline/workers/build-pool.js';
+import type { SearchIndex } from '../search/index.js';
+import { openSearch, type SearchSession } from '../read/search.js';
+import { ensureSearchIndex } from '../search/store.js';
 import { readConfig, type ReadVault } from '../read/vault.js';
-import { LoadSession } from '../vault/load-session.js';
+import { LoadSession } from '../load/load-session.js';
 import { isIgnoredVaultPath } from '../watch/paths.js';
 import { counted } from '../text/plural.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { collectFacts } from '../facts/collect.js';
-import { normalizeKey } from '../facts/extract.js';
+import { normalizeKey } from '../vault/fact-extract.js';
 import { contradictionJson } from '../facts/surface.js';
 import { factsView, type FactsView } from '../facts/view.js';
 import { parsePeriod } from '../read/period-query.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { formatTime, resolveRevision } from '../git/history.js';
-import { openHistoryTarget } from '../git/target.js';
+import { openHistoryTarget } from './history-target.js';
 import { UserError } from '../util/errors.js';
 import { parseFrontmatter } from '../vault/frontmatter.js';
 import { asInputAsync } from './input.js';

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import type { Config } from '../config/schema.js';
 import type { ContextSearch } from '../read/context/warm.js';
-import type { SearchSession } from '../read/search/session.js';
+import type { SearchSession } from '../read/search.js';
 import type { ReadVault } from '../read/vault.js';
 import { recordUsage } from '../usage/log.js';
 import { schemaError } from './input.js';

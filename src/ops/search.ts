@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { parseQuery, TIERS } from '../read/search/query.js';
+import { parseQuery, TIERS } from '../search/query.js';
 import { usageBoostLazy } from '../usage/boost-lazy.js';
 import { UserError } from '../util/errors.js';
 import { checkStreams, citationsField, knownStreams, streamField } from './fields.js';

@@ -13,15 +13,23 @@ import {
 } from '../time/tiers.js';
 import type { CalendarTier, Diagnostic, StreamState, VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import { type ArchiveMove, planArchive } from './archive.js';
-import { type Bands, computeBands } from './bands.js';
+import { type ArchiveMove, planArchive } from './calendar/archive.js';
+import { type Bands, computeBands } from './package/bands.js';
 import { type BuildReport, emptyStats, type StreamReport, TIERS } from './build-report.js';
 import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
-import type { DerivedMemo } from './derived-memo.js';
-import { type Manifest, packageInputHash } from './package.js';
-import { type HeldSummary, type PlanContext, planDailies, planFromFiner, planLongterm, type RollupJob, type TierPlan } from './plan.js';
-import type { WaterfallReport, WaterfallStreamPlan } from './waterfall-build.js';
+import type { DerivedMemo } from '../store/derived-memo.js';
+import { type Manifest, packageInputHash } from './package/index.js';
+import {
+  type HeldSummary,
+  type PlanContext,
+  planDailies,
+  planFromFiner,
+  planLongterm,
+  type RollupJob,
+  type TierPlan,
+} from './calendar/plan.js';
+import type { WaterfallReport, WaterfallStreamPlan } from './waterfall/build.js';
 
 /**
  * The plan of a build: which summaries, compactions, packages and archive

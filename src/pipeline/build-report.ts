@@ -1,13 +1,13 @@
 import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome } from '../git/commit.js';
-import type { IndexReport } from '../read/search/store.js';
+import type { IndexReport } from '../search/store.js';
 import { CALENDAR_TIERS } from '../time/tiers.js';
 import type { CalendarTier, Diagnostic } from '../vault/model.js';
-import type { ArchiveMove } from './archive.js';
+import type { ArchiveMove } from './calendar/archive.js';
 import type { TierEstimate } from './estimate.js';
-import type { HeldSummary } from './plan.js';
-import type { RollupError, RollupResult } from './rollup.js';
-import type { WaterfallReport } from './waterfall-build.js';
+import type { HeldSummary } from './calendar/plan.js';
+import type { RollupError, RollupResult } from './calendar/rollup.js';
+import type { WaterfallReport } from './waterfall/build.js';
 
 /**
  * What a build did (or, for a dry run, plans to do), as data: the CLI renders

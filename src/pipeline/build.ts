@@ -11,20 +11,22 @@ import { UserError } from '../util/errors.js';
 import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
-import { type LoadedVault, type LoadOptions, loadVault } from '../vault/load.js';
+import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
-import { BuildPool, vaultLoadOptions } from './build-pool.js';
+import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
-import { DerivedMemo } from './derived-memo.js';
-import type { BuildReport, ProgressEvent } from './build-report.js';
-import { applyCalendar, rollupContextOf, type StreamContext } from './calendar-apply.js';
+import { DerivedMemo } from '../store/derived-memo.js';
+import type { BuildOptions } from './build-context.js';
+import type { BuildReport } from './build-report.js';
+import { applyCalendar, rollupContextOf, type StreamContext } from './calendar/apply.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
 import { readManifest, writeIndex } from './outputs.js';
-import { resolveRegenerate } from './plan.js';
+import { resolveRegenerate } from './calendar/plan.js';
 import type { StreamIndexInput } from './vault-index.js';
 
 export type { BuildReport, FailedRollup, ProgressEvent, StreamReport, TierStats } from './build-report.js';
+export type { BuildOptions } from './build-context.js';
 
 /**
  * `memvault build`: load, plan (build-plan.ts, pure), apply the plan stream
@@ -34,44 +36,6 @@ export type { BuildReport, FailedRollup, ProgressEvent, StreamReport, TierStats 
  * (build-report.ts). Idempotent: with unchanged inputs it makes no
  * summarizer call and writes nothing. `--dry-run` stops at the plan.
  */
-
-export interface BuildOptions {
-  /** Directory holding `memory.config.yaml`. */
-  root: string;
-  now: Date;
-  force?: boolean;
-  /** Summarize periods ending on or before this day even if `now` says they are not complete. */
-  through?: string;
-  /** Plan only: report what would be generated, write nothing. */
-  dryRun?: boolean;
-  /** Commit the result (default: `git.commit` of the config); `--no-commit` passes false. */
-  commit?: boolean;
-  /** `--regenerate`: absolute paths of summaries to generate again even though a person edited them (the edit is kept in `history/`). */
-  regenerate?: string[];
-  /** Injected summarizer (tests); by default the configured profile's. */
-  summarizer?: Summarizer;
-  /**
-   * The build's worker threads, created by the CLI before it loaded the pipeline so that a large vault's scan thread
-   * starts early (build-pool.ts); the build closes them. Default: a pool of its own, without a scan thread.
-   */
-  pool?: BuildPool;
-  /** Loads the vault (default `loadVault`); `memvault watch` passes a `LoadSession` that keeps parsed state between builds. */
-  loader?: (options: LoadOptions) => Promise<LoadedVault>;
-  /** Save the parse cache at the end (default true); watch mode keeps it in memory and saves it when idle. */
-  saveCache?: boolean;
-  /**
-   * Write the package before the rollups when the only stale dailies are of
-   * days it shows in full (watch mode: an edit to yesterday's memory reaches
-   * the package without waiting for its daily); the package is written again
-   * afterwards if the rollups change it.
-   */
-  packageFirst?: boolean;
-  onProgress?: (event: ProgressEvent) => void;
-  /** Progress of parsing the changed files: `done` of `total` (a cold build of a large vault parses for a while). */
-  onParse?: (done: number, total: number) => void;
-  /** Who holds the build lock, as another build is told (`another build is running (pid …, \`memvault watch\`)`). */
-  lockCommand?: string;
-}
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
@@ -166,7 +130,7 @@ async function buildWatched(
   // Plan: pure, from the loaded vault, the config, `now` and the outputs on disk.
   const hasWaterfall = [...loaded.state.streams.keys()].some((name) => config.streams[name]?.waterfall === true);
   // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
-  const waterfall = hasWaterfall ? await import('./waterfall-build.js') : undefined;
+  const waterfall = hasWaterfall ? await import('./waterfall/build.js') : undefined;
   const estimate = report.dryRun ? await import('./estimate.js') : undefined;
   // Duplicates and forgotten memories leave the package's detail (left-out.ts: usage counts are read here, the plan stays pure).
   const leftOut = new Map(
@@ -295,7 +259,7 @@ async function buildWatched(
   // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
-  const record = report.dryRun || !config.git.record ? undefined : await import('../vault/committed-record-write.js');
+  const record = report.dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
   const recordStarted = performance.now();
   if (record && inRepo)
@@ -308,7 +272,7 @@ async function buildWatched(
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   if (!report.dryRun) {
     // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
-    const sync = await import('../read/search/sync.js');
+    const sync = await import('../search/sync.js');
     const searchStarted = performance.now();
     const search = await sync.syncSearch(options.root, loaded, config);
     clock.add('search', performance.now() - searchStarted);
@@ -325,13 +289,13 @@ async function buildWatched(
   assertLockHeld();
   const commitStarted = performance.now();
   // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (project/pending.ts).
-  const pending = await import('../project/pending.js');
+  const pending = await import('./pending.js');
   const stateDir = path.join(options.root, '.memvault');
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
     const recordPaths = record && inRepo && !('status' in session) ? await record.uncommittedRecord(vaultDir) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
-    report.commit = await (await import('../git/build-commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
+    report.commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);
   // The commit step includes writing the record (done before the parse cache was saved).

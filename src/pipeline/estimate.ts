@@ -3,8 +3,8 @@ import type { Summarizer } from '../llm/types.js';
 import { CALENDAR_TIER_TABLE, calendarTier, COARSEST_TIER, FINEST_TIER, summaryId, tierRecord } from '../time/tiers.js';
 import type { CalendarTier, StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import type { RollupJob } from './plan.js';
-import { estimateRollup, type RollupContext } from './rollup.js';
+import type { RollupJob } from './calendar/plan.js';
+import { estimateRollup, type RollupContext } from './calendar/rollup.js';
 
 /**
  * `build --dry-run` cost estimates, before anything is spent. Dailies are

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { openStateStore, type StateStore } from '../store/database.js';
 import { type KvTable, kvTable, zodDecode } from '../store/kv.js';
 import { removeIfStaleTemp } from '../util/atomic.js';
-import { RECORD_DIR } from '../vault/committed-record.js';
+import { RECORD_DIR } from '../store/committed-record.js';
 import type { Diagnostic } from '../vault/model.js';
 import { takeMovedAside } from './write.js';
 import { diagnostic } from '../messages/diagnostic.js';

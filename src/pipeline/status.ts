@@ -8,8 +8,8 @@ import { CALENDAR_TIERS, type Diagnostic, type Memory, type StreamState, type Su
 import { vaultPaths } from '../vault/paths.js';
 import { todayIn } from '../time/periods.js';
 import { memoriesUpTo } from './now.js';
-import type { Manifest } from './package.js';
-import { readWaterfallFiles, type WaterfallFiles, type WaterfallStatus, waterfallStatusOf } from './waterfall-status.js';
+import type { Manifest } from './package/index.js';
+import { readWaterfallFiles, type WaterfallFiles, type WaterfallStatus, waterfallStatusOf } from './waterfall/status.js';
 import { readManifestFile } from './package/manifest-file.js';
 
 /**

@@ -4,12 +4,12 @@ import { oneLine } from '../text/safe-text.js';
 import { periodTopics } from '../text/topics.js';
 import { ALL_TIERS_COARSEST_FIRST, calendarTier, type CalendarTier, type Tier } from '../time/tiers.js';
 import { hashValue } from '../util/hash.js';
-import type { ParsedContent } from '../vault/cache.js';
+import type { ParsedContent } from '../store/cache.js';
 import { sourceCount } from '../vault/summary-file.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import type { Manifest } from './package.js';
-import type { HeldSummary } from './plan.js';
+import type { Manifest } from './package/index.js';
+import type { HeldSummary } from './calendar/plan.js';
 import { counted } from '../text/plural.js';
 
 /**

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, lstatSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { crashPoint } from '../git/crash-point.js';
+import { crashPoint } from '../util/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder, mkdirInVault } from '../util/inside.js';
 import type { Tier } from '../vault/model.js';

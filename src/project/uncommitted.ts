@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { pendingPaths, readPending } from './pending.js';
-import { RECORD_DIR } from '../vault/committed-record.js';
+import { pendingPaths, readPending } from '../pipeline/pending.js';
+import { RECORD_DIR } from '../store/committed-record.js';
 
 /**
  * What `memvault status` says about uncommitted changes under the vault:

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { parseCacheStamp } from '../vault/cache.js';
-import type { LoadedVault } from '../vault/load.js';
+import { parseCacheStamp } from '../store/cache.js';
+import type { LoadedVault } from '../load/load.js';
 
 /**
  * A read command saves the parse cache its load changed: memories edited or

@@ -4,7 +4,7 @@ import { loadValidConfigCached } from '../config/cached.js';
 import type { Config } from '../config/schema.js';
 import { noSuchStream } from './stream-error.js';
 import { cacheStamp, saveParseCache } from './cache-save.js';
-import type { LoadedVault } from '../vault/load.js';
+import type { LoadedVault } from '../load/load.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
 import { countTokens } from '../util/tokens.js';
 import { sha256 } from '../util/hash.js';
@@ -36,7 +36,7 @@ export async function openVault(root: string, walked?: { scanned: readonly Scann
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
   // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
-  const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/build-pool.js');
+  const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/workers/build-pool.js');
   const options = { ...vaultLoadOptions(root, config), ...(walked ? { scanned: walked.scanned } : {}) };
   const before = cacheStamp(options.stateDir);
   const loaded = await loadVaultWithWorkers(options);

@@ -1,4 +1,4 @@
-import type { MemoryCitations } from '../citations/model.js';
+import type { MemoryCitations } from '../vault/citation-model.js';
 import { type CitationLookup, citationLookup } from '../citations/read.js';
 import { staleNote } from '../citations/state.js';
 import { dailySourcesByDay } from '../maintain/duplicate-marks.js';

@@ -1,7 +1,7 @@
 import type { Root } from 'mdast';
 import type { Sentence } from '../vault/model.js';
 import { extractSentences } from '../vault/sentences.js';
-import { hasPinnedLabel, stripDayLabel } from '../vault/summary-labels.js';
+import { hasPinnedLabel, stripDayLabel } from '../text/summary-labels.js';
 import { CappedMemo } from '../util/memo.js';
 
 /**

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type FactReport, streamFacts } from '../facts/collect.js';
-import type { Manifest } from '../pipeline/package.js';
+import type { Manifest } from '../pipeline/package/index.js';
 import { readManifestFile } from '../pipeline/package/manifest-file.js';
 import type { StreamIndex, VaultIndex } from '../pipeline/vault-index.js';
 import { readVaultIndex } from '../pipeline/vault-index-file.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { crashPoint } from '../git/crash-point.js';
+import { crashPoint } from '../util/crash-point.js';
 import { UserError } from '../util/errors.js';
 import { importLegacyFiles, OBSOLETE_PATHS } from './legacy.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';

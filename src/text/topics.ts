@@ -1,4 +1,4 @@
-import { replaceBoldDayLabels } from '../vault/summary-labels.js';
+import { replaceBoldDayLabels } from './summary-labels.js';
 import { contentWords } from './terms.js';
 import { withoutFrontmatter } from '../vault/frontmatter.js';
 

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../messages/message.js';
-import type { MemoryFact } from '../facts/model.js';
+import type { MemoryFact } from './fact-model.js';
 import type { HeadingSpan } from './markdown.js';
-import type { Citation } from '../citations/model.js';
+import type { Citation } from './citation-model.js';
 import type { Tier } from '../time/tiers.js';
 /**
  * The vault's data model: what the loader produces and the pure pipeline

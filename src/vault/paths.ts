@@ -1,6 +1,9 @@
 import { calendarSummaryPath, tierOfFolder, tierOfStreamFile, WATERFALL_TIER_TABLE } from '../time/tiers.js';
 import type { CalendarTier, Tier } from './model.js';
 
+/** The committed record's folder at the vault's top (store/committed-record.ts), committed with every build. */
+export const RECORD_DIR = '.memvault-record';
+
 /**
  * The vault layout (docs/architecture.md), as vault-relative POSIX paths. One place
  * decides every generated file's name so the loader, the planner and the

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { hashValue, sha256 } from '../util/hash.js';
-import { listLength } from './cache-codec.js';
+import { listLength } from './lazy-lists.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
 import { ALL_TIERS, FINEST_TIER, type Tier } from '../time/tiers.js';
 import type { Diagnostic, SourceRef, Summary, SummaryMeta } from './model.js';

@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { commitPaths, openCommitSession } from '../git/commit.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
-import { uncommittedRecord } from '../vault/committed-record-write.js';
+import { uncommittedRecord } from '../store/committed-record-write.js';
 import type { WatchEvent } from './events.js';
 import { counted } from '../text/plural.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigInvalidError } from '../config/load.js';
 import { UserError } from '../util/errors.js';
-import type { LoadSession } from '../vault/load.js';
+import type { LoadSession } from '../load/load-session.js';
 import type { WatchEvent } from './events.js';
 import { watchLimitError } from './fs-watch.js';
 import type { Change } from './paths.js';

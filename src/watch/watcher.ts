@@ -6,7 +6,7 @@ import { build } from '../pipeline/build.js';
 import { addDays, startOfDay, todayIn } from '../time/periods.js';
 import { UserError } from '../util/errors.js';
 import { acquireBuildLock } from '../util/lock.js';
-import { LoadSession } from '../vault/load.js';
+import { LoadSession } from '../load/load-session.js';
 import { commitBatch } from './commit-batch.js';
 import type { WatchEvent, WatchOptions } from './events.js';
 import { startWatcher, toPosix } from './fs-watch.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citationsOfBody, findCitations, MAX_LINE_CHARS } from '../../src/citations/find.js';
+import { citationsOfBody, findCitations, MAX_LINE_CHARS } from '../../src/vault/citation-find.js';
 
 const targets = (body: string) => findCitations(body).map((c) => `${c.kind}:${c.target}`);
 

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
 import { openCitationStore } from '../../src/citations/store.js';
 import { loadValidConfig } from '../../src/config/load.js';
-import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
-import { loadVault } from '../../src/vault/load.js';
+import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
+import { loadVault } from '../../src/load/load.js';
 import { removeProject, writeFiles } from '../helpers/project.js';
 import { citedProject, commitAll, git, PATHS } from './repo.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import { commitAll, git, initRepo, porcelain } from '../git/helpers.js';
 import { createProject, memory, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';
-import { readPending } from '../../src/project/pending.js';
+import { readPending } from '../../src/pipeline/pending.js';
 
 /**
  * The CLI end to end around the nightly job: commands outside a project,

@@ -3,7 +3,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, createProject, listFiles, memory, readText, removeProject, runCli } from '../helpers/project.js';
-import { readPending } from '../../src/project/pending.js';
+import { readPending } from '../../src/pipeline/pending.js';
 
 /**
  * `memvault watch` end to end: the real CLI in a child process on a

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CachedAnswer, readCheckCache, writeCheckCache } from '../../src/facts/check-cache.js';
+import { type CachedAnswer, readCheckCache, writeCheckCache } from '../../src/facts-check/cache.js';
 import { setStateRow, stateRow, stateRowCount } from '../helpers/state-store.js';
-import { judgeId, loadCheckPrompt, parseVerdict, renderCheck } from '../../src/facts/check-judge.js';
-import { type CheckCandidate, NEIGHBOURS_PER_CANDIDATE, pairKey, selectPairs } from '../../src/facts/check-pairs.js';
+import { judgeId, loadCheckPrompt, parseVerdict, renderCheck } from '../../src/facts-check/judge.js';
+import { type CheckCandidate, NEIGHBOURS_PER_CANDIDATE, pairKey, selectPairs } from '../../src/facts-check/pairs.js';
 
 const candidate = (name: string, over: Partial<CheckCandidate> = {}): CheckCandidate => ({
   path: `main/memories/${name}.md`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractFacts } from '../../src/facts/extract.js';
-import type { Fact } from '../../src/facts/model.js';
+import { extractFacts } from '../../src/vault/fact-extract.js';
+import type { Fact } from '../../src/vault/fact-model.js';
 import { addToFrontmatter } from '../../src/vault/frontmatter-edit.js';
 import { factsAt, findContradictions, timeFacts } from '../../src/facts/timeline.js';
 

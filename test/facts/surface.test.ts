@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { collectFacts } from '../../src/facts/collect.js';
-import { extractFacts, factsOf, mayStateFact } from '../../src/facts/extract.js';
+import { extractFacts, factsOf, mayStateFact } from '../../src/vault/fact-extract.js';
 import { factWarnings, factSurface } from '../../src/facts/surface.js';
 import { configSchema } from '../../src/config/schema.js';
-import { computeBands } from '../../src/pipeline/bands.js';
-import { assemblePackage } from '../../src/pipeline/package.js';
+import { computeBands } from '../../src/pipeline/package/bands.js';
+import { assemblePackage } from '../../src/pipeline/package/index.js';
 import { streamStatus, vaultStatus } from '../../src/pipeline/status.js';
 import { renderStatus } from '../../src/cli/render/status.js';
 import { countTokens } from '../../src/util/tokens.js';
-import { parseVaultFile } from '../../src/vault/parse-file.js';
+import { parseVaultFile } from '../../src/load/parse-file.js';
 import type { Memory } from '../../src/vault/model.js';
 
 /**

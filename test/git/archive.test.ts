@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
-import { planArchive } from '../../src/pipeline/archive.js';
+import { planArchive } from '../../src/pipeline/calendar/archive.js';
 import type { Memory, StreamState, Summary, SummaryMeta } from '../../src/vault/model.js';
 import { generateHistory } from '../helpers/history.js';
 import { copyProject, createProject, memory, readJsonFile, readText, removeProject, runCli, runCliJson } from '../helpers/project.js';

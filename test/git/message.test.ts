@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commitMessage, selectPaths, type StreamSources } from '../../src/git/build-commit.js';
+import { commitMessage, selectPaths, type StreamSources } from '../../src/pipeline/commit.js';
 import type { BuildReport, StreamReport } from '../../src/pipeline/build.js';
 import type { Memory } from '../../src/vault/model.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitBackend } from '../../src/git/backend.js';
 import { findRepo } from '../../src/git/repo.js';
 import { build as buildInProcess } from '../../src/pipeline/build.js';
-import { uncommittedRecord } from '../../src/vault/committed-record-write.js';
+import { uncommittedRecord } from '../../src/store/committed-record-write.js';
 import { createProject, memory, removeProject, runCli } from '../helpers/project.js';
 import { commitAll, git, gitConfig, initRepo, tempRepo } from './helpers.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { leftOutOf } from '../../src/maintain/left-out.js';
-import { parseVaultFile } from '../../src/vault/parse-file.js';
+import { parseVaultFile } from '../../src/load/parse-file.js';
 import type { Memory } from '../../src/vault/model.js';
 
 /** What a stream leaves out, from memories parsed as the loader parses them (facts and marks read at parse time). */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { validateConfig } from '../../src/config/load.js';
 import { findProjectRoot, findRoot } from '../../src/config/file.js';
-import type { ArchiveMove } from '../../src/pipeline/archive.js';
+import type { ArchiveMove } from '../../src/pipeline/calendar/archive.js';
 import { detectInstallSource, gitUrlSpec, sourceFromResolved, unreachableFromGitHub } from '../../src/project/install-source.js';
 import {
   addBuild,
@@ -17,7 +17,7 @@ import {
   settlePending,
   withPending,
   type PendingWork,
-} from '../../src/project/pending.js';
+} from '../../src/pipeline/pending.js';
 import { checkDeclaredStream, declareStream } from '../../src/project/streams.js';
 import { renderUncommitted } from '../../src/cli/render/uncommitted.js';
 import { classifyChanges } from '../../src/project/uncommitted.js';

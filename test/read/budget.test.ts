@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocateBudget, sharesFor, TIER_NAMES } from '../../src/read/context/budget.js';
 import { signalQueries } from '../../src/read/context/signals.js';
-import { parseQuery } from '../../src/read/search/query.js';
+import { parseQuery } from '../../src/search/query.js';
 
 const plenty = { critical: 1e9, relevant: 1e9, background: 1e9, index: 1e9 };
 

@@ -7,10 +7,10 @@ import { resolveNow } from '../../src/cli/context.js';
 import { nowOf } from '../../src/cli/now.js';
 import { loadValidConfigCached } from '../../src/config/cached.js';
 import { ConfigInvalidError, loadValidConfig } from '../../src/config/load.js';
-import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
+import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
 import { cacheStamp, saveParseCache } from '../../src/read/cache-save.js';
 import { acquireBuildLock } from '../../src/util/lock.js';
-import { loadVault } from '../../src/vault/load.js';
+import { loadVault } from '../../src/load/load.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
 import { setStateRow, stateRow } from '../helpers/state-store.js';
 

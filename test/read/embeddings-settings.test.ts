@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { resolveEmbeddingSettings } from '../../src/read/embeddings/client.js';
+import { resolveEmbeddingSettings } from '../../src/search/embeddings/client.js';
 
 const KEY = 'sk-test-abcdefghijklmnop1234';
 

@@ -5,12 +5,12 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assembleContext } from '../../src/read/context/assemble.js';
-import { bucketOf, digestsOf } from '../../src/read/search/buckets.js';
-import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../src/read/search/store.js';
+import { bucketOf, digestsOf } from '../../src/search/buckets.js';
+import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../src/search/store.js';
 import type { ReadVault } from '../../src/read/vault.js';
 import { pickStream } from '../../src/read/vault.js';
 import { configSchema } from '../../src/config/schema.js';
-import { loadVault } from '../../src/vault/load.js';
+import { loadVault } from '../../src/load/load.js';
 
 /**
  * The update path compares bucket digests and reads only the manifest rows of

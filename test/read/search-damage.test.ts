@@ -2,8 +2,8 @@ import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSy
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSearch } from '../../src/read/search/session.js';
-import { closeIndex } from '../../src/read/search/store.js';
+import { openSearch } from '../../src/read/search.js';
+import { closeIndex } from '../../src/search/store.js';
 import { copyProject, createProject, memory, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
 /**

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openVectorStore, storeName } from '../../src/read/embeddings/vectors.js';
-import { RRF_K, reciprocalRankFusion } from '../../src/read/search/fuse.js';
+import { openVectorStore, storeName } from '../../src/search/embeddings/vectors.js';
+import { RRF_K, reciprocalRankFusion } from '../../src/search/fuse.js';
 import { bagOfWordsVector, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { createProject, memory, removeProject, runCliJson, writeFiles } from '../helpers/project.js';
 

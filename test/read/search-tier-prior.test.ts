@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RankedDoc } from '../../src/read/search/index.js';
-import { TIER_PRIOR, withTierPrior } from '../../src/read/search/query.js';
+import type { RankedDoc } from '../../src/search/index.js';
+import { TIER_PRIOR, withTierPrior } from '../../src/search/query.js';
 
 const doc = (id: string, tier: string, score: number): RankedDoc => ({
   id,

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSearch, type SessionSearchOptions } from '../../src/read/search/session.js';
+import { openSearch, type SessionSearchOptions } from '../../src/read/search.js';
 import { createProject, memory, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
 
 /**

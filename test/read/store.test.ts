@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseQuery, runSearch } from '../../src/read/search/query.js';
-import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../src/read/search/store.js';
-import { loadVault } from '../../src/vault/load.js';
+import { parseQuery, runSearch } from '../../src/search/query.js';
+import { closeIndex, databaseFile, readIndex, updateSearchIndex } from '../../src/search/store.js';
+import { loadVault } from '../../src/load/load.js';
 
 /** The SQLite index on real files: what one edit rewrites, what a holder of the connection sees, rebuilds, and a reader beside a writer. */
 
@@ -108,8 +108,8 @@ describe('search index store (SQLite)', () => {
   });
 
   it('lets another process read while this one writes: every read sees a whole transaction', async () => {
-    const store = new URL('../../src/read/search/store.ts', import.meta.url).pathname;
-    const query = new URL('../../src/read/search/query.ts', import.meta.url).pathname;
+    const store = new URL('../../src/search/store.ts', import.meta.url).pathname;
+    const query = new URL('../../src/search/query.ts', import.meta.url).pathname;
     // The reader counts the hits of `batch` until its stdin closes: every write below adds or removes both batch memories at once.
     const code = `
       const { readIndex } = await import(${JSON.stringify(store)});

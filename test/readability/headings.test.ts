@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { headingOf } from '../../src/ingest/add.js';
-import { withoutPinnedBullets } from '../../src/pipeline/package.js';
+import { withoutPinnedBullets } from '../../src/pipeline/package/index.js';
 
 /** Headings of memories written without --title, and pinned memories said once in the package. */
 

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DETECTOR_VERSION } from '../../src/redact/detect.js';
 import { closeStateStores } from '../../src/store/database.js';
-import { ParseCache, type CacheEntry } from '../../src/vault/cache.js';
-import { parseVaultFile } from '../../src/vault/parse-file.js';
+import { ParseCache, type CacheEntry } from '../../src/store/cache.js';
+import { parseVaultFile } from '../../src/load/parse-file.js';
 import { classifyPath } from '../../src/vault/paths.js';
 import { SECRET_CASES } from './corpus.js';
 

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { statusCommand } from '../../src/cli/commands/status.js';
 import type { Summarizer, SummaryRequest } from '../../src/llm/types.js';
 import { build } from '../../src/pipeline/build.js';
-import type { Manifest } from '../../src/pipeline/package.js';
+import type { Manifest } from '../../src/pipeline/package/index.js';
 import { addDays, weekOf } from '../../src/time/periods.js';
 import { writeMemoryFile } from '../../src/vault/memory-file.js';
 

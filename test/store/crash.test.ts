@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStateStores } from '../../src/store/database.js';
-import { ParseCache } from '../../src/vault/cache.js';
+import { ParseCache } from '../../src/store/cache.js';
 import { shortHistory, workTreeFiles } from '../git/helpers.js';
 import { copyProject, createProject, removeProject, runCli, runCliJson } from '../helpers/project.js';
 
@@ -42,7 +42,7 @@ function inspect(root: string): { integrity: string; files: number; generation: 
 }
 
 /** The compiled parse cache (`npm run build`), for a child process that saves it and is killed. */
-const COMPILED_CACHE = fileURLToPath(new URL('../../dist/src/vault/cache.js', import.meta.url));
+const COMPILED_CACHE = fileURLToPath(new URL('../../dist/src/store/cache.js', import.meta.url));
 
 /** A child process: saves `entries` memories (generation 1), then `entries` more, killed before that save commits. */
 const SAVER = `

@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { computeBands } from '../../src/pipeline/bands.js';
+import { computeBands } from '../../src/pipeline/package/bands.js';
 import { addDays } from '../../src/time/periods.js';
 import {
   CALENDAR_TIER_TABLE,

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ParseCache } from '../../src/vault/cache.js';
-import { loadVault, type LoadOptions } from '../../src/vault/load.js';
+import { ParseCache } from '../../src/store/cache.js';
+import { loadVault, type LoadOptions } from '../../src/load/load.js';
 
 /**
  * The loader reads only the files the parse cache does not hold as they are, and forgets the entries of files that are

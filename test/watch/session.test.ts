@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadVault, LoadSession, type LoadOptions } from '../../src/vault/load.js';
+import { loadVault, type LoadOptions } from '../../src/load/load.js';
+import { LoadSession } from '../../src/load/load-session.js';
 import { describeChanges, describeWritten, isEditorTempName, isIgnoredVaultPath, parseDuration } from '../../src/watch/paths.js';
 import { watchCommitMessage } from '../../src/watch/watcher.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { build, type BuildReport } from '../../pipeline/build.js';
-import type { BuildPool } from '../../pipeline/build-pool.js';
+import type { BuildPool } from '../../pipeline/workers/build-pool.js';
 import { incompleteCounts } from '../../pipeline/build-report.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot, resolveNow } from '../context.js';

@@ -15,7 +15,7 @@ export interface CompactCommandOptions {
 /** `memvault compact`: the waterfall of the agent streams now (`--force`: whatever the count), without the calendar rollups. */
 export async function compactCommand(options: CompactCommandOptions): Promise<void> {
   const root = findRoot(options.root ?? process.cwd());
-  const { compactVault } = await import('../../pipeline/compact.js');
+  const { compactVault } = await import('../../pipeline/waterfall/compact.js');
   const report = await compactVault({
     root,
     now: resolveNow(options.now),

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import { formatTime, resolveRevision, type Located } from '../../git/history.js';
-import { openHistoryTarget, type HistoryTarget } from '../../git/target.js';
+import { openHistoryTarget, type HistoryTarget } from '../../ops/history-target.js';
 import { UserError } from '../../util/errors.js';
 import { findRoot } from '../context.js';
 import { useColor, writeText } from '../output.js';

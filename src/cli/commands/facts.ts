@@ -55,7 +55,7 @@ export async function factsCommand(options: FactsCommandOptions): Promise<void> 
  */
 async function factsCheck(root: string, options: { stream?: string; maxPairs?: string; json?: boolean; now?: string }): Promise<void> {
   // Loaded only for --check: it brings the search index and the LLM transport.
-  const { DEFAULT_MAX_PAIRS, runFactsCheck } = await import('../../facts/check.js');
+  const { DEFAULT_MAX_PAIRS, runFactsCheck } = await import('../../facts-check/check.js');
   const maxPairs = options.maxPairs === undefined ? DEFAULT_MAX_PAIRS : Number(options.maxPairs);
   if (!Number.isInteger(maxPairs) || maxPairs < 1)
     throw new UserError('cli/number', `--max-pairs \`${options.maxPairs}\` is not a positive whole number`, {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadValidConfig } from '../../config/load.js';
 import type { SecretPolicy } from '../../redact/detect.js';
 import { describeRedactions, mergeRedactions, redactSecrets } from '../../redact/redact.js';
-import { purgeDerivedStores } from '../../redact/purge.js';
+import { purgeDerivedStores } from '../../ops/purge.js';
 import { removeLeftoverTemps } from '../../pipeline/housekeeping.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { acquireBuildLock } from '../../util/lock.js';

@@ -1,8 +1,8 @@
 import { cliNumber } from '../../ops/input.js';
 import { runOperation } from '../../ops/operation.js';
 import { searchOperation } from '../../ops/search.js';
-import type { SearchGroup } from '../../read/search/query.js';
-import type { IndexReport } from '../../read/search/store.js';
+import type { SearchGroup } from '../../search/query.js';
+import type { IndexReport } from '../../search/store.js';
 import { cliEnv } from '../ops-env.js';
 import { writeText } from '../output.js';
 import { counted } from '../../text/plural.js';

@@ -1,4 +1,4 @@
-import type { CompactReport } from '../../pipeline/compact.js';
+import type { CompactReport } from '../../pipeline/waterfall/compact.js';
 import { renderWaterfallReport } from './waterfall.js';
 
 /** The text report of `memvault compact`; `flags` are the ones it ran with, named in the heading. */

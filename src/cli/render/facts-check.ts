@@ -1,4 +1,4 @@
-import type { FactsCheckReport } from '../../facts/check.js';
+import type { FactsCheckReport } from '../../facts-check/check.js';
 
 /** `memvault facts --check --json`: the report's counts, the likely contradictions and the pairs not judged. */
 export function factsCheckJson(report: FactsCheckReport) {

@@ -1,5 +1,5 @@
 import { compressFact, contradictionDiagnostic, describeContradiction } from '../../facts/collect.js';
-import type { Contradiction, Fact, TimedFact } from '../../facts/model.js';
+import type { Contradiction, Fact, TimedFact } from '../../vault/fact-model.js';
 import type { ResolutionPlan } from '../../facts/resolve.js';
 import { formatDiagnostic } from '../../messages/diagnostic.js';
 import type { FactsView } from '../../facts/view.js';

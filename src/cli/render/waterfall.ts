@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { WaterfallReport } from '../../pipeline/waterfall-build.js';
-import type { WaterfallStatus } from '../../pipeline/waterfall-status.js';
+import type { WaterfallReport } from '../../pipeline/waterfall/build.js';
+import type { WaterfallStatus } from '../../pipeline/waterfall/status.js';
 import { num } from '../output.js';
 import { counted } from '../../text/plural.js';
 

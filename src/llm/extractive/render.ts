@@ -1,6 +1,6 @@
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import type { Budget, Layout, Unit } from './model.js';
-import { boldDayLabel, PINNED_BULLET_LABEL } from '../../vault/summary-labels.js';
+import { boldDayLabel, PINNED_BULLET_LABEL } from '../../text/summary-labels.js';
 
 /** Lays the chosen units out as the summary body, and cuts the body down when even one sentence is over the budget. */
 

@@ -2,7 +2,7 @@ import { normalizeForMatch } from '../../retention/items.js';
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import { DECISION_SECTION, type Budget, type Layout, type MatchTexts, type Unit, type UnitSet } from './model.js';
 import { closureOf } from './links.js';
-import { boldDayLabel, PINNED_BULLET_LABEL } from '../../vault/summary-labels.js';
+import { boldDayLabel, PINNED_BULLET_LABEL } from '../../text/summary-labels.js';
 import { contentWords, gainAlone, ITEM_WEIGHT } from './worth.js';
 
 /**

@@ -1,4 +1,4 @@
-import { stripBoldLabels } from '../../vault/summary-labels.js';
+import { stripBoldLabels } from '../../text/summary-labels.js';
 import { withoutFrontmatter } from '../../vault/frontmatter.js';
 
 /**

@@ -2,7 +2,7 @@ import { itemKey, itemsOfSentence } from '../../retention/items.js';
 import { weekRange } from '../../time/periods.js';
 import { countBytes } from '../../util/tokens.js';
 import type { Tier } from '../../vault/model.js';
-import { hasPinnedLabel, readDayLabel, stripDayLabel, stripPinnedLabel } from '../../vault/summary-labels.js';
+import { hasPinnedLabel, readDayLabel, stripDayLabel, stripPinnedLabel } from '../../text/summary-labels.js';
 import type { SummaryRequest, SummarySource } from '../types.js';
 import { ROLE_INDEX, type Layout, type Unit, type UnitSet } from './model.js';
 import { linkUnits } from './links.js';

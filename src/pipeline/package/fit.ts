@@ -16,7 +16,7 @@ import type { Item, PackageInput } from './model.js';
  *   is kept up to date per step, and the package is rendered only when the
  *   bound is within the budget. Above it, `fits` would say no anyway.
  *
- * The result is the same as the plain loop's, byte for byte (test/package-fit.test.ts), but for one thing: a
+ * The result is the same as the plain loop's, byte for byte (test/pipeline/package/fit.test.ts), but for one thing: a
  * package still over budget when the steps run out is returned unrendered (undefined), as it may have come in; the
  * next steps start from it, and the caller renders what the last one leaves (a busy day's 100,000 shortened
  * memories were rendered only to be left out).

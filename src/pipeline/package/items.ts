@@ -2,9 +2,9 @@ import { oneLine } from '../../text/safe-text.js';
 import { eachDay } from '../../time/periods.js';
 import { CALENDAR_TIERS_COARSEST_FIRST, calendarTier, FINEST_TIER, isCalendarTier } from '../../time/tiers.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
-import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../vault/summary-labels.js';
-import { rankOfDay, TIER_RANK } from '../bands.js';
-import { demoteHeadings } from '../rollup.js';
+import { hasPinnedBullets, isLabelOnlyBullet, isPinnedBullet } from '../../text/summary-labels.js';
+import { rankOfDay, TIER_RANK } from './bands.js';
+import { demoteHeadings } from '../../vault/demote-headings.js';
 import type { Item, PackageInput } from './model.js';
 
 /** The package's items: choosing them (coverage), ordering them, and how each renders. */

@@ -1,9 +1,9 @@
 import type { UploadConfig } from '../../config/schema.js';
 import type { LeftOut } from '../../maintain/left-out.js';
 import type { TokenizerName } from '../../util/tokens.js';
-import type { ParsedContent } from '../../vault/cache.js';
+import type { ParsedContent } from '../../store/cache.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
-import type { Bands } from '../bands.js';
+import type { Bands } from './bands.js';
 
 /** The package's data: what assembly takes, the manifest it writes, and the items it chooses among. */
 

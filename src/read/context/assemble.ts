@@ -1,10 +1,10 @@
-import { markStaleCandidates } from '../../citations/context.js';
-import type { MemoryCitations } from '../../citations/model.js';
+import { markStaleCandidates } from './citations.js';
+import type { MemoryCitations } from '../../vault/citation-model.js';
 import { citationLookup } from '../../citations/read.js';
 import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
-import type { SearchIndex } from '../search/index.js';
+import type { SearchIndex } from '../../search/index.js';
 import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
 import { tierCandidates, type Candidate, type CriticalSource, type Version } from './candidates.js';

@@ -5,10 +5,11 @@ import { todayIn } from '../../time/periods.js';
 import { type CalendarTier, calendarTier, coarserTier, isCalendarTier, isSingleSummaryTier, PERIOD_TIERS } from '../../time/tiers.js';
 import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
-import { parseQuery, runSearch } from '../search/query.js';
-import { processTerm, tokenize, type SearchIndex } from '../search/index.js';
+import { parseQuery, runSearch } from '../../search/query.js';
+import { processTerm, tokenize, type SearchIndex } from '../../search/index.js';
 import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
+import type { Candidate, CriticalSource, Version } from './candidate.js';
 import { factVersions, openContradictions } from './facts.js';
 import { signalQueries, type Signals } from './signals.js';
 import { keyOf, RELEVANT_GROUPS, relevantFor, roundRobinBy } from './relevant.js';
@@ -22,40 +23,7 @@ import { memoryText, topicsOf, type IndexTopic } from './warm.js';
  * of itself (a memory's daily, then its weekly) for when it does not fit.
  */
 
-export interface Version {
-  /** Vault-relative path of what the text comes from. */
-  source: string;
-  /** Heading of the item: a date and title, or a tier and period. */
-  label: string;
-  text: string;
-  /** Which blocks of a memory an excerpt holds; absent when the text is all of it. */
-  part?: Part | undefined;
-}
-
-/** Blocks `first` to `last` (0-based, inclusive) of a memory of `of` blocks, the first starting on line `line` (0-based) of the body. */
-export interface Part {
-  first: number;
-  last: number;
-  of: number;
-  line: number;
-}
-
-export interface Candidate {
-  tier: TierName;
-  /** Finest version first, then coarser ones. */
-  versions: Version[];
-  /** Pinned memories: cut to fit rather than left out. */
-  must?: boolean;
-  /** For an excerpt: its whole memory, taken instead when it is small next to the tier's room. */
-  whole?: Version;
-}
-
-/**
- * The first critical items, before the pinned memories: the seam for unresolved
- * contradictions between facts (default: the stream's own, `openContradictions`).
- * Gets the loaded vault and the stream, returns the items best first (each names its source).
- */
-export type CriticalSource = (vault: ReadVault, stream: StreamState) => Version[];
+export type { Candidate, CriticalSource, Part, Version } from './candidate.js';
 
 export interface CandidateInput {
   vault: ReadVault;

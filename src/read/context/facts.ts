@@ -1,9 +1,9 @@
 import { compressFact, streamFacts } from '../../facts/collect.js';
 import { factSurface, statesFacts, unresolvedLine } from '../../facts/surface.js';
-import type { TimedFact } from '../../facts/model.js';
+import type { TimedFact } from '../../vault/fact-model.js';
 import { contentWords } from '../../text/terms.js';
 import type { StreamState } from '../../vault/model.js';
-import type { CriticalSource, Version } from './candidates.js';
+import type { CriticalSource, Version } from './candidate.js';
 
 /**
  * Facts in a context: the open contradictions (the default `CriticalSource`, first in the critical tier) and the

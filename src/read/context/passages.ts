@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { INDEX_OPTIONS, processTerm, tokenize } from '../search/index.js';
+import { INDEX_OPTIONS, processTerm, tokenize } from '../../search/index.js';
 
 /**
  * Passages: the part of a memory that answers a query, for when the whole

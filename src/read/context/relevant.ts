@@ -1,5 +1,5 @@
 import type { Memory } from '../../vault/model.js';
-import type { Candidate, Version } from './candidates.js';
+import type { Candidate, Version } from './candidate.js';
 import { rankPassages } from './passages.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ensureSearchIndex } from '../search/store.js';
-import type { SearchIndex } from '../search/index.js';
+import { ensureSearchIndex } from '../../search/store.js';
+import type { SearchIndex } from '../../search/index.js';
 import { resolveRelativeDates } from '../../retention/dates.js';
 import type { Memory } from '../../vault/model.js';
 import { memoryBody, tokensOf, type ReadVault } from '../vault.js';

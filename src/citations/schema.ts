@@ -1,0 +1,76 @@
+import * as z from 'zod/mini';
+
+/**
+ * The shapes of what verification stores (store.ts), as zod schemas and the
+ * types they give: read back through them, since the files live outside git
+ * and may be damaged. Apart from store.ts so that state.ts, which works out
+ * citation states from them, does not import the store that imports it.
+ */
+
+export const STORE_VERSION = 1;
+
+const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
+
+/** What git said about one cited path at `head`. */
+export const pathFactsSchema = z.object({
+  /** What the path is at HEAD. */
+  at: z.enum(['file', 'dir', 'absent']),
+  /** Committer times (Unix seconds) of the commits that touched it, renames followed back; newest first. */
+  touched: z.array(z.number()),
+  /** Absent at HEAD and not renamed: the commit that deleted it. */
+  removed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+  /** Renamed (as `-M` detects it): the path it has now, and the commit that renamed it. */
+  movedTo: z.optional(z.string()),
+  renamed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+});
+export type PathFacts = z.infer<typeof pathFactsSchema>;
+
+const checkedCitationSchema = z.object({
+  kind: z.enum(['path', 'commit', 'branch', 'issue']),
+  target: z.string(),
+  state: stateSchema,
+  detail: z.optional(z.string()),
+  since: z.optional(z.number()),
+  to: z.optional(z.string()),
+});
+
+const memoryCitationsSchema = z.object({
+  state: stateSchema,
+  stale: z.boolean(),
+  checked: z.object({ commit: z.string(), at: z.string() }),
+  citations: z.array(checkedCitationSchema),
+});
+
+export const citingMemorySchema = z.extend(memoryCitationsSchema, {
+  /** The memory's instant, Unix seconds (what "commits since" counts from). */
+  at: z.number(),
+  /** The memory file's SHA-256 (names its record: an unchanged memory's record is not written again). */
+  sha: z.optional(z.string()),
+  id: z.string(),
+  stream: z.string(),
+  day: z.string(),
+  kind: z.string(),
+  title: z.optional(z.string()),
+});
+export type CitingMemory = z.infer<typeof citingMemorySchema>;
+
+export const verificationSchema = z.object({
+  version: z.literal(STORE_VERSION),
+  /** The repository checked (its top folder). */
+  repo: z.string(),
+  /** The commit every fact below was checked at, and when. */
+  head: z.string(),
+  checkedAt: z.string(),
+  paths: z.record(z.string(), pathFactsSchema),
+  /** Cited commit ids as written → the full id, or null when the repository has no such commit. */
+  commits: z.record(z.string(), z.nullable(z.string())),
+  /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
+  branches: z.record(z.string(), z.boolean()),
+  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
+  stale: z.array(z.string()),
+  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
+  notes: z.optional(z.record(z.string(), z.string())),
+  /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
+  inputs: z.optional(z.string()),
+});
+export type Verification = z.infer<typeof verificationSchema>;

@@ -1,0 +1,207 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import type { Config } from '../../config/schema.js';
+import type { Summarizer } from '../../llm/types.js';
+import type { LeftOut } from '../../maintain/left-out.js';
+import { sha256 } from '../../util/hash.js';
+import { loadTokenizer } from '../../util/tokens.js';
+import type { ParsedContent } from '../../store/cache.js';
+import type { LoadedVault } from '../../load/load.js';
+import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
+import { applyArchive, archiveStream } from './archive.js';
+import type { StreamContext } from '../build-context.js';
+import { planTier, type StreamPlan } from '../build-plan.js';
+import type { BuildPool } from '../workers/build-pool.js';
+import { addFailure, addUsage, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
+import { writePackage } from '../outputs.js';
+import type { Manifest } from '../package/index.js';
+import { sourceRefOf, type RollupJob } from './plan.js';
+import { RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
+import { rollupInWorkers, usesRollupWorkers } from '../workers/rollup-pool.js';
+import { todayIn } from '../../time/periods.js';
+import { tierRecord } from '../../time/tiers.js';
+import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
+
+/**
+ * Applies the calendar part of a stream's plan (build-plan.ts): the tiers in
+ * order (each summary written as soon as it is made), the archive moves, then
+ * the package. A tier above daily is planned again from what the tier below
+ * wrote, unless nothing was written since the plan (then the plan's is used).
+ */
+
+export type { StreamContext } from '../build-context.js';
+
+/** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */
+export async function applyCalendar(
+  stream: StreamState,
+  plan: StreamPlan,
+  ctx: StreamContext,
+  unchanged: boolean,
+): Promise<{ report: StreamReport; manifest: Manifest | undefined }> {
+  const { options, config } = ctx;
+  const report: StreamReport = {
+    name: stream.name,
+    memories: stream.memories.length,
+    future: plan.future,
+    tiers: Object.fromEntries(TIERS.map((tier) => [tier, emptyStats()])) as Record<CalendarTier, TierStats>,
+    held: [],
+    deferred: [],
+    planned: [],
+    failed: [],
+    package: null,
+  };
+  const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
+  if (plan.packageFirst) {
+    // The only stale dailies are of days the package shows in full: it can show the edit before they are summarized again.
+    const packageStarted = performance.now();
+    writePackage(stream, plan.bands, ctx, report, unchanged ? plan.package : undefined);
+    ctx.report.stats.package += Math.round(performance.now() - packageStarted);
+  }
+  let changed = !unchanged;
+  for (const tier of TIERS) {
+    // A tier's inputs are the outputs of the tier below: once something was written, plan it again.
+    const tierPlan = tier === 'daily' || !changed ? plan.tiers[tier] : planTier(tier, stream, plan.bands.longtermThrough, plan.context);
+    report.held.push(...tierPlan.held);
+    report.deferred.push(...tierPlan.deferred.map((d) => ({ tier, ...d })));
+    await runTier(tier, tierPlan.jobs, stream, memoriesById, ctx, report);
+    if (tierPlan.jobs.length > 0) changed = true;
+  }
+  // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
+  const today = todayIn(options.now, config.timezone);
+  const moves = changed
+    ? archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: false, cache: ctx.loaded.cache })
+    : plan.archive.length > 0
+      ? applyArchive(ctx.vaultDir, stream, plan.archive, ctx.loaded.cache)
+      : [];
+  ctx.report.archived.push(...moves);
+  if (moves.length > 0) changed = true;
+  const packageStarted = performance.now();
+  const manifest = writePackage(stream, plan.bands, ctx, report, changed ? undefined : plan.package);
+  ctx.report.stats.package += Math.round(performance.now() - packageStarted);
+  return { report, manifest };
+}
+
+async function runTier(
+  tier: CalendarTier,
+  jobs: readonly RollupJob[],
+  stream: StreamState,
+  memoriesById: ReadonlyMap<string, Memory>,
+  ctx: StreamContext,
+  report: StreamReport,
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const started = performance.now();
+  const stats = report.tiers[tier];
+  const rollupContext = rollupContextOf(stream, memoriesById, ctx);
+  let done = 0;
+  const progress = { calls: 0, inputTokens: 0, outputTokens: 0, failed: 0 };
+  ctx.options.onProgress?.({ stream: stream.name, tier, done, total: jobs.length, ...progress });
+  const count = (outcome: RollupResult | RollupError): void => {
+    if (outcome instanceof RollupError) progress.failed++;
+    progress.calls += outcome.usage.calls;
+    progress.inputTokens += outcome.usage.inputTokens;
+    progress.outputTokens += outcome.usage.outputTokens;
+    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length, ...progress });
+  };
+  // Each summary is written as soon as it is made, while the others are still being made (the main thread would
+  // only wait); the report lists them in job order whatever order they came in.
+  const writes: (WriteResult | undefined)[] = new Array(jobs.length);
+  // Bodies of summaries the rollup workers parsed already.
+  const parsedBodies = new Map<RollupResult, ParsedContent>();
+  const settle = (index: number, outcome: RollupResult | RollupError, parsed?: ParsedContent): void => {
+    count(outcome);
+    if (outcome instanceof RollupError) return;
+    if (parsed) parsedBodies.set(outcome, parsed);
+    const op: WriteOp = {
+      path: outcome.job.path,
+      text: outcome.text,
+      history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period },
+    };
+    writes[index] = ctx.clock
+      ? ctx.clock.time('write', () => applyWrites(ctx.vaultDir, [op], ctx.options.now))
+      : applyWrites(ctx.vaultDir, [op], ctx.options.now);
+  };
+  const inWorkers = async (pool: BuildPool): Promise<(RollupResult | RollupError)[]> => {
+    const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
+    const pooled = await rollupInWorkers(
+      jobs,
+      (job) => rollupSourcesOf(job, rollupContext),
+      settings,
+      pool,
+      (index, outcome) => (outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed)),
+    );
+    ctx.report.stats.workerRollups += jobs.length;
+    return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
+  };
+  const inProcess = (): Promise<(RollupResult | RollupError)[]> =>
+    pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
+      let outcome: RollupResult | RollupError;
+      try {
+        outcome = await runRollup(job, rollupContext);
+      } catch (error) {
+        // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
+        if (!(error instanceof RollupError)) throw error;
+        outcome = error;
+      }
+      settle(index, outcome);
+      return outcome;
+    });
+  let outcomes: (RollupResult | RollupError)[];
+  if (usesRollupWorkers(ctx.summarizer.provider, jobs.length, ctx.pool)) {
+    const made = inWorkers(ctx.pool); // the jobs are on their way when this returns
+    // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
+    if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
+    outcomes = await made;
+  } else outcomes = await inProcess();
+  for (const written of writes) {
+    if (!written) continue;
+    ctx.report.written.push(...written.written);
+    ctx.report.historyCopies.push(...written.historyCopies);
+  }
+  for (const outcome of outcomes) {
+    if (outcome instanceof RollupError) {
+      report.failed.push({
+        tier,
+        period: outcome.job.period,
+        path: outcome.job.path,
+        kind: outcome.kind,
+        reason: outcome.message,
+        kept: outcome.job.existing !== undefined,
+      });
+      addFailure(stats, outcome);
+      continue;
+    }
+    recordWritten(outcome, stream, ctx, parsedBodies.get(outcome));
+    addUsage(stats, outcome);
+  }
+  stats.ms += Math.round(performance.now() - started);
+}
+
+function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext, parsedBody?: ParsedContent): void {
+  const fileSha = sha256(result.text);
+  const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
+  stream.summaries.set(summary.path, summary);
+  const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body, parsedBody);
+  // Record the file in the parse cache now, so the next build does not read it again.
+  const stat = statSync(path.join(ctx.vaultDir, summary.path));
+  ctx.loaded.cache.set(
+    summary.path,
+    { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } },
+    parsed,
+  );
+}
+
+/** What `runRollup` needs for one stream (also the dry run's estimate). */
+export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: StreamContext): RollupContext {
+  return {
+    summarizer: ctx.summarizer,
+    tokenizer: ctx.config.tokenizer,
+    budgets: tierRecord((row) => ctx.config.calendar[row.budgetKey]),
+    retries: ctx.config.llm.retries,
+    ...(ctx.clock ? { time: ctx.clock.time } : {}),
+    content: ctx.loaded.content,
+    memoriesById,
+    summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),
+  };
+}

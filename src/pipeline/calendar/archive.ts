@@ -1,0 +1,208 @@
+import { existsSync, renameSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { CalendarConfig } from '../../config/schema.js';
+import { crashPoint } from '../../util/crash-point.js';
+import { mkdirInVault } from '../../util/inside.js';
+import { addDays, quarterOf, weekRange } from '../../time/periods.js';
+import type { CachedResult, ParseCache } from '../../store/cache.js';
+import { type ArchivedTier, type CalendarTier, calendarTier, coarserTier, FINEST_TIER, isSingleSummaryTier } from '../../time/tiers.js';
+import type { Memory, SourceRef, StreamState, Summary } from '../../vault/model.js';
+import { vaultPaths } from '../../vault/paths.js';
+import { listedSources } from '../../vault/summary-file.js';
+import { dailySourcesByDay } from '../../maintain/duplicate-marks.js';
+import { sourceRefOf, summariesAtHome } from './plan.js';
+
+/**
+ * Stage 5b, archive: moves what is past retention into
+ * `<stream>/archive/<YYYY-Qn>/`, never deleting anything.
+ *
+ * - a memory older than `retention.memories_days` → `archive/<quarter of its day>/<its path inside memories/>`;
+ * - a daily older than `retention.daily_days` → `archive/<quarter>/daily/<day>.md`;
+ * - a weekly that ended more than `retention.weekly_weeks` weeks ago → `archive/<quarter of its Thursday>/weekly/<week>.md`.
+ *
+ * Only what the pyramid already holds is archived: a memory only when its
+ * daily lists it (same content hash), that daily's weekly lists the daily and
+ * the weekly's monthly lists the weekly; a daily or weekly only when the
+ * tiers above list it likewise. Pinned memories stay in `memories/`.
+ *
+ * A move is a rename: the content, and so every content hash and every
+ * summary's `input_hash`, is unchanged, and memory ids come from the path
+ * inside `memories/` (kept under the quarter folder) or from frontmatter.
+ * The loader reads archived memories as memories and archived summaries
+ * under their usual key, so nothing is regenerated because of a move.
+ */
+
+export type RetentionConfig = CalendarConfig['retention'];
+
+export interface ArchiveMove {
+  stream: string;
+  kind: 'memory' | ArchivedTier;
+  /** Memory id, or the summary's period. */
+  id: string;
+  /** Vault-relative paths. */
+  from: string;
+  to: string;
+  quarter: string;
+}
+
+/** What to move, as of `today` (the build's day in the configured zone). Pure. */
+export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
+  const homes = summariesAtHome(stream.summaries, stream.name);
+  const summary = (tier: CalendarTier, period: string): Summary | undefined => homes.get(vaultPaths.summary(stream.name, tier, period));
+  // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
+  // Each summary's list is resolved (and hashed) once: a day of 9,300 memories asks its daily 9,300 times.
+  let byDay: Map<string, SourceRef[]> | undefined;
+  const listed = new Map<Summary, Set<string>>();
+  const lists = (parent: Summary | undefined, ref: SourceRef): boolean => {
+    if (!parent) return false;
+    let keys = listed.get(parent);
+    if (!keys) {
+      const sources = listedSources(parent.meta, () => (byDay ??= dailySourcesByDay(stream.memories)).get(parent.meta.period));
+      keys = new Set((sources ?? []).map((s) => `${s.id}\n${s.sha256}`));
+      listed.set(parent, keys);
+    }
+    return keys.has(`${ref.id}\n${ref.sha256}`);
+  };
+  /**
+   * Each summary above `held` (of `tier`, for `period`) lists the one below it, up to the last tier with a period per
+   * file: the weekly and monthly above a daily, the monthly above a weekly (the tier table, time/tiers.ts).
+   */
+  const heldAbove = (held: Summary | undefined, tier: CalendarTier, period: string): boolean => {
+    let child = held;
+    let childPeriod = period;
+    let childTier = tier;
+    for (let above = coarserTier(tier); above && !isSingleSummaryTier(above); above = coarserTier(above)) {
+      if (!child) return false;
+      const abovePeriod = calendarTier(above).periodOf(calendarTier(childTier).rangeOf(childPeriod).start);
+      const parent = summary(above, abovePeriod);
+      if (!lists(parent, sourceRefOf(child))) return false;
+      [child, childPeriod, childTier] = [parent, abovePeriod, above];
+    }
+    return child !== undefined;
+  };
+
+  const moves: ArchiveMove[] = [];
+  const taken = new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
+  const add = (move: ArchiveMove): void => {
+    if (taken.has(move.to)) return; // never overwrite: leave it where it is
+    taken.add(move.to);
+    moves.push(move);
+  };
+
+  const memoryCutoff = addDays(today, -retention.memories_days);
+  const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
+  for (const memory of stream.memories) {
+    if (
+      memory.location !== 'memories' ||
+      memory.importance === 'pinned' ||
+      memory.day >= memoryCutoff ||
+      !memory.path.startsWith(memoriesPrefix)
+    )
+      continue;
+    const daily = summary('daily', memory.day);
+    if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !heldAbove(daily, FINEST_TIER, memory.day)) continue;
+    const quarter = quarterOf(memory.day);
+    add({
+      stream: stream.name,
+      kind: 'memory',
+      id: memory.id,
+      from: memory.path,
+      to: `${vaultPaths.archiveDir(stream.name)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
+      quarter,
+    });
+  }
+
+  const dailyCutoff = addDays(today, -retention.daily_days);
+  const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
+  for (const [home, current] of [...homes].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (current.path !== home || current.meta.stream !== stream.name) continue; // archived already, or misplaced
+    const { tier, period } = current.meta;
+    if (tier === 'daily' && period < dailyCutoff && heldAbove(current, tier, period)) {
+      const quarter = quarterOf(period);
+      add({
+        stream: stream.name,
+        kind: 'daily',
+        id: period,
+        from: current.path,
+        to: archivedSummaryPath(stream.name, quarter, 'daily', period),
+        quarter,
+      });
+    } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && heldAbove(current, tier, period)) {
+      const quarter = quarterOf(addDays(weekRange(period).start, 3));
+      add({
+        stream: stream.name,
+        kind: 'weekly',
+        id: period,
+        from: current.path,
+        to: archivedSummaryPath(stream.name, quarter, 'weekly', period),
+        quarter,
+      });
+    }
+  }
+  return moves;
+}
+
+/** `<stream>/archive/<quarter>/<tier>/<period>.md`. */
+export function archivedSummaryPath(stream: string, quarter: string, tier: ArchivedTier, period: string): string {
+  return `${vaultPaths.archiveDir(stream)}/${quarter}/${calendarTier(tier).folder}/${period}.md`;
+}
+
+/**
+ * Performs the moves (renames) and updates `stream` to match: moved memories
+ * get their new path and location, moved summaries their new path (and key).
+ * Like the write stage's bookkeeping, this keeps the build's working state
+ * equal to the disk. A move whose target already exists, or whose source is
+ * gone, is skipped. The parse cache learns the new paths, so the next build
+ * does not parse the moved files again. Returns the moves made.
+ */
+export function applyArchive(vaultDir: string, stream: StreamState, moves: readonly ArchiveMove[], cache: ParseCache): ArchiveMove[] {
+  const moved: ArchiveMove[] = [];
+  const memoryIndex = new Map(stream.memories.map((memory, i) => [memory.path, i]));
+  for (const move of moves) {
+    const from = path.join(vaultDir, move.from);
+    const to = path.join(vaultDir, move.to);
+    if (existsSync(to) || !existsSync(from)) continue;
+    mkdirInVault(vaultDir, path.dirname(to));
+    renameSync(from, to);
+    moved.push(move);
+    crashPoint('archive');
+    const entry = cache.get(move.from);
+    const stat = statSync(to);
+    let result: CachedResult;
+    if (move.kind === 'memory') {
+      const i = memoryIndex.get(move.from);
+      if (i === undefined) continue;
+      const next: Memory = { ...stream.memories[i]!, path: move.to, location: 'archive' };
+      stream.memories[i] = next;
+      result = { type: 'memory', memory: next };
+    } else {
+      const current = stream.summaries.get(move.from);
+      if (!current) continue;
+      const next: Summary = { ...current, path: move.to };
+      stream.summaries.delete(move.from);
+      stream.summaries.set(move.to, next);
+      result = { type: 'summary', summary: next };
+    }
+    // The same content under its new path: its entry moves with it, headings included (the committed record writes them).
+    const sha256 = result.type === 'memory' ? result.memory.sha256 : result.summary.sha256;
+    if (entry?.sha256 === sha256) {
+      const headings = entry.headings ? { headings: entry.headings } : {};
+      cache.set(move.to, { ...headings, size: stat.size, mtimeMs: stat.mtimeMs, sha256, result });
+    }
+  }
+  return moved;
+}
+
+/**
+ * The archive stage of a build, run once the rollups are written (so a
+ * monthly made in this build already lets its memories go): plans the moves
+ * and, unless it is a dry run (which only reports them), performs them.
+ */
+export function archiveStream(
+  stream: StreamState,
+  ctx: { vaultDir: string; retention: RetentionConfig; today: string; dryRun: boolean; cache: ParseCache },
+): ArchiveMove[] {
+  const planned = planArchive(stream, ctx.retention, ctx.today);
+  if (ctx.dryRun || planned.length === 0) return planned;
+  return applyArchive(ctx.vaultDir, stream, planned, ctx.cache);
+}

@@ -1,0 +1,233 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config/schema.js';
+import type { StreamState, Summary, WaterfallTier } from '../../vault/model.js';
+import { vaultPaths } from '../../vault/paths.js';
+import { RollupError } from '../calendar/rollup.js';
+import { assignLayers, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallPosition } from './plan.js';
+import { assembleContext, contextInputHash } from './context.js';
+import { listHistory, waterfallSummaries, windowsOf } from './status.js';
+import { compact } from './step.js';
+import { applyWrites } from '../write.js';
+import type { WaterfallReport, WaterfallRunContext } from './report.js';
+
+/**
+ * Runs the waterfall of one stream (plan in `waterfall.ts`): each planned
+ * compaction folds into `waterfall/longterm.md`, writes `waterfall/recent.md`
+ * and its copy in `waterfall/history/`, then `CONTEXT.md` is assembled.
+ *
+ * Every file goes through `applyWrites` (atomic), in an order that makes a
+ * compaction safe to interrupt at any point: the new
+ * long-term summary first (the previous one is copied to
+ * `history/waterfall-longterm/`), then the recent summary (which names its
+ * history copy), then the copy. A build that finds the long-term summary one
+ * compaction ahead writes the missing recent summary; one that finds the
+ * recent summary without its copy writes the copy. Either way the vault ends
+ * as if the process had never stopped.
+ */
+
+export type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
+
+/** One planned compaction, as `build --dry-run` and `compact --dry-run` list it. */
+export interface PlannedCompaction {
+  compaction: number;
+  count: number;
+  reason: CompactionStep['reason'];
+  /** Memories summarized into the new recent summary. */
+  recent: number;
+  /** The old recent summary is folded into the long-term one first. */
+  fold: boolean;
+}
+
+/** What the waterfall of one stream will do: a pure function of its memories, its two summaries and the config. */
+export interface WaterfallStreamPlan {
+  stream: string;
+  memories: number;
+  /** `compact --rebuild`: every compaction is replayed from the first memory. */
+  rebuild: boolean;
+  /** A rebuild replaces a hand-edited recent summary: the edit goes to `history/` (its waterfall/history copy lacks it). */
+  keepRecentEdit: boolean;
+  planned: PlannedCompaction[];
+  /** Why `--force` does nothing, when it does not. */
+  skipped?: string;
+  /** Position and layers before the compactions. */
+  position: WaterfallPosition;
+  layers: { longterm: number; recent: number; immediate: number };
+  /** The compactions with their memories, for the apply step (the data above says the same in numbers). */
+  steps: CompactionStep[];
+}
+
+/**
+ * Plans the waterfall of one stream. Pure: reads nothing, writes nothing.
+ * `stream.memories` must already exclude memories dated after `now`.
+ */
+export function planWaterfallStream(
+  stream: StreamState,
+  config: Config,
+  options: { force: boolean; rebuild: boolean },
+): WaterfallStreamPlan {
+  const windows = windowsOf(config);
+  const onDisk = waterfallSummaries(stream);
+  // A rebuild starts from nothing: the steps fold what this run writes, never what was on disk.
+  const initial = options.rebuild ? { recent: undefined, longterm: undefined } : onDisk;
+  const plan = planWaterfall({ memories: stream.memories, ...initial, windows, force: options.force });
+  const layers = assignLayers(stream.memories, initial.recent, initial.longterm);
+  const old = onDisk.recent;
+  return {
+    stream: stream.name,
+    memories: stream.memories.length,
+    rebuild: options.rebuild,
+    keepRecentEdit: options.rebuild && old !== undefined && old.bodyHash !== old.meta.output_hash,
+    planned: plan.steps.map((step) => ({
+      compaction: step.compaction,
+      count: step.count,
+      reason: step.reason,
+      recent: step.recent.length,
+      fold: step.fold !== null,
+    })),
+    ...(plan.skipped ? { skipped: plan.skipped } : {}),
+    position: waterfallPosition(stream.memories.length, initial.recent, initial.longterm, windows),
+    layers: { longterm: layers.longterm.length, recent: layers.recent.length, immediate: layers.immediate.length },
+    steps: plan.steps,
+  };
+}
+
+/** The report of a dry run: the plan, nothing done. */
+export function plannedWaterfallReport(plan: WaterfallStreamPlan): WaterfallReport {
+  return {
+    ...emptyReport(plan),
+    planned: plan.planned,
+    ...(plan.skipped ? { skipped: plan.skipped } : {}),
+    layers: plan.layers,
+  };
+}
+
+function emptyReport(plan: WaterfallStreamPlan): WaterfallReport {
+  return {
+    stream: plan.stream,
+    memories: plan.memories,
+    compactions: [],
+    planned: [],
+    position: plan.position,
+    layers: { longterm: 0, recent: 0, immediate: 0 },
+    context: null,
+    usage: { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0, ms: 0 },
+    notes: [],
+    written: [],
+    historyCopies: [],
+  };
+}
+
+/**
+ * Compacts one waterfall stream as far as its count (or `force`) asks, then
+ * writes its CONTEXT.md (a dry run only plans). `stream.memories` must already
+ * exclude memories dated after `now`. Updates `stream.summaries` with what it wrote.
+ */
+export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext): Promise<WaterfallReport> {
+  const plan = planWaterfallStream(stream, ctx.config, { force: ctx.force, rebuild: ctx.rebuild ?? false });
+  return ctx.dryRun ? plannedWaterfallReport(plan) : applyWaterfall(stream, plan, ctx);
+}
+
+/** Runs a waterfall plan: the compactions in order, then CONTEXT.md. */
+export async function applyWaterfall(stream: StreamState, plan: WaterfallStreamPlan, ctx: WaterfallRunContext): Promise<WaterfallReport> {
+  const started = performance.now();
+  const windows = windowsOf(ctx.config);
+  const run = { keepRecentEdit: plan.keepRecentEdit };
+  if (plan.rebuild) {
+    stream.summaries.delete(vaultPaths.waterfallRecent(stream.name));
+    stream.summaries.delete(vaultPaths.waterfallLongterm(stream.name));
+  }
+  const report: WaterfallReport = { ...emptyReport(plan), ...(plan.skipped ? { skipped: plan.skipped } : {}) };
+
+  if (!plan.rebuild) restoreHistoryCopy(stream, ctx, report);
+  const taken = new Set(listHistory(ctx.vaultDir, stream.name));
+  for (const step of plan.steps) {
+    try {
+      await compact(stream, step, taken, run, ctx, report);
+    } catch (error) {
+      if (!(error instanceof RollupError)) throw error;
+      // What was written so far is a consistent state (see the write order above): the next build picks up from there.
+      report.failed = { compaction: step.compaction, tier: error.job.tier as WaterfallTier, kind: error.kind, reason: error.message };
+      report.usage.calls += error.usage.calls;
+      report.notes.push(`compaction ${step.compaction} (${error.job.tier}) failed: ${error.message}; the next build retries it`);
+      break;
+    }
+  }
+
+  const { recent, longterm } = waterfallSummaries(stream);
+  const layers = assignLayers(stream.memories, recent, longterm);
+  report.notes.push(...layers.notes);
+  report.position = waterfallPosition(stream.memories.length, recent, longterm, windows);
+  report.layers = { longterm: layers.longterm.length, recent: layers.recent.length, immediate: layers.immediate.length };
+  writeContext(stream, layers, report.position, recent, longterm, ctx, report);
+  report.usage.ms = Math.round(performance.now() - started);
+  return report;
+}
+
+/** The current recent summary names a history copy that is not there (a build stopped before writing it): write it. */
+function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext, report: WaterfallReport): void {
+  const { recent } = waterfallSummaries(stream);
+  const copyPath = recent?.meta.waterfall?.history;
+  if (!recent || !copyPath || existsSync(path.join(ctx.vaultDir, copyPath))) return;
+  if (recent.bodyHash !== recent.meta.output_hash) {
+    report.notes.push(`the history copy ${copyPath} is missing and ${recent.path} was edited since: the copy cannot be restored`);
+    return;
+  }
+  const written = applyWrites(
+    ctx.vaultDir,
+    [{ path: copyPath, text: readFileSync(path.join(ctx.vaultDir, recent.path), 'utf8') }],
+    ctx.now,
+  );
+  report.written.push(...written.written);
+  report.historyCopies.push(...written.written);
+  report.notes.push(`restored the missing history copy ${copyPath}`);
+}
+
+function writeContext(
+  stream: StreamState,
+  layers: ReturnType<typeof assignLayers>,
+  position: WaterfallPosition,
+  recent: Summary | undefined,
+  longterm: Summary | undefined,
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): void {
+  const contextPath = vaultPaths.context(stream.name);
+  const maxTokens = ctx.config.waterfall.context_max_tokens;
+  const base = { stream: stream.name, position, layers, longterm, recent, maxTokens, tokenizer: ctx.config.tokenizer };
+  const file = path.join(ctx.vaultDir, contextPath);
+  if (existsSync(file) && readContextHash(file) === contextInputHash(base)) {
+    report.context = { path: contextPath, changed: false, maxTokens };
+    return;
+  }
+  const assembled = assembleContext({
+    ...base,
+    readMemory: (memory) => ctx.loaded.content.memory(memory),
+    readSummary: (summary) => ctx.loaded.content.summary(summary),
+  });
+  const written = applyWrites(ctx.vaultDir, [{ path: contextPath, text: assembled.text }], ctx.now);
+  report.written.push(...written.written);
+  report.context = {
+    path: contextPath,
+    changed: written.written.length > 0,
+    tokens: assembled.tokens,
+    bytes: assembled.bytes,
+    maxTokens,
+    shortened: assembled.shortened,
+    leftOut: assembled.leftOut,
+    overBudget: assembled.overBudget,
+  };
+  if (assembled.overBudget)
+    report.notes.push(
+      `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: ` +
+        'raise `waterfall.context_max_tokens` or lower the summary budgets',
+    );
+}
+
+function readContextHash(file: string): string | undefined {
+  try {
+    return /^input_hash: ([0-9a-f]+)$/m.exec(readFileSync(file, 'utf8').slice(0, 2048))?.[1];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,236 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { hashValue, sha256 } from '../../util/hash.js';
+import type { Memory, SourceRef, StreamState, Summary, SummaryMeta, WaterfallTier } from '../../vault/model.js';
+import { vaultPaths } from '../../vault/paths.js';
+import { writeSummaryFile } from '../../vault/summary-file.js';
+import { historyIdOf } from './integrity.js';
+import type { RollupJob } from '../calendar/plan.js';
+import { runRollup, type RollupContext, type RollupResult } from '../calendar/rollup.js';
+import type { CompactionStep } from './plan.js';
+import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
+import { waterfallSummaries } from './status.js';
+import { applyWrites } from '../write.js';
+
+/**
+ * One compaction of the waterfall, in the write order that makes it safe to
+ * interrupt (see `waterfall-build.ts`): long-term first, then recent, then
+ * recent's copy in `waterfall/history/`. Throws `RollupError` when the
+ * summarizer fails; what was written before is a consistent state.
+ */
+export async function compact(
+  stream: StreamState,
+  step: CompactionStep,
+  taken: Set<string>,
+  run: { keepRecentEdit: boolean },
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): Promise<void> {
+  const name = stream.name;
+  const { recent: previousRecent, longterm: previousLongterm } = waterfallSummaries(stream);
+  // The long-term job reads summaries only, the recent one memories only: a memory id can never shadow a summary's.
+  const summariesById = new Map<string, Summary>();
+  const base = {
+    summarizer: ctx.summarizer,
+    tokenizer: ctx.config.tokenizer,
+    budgets: { 'waterfall-recent': ctx.config.waterfall.recent, 'waterfall-longterm': ctx.config.waterfall.longterm },
+    retries: ctx.config.llm.retries,
+    content: ctx.loaded.content,
+  };
+  const longtermContext: RollupContext = { ...base, memoriesById: new Map(), summariesById };
+  const recentContext: RollupContext = {
+    ...base,
+    memoriesById: new Map(step.recent.map((memory) => [memory.id, memory])),
+    summariesById: new Map(),
+  };
+  let longtermReport: CompactionReport['longterm'] = null;
+
+  // 1. longterm ← summarize(old longterm + old recent)
+  if (step.fold && previousRecent) {
+    const sources: SourceRef[] = [];
+    if (previousLongterm) {
+      sources.push({ id: 'waterfall/longterm', sha256: previousLongterm.sha256 });
+      summariesById.set('waterfall/longterm', previousLongterm);
+    }
+    const edited = previousRecent.bodyHash !== previousRecent.meta.output_hash;
+    const copyPath = previousRecent.meta.waterfall?.history;
+    const copyId = copyPath ? historyIdOf(name, copyPath) : 'waterfall/recent';
+    // A hand-edited recent summary is folded as edited; the chain still points at the copy of what was generated.
+    const foldedId = edited ? 'waterfall/recent' : copyId;
+    sources.push({ id: foldedId, sha256: previousRecent.sha256 });
+    summariesById.set(foldedId, previousRecent);
+    const copySha =
+      edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath))
+        ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath)))
+        : previousRecent.sha256;
+    const folded = [...(previousLongterm?.meta.folded ?? []), { id: copyId, sha256: copySha }];
+    const job = waterfallJob(
+      'waterfall-longterm',
+      name,
+      `memories 1-${step.fold.memories}`,
+      step.fold.coversFrom,
+      step.fold.coversThrough,
+      sources,
+      step.fold.memories,
+      ctx,
+      step,
+    );
+    job.folded = folded;
+    const result = await runRollup(job, longtermContext);
+    const meta: SummaryMeta = {
+      ...result.meta,
+      waterfall: {
+        compaction: step.compaction,
+        compacted_at_count: step.count,
+        covers_from: step.fold.coversFrom.id,
+        covers_through: step.fold.coversThrough.id,
+      },
+    };
+    const text = writeSummaryFile(meta, result.body);
+    write(
+      stream,
+      [{ path: job.path, text, history: { stream: name, tier: 'waterfall-longterm', period: 'longterm' } }],
+      meta,
+      result.body,
+      ctx,
+      report,
+    );
+    addUsage(report, result);
+    longtermReport = {
+      path: job.path,
+      memories: step.fold.memories,
+      tokens: meta.tokens,
+      generator: generatorName(meta),
+      flagged: result.flagged,
+    };
+  }
+
+  // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
+  const first = step.recent[0]!;
+  const last = step.recent[step.recent.length - 1]!;
+  const [from, through] = step.positions;
+  const job = waterfallJob(
+    'waterfall-recent',
+    name,
+    from === through ? `memory ${from}` : `memories ${from}-${through}`,
+    first,
+    last,
+    step.recent.map((m) => ({ id: m.id, sha256: m.sha256 })),
+    step.recent.length,
+    ctx,
+    step,
+  );
+  const result = await runRollup(job, recentContext);
+  const copyPath = freeHistoryName(name, ctx.now, taken);
+  taken.add(copyPath);
+  const meta: SummaryMeta = {
+    ...result.meta,
+    waterfall: {
+      compaction: step.compaction,
+      compacted_at_count: step.count,
+      covers_from: first.id,
+      covers_through: last.id,
+      history: copyPath,
+    },
+  };
+  const text = writeSummaryFile(meta, result.body);
+  // The recent summary's history is its copy in waterfall/history/; only a hand edit, which that copy lacks, goes to history/.
+  const keepEdit = run.keepRecentEdit || (previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash);
+  run.keepRecentEdit = false;
+  write(
+    stream,
+    [{ path: job.path, text, ...(keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {}) }],
+    meta,
+    result.body,
+    ctx,
+    report,
+  );
+  const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
+  report.written.push(...copy.written);
+  report.historyCopies.push(...copy.written);
+  addUsage(report, result);
+  report.compactions.push({
+    compaction: step.compaction,
+    count: step.count,
+    reason: step.reason,
+    longterm: longtermReport,
+    recent: {
+      path: job.path,
+      memories: step.recent.length,
+      positions: step.positions,
+      tokens: meta.tokens,
+      generator: generatorName(meta),
+      flagged: result.flagged,
+      history: copyPath,
+    },
+  });
+}
+
+function waterfallJob(
+  tier: WaterfallTier,
+  stream: string,
+  period: string,
+  from: Memory,
+  through: Memory,
+  sources: SourceRef[],
+  memories: number,
+  ctx: WaterfallRunContext,
+  step: CompactionStep,
+): RollupJob {
+  const budget = tier === 'waterfall-recent' ? ctx.config.waterfall.recent : ctx.config.waterfall.longterm;
+  const generator = { provider: ctx.summarizer.provider, model: ctx.summarizer.model, prompt: ctx.summarizer.promptId(tier) };
+  return {
+    tier,
+    stream,
+    period,
+    start: from.day,
+    end: through.day,
+    path: tier === 'waterfall-recent' ? vaultPaths.waterfallRecent(stream) : vaultPaths.waterfallLongterm(stream),
+    sources,
+    memories,
+    // Same recipe as the calendar tiers: sources + generator + prompt + budget.
+    inputHash: hashValue({ tier, period, sources, generator, budget }),
+    reason: step.reason === 'forced' ? 'forced' : 'missing',
+  };
+}
+
+function write(
+  stream: StreamState,
+  ops: Parameters<typeof applyWrites>[1],
+  meta: SummaryMeta,
+  body: string,
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): void {
+  const written = applyWrites(ctx.vaultDir, ops, ctx.now);
+  report.written.push(...written.written);
+  report.historyCopies.push(...written.historyCopies);
+  const op = ops[0]!;
+  const fileSha = sha256(op.text);
+  const summary: Summary = { meta, path: op.path, sha256: fileSha, bodyHash: sha256(body) };
+  stream.summaries.set(summary.path, summary);
+  const parsed = ctx.loaded.content.rememberSummary(fileSha, body);
+  // Record it in the parse cache, so the next build does not read it again.
+  const stat = statSync(path.join(ctx.vaultDir, op.path));
+  ctx.loaded.cache.set(op.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);
+}
+
+function addUsage(report: WaterfallReport, result: RollupResult): void {
+  if (result.notes?.length) report.notes.push(`${result.job.tier}: cleaned from the model's answer: ${result.notes.join(', ')}`);
+  report.usage.calls += result.usage.calls;
+  report.usage.inputTokens += result.usage.inputTokens;
+  report.usage.outputTokens += result.usage.outputTokens;
+  report.usage.retries += Math.max(0, result.attempts - 1);
+}
+
+function generatorName(meta: SummaryMeta): string {
+  return meta.generator.provider === 'merge' ? 'merge' : `${meta.generator.provider}/${meta.generator.model}`;
+}
+
+/** `recent-YYYYMMDD-HHMMSS.md`, or `-2`, `-3`… when a compaction at the same `now` already took it. */
+function freeHistoryName(stream: string, now: Date, taken: ReadonlySet<string>): string {
+  for (let n = 1; ; n++) {
+    const candidate = vaultPaths.waterfallHistory(stream, now, n);
+    if (!taken.has(candidate)) return candidate;
+  }
+}

@@ -1,0 +1,276 @@
+import { existsSync, lstatSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Tinypool, { type TinypoolWorker } from 'tinypool';
+import type { Config } from '../../config/schema.js';
+import type { SummarySource, SummaryUsage } from '../../llm/types.js';
+import type { ParsedContent } from '../../store/cache.js';
+import type { LoadedVault, LoadOptions } from '../../load/load.js';
+import type { Diagnostic, Memory } from '../../vault/model.js';
+import type { ParsedFile } from '../../load/parse-file.js';
+import type { FileToParse, ParsePool, ParseProgress } from '../../load/parse-pool.js';
+import { fromColumns, type ScanColumns, type ScannedFile } from '../../vault/scan.js';
+import { StageClock } from '../build-timings.js';
+import type { RollupJob } from '../calendar/plan.js';
+import type { RollupResult, RollupSettings } from '../calendar/rollup.js';
+import { STATE_FILE } from '../../store/database.js';
+
+/**
+ * The build's worker threads, on tinypool (build-worker.ts is their one entry
+ * file). One pool for the whole build, started by the first stage with enough
+ * work: a cold build sends it the files to parse, then each tier's rollups
+ * (embedded summarizer only), and the threads load remark, the tokenizer
+ * tables and the summarizer once, not once per stage.
+ *
+ * tinypool gives what a hand-made pool got wrong: a task that throws, or a
+ * thread that dies under it, fails that task only (tinypool replaces the
+ * thread and later tasks run), and idle threads never keep the process alive.
+ * Nothing here blocks the main thread waiting for a worker.
+ */
+
+const MAX_WORKERS = 8;
+/** Files per parse task: small enough that the threads finish together, large enough that messages cost little. */
+const PARSE_CHUNK = 64;
+/** A state store this big (a vault of a few thousand files or more) makes walking the vault on another thread worth a thread's start-up. */
+export const LARGE_CACHE_BYTES = 8 * 1024 * 1024;
+
+export type RollupSettingsForWorkers = Omit<RollupSettings, 'summarizer'>;
+
+/** A task for a build worker. */
+export type BuildTask =
+  | { kind: 'parse'; timezone: string; files: FileToParse[] }
+  | { kind: 'rollup'; settings: RollupSettingsForWorkers; job: RollupJob; sources: SummarySource[] }
+  | { kind: 'scan'; vaultDir: string; streams: string[] }
+  | { kind: 'near-duplicates'; vaultDir: string; stream: string; memories: Memory[]; days: string[] };
+
+/** A rollup's outcome as a worker sends it: the result and the parsed summary body, or the `RollupError` it threw. */
+export type RollupAnswer =
+  | { ok: true; result: RollupResult; parsed: ParsedContent }
+  | { ok: false; kind: string; message: string; usage: SummaryUsage; attempts: number };
+
+export type BuildAnswer = ParsedFile[] | RollupAnswer | ScanColumns | Diagnostic[];
+
+/** A build thread's answer with the time its stages took (build-timings.ts); the pool adds them up in `stageMs`. */
+export interface TimedAnswer {
+  answer: BuildAnswer;
+  stageMs: Record<string, number>;
+}
+
+function isTimed(value: unknown): value is TimedAnswer {
+  return typeof value === 'object' && value !== null && 'stageMs' in value && 'answer' in value;
+}
+
+/** What a worker thread is told when it starts: a scan thread loads no more than the walk needs. */
+export interface BuildWorkerData {
+  scanOnly: boolean;
+}
+
+export interface BuildPoolOptions {
+  /**
+   * The project root: when its parse cache is large (`LARGE_CACHE_BYTES`), a
+   * thread starts now to walk and stat the vault (`scan`) while the main thread
+   * reads the cache (~150 ms each at 20,000 files).
+   */
+  scanRoot?: string;
+  /** The worker module (tests); default the compiled build-worker.js next to this file. */
+  worker?: URL;
+  /** Threads; default `availableParallelism()`, at most 8. */
+  size?: number;
+}
+
+/** True when `stateDir` holds the state store of a large vault (see `LARGE_CACHE_BYTES`). */
+export function isLargeCache(stateDir: string): boolean {
+  try {
+    return lstatSync(path.join(stateDir, STATE_FILE)).size >= LARGE_CACHE_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What every command loads a project's vault with: its folder, the parse
+ * cache, the time zone, the configured streams and the secrets policy (one
+ * place, so no command can load memories holding secrets the config does not allow).
+ */
+export function vaultLoadOptions(root: string, config: Config): LoadOptions {
+  return {
+    vaultDir: path.resolve(root, config.vault),
+    stateDir: path.join(root, '.memvault'),
+    timezone: config.timezone,
+    configuredStreams: Object.keys(config.streams),
+    secrets: config.secrets,
+    useRecord: config.git.record,
+  };
+}
+
+/**
+ * Loads the vault with worker threads for a cold parse cache (commands other
+ * than `build`: `status`, `compact`); the threads are stopped once it is loaded.
+ */
+export async function loadVaultWithWorkers(options: LoadOptions): Promise<LoadedVault> {
+  const [{ loadVault }, pool] = [await import('../../load/load.js'), BuildPool.create()];
+  try {
+    return await loadVault({ ...options, ...(pool ? { pool } : {}) });
+  } finally {
+    pool?.close();
+  }
+}
+
+export class BuildPool implements ParsePool {
+  private workers: Tinypool | undefined;
+  private scanner: Tinypool | undefined;
+  /** Why a pool was given up (a thread failed outside any task: its module did not load): the tasks waiting on it fail with that. */
+  private readonly failures = new WeakMap<Tinypool, Error>();
+  /** Pools being stopped on purpose: their threads' exits are expected. */
+  private readonly stopping = new WeakSet<Tinypool>();
+  private readonly watched = new WeakSet<TinypoolWorker>();
+  private closed = false;
+  /** Time of each stage on the build threads so far, summed over them (`build --json` → `stats.stages`). */
+  readonly stageMs = new StageClock();
+  /** Whether the vault is walked on a thread of its own (a large vault, see `BuildPoolOptions.scanRoot`). */
+  readonly scans: boolean;
+
+  private constructor(
+    private readonly url: URL,
+    readonly size: number,
+    scanRoot: string | undefined,
+  ) {
+    if (scanRoot !== undefined && isLargeCache(path.join(scanRoot, '.memvault'))) {
+      try {
+        this.scanner = this.pool(1, { scanOnly: true });
+      } catch {
+        // No thread to be had (resource limits): the main thread walks the vault itself.
+      }
+    }
+    this.scans = this.scanner !== undefined;
+  }
+
+  /**
+   * A pool of `availableParallelism()` threads (at most 8), not started yet
+   * (but for the scan thread, see `scanRoot`); none on a single core, or when
+   * the compiled worker is missing (tests run the TypeScript sources:
+   * everything stays in-process there).
+   */
+  static create(options: BuildPoolOptions = {}): BuildPool | undefined {
+    const url = options.worker ?? new URL('./build-worker.js', import.meta.url);
+    const size = options.size ?? Math.min(availableParallelism(), MAX_WORKERS);
+    if (size < 2 || !existsSync(fileURLToPath(url))) return undefined;
+    return new BuildPool(url, size, options.scanRoot);
+  }
+
+  /** Whether the build threads are running already: then even a few tasks are worth sending. */
+  get started(): boolean {
+    return this.workers !== undefined;
+  }
+
+  /** Starts the build threads ahead of their first task: they load remark, the tokenizer and the summarizer meanwhile. */
+  start(): void {
+    if (this.closed || this.workers) return;
+    this.workers = this.pool(this.size, { scanOnly: false });
+  }
+
+  /** Walks and stats the vault's streams on the scan thread (what `scanStreams` does), then stops it; undefined without one. */
+  scan(vaultDir: string, streams: readonly string[]): Promise<ScannedFile[]> | undefined {
+    const scanner = this.scanner;
+    if (!scanner) return undefined;
+    this.scanner = undefined;
+    const task: BuildTask = { kind: 'scan', vaultDir, streams: [...streams] };
+    return this.runOn(scanner, task)
+      .then((columns) => fromColumns(columns as ScanColumns))
+      .finally(() => this.stop(scanner));
+  }
+
+  async parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]> {
+    const chunks: FileToParse[][] = [];
+    // Contiguous chunks keep each task's files in one folder region; results come back in order.
+    for (let i = 0; i < files.length; i += PARSE_CHUNK) chunks.push(files.slice(i, i + PARSE_CHUNK));
+    let done = 0;
+    onProgress?.(done, files.length);
+    const parsed = await Promise.all(
+      chunks.map(async (chunk) => {
+        const results = (await this.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
+        onProgress?.((done += chunk.length), files.length);
+        return results;
+      }),
+    );
+    return parsed.flat();
+  }
+
+  rollup(job: RollupJob, sources: SummarySource[], settings: RollupSettingsForWorkers): Promise<RollupAnswer> {
+    return this.run({ kind: 'rollup', settings, job, sources }) as Promise<RollupAnswer>;
+  }
+
+  /**
+   * The near-duplicate look of a build (maintain/build-check.ts) on a build thread, beside the rollups: in a cold
+   * build it read every memory again and compared them on the main thread while the threads waited (3.3 s of 4,000).
+   */
+  nearDuplicates(vaultDir: string, stream: string, memories: readonly Memory[], days: ReadonlySet<string>): Promise<Diagnostic[]> {
+    return this.run({ kind: 'near-duplicates', vaultDir, stream, memories: [...memories], days: [...days] }) as Promise<Diagnostic[]>;
+  }
+
+  /** Runs one task on the build threads (starting them if need be); it fails alone if it throws or its thread dies. */
+  run(task: BuildTask): Promise<BuildAnswer> {
+    if (this.closed) return Promise.reject(new Error('the worker pool is closed'));
+    this.start();
+    return this.runOn(this.workers!, task);
+  }
+
+  /** Stops the threads; tasks still queued fail. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const pool of [this.workers, this.scanner]) if (pool) this.stop(pool);
+  }
+
+  private async runOn(pool: Tinypool, task: BuildTask): Promise<BuildAnswer> {
+    this.watchExits(pool);
+    try {
+      const answer = (await pool.run(task)) as TimedAnswer | BuildAnswer;
+      if (!isTimed(answer)) return answer;
+      this.stageMs.merge(answer.stageMs);
+      return answer.answer;
+    } catch (error) {
+      // A thread that died was replaced by then: watch the new one too.
+      this.watchExits(pool);
+      throw this.failures.get(pool) ?? error;
+    }
+  }
+
+  /**
+   * tinypool fails a task whose thread throws an uncaught error, but not one whose thread exits quietly
+   * (`process.exit` in a dependency): that task would wait forever. An exit nobody asked for is turned into the
+   * thread's error, which tinypool handles as a death: that thread's task fails, a new thread takes the rest.
+   */
+  private watchExits(pool: Tinypool): void {
+    for (const thread of pool.threads) {
+      if (this.watched.has(thread)) continue;
+      this.watched.add(thread);
+      let failed = false;
+      thread.once('error', () => (failed = true));
+      thread.once('exit', (code: number) => {
+        if (!failed && !this.stopping.has(pool))
+          thread.emit('error', new Error(`a build worker thread exited (code ${code}) in the middle of its task`));
+      });
+    }
+  }
+
+  private stop(pool: Tinypool): void {
+    this.stopping.add(pool);
+    void pool.destroy();
+  }
+
+  private pool(threads: number, workerData: BuildWorkerData): Tinypool {
+    // As many threads from start to close: tinypool would otherwise stop a thread the moment it is idle (between two stages).
+    const pool = new Tinypool({ filename: this.url.href, minThreads: threads, maxThreads: threads, workerData });
+    pool.on('error', (error: Error) => {
+      // A thread failed with no task on it: its module did not load, and tinypool would not start another.
+      // Fail what waits for it; the next task gets a fresh pool.
+      if (!this.failures.has(pool)) this.failures.set(pool, error);
+      if (this.workers === pool) this.workers = undefined;
+      if (this.scanner === pool) this.scanner = undefined;
+      this.stop(pool);
+    });
+    return pool;
+  }
+}

@@ -1,0 +1,120 @@
+import type { HeadingSpan } from '../vault/markdown.js';
+import type { Diagnostic, Memory, Summary } from '../vault/model.js';
+import { defineLazyLists, LIST_KEYS, listLength } from '../vault/lazy-lists.js';
+import type { MemorySecret } from '../vault/secrets-check.js';
+
+export { LIST_KEYS, listLength } from '../vault/lazy-lists.js';
+
+/**
+ * How parse-cache entries are stored in the `parse_files` rows: what the key
+ * or the hash already say is left out, and a summary's two long lists
+ * (`LIST_KEYS`) are kept in `parse_lists` instead. Every build reads every
+ * row, so every byte of an entry costs reading and parsing time: at 20,000
+ * memories the lists were 8.4 of 21 MB.
+ */
+
+/** What parsing a file gave, as the parse cache keeps it. */
+export type CachedResult =
+  /** `secrets`: what the secret detector found in the file (secrets-check.ts); the loader holds such a memory back. */
+  | { type: 'memory'; memory: Memory; secrets?: MemorySecret[] }
+  | { type: 'summary'; summary: Summary }
+  | { type: 'invalid'; diagnostics: Diagnostic[] };
+
+export interface CacheEntry {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  result: CachedResult;
+  /**
+   * Top-level headings of the body as remark found them, once it was parsed
+   * here or by the machine that wrote the committed record: enough to show
+   * the body with its headings demoted without parsing it again.
+   */
+  headings?: HeadingSpan[];
+}
+
+/** A summary's lists as stored, with the path of the summary that stored them (for a person reading the table). */
+export interface ListsRecord {
+  path: string;
+  lists: Record<string, unknown>;
+}
+
+/** An entry as stored on disk (see `encodeEntry`). */
+export interface StoredEntry {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  result: StoredResult;
+  headings?: HeadingSpan[];
+}
+
+type StoredResult =
+  | { type: 'memory'; memory: Omit<Memory, 'path' | 'stream' | 'sha256'>; secrets?: MemorySecret[] }
+  | { type: 'summary'; summary: Omit<Summary, 'path' | 'sha256' | 'meta'> & { sha256?: string; meta: Record<string, unknown> } }
+  | { type: 'invalid'; diagnostics: Diagnostic[] };
+
+/** Reads the lists of the summary at `key` whose file has the SHA-256 `sha`. */
+export type ListsReader = (key: string, sha: string) => Record<string, unknown>;
+
+/** What is stored for an entry: the result without what its key and hash say, a summary's lists as placeholders. */
+export function encodeEntry(entry: CacheEntry): StoredEntry {
+  const result = entry.result;
+  let stored: StoredResult;
+  if (result.type === 'memory') {
+    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
+    stored = { type: 'memory', memory, ...(result.secrets ? { secrets: result.secrets } : {}) };
+  } else if (result.type === 'summary') {
+    const { path: _path, sha256, meta, ...summary } = result.summary;
+    // Key by key, not a spread: a spread would read (and so load) lists not read yet.
+    const storedMeta: Record<string, unknown> = {};
+    for (const name of Object.keys(meta)) {
+      const { get, value } = Object.getOwnPropertyDescriptor(meta, name) ?? {};
+      if (!isListKey(name)) storedMeta[name] = value;
+      else if (get !== undefined || value !== undefined) storedMeta[name] = listLength(meta, name);
+    }
+    stored = { type: 'summary', summary: { ...summary, meta: storedMeta, ...(sha256 === entry.sha256 ? {} : { sha256 }) } };
+  } else stored = result;
+  return {
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    sha256: entry.sha256,
+    result: stored,
+    ...(entry.headings ? { headings: entry.headings } : {}),
+  };
+}
+
+/** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */
+// The stored result is this program's own row (the store's schema version and the cache's key name its format), not
+// input from outside: it is not checked field by field, which would cost a zod pass over 21,000 entries every build.
+export function decodeEntry(key: string, stored: StoredEntry, readLists: ListsReader): CacheEntry {
+  const entry = stored as unknown as CacheEntry;
+  const result = entry.result;
+  if (result.type === 'memory') {
+    result.memory.path = key;
+    result.memory.stream = key.slice(0, key.indexOf('/'));
+    result.memory.sha256 = stored.sha256;
+  } else if (result.type === 'summary') {
+    result.summary.path = key;
+    result.summary.sha256 ??= stored.sha256;
+    const meta: object = result.summary.meta;
+    if (LIST_KEYS.some((name) => typeof (meta as Record<string, unknown>)[name] === 'number'))
+      defineLazyLists(result.summary.meta, () => readLists(key, stored.sha256));
+  }
+  return entry;
+}
+
+/** The lists of a summary's metadata (reading them if not read yet), to store; undefined when it has none. */
+export function listsOf(meta: object): Record<string, unknown> | undefined {
+  let lists: Record<string, unknown> | undefined;
+  for (const name of LIST_KEYS) {
+    const value = (meta as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    lists ??= {};
+    lists[name] = value;
+  }
+  return lists;
+}
+
+function isListKey(name: string): name is (typeof LIST_KEYS)[number] {
+  return (LIST_KEYS as readonly string[]).includes(name);
+}

@@ -1,0 +1,290 @@
+import type { Statement } from 'better-sqlite3';
+import { DETECTOR_VERSION } from '../redact/version.js';
+import { openStateStore, openStateStoreOrMemory, type StateStore } from './database.js';
+import { kvTable } from './kv.js';
+import { UserError } from '../util/errors.js';
+import { type CacheEntry, decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
+import type { HeadingSpan } from '../vault/markdown.js';
+import type { Sentence } from '../vault/model.js';
+
+/**
+ * The parse cache, in the state store (`.memvault/state.sqlite`, store/):
+ * - `parse_files`: per vault path, the file's size, mtime and SHA-256 and what
+ *   parsing it gave (memory metadata, summary metadata, or diagnostics), as one
+ *   JSON `entry`. A file whose size and mtime are unchanged is not read at all.
+ *   Every build reads all of it, so it holds only what planning needs
+ *   (cache-codec.ts).
+ * - `parse_bodies`: parsed bodies (text, sentences, headings) by path, with the
+ *   hash of the file they were parsed from; read only when a stage needs one.
+ * - `parse_lists`: summaries' source lists and dropped items, by the summary
+ *   file's SHA-256 (content-addressed, so a long-lived reader holding an older
+ *   summary still finds its lists); read on first use of a list. Lists no
+ *   file names any more are removed once they outnumber the live ones.
+ * - the `parse-cache` rows of `kv`: the cache's key (version, time zone,
+ *   detector: another one empties the cache) and its generation, which every
+ *   save that changes an entry moves on.
+ * A save is one transaction: a process killed mid-save leaves the cache as
+ * the last save left it. Losing the cache only costs time: everything is
+ * rebuilt from the vault.
+ */
+
+/**
+ * Bump when the shape of cached data or the parser's output changes (15: `kind: fact` memories with a `Fact:` line;
+ * 16: memories carry `citations`). Not bumped for the move into the state store: the parse results are the same, the
+ * old files are dropped anyway (store/legacy.ts), and the committed record's header names this version, so a bump has
+ * every repository rewrite and commit its whole record.
+ */
+export const CACHE_VERSION = 16;
+
+export type { CacheEntry, CachedResult } from './cache-codec.js';
+
+export interface ParsedContent {
+  body: string;
+  sentences: Sentence[];
+  /** Top-level headings of `body`; absent in content parsed before they were recorded. */
+  headings?: HeadingSpan[];
+}
+
+/** The `kv` rows of the parse cache: `key` names what the entries were made with, `generation` what they hold. */
+const META_STORE = 'parse-cache';
+
+/** Lists no entry names are removed when there are more of them than this many, and than live ones. */
+const MIN_DEAD_LISTS = 256;
+
+/** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
+const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
+
+export class ParseCache {
+  /** Paths set or forgotten since the last save. */
+  private readonly changed = new Set<string>();
+  /** Bodies and lists set since the last save, written by `save`. */
+  private readonly pendingBodies = new Map<string, { sha256: string; content: ParsedContent }>();
+  private readonly pendingLists = new Map<string, ListsRecord>();
+  /**
+   * True once this process set or forgot an entry, saved or not. False after
+   * a load that found every file as cached: what is derived from all entries
+   * (the committed record) needs no rewrite.
+   */
+  modified = false;
+  private selectBody: Statement | undefined;
+
+  private constructor(
+    private readonly store: StateStore,
+    private readonly key: string,
+    private readonly entries: Map<string, CacheEntry>,
+    /** The generation the entries were read at; undefined when the store held another key's entries (all are written again). */
+    private generation: number | undefined,
+  ) {}
+
+  /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
+  static open(stateDir: string, timezone: string): ParseCache {
+    const store = openStateStoreOrMemory(stateDir);
+    const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION });
+    const meta = metaTable(store);
+    const entries = new Map<string, CacheEntry>();
+    let opened: ParseCache | undefined;
+    const readLists = (path: string, sha: string) => opened!.readLists(path, sha);
+    // One read transaction: the key, the generation and the rows of one save.
+    const generation = store.db.transaction((): number | undefined => {
+      if (meta.get('key') !== key) return undefined;
+      // Every row as one JSON object built by SQLite (path → entry): one string and one `JSON.parse`, as cheap as the
+      // single file it replaced; 21,000 rows read one by one cost twice the time and garbage.
+      const text = store.db.prepare(ALL_ENTRIES).pluck().get() as string | null;
+      let stored: Record<string, StoredEntry>;
+      try {
+        stored = text ? (JSON.parse(text) as Record<string, StoredEntry>) : {};
+      } catch {
+        // Rows that do not make JSON (a damaged row): the cache starts empty and is written anew, the vault read again.
+        return undefined;
+      }
+      for (const path in stored) entries.set(path, decodeEntry(path, stored[path]!, readLists));
+      return (meta.get('generation') as number | undefined) ?? 0;
+    })();
+    opened = new ParseCache(store, key, entries, generation);
+    return opened;
+  }
+
+  /**
+   * Names what the entries hold: the generation of the store's cache, which
+   * every save that changes an entry moves on. Undefined once this process set
+   * or forgot an entry, and for a cache of another key.
+   */
+  get state(): string | undefined {
+    return this.modified || this.generation === undefined ? undefined : String(this.generation);
+  }
+
+  get(vaultPath: string): CacheEntry | undefined {
+    return this.entries.get(vaultPath);
+  }
+
+  /** How many entries the cache holds. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Every entry. */
+  values(): IterableIterator<CacheEntry> {
+    return this.entries.values();
+  }
+
+  /** Records a file's parse result; `content`, when given, is kept as its parsed body. */
+  set(vaultPath: string, entry: CacheEntry, content?: ParsedContent): void {
+    const stored: CacheEntry = { size: entry.size, mtimeMs: entry.mtimeMs, sha256: entry.sha256, result: entry.result };
+    const previous = this.entries.get(vaultPath);
+    if (content) this.pendingBodies.set(vaultPath, { sha256: entry.sha256, content });
+    const headings = content?.headings ?? entry.headings ?? (previous?.sha256 === entry.sha256 ? previous.headings : undefined);
+    if (headings) stored.headings = headings;
+    const result = entry.result;
+    // The same summary object has its lists stored already (they may not be read yet); a new one stores its lists.
+    if (result.type === 'summary' && !(previous?.result === result && previous.sha256 === entry.sha256)) {
+      const lists = listsOf(result.summary.meta);
+      if (lists) this.pendingLists.set(entry.sha256, { path: vaultPath, lists });
+    }
+    this.entries.set(vaultPath, stored);
+    this.changed.add(vaultPath);
+    this.modified = true;
+  }
+
+  /** Forgets paths that no longer exist. */
+  retain(paths: ReadonlySet<string>): void {
+    for (const key of this.entries.keys()) {
+      if (!paths.has(key)) {
+        this.entries.delete(key);
+        this.changed.add(key);
+        this.modified = true;
+      }
+    }
+  }
+
+  /** The parsed body of a cached file, if the store has it for this hash. */
+  readContent(vaultPath: string, sha: string): ParsedContent | undefined {
+    const entry = this.entries.get(vaultPath);
+    if (!entry || entry.sha256 !== sha) return undefined;
+    const pending = this.pendingBodies.get(vaultPath);
+    if (pending) return pending.sha256 === sha ? pending.content : undefined;
+    try {
+      this.selectBody ??= this.store.db.prepare('SELECT content FROM parse_bodies WHERE path = ? AND sha256 = ?').pluck();
+      const row = this.selectBody.get(vaultPath, sha) as string | undefined;
+      return row === undefined ? undefined : (JSON.parse(row) as ParsedContent);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The lists of the summary at `key` whose file has `sha` (a lazy property of
+   * its metadata reads them on first use). Unlike a body, they cannot be parsed
+   * again from the file by the caller, so lists that are missing are an error.
+   */
+  readLists(key: string, sha: string): Record<string, unknown> {
+    const pending = this.pendingLists.get(sha);
+    if (pending) return pending.lists;
+    let lists: unknown;
+    try {
+      const row = this.store.db.prepare('SELECT lists FROM parse_lists WHERE sha256 = ?').pluck().get(sha) as string | undefined;
+      lists = row === undefined ? undefined : JSON.parse(row);
+    } catch {
+      // Reported below.
+    }
+    if (typeof lists !== 'object' || lists === null)
+      throw new UserError('vault/cache-damaged', `the parse cache has no source list for \`${key}\``, { cache: this.store.file });
+    return lists as Record<string, unknown>;
+  }
+
+  /** Writes what changed since the last save, in one transaction, and moves the cache's generation on. */
+  save(): void {
+    if (this.changed.size === 0 && this.generation !== undefined) return;
+    const { db } = this.store;
+    const rewrite = this.generation === undefined;
+    const meta = metaTable(this.store);
+    const upsertFile = db.prepare(
+      'INSERT INTO parse_files (path, sha256, entry) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, entry = excluded.entry',
+    );
+    const deleteFile = db.prepare('DELETE FROM parse_files WHERE path = ?');
+    const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
+    const deleteBody = db.prepare('DELETE FROM parse_bodies WHERE path = ?');
+    const insertLists = db.prepare('INSERT OR IGNORE INTO parse_lists (sha256, path, lists) VALUES (?, ?, ?)');
+    this.store.transaction(() => {
+      if (rewrite) {
+        db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
+        meta.set('key', this.key);
+      }
+      const paths = rewrite ? this.entries.keys() : this.changed;
+      for (const vaultPath of paths) {
+        const entry = this.entries.get(vaultPath);
+        if (!entry) {
+          deleteFile.run(vaultPath);
+          deleteBody.run(vaultPath);
+          continue;
+        }
+        const { sha256 } = entry;
+        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry)));
+        const body = this.pendingBodies.get(vaultPath);
+        if (body && body.sha256 === sha256) upsertBody.run(vaultPath, sha256, JSON.stringify(body.content));
+        const lists = this.pendingLists.get(sha256);
+        if (lists) insertLists.run(sha256, lists.path, JSON.stringify(lists.lists));
+      }
+      this.removeDeadLists();
+      this.generation = ((meta.get('generation') as number | undefined) ?? 0) + 1;
+      meta.set('generation', this.generation);
+    });
+    this.changed.clear();
+    this.pendingBodies.clear();
+    this.pendingLists.clear();
+  }
+
+  /** Nothing to close: the state store stays open for the process (kept for the callers that end a session). */
+  close(): void {}
+
+  /** Removes the lists no entry names once they are many and outnumber the live ones. */
+  private removeDeadLists(): void {
+    const { db } = this.store;
+    const lists = db.prepare('SELECT count(*) FROM parse_lists').pluck().get() as number;
+    if (lists < MIN_DEAD_LISTS) return;
+    let live = 0;
+    for (const entry of this.entries.values()) if (entry.result.type === 'summary') live++;
+    if (lists - live <= live) return;
+    db.exec('DELETE FROM parse_lists WHERE sha256 NOT IN (SELECT sha256 FROM parse_files)');
+  }
+}
+
+/**
+ * Identifies a version of the parse cache in the store of `stateDir` (`.memvault/`): its generation, which moves with
+ * every save that changes an entry. A session holding a loaded cache saves it only while this is unchanged (load-session.ts,
+ * read/cache-save.ts): another process that saved since wrote newer entries.
+ */
+export function parseCacheStamp(stateDir: string): string {
+  try {
+    return String(metaTable(openStateStore(stateDir)).get('generation') ?? 0);
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * Empties the parse cache in `stateDir` and the derived memo beside it, and
+ * leaves no copy of their text in the file: after `memvault redact`, the text
+ * it replaced may be in an entry, a body or the lists of a summary built from
+ * it. SQLite keeps deleted rows in free pages and in its WAL, so the WAL is
+ * checkpointed and the file vacuumed. Call under the build lock.
+ */
+export function purgeParseCache(stateDir: string): void {
+  const store = openStateStore(stateDir);
+  // Deleted rows' pages are overwritten with zeros, besides the vacuum below.
+  store.db.pragma('secure_delete = ON');
+  store.transaction(() => {
+    store.db.exec("DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store = 'derived'");
+    const meta = metaTable(store);
+    meta.delete('key');
+    // A new generation: a long-lived process (watch, the MCP server) holding the old entries must not save them back.
+    meta.set('generation', ((meta.get('generation') as number | undefined) ?? 0) + 1);
+  });
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  store.db.exec('VACUUM');
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** The cache's key (a string) and generation (a number). */
+function metaTable(store: StateStore) {
+  return kvTable<string | number>(store, META_STORE, (raw) => (typeof raw === 'string' || typeof raw === 'number' ? raw : undefined));
+}

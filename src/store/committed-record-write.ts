@@ -1,0 +1,360 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { type GitBackend, gitBackend } from '../git/backend.js';
+import { findRepo, repoRelative } from '../git/repo.js';
+import * as z from 'zod';
+import { openStateStore } from './database.js';
+import { kvTable, zodDecode } from './kv.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { ensureVaultFolder } from '../util/inside.js';
+import { stableStringify } from '../util/hash.js';
+import type { CacheEntry, CachedResult, ParseCache } from './cache.js';
+import { header, RECORD_DIR, type ShardState, shardDigestLine, shardFiles, shardReadWhole, statOrUndefined } from './committed-record.js';
+import { frontmatterBody } from '../vault/frontmatter.js';
+import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '../vault/markdown.js';
+import type { Memory, Summary } from '../vault/model.js';
+import { readVaultFile } from '../vault/scan.js';
+
+/**
+ * Writing the committed record (committed-record.ts has its format and the
+ * reading): the shards of each stream whose lines changed, each line with the
+ * blob id git gives the file (GitBackend.blobIds: `git hash-object`, or
+ * isomorphic-git's hashBlob), and the record's shards git calls uncommitted,
+ * to commit with a build.
+ */
+
+/**
+ * The top-level headings of a file's body, as remark finds them, for its
+ * line: every line has them, so the record is the same whatever this machine
+ * parsed before. From the parse cache (the entry, or the parsed body it
+ * kept), else from the body: none when no line may be a heading, else
+ * parsed (once: kept in the entry). Undefined when the file no longer has
+ * the entry's content (the line is written without them, and read again).
+ */
+function headingsOf(vaultDir: string, vaultPath: string, entry: CacheEntry, cache: ParseCache): HeadingSpan[] | undefined {
+  if (entry.headings) return entry.headings;
+  // Kept in the entry once found: the next rewrite of this shard does not read the stored body again.
+  const packed = cache.readContent(vaultPath, entry.sha256)?.headings;
+  if (packed) {
+    cache.set(vaultPath, { ...entry, headings: packed });
+    return packed;
+  }
+  const read = readVaultFile(vaultDir, vaultPath);
+  if (!read.ok || createHash('sha256').update(read.bytes).digest('hex') !== entry.sha256) return undefined;
+  const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
+  const headings = mayHaveHeadings(body) ? headingSpans(parseMarkdown(body)) : [];
+  cache.set(vaultPath, { ...entry, headings });
+  return headings;
+}
+
+/** The shard a file's line goes to: its top folder in the stream and the month of its day (memories) or period start (summaries). */
+function shardOf(vaultPath: string, result: CachedResult): string {
+  const inStream = vaultPath.slice(vaultPath.indexOf('/') + 1);
+  const slash = inStream.indexOf('/');
+  const top = slash < 0 ? 'root' : inStream.slice(0, slash);
+  const day = result.type === 'memory' ? result.memory.day : result.type === 'summary' ? result.summary.meta.start : '';
+  const month = /^\d{4}-\d{2}/.test(day) ? day.slice(0, 7) : 'undated';
+  return `${top.replace(/[^A-Za-z0-9_-]/g, '_')}-${month}.jsonl`;
+}
+
+function encodeLine(
+  vaultPath: string,
+  blob: string,
+  sha256: string,
+  result: CachedResult,
+  headings: HeadingSpan[] | undefined,
+): string | undefined {
+  const h = headings ? `,"h":${JSON.stringify(headings)}` : '';
+  if (result.type === 'memory') {
+    // A memory with a secret (allowed or not) is left out: the record never repeats a secret, and a clone scans it again.
+    if (result.secrets && result.secrets.length > 0) return undefined;
+    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
+    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}${h}}`;
+  }
+  if (result.type === 'summary') {
+    // Planning compares each source's hash: a summary whose source list is not at hand is left out (a clone reads it).
+    if (!Array.isArray(result.summary.meta.sources)) return undefined;
+    const { path: _path, sha256: summarySha, ...summary } = result.summary;
+    const y = summarySha === sha256 ? summary : { ...summary, sha256: summarySha };
+    return `${lineStart(vaultPath, blob, sha256)},"y":${stableStringify(y)}${h}}`;
+  }
+  return undefined;
+}
+
+/** Path, blob and hash first, in this order (`LINE_START` reads them); the result with its keys sorted, so equal results give equal lines. */
+function lineStart(vaultPath: string, blob: string, sha256: string): string {
+  return `{"p":${JSON.stringify(vaultPath)},"b":"${blob}","s":"${sha256}"`;
+}
+
+/** A stream as the build leaves it: the files its record lists. */
+export interface RecordedStream {
+  name: string;
+  memories: readonly Memory[];
+  summaries: Iterable<Summary>;
+}
+
+/**
+ * Writes the shards of each stream whose lines changed and removes those no
+ * longer needed; returns their vault paths (to commit with the build). Blob
+
+/**
+ * Writes the shards of each stream whose lines changed and removes those no
+ * longer needed; returns their vault paths (to commit with the build). Blob
+ * ids come from the record on disk when the file's hash is unchanged, else
+ * from git, asked once for all such files (every file, the first time a vault
+ * is recorded). `stateDir` (`.memvault`) keeps a digest of each shard's files
+ * and hashes as last written, with the shard's size and mtime: a shard whose
+ * digest and stat are unchanged is not even read (a warm build changes a few
+ * shards of ~19 MB).
+ */
+export async function writeRecord(
+  vaultDir: string,
+  streams: readonly RecordedStream[],
+  cache: ParseCache,
+  timezone: string,
+  stateDir?: string,
+): Promise<string[]> {
+  const written: string[] = [];
+  const head = header(timezone);
+  const state = stateDir ? readState(stateDir) : { shards: {} };
+  const next: RecordState = { shards: {} };
+  const changed: ChangedShard[] = [];
+  for (const stream of streams) {
+    const shards = new Map<string, { path: string; entry: CacheEntry }[]>();
+    const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
+    for (const vaultPath of paths) {
+      const entry = cache.get(vaultPath);
+      if (!entry || entry.result.type === 'invalid' || !entry.sha256) continue;
+      const shard = shardOf(vaultPath, entry.result);
+      const list = shards.get(shard) ?? [];
+      list.push({ path: vaultPath, entry });
+      shards.set(shard, list);
+    }
+    const dir = path.join(vaultDir, RECORD_DIR, stream.name);
+    ensureVaultFolder(vaultDir, dir); // its shards are removed and written: never through a link (util/inside.ts)
+    for (const [shard, files] of shards) {
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const key = `${stream.name}/${shard}`;
+      const file = path.join(dir, shard);
+      const digest = createHash('sha256').update(head);
+      for (const f of files) digest.update(shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined));
+      const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
+      // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
+      const before = state.shards[key] ?? shardReadWhole(vaultDir, key);
+      const stat = statOrUndefined(file);
+      if (before && stat && before.digest === mine.digest && before.size === stat.size && before.mtimeMs === stat.mtimeMs) {
+        next.shards[key] = before;
+        continue;
+      }
+      const old = knownShard(file, head);
+      // A well-formed shard listing the same files with the same hashes is current: nothing to encode.
+      const current =
+        old.intact &&
+        old.lines.length === files.length &&
+        files.every((f, i) => {
+          const line = old.lines[i]!;
+          // A body parsed since its line was written: the line gains the headings a clone shows it with.
+          return line.path === f.path && line.sha256 === f.entry.sha256 && (line.headings || f.entry.headings === undefined);
+        });
+      if (current) {
+        if (stat) next.shards[key] = { ...mine, size: stat.size, mtimeMs: stat.mtimeMs };
+        continue;
+      }
+      changed.push({ key, dir, file, files, old, mine });
+    }
+    for (const shard of shardFiles(vaultDir, stream.name)) {
+      if (shards.has(shard)) continue;
+      rmSync(path.join(dir, shard), { force: true });
+      written.push(`${RECORD_DIR}/${stream.name}/${shard}`);
+    }
+  }
+  // The files whose line on disk has another hash (or none), hashed by git in one batch.
+  const unknown = new Map<string, string>();
+  for (const { files, old } of changed) {
+    const byPath = new Map(old.lines.map((line) => [line.path, line]));
+    for (const { path: vaultPath, entry } of files) {
+      if (byPath.get(vaultPath)?.sha256 !== entry.sha256) unknown.set(vaultPath, entry.sha256);
+    }
+  }
+  const blobs = await blobIds(vaultDir, unknown);
+  for (const { key, dir, file, files, old, mine } of changed) {
+    const byPath = new Map(old.lines.map((line) => [line.path, line]));
+    const lines: string[] = [];
+    for (const { path: vaultPath, entry } of files) {
+      const known = byPath.get(vaultPath);
+      // No blob id (the file changed since the build read it, git stores other bytes than it holds, no repository): the
+      // line is left out, and a clone reads the file.
+      const blob = known?.sha256 === entry.sha256 ? known.blob : blobs.get(vaultPath);
+      const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headingsOf(vaultDir, vaultPath, entry, cache));
+      if (line) lines.push(line);
+    }
+    const text = `${head}\n${lines.join('\n')}\n`;
+    if (old.text !== text) {
+      mkdirSync(dir, { recursive: true });
+      writeFileAtomic(file, text);
+      written.push(`${RECORD_DIR}/${key}`);
+    }
+    const after = statOrUndefined(file);
+    if (after) next.shards[key] = { ...mine, size: after.size, mtimeMs: after.mtimeMs };
+  }
+  if (stateDir) writeState(stateDir, state, next);
+  return written;
+}
+
+/** A shard whose lines are written anew. */
+interface ChangedShard {
+  key: string;
+  dir: string;
+  file: string;
+  files: { path: string; entry: CacheEntry }[];
+  old: ReturnType<typeof knownShard>;
+  mine: ShardState;
+}
+
+/**
+ * Git's blob ids of these vault files (path → SHA-256 the line describes), as a commit of them records them. Asked
+ * of the backend, never hashed here: git knows the object format (SHA-1 or SHA-256) and the path's filters and
+ * line-ending conversion. A file that no longer has the line's SHA-256, or whose stored blob would not hold its bytes
+ * (a filter or a conversion: a clone's checkout may differ), gets none; outside a repository, none does.
+ */
+async function blobIds(vaultDir: string, wanted: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (wanted.size === 0) return out;
+  const repo = findRepo(vaultDir);
+  const prefix = repo && repoRelative(repo, vaultDir);
+  if (!repo || prefix === undefined) return out;
+  const files: { vaultPath: string; path: string; sha256: string; bytes: Uint8Array }[] = [];
+  for (const [vaultPath, sha256] of wanted) {
+    const read = readVaultFile(vaultDir, vaultPath);
+    if (read.ok && sha256Of(read.bytes) === sha256) {
+      files.push({ vaultPath, path: prefix ? `${prefix}/${vaultPath}` : vaultPath, sha256, bytes: read.bytes });
+    }
+  }
+  let ids: (string | undefined)[];
+  let backend: GitBackend;
+  try {
+    backend = await gitBackend();
+    ids = await backend.blobIds(repo, files);
+  } catch {
+    return out; // git failed: the lines are left out, a clone reads the files
+  }
+  for (const [i, file] of files.entries()) {
+    const id = ids[i];
+    if (!id) continue;
+    // The git command hashed the file as it is now: kept only if it still has the bytes the line describes.
+    if (backend.kind === 'cli') {
+      const again = readVaultFile(vaultDir, file.vaultPath);
+      if (!again.ok || sha256Of(again.bytes) !== file.sha256) continue;
+    }
+    out.set(file.vaultPath, id);
+  }
+  return out;
+}
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * What `writeRecord` last wrote, per `<stream>/<shard>` (the state store's `record-state` rows of `kv`, outside git;
+ * losing them costs one read of the record).
+ */
+interface RecordState {
+  shards: Record<string, ShardState>;
+}
+
+const shardStateSchema = z.object({ digest: z.string(), size: z.number(), mtimeMs: z.number() });
+
+function stateTable(stateDir: string) {
+  return kvTable(openStateStore(stateDir), 'record-state', zodDecode(shardStateSchema));
+}
+
+function readState(stateDir: string): RecordState {
+  try {
+    return { shards: Object.fromEntries(stateTable(stateDir).entries()) };
+  } catch {
+    return { shards: {} };
+  }
+}
+
+/** Keeps the shards' states, writing only those that changed since `before`. */
+function writeState(stateDir: string, before: RecordState, state: RecordState): void {
+  try {
+    const table = stateTable(stateDir);
+    openStateStore(stateDir).transaction(() => {
+      for (const key of Object.keys(before.shards)) if (!(key in state.shards)) table.delete(key);
+      for (const [key, shard] of Object.entries(state.shards)) {
+        const old = before.shards[key];
+        if (old?.digest !== shard.digest || old.size !== shard.size || old.mtimeMs !== shard.mtimeMs) table.set(key, shard);
+      }
+    });
+  } catch {
+    // Only a shortcut: the next build reads the shards instead.
+  }
+}
+
+/** The start of every line: `{"p":<path>,"b":"<blob: SHA-1 or SHA-256>","s":"<sha256>"`, read without parsing the rest. */
+const LINE_START = /^\{"p":("(?:[^"\\]|\\.)*"),"b":"([0-9a-f]{40}(?:[0-9a-f]{24})?)","s":"([0-9a-f]{64})"/;
+
+interface KnownLine {
+  path: string;
+  blob: string;
+  sha256: string;
+  /** The line holds the body's headings. */
+  headings: boolean;
+}
+
+/**
+ * A shard on disk: the path, blob id and SHA-256 of its lines, read from the
+ * start of each line without parsing the rest. `intact`: the header is this
+ * build's and every line is a record line.
+ */
+function knownShard(file: string, head: string): { text: string | undefined; lines: KnownLine[]; intact: boolean } {
+  const text = readText(file);
+  const lines: KnownLine[] = [];
+  let intact = text?.startsWith(`${head}\n`) === true && text.endsWith('\n');
+  const rows = (text ?? '').split('\n');
+  for (let i = 1; i < rows.length - 1; i++) {
+    const match = LINE_START.exec(rows[i]!);
+    // `h` is a line's last key; `,"h":[` cannot be inside a JSON string (its quotes would be escaped).
+    if (match)
+      lines.push({ path: String(JSON.parse(match[1]!)), blob: match[2]!, sha256: match[3]!, headings: rows[i]!.includes(',"h":[') });
+    else intact = false;
+  }
+  return { text, lines, intact };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The record's shards that differ from HEAD (changed, new or removed), as
+ * vault paths: what a committing build commits besides its own outputs. It
+ * also takes what a build with commits off left behind. Asked of the git
+ * backend (`changedUnder`: `git status`, or isomorphic-git's status matrix);
+ * empty when git cannot tell (no repository, or the backend failed). Only
+ * shard names (`<stream>/<shard>.jsonl`, as `shardFiles` lists them): a
+ * temporary file a killed build left beside a shard (`.<shard>.<pid>.<n>.tmp`)
+ * or any other file in the folder is never committed.
+ */
+export async function uncommittedRecord(vaultDir: string): Promise<string[]> {
+  const repo = findRepo(vaultDir);
+  const prefix = repo && repoRelative(repo, vaultDir);
+  if (!repo || prefix === undefined) return [];
+  const recordDir = prefix ? `${prefix}/${RECORD_DIR}` : RECORD_DIR;
+  let changed: string[];
+  try {
+    changed = await (await gitBackend()).changedUnder(repo, recordDir);
+  } catch {
+    return [];
+  }
+  const shard = /^[^/]+\/[^./][^/]*\.jsonl$/;
+  const inVault = changed
+    .filter((file) => file.startsWith(`${recordDir}/`) && shard.test(file.slice(recordDir.length + 1)))
+    .map((file) => file.slice(prefix ? prefix.length + 1 : 0));
+  return [...new Set(inVault)].sort();
+}

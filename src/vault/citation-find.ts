@@ -1,0 +1,211 @@
+import type { Citation } from './citation-model.js';
+import { bodyStartLine } from './frontmatter.js';
+
+/**
+ * Finds what a memory's text cites: repository paths (with a line or range,
+ * and a symbol named next to them), commit ids, branches, issues and pull
+ * requests. Pure and cheap (regular expressions over the lines, no markdown
+ * parse): it runs for every memory the loader reads. The rules lean towards
+ * missing a citation over inventing one: a path needs a file extension memvault
+ * knows or a `/` in backticks, a commit id needs the word "commit" (or
+ * backticks) near it, a branch the word "branch".
+ */
+
+/** More than this many citations in one memory are not kept (a pasted file listing is not a set of claims). */
+export const MAX_CITATIONS = 40;
+
+/** Characters of one line that are looked at for citations. */
+export const MAX_LINE_CHARS = 8_000;
+
+/** File extensions that make a bare name (`README.md`) or a slashed one (`src/a.ts`) a path outside backticks. */
+const EXTENSIONS = new Set(
+  (
+    'ts tsx js jsx mjs cjs mts cts json jsonc md mdx yaml yml toml py pyi go rs java kt kts scala rb php c h cc cpp hpp cs fs swift ' +
+    'm mm sh bash zsh fish ps1 sql css scss sass less html htm vue svelte astro lock txt xml gradle proto tf hcl ini cfg conf env ' +
+    'dockerfile graphql gql ex exs erl hs ml clj lua dart r jl nim zig vim el properties csv'
+  ).split(' '),
+);
+
+/** A path-like token: letters, digits and `._-@+/`, optionally a line suffix. */
+const PATH_TOKEN = /(?<![\w@/.:-])((?:\.{1,2}\/)?[\w@+-][\w.@+-]*(?:\/[\w.@+-]+)*\/?)((?::\d+(?:-\d+)?)|(?:#L\d+(?:-L?\d+)?))?(?![\w/])/g;
+const BACKTICKED = /`([^`\n]{1,300})`/g;
+const COMMIT_WORD = /\b(?:commit|commits|sha|revision|rev|reverted|revert|cherry-pick(?:ed)?|fixed in|landed in|introduced in)\b/i;
+const HEX = /(?<![\w/])([0-9a-f]{7,40})(?![\w/])/g;
+const BRANCH = /\bbranch(?:es)?\s+(?:`([^`\s]{1,100})`|'([^'\s]{1,100})'|"([^"\s]{1,100})"|([A-Za-z0-9][\w./-]{0,99}))/gi;
+const ISSUE_URL = /https?:\/\/github\.com\/([\w.-]+\/[\w.-]+)\/(?:issues|pull)\/(\d{1,7})/g;
+const ISSUE_REF = /(?<![\w&/#])((?:[\w.-]+\/[\w.-]+)?#(\d{1,7}))(?!\w)/g;
+const ISSUE_WORD = /\b(?:PR|pull request|issue|MR)\s+(\d{1,7})\b/gi;
+const SYMBOL_BEFORE = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`\s+(?:in|from|of|at|inside|defined in)\s+$/;
+const SYMBOL_AFTER = /^\s*\(`([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`\)/;
+/** Words after `branch` that are prose, not a name. */
+const NOT_BRANCHES = new Set([
+  'is',
+  'was',
+  'and',
+  'or',
+  'to',
+  'of',
+  'the',
+  'a',
+  'an',
+  'that',
+  'which',
+  'name',
+  'names',
+  'protection',
+  'per',
+  'with',
+  'for',
+  'in',
+  'on',
+  'off',
+  'from',
+  'into',
+  'it',
+  'this',
+  'has',
+  'had',
+  'will',
+  'should',
+  'can',
+  'must',
+]);
+
+/**
+ * The citations of a memory file's body. `firstLine`: the file line the body
+ * starts on, so each citation names its line in the file.
+ *
+ * @example
+ *   findCitations('The retry lives in `src/net/retry.ts:40-52` (commit 3f2a1c0).', 5);
+ *   // [{ kind: 'path', target: 'src/net/retry.ts', lines: [40, 52], line: 5 }, { kind: 'commit', target: '3f2a1c0', line: 5 }]
+ */
+export function findCitations(body: string, firstLine = 1): Citation[] {
+  const found: Citation[] = [];
+  const seen = new Set<string>();
+  const add = (citation: Citation): void => {
+    const key = `${citation.kind}\u0000${citation.target}\u0000${citation.lines?.join('-') ?? ''}\u0000${citation.symbol ?? ''}`;
+    if (seen.has(key) || found.length >= MAX_CITATIONS) return;
+    seen.add(key);
+    found.push(citation);
+  };
+  const lines = body.split('\n');
+  let fenced = false;
+  for (let i = 0; i < lines.length && found.length < MAX_CITATIONS; i++) {
+    // A line is read up to MAX_LINE_CHARS: every match is checked against the spans taken before it, so an endless
+    // line (a pasted log, a 900 KB paragraph) would cost its square.
+    const text = lines[i]!.length > MAX_LINE_CHARS ? lines[i]!.slice(0, MAX_LINE_CHARS) : lines[i]!;
+    if (/^\s*(```|~~~)/.test(text)) {
+      fenced = !fenced;
+      continue;
+    }
+    // A code block quotes code: hex and names in it are not claims about the repository.
+    if (fenced) continue;
+    const line = firstLine + i;
+    const taken: [number, number][] = [];
+    const isTaken = (start: number, end: number): boolean => taken.some(([a, b]) => start < b && end > a);
+
+    // Paths and branch names in backticks first: a backticked span is one token.
+    const branchSpans = new Set<number>();
+    for (const m of text.matchAll(BRANCH)) {
+      const name = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').replace(/[.,;:!?)]+$/, '');
+      if (!name || NOT_BRANCHES.has(name.toLowerCase())) continue;
+      // "the branch didn't build": a bare word cut at an apostrophe is prose, not a name.
+      if (m[4] !== undefined && /^['’]/.test(text.slice(m.index + m[0].length))) continue;
+      add({ kind: 'branch', target: name, line });
+      const at = m.index + m[0].lastIndexOf(name);
+      branchSpans.add(at);
+      taken.push([at, at + name.length]);
+    }
+    for (const m of text.matchAll(BACKTICKED)) {
+      const inner = m[1]!.trim();
+      const start = m.index;
+      const end = start + m[0].length;
+      if (isTaken(start + 1, end - 1)) continue;
+      const path = pathOf(inner, true);
+      if (!path) continue;
+      taken.push([start, end]);
+      const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
+      const after = SYMBOL_AFTER.exec(text.slice(end, end + 120))?.[1];
+      add({ ...path, line, ...symbolOf(before ?? after) });
+    }
+    for (const m of text.matchAll(PATH_TOKEN)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (isTaken(start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;
+      // Inside a URL or an e-mail address: not a repository path. Only the run of non-space characters before the
+      // token is looked at (testing the whole line before it cost a 900 KB one-line memory minutes: quadratic).
+      if (/https?:\/\/|www\./.test(runBefore(text, start))) continue;
+      const path = pathOf(m[0], false);
+      if (!path) continue;
+      taken.push([start, end]);
+      const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
+      add({ ...path, line, ...symbolOf(before) });
+    }
+    for (const m of text.matchAll(ISSUE_URL)) {
+      add({ kind: 'issue', target: `${m[1]}#${m[2]}`, line });
+      taken.push([m.index, m.index + m[0].length]);
+    }
+    for (const m of text.matchAll(HEX)) {
+      const sha = m[1]!;
+      if (isTaken(m.index, m.index + sha.length) || !/[a-f]/.test(sha) || !/\d/.test(sha)) continue;
+      const ticked = text[m.index - 1] === '`' && text[m.index + sha.length] === '`';
+      const near = text.slice(Math.max(0, m.index - 40), m.index);
+      if (!ticked && !COMMIT_WORD.test(near)) continue;
+      add({ kind: 'commit', target: sha, line });
+    }
+    // A heading line (`# Title`) is not an issue reference; `#12` after text is.
+    if (!/^\s{0,3}#{1,6}\s/.test(text) || /\S#\d/.test(text)) {
+      for (const m of text.matchAll(ISSUE_REF)) if (!isTaken(m.index, m.index + m[1]!.length)) add({ kind: 'issue', target: m[1]!, line });
+    }
+    for (const m of text.matchAll(ISSUE_WORD)) add({ kind: 'issue', target: `#${m[1]}`, line });
+  }
+  return found;
+}
+
+/** The characters right before `start` up to the previous whitespace (at most 2,048: a URL is shorter). */
+function runBefore(text: string, start: number): string {
+  let from = start;
+  while (from > 0 && start - from < 2048 && !/\s/.test(text[from - 1]!)) from--;
+  return text.slice(from, start);
+}
+
+function symbolOf(symbol: string | undefined): { symbol?: string } {
+  return symbol ? { symbol } : {};
+}
+
+/**
+ * A path citation from a token, or undefined when it does not look like a
+ * repository path. In backticks a slashed name is enough (`src/net`); outside,
+ * the last part needs a known extension.
+ */
+function pathOf(raw: string, backticked: boolean): Omit<Citation, 'line'> | undefined {
+  const m = /^(.*?)(?::(\d+)(?:-(\d+))?|#L(\d+)(?:-L?(\d+))?)?$/.exec(raw);
+  if (!m) return undefined;
+  let target = m[1]!.replace(/[.,;:!?)]+$/, '');
+  const first = Number(m[2] ?? m[4] ?? 0);
+  const last = Number(m[3] ?? m[5] ?? first);
+  if (!target || /\s/.test(target) || target.length > 300) return undefined;
+  if (/^[a-z][\w+.-]*:/i.test(target) || target.includes('://') || (target.includes('@') && !target.includes('/'))) return undefined;
+  if (target.startsWith('/') || target.startsWith('~') || target.split('/').includes('..')) return undefined;
+  target = target.replace(/^\.\//, '');
+  const parts = target.split('/');
+  const name = parts[parts.length - 1]!;
+  const folder = target.endsWith('/');
+  const extension = /\.([A-Za-z0-9]{1,12})$/.exec(name)?.[1]?.toLowerCase();
+  const known = extension !== undefined && EXTENSIONS.has(extension);
+  const slashed = parts.length > 1;
+  // `1.2.3`, `e.g.`, `v2.0`: numbers and abbreviations, not files.
+  if (/^v?\d+(\.\d+)+$/.test(name) || /^(e\.g|i\.e|etc|vs)\.?$/i.test(name)) return undefined;
+  const isPath = known || (folder && slashed && parts.length > 1) || (backticked && slashed && /^[\w.@+-]+(\/[\w.@+-]+)+\/?$/.test(target));
+  if (!isPath) return undefined;
+  // A backticked `a/b` with neither extension nor trailing slash is a folder or an extensionless file: kept as written.
+  const result: Omit<Citation, 'line'> = { kind: 'path', target };
+  if (first > 0 && !folder) result.lines = [first, Math.max(first, last)];
+  return result;
+}
+
+/** The citations of a memory file whose (trimmed) body is `body`, each at its line in the file. */
+export function citationsOfBody(bytes: Uint8Array, body: string): Citation[] {
+  if (body.length === 0) return [];
+  return findCitations(body, bodyStartLine(Buffer.from(bytes).toString('utf8'), body) ?? 1);
+}
