@@ -7,7 +7,7 @@ import { vaultPaths } from '../vault/paths.js';
 import type { Bands } from './package/bands.js';
 import { packageBase, type PackagePlan } from './build-plan.js';
 import type { BuildReport, StreamReport } from './build-report.js';
-import type { StreamContext } from './calendar/apply.js';
+import type { StreamContext } from './build-context.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package/index.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
 import { buildIndex, indexInputHash, staleOf, type StreamIndexInput } from './vault-index.js';

@@ -1,6 +1,6 @@
 import { replaceBoldDayLabels } from './summary-labels.js';
 import { contentWords } from './terms.js';
-import { withoutFrontmatter } from '../vault/frontmatter.js';
+import { withoutFrontmatter } from './frontmatter-fence.js';
 
 /**
  * Topics: what a period is about, as noun phrases and identifiers a person
