@@ -1,19 +1,20 @@
-import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-// Only the index's reader: this file is the whole of what `memvault hook pre-tool` loads (bin.ts starts it directly).
-import { type CitedEntry, readCitedBy } from '../citations/cited-by.js';
+import type Database from 'better-sqlite3';
+// Only the index's reader: this file, cited-by.ts and the SQLite driver are the whole of what `memvault hook pre-tool`
+// loads (bin.ts starts it directly).
+import { type CitedEntry, openHookDatabase, readCitedBy } from '../citations/cited-by.js';
 
 /**
  * `memvault hook pre-tool`: Claude Code's `PreToolUse` hook on Read, Edit and
  * Write. Before the agent touches a file, the memories that cite it (or a
  * folder holding it) — decisions, known errors, conventions — with how each
  * citation stands (verified, changed, moved, gone), once per file per
- * session, in at most 1,500 characters. Reads what the build writes
- * (`.memvault/citations/cited-by/`, the shards of the file and its folders):
- * no vault load, no git, not even the CLI's command parser (bin.ts starts
- * `runPreToolHook` directly). Never in the tool's way: on any problem it
- * prints nothing and exits 0.
+ * session, in at most 1,500 characters. Reads what the build writes (the
+ * `cited_by` rows of the file and its folders in `.memvault/state.sqlite`):
+ * no vault load, no git, no zod, not even the CLI's command parser (bin.ts
+ * starts `runPreToolHook` directly). Never in the tool's way: on any problem
+ * it prints nothing and exits 0.
  *
  * Input (stdin, documented at https://code.claude.com/docs/en/hooks):
  * `{ session_id, transcript_path, cwd, hook_event_name: "PreToolUse", tool_name, tool_input: { file_path, … } }`.
@@ -119,40 +120,60 @@ export function repoRelative(repo: string, file: string, cwd: string): string | 
   return relative.split(path.sep).join('/');
 }
 
+/** How long the hook remembers what it said in a session: a session older than this hears it again. */
+export const SEEN_FOR_SECONDS = 24 * 60 * 60;
+
+/** Longest wait for a build's write lock before the hook answers without recording (a repeat beats a blocked tool). */
+const BUSY_MS = 200;
+
 /**
  * The hook's answer for a payload, as the JSON Claude Code reads, or undefined
  * when there is nothing to say (no citing memory, already said this session).
- * Records what it said in `.memvault/citations/seen/`.
+ * Records what it said in the state store's `pre_tool_seen` table, where marks
+ * older than `SEEN_FOR_SECONDS` are dropped as new ones are written: the table
+ * holds about a day of sessions, never more.
  */
-export function preTool(root: string, payload: PreToolPayload): string | undefined {
-  const stateDir = path.join(root, '.memvault');
-  let relative: string | undefined;
-  const index = readCitedBy(stateDir, (repo) => {
-    relative = repoRelative(repo, payload.file, payload.cwd ?? root);
-    return relative ? lookupKeys(relative) : [];
-  });
-  if (!index || !relative) return undefined;
-  const text = preToolText(relative, index.found, index.vault);
-  if (!text) return undefined;
-  // Once per file per session: the agent has it in its context already.
-  const seenDir = path.join(stateDir, 'citations', 'seen');
-  const seenFile = path.join(
-    seenDir,
-    `${createHash('sha256')
-      .update(payload.session ?? 'no-session')
-      .digest('hex')
-      .slice(0, 24)}.txt`,
-  );
-  let seen = '';
+export function preTool(root: string, payload: PreToolPayload, now = Date.now()): string | undefined {
+  const db = openHookDatabase(path.join(root, '.memvault'), BUSY_MS);
+  if (!db) return undefined;
   try {
-    seen = readFileSync(seenFile, 'utf8');
-  } catch {
-    // First file of the session.
+    let relative: string | undefined;
+    const index = readCitedBy(db, (repo) => {
+      relative = repoRelative(repo, payload.file, payload.cwd ?? root);
+      return relative ? lookupKeys(relative) : [];
+    });
+    if (!index || !relative) return undefined;
+    const text = preToolText(relative, index.found, index.vault);
+    if (!text) return undefined;
+    // Once per file per session: the agent has it in its context already.
+    if (!markSaid(db, payload.session ?? 'no-session', relative, Math.floor(now / 1000))) return undefined;
+    return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+  } finally {
+    db.close();
   }
-  if (seen.split('\n').includes(relative)) return undefined;
-  mkdirSync(seenDir, { recursive: true });
-  appendFileSync(seenFile, `${relative}\n`);
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+}
+
+/**
+ * Records that `relative` was said in `session`; false when it already was. Marks of sessions older than a day go in
+ * the same transaction. A store busy past `BUSY_MS` (a build writing) or read-only: true, nothing recorded.
+ */
+function markSaid(db: Database.Database, session: string, relative: string, nowSeconds: number): boolean {
+  try {
+    // Losing the last marks on a power cut costs a repeated answer: no sync to disk on commit.
+    db.pragma('synchronous = NORMAL');
+    return (
+      db
+        .transaction(() => {
+          db.prepare('DELETE FROM pre_tool_seen WHERE at < ?').run(nowSeconds - SEEN_FOR_SECONDS);
+          return db
+            .prepare('INSERT OR IGNORE INTO pre_tool_seen (session, path, at) VALUES (?, ?, ?)')
+            .run(session.slice(0, 200), relative, nowSeconds).changes;
+        })
+        .immediate() > 0
+    );
+  } catch {
+    return true;
+  }
 }
 
 /** Largest stdin read: a payload is a few kilobytes (a Write's content can be more); past this it is not one. */

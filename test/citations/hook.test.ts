@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
 import type { CitedEntry } from '../../src/citations/store.js';
 import { loadValidConfig } from '../../src/config/load.js';
-import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText } from '../../src/hooks/pre-tool.js';
+import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText, SEEN_FOR_SECONDS } from '../../src/hooks/pre-tool.js';
 import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
+import { openStateStore } from '../../src/store/database.js';
 import { loadVault } from '../../src/vault/load.js';
 import { removeProject } from '../helpers/project.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -52,6 +53,21 @@ describe('memvault hook pre-tool', () => {
     // The same file again in the same session: already said. Another session: said again.
     expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/auth/session.ts'))!)).toBeUndefined();
     expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/auth/session.ts', 'session-2'))!)).toBeDefined();
+  });
+
+  it('forgets what it said after a day, and keeps no mark older than a day', () => {
+    const read = preToolPayload(payload(root, 'Read', 'src/auth/session.ts', 'long-session'))!;
+    const start = Date.now();
+    const hour = 60 * 60 * 1000;
+    expect(preTool(root, read, start)).toBeDefined();
+    expect(preTool(root, read, start + 23 * hour)).toBeUndefined();
+    expect(preTool(root, read, start + 25 * hour)).toBeDefined();
+    // A day after the last mark, one more answer: every older mark (this test's and the other tests' sessions) is gone.
+    const later = start + 50 * hour;
+    expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/stable.ts', 'next-session'))!, later)).toBeDefined();
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    expect(db.prepare('SELECT session, path FROM pre_tool_seen').all()).toEqual([{ session: 'next-session', path: 'src/stable.ts' }]);
+    expect(SEEN_FOR_SECONDS).toBe(24 * 60 * 60);
   });
 
   it('finds a renamed file under its new name, and memories citing a folder above the file', () => {
