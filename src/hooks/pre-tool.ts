@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 // Only the index's reader: this file, cited-by.ts and the SQLite driver are the whole of what `memvault hook pre-tool`
@@ -137,20 +137,24 @@ export function preTool(root: string, payload: PreToolPayload, now = Date.now())
   const db = openHookDatabase(path.join(root, '.memvault'), BUSY_MS);
   if (!db) return undefined;
   try {
-    let relative: string | undefined;
-    const index = readCitedBy(db, (repo) => {
-      relative = repoRelative(repo, payload.file, payload.cwd ?? root);
-      return relative ? lookupKeys(relative) : [];
-    });
-    if (!index || !relative) return undefined;
-    const text = preToolText(relative, index.found, index.vault);
-    if (!text) return undefined;
-    // Once per file per session: the agent has it in its context already.
-    if (!markSaid(db, payload.session ?? 'no-session', relative, Math.floor(now / 1000))) return undefined;
-    return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+    return answerFrom(db, root, payload, now);
   } finally {
     db.close();
   }
+}
+
+function answerFrom(db: Database.Database, root: string, payload: PreToolPayload, now: number): string | undefined {
+  let relative: string | undefined;
+  const index = readCitedBy(db, (repo) => {
+    relative = repoRelative(repo, payload.file, payload.cwd ?? root);
+    return relative ? lookupKeys(relative) : [];
+  });
+  if (!index || !relative) return undefined;
+  const text = preToolText(relative, index.found, index.vault);
+  if (!text) return undefined;
+  // Once per file per session: the agent has it in its context already.
+  if (!markSaid(db, payload.session ?? 'no-session', relative, Math.floor(now / 1000))) return undefined;
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
 }
 
 /**
@@ -158,22 +162,23 @@ export function preTool(root: string, payload: PreToolPayload, now = Date.now())
  * the same transaction. A store busy past `BUSY_MS` (a build writing) or read-only: true, nothing recorded.
  */
 function markSaid(db: Database.Database, session: string, relative: string, nowSeconds: number): boolean {
+  const key = session.slice(0, 200);
+  // Read first: a file already said is the common repeat, and a read costs no write (no sync to disk, no checkpoint).
+  if (
+    db.prepare('SELECT 1 FROM pre_tool_seen WHERE session = ? AND path = ? AND at >= ?').get(key, relative, nowSeconds - SEEN_FOR_SECONDS)
+  )
+    return false;
   try {
-    // Losing the last marks on a power cut costs a repeated answer: no sync to disk on commit.
+    // WAL: no sync on commit (the store's own setting, store/database.ts); a power cut costs a repeated answer at most.
     db.pragma('synchronous = NORMAL');
-    return (
-      db
-        .transaction(() => {
-          db.prepare('DELETE FROM pre_tool_seen WHERE at < ?').run(nowSeconds - SEEN_FOR_SECONDS);
-          return db
-            .prepare('INSERT OR IGNORE INTO pre_tool_seen (session, path, at) VALUES (?, ?, ?)')
-            .run(session.slice(0, 200), relative, nowSeconds).changes;
-        })
-        .immediate() > 0
-    );
+    db.transaction(() => {
+      db.prepare('DELETE FROM pre_tool_seen WHERE at < ?').run(nowSeconds - SEEN_FOR_SECONDS);
+      db.prepare('INSERT OR REPLACE INTO pre_tool_seen (session, path, at) VALUES (?, ?, ?)').run(key, relative, nowSeconds);
+    }).immediate();
   } catch {
-    return true;
+    // Busy past BUSY_MS (a build writing) or read-only: said without a record (a repeat beats a blocked tool).
   }
+  return true;
 }
 
 /** Largest stdin read: a payload is a few kilobytes (a Write's content can be more); past this it is not one. */
@@ -181,28 +186,68 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 /**
  * The whole hook: stdin, the project found from the payload's `cwd` (or `-C`),
- * the answer on stdout. Never throws, never writes to stderr.
+ * the answer on stdout. Never throws, never writes to stderr. `exit` (the
+ * bin's fast path, src/hooks/pre-tool-main.ts): ends the process when done.
  */
-export async function runPreToolHook(rootFlag?: string): Promise<void> {
+export async function runPreToolHook(rootFlag?: string, options: { exit?: boolean } = {}): Promise<void> {
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    if (!process.stdin.isTTY) {
-      for await (const chunk of process.stdin) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-        total += bytes.length;
-        if (total > MAX_INPUT_BYTES) return;
-        chunks.push(bytes);
-      }
-    }
-    const payload = preToolPayload(Buffer.concat(chunks).toString('utf8'));
+    const input = await readStdin();
+    const payload = input === undefined ? undefined : preToolPayload(input);
     if (!payload) return;
     const root = projectRoot(rootFlag ?? payload.cwd ?? process.cwd());
     if (!root) return;
-    const answer = preTool(root, payload);
-    if (answer) process.stdout.write(`${answer}\n`);
+    if (!options.exit) {
+      const answer = preTool(root, payload);
+      if (answer) writeStdout(`${answer}\n`);
+      return;
+    }
+    const db = openHookDatabase(path.join(root, '.memvault'), BUSY_MS);
+    if (!db) return;
+    const answer = answerFrom(db, root, payload, Date.now());
+    if (answer) {
+      try {
+        writeSync(1, `${answer}\n`);
+      } catch {
+        // A full non-blocking pipe: through the stream, ending once it is written.
+        process.stdout.write(`${answer}\n`, () => process.exit(0));
+        return;
+      }
+    }
+    // The process ends here, the connection left open: its commit is in the WAL, which the next connection reads as
+    // after any process end. Closing would make this, the last connection, checkpoint the WAL into the database and
+    // delete it (two syncs to disk), and the next hook's first write recreate it (one more): ~20 ms of a hook on the
+    // busy machine, for a record of what was said. A checkpoint happens at the next CLI command's close instead.
+    process.exit(0);
   } catch {
     // Nothing: the agent's tool runs as if there were no hook.
+  }
+}
+
+/**
+ * All of stdin, or undefined past `MAX_INPUT_BYTES`. Read from the file descriptor, not through `process.stdin`:
+ * building the stream and its async iterator cost a few milliseconds of the hook's start (CPU profile). A terminal
+ * (nobody piping a payload) gives nothing; a non-blocking pipe that has no data yet (EAGAIN) is read as a stream.
+ */
+async function readStdin(): Promise<string | undefined> {
+  if (fstatSync(0).isCharacterDevice()) return '';
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    bytes = Buffer.concat(chunks);
+  }
+  return bytes.length > MAX_INPUT_BYTES ? undefined : bytes.toString('utf8');
+}
+
+/** Writes to stdout's descriptor directly (as stdin: no stream built), through `process.stdout` when a pipe is full. */
+function writeStdout(text: string): void {
+  try {
+    writeSync(1, text);
+  } catch {
+    process.stdout.write(text);
   }
 }
 

@@ -102,6 +102,9 @@ describe('memvault hook pre-tool', () => {
     const cited = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: payload(root, 'Write', 'src/stable.ts', 'cli-session') });
     expect(cited.code).toBe(0);
     expect(contextOf(cited.stdout)).toContain('Stable timeouts');
+    // The mark written by a process that ended without closing the store (its commit in the WAL) holds for the next.
+    const again = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: payload(root, 'Read', 'src/stable.ts', 'cli-session') });
+    expect([again.code, again.stdout, again.stderr]).toEqual([0, '', '']);
     for (const input of ['{"tool_name": "Read", "tool_input": {', '\u0000\u0001binary', '']) {
       const bad = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: input });
       expect([bad.code, bad.stdout, bad.stderr]).toEqual([0, '', '']);
