@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
@@ -7,7 +8,7 @@ import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText, SEEN_FOR_SECO
 import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
 import { openStateStore } from '../../src/store/database.js';
 import { loadVault } from '../../src/vault/load.js';
-import { removeProject } from '../helpers/project.js';
+import { createProject, removeProject } from '../helpers/project.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { citedProject, PATHS } from './repo.js';
 
@@ -81,6 +82,16 @@ describe('memvault hook pre-tool', () => {
     expect(preToolPayload(JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } }))).toBeUndefined();
     expect(preToolPayload('{"tool_name": "Read"')).toBeUndefined();
     expect(preToolPayload('[1, 2]')).toBeUndefined();
+  });
+
+  it('says nothing in a project never built, and does not create its state store', () => {
+    const fresh = createProject({});
+    try {
+      expect(preTool(fresh, preToolPayload(payload(fresh, 'Read', 'src/stable.ts'))!)).toBeUndefined();
+      expect(existsSync(path.join(fresh, '.memvault', 'state.sqlite'))).toBe(false);
+    } finally {
+      removeProject(fresh);
+    }
   });
 
   it('keeps within 1,500 characters however many memories cite the file', () => {
