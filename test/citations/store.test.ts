@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CitingMemories, openCitationStore, STORE_VERSION, type Verification } from '../../src/citations/store.js';
+import { purgeDerivedStores } from '../../src/redact/purge.js';
 import { openStateStore } from '../../src/store/database.js';
 import { createProject, removeProject, writeFiles } from '../helpers/project.js';
 
@@ -71,6 +72,17 @@ describe('the citation store', () => {
     expect(Object.keys(store.readMemories()!.all())).toEqual(['main/a.md', 'main/c.md']);
     store.clear();
     expect([store.stamp(), store.readVerification(), store.readMemories()]).toEqual(['none', undefined, undefined]);
+  });
+
+  it('is cleared by redact with the other derived stores (its records hold memory titles)', () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    store.writeVerification(verification('h1'), { 'main/a.md': memory('sha-a', 'token sk-live-123 in a title') });
+    store.writeCitedBy({ repo: '/repo', vault: 'vault', files: { 'src/a.ts': [] } });
+    expect(purgeDerivedStores(root)).toContain('.memvault/state.sqlite');
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    expect(db.prepare('SELECT (SELECT count(*) FROM citing_memories) + (SELECT count(*) FROM cited_by)').pluck().get()).toBe(0);
+    expect(store.readVerification()).toBeUndefined();
   });
 
   it('reads the cited-by rows asked for, and writes only the paths whose memories changed', () => {
