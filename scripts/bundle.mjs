@@ -13,7 +13,9 @@
  * - memvault: the `bin`; turns on source maps under MEMVAULT_DEBUG, then loads main;
  * - main: the CLI (commands stay lazily imported: each becomes its own chunk);
  * - build-worker: the build threads' entry, found next to the chunk that
- *   holds build-pool.ts (`new URL('./build-worker.js', import.meta.url)`).
+ *   holds build-pool.ts (`new URL('./build-worker.js', import.meta.url)`);
+ * - pre-tool-hook: `memvault hook pre-tool` in one file, built apart (no
+ *   chunks shared with the CLI), which bin.ts loads for exactly that command.
  *
  * What stays external (loaded from node_modules at run time): better-sqlite3
  * (a native addon) and tinypool (it starts its own worker entry file); they
@@ -22,7 +24,7 @@
  *
  * What the code loads on first use through `requireLazy` (src/util/lazy.ts:
  * gray-matter, remark, cli-progress, chrono-node, the tokenizer's encodings,
- * secretlint's package.json) is bundled too, each into its own CommonJS file
+ * secretlint's package.json; better-sqlite3's JavaScript for the pre-tool hook) is bundled too, each into its own CommonJS file
  * under `dist/bin/vendor/` (`VENDORED` below), loaded only when first used:
  * a command that parses nothing never reads them, and no package is needed
  * from node_modules for them.
@@ -51,6 +53,9 @@ export const VENDORED = Object.fromEntries(
     'gpt-tokenizer/cjs/encoding/o200k_base',
     'gpt-tokenizer/cjs/encoding/cl100k_base',
     '@secretlint/secretlint-rule-preset-recommend/package.json',
+    // Its JavaScript only, for the pre-tool hook (src/citations/cited-by.ts): one file loads in a fraction of the
+    // time of its 13 in node_modules. The native addon stays there (EXTERNAL), passed as `nativeBinding`.
+    'better-sqlite3',
   ].map((id) => [id, `./vendor/${id.replace(/^@/, '').replace(/[^A-Za-z0-9.-]+/g, '-')}.cjs`]),
 );
 
@@ -65,6 +70,9 @@ export async function bundle(dir = root) {
   const outdir = path.join(dir, 'dist', `.bin-${process.pid}`);
   rmSync(outdir, { recursive: true, force: true });
   const from = (file) => path.join(dir, 'dist', 'src', file);
+  // What the code is: the read commands' config cache (src/config/cached.ts) is keyed on it, so a rebuilt CLI never reuses
+  // a config its older schema validated.
+  const define = { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)), __MEMVAULT_VENDORED__: JSON.stringify(VENDORED) };
   const result = await build({
     absWorkingDir: dir,
     entryPoints: {
@@ -93,14 +101,32 @@ export async function bundle(dir = root) {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-    // What the code is: the read commands' config cache (src/config/cached.ts) is keyed on it, so a rebuilt CLI never reuses
-    // a config its older schema validated.
-    define: { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)), __MEMVAULT_VENDORED__: JSON.stringify(VENDORED) },
+    define,
+  });
+  // The pre-tool hook as one file (no chunks shared with the CLI): bin.ts loads it for `memvault hook pre-tool`, which
+  // runs before every Read, Edit and Write of a coding agent, where each extra ES module is start-up time.
+  const hook = await build({
+    absWorkingDir: dir,
+    entryPoints: { 'pre-tool-hook': from('hooks/pre-tool-main.js') },
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    entryNames: '[name]',
+    external: [...EXTERNAL, 'fsevents'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    define,
   });
   const vendored = await bundleVendored(build, dir, outdir);
   // What the bundles hold (for the release's third-party licences, scripts/pack-release.mjs) and what they leave to
   // node_modules (a test keeps that to EXTERNAL): esbuild's own account, not a scan of the output.
-  const meta = { bundled: bundledPackages([result, ...vendored]), external: externalImports([result, ...vendored]) };
+  const meta = { bundled: bundledPackages([result, hook, ...vendored]), external: externalImports([result, hook, ...vendored]) };
   writeFileSync(path.join(outdir, 'bundle-meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   const old = path.join(dir, 'dist', `.bin-old-${process.pid}`);
   if (existsSync(target)) renameSync(target, old);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { MemoryCitations } from '../vault/citation-model.js';
+import { openStateStore } from '../store/database.js';
 import { staleNote } from './state.js';
 import { type CitingMemory, type CitingMemoryReader, openCitationStore } from './store.js';
 
@@ -22,8 +23,11 @@ export interface CitationLookup {
   rankFactor(memoryPath: string, query: string): number;
 }
 
-/** Results read, by store folder: read again when the file's stamp changes. Keyed by path, so projects never mix. */
-const opened = new Map<string, { stamp: string; memories: CitingMemoryReader | undefined }>();
+/**
+ * Results read, by state folder: read again when the store's stamp changes (a build wrote new results) or its
+ * connection is not the one they were read with (the file replaced, the store closed). Keyed by path: projects never mix.
+ */
+const opened = new Map<string, { stamp: string; db: unknown; memories: CitingMemoryReader | undefined }>();
 
 /** The lookup for the project at `root`; undefined when no verification was recorded (no citations, no repository). */
 export function citationLookup(root: string): CitationLookup | undefined {
@@ -34,9 +38,10 @@ export function citationLookup(root: string): CitationLookup | undefined {
     opened.delete(stateDir);
     return undefined;
   }
+  const { db } = openStateStore(stateDir);
   let entry = opened.get(stateDir);
-  if (entry?.stamp !== stamp) {
-    entry = { stamp, memories: store.readMemories() };
+  if (entry?.stamp !== stamp || entry.db !== db) {
+    entry = { stamp, db, memories: store.readMemories() };
     opened.set(stateDir, entry);
   }
   return entry.memories ? lookupOf(entry.memories.get) : undefined;

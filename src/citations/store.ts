@@ -1,55 +1,36 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import path from 'node:path';
-// zod/mini, as the config: the pre-tool hook loads this file, and classic zod's size is start-up time.
+import { randomUUID } from 'node:crypto';
+// zod/mini, as the config: small, and what a read command loads of zod.
 import * as z from 'zod/mini';
-import { writeFileAtomic } from '../util/atomic.js';
-import { type CitedByIndex, type CitedEntry, citedByDir, readCitedBy, shardOf } from './cited-by.js';
+import { openStateStore, type StateStore } from '../store/database.js';
+import { kvTable, zodDecode } from '../store/kv.js';
+import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
-import { type CitingMemory, type Verification, verificationSchema } from './schema.js';
+import { type CitingMemory, type PathFacts, STORE_VERSION, storedMemorySchema, type Verification, verificationSchema } from './schema.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
+export { type CitingMemory, type PathFacts, STORE_VERSION, type Verification } from './schema.js';
 
 /**
  * Where verification's results live between builds, behind a small interface
- * (`CitationStore`) so the files can become tables of one database without
- * touching the callers. Today JSON files in `.memvault/citations/`, outside
- * git like every cache (derived: losing them costs one full check):
- * - `verify.json`: the repository facts per cited path, commit and branch, the
- *   commit they were checked at, the stale memories and their notes (small:
- *   what a build reads);
- * - `memories/`: each citing memory's result, in `SHARDS` files by a hash of
- *   its path, the check's commit once in `meta.json`: search, context and zoom
- *   read the shards of their hits only, without loading the vault;
- * - `cited-by/`: per cited path, the memories citing it, as the pre-tool
- *   hook shows them, in `SHARDS` files by a hash of the path (`meta.json`
- *   names the repository, the vault and each shard's hash): the hook reads
- *   the one or few shards of the file and its folders, a few kilobytes, not an
- *   index of every citation (3.9 MB at 20,000 citing memories, ~60 ms to parse
- *   on a busy machine); a build rewrites only the shards that changed.
+ * (`CitationStore`): tables of the project's state store
+ * (`.memvault/state.sqlite`, src/store/), outside git like every cache
+ * (derived: losing them costs one full check):
+ * - `kv` row `citations/verification`: the repository facts per cited path,
+ *   commit and branch, the commit they were checked at, the stale memories and
+ *   their notes (small: what a build reads), checked with zod when read;
+ * - `citing_memories`: each citing memory's record, one row per memory (vault
+ *   path) with the content hash it was made from: search, context and zoom
+ *   read the rows of their hits only, without loading the vault; a build
+ *   writes only the rows whose memory changed;
+ * - `cited_by`: per cited path, the memories citing it, as the pre-tool hook
+ *   shows them (read by cited-by.ts, the hook's side); `kv` row
+ *   `citations/cited-by` names the repository and the vault folder;
+ * - `kv` row `citations/stamp`: changes with every write of the results, so a
+ *   long-lived reader (the MCP server) knows when to read again.
+ * Until schema 2 these were JSON files under `.memvault/citations/`; the
+ * state store removes that folder (store/legacy.ts) and the next build checks
+ * everything once.
  */
-
-export { STORE_VERSION } from './schema.js';
-export type { CitingMemory, PathFacts, Verification } from './schema.js';
-
-/** One citing memory as the build last saw it: what it is, and how its citations stand. */
-/**
- * A citing memory as stored: what it is and what it cites, nothing that depends on the repository. Its states are
- * worked out when it is read, from `verify.json`'s facts: a commit that changes the states of thousands of memories
- * rewrites the small facts file, not the memories' shards (seen: 2.5 s of renames at 20,000 memories).
- */
-const storedMemorySchema = z.object({
-  id: z.string(),
-  stream: z.string(),
-  day: z.string(),
-  kind: z.string(),
-  title: z.optional(z.string()),
-  at: z.number(),
-  /** `[kind, target]` of each checkable citation. */
-  cites: z.array(z.tuple([z.enum(['path', 'commit', 'branch']), z.string()])),
-});
-
-const memoriesMetaSchema = z.object({ shards: z.record(z.string(), z.string()) });
 
 /** Memories with citations, by vault path: each one's result at the last check. */
 export type CitingMemories = Record<string, CitingMemory>;
@@ -64,7 +45,10 @@ export interface CitingMemoryReader {
 export interface CitationStore {
   /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
   readVerification(): Verification | undefined;
-  /** Writes the facts (`verify.json`) and the memories' results (`memories/`), each file only when it changed. */
+  /**
+   * Writes the facts and, unless undefined (the same citing memories as the verification stored, by their
+   * fingerprint), the memories' records, only the rows whose memory changed; in one transaction.
+   */
   writeVerification(verification: Verification, memories: CitingMemories | undefined): void;
   /** The memories' results, or undefined when there are none; what search, context and zoom read (no facts, no zod over all of it). */
   readMemories(): CitingMemoryReader | undefined;
@@ -76,93 +60,71 @@ export interface CitationStore {
   writeCitedBy(index: CitedByIndex): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
+  /** Forgets every result (the next build checks everything again). */
+  clear(): void;
 }
 
-/** The store under a project's state folder (`<root>/.memvault`). */
+const NO_STAMP = 'none';
+
+/** Bump when a memory record's shape changes: every row is then written again (a row is kept while its `sha` matches). */
+const RECORD_FORMAT = 1;
+
+/**
+ * The store in the state store of a project's state folder (`<root>/.memvault`), opened on first use.
+ *
+ * @example
+ *   const store = openCitationStore(path.join(root, '.memvault'));
+ *   const memories = store.readMemories();
+ *   memories?.get('main/memories/2026/01/2026-01-02-retry.md')?.stale;
+ */
 export function openCitationStore(stateDir: string): CitationStore {
-  const dir = path.join(stateDir, 'citations');
-  const verifyFile = path.join(dir, 'verify.json');
-  const memoriesDir = path.join(dir, 'memories');
-  const memoriesMeta = path.join(memoriesDir, 'meta.json');
-  const citedDir = citedByDir(stateDir);
-  const metaFile = path.join(citedDir, 'meta.json');
-  // The text last read or written: a build that changed nothing writes nothing.
-  const known = new Map<string, string>();
-  const write = (file: string, value: unknown): void => {
-    const text = JSON.stringify(value);
-    if (known.get(file) === text) return;
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileAtomic(file, text);
-    known.set(file, text);
-  };
+  // Opened when first used (openStateStore hands back the process's open connection, or opens a replaced file anew).
+  const state = (): StateStore => openStateStore(stateDir);
+  const kv = () => ({
+    verification: kvTable(state(), 'citations', zodDecode(verificationSchema)),
+    text: kvTable(state(), 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
+    meta: kvTable(state(), CITED_BY_META.store, decodeCitedByMeta),
+  });
   return {
     readVerification() {
-      const text = readText(verifyFile);
-      if (text === undefined) return undefined;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return undefined;
-      }
-      const parsed = verificationSchema.safeParse(value);
-      if (!parsed.success) return undefined;
-      known.set(verifyFile, text);
-      return parsed.data;
+      return kv().verification.get('verification');
     },
     writeVerification(verification, memories) {
-      // The memories first: a reader that sees the new facts sees the results made from them. The check's commit is
-      // kept once (in the meta), so a memory's record changes only when its citations' states do.
-      // Undefined: the same citing memories as the verification on disk (the caller knows by their fingerprint).
-      if (memories === undefined) {
-        write(verifyFile, verification);
-        return;
-      }
-      const records: Record<string, unknown> = {};
-      for (const [key, m] of Object.entries(memories))
-        records[key] = {
-          id: m.id,
-          stream: m.stream,
-          day: m.day,
-          kind: m.kind,
-          ...(m.title !== undefined ? { title: m.title } : {}),
-          at: m.at,
-          cites: m.citations.filter((c) => c.kind !== 'issue').map((c) => [c.kind, c.target]),
-        };
-      const shards = writeShards(memoriesDir, records, (key) => memories[key]!.sha ?? JSON.stringify(records[key]));
-      write(memoriesMeta, { shards });
-      write(verifyFile, verification);
+      const store = state();
+      const tables = kv();
+      store.transaction(() => {
+        if (memories !== undefined) writeMemories(store, memories);
+        tables.verification.set('verification', verification);
+        tables.text.set('stamp', randomUUID());
+      });
     },
     readMemories() {
-      const meta = memoriesMetaSchema.safeParse(readJson(memoriesMeta));
       const verification = this.readVerification();
-      if (!meta.success || !verification) return undefined;
-      const { shards } = meta.data;
-      const loaded = new Map<string, Record<string, unknown>>();
+      if (!verification) return undefined;
+      const { db } = state();
+      const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
       const validated = new Map<string, CitingMemory | undefined>();
-      const shardRecords = (shard: string): Record<string, unknown> => {
-        let records = loaded.get(shard);
-        if (!records) {
-          const raw = shards[shard] ? readJson(path.join(memoriesDir, `${shard}.json`)) : undefined;
-          records = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-          loaded.set(shard, records);
+      const decode = (text: string | undefined): CitingMemory | undefined => {
+        let raw: unknown;
+        try {
+          raw = text === undefined ? undefined : JSON.parse(text);
+        } catch {
+          raw = undefined;
         }
-        return records;
+        const parsed = raw === undefined ? undefined : storedMemorySchema.safeParse(raw);
+        if (!parsed?.success) return undefined;
+        const { cites, ...rest } = parsed.data;
+        const checked = citationsAt(
+          cites.map(([kind, target]) => ({ kind, target })),
+          rest.at,
+          verification,
+        );
+        return checked ? ({ ...rest, ...checked } as CitingMemory) : undefined;
       };
       const get = (memoryPath: string): CitingMemory | undefined => {
         if (!validated.has(memoryPath)) {
-          const records = shardRecords(shardOf(memoryPath));
-          const parsed = Object.hasOwn(records, memoryPath) ? storedMemorySchema.safeParse(records[memoryPath]) : undefined;
-          const stored = parsed?.success ? parsed.data : undefined;
-          const checked = stored
-            ? citationsAt(
-                stored.cites.map(([kind, target]) => ({ kind, target })),
-                stored.at,
-                verification,
-              )
-            : undefined;
-          const { cites: _cites, ...rest } = stored ?? { cites: [] };
-          validated.set(memoryPath, stored && checked ? ({ ...rest, ...checked } as CitingMemory) : undefined);
+          const row = select.get(memoryPath) as { record: string } | undefined;
+          validated.set(memoryPath, decode(row?.record));
         }
         return validated.get(memoryPath);
       };
@@ -170,92 +132,87 @@ export function openCitationStore(stateDir: string): CitationStore {
         get,
         all() {
           const out: CitingMemories = {};
-          for (const shard of Object.keys(shards).sort())
-            for (const key of Object.keys(shardRecords(shard))) {
-              const memory = get(key);
-              if (memory) out[key] = memory;
-            }
+          for (const row of db.prepare('SELECT path, record FROM citing_memories ORDER BY path').iterate() as IterableIterator<{
+            path: string;
+            record: string;
+          }>) {
+            if (!validated.has(row.path)) validated.set(row.path, decode(row.record));
+            const memory = validated.get(row.path);
+            if (memory) out[row.path] = memory;
+          }
           return out;
         },
       };
     },
     readCitedBy(pathsOf) {
-      return readCitedBy(stateDir, pathsOf);
+      return readCitedBy(state().db, pathsOf);
     },
     writeCitedBy(index) {
-      const shards = writeShards(citedDir, index.files);
-      // The meta last: a reader sees the old shards' hashes until every new shard is in place.
-      write(metaFile, { repo: index.repo, vault: index.vault, shards });
+      const store = state();
+      const meta = kv().meta;
+      store.transaction(() => {
+        // Only the rows whose memories changed are written: most paths keep their citing memories from build to build.
+        const known = new Map(store.db.prepare('SELECT path, entries FROM cited_by').raw().all() as [string, string][]);
+        const upsert = store.db.prepare(
+          'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
+        );
+        for (const [cited, entries] of Object.entries(index.files)) {
+          const text = JSON.stringify(entries);
+          if (known.get(cited) !== text) upsert.run(cited, text);
+          known.delete(cited);
+        }
+        const remove = store.db.prepare('DELETE FROM cited_by WHERE path = ?');
+        for (const gone of known.keys()) remove.run(gone);
+        meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
+      });
     },
     stamp() {
       try {
-        const stat = statSync(verifyFile);
-        return `${stat.size}:${stat.mtimeMs}`;
+        return kv().text.get('stamp') ?? NO_STAMP;
       } catch {
-        return 'none';
+        return NO_STAMP;
       }
+    },
+    clear() {
+      const store = state();
+      store.transaction(() => {
+        store.db.prepare('DELETE FROM citing_memories').run();
+        store.db.prepare('DELETE FROM cited_by').run();
+        kv().text.clear();
+      });
     },
   };
 }
 
-/**
- * Writes `records` into shard files of `dir` by `shardOf` their key, only the shards whose text changed (the meta on
- * disk names each shard's hash), removes shards no longer used, and returns the new shard hashes for the meta.
- */
-/** Bump when a memory record's shape changes: shards named by fingerprints are then written again. */
-const SHARD_FORMAT = 1;
-
-function writeShards(dir: string, records: Record<string, unknown>, fingerprintOf?: (key: string) => string): Record<string, string> {
-  const grouped = new Map<string, Record<string, unknown>>();
-  for (const key of Object.keys(records).sort()) {
-    const shard = shardOf(key);
-    let group = grouped.get(shard);
-    if (!group) grouped.set(shard, (group = {}));
-    group[key] = records[key];
-  }
-  const previous = readJson(path.join(dir, 'meta.json')) as { shards?: Record<string, unknown> } | undefined;
-  const old = previous?.shards && typeof previous.shards === 'object' ? previous.shards : {};
-  const shards: Record<string, string> = {};
-  mkdirSync(dir, { recursive: true });
-  for (const [shard, group] of grouped) {
-    // With fingerprints (a memory's content hash), a shard is named by its keys and theirs: an unchanged shard is not
-    // even serialised (at 20,000 memories, serialising all of them was a quarter of an edit + commit's citation step).
-    const keyed = fingerprintOf
-      ? createHash('sha256')
-          .update(
-            `${SHARD_FORMAT}\n${Object.keys(group)
-              .map((key) => `${key}\u0000${fingerprintOf(key)}`)
-              .join('\n')}`,
-          )
-          .digest('hex')
-          .slice(0, 16)
-      : undefined;
-    if (keyed !== undefined && old[shard] === keyed) {
-      shards[shard] = keyed;
+/** The memories' records: rows written only for memories whose content (or record format) changed, others removed. */
+function writeMemories(store: StateStore, memories: CitingMemories): void {
+  const { db } = store;
+  const known = new Map(db.prepare('SELECT path, sha FROM citing_memories').raw().all() as [string, string][]);
+  const upsert = db.prepare(
+    'INSERT INTO citing_memories (path, sha, record) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha = excluded.sha, record = excluded.record',
+  );
+  for (const [key, m] of Object.entries(memories)) {
+    // An unchanged memory (same content hash) is not even serialised: at 20,000 memories, serialising them all was a
+    // quarter of an edit + commit's citation step.
+    if (m.sha !== undefined && known.get(key) === `${RECORD_FORMAT}:${m.sha}`) {
+      known.delete(key);
       continue;
     }
-    const text = JSON.stringify(group);
-    const hash = keyed ?? createHash('sha256').update(text).digest('hex').slice(0, 16);
-    shards[shard] = hash;
-    if (old[shard] !== hash) writeFileAtomic(path.join(dir, `${shard}.json`), text);
+    const record = {
+      id: m.id,
+      stream: m.stream,
+      day: m.day,
+      kind: m.kind,
+      ...(m.title !== undefined ? { title: m.title } : {}),
+      at: m.at,
+      cites: m.citations.filter((c) => c.kind !== 'issue').map((c) => [c.kind, c.target]),
+    };
+    // Without the memory's hash (a caller that has none), the record's text is its own fingerprint.
+    const text = JSON.stringify(record);
+    const sha = `${RECORD_FORMAT}:${m.sha ?? text}`;
+    if (known.get(key) !== sha) upsert.run(key, sha, text);
+    known.delete(key);
   }
-  for (const shard of Object.keys(old)) if (!shards[shard]) rmSync(path.join(dir, `${shard}.json`), { force: true });
-  return shards;
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function readJson(file: string): unknown {
-  const text = readText(file);
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const remove = db.prepare('DELETE FROM citing_memories WHERE path = ?');
+  for (const gone of known.keys()) remove.run(gone);
 }

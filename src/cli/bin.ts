@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import module from 'node:module';
 
 /**
@@ -16,7 +17,10 @@ import module from 'node:module';
 if (process.env.MEMVAULT_DEBUG) process.setSourceMapsEnabled(true);
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 // `memvault hook pre-tool` runs before every Read, Edit and Write of a coding agent: straight to the hook, without the
-// command parser and the message catalogue (src/hooks/pre-tool.ts). Any other form (`-C dir hook pre-tool`) goes through main.
-if (process.argv.length === 4 && process.argv[2] === 'hook' && process.argv[3] === 'pre-tool')
-  await (await import('../hooks/pre-tool.js')).runPreToolHook();
-else await import('./main.js');
+// command parser and the message catalogue (src/hooks/pre-tool.ts), from the one file the bundle makes of it
+// (dist/bin/pre-tool-hook.js, scripts/bundle.mjs); from tsc's output, its entry module. Any other form
+// (`-C dir hook pre-tool`) goes through main.
+if (process.argv.length === 4 && process.argv[2] === 'hook' && process.argv[3] === 'pre-tool') {
+  const bundled = new URL('./pre-tool-hook.js', import.meta.url);
+  await import(existsSync(bundled) ? bundled.href : '../hooks/pre-tool-main.js');
+} else await import('./main.js');

@@ -116,7 +116,7 @@ Examples:
       `
 States: verified (nothing touched it since the memory's date), changed (N commits since), moved
 (renamed; the new path given), gone (deleted: the commit and day). The build runs the same check;
-results are kept in .memvault/citations/. Writes nothing in the vault. See docs/citations.md.
+results are kept in .memvault/state.sqlite. Writes nothing in the vault. See docs/citations.md.
 
 Examples:
   memvault verify

@@ -1,19 +1,20 @@
-import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-// Only the index's reader: this file is the whole of what `memvault hook pre-tool` loads (bin.ts starts it directly).
-import { type CitedEntry, readCitedBy } from '../citations/cited-by.js';
+import type Database from 'better-sqlite3';
+// Only the index's reader: this file, cited-by.ts and the SQLite driver are the whole of what `memvault hook pre-tool`
+// loads (bin.ts starts it directly).
+import { type CitedEntry, openHookDatabase, readCitedBy } from '../citations/cited-by.js';
 
 /**
  * `memvault hook pre-tool`: Claude Code's `PreToolUse` hook on Read, Edit and
  * Write. Before the agent touches a file, the memories that cite it (or a
  * folder holding it) — decisions, known errors, conventions — with how each
  * citation stands (verified, changed, moved, gone), once per file per
- * session, in at most 1,500 characters. Reads what the build writes
- * (`.memvault/citations/cited-by/`, the shards of the file and its folders):
- * no vault load, no git, not even the CLI's command parser (bin.ts starts
- * `runPreToolHook` directly). Never in the tool's way: on any problem it
- * prints nothing and exits 0.
+ * session, in at most 1,500 characters. Reads what the build writes (the
+ * `cited_by` rows of the file and its folders in `.memvault/state.sqlite`):
+ * no vault load, no git, no zod, not even the CLI's command parser (bin.ts
+ * starts `runPreToolHook` directly). Never in the tool's way: on any problem
+ * it prints nothing and exits 0.
  *
  * Input (stdin, documented at https://code.claude.com/docs/en/hooks):
  * `{ session_id, transcript_path, cwd, hook_event_name: "PreToolUse", tool_name, tool_input: { file_path, … } }`.
@@ -119,15 +120,32 @@ export function repoRelative(repo: string, file: string, cwd: string): string | 
   return relative.split(path.sep).join('/');
 }
 
+/** How long the hook remembers what it said in a session: a session older than this hears it again. */
+export const SEEN_FOR_SECONDS = 24 * 60 * 60;
+
+/** Longest wait for a build's write lock before the hook answers without recording (a repeat beats a blocked tool). */
+const BUSY_MS = 200;
+
 /**
  * The hook's answer for a payload, as the JSON Claude Code reads, or undefined
  * when there is nothing to say (no citing memory, already said this session).
- * Records what it said in `.memvault/citations/seen/`.
+ * Records what it said in the state store's `pre_tool_seen` table, where marks
+ * older than `SEEN_FOR_SECONDS` are dropped as new ones are written: the table
+ * holds about a day of sessions, never more.
  */
-export function preTool(root: string, payload: PreToolPayload): string | undefined {
-  const stateDir = path.join(root, '.memvault');
+export function preTool(root: string, payload: PreToolPayload, now = Date.now()): string | undefined {
+  const db = openHookDatabase(path.join(root, '.memvault'), BUSY_MS);
+  if (!db) return undefined;
+  try {
+    return answerFrom(db, root, payload, now);
+  } finally {
+    db.close();
+  }
+}
+
+function answerFrom(db: Database.Database, root: string, payload: PreToolPayload, now: number): string | undefined {
   let relative: string | undefined;
-  const index = readCitedBy(stateDir, (repo) => {
+  const index = readCitedBy(db, (repo) => {
     relative = repoRelative(repo, payload.file, payload.cwd ?? root);
     return relative ? lookupKeys(relative) : [];
   });
@@ -135,24 +153,32 @@ export function preTool(root: string, payload: PreToolPayload): string | undefin
   const text = preToolText(relative, index.found, index.vault);
   if (!text) return undefined;
   // Once per file per session: the agent has it in its context already.
-  const seenDir = path.join(stateDir, 'citations', 'seen');
-  const seenFile = path.join(
-    seenDir,
-    `${createHash('sha256')
-      .update(payload.session ?? 'no-session')
-      .digest('hex')
-      .slice(0, 24)}.txt`,
-  );
-  let seen = '';
-  try {
-    seen = readFileSync(seenFile, 'utf8');
-  } catch {
-    // First file of the session.
-  }
-  if (seen.split('\n').includes(relative)) return undefined;
-  mkdirSync(seenDir, { recursive: true });
-  appendFileSync(seenFile, `${relative}\n`);
+  if (!markSaid(db, payload.session ?? 'no-session', relative, Math.floor(now / 1000))) return undefined;
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: text } });
+}
+
+/**
+ * Records that `relative` was said in `session`; false when it already was. Marks of sessions older than a day go in
+ * the same transaction. A store busy past `BUSY_MS` (a build writing) or read-only: true, nothing recorded.
+ */
+function markSaid(db: Database.Database, session: string, relative: string, nowSeconds: number): boolean {
+  const key = session.slice(0, 200);
+  // Read first: a file already said is the common repeat, and a read costs no write (no sync to disk, no checkpoint).
+  if (
+    db.prepare('SELECT 1 FROM pre_tool_seen WHERE session = ? AND path = ? AND at >= ?').get(key, relative, nowSeconds - SEEN_FOR_SECONDS)
+  )
+    return false;
+  try {
+    // WAL: no sync on commit (the store's own setting, store/database.ts); a power cut costs a repeated answer at most.
+    db.pragma('synchronous = NORMAL');
+    db.transaction(() => {
+      db.prepare('DELETE FROM pre_tool_seen WHERE at < ?').run(nowSeconds - SEEN_FOR_SECONDS);
+      db.prepare('INSERT OR REPLACE INTO pre_tool_seen (session, path, at) VALUES (?, ?, ?)').run(key, relative, nowSeconds);
+    }).immediate();
+  } catch {
+    // Busy past BUSY_MS (a build writing) or read-only: said without a record (a repeat beats a blocked tool).
+  }
+  return true;
 }
 
 /** Largest stdin read: a payload is a few kilobytes (a Write's content can be more); past this it is not one. */
@@ -160,28 +186,68 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 /**
  * The whole hook: stdin, the project found from the payload's `cwd` (or `-C`),
- * the answer on stdout. Never throws, never writes to stderr.
+ * the answer on stdout. Never throws, never writes to stderr. `exit` (the
+ * bin's fast path, src/hooks/pre-tool-main.ts): ends the process when done.
  */
-export async function runPreToolHook(rootFlag?: string): Promise<void> {
+export async function runPreToolHook(rootFlag?: string, options: { exit?: boolean } = {}): Promise<void> {
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    if (!process.stdin.isTTY) {
-      for await (const chunk of process.stdin) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-        total += bytes.length;
-        if (total > MAX_INPUT_BYTES) return;
-        chunks.push(bytes);
-      }
-    }
-    const payload = preToolPayload(Buffer.concat(chunks).toString('utf8'));
+    const input = await readStdin();
+    const payload = input === undefined ? undefined : preToolPayload(input);
     if (!payload) return;
     const root = projectRoot(rootFlag ?? payload.cwd ?? process.cwd());
     if (!root) return;
-    const answer = preTool(root, payload);
-    if (answer) process.stdout.write(`${answer}\n`);
+    if (!options.exit) {
+      const answer = preTool(root, payload);
+      if (answer) writeStdout(`${answer}\n`);
+      return;
+    }
+    const db = openHookDatabase(path.join(root, '.memvault'), BUSY_MS);
+    if (!db) return;
+    const answer = answerFrom(db, root, payload, Date.now());
+    if (answer) {
+      try {
+        writeSync(1, `${answer}\n`);
+      } catch {
+        // A full non-blocking pipe: through the stream, ending once it is written.
+        process.stdout.write(`${answer}\n`, () => process.exit(0));
+        return;
+      }
+    }
+    // The process ends here, the connection left open: its commit is in the WAL, which the next connection reads as
+    // after any process end. Closing would make this, the last connection, checkpoint the WAL into the database and
+    // delete it (two syncs to disk), and the next hook's first write recreate it (one more): ~20 ms of a hook on the
+    // busy machine, for a record of what was said. A checkpoint happens at the next CLI command's close instead.
+    process.exit(0);
   } catch {
     // Nothing: the agent's tool runs as if there were no hook.
+  }
+}
+
+/**
+ * All of stdin, or undefined past `MAX_INPUT_BYTES`. Read from the file descriptor, not through `process.stdin`:
+ * building the stream and its async iterator cost a few milliseconds of the hook's start (CPU profile). A terminal
+ * (nobody piping a payload) gives nothing; a non-blocking pipe that has no data yet (EAGAIN) is read as a stream.
+ */
+async function readStdin(): Promise<string | undefined> {
+  if (fstatSync(0).isCharacterDevice()) return '';
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    bytes = Buffer.concat(chunks);
+  }
+  return bytes.length > MAX_INPUT_BYTES ? undefined : bytes.toString('utf8');
+}
+
+/** Writes to stdout's descriptor directly (as stdin: no stream built), through `process.stdout` when a pipe is full. */
+function writeStdout(text: string): void {
+  try {
+    writeSync(1, text);
+  } catch {
+    process.stdout.write(text);
   }
 }
 

@@ -1,3 +1,4 @@
+import { citationLine } from '../citations/line.js';
 import { oneLine } from '../text/safe-text.js';
 import { counted } from '../text/plural.js';
 
@@ -18,11 +19,16 @@ const RENDER: Record<string, (result: Result) => string> = {
       : r.hits
           .map(
             (h: Result, i: number) =>
-              `${i + 1}. ${h.path}:${h.line} (${h.tier === 'memories' ? h.kind : h.tier} ${h.period})\n   ${h.snippet}`,
+              `${i + 1}. ${h.path}:${h.line} (${h.tier === 'memories' ? h.kind : h.tier} ${h.period})\n   ${h.snippet}` +
+              // What the memory cites and how it stands (src/citations/): a stale one says so before the model trusts it.
+              (h.citations ? `\n   ${citationLine(h.citations)}` : ''),
           )
           .join('\n'),
   zoom: (r) => {
-    const parts: string[] = r.memories.map((m: Result) => `## ${m.date} ${oneLine(m.title ?? '')} (${m.path})\n${m.body}`);
+    const parts: string[] = r.memories.map(
+      (m: Result) =>
+        `## ${m.date} ${oneLine(m.title ?? '')} (${m.path})\n${m.citations ? `${citationLine(m.citations)}\n\n` : ''}${m.body}`,
+    );
     for (const s of r.summaries) parts.push(`## ${s.tier} ${s.period} (${s.path})\n${s.body ?? ''}`);
     if (parts.length === 0) parts.push('No memories in this period.');
     if (r.page.pages > 1) parts.push(`Page ${r.page.page} of ${r.page.pages}; ask for page ${r.page.page + 1} for more.`);

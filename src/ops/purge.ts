@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { openCitationStore } from '../citations/store.js';
 import { clearStartCache } from '../hooks/start-cache.js';
 import { searchDir } from '../search/db.js';
 import { STATE_FILE } from '../store/database.js';
@@ -10,8 +11,8 @@ import { purgeParseCache } from '../store/cache.js';
  * stores of `.memvault/` that may hold a redacted memory's text as it was,
  * all disposable (rebuilt from the vault by the next build or search):
  * - in the state store (`state.sqlite`): the parse cache (the memory's entry,
- *   the secrets found in it, its body, the lists of summaries made from it)
- *   and the session-start hook's answer; the file is vacuumed, so no free page
+ *   the secrets found in it, its body, the lists of summaries made from it),
+ *   the session-start hook's answer and the citations' results (titles); the file is vacuumed, so no free page
  *   keeps the text;
  * - the search index (`search/`): its text, and SQLite keeps deleted rows in
  *   free pages.
@@ -28,6 +29,8 @@ export function purgeDerivedStores(root: string): string[] {
       path: path.join(stateDir, STATE_FILE),
       remove: () => {
         clearStartCache(root);
+        // The citations' records hold memory titles (src/citations/store.ts): the next build checks everything again.
+        openCitationStore(stateDir).clear();
         purgeParseCache(stateDir);
       },
     },

@@ -1,5 +1,6 @@
 import type { MemoryCitations } from '../vault/citation-model.js';
 import { type CitationLookup, citationLookup } from '../citations/read.js';
+import { citationLine, checkedWhen } from '../citations/line.js';
 import { staleNote } from '../citations/state.js';
 import { dailySourcesByDay } from '../maintain/duplicate-marks.js';
 import { oneLine } from '../text/safe-text.js';
@@ -265,6 +266,10 @@ export function renderZoomMemory(
     ...(memory.importance !== 'normal' ? [memory.importance] : []),
     ...(memory.location === 'archive' ? ['archived'] : []),
     ...(memory.duplicate_of !== undefined ? [`duplicate of \`${memory.duplicate_of}\``] : []),
+    // How its citations stood when last checked (src/citations/); a stale one also says so before its body.
+    ...(memory.citations
+      ? [memory.citations.stale ? `citations checked at ${checkedWhen(memory.citations)}` : citationLine(memory.citations)]
+      : []),
   ];
   // Title, kind and tags stay on their lines (`oneLine`): a line break in a title cannot forge a memory's heading.
   // A stale memory says so before its body (src/citations/).

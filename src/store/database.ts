@@ -5,7 +5,7 @@ import { crashPoint } from '../util/crash-point.js';
 import { UserError } from '../util/errors.js';
 import { importLegacyFiles, OBSOLETE_PATHS } from './legacy.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import { addonOption, sqlite } from './sqlite.js';
+import { addonOption, STATE_FILE, sqlite } from './sqlite.js';
 
 /**
  * The project's state store, `.memvault/state.sqlite` (better-sqlite3): the
@@ -29,7 +29,7 @@ import { addonOption, sqlite } from './sqlite.js';
  *   uncommitted outputs that `git status` also shows.
  */
 
-export const STATE_FILE = 'state.sqlite';
+export { STATE_FILE };
 const BUSY_MS = 15_000;
 
 export interface StateStore {

@@ -27,6 +27,8 @@ export const OBSOLETE_PATHS = [
   'record.json',
   'swept-folders.json',
   path.join('hooks', 'session-start.json'),
+  // The citations' JSON store (schema 2 moved it into tables): dropped, the next build checks everything once.
+  'citations',
 ];
 
 export function importLegacyFiles(db: Database.Database, stateDir: string): void {

@@ -21,6 +21,19 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE vectors (model TEXT NOT NULL, sha256 BLOB NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, sha256));
     `);
   },
+  // 2: the citations' results (src/citations/store.ts), once JSON files in .memvault/citations/ (dropped, not imported:
+  // a cache the next build fills with one full check). Tables of their own, keyed by path, because the pre-tool hook
+  // reads the rows of one file and its folders (cited_by) and the read commands the rows of their hits
+  // (citing_memories); `sha` says whether a memory's row must be written again. pre_tool_seen: what the hook said in
+  // which session, dropped after a day (`at`, Unix seconds).
+  (db) => {
+    db.exec(`
+      CREATE TABLE citing_memories (path TEXT PRIMARY KEY, sha TEXT NOT NULL, record TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE cited_by (path TEXT PRIMARY KEY, entries TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE pre_tool_seen (session TEXT NOT NULL, path TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (session, path)) WITHOUT ROWID;
+      CREATE INDEX pre_tool_seen_at ON pre_tool_seen (at);
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

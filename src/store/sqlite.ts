@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 
+/** The state store's file in `.memvault/` (here, not in database.ts, for the pre-tool hook: it loads nothing else). */
+export const STATE_FILE = 'state.sqlite';
+
 /**
  * The better-sqlite3 driver, loaded on first use: a command that never opens a
  * database does not load the native addon. Shared by the state store

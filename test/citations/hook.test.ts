@@ -1,12 +1,14 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
 import type { CitedEntry } from '../../src/citations/store.js';
 import { loadValidConfig } from '../../src/config/load.js';
-import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText } from '../../src/hooks/pre-tool.js';
+import { MAX_PRE_TOOL_CHARS, preTool, preToolPayload, preToolText, SEEN_FOR_SECONDS } from '../../src/hooks/pre-tool.js';
 import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
+import { openStateStore } from '../../src/store/database.js';
 import { loadVault } from '../../src/load/load.js';
-import { removeProject } from '../helpers/project.js';
+import { createProject, removeProject } from '../helpers/project.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
 import { citedProject, PATHS } from './repo.js';
 
@@ -54,6 +56,21 @@ describe('memvault hook pre-tool', () => {
     expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/auth/session.ts', 'session-2'))!)).toBeDefined();
   });
 
+  it('forgets what it said after a day, and keeps no mark older than a day', () => {
+    const read = preToolPayload(payload(root, 'Read', 'src/auth/session.ts', 'long-session'))!;
+    const start = Date.now();
+    const hour = 60 * 60 * 1000;
+    expect(preTool(root, read, start)).toBeDefined();
+    expect(preTool(root, read, start + 23 * hour)).toBeUndefined();
+    expect(preTool(root, read, start + 25 * hour)).toBeDefined();
+    // A day after the last mark, one more answer: every older mark (this test's and the other tests' sessions) is gone.
+    const later = start + 50 * hour;
+    expect(preTool(root, preToolPayload(payload(root, 'Read', 'src/stable.ts', 'next-session'))!, later)).toBeDefined();
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    expect(db.prepare('SELECT session, path FROM pre_tool_seen').all()).toEqual([{ session: 'next-session', path: 'src/stable.ts' }]);
+    expect(SEEN_FOR_SECONDS).toBe(24 * 60 * 60);
+  });
+
   it('finds a renamed file under its new name, and memories citing a folder above the file', () => {
     expect(contextOf(preTool(root, preToolPayload(payload(root, 'Read', 'src/net/backoff.ts'))!))).toContain(
       'Legacy backoff `BACKOFF` [moved: renamed to src/net/backoff.ts',
@@ -65,6 +82,16 @@ describe('memvault hook pre-tool', () => {
     expect(preToolPayload(JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } }))).toBeUndefined();
     expect(preToolPayload('{"tool_name": "Read"')).toBeUndefined();
     expect(preToolPayload('[1, 2]')).toBeUndefined();
+  });
+
+  it('says nothing in a project never built, and does not create its state store', () => {
+    const fresh = createProject({});
+    try {
+      expect(preTool(fresh, preToolPayload(payload(fresh, 'Read', 'src/stable.ts'))!)).toBeUndefined();
+      expect(existsSync(path.join(fresh, '.memvault', 'state.sqlite'))).toBe(false);
+    } finally {
+      removeProject(fresh);
+    }
   });
 
   it('keeps within 1,500 characters however many memories cite the file', () => {
@@ -86,6 +113,9 @@ describe('memvault hook pre-tool', () => {
     const cited = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: payload(root, 'Write', 'src/stable.ts', 'cli-session') });
     expect(cited.code).toBe(0);
     expect(contextOf(cited.stdout)).toContain('Stable timeouts');
+    // The mark written by a process that ended without closing the store (its commit in the WAL) holds for the next.
+    const again = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: payload(root, 'Read', 'src/stable.ts', 'cli-session') });
+    expect([again.code, again.stdout, again.stderr]).toEqual([0, '', '']);
     for (const input of ['{"tool_name": "Read", "tool_input": {', '\u0000\u0001binary', '']) {
       const bad = await spawnCli(['hook', 'pre-tool'], { cwd: root, stdin: input });
       expect([bad.code, bad.stdout, bad.stderr]).toEqual([0, '', '']);

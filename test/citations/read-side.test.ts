@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCitationStore } from '../../src/citations/store.js';
 import { readText, removeProject, runCliJson } from '../helpers/project.js';
 import { citedProject, GIT_ENV, PATHS } from './repo.js';
 
@@ -16,8 +16,8 @@ describe.skipIf(process.env.MEMVAULT_SLOW !== '1')('a memory whose cited file wa
   beforeAll(async () => {
     ({ root, deleted } = citedProject({ fillers: 12 }));
     const { json } = await runCliJson(['build', '--json'], { cwd: root, env });
-    expect(json.citations).toMatchObject({ stale: 3, recheckedPaths: 4 });
-    expect(json.citations.newlyStale.map((s: { path: string }) => s.path)).toContain(PATHS.retry);
+    expect(json.citations).toMatchObject({ stale: 3, rechecked_paths: 4 });
+    expect(json.citations.newly_stale.map((s: { path: string }) => s.path)).toContain(PATHS.retry);
   }, 60_000);
   afterAll(() => removeProject(root));
 
@@ -57,7 +57,7 @@ describe.skipIf(process.env.MEMVAULT_SLOW !== '1')('a memory whose cited file wa
     expect(json.hits[0].path).toBe(PATHS.retry);
     expect(json.hits[0].citations.state).toBe('gone');
     // The same index without the verification: the deleted file's memory matches better and leads.
-    rmSync(path.join(root, '.memvault/citations'), { recursive: true });
+    openCitationStore(path.join(root, '.memvault')).clear();
     const unverified = await order();
     expect(unverified.indexOf(PATHS.retry)).toBeLessThan(unverified.indexOf(PATHS.stable));
   }, 30_000);

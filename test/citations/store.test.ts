@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CitingMemories, openCitationStore, STORE_VERSION, type Verification } from '../../src/citations/store.js';
+import { purgeDerivedStores } from '../../src/ops/purge.js';
+import { openStateStore } from '../../src/store/database.js';
+import { createProject, removeProject, writeFiles } from '../helpers/project.js';
+
+/** The citations' results as tables of `.memvault/state.sqlite` (src/citations/store.ts), not JSON files. */
+
+let root: string | undefined;
+afterEach(() => {
+  removeProject(root);
+  root = undefined;
+});
+
+const verification = (head: string): Verification => ({
+  version: STORE_VERSION,
+  repo: '/repo',
+  head,
+  checkedAt: '2026-11-28T06:00:00.000Z',
+  paths: { 'src/a.ts': { at: 'absent', touched: [1_700_000_000], removed: { commit: 'c0ffee1', date: '2026-11-01' } } },
+  commits: {},
+  branches: {},
+  stale: ['main/a.md'],
+});
+
+const memory = (sha: string, title: string): CitingMemories[string] => ({
+  id: `id-${title}`,
+  stream: 'main',
+  day: '2026-11-01',
+  kind: 'note',
+  title,
+  at: 1_600_000_000,
+  sha,
+  state: 'gone',
+  stale: true,
+  checked: { commit: 'x', at: 'y' },
+  citations: [{ kind: 'path', target: 'src/a.ts', state: 'gone' }],
+});
+
+describe('the citation store', () => {
+  it('drops the JSON store of earlier versions (.memvault/citations/): the next build checks everything once', () => {
+    root = createProject({});
+    writeFiles(root, { '.memvault/citations/verify.json': '{"version":1}', '.memvault/citations/cited-by/meta.json': '{}' });
+    const store = openCitationStore(path.join(root, '.memvault'));
+    expect(store.readVerification()).toBeUndefined();
+    expect(existsSync(path.join(root, '.memvault/citations'))).toBe(false);
+    expect(existsSync(path.join(root, '.memvault/state.sqlite'))).toBe(true);
+  });
+
+  it('keeps results in the state store, works states out on read, and rewrites only the rows of changed memories', () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    expect(store.stamp()).toBe('none');
+    store.writeVerification(verification('h1'), { 'main/a.md': memory('sha-a', 'A'), 'main/b.md': memory('sha-b', 'B') });
+    const stamp = store.stamp();
+    expect(stamp).not.toBe('none');
+    expect(store.readMemories()!.get('main/a.md')).toMatchObject({
+      title: 'A',
+      state: 'gone',
+      stale: true,
+      checked: { commit: 'h1' },
+      citations: [{ target: 'src/a.ts', state: 'gone', detail: 'deleted in c0ffee1 on 2026-11-01' }],
+    });
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    // A row made from an unchanged memory (same sha) is not written again, even when the caller's record differs.
+    store.writeVerification(verification('h2'), { 'main/a.md': memory('sha-a', 'A changed?'), 'main/c.md': memory('sha-c', 'C') });
+    expect(store.stamp()).not.toBe(stamp);
+    expect(db.prepare('SELECT path FROM citing_memories ORDER BY path').pluck().all()).toEqual(['main/a.md', 'main/c.md']);
+    expect(store.readMemories()!.get('main/a.md')).toMatchObject({ title: 'A', checked: { commit: 'h2' } });
+    expect(Object.keys(store.readMemories()!.all())).toEqual(['main/a.md', 'main/c.md']);
+    store.clear();
+    expect([store.stamp(), store.readVerification(), store.readMemories()]).toEqual(['none', undefined, undefined]);
+  });
+
+  it('is cleared by redact with the other derived stores (its records hold memory titles)', () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    store.writeVerification(verification('h1'), { 'main/a.md': memory('sha-a', 'token sk-live-123 in a title') });
+    store.writeCitedBy({ repo: '/repo', vault: 'vault', files: { 'src/a.ts': [] } });
+    expect(purgeDerivedStores(root)).toContain('.memvault/state.sqlite');
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    expect(db.prepare('SELECT (SELECT count(*) FROM citing_memories) + (SELECT count(*) FROM cited_by)').pluck().get()).toBe(0);
+    expect(store.readVerification()).toBeUndefined();
+  });
+
+  it('reads the cited-by rows asked for, and writes only the paths whose memories changed', () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    const entry = { m: 'main/a.md', day: '2026-11-01', kind: 'note', title: 'A', state: 'verified' as const };
+    store.writeCitedBy({ repo: '/repo', vault: 'vault', files: { 'src/a.ts': [entry], 'src/': [entry] } });
+    store.writeCitedBy({ repo: '/repo', vault: 'vault', files: { 'src/a.ts': [{ ...entry, state: 'gone', detail: 'deleted' }] } });
+    const read = store.readCitedBy(() => ['src/a.ts', 'src/', 'src/b.ts'])!;
+    expect(read).toMatchObject({ repo: '/repo', vault: 'vault' });
+    expect([...read.found]).toEqual([['src/a.ts', [{ ...entry, state: 'gone', detail: 'deleted' }]]]);
+    // A row that does not decode is as good as missing.
+    openStateStore(path.join(root, '.memvault')).db.prepare('UPDATE cited_by SET entries = \'[{"m": 1}]\'').run();
+    expect(store.readCitedBy(() => ['src/a.ts'])!.found.size).toBe(0);
+  });
+});
