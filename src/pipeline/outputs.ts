@@ -28,11 +28,13 @@ export function writePackage(
   ctx: StreamContext,
   report: StreamReport,
   planned?: PackagePlan,
+  /** The manifest the plan read (`PackagePlan.previous`), when nothing wrote the package since: not read again (a busy day's is ~30 MB). */
+  onDisk?: { manifest: Manifest | undefined },
 ): Manifest | undefined {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
   const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name), ctx.citationNotes);
-  const previous = planned ? planned.previous : readManifest(ctx.vaultDir, stream.name);
+  const previous = planned ? planned.previous : onDisk ? onDisk.manifest : readManifest(ctx.vaultDir, stream.name);
   const inputHash = planned ? planned.inputHash : packageInputHash(base);
   if (previous && previous.input_hash === inputHash) {
     report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };

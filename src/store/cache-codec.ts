@@ -56,13 +56,68 @@ type StoredResult =
 /** Reads the lists of the summary at `key` whose file has the SHA-256 `sha`. */
 export type ListsReader = (key: string, sha: string) => Record<string, unknown>;
 
+/**
+ * A memory's entry as stored: one array, the fields in a fixed order, instead of an object with named keys. Nearly
+ * every row is a memory, and every build reads every row: `JSON.parse` of 100,000 arrays takes about half the time of
+ * the same entries as objects (a busy day, issue 29), and the rows are ~40 % smaller. `MEMORY_ROW` first names the form;
+ * `rest` holds the memory's other fields (`duplicateOf`, `facts`, `citations` …), 0 when it has none.
+ */
+export type StoredMemoryRow = [
+  form: typeof MEMORY_ROW,
+  size: number,
+  mtimeMs: number,
+  sha256: string,
+  headings: HeadingSpan[] | 0,
+  secrets: MemorySecret[] | 0,
+  id: string,
+  location: Memory['location'],
+  date: string,
+  day: string,
+  minute: number,
+  title: string | 0,
+  kind: string,
+  tags: string[],
+  importance: Memory['importance'],
+  rest: Record<string, unknown> | 0,
+];
+
+/** The first element of a `StoredMemoryRow`; another form of the row would take another number. */
+export const MEMORY_ROW = 1;
+
+/** Memory fields a `StoredMemoryRow` holds in place, or that its key and hash give. */
+const ROW_FIELDS = new Set(['path', 'stream', 'sha256', 'id', 'location', 'date', 'day', 'minute', 'title', 'kind', 'tags', 'importance']);
+
 /** What is stored for an entry: the result without what its key and hash say, a summary's lists as placeholders. */
-export function encodeEntry(entry: CacheEntry): StoredEntry {
+export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
   const result = entry.result;
   let stored: StoredResult;
   if (result.type === 'memory') {
-    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    stored = { type: 'memory', memory, ...(result.secrets ? { secrets: result.secrets } : {}) };
+    const memory = result.memory;
+    let rest: Record<string, unknown> | 0 = 0;
+    for (const name of Object.keys(memory)) {
+      const value = (memory as unknown as Record<string, unknown>)[name];
+      if (ROW_FIELDS.has(name) || value === undefined) continue;
+      rest ||= {};
+      rest[name] = value;
+    }
+    return [
+      MEMORY_ROW,
+      entry.size,
+      entry.mtimeMs,
+      entry.sha256,
+      entry.headings ?? 0,
+      result.secrets ?? 0,
+      memory.id,
+      memory.location,
+      memory.date,
+      memory.day,
+      memory.minute,
+      memory.title ?? 0,
+      memory.kind,
+      memory.tags,
+      memory.importance,
+      rest,
+    ];
   } else if (result.type === 'summary') {
     const { path: _path, sha256, meta, ...summary } = result.summary;
     // Key by key, not a spread: a spread would read (and so load) lists not read yet.
@@ -86,7 +141,8 @@ export function encodeEntry(entry: CacheEntry): StoredEntry {
 /** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */
 // The stored result is this program's own row (the store's schema version and the cache's key name its format), not
 // input from outside: it is not checked field by field, which would cost a zod pass over 21,000 entries every build.
-export function decodeEntry(key: string, stored: StoredEntry, readLists: ListsReader): CacheEntry {
+export function decodeEntry(key: string, stored: StoredEntry | StoredMemoryRow, readLists: ListsReader): CacheEntry {
+  if (Array.isArray(stored)) return decodeMemoryRow(key, stored);
   const entry = stored as unknown as CacheEntry;
   const result = entry.result;
   if (result.type === 'memory') {
@@ -100,6 +156,20 @@ export function decodeEntry(key: string, stored: StoredEntry, readLists: ListsRe
     if (LIST_KEYS.some((name) => typeof (meta as Record<string, unknown>)[name] === 'number'))
       defineLazyLists(result.summary.meta, () => readLists(key, stored.sha256));
   }
+  return entry;
+}
+
+function decodeMemoryRow(key: string, row: StoredMemoryRow): CacheEntry {
+  const [, size, mtimeMs, sha256, headings, secrets, id, location, date, day, minute, title, kind, tags, importance, rest] = row;
+  const stream = key.slice(0, key.indexOf('/'));
+  // As the object form read back, a missing title is no key at all (not a `delete`, which slows every later read).
+  const memory: Memory =
+    title === 0
+      ? ({ id, stream, path: key, location, date, day, minute, kind, tags, importance, sha256 } as Memory)
+      : { id, stream, path: key, location, date, day, minute, title, kind, tags, importance, sha256 };
+  if (rest !== 0) Object.assign(memory, rest);
+  const entry: CacheEntry = { size, mtimeMs, sha256, result: { type: 'memory', memory, ...(secrets !== 0 ? { secrets } : {}) } };
+  if (headings !== 0) entry.headings = headings;
   return entry;
 }
 

@@ -3,9 +3,19 @@ import { DETECTOR_VERSION } from '../redact/version.js';
 import { openStateStore, openStateStoreOrMemory, type StateStore } from './database.js';
 import { kvTable } from './kv.js';
 import { UserError } from '../util/errors.js';
-import { type CacheEntry, decodeEntry, encodeEntry, type ListsRecord, listsOf, type StoredEntry } from './cache-codec.js';
+import {
+  type CacheEntry,
+  decodeEntry,
+  encodeEntry,
+  type ListsRecord,
+  listsOf,
+  MEMORY_ROW,
+  type StoredEntry,
+  type StoredMemoryRow,
+} from './cache-codec.js';
 import type { HeadingSpan } from '../vault/markdown.js';
-import type { Sentence } from '../vault/model.js';
+import type { Diagnostic, Memory, Sentence, Summary } from '../vault/model.js';
+import type { MemorySecret } from '../vault/secrets-check.js';
 
 /**
  * The parse cache, in the state store (`.memvault/state.sqlite`, store/):
@@ -79,7 +89,8 @@ export class ParseCache {
   /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
   static open(stateDir: string, timezone: string): ParseCache {
     const store = openStateStoreOrMemory(stateDir);
-    const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION });
+    // `rows`: how entries are stored (cache-codec.ts). Not `CACHE_VERSION`, which the committed record's header names too.
+    const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION, rows: MEMORY_ROW });
     const meta = metaTable(store);
     const entries = new Map<string, CacheEntry>();
     let opened: ParseCache | undefined;
@@ -90,9 +101,9 @@ export class ParseCache {
       // Every row as one JSON object built by SQLite (path → entry): one string and one `JSON.parse`, as cheap as the
       // single file it replaced; 21,000 rows read one by one cost twice the time and garbage.
       const text = store.db.prepare(ALL_ENTRIES).pluck().get() as string | null;
-      let stored: Record<string, StoredEntry>;
+      let stored: Record<string, StoredEntry | StoredMemoryRow>;
       try {
-        stored = text ? (JSON.parse(text) as Record<string, StoredEntry>) : {};
+        stored = text ? (JSON.parse(text) as Record<string, StoredEntry | StoredMemoryRow>) : {};
       } catch {
         // Rows that do not make JSON (a damaged row): the cache starts empty and is written anew, the vault read again.
         return undefined;

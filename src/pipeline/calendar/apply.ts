@@ -77,7 +77,9 @@ export async function applyCalendar(
   ctx.report.archived.push(...moves);
   if (moves.length > 0) changed = true;
   const packageStarted = performance.now();
-  const manifest = writePackage(stream, plan.bands, ctx, report, changed ? undefined : plan.package);
+  // Only this stage writes the package: unless it was written first (watch), the manifest on disk is the one the plan read.
+  const onDisk = plan.packageFirst ? undefined : { manifest: plan.package.previous };
+  const manifest = writePackage(stream, plan.bands, ctx, report, changed ? undefined : plan.package, onDisk);
   ctx.report.stats.package += Math.round(performance.now() - packageStarted);
   return { report, manifest };
 }

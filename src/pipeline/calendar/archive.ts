@@ -82,8 +82,10 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
   };
 
   const moves: ArchiveMove[] = [];
-  const taken = new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
+  // Every path of the stream, gathered at the first move: most builds move nothing (a busy day's 100,000 paths cost ~0.1 s).
+  let taken: Set<string> | undefined;
   const add = (move: ArchiveMove): void => {
+    taken ??= new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
     if (taken.has(move.to)) return; // never overwrite: leave it where it is
     taken.add(move.to);
     moves.push(move);
