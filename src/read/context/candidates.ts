@@ -6,6 +6,7 @@ import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../search/query.js';
 import { processTerm, tokenize, type SearchIndex } from '../search/index.js';
+import { matchPlan } from '../search/match.js';
 import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
 import { factVersions, openContradictions } from './facts.js';
@@ -179,7 +180,16 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
   const relevant: Candidate[] = [];
   const perSignal = queries.map((q) =>
-    relevantFor({ query: q.text, hits: searchHits(q.text, RELEVANT_GROUPS), byPath, bodyOf, ladder, memoryVersion }),
+    relevantFor({
+      query: q.text,
+      // The search's own terms (stems, prefixes, typo alternatives from the index's vocabulary) rank the passages too.
+      terms: matchPlan(parseQuery(q.text).text, [], input.index),
+      hits: searchHits(q.text, RELEVANT_GROUPS),
+      byPath,
+      bodyOf,
+      ladder,
+      memoryVersion,
+    }),
   );
   for (const c of roundRobinBy(perSignal, (c) => keyOf(c.versions[0]!))) {
     const first = c.versions[0]!;
