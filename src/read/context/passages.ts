@@ -172,7 +172,11 @@ const PREFIX_WEIGHT = 0.375;
  * below zero, so a name in every other turn still counts a little). A prefix term also matches the longer stems it
  * begins (`auth` → `authent`), as in the search, at `PREFIX_WEIGHT` (less as the rest grows).
  */
-function scoreBlocks(split: readonly Split[], query: PassageQuery): { d: number; b: number; score: number }[] {
+function scoreBlocks(
+  split: readonly Split[],
+  query: PassageQuery,
+  extra: ReadonlyMap<string, number> = new Map(),
+): { d: number; b: number; score: number }[] {
   const exact = new Set(query.terms);
   const prefixes = [...new Set(query.prefixes)];
   // A block stem as a match of the query: the query term it matches (itself, or the prefix it begins with) and its
@@ -184,9 +188,11 @@ function scoreBlocks(split: readonly Split[], query: PassageQuery): { d: number;
       const prefix = exact.has(s) ? undefined : prefixes.filter((p) => s.startsWith(p)).sort((a, b) => b.length - a.length)[0];
       out = exact.has(s)
         ? { term: s, weight: 1 }
-        : prefix
-          ? { term: prefix, weight: (PREFIX_WEIGHT * s.length) / (s.length + 0.3 * (s.length - prefix.length)) }
-          : null;
+        : extra.has(s)
+          ? { term: '', weight: extra.get(s)! }
+          : prefix
+            ? { term: prefix, weight: (PREFIX_WEIGHT * s.length) / (s.length + 0.3 * (s.length - prefix.length)) }
+            : null;
       matched.set(s, out);
     }
     return out;
@@ -215,11 +221,54 @@ function scoreBlocks(split: readonly Split[], query: PassageQuery): { d: number;
     for (const [s, n] of tf) {
       const m = df.get(s)!;
       score += weightOf(s) * Math.log(1 + (blocks - m + 0.5) / (m + 0.5)) * (D + (n * (K1 + 1)) / (n + norm));
-      terms.add(matchOf(s)!.term);
+      if (matchOf(s)!.term) terms.add(matchOf(s)!.term);
     }
     // A block that holds more of the query's words ranks higher than their weights alone say (minisearch's "quality").
-    return { d, b, score: score * terms.size };
+    return { d, b, score: score * Math.max(1, terms.size) };
   });
+}
+
+/** Pseudo-relevance feedback: blocks read, words added, and their weight next to a query word's 1. */
+const FEEDBACK_BLOCKS = 3;
+const FEEDBACK_TERMS = 10;
+const FEEDBACK_WEIGHT = 0.15;
+
+/**
+ * The words that mark the best `FEEDBACK_BLOCKS` blocks of a first round (RM3's expansion, on the blocks): stems the
+ * query did not match, by their share of each block times their rarity, in at least two blocks (one block's words
+ * are its own); the best `FEEDBACK_TERMS`, each at `FEEDBACK_WEIGHT`.
+ */
+function feedbackTerms(
+  split: readonly Split[],
+  query: PassageQuery,
+  scored: readonly { d: number; b: number; score: number }[],
+  sources: readonly PassageSource[],
+): Map<string, number> {
+  const top = scored
+    .map(({ d, b, score }) => ({ d, b, score: score * (0.5 + 0.5 * sources[d]!.weight) }))
+    .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b)
+    .slice(0, FEEDBACK_BLOCKS);
+  const known = new Set(query.terms);
+  const share = new Map<string, number>();
+  for (const { d, b } of top) {
+    const length = Math.max(1, split[d]!.lengths[b]!);
+    for (const [s, n] of split[d]!.terms[b]!)
+      if (!known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
+  }
+  if (share.size === 0) return new Map();
+  let blocks = 0;
+  const df = new Map<string, number>();
+  for (const x of split)
+    for (const counts of x.terms) {
+      blocks++;
+      for (const s of share.keys()) if (counts.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
+    }
+  const picked = [...share]
+    .filter(([s]) => (df.get(s) ?? 0) >= 2)
+    .map(([s, w]): [string, number] => [s, w * Math.log(1 + (blocks - df.get(s)! + 0.5) / (df.get(s)! + 0.5))])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, FEEDBACK_TERMS);
+  return new Map(picked.map(([s]) => [s, FEEDBACK_WEIGHT]));
 }
 
 /**
@@ -229,6 +278,8 @@ function scoreBlocks(split: readonly Split[], query: PassageQuery): { d: number;
  * inside an earlier passage adds the blocks after it that are not quoted yet.
  * `query` is the search's match plan of the words (`matchPlan`, with the
  * index's vocabulary), or plain text (stems and prefixes, no typo alternatives).
+ * Blocks are ranked twice: by the query, then by the query and the words of
+ * the first round's best blocks (`feedbackTerms`).
  *
  * @example
  *   rankPassages([{ path: 'main/memories/a.md', body: 'Intro.\n\nSessions expire after 30 days.', weight: 1 }], 'session expiry')
@@ -240,7 +291,12 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
   const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
-  const ranked = scoreBlocks(split, plan)
+  let first = scoreBlocks(split, plan);
+  // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
+  // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
+  const expansion = feedbackTerms(split, plan, first, sources);
+  if (expansion.size > 0) first = scoreBlocks(split, plan, expansion);
+  const ranked = first
     // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.
     .map(({ d, b, score }) => ({ d, b, score: score * (0.5 + 0.5 * sources[d]!.weight) }))
     .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b);
