@@ -264,10 +264,10 @@ function indexLinesOf(topics: readonly IndexTopic[]): Candidate[] {
   }));
 }
 
-/** `2023-05-08 13:56 (Monday 8 May 2023)`: the day `memvault zoom` takes, the local time, and the date in words. */
+/** `Monday 8 May 2023 13:56`: the date in words and the local time (the path beside it in the label holds the file; a model reads the ISO day `memvault zoom` takes from the words). */
 export function whenOf(m: Memory): string {
   const time = /T\d/.test(m.date) ? ` ${String(Math.floor(m.minute / 60)).padStart(2, '0')}:${String(m.minute % 60).padStart(2, '0')}` : '';
-  return `${m.day}${time} (${dayInWords(m.day)})`;
+  return `${dayInWords(m.day)}${time}`;
 }
 
 const inWords = new Map<string, string>();
