@@ -15,6 +15,7 @@ import {
 } from './per-question.js';
 import { evaluateAgentSessions, renderAgentSection } from './agent-eval.js';
 import { buildConversation, CLI, REPO_ROOT } from './project.js';
+import { readRealtalk } from './realtalk.js';
 
 /**
  * `npm run eval -- --dataset locomo data/locomo10.json`: converts each LoCoMo
@@ -33,7 +34,14 @@ import { buildConversation, CLI, REPO_ROOT } from './project.js';
  * `--per-question [--budgets 1000,2000,4000]`: per-question.ts, the context
  * assembled for each question instead of the package (JSON to
  * `data/eval-per-question.json`).
+ *
+ * `--dataset realtalk [data/realtalk]`: the held-out set, REALTALK's real
+ * conversations (realtalk.ts), through the same converter and measures.
  */
+
+/** The datasets `--dataset` takes: LoCoMo (developed on) and REALTALK (held out). */
+const DATASETS = ['locomo', 'realtalk'] as const;
+type Dataset = (typeof DATASETS)[number];
 
 const ROOT = REPO_ROOT;
 /** The package budget of the default config; the last-N baseline gets the same number of tokens. */
@@ -42,7 +50,7 @@ const DEFAULT_MAX_BYTES = 35840;
 const TIERS = ['daily', 'weekly', 'monthly', 'longterm'] as const;
 
 interface Options {
-  dataset: string;
+  dataset: Dataset;
   file: string;
   config?: string;
   only?: number[];
@@ -83,7 +91,7 @@ function parseArgs(argv: readonly string[]): Options {
       if (next === undefined) throw new Error(`${arg} needs a value`);
       return next;
     };
-    if (arg === '--dataset') options.dataset = value();
+    if (arg === '--dataset') options.dataset = value() as Dataset;
     else if (arg === '--config') options.config = value();
     else if (arg === '--only') options.only = value().split(',').map(Number);
     else if (arg === '--jobs') options.jobs = Math.max(1, Number(value()));
@@ -95,7 +103,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--no-agent-sessions') options.agentSessions = 'skip';
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: npm run eval -- [--dataset locomo] [data/locomo10.json] [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out FILE]\n' +
+        'usage: npm run eval -- [--dataset locomo|realtalk] [data/locomo10.json | data/realtalk] [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out FILE]\n' +
           "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N]   (each question's context)\n" +
           '       npm run eval -- --agent-sessions   (only the agent-session section: generated Claude Code logs, no LoCoMo)\n' +
           '       --no-agent-sessions leaves that section out of the package mode\n',
@@ -103,15 +111,17 @@ function parseArgs(argv: readonly string[]): Options {
       process.exit(0);
     } else rest.push(arg);
   }
-  if ((options.dataset ?? 'locomo') !== 'locomo') throw new Error('only `--dataset locomo` is supported');
-  const file = rest[0] ?? path.join(ROOT, 'data', 'locomo10.json');
+  const dataset = (options.dataset ?? 'locomo') as Dataset;
+  if (!DATASETS.includes(dataset)) throw new Error(`--dataset takes ${DATASETS.join(' or ')}, not ${dataset}`);
+  const file = rest[0] ?? path.join(ROOT, 'data', dataset === 'locomo' ? 'locomo10.json' : 'realtalk');
+  const suffix = dataset === 'locomo' ? '' : `-${dataset}`;
   return {
-    dataset: 'locomo',
+    dataset,
     file,
     jobs: options.jobs,
     keep: options.keep,
     agentSessions: options.agentSessions ?? 'both',
-    out: options.out ?? path.join(ROOT, 'data', options.perQuestion ? 'eval-per-question.json' : 'eval-results.json'),
+    out: options.out ?? path.join(ROOT, 'data', `${options.perQuestion ? 'eval-per-question' : 'eval-results'}${suffix}.json`),
     ...(options.perQuestion ? { perQuestion: options.perQuestion } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.only ? { only: options.only } : {}),
@@ -223,8 +233,13 @@ async function main(): Promise<void> {
     if (options.agentSessions === 'agent') return;
   }
   if (!existsSync(options.file))
-    throw new Error(`${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`);
-  const samples = JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[];
+    throw new Error(
+      options.dataset === 'locomo'
+        ? `${options.file} not found: download locomo10.json from https://github.com/snap-research/LoCoMo (data/) into data/`
+        : `${options.file} not found: copy the data/Chat_*.json files of https://github.com/danny911kr/REALTALK into data/realtalk/`,
+    );
+  const samples =
+    options.dataset === 'locomo' ? (JSON.parse(readFileSync(options.file, 'utf8')) as LocomoSample[]) : readRealtalk(options.file);
   const extraConfig = options.config ? `${readFileSync(options.config, 'utf8').trim()}\n` : '';
   const extra = (parseYaml(extraConfig || '{}') ?? {}) as { upload?: { max_tokens?: number; max_bytes?: number } };
   const maxTokens = extra.upload?.max_tokens ?? DEFAULT_MAX_TOKENS;
@@ -270,7 +285,7 @@ async function main(): Promise<void> {
   mkdirSync(path.dirname(options.out), { recursive: true });
   writeFileSync(
     options.out,
-    `${JSON.stringify({ dataset: 'locomo', file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`,
+    `${JSON.stringify({ dataset: options.dataset, file: path.basename(options.file), config: extraConfig || 'default', max_tokens: maxTokens, max_bytes: maxBytes, summary, totals: total, conversations: results }, null, 2)}\n`,
   );
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }
@@ -303,7 +318,7 @@ async function perQuestion(
   mkdirSync(path.dirname(options.out), { recursive: true });
   writeFileSync(
     options.out,
-    `${JSON.stringify({ dataset: 'locomo', mode: 'per-question', budgets, config: extraConfig || 'default', summary, search: totals.search, conversations: runs }, null, 2)}\n`,
+    `${JSON.stringify({ dataset: options.dataset, mode: 'per-question', budgets, config: extraConfig || 'default', summary, search: totals.search, conversations: runs }, null, 2)}\n`,
   );
   process.stderr.write(`wrote ${path.relative(process.cwd(), options.out) || options.out}\n`);
 }

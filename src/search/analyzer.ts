@@ -1,4 +1,3 @@
-import type { Options } from 'minisearch';
 import { stemmer } from 'stemmer';
 import { contentWords } from '../text/terms.js';
 
@@ -34,11 +33,3 @@ export const PREFIX_FROM = 4;
 /** Shortest query word that may match a misspelling (one edit in five letters). */
 export const FUZZY_FROM = 6;
 export const FUZZY_RATIO = 0.2;
-
-/** The same prefix and typo rules for in-memory minisearch indexes (the passages of a context). */
-export const INDEX_OPTIONS: Pick<Options, 'searchOptions'> = {
-  searchOptions: {
-    prefix: (term) => term.length >= PREFIX_FROM,
-    fuzzy: (term) => (term.length >= FUZZY_FROM ? FUZZY_RATIO : false),
-  },
-};

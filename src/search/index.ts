@@ -5,7 +5,7 @@ import { bucketOf, bucketRange, Digest, digestsOf } from './buckets.js';
 import { isIndexDamage, openInMemory } from './db.js';
 import type { MatchPlan } from './match.js';
 
-export { ANALYZER_VERSION, INDEX_OPTIONS, processTerm, tokenize } from './analyzer.js';
+export { ANALYZER_VERSION, processTerm, tokenize } from './analyzer.js';
 
 /**
  * The BM25 index over memories and summaries: SQLite FTS5 tables in one

@@ -92,8 +92,8 @@ describe('contradictions and facts in build, status, INDEX.md, the package and t
     const text: string = context.json.context;
     expect(text.indexOf('## Critical')).toBeLessThan(text.indexOf('### Unresolved contradiction'));
     expect(text).toContain(line);
-    expect(text).toMatch(/### Facts in force on 2026-04-01 about this\nsource: `main\/memories`\n\nqueue: kafka\n/);
-    expect(text).toMatch(/### Facts in force on 2026-04-01\nsource: `main\/memories`\n\ncache: redis \(eu\)\n/);
+    expect(text).toMatch(/### Facts in force on 2026-04-01 about this `main\/memories`\n\nqueue: kafka\n/);
+    expect(text).toMatch(/### Facts in force on 2026-04-01 `main\/memories`\n\ncache: redis \(eu\)\n/);
     expect(text).not.toContain('queue: sqs');
   }, 120_000);
 

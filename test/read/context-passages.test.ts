@@ -99,6 +99,28 @@ describe('rankPassages', () => {
     expect(rankPassages(sources, 'authentication')).toEqual([]);
   });
 
+  it('takes the match plan the search made (a misspelt word as the index terms near it)', () => {
+    const sources = [{ path: 'f.md', body: 'Intro.\n\nAna: The festival was loud.\n\nOutro.', weight: 1 }];
+    expect(rankPassages(sources, 'fesetival')).toEqual([]);
+    const [passage] = rankPassages(sources, { terms: ['festiv'], prefixes: [] }, { window: 0 });
+    expect(passage).toMatchObject({ first: 1, last: 1 });
+  });
+
+  it('a second round finds a block in other words than the query, through the words of the first round’s best blocks', () => {
+    const filler = (n: number): string[] => Array.from({ length: n }, (_, i) => `Cy: Filler line number ${i} about lunch.`);
+    const body = [
+      'Ana: We went hiking at Glacier Point near Yosemite.',
+      ...filler(4),
+      'Ben: Yosemite was packed, Glacier Point especially.',
+      ...filler(4),
+      'Ben: The printer is broken again.',
+    ].join('\n\n');
+    const passages = rankPassages([{ path: 'h.md', body, weight: 1 }], 'hiking', { window: 0 });
+    expect(passages[0]).toMatchObject({ first: 0, last: 0 });
+    // Block 5 has no word of the query; it shares "Yosemite" and "Glacier Point" with the best block. The printer does not come.
+    expect(passages.map((p) => p.first)).toEqual([0, 5]);
+  });
+
   it('is deterministic and respects the limit', () => {
     const body = Array.from({ length: 60 }, (_, i) => `Note ${i}: the cache warmed in ${i} ms.`).join('\n\n');
     const first = rankPassages([{ path: 'c.md', body, weight: 1 }], 'cache warmed', { limit: 5 });

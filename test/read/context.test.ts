@@ -142,7 +142,7 @@ describe('memvault context', () => {
         expect(['critical', 'relevant', 'background', 'index']).toContain(item.tier);
         expect(existsSync(path.join(root, 'vault', item.source)), item.source).toBe(true);
         if (item.tier !== 'index')
-          expect(json.context).toMatch(new RegExp(`source: \`${item.source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?\``));
+          expect(json.context).toMatch(new RegExp(`\`${item.source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?\``));
       }
       expect(Object.values(json.tiers).reduce((a: number, b: any) => a + b, 0)).toBeLessThanOrEqual(budget);
     }
@@ -175,9 +175,7 @@ describe('memvault context', () => {
     expect(relevant[0]).toMatchObject({ source: 'main/memories/2026-02-20-quasar.md', level: 'excerpt' });
     expect(json.context).toContain('The quasar importer reads supplier feeds.');
     // The excerpt starts on the body's first line: line 1 of the body, after the frontmatter, as `search` counts lines.
-    const line = Number(
-      /Quasar importer \(note; importer\)\nsource: `main\/memories\/2026-02-20-quasar\.md:(\d+)`\n/.exec(json.context)?.[1],
-    );
+    const line = Number(/Quasar importer \(note; importer\) `main\/memories\/2026-02-20-quasar\.md:(\d+)`\n/.exec(json.context)?.[1]);
     const file = readFileSync(path.join(root, 'vault/main/memories/2026-02-20-quasar.md'), 'utf8').split('\n');
     expect(file[line - 1]).toContain('The quasar importer reads supplier feeds.');
     const wide = warm({ budget: 16000, file: 'src/importer/quasar.ts' });
@@ -197,10 +195,10 @@ describe('memvault context', () => {
     const excerpts = json.items.filter((i: any) => i.source === 'main/memories/2026-03-18-chat.md');
     expect(excerpts.length).toBeGreaterThanOrEqual(2);
     for (const item of excerpts) expect(item.level).toBe('excerpt');
-    expect(json.context.match(/source: `main\/memories\/2026-03-18-chat\.md:\d+`/g)).toHaveLength(1);
+    expect(json.context.match(/`main\/memories\/2026-03-18-chat\.md:\d+`/g)).toHaveLength(1);
     // `path:line` points at the first quoted block in the file (frontmatter counted).
-    const line = Number(/source: `main\/memories\/2026-03-18-chat\.md:(\d+)`/.exec(json.context)?.[1]);
-    const first = /source: `main\/memories\/2026-03-18-chat\.md:\d+`\n\n(?:…\n\n)?(.{12})/.exec(json.context)![1]!;
+    const line = Number(/`main\/memories\/2026-03-18-chat\.md:(\d+)`/.exec(json.context)?.[1]);
+    const first = /`main\/memories\/2026-03-18-chat\.md:\d+`\n\n(?:…\n\n)?(.{12})/.exec(json.context)![1]!;
     const chat = readFileSync(path.join(root, 'vault/main/memories/2026-03-18-chat.md'), 'utf8').split('\n');
     expect(chat[line - 1]!.startsWith(first)).toBe(true);
     const at = (text: string) => json.context.indexOf(text);
@@ -210,7 +208,7 @@ describe('memvault context', () => {
     expect(at('Ana: Then we patch the mapper.')).toBeGreaterThan(at('drops rows with a null currency'));
     expect(at('Ana: And the ledger export runs again tonight.')).toBeGreaterThan(at('Ana: Then we patch the mapper.'));
     expect(json.context).not.toContain('Unrelated point 15');
-    expect(json.context).toContain('2026-03-18 09:00 (Wednesday 18 March 2026) Standup (note)\nsource: ');
+    expect(json.context).toContain('### Wednesday 18 March 2026 09:00 Standup (note) `main/memories/');
   });
 
   it('with signals, a background summary earns room only when the search found it', async () => {

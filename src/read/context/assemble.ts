@@ -83,7 +83,7 @@ function renderGroup(versions: readonly Version[], bodyLine: BodyLine): string {
   const sorted = versions[0]!.part ? [...versions].sort((a, b) => a.part!.first - b.part!.first) : versions;
   const first = sorted[0]!;
   // A label holds a memory's title, kind and tags: one line (`oneLine`), so it cannot open a section of the context.
-  const head = `### ${oneLine(first.label)}\nsource: \`${sourceOf(first, bodyLine)}\`\n\n`;
+  const head = `### ${oneLine(first.label)} \`${sourceOf(first, bodyLine)}\`\n\n`;
   if (!first.part) return `${head}${first.text.trim()}\n`;
   const parts = sorted.map((v) => v.part!);
   const body: string[] = [];

@@ -7,6 +7,7 @@ import type { Memory, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { parseQuery, runSearch } from '../../search/query.js';
 import { processTerm, tokenize, type SearchIndex } from '../../search/index.js';
+import { matchPlan } from '../../search/match.js';
 import { summaryBody, type ReadVault } from '../vault.js';
 import type { TierName } from './budget.js';
 import type { Candidate, CriticalSource, Version } from './candidate.js';
@@ -154,7 +155,16 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
   // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
   const relevant: Candidate[] = [];
   const perSignal = queries.map((q) =>
-    relevantFor({ query: q.text, hits: searchHits(q.text, RELEVANT_GROUPS), byPath, bodyOf, ladder, memoryVersion }),
+    relevantFor({
+      query: q.text,
+      // The search's own terms (stems, prefixes, typo alternatives from the index's vocabulary) rank the passages too.
+      terms: matchPlan(parseQuery(q.text).text, [], input.index),
+      hits: searchHits(q.text, RELEVANT_GROUPS),
+      byPath,
+      bodyOf,
+      ladder,
+      memoryVersion,
+    }),
   );
   for (const c of roundRobinBy(perSignal, (c) => keyOf(c.versions[0]!))) {
     const first = c.versions[0]!;
@@ -229,10 +239,10 @@ function indexLinesOf(topics: readonly IndexTopic[]): Candidate[] {
   }));
 }
 
-/** `2023-05-08 13:56 (Monday 8 May 2023)`: the day `memvault zoom` takes, the local time, and the date in words. */
+/** `Monday 8 May 2023 13:56`: the date in words and the local time (the path beside it in the label holds the file; a model reads the ISO day `memvault zoom` takes from the words). */
 export function whenOf(m: Memory): string {
   const time = /T\d/.test(m.date) ? ` ${String(Math.floor(m.minute / 60)).padStart(2, '0')}:${String(m.minute % 60).padStart(2, '0')}` : '';
-  return `${m.day}${time} (${dayInWords(m.day)})`;
+  return `${dayInWords(m.day)}${time}`;
 }
 
 const inWords = new Map<string, string>();

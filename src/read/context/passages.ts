@@ -1,13 +1,16 @@
-import MiniSearch from 'minisearch';
-import { INDEX_OPTIONS, processTerm, tokenize } from '../../search/index.js';
+import { matchPlan, type MatchPlan, type Vocabulary } from '../../search/match.js';
+import { processTerm, tokenize } from '../../search/index.js';
 
 /**
  * Passages: the part of a memory that answers a query, for when the whole
  * memory is more than the relevant tier can hold. A memory's body is cut
  * into blocks (paragraphs, long ones at sentence ends); the blocks of the
- * memories a search found are ranked with BM25 (minisearch, the search
- * index's words and stems), and each hit comes with its neighbours (the
- * question before an answer, the reply after a statement). Pure.
+ * memories a search found are ranked with BM25 on the search's own terms:
+ * the same analyzer (stems of content words) and the same match plan (the
+ * query's stems, prefixes and typo alternatives, looked up in the FTS5
+ * index's vocabulary), so one engine decides what a query's words match,
+ * whether it ranks documents or blocks. Each hit comes with its neighbours
+ * (the question before an answer, the reply after a statement). Pure.
  */
 
 /** Stems by word: the same words recur in every request of a long-lived process. */
@@ -22,14 +25,34 @@ function stem(term: string): string {
   return out;
 }
 
-/** Blocks of a body and their stems, remembered by body: the same memories come back request after request. */
-const splits = new Map<string, { blocks: string[]; lines: number[]; stems: string[] }>();
-function splitOf(body: string): { blocks: string[]; lines: number[]; stems: string[] } {
+/** A body's blocks, their first lines, and each block's stems with their counts (BM25's term frequencies) and length. */
+interface Split {
+  blocks: string[];
+  lines: number[];
+  terms: Map<string, number>[];
+  lengths: number[];
+}
+
+/** Splits remembered by body: the same memories come back request after request. */
+const splits = new Map<string, Split>();
+function splitOf(body: string): Split {
   let out = splits.get(body);
   if (!out) {
     const spans = blockSpans(body);
     const blocks = spans.map((span) => span.text);
-    out = { blocks, lines: spans.map((span) => span.line), stems: blocks.map((block) => tokenize(block).map(stem).join(' ')) };
+    const terms: Map<string, number>[] = [];
+    const lengths: number[] = [];
+    for (const block of blocks) {
+      const counts = new Map<string, number>();
+      const words = tokenize(block);
+      for (const word of words) {
+        const s = stem(word);
+        if (s) counts.set(s, (counts.get(s) ?? 0) + 1);
+      }
+      terms.push(counts);
+      lengths.push(words.length);
+    }
+    out = { blocks, lines: spans.map((span) => span.line), terms, lengths };
     if (splits.size >= 20_000) splits.clear();
     splits.set(body, out);
   }
@@ -130,41 +153,152 @@ export interface PassageOptions {
   limit?: number;
 }
 
+/** The words of a query as the search matches them: exact stems and stems matched as a prefix (match.ts). */
+export type PassageQuery = Pick<MatchPlan, 'terms' | 'prefixes'>;
+
+/** A vocabulary that holds every word: a plain-text query gets the analyzer's stems and prefixes, no typo alternatives. */
+const EVERY_WORD: Vocabulary = { hasTerm: () => true, termsBetween: () => [] };
+
+/** BM25+'s parameters (minisearch's, which ranked the passages before): `D` keeps a matched word's weight above zero in a long block. */
+const K1 = 1.2;
+const B = 0.7;
+const D = 0.5;
+/** A stem matched only as a prefix of a longer one (`auth` in `authent`) counts less, the more so the longer the rest. */
+const PREFIX_WEIGHT = 0.375;
+
+/**
+ * BM25+ scores of every block that holds a query term, with the blocks of `split` as the collection: each stem the
+ * query matches is a term, weighted by how rare it is among these blocks (`ln(1 + (N − n + 0.5) / (n + 0.5))`, never
+ * below zero, so a name in every other turn still counts a little). A prefix term also matches the longer stems it
+ * begins (`auth` → `authent`), as in the search, at `PREFIX_WEIGHT` (less as the rest grows).
+ */
+function scoreBlocks(
+  split: readonly Split[],
+  query: PassageQuery,
+  extra: ReadonlyMap<string, number> = new Map(),
+): { d: number; b: number; score: number }[] {
+  const exact = new Set(query.terms);
+  const prefixes = [...new Set(query.prefixes)];
+  // A block stem as a match of the query: the query term it matches (itself, or the prefix it begins with) and its
+  // weight (1 exact, less as a prefix match); undefined when it matches none.
+  const matched = new Map<string, { term: string; weight: number } | null>();
+  const matchOf = (s: string): { term: string; weight: number } | null => {
+    let out = matched.get(s);
+    if (out === undefined) {
+      const prefix = exact.has(s) ? undefined : prefixes.filter((p) => s.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+      out = exact.has(s)
+        ? { term: s, weight: 1 }
+        : extra.has(s)
+          ? { term: '', weight: extra.get(s)! }
+          : prefix
+            ? { term: prefix, weight: (PREFIX_WEIGHT * s.length) / (s.length + 0.3 * (s.length - prefix.length)) }
+            : null;
+      matched.set(s, out);
+    }
+    return out;
+  };
+  const weightOf = (s: string): number => matchOf(s)?.weight ?? 0;
+  let blocks = 0;
+  let totalLength = 0;
+  const df = new Map<string, number>();
+  const matches: { d: number; b: number; tf: [string, number][] }[] = [];
+  split.forEach((x, d) => {
+    x.terms.forEach((counts, b) => {
+      blocks++;
+      totalLength += x.lengths[b]!;
+      const tf: [string, number][] = [];
+      for (const [s, n] of counts) if (weightOf(s) > 0) tf.push([s, n]);
+      if (tf.length === 0) return;
+      for (const [s] of tf) df.set(s, (df.get(s) ?? 0) + 1);
+      matches.push({ d, b, tf });
+    });
+  });
+  const average = totalLength / Math.max(1, blocks);
+  return matches.map(({ d, b, tf }) => {
+    const norm = K1 * (1 - B + (B * split[d]!.lengths[b]!) / Math.max(1, average));
+    let score = 0;
+    const terms = new Set<string>();
+    for (const [s, n] of tf) {
+      const m = df.get(s)!;
+      score += weightOf(s) * Math.log(1 + (blocks - m + 0.5) / (m + 0.5)) * (D + (n * (K1 + 1)) / (n + norm));
+      if (matchOf(s)!.term) terms.add(matchOf(s)!.term);
+    }
+    // A block that holds more of the query's words ranks higher than their weights alone say (minisearch's "quality").
+    return { d, b, score: score * Math.max(1, terms.size) };
+  });
+}
+
+/** Pseudo-relevance feedback: blocks read, words added, and their weight next to a query word's 1. */
+const FEEDBACK_BLOCKS = 3;
+const FEEDBACK_TERMS = 10;
+const FEEDBACK_WEIGHT = 0.15;
+
+/**
+ * The words that mark the best `FEEDBACK_BLOCKS` blocks of a first round (RM3's expansion, on the blocks): stems the
+ * query did not match, by their share of each block times their rarity, in at least two blocks (one block's words
+ * are its own); the best `FEEDBACK_TERMS`, each at `FEEDBACK_WEIGHT`.
+ */
+function feedbackTerms(
+  split: readonly Split[],
+  query: PassageQuery,
+  scored: readonly { d: number; b: number; score: number }[],
+  sources: readonly PassageSource[],
+): Map<string, number> {
+  const top = scored
+    .map(({ d, b, score }) => ({ d, b, score: score * (0.5 + 0.5 * sources[d]!.weight) }))
+    .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b)
+    .slice(0, FEEDBACK_BLOCKS);
+  const known = new Set(query.terms);
+  const share = new Map<string, number>();
+  for (const { d, b } of top) {
+    const length = Math.max(1, split[d]!.lengths[b]!);
+    for (const [s, n] of split[d]!.terms[b]!)
+      if (!known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
+  }
+  if (share.size === 0) return new Map();
+  let blocks = 0;
+  const df = new Map<string, number>();
+  for (const x of split)
+    for (const counts of x.terms) {
+      blocks++;
+      for (const s of share.keys()) if (counts.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
+    }
+  const picked = [...share]
+    .filter(([s]) => (df.get(s) ?? 0) >= 2)
+    .map(([s, w]): [string, number] => [s, w * Math.log(1 + (blocks - df.get(s)! + 0.5) / (df.get(s)! + 0.5))])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, FEEDBACK_TERMS);
+  return new Map(picked.map(([s]) => [s, FEEDBACK_WEIGHT]));
+}
+
 /**
  * The best passages of `sources` for `query`, best first. Each is a hit block
  * and up to `window` blocks either side, without the blocks an earlier
  * passage already holds, and the answer after a block that asks; a hit
  * inside an earlier passage adds the blocks after it that are not quoted yet.
+ * `query` is the search's match plan of the words (`matchPlan`, with the
+ * index's vocabulary), or plain text (stems and prefixes, no typo alternatives).
+ * Blocks are ranked twice: by the query, then by the query and the words of
+ * the first round's best blocks (`feedbackTerms`).
  *
  * @example
  *   rankPassages([{ path: 'main/memories/a.md', body: 'Intro.\n\nSessions expire after 30 days.', weight: 1 }], 'session expiry')
  *   // [{ path: 'main/memories/a.md', first: 0, last: 1, blocks: 2, text: 'Intro.\n\nSessions expire after 30 days.', score: … }]
  */
-export function rankPassages(sources: readonly PassageSource[], query: string, options: PassageOptions = {}): Passage[] {
+export function rankPassages(sources: readonly PassageSource[], query: string | PassageQuery, options: PassageOptions = {}): Passage[] {
   const window = options.window ?? 1;
   const limit = options.limit ?? 64;
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
-  // Blocks are indexed as their stems (worked out once per body); the query goes through the search index's words and stems.
-  const index = new MiniSearch<{ id: string; text: string }>({
-    fields: ['text'],
-    tokenize: (text) => text.split(' '),
-    processTerm: (term) => term || null,
-    searchOptions: {
-      tokenize,
-      processTerm: stem,
-      prefix: INDEX_OPTIONS.searchOptions?.prefix,
-      fuzzy: INDEX_OPTIONS.searchOptions?.fuzzy,
-    },
-  });
-  index.addAll(split.flatMap((x, d) => x.stems.map((text, b) => ({ id: `${d}:${b}`, text }))));
-  const ranked = index
-    .search(query)
-    .map((r) => {
-      const [d, b] = String(r.id).split(':').map(Number) as [number, number];
-      // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.
-      return { d, b, score: r.score * (0.5 + 0.5 * sources[d]!.weight) };
-    })
+  const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
+  let first = scoreBlocks(split, plan);
+  // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
+  // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
+  const expansion = feedbackTerms(split, plan, first, sources);
+  if (expansion.size > 0) first = scoreBlocks(split, plan, expansion);
+  const ranked = first
+    // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.
+    .map(({ d, b, score }) => ({ d, b, score: score * (0.5 + 0.5 * sources[d]!.weight) }))
     .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b);
   const taken = sources.map(() => new Set<number>());
   const out: Passage[] = [];

@@ -1,6 +1,6 @@
 import type { Memory } from '../../vault/model.js';
 import type { Candidate, Version } from './candidate.js';
-import { rankPassages } from './passages.js';
+import { rankPassages, type PassageQuery } from './passages.js';
 
 /**
  * The relevant tier for one signal: the search's hits at the finest level
@@ -19,6 +19,8 @@ const PASSAGE_DOCS = 40;
 
 export interface RelevantInput {
   query: string;
+  /** The query's words as the search matched them (its match plan against the index's vocabulary); else `query`'s stems. */
+  terms?: PassageQuery;
   /** The search's hits for the query, best first (a day's other hits after its best). */
   hits: readonly { path: string; score: number }[];
   byPath: ReadonlyMap<string, Memory>;
@@ -40,7 +42,7 @@ export function relevantFor(input: RelevantInput): Candidate[] {
   const sources = memoryHits.map((h) => ({ path: h.path, body: input.bodyOf(h.path) ?? '', weight: h.score / best }));
   const out: Candidate[] = [];
   const quoted = new Set<string>();
-  for (const p of rankPassages(sources, input.query)) {
+  for (const p of rankPassages(sources, input.terms ?? input.query)) {
     const memory = byPath.get(p.path)!;
     quoted.add(p.path);
     if (p.first === 0 && p.last === p.blocks - 1) {
