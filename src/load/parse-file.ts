@@ -7,7 +7,7 @@ import { memorySecrets } from '../vault/secrets-check.js';
 import { extractSentences } from '../vault/sentences.js';
 import type { FileRole } from '../vault/paths.js';
 import { parseSummaryFile } from '../vault/summary-file.js';
-import { opensGeneratedSummary } from '../vault/frontmatter.js';
+import { opensGeneratedSummary } from '../text/frontmatter-fence.js';
 
 export interface ParsedFile {
   result: CachedResult;

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder, mkdirInVault } from '../util/inside.js';
 import type { Tier } from '../vault/model.js';
 import { stamp, vaultPaths } from '../vault/paths.js';
-import { frontmatterFence } from '../vault/frontmatter.js';
+import { frontmatterFence } from '../text/frontmatter-fence.js';
 
 /**
  * Stage 5, write: applies file writes to the vault. Each write is atomic

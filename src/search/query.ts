@@ -1,5 +1,7 @@
 import type { MemoryCitations } from '../vault/citation-model.js';
-import { ALL_TIERS, CALENDAR_TIER_TABLE, type Tier } from '../time/tiers.js';
+// The tier table's calendar-free columns: a search starts without loading luxon (test/read/start-fast.test.ts).
+import { ALL_TIER_NAMES, CALENDAR_TIER_FIELDS } from '../time/tier-names.js';
+import type { Tier } from '../time/tiers.js';
 import { UserError } from '../util/errors.js';
 import type { SearchDoc } from './documents.js';
 import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
@@ -15,7 +17,7 @@ import { snippetOf } from './snippet.js';
  */
 
 /** What `tier:` filters on: memories or a summary tier (the tier table, time/tiers.ts). */
-export const TIERS: readonly ['memories', ...Tier[]] = ['memories', ...ALL_TIERS];
+export const TIERS: readonly ['memories', ...Tier[]] = ['memories', ...ALL_TIER_NAMES];
 const FIELDS = ['tag', 'kind', 'stream', 'tier', 'since', 'until'] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -120,7 +122,7 @@ export interface SearchGroup extends SearchHit {
  * first when it matches four times better than any memory. Memories and daily summaries share one group per day.
  */
 export const TIER_PRIOR: Readonly<Record<string, number>> = Object.fromEntries([
-  ...CALENDAR_TIER_TABLE.filter((row) => row.finer !== undefined).map((row) => [row.name, 0.25]),
+  ...CALENDAR_TIER_FIELDS.filter((row) => row.finer !== undefined).map((row) => [row.name, 0.25]),
   ['waterfall-longterm', 0.25],
 ]);
 

@@ -1,6 +1,6 @@
 import { processTerm } from './analyzer.js';
 import { CappedMemo } from '../util/memo.js';
-import { frontmatterFence } from '../vault/frontmatter.js';
+import { frontmatterFence } from '../text/frontmatter-fence.js';
 
 /**
  * Snippets: the line of a file that holds the most of a hit's matched words,

@@ -1,3 +1,4 @@
+import { CALENDAR_TIER_FIELDS, type TitleInput, WATERFALL_TIER_TABLE, type WaterfallTierRow } from './tier-names.js';
 import { MAX_YEAR, MIN_YEAR, monthRange, pyramidMonthOf, weekOf, weekRange, weekdayName } from './periods.js';
 
 /**
@@ -21,13 +22,7 @@ export interface DayRange {
   end: string;
 }
 
-/** What a generated summary's heading is made from. */
-export interface TitleInput {
-  stream: string;
-  period: string;
-  start: string;
-  end: string;
-}
+export type { TitleInput } from './tier-names.js';
 
 export interface CalendarTierRow {
   /** The tier's name: in frontmatter (`tier:`), history folders, summary ids and search filters. */
@@ -91,118 +86,45 @@ function safeWeekday(day: string): string {
 /** The calendar tiers, finest first. */
 export const CALENDAR_TIER_TABLE = [
   {
-    name: 'daily',
-    order: 0,
-    folder: 'daily',
-    unit: 'day',
-    finer: undefined,
+    ...CALENDAR_TIER_FIELDS[0],
     periodOf: (day) => day,
     rangeOf: (period) => ({ start: period, end: period }),
-    label: 'daily',
-    plural: 'dailies',
     title: ({ stream, period }) => `# ${stream}: ${period} (${weekdayName(period)})`,
     packageTitle: ({ period }) => `Day ${period}`,
     sourceHeading: (label) => `${label} (${safeWeekday(label)})`,
-    prompt: 'daily',
-    budgetKey: 'daily',
-    band: 'dailyFrom',
-    archived: true,
   },
   {
-    name: 'weekly',
-    order: 1,
-    folder: 'weekly',
-    unit: 'week',
-    finer: 'daily',
+    ...CALENDAR_TIER_FIELDS[1],
     periodOf: weekOf,
     rangeOf: weekRange,
-    label: 'weekly',
-    plural: 'weeklies',
     title: ({ stream, period, start, end }) => `# ${stream}: week ${period} (${start} to ${end})`,
     packageTitle: ({ period, start, end }) => `Week ${period} (${start} to ${end})`,
     sourceHeading: (label, day) => `week ${label} (from ${day})`,
-    prompt: 'weekly',
-    budgetKey: 'weekly',
-    band: 'weeklyFrom',
-    archived: true,
   },
   {
-    name: 'monthly',
-    order: 2,
-    folder: 'monthly',
-    unit: 'month',
-    finer: 'weekly',
+    ...CALENDAR_TIER_FIELDS[2],
     // A month is the ISO weeks whose Thursday falls in it (time/periods.ts), so a day's month is its week's.
     periodOf: pyramidMonthOf,
     rangeOf: monthRange,
-    label: 'monthly',
-    plural: 'monthlies',
     title: ({ stream, period, start, end }) => `# ${stream}: month ${period} (${start} to ${end})`,
     packageTitle: ({ period, start, end }) => `Month ${period} (${start} to ${end})`,
     sourceHeading: (label) => `month ${label}`,
-    prompt: 'monthly',
-    budgetKey: 'monthly',
-    band: 'monthlyFrom',
-    archived: false,
   },
   {
-    name: 'longterm',
-    order: 3,
-    folder: undefined,
-    unit: undefined,
-    finer: 'monthly',
+    ...CALENDAR_TIER_FIELDS[3],
     // One summary per stream: the months that left the package window, folded (pipeline/plan.ts, planLongterm).
     periodOf: () => 'longterm',
     rangeOf: () => ALL_DAYS,
-    label: 'long-term',
-    plural: 'long-term summaries',
     title: ({ stream, start, end }) => `# ${stream}: long-term memory (${start} to ${end})`,
     packageTitle: ({ start, end }) => `Long-term memory (${start} to ${end})`,
     sourceHeading: () => 'long-term memory so far',
-    prompt: 'longterm',
-    budgetKey: 'longterm',
-    band: undefined,
-    archived: false,
   },
 ] as const satisfies readonly CalendarTierRow[];
 
 /** A calendar tier's name: `daily`, `weekly`, `monthly`, `longterm`. */
 export type CalendarTier = (typeof CALENDAR_TIER_TABLE)[number]['name'];
 
-export interface WaterfallTierRow {
-  name: string;
-  order: number;
-  /** The summary's file in a stream (`<stream>/waterfall/<file>`) and the period its path gives it. */
-  file: string;
-  period: string;
-  /** The prompt file, `prompts/<prompt>.yaml`. */
-  prompt: string;
-  /** The budget's key under `waterfall:` in memory.config.yaml. */
-  budgetKey: string;
-  title(input: TitleInput): string;
-}
-
-/** The waterfall's levels (docs/waterfall.md), newest first: count-based, so no period of a day. */
-export const WATERFALL_TIER_TABLE = [
-  {
-    name: 'waterfall-recent',
-    order: 0,
-    file: 'recent.md',
-    period: 'recent',
-    prompt: 'waterfall-recent',
-    budgetKey: 'recent',
-    title: ({ stream, period, start, end }) => `# ${stream}: recent past, ${period} (${start} to ${end})`,
-  },
-  {
-    name: 'waterfall-longterm',
-    order: 1,
-    file: 'longterm.md',
-    period: 'longterm',
-    prompt: 'waterfall-longterm',
-    budgetKey: 'longterm',
-    title: ({ stream, period, start, end }) => `# ${stream}: older memories, ${period} (${start} to ${end})`,
-  },
-] as const satisfies readonly WaterfallTierRow[];
+export { calendarSummaryPath, tierOfFolder, tierOfStreamFile, WATERFALL_TIER_TABLE, type WaterfallTierRow } from './tier-names.js';
 
 export type WaterfallTier = (typeof WATERFALL_TIER_TABLE)[number]['name'];
 export type Tier = CalendarTier | WaterfallTier;
@@ -273,16 +195,6 @@ export function coarserTier(tier: CalendarTier): CalendarTier | undefined {
   return CALENDAR_TIERS[calendarTier(tier).order + 1];
 }
 
-/** The calendar tier whose summaries live in `folder` of a stream, if any. */
-export function tierOfFolder(folder: string): CalendarTier | undefined {
-  return CALENDAR_TIER_TABLE.find((row) => row.folder !== undefined && row.folder === folder)?.name;
-}
-
-/** The calendar tier with one summary per stream stored as `<stream>/<file>`, if any. */
-export function tierOfStreamFile(file: string): CalendarTier | undefined {
-  return CALENDAR_TIER_TABLE.find((row) => row.folder === undefined && `${row.name}.md` === file)?.name;
-}
-
 /** True when the tier has one summary per stream (no folder of periods). */
 export function isSingleSummaryTier(tier: CalendarTier): boolean {
   return calendarTier(tier).folder === undefined;
@@ -300,12 +212,6 @@ export function summaryId(tier: Tier, period: string): string {
 /** A value for each calendar tier, computed from its row: budgets by `budgetKey`, empty counters, plans. */
 export function tierRecord<T>(value: (row: (typeof CALENDAR_TIER_TABLE)[number]) => T): Record<CalendarTier, T> {
   return Object.fromEntries(CALENDAR_TIER_TABLE.map((row) => [row.name, value(row)])) as Record<CalendarTier, T>;
-}
-
-/** The file of a calendar summary inside the vault. */
-export function calendarSummaryPath(stream: string, tier: CalendarTier, period: string): string {
-  const folder = calendarTier(tier).folder;
-  return folder === undefined ? `${stream}/${tier}.md` : `${stream}/${folder}/${period}.md`;
 }
 
 /** The heading of a generated summary of any tier. */

@@ -1,4 +1,4 @@
-import { calendarSummaryPath, tierOfFolder, tierOfStreamFile, WATERFALL_TIER_TABLE } from '../time/tiers.js';
+import { calendarSummaryPath, tierOfFolder, tierOfStreamFile, WATERFALL_TIER_TABLE } from '../time/tier-names.js';
 import type { CalendarTier, Tier } from './model.js';
 
 /** The committed record's folder at the vault's top (store/committed-record.ts), committed with every build. */

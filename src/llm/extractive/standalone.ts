@@ -1,5 +1,5 @@
 import { stripBoldLabels } from '../../text/summary-labels.js';
-import { withoutFrontmatter } from '../../vault/frontmatter.js';
+import { withoutFrontmatter } from '../../text/frontmatter-fence.js';
 
 /**
  * What makes a sentence unable to stand alone in a summary, in one place:
