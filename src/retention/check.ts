@@ -3,8 +3,8 @@ import type { Sentence, SummaryMeta } from '../vault/model.js';
 import {
   canonicalDate,
   datesOf,
+  itemsOfSentence,
   KIND_ORDER,
-  mustKeepOfSentences,
   normalizeForMatch,
   orderItems,
   SENTENCE_KINDS,
@@ -124,15 +124,21 @@ export function checkRetention(items: readonly MustKeepItem[], output: string): 
  * critical section carries the whole memory, so summaries need only mention it.
  */
 export function collectMustKeep(sources: readonly { importance?: string; sentences: readonly Sentence[] }[]): MustKeepItem[] {
-  return orderItems(
-    sources.flatMap((source) => {
-      if (source.importance !== 'pinned') return mustKeepOfSentences(source.sentences);
-      const lead = source.sentences.find((sentence) => sentence.role !== 'heading');
-      return lead
-        ? mustKeepOfSentences([{ ...lead, mustKeep: lead.mustKeep.includes('pinned') ? lead.mustKeep : ['pinned', ...lead.mustKeep] }])
-        : [];
-    }),
-  );
+  // Ordered once over all sources: ordering each source's items first (mustKeepOfSentences) gives the same list, since
+  // the order is stable by kind and a duplicate keeps its first place either way, at twice the cost (a key per item).
+  const items: MustKeepItem[] = [];
+  for (const source of sources) {
+    if (source.importance !== 'pinned') {
+      for (const sentence of source.sentences) if (sentence.role !== 'heading') items.push(...itemsOfSentence(sentence));
+      continue;
+    }
+    const lead = source.sentences.find((sentence) => sentence.role !== 'heading');
+    if (lead)
+      items.push(
+        ...itemsOfSentence({ ...lead, mustKeep: lead.mustKeep.includes('pinned') ? lead.mustKeep : ['pinned', ...lead.mustKeep] }),
+      );
+  }
+  return orderItems(items);
 }
 
 /** How a dropped item is written in frontmatter and the manifest: its text, sentence items cut to 120 characters. */

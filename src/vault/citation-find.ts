@@ -129,6 +129,8 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
       add({ ...path, line, ...symbolOf(before ?? after) });
     }
     for (const m of text.matchAll(PATH_TOKEN)) {
+      // Nearly every word is a token; a path has a `.` (its extension) or a `/` (pathOf), so the rest are skipped here.
+      if (!m[0].includes('.') && !m[0].includes('/')) continue;
       const start = m.index;
       const end = start + m[0].length;
       if (isTaken(start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;

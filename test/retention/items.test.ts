@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { checkRetention, collectMustKeep, compareMissing, droppedText } from '../../src/retention/check.js';
-import { canonicalDate, extractMustKeep, namesOf, normalizeForMatch, type MustKeepItem } from '../../src/retention/items.js';
+import {
+  canonicalDate,
+  extractMustKeep,
+  KIND_ORDER,
+  mustKeepOfSentences,
+  namesOf,
+  normalizeForMatch,
+  orderItems,
+  type MustKeepItem,
+} from '../../src/retention/items.js';
 import { parseMarkdown } from '../../src/vault/markdown.js';
 import { extractSentences } from '../../src/vault/sentences.js';
 
@@ -108,6 +117,22 @@ describe('retention check', () => {
     ]);
     // Not `Marcus` nor `2024-01-01`: the package carries the pinned memory in full.
     expect(collected.map((item) => `${item.kind}:${item.text}`)).toEqual(['pinned:Deploys need two approvals.', 'code:v2']);
+  });
+
+  it("collects the sources' items as ordering each source first would: by kind, in source order, a duplicate at its first place", () => {
+    const source = (body: string) => ({ importance: 'normal', sentences: extractSentences(parseMarkdown(body), { pinned: false }) });
+    const sources = [
+      source('Priya moved `auth.ts` on 2024-03-01. Decision: keep Postgres for 30 days.'),
+      source('Marcus reviewed `AUTH.ts` and #412 on 2024-03-01. Priya shipped `v2`.'),
+      source('## Decisions\n\n- keep Postgres for 30 days.\n\nSee #412 and `v2` with Marcus.'),
+    ];
+    const perSourceFirst = orderItems(sources.flatMap((s) => mustKeepOfSentences(s.sentences)));
+    const collected = collectMustKeep(sources);
+    expect(collected).toEqual(perSourceFirst);
+    expect(collected.map((item) => item.kind)).toEqual(
+      [...collected.map((item) => item.kind)].sort((a, b) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b)),
+    );
+    expect(texts(collected, 'code')).toEqual(['auth.ts', 'v2']);
   });
 
   it('ranks outcomes by their most important losses, and writes long dropped items short', () => {

@@ -103,12 +103,16 @@ export interface UnitSet {
   units: Unit[];
   /** Vocabulary: the word of each word id. */
   words: string[];
+  /** Vocabulary: the id of each word. */
+  wordIndex: ReadonlyMap<string, number>;
   /** Number of distinct item keys. */
   itemKeys: number;
   /** Inverse-frequency weight of each word id (`termWeights`), computed on first use. */
   weights?: Float64Array;
   /** Normalised texts for `forcedUnits`, computed on first use. */
   match?: MatchTexts;
+  /** The period's main words and their scores (`mainWords`), computed on first use: every attempt asks for them. */
+  main?: Map<string, number>;
 }
 
 /** Units' texts as the retention check compares them, padded with a space, and all of them joined (`unitsContaining`). */
@@ -120,4 +124,6 @@ export interface MatchTexts {
   /** Normalised texts of the units' name items, and of their other items. */
   nameKeys: Set<string>;
   otherKeys: Set<string>;
+  /** The units (indices) whose words include each word id: which units share an item's words, without looking at every unit. */
+  unitsOfWord: number[][];
 }

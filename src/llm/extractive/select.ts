@@ -29,9 +29,12 @@ export function forcedUnits(set: UnitSet, missing: readonly string[], weights: F
   const forced: Unit[] = [];
   if (missing.length === 0) return forced;
   const units = set.units;
-  const match = (set.match ??= matchTexts(units));
+  const match = (set.match ??= matchTexts(set));
   const forcedIndices: number[] = [];
   const hits = new Uint8Array(units.length);
+  // Per unit: how many of an item's words it has, and its worth alone (NaN until asked; weights are the set's).
+  const shared = new Uint32Array(units.length);
+  const worthAlone = new Float64Array(units.length).fill(Number.NaN);
   for (const item of missing) {
     const needle = normalizeForMatch(item);
     if (needle.length === 0) continue;
@@ -39,23 +42,28 @@ export function forcedUnits(set: UnitSet, missing: readonly string[], weights: F
     const needleWords = new Set(contentWords(item));
     if (forcedIndices.some((index) => match.texts[index]!.includes(needle))) continue;
     unitsContaining(match, needle, hits);
+    // The item may be an identifier inside a sentence, or a whole sentence the caller quoted (most of its words).
+    const byWords = needleWords.size >= 3;
+    if (byWords) {
+      shared.fill(0);
+      for (const word of needleWords) {
+        const id = set.wordIndex.get(word);
+        if (id !== undefined) for (const index of match.unitsOfWord[id] ?? []) shared[index]!++;
+      }
+    }
     let best: number | undefined;
     let bestWorth = -Infinity;
-    units.forEach((unit, index) => {
-      // The item may be an identifier inside a sentence, or a whole sentence the caller quoted.
-      let hit = hits[index] === 1;
-      if (!hit && needleWords.size >= 3) {
-        let shared = 0;
-        for (const word of needleWords) if (unit.words.has(word)) shared++;
-        hit = shared / needleWords.size >= 0.8;
-      }
-      if (!hit || (nameOnly && unit.quality < 0.5)) return;
-      const worth = unit.quality * gainAlone(unit, weights);
+    for (let index = 0; index < units.length; index++) {
+      const hit = hits[index] === 1 || (byWords && shared[index]! / needleWords.size >= 0.8);
+      const unit = units[index]!;
+      if (!hit || (nameOnly && unit.quality < 0.5)) continue;
+      if (Number.isNaN(worthAlone[index]!)) worthAlone[index] = unit.quality * gainAlone(unit, weights);
+      const worth = worthAlone[index]!;
       if (worth > bestWorth) {
         best = index;
         bestWorth = worth;
       }
-    });
+    }
     if (best !== undefined && !forcedIndices.includes(best)) {
       forcedIndices.push(best);
       forced.push(units[best]!);
@@ -66,7 +74,12 @@ export function forcedUnits(set: UnitSet, missing: readonly string[], weights: F
 
 const SEPARATOR = '\u0001';
 
-function matchTexts(units: readonly Unit[]): MatchTexts {
+function matchTexts(set: UnitSet): MatchTexts {
+  const units = set.units;
+  const unitsOfWord: number[][] = [];
+  units.forEach((unit, index) => {
+    for (const id of unit.wordIds) (unitsOfWord[id] ??= []).push(index);
+  });
   const texts = units.map((unit) => ` ${normalizeForMatch(unit.text)} `);
   const starts: number[] = [];
   let offset = 0;
@@ -80,7 +93,7 @@ function matchTexts(units: readonly Unit[]): MatchTexts {
   const otherKeys = new Set(
     units.flatMap((unit) => unit.items.filter((item) => item.kind !== 'name').map((item) => normalizeForMatch(item.text))),
   );
-  return { texts, joined: texts.join(SEPARATOR), starts, nameKeys, otherKeys };
+  return { texts, joined: texts.join(SEPARATOR), starts, nameKeys, otherKeys, unitsOfWord };
 }
 
 /**

@@ -44,7 +44,7 @@ class Vocabulary {
   }
 
   unitSet(units: Unit[]): UnitSet {
-    return { units, words: this.words, itemKeys: this.itemIds.size };
+    return { units, words: this.words, wordIndex: this.wordIds, itemKeys: this.itemIds.size };
   }
 }
 
