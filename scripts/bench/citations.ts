@@ -97,3 +97,9 @@ function listFiles(dir: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();
 }
+
+// On its own: `node dist/scripts/bench/citations.js <committed vault repo>` (e.g. a copy of /tmp/memvault-bench/20000-git).
+if (process.argv[1] && /bench[/\\]citations\.js$/.test(process.argv[1]) && process.argv[2]) {
+  const result = await benchCitations(path.resolve(process.argv[2]));
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { UserError } from '../util/errors.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { hashValue } from '../util/hash.js';
-import { headCommit, repoAndHead } from './git.js';
+import { headCommit, repoAndHead, repoTop } from './git.js';
 import { fixFor, staleNote } from './state.js';
 import { openCitationStore } from './store.js';
 import { verifyCitations, type VerifyStats } from './verify.js';
@@ -41,8 +43,17 @@ export interface CitationStepOptions {
   dryRun?: boolean;
   /** Check everything again (`memvault verify --full`). */
   full?: boolean;
-  /** The repository to check against (config `verify.repo`); default the one holding the vault. */
-  repo?: string;
+  /**
+   * A folder of the repository to check against (config `verify.repo`, absolute: `verifyRepoOf`); default the one
+   * holding the vault. Not a git repository with a commit: a `config/verify-repo` error.
+   */
+  repo?: string | undefined;
+}
+
+/** The folder `verify.repo` names, resolved against the project root; undefined when not configured. */
+export function verifyRepoOf(root: string, config: { verify?: { repo?: string | undefined } | undefined }): string | undefined {
+  const repo = config.verify?.repo;
+  return repo === undefined ? undefined : path.resolve(root, repo);
 }
 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
@@ -57,17 +68,19 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   // The same citing memories (by content) at the same HEAD: the last results hold as they are. One git process, and
   // only the stale memories' records read back (the no-change rebuild's case).
   const inputs = hashValue(memories.map((m) => [m.path, m.sha256]));
+  // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
+  const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
   if (
     !options.full &&
     previous?.inputs === inputs &&
-    (options.repo ?? previous.repo) === previous.repo &&
-    isInside(previous.repo, options.vaultDir)
+    (configured ? configured.repo === previous.repo : isInside(previous.repo, options.vaultDir))
   ) {
-    const head = await headCommit(previous.repo);
+    const head = configured?.head ?? (await headCommit(previous.repo));
     if (head && head === previous.head && previous.notes) {
       for (const [p, note] of Object.entries(previous.notes)) notes.set(p, note);
       const counts = countTargets(memories);
-      const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, from: head };
+      const quotes = Object.keys(previous.quotes ?? {}).length;
+      const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, quotes, recheckedQuotes: 0, from: head };
       const report = {
         ...stats,
         stale: previous.stale.length,
@@ -78,7 +91,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       return { notes, report };
     }
   }
-  const found = options.repo ? { repo: options.repo, head: await headCommit(options.repo) } : await repoAndHead(options.vaultDir);
+  const found = configured ?? (await repoAndHead(options.vaultDir));
   const repo = found?.repo;
   if (!repo || !found.head) return { report: undefined, notes };
   const result = await verifyCitations({
@@ -132,6 +145,18 @@ function countTargets(memories: readonly Memory[]): { targets: number; paths: nu
     }
   }
   return { targets: targets.size, paths, citations };
+}
+
+/** The top folder and HEAD of the configured repository, or a `config/verify-repo` error saying what to do. */
+async function configuredRepo(folder: string): Promise<{ repo: string; head: string }> {
+  const found = await repoAndHead(folder);
+  if (found) return found;
+  const why = !existsSync(folder)
+    ? 'does not exist'
+    : (await repoTop(folder))
+      ? 'is in a git repository without commits'
+      : 'is not in a git repository';
+  throw new UserError('config/verify-repo', `verify.repo in memory.config.yaml: ${folder} ${why}`);
 }
 
 function isInside(folder: string, inner: string): boolean {

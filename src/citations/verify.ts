@@ -1,7 +1,9 @@
 import type { Memory } from '../vault/model.js';
-import { changedPaths, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
-import { citingMemory, memoryCitations } from './state.js';
-import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
+import { changedPaths, fileTexts, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import type { Quote } from './model.js';
+import { locateQuote, type QuoteFacts, quoteKey } from './quote.js';
+import { citingMemory, memoryCitations, quoteFindings } from './state.js';
+import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
 /**
@@ -39,6 +41,9 @@ export interface VerifyStats {
   /** Citations of memories (issues not counted: not checked), and how many of them point at a target asked about again. */
   citations: number;
   recheckedCitations: number;
+  /** Quoted snippets (find.ts) checked against their files, and how many of them were looked for again (file changed, or new). */
+  quotes: number;
+  recheckedQuotes: number;
   /** The commit the last verification was at (undefined: none, or a history rewrite dropped it). */
   from?: string;
 }
@@ -120,27 +125,33 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
         [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
       : previous!.branches[b]!;
 
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, previous?.quotes, known);
+
   const verification: Verification = {
     version: STORE_VERSION,
     repo,
     head,
     // Nothing asked again at the same HEAD: the facts are those of the last check, and so is its time (an idle build writes nothing).
     checkedAt:
-      previous && from === head && pathsToCheck.length + commitsToCheck.length + branchesToCheck.length === 0
+      previous && from === head && pathsToCheck.length + commitsToCheck.length + branchesToCheck.length + quotes.asked === 0
         ? previous.checkedAt
         : input.now.toISOString(),
     paths: factsOut,
     commits: commitsOut,
     branches: branchesOut,
     stale: [],
+    ...(quotes.count > 0 ? { quotes: quotes.facts } : {}),
   };
+  const quoted: Record<string, QuoteFinding[]> = {};
   const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
   let recheckedCitations = 0;
   for (const memory of input.memories) {
-    const checked = memoryCitations(memory, verification);
+    const findings = quoteFindings(memory, verification);
+    if (findings) quoted[memory.path] = findings;
+    const checked = memoryCitations(memory, verification, findings);
     if (!checked) continue;
     memories[memory.path] = citingMemory(memory, checked);
     if (checked.stale) stale.push(memory.path);
@@ -163,6 +174,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
     }
   }
   verification.stale = stale;
+  if (Object.keys(quoted).length > 0) verification.quoted = quoted;
   const before = new Set(input.previous?.stale ?? []);
   return {
     verification,
@@ -176,11 +188,60 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
       rechecked: rechecked.size,
       citations: citationCount,
       recheckedCitations,
+      quotes: quotes.count,
+      recheckedQuotes: quotes.asked,
       ...(from ? { from } : {}),
     },
     newlyStale: stale.filter((p) => !before.has(p)),
     stale,
   };
+}
+
+/**
+ * Where each quoted snippet is in its file at `head` (quote.ts): the recorded answer while the file (and the path the
+ * memory cites) did not change since, else looked for in the file's text (one `git cat-file --batch` for all files).
+ * A quote of a file that is gone, a folder or never in the repository is not looked for: the path's state says it.
+ */
+async function quoteFacts(
+  repo: string,
+  head: string,
+  memories: readonly Memory[],
+  paths: Record<string, PathFacts>,
+  recorded: Record<string, QuoteFacts> | undefined,
+  known: (path: string) => boolean,
+): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
+  const facts: Record<string, QuoteFacts> = {};
+  const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
+  for (const memory of memories)
+    for (const c of memory.citations ?? []) {
+      if (c.kind !== 'path' || !c.quote || !c.lines) continue;
+      const key = quoteKey(c.target, c.lines, c.quote);
+      if (facts[key] || wanted.has(key)) continue;
+      const file = fileNow(c.target, paths);
+      if (!file) continue;
+      const before = recorded?.[key];
+      if (before && known(c.target) && known(file)) facts[key] = before;
+      else wanted.set(key, { file, lines: c.lines, quote: c.quote });
+    }
+  const texts = await fileTexts(repo, head, [...new Set([...wanted.values()].map((w) => w.file))]);
+  for (const [key, w] of wanted) {
+    const text = texts.get(w.file);
+    if (text !== undefined) facts[key] = locateQuote(text, w.lines, w.quote);
+  }
+  return { facts, count: Object.keys(facts).length, asked: wanted.size };
+}
+
+/** The file a cited path is at HEAD, renames followed; undefined when it is absent, a folder, or unknown. */
+function fileNow(target: string, paths: Record<string, PathFacts>): string | undefined {
+  let name = target;
+  for (let hop = 0; hop <= 5; hop++) {
+    const facts = paths[name];
+    if (!facts) return undefined;
+    if (facts.at === 'file') return name;
+    if (facts.at !== 'absent' || !facts.movedTo) return undefined;
+    name = facts.movedTo;
+  }
+  return undefined;
 }
 
 /** Whether a recorded path's facts are affected by the changed files: itself, a file under it, or where it was renamed to. */
