@@ -4,7 +4,7 @@ import path from 'node:path';
 // zod/mini, as the config: the pre-tool hook loads this file, and classic zod's size is start-up time.
 import * as z from 'zod/mini';
 import { writeFileAtomic } from '../util/atomic.js';
-import { type CitedByIndex, type CitedEntry, citedByDir, readCitedBy, shardOf } from './cited-by.js';
+import { type CitedByIndex, type CitedEntry, citedByDir, citedMetaSchema, readCitedBy, shardOf } from './cited-by.js';
 import { citationsAt } from './state.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
@@ -62,6 +62,7 @@ const checkedCitationSchema = z.object({
   detail: z.optional(z.string()),
   since: z.optional(z.number()),
   to: z.optional(z.string()),
+  quote: z.optional(z.enum(['moved', 'missing'])),
 });
 
 const memoryCitationsSchema = z.object({
@@ -86,6 +87,8 @@ const storedMemorySchema = z.object({
   at: z.number(),
   /** `[kind, target]` of each checkable citation. */
   cites: z.array(z.tuple([z.enum(['path', 'commit', 'branch']), z.string()])),
+  /** The start of the memory file's SHA-256: which memories a partial write replaced were edited. */
+  sha: z.optional(z.string()),
 });
 
 const memoriesMetaSchema = z.object({ shards: z.record(z.string(), z.string()) });
@@ -151,8 +154,23 @@ export interface CitationStore {
    */
   readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
   writeCitedBy(index: CitedByIndex): void;
+  /**
+   * Replaces the records of the memories whose shard (`shardOf` of the memory path) is in `shards` by `memories` (every
+   * citing memory of those shards), keeping every other record; returns what each replaced record cited
+   * (`[kind, target]`) and its content hash's start (`sha`), by memory path. A build that re-checked a few memories
+   * writes this, not all of them.
+   */
+  replaceMemoryShards(shards: ReadonlySet<string>, memories: CitingMemories): Map<string, ReplacedMemory>;
+  /** Replaces the entries of the paths in `index.files` (an empty list removes the path), keeping every other path's. */
+  updateCitedBy(index: CitedByIndex): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
+}
+
+/** A memory record `replaceMemoryShards` replaced: what it cited, and the start of its content hash. */
+export interface ReplacedMemory {
+  cites: [string, string][];
+  sha?: string;
 }
 
 /** The store under a project's state folder (`<root>/.memvault`). */
@@ -196,16 +214,7 @@ export function openCitationStore(stateDir: string): CitationStore {
         return;
       }
       const records: Record<string, unknown> = {};
-      for (const [key, m] of Object.entries(memories))
-        records[key] = {
-          id: m.id,
-          stream: m.stream,
-          day: m.day,
-          kind: m.kind,
-          ...(m.title !== undefined ? { title: m.title } : {}),
-          at: m.at,
-          cites: m.citations.filter((c) => c.kind !== 'issue').map((c) => [c.kind, c.target]),
-        };
+      for (const [key, m] of Object.entries(memories)) records[key] = recordOf(m);
       const shards = writeShards(memoriesDir, records, (key) => memories[key]!.sha ?? JSON.stringify(records[key]));
       write(memoriesMeta, { shards });
       write(verifyFile, verification);
@@ -239,7 +248,7 @@ export function openCitationStore(stateDir: string): CitationStore {
                 verification.quoted?.[memoryPath],
               )
             : undefined;
-          const { cites: _cites, ...rest } = stored ?? { cites: [] };
+          const { cites: _cites, sha: _sha, ...rest } = stored ?? { cites: [] };
           validated.set(memoryPath, stored && checked ? ({ ...rest, ...checked } as CitingMemory) : undefined);
         }
         return validated.get(memoryPath);
@@ -265,6 +274,38 @@ export function openCitationStore(stateDir: string): CitationStore {
       // The meta last: a reader sees the old shards' hashes until every new shard is in place.
       write(metaFile, { repo: index.repo, vault: index.vault, shards });
     },
+    replaceMemoryShards(shards, memories) {
+      const replaced = new Map<string, ReplacedMemory>();
+      const meta = memoriesMetaSchema.safeParse(readJson(memoriesMeta));
+      for (const shard of shards) {
+        const raw = meta.success && meta.data.shards[shard] ? readJson(path.join(memoriesDir, `${shard}.json`)) : undefined;
+        if (!raw || typeof raw !== 'object') continue;
+        for (const [key, record] of Object.entries(raw)) {
+          const parsed = storedMemorySchema.safeParse(record);
+          if (parsed.success) replaced.set(key, { cites: parsed.data.cites, ...(parsed.data.sha ? { sha: parsed.data.sha } : {}) });
+        }
+      }
+      const records: Record<string, unknown> = {};
+      for (const [key, m] of Object.entries(memories)) records[key] = recordOf(m);
+      const written = writeShards(memoriesDir, records, (key) => memories[key]!.sha ?? JSON.stringify(records[key]), shards);
+      write(memoriesMeta, { shards: written });
+      return replaced;
+    },
+    updateCitedBy(index) {
+      const touched = new Set(Object.keys(index.files).map(shardOf));
+      const meta = citedMetaSchema.safeParse(readJson(metaFile));
+      const files: Record<string, unknown> = {};
+      for (const shard of touched) {
+        const raw = meta.success && meta.data.shards[shard] ? readJson(path.join(citedDir, `${shard}.json`)) : undefined;
+        if (raw && typeof raw === 'object') Object.assign(files, raw);
+      }
+      for (const [key, entries] of Object.entries(index.files)) {
+        if (entries.length > 0) files[key] = entries;
+        else delete files[key];
+      }
+      const shards = writeShards(citedDir, files, undefined, touched);
+      write(metaFile, { repo: index.repo, vault: index.vault, shards });
+    },
     stamp() {
       try {
         const stat = statSync(verifyFile);
@@ -283,7 +324,27 @@ export function openCitationStore(stateDir: string): CitationStore {
 /** Bump when a memory record's shape changes: shards named by fingerprints are then written again. */
 const SHARD_FORMAT = 1;
 
-function writeShards(dir: string, records: Record<string, unknown>, fingerprintOf?: (key: string) => string): Record<string, string> {
+/** A citing memory's stored record: what it is and what it cites. */
+function recordOf(m: CitingMemory): Record<string, unknown> {
+  return {
+    id: m.id,
+    stream: m.stream,
+    day: m.day,
+    kind: m.kind,
+    ...(m.title !== undefined ? { title: m.title } : {}),
+    at: m.at,
+    cites: m.citations.filter((c) => c.kind !== 'issue').map((c) => [c.kind, c.target]),
+    ...(m.sha ? { sha: m.sha.slice(0, 16) } : {}),
+  };
+}
+
+/** `only`: just those shards are written (`records` holds all of theirs); every other shard is kept as the meta names it. */
+function writeShards(
+  dir: string,
+  records: Record<string, unknown>,
+  fingerprintOf?: (key: string) => string,
+  only?: ReadonlySet<string>,
+): Record<string, string> {
   const grouped = new Map<string, Record<string, unknown>>();
   for (const key of Object.keys(records).sort()) {
     const shard = shardOf(key);
@@ -294,6 +355,7 @@ function writeShards(dir: string, records: Record<string, unknown>, fingerprintO
   const previous = readJson(path.join(dir, 'meta.json')) as { shards?: Record<string, unknown> } | undefined;
   const old = previous?.shards && typeof previous.shards === 'object' ? previous.shards : {};
   const shards: Record<string, string> = {};
+  if (only) for (const [shard, hash] of Object.entries(old)) if (!only.has(shard) && typeof hash === 'string') shards[shard] = hash;
   mkdirSync(dir, { recursive: true });
   for (const [shard, group] of grouped) {
     // With fingerprints (a memory's content hash), a shard is named by its keys and theirs: an unchanged shard is not
