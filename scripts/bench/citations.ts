@@ -50,7 +50,8 @@ export async function benchCitations(gitRepo: string): Promise<CitationBenchResu
     writeFileSync(path.join(repo, file), `// ${file}\n`.repeat(40));
   }
   git('add', '-A');
-  git('commit', '-q', '--no-verify', '-m', 'the sources the memories cite');
+  // A copy that has them already (a warmed copy of an earlier run's): nothing to commit.
+  if (git('status', '--porcelain') !== '') git('commit', '-q', '--no-verify', '-m', 'the sources the memories cite');
   const started = performance.now();
   runNode([CLI, 'build', '--now', NOW, '--json'], repo);
   log(

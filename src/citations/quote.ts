@@ -16,9 +16,17 @@ export interface QuoteFacts {
   at?: [number, number];
 }
 
-/** The key a quote's facts are kept under: the path, the cited lines and the quoted text. */
+/**
+ * The key a quote's facts are kept under: the cited path, then a hash of the lines and the quoted text (the path in
+ * clear, so the answers for a file that did not change are kept without hashing every quote again).
+ */
 export function quoteKey(target: string, lines: readonly [number, number], quote: Quote): string {
-  return sha256(`${target}\u0000${lines[0]}-${lines[1]}\u0000${quote.kind}\u0000${quote.text.join('\n')}`).slice(0, 24);
+  return `${target}#${sha256(`${lines[0]}-${lines[1]}\u0000${quote.kind}\u0000${quote.text.join('\n')}`).slice(0, 16)}`;
+}
+
+/** The cited path of a quote key. */
+export function quoteTarget(key: string): string {
+  return key.slice(0, key.lastIndexOf('#'));
 }
 
 /**
