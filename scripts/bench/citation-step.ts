@@ -32,7 +32,12 @@ const git = (...args: string[]): string =>
 const sources = Array.from({ length: 90 }, (_, i) => `src/area${i % 9}/file${i}.ts`);
 const committed = sources.filter((_, i) => i % 3 !== 2);
 const fileText = (file: string, edits: number): string =>
-  [`// ${file}`, ...Array.from({ length: 60 }, (_, i) => `export const value${i} = ${i};`), ...Array.from({ length: edits }, (_, i) => `// edit ${i}`), ''].join('\n');
+  [
+    `// ${file}`,
+    ...Array.from({ length: 60 }, (_, i) => `export const value${i} = ${i};`),
+    ...Array.from({ length: edits }, (_, i) => `// edit ${i}`),
+    '',
+  ].join('\n');
 git('init', '-q', '-b', 'main');
 for (const file of committed) {
   mkdirSync(path.join(root, path.dirname(file)), { recursive: true });
@@ -41,7 +46,6 @@ for (const file of committed) {
 mkdirSync(path.join(root, 'vault/main/memories'), { recursive: true });
 git('add', '-A');
 git('commit', '-qm', 'sources', '--date', '2026-01-01T00:00:00Z');
-let edits = 0;
 if (stale)
   for (let round = 1; round <= 5; round++) {
     for (const file of committed) writeFileSync(path.join(root, file), fileText(file, round));
@@ -56,7 +60,13 @@ const memories: Memory[] = Array.from({ length: count }, (_, i) => {
       const line = 1 + ((i + k) % 50);
       cites.push(
         k === 0 && i % 4 === 0
-          ? { kind: 'path', target, line: 3, lines: [line + 1, line + 1], quote: { kind: 'spans', text: [`value${line} = ${line}`], height: 1 } }
+          ? {
+              kind: 'path',
+              target,
+              line: 3,
+              lines: [line + 1, line + 1],
+              quote: { kind: 'spans', text: [`value${line} = ${line}`], height: 1 },
+            }
           : { kind: 'path', target, line: 3 + k },
       );
     }
@@ -79,7 +89,12 @@ const memories: Memory[] = Array.from({ length: count }, (_, i) => {
 });
 const streams = (): StreamState[] => [{ name: 'main', memories, summaries: new Map() }];
 const step = async () => {
-  const result = await runCitationStep({ root, vaultDir: path.join(root, 'vault'), streams: streams(), now: new Date('2026-02-01T00:00:00Z') });
+  const result = await runCitationStep({
+    root,
+    vaultDir: path.join(root, 'vault'),
+    streams: streams(),
+    now: new Date('2026-02-01T00:00:00Z'),
+  });
   return result.report!;
 };
 

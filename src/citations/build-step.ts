@@ -82,7 +82,17 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       for (const [p, note] of Object.entries(previous.notes)) notes.set(p, note);
       const counts = countTargets(memories);
       const quotes = Object.keys(previous.quotes ?? {}).length;
-      const stats = { head, ...counts, recheckedPaths: 0, rechecked: 0, recheckedCitations: 0, quotes, recheckedQuotes: 0, recomputed: 0, from: head };
+      const stats = {
+        head,
+        ...counts,
+        recheckedPaths: 0,
+        rechecked: 0,
+        recheckedCitations: 0,
+        quotes,
+        recheckedQuotes: 0,
+        recomputed: 0,
+        from: head,
+      };
       const report = {
         ...stats,
         stale: previous.stale.length,
@@ -103,7 +113,9 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const index = before ? store.readCitedBy(() => []) : undefined;
   const patchable = before !== undefined && index?.repo === repo && index.vault === vault && store.readMemories() !== undefined;
   const changedShards = new Set<string>();
-  if (patchable) for (const shard of new Set([...prints.keys(), ...before.keys()])) if (prints.get(shard) !== before.get(shard)) changedShards.add(shard);
+  if (patchable)
+    for (const shard of new Set([...prints.keys(), ...before.keys()]))
+      if (prints.get(shard) !== before.get(shard)) changedShards.add(shard);
   const result = await verifyCitations({
     repo,
     head: found.head,

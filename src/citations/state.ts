@@ -74,10 +74,7 @@ function changedSince(base: Pick<CheckedCitation, 'kind' | 'target'>, facts: Pat
 
 /** Whether a checked citation makes its memory stale: gone, moved, heavily changed, or its quoted text no longer in the file. */
 export const isStaleCitation = (c: CheckedCitation): boolean =>
-  c.state === 'gone' ||
-  c.state === 'moved' ||
-  (c.state === 'changed' && (c.since ?? 0) >= HEAVY_CHANGES) ||
-  c.quote === 'missing';
+  c.state === 'gone' || c.state === 'moved' || (c.state === 'changed' && (c.since ?? 0) >= HEAVY_CHANGES) || c.quote === 'missing';
 
 /**
  * A memory's citations checked, the worst first; undefined when it cites nothing. `findings`: its quotes not at their
@@ -143,7 +140,13 @@ function withQuoteFinding(c: CheckedCitation, finding: QuoteFinding): CheckedCit
   const range = ([a, b]: readonly [number, number]): string => (a === b ? `line ${a}` : `lines ${a}-${b}`);
   const note = `quoted text not at ${range(finding.lines)}, ${finding.now ? `now at ${range(finding.now)}` : 'no longer in the file'}`;
   const detail = c.detail ? `${c.detail.replace(/; quoted text .*$/, '')}; ${note}` : note;
-  return { ...c, state: c.state === 'verified' ? 'changed' : c.state, since: c.since ?? 0, detail, quote: finding.now ? 'moved' : 'missing' };
+  return {
+    ...c,
+    state: c.state === 'verified' ? 'changed' : c.state,
+    since: c.since ?? 0,
+    detail,
+    quote: finding.now ? 'moved' : 'missing',
+  };
 }
 
 /** The citing-memory record the store keeps (and search annotates hits with). */

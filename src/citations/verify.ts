@@ -172,7 +172,11 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   for (const memory of input.memories) {
     const cited = memory.citations ?? [];
     for (const c of cited) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
-    if (dirty && !redo(memory) && !cited.some((c) => (c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.has(`${c.kind}:${c.target}`)))) {
+    if (
+      dirty &&
+      !redo(memory) &&
+      !cited.some((c) => (c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.has(`${c.kind}:${c.target}`)))
+    ) {
       // Nothing it cites changed: as the last check found it.
       if (wasStale.has(memory.path)) stale.push(memory.path);
       const before = previous!.quoted?.[memory.path];

@@ -258,7 +258,7 @@ export const configSchema = z.strictObject({
       z.strictObject({
         repo: described(
           z.optional(z.string().check(z.minLength(1))),
-          'Git repository whose HEAD the memories\' citations are checked against, relative to this file (default: the ' +
+          "Git repository whose HEAD the memories' citations are checked against, relative to this file (default: the " +
             'repository holding the vault). For a vault kept apart from the code it remembers.',
         ),
       }),

@@ -154,9 +154,13 @@ describe('a check that works out only some memories again', () => {
     const cited = [...new Set([...Object.keys(verification.paths), 'src/stable.ts', 'src/net/retry.ts', 'src/net/legacy.ts'])];
     const index = store.readCitedBy(() => cited)!;
     const byPath = Object.fromEntries(
-      [...index.found].map(([key, entries]) => [key, [...entries].sort((a, b) => (a.m < b.m ? -1 : 1))]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+      [...index.found]
+        .map(([key, entries]) => [key, [...entries].sort((a, b) => (a.m < b.m ? -1 : 1))])
+        .sort(([a], [b]) => (a! < b! ? -1 : 1)),
     );
-    const states = Object.fromEntries(Object.entries(memories).map(([p, m]) => [p, { state: m.state, stale: m.stale, citations: m.citations }]));
+    const states = Object.fromEntries(
+      Object.entries(memories).map(([p, m]) => [p, { state: m.state, stale: m.stale, citations: m.citations }]),
+    );
     return { states, byPath, stale: [...verification.stale].sort(), notes: verification.notes };
   }
 

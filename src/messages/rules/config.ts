@@ -28,7 +28,7 @@ export const CONFIG_RULES = {
       'set `verify.repo` in memory.config.yaml to the folder of a git clone that has at least one commit (relative to ' +
       'memory.config.yaml, e.g. `verify: { repo: ../app }`), or remove it to check citations against the repository holding the vault',
     docs:
-      'Citations are checked against that repository\'s HEAD at every build and by `memvault verify`; a folder that is missing, ' +
+      "Citations are checked against that repository's HEAD at every build and by `memvault verify`; a folder that is missing, " +
       'not in a git repository, or in one without commits stops them before anything is written.',
   },
   'config/invalid': {
