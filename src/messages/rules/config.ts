@@ -29,7 +29,7 @@ export const CONFIG_RULES = {
       'memory.config.yaml, e.g. `verify: { repo: ../app }`), or remove it to check citations against the repository holding the vault',
     docs:
       "Citations are checked against that repository's HEAD at every build and by `memvault verify`; a folder that is missing, " +
-      'not in a git repository, or in one without commits stops them before anything is written.',
+      'not in a git repository, or in one without commits stops them (exit 1) before the build plans anything.',
   },
   'config/invalid': {
     title: 'memory.config.yaml is invalid',
