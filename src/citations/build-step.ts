@@ -111,11 +111,16 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   // store holds that check's records and index whole, which a partial write then patches.
   const before = !options.full && previous?.repo === repo ? printsOf(previous.inputs) : undefined;
   const index = before ? store.readCitedBy(() => []) : undefined;
-  const patchable = before !== undefined && index?.repo === repo && index.vault === vault && store.readMemories() !== undefined;
   const changedShards = new Set<string>();
-  if (patchable)
+  if (before)
     for (const shard of new Set([...prints.keys(), ...before.keys()]))
       if (prints.get(shard) !== before.get(shard)) changedShards.add(shard);
+  // The records are patched only when memories changed: then they must be there whole (reading them parses the facts again).
+  const patchable =
+    before !== undefined &&
+    index?.repo === repo &&
+    index.vault === vault &&
+    (changedShards.size === 0 || store.readMemories() !== undefined);
   const result = await verifyCitations({
     repo,
     head: found.head,
@@ -196,9 +201,16 @@ function writePartial(
     store.writeVerification(result.verification, undefined);
     return;
   }
-  const found = store.readCitedBy(() => [...keys])?.found ?? new Map<string, CitedEntry[]>();
+  // Under a path whose own facts changed, every entry is of a memory worked out again (it cites that path, or a path
+  // renamed to it): the new entries are all of them, nothing to read (at 20,000 memories, thousands under one path).
+  const whole = result.partial!.dirty.changed;
+  const found = store.readCitedBy(() => [...keys].filter((key) => !whole.has(key)))?.found ?? new Map<string, CitedEntry[]>();
   const files: Record<string, CitedEntry[]> = {};
   for (const key of keys) {
+    if (whole.has(key)) {
+      files[key] = result.citedBy[key] ?? [];
+      continue;
+    }
     const replacedHere = dirtyKeys.has(key) ? redone : edited;
     files[key] = [
       ...(found.get(key) ?? []).filter((e) => !replacedHere.has(e.m)),

@@ -74,6 +74,8 @@ export interface VerifyResult {
 export interface DirtyTargets {
   paths: Set<string>;
   others: Set<string>;
+  /** Paths whose own facts changed: every memory with an entry under one of them is worked out again. */
+  changed: Set<string>;
 }
 
 /** Runs verification; undefined when the repository has no commit yet. */
@@ -242,8 +244,9 @@ function addCitedBy(citedBy: Record<string, CitedEntry[]>, memory: Memory, check
  * was renamed to, changed; a commit or branch whose answer changed. Only memories citing them can change state.
  */
 function dirtyTargets(previous: Verification, now: Verification): DirtyTargets {
-  const dirty = { paths: new Set<string>(), others: new Set<string>() };
-  const changedPath = (p: string): boolean => JSON.stringify(previous.paths[p]) !== JSON.stringify(now.paths[p]);
+  const dirty = { paths: new Set<string>(), others: new Set<string>(), changed: new Set<string>() };
+  for (const p of Object.keys(now.paths)) if (JSON.stringify(previous.paths[p]) !== JSON.stringify(now.paths[p])) dirty.changed.add(p);
+  const changedPath = (p: string): boolean => dirty.changed.has(p);
   for (const p of Object.keys(now.paths)) {
     let name: string | undefined = p;
     for (let hop = 0; name && hop <= 5; hop++) {

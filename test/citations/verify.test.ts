@@ -2,7 +2,7 @@ import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
-import { openCitationStore } from '../../src/citations/store.js';
+import { type CitedEntry, openCitationStore } from '../../src/citations/store.js';
 import { loadValidConfig } from '../../src/config/load.js';
 import { vaultLoadOptions } from '../../src/pipeline/build-pool.js';
 import { loadVault } from '../../src/vault/load.js';
@@ -153,7 +153,7 @@ describe('a check that works out only some memories again', () => {
     // Paths no memory cites any more too: their entries must be gone.
     const cited = [...new Set([...Object.keys(verification.paths), 'src/stable.ts', 'src/net/retry.ts', 'src/net/legacy.ts'])];
     const index = store.readCitedBy(() => cited)!;
-    const byPath = Object.fromEntries(
+    const byPath: Record<string, CitedEntry[]> = Object.fromEntries(
       [...index.found]
         .map(([key, entries]) => [key, [...entries].sort((a, b) => (a.m < b.m ? -1 : 1))])
         .sort(([a], [b]) => (a! < b! ? -1 : 1)),
