@@ -202,23 +202,14 @@ function writePartial(
     return;
   }
   // Under a path whose own facts changed, every entry is of a memory worked out again (it cites that path, or a path
-  // renamed to it): the new entries are all of them, nothing to read (at 20,000 memories, thousands under one path).
-  const whole = result.partial!.dirty.changed;
-  const found = store.readCitedBy(() => [...keys].filter((key) => !whole.has(key)))?.found ?? new Map<string, CitedEntry[]>();
+  // renamed to it); under any other, only the edited, added and removed memories' entries are replaced.
   const files: Record<string, CitedEntry[]> = {};
   for (const key of keys) {
-    if (whole.has(key)) {
-      files[key] = result.citedBy[key] ?? [];
-      continue;
-    }
     const replacedHere = dirtyKeys.has(key) ? redone : edited;
-    files[key] = [
-      ...(found.get(key) ?? []).filter((e) => !replacedHere.has(e.m)),
-      ...(result.citedBy[key] ?? []).filter((e) => replacedHere.has(e.m)),
-    ];
+    files[key] = (result.citedBy[key] ?? []).filter((e) => replacedHere.has(e.m));
   }
   // The records first, then the index, then the facts: a reader that sees the new facts sees the rest made from them.
-  store.updateCitedBy({ ...index, files });
+  store.updateCitedBy({ ...index, files }, (key) => (dirtyKeys.has(key) ? redone : edited));
   store.writeVerification(result.verification, undefined);
 }
 

@@ -161,8 +161,12 @@ export interface CitationStore {
    * writes this, not all of them.
    */
   replaceMemoryShards(shards: ReadonlySet<string>, memories: CitingMemories): Map<string, ReplacedMemory>;
-  /** Replaces the entries of the paths in `index.files` (an empty list removes the path), keeping every other path's. */
-  updateCitedBy(index: CitedByIndex): void;
+  /**
+   * For each path of `index.files`: drops the entries of the memories `replacing(path)` names, adds the given ones (a
+   * path left with none is removed); every other path is kept as it is. What a check that re-worked a few memories
+   * writes, without reading (and validating) the thousands of entries it keeps.
+   */
+  updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string>): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
 }
@@ -291,7 +295,7 @@ export function openCitationStore(stateDir: string): CitationStore {
       write(memoriesMeta, { shards: written });
       return replaced;
     },
-    updateCitedBy(index) {
+    updateCitedBy(index, replacing) {
       const touched = new Set(Object.keys(index.files).map(shardOf));
       const meta = citedMetaSchema.safeParse(readJson(metaFile));
       const files: Record<string, unknown> = {};
@@ -300,7 +304,11 @@ export function openCitationStore(stateDir: string): CitationStore {
         if (raw && typeof raw === 'object') Object.assign(files, raw);
       }
       for (const [key, entries] of Object.entries(index.files)) {
-        if (entries.length > 0) files[key] = entries;
+        const gone = replacing(key);
+        // The kept entries as they are on disk (written by a build; the hook validates what it reads).
+        const kept = Array.isArray(files[key]) ? (files[key] as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
+        const merged = [...kept, ...entries];
+        if (merged.length > 0) files[key] = merged;
         else delete files[key];
       }
       const shards = writeShards(citedDir, files, undefined, touched);
