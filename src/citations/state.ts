@@ -53,7 +53,7 @@ export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since
   }
   if (current.at !== 'absent' && name !== citation.target) {
     const renamed = facts.renamed ? ` in ${shortCommit(facts.renamed.commit)} on ${dayOf(facts.renamed.date)}` : '';
-    const changes = current.touched.filter((t) => t > since).length;
+    const changes = countAfter(current.touched, since);
     // The rename commit itself touched the new path: it is not a change to what the memory says.
     const after = Math.max(0, changes - (facts.renamed ? 1 : 0));
     const more = after > 0 ? `, ${after} commit${after === 1 ? '' : 's'} since` : '';
@@ -67,9 +67,16 @@ export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since
 }
 
 function changedSince(base: Pick<CheckedCitation, 'kind' | 'target'>, facts: PathFacts, since: number): CheckedCitation {
-  const changes = facts.touched.filter((t) => t > since).length;
+  const changes = countAfter(facts.touched, since);
   if (changes === 0) return { ...base, state: 'verified' };
   return { ...base, state: 'changed', since: changes, detail: `${changes} commit${changes === 1 ? '' : 's'} since` };
+}
+
+/** Commit times after `since` (no array made: this runs for every citation of every memory worked out). */
+function countAfter(times: readonly number[], since: number): number {
+  let count = 0;
+  for (const t of times) if (t > since) count++;
+  return count;
 }
 
 /** Whether a checked citation makes its memory stale: gone, moved, heavily changed, or its quoted text no longer in the file. */
