@@ -16,8 +16,8 @@ describe.skipIf(process.env.MEMVAULT_SLOW !== '1')('a memory whose cited file wa
   beforeAll(async () => {
     ({ root, deleted } = citedProject({ fillers: 12 }));
     const { json } = await runCliJson(['build', '--json'], { cwd: root, env });
-    expect(json.citations).toMatchObject({ stale: 3, recheckedPaths: 4 });
-    expect(json.citations.newlyStale.map((s: { path: string }) => s.path)).toContain(PATHS.retry);
+    expect(json.citations).toMatchObject({ stale: 3, rechecked_paths: 4 });
+    expect(json.citations.newly_stale.map((s: { path: string }) => s.path)).toContain(PATHS.retry);
   }, 60_000);
   afterAll(() => removeProject(root));
 
