@@ -196,7 +196,8 @@ function writePartial(
     for (const c of result.memories[p]?.citations ?? []) if (c.kind === 'path') withRenames(c.target, keys);
     for (const [kind, target] of replaced.get(p)?.cites ?? []) if (kind === 'path') withRenames(target, keys);
   }
-  for (const key of dirtyKeys) if (result.citedBy[key]) keys.add(key);
+  // Every one, with or without new entries: a renamed file's old new name may keep none (renamed again).
+  for (const key of dirtyKeys) keys.add(key);
   if (keys.size === 0) {
     store.writeVerification(result.verification, undefined);
     return;

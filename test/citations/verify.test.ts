@@ -109,6 +109,10 @@ describe('citations verified against a repository with a history', () => {
     const again = await check('2026-01-08T00:00:00Z');
     expect(again.step.report).toMatchObject({ recheckedPaths: 1 });
     expect(again.memory(PATHS.legacy).citations[0]).toMatchObject({ state: 'moved', to: 'src/net/retry-backoff.ts' });
+    // The hook finds the memory under the file's name now, no longer under the name it had in between.
+    const index = openCitationStore(path.join(root, '.memvault')).readCitedBy(() => ['src/net/backoff.ts', 'src/net/retry-backoff.ts'])!;
+    expect(index.found.get('src/net/retry-backoff.ts')!.map((e) => e.m)).toEqual([PATHS.legacy]);
+    expect(index.found.has('src/net/backoff.ts')).toBe(false);
   });
 
   it('starts over when the recorded commit is gone (a rewritten history)', async () => {
