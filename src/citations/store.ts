@@ -192,8 +192,9 @@ export function openCitationStore(stateDir: string): CitationStore {
         const replaced = new Map<string, ReplacedMemory>();
         const known = new Map<string, string>();
         const select = db.prepare('SELECT sha, record FROM citing_memories WHERE path = ?');
-        // Every row's path (no record read): the named ones are a few of thousands.
-        for (const [key] of db.prepare('SELECT path FROM citing_memories').raw().all() as [string][]) {
+        // Every row's path (no record read; the table is keyed by path, so this still walks all rows: ~10 ms at 20,000
+        // from the page cache, ~50 ms from the disk): the named ones are a few of thousands.
+        for (const key of db.prepare('SELECT path FROM citing_memories').pluck().all() as string[]) {
           if (!replaces(key)) continue;
           const row = select.get(key) as { sha: string; record: string } | undefined;
           const parsed = row ? storedMemorySchema.safeParse(parseJson(row.record)) : undefined;
