@@ -50,7 +50,8 @@ export async function benchCitations(gitRepo: string): Promise<CitationBenchResu
     writeFileSync(path.join(repo, file), `// ${file}\n`.repeat(40));
   }
   git('add', '-A');
-  git('commit', '-q', '--no-verify', '-m', 'the sources the memories cite');
+  // A copy that has them already (a warmed copy of an earlier run's): nothing to commit.
+  if (git('status', '--porcelain') !== '') git('commit', '-q', '--no-verify', '-m', 'the sources the memories cite');
   const started = performance.now();
   runNode([CLI, 'build', '--now', NOW, '--json'], repo);
   log(
@@ -96,4 +97,10 @@ function listFiles(dir: string): string[] {
     .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();
+}
+
+// On its own: `node dist/scripts/bench/citations.js <committed vault repo>` (e.g. a copy of /tmp/memvault-bench/20000-git).
+if (process.argv[1] && /bench[/\\]citations\.js$/.test(process.argv[1]) && process.argv[2]) {
+  const result = await benchCitations(path.resolve(process.argv[2]));
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

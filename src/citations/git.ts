@@ -35,6 +35,15 @@ export async function repoAndHead(dir: string): Promise<{ repo: string; head: st
   }
 }
 
+/** The top folder of the repository holding `dir`, or undefined outside one. */
+export async function repoTop(dir: string): Promise<string | undefined> {
+  try {
+    return (await git(dir, ['rev-parse', '--show-toplevel'])).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** HEAD's commit id, or undefined in a repository without commits. */
 export async function headCommit(repo: string): Promise<string | undefined> {
   try {
@@ -55,6 +64,45 @@ export async function objectTypes(repo: string, names: readonly string[]): Promi
     if (m) found.set(name, { id: m[1]!, type: m[2]! });
   });
   return found;
+}
+
+/**
+ * The text of each file at `commit` (`git cat-file --batch`, one process for all); a file that is not there (or not a
+ * file) is left out. Read as UTF-8: quotes are compared as text.
+ */
+export async function fileTexts(repo: string, commit: string, files: readonly string[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  if (files.length === 0) return texts;
+  const out = await gitBytes(repo, ['cat-file', '--batch'], `${files.map((f) => `${commit}:${f}`).join('\n')}\n`);
+  let at = 0;
+  for (const file of files) {
+    const newline = out.indexOf(10, at);
+    if (newline < 0) break;
+    const header = out.subarray(at, newline).toString('utf8');
+    at = newline + 1;
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header);
+    if (!m) continue;
+    const size = Number(m[2]);
+    if (m[1] === 'blob') texts.set(file, out.subarray(at, at + size).toString('utf8'));
+    // The object, then one newline.
+    at += size + 1;
+  }
+  return texts;
+}
+
+function gitBytes(repo: string, args: readonly string[], input: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      ['-C', repo, '-c', 'core.quotePath=false', ...args],
+      { maxBuffer: MAX_OUTPUT, encoding: 'buffer', env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`git ${args[0]} failed in ${repo}: ${String(stderr).trim() || error.message}`));
+        else resolve(stdout);
+      },
+    );
+    child.stdin!.end(input);
+  });
 }
 
 /** A path's change in a commit, as `--name-status` prints it. */

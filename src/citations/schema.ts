@@ -25,6 +25,15 @@ export const pathFactsSchema = z.object({
 });
 export type PathFacts = z.infer<typeof pathFactsSchema>;
 
+const lineRangeSchema = z.tuple([z.number(), z.number()]);
+
+/** A quoted snippet checked at `head` (quote.ts): held at its cited lines, or the lines holding it now, or neither. */
+const quoteFactsSchema = z.object({ held: z.boolean(), at: z.optional(lineRangeSchema) });
+
+/** A memory's quote that is not at its cited lines: the cited path and lines, and where the quote is now (absent: not in the file). */
+const quoteFindingSchema = z.object({ target: z.string(), lines: lineRangeSchema, now: z.optional(lineRangeSchema) });
+export type QuoteFinding = z.infer<typeof quoteFindingSchema>;
+
 const checkedCitationSchema = z.object({
   kind: z.enum(['path', 'commit', 'branch', 'issue']),
   target: z.string(),
@@ -32,6 +41,7 @@ const checkedCitationSchema = z.object({
   detail: z.optional(z.string()),
   since: z.optional(z.number()),
   to: z.optional(z.string()),
+  quote: z.optional(z.enum(['moved', 'missing'])),
 });
 
 const memoryCitationsSchema = z.object({
@@ -89,5 +99,9 @@ export const verificationSchema = z.object({
   notes: z.optional(z.record(z.string(), z.string())),
   /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
   inputs: z.optional(z.string()),
+  /** Quoted snippets checked, by quote key (quote.ts): what the next check keeps for files that did not change. */
+  quotes: z.optional(z.record(z.string(), quoteFactsSchema)),
+  /** Memories with a quote not at its cited lines (vault path → those quotes): what a reader's states are made with. */
+  quoted: z.optional(z.record(z.string(), z.array(quoteFindingSchema))),
 });
 export type Verification = z.infer<typeof verificationSchema>;

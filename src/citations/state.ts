@@ -1,6 +1,7 @@
 import type { Memory } from '../vault/model.js';
 import { type CheckedCitation, type Citation, type CitationState, HEAVY_CHANGES, type MemoryCitations } from '../vault/citation-model.js';
-import type { CitingMemory, PathFacts, Verification } from './schema.js';
+import { quoteKey } from './quote.js';
+import type { CitingMemory, PathFacts, QuoteFinding, Verification } from './schema.js';
 
 /**
  * From the repository facts (verify.ts) to each memory's citation states:
@@ -52,7 +53,7 @@ export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since
   }
   if (current.at !== 'absent' && name !== citation.target) {
     const renamed = facts.renamed ? ` in ${shortCommit(facts.renamed.commit)} on ${dayOf(facts.renamed.date)}` : '';
-    const changes = current.touched.filter((t) => t > since).length;
+    const changes = countAfter(current.touched, since);
     // The rename commit itself touched the new path: it is not a change to what the memory says.
     const after = Math.max(0, changes - (facts.renamed ? 1 : 0));
     const more = after > 0 ? `, ${after} commit${after === 1 ? '' : 's'} since` : '';
@@ -66,25 +67,55 @@ export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since
 }
 
 function changedSince(base: Pick<CheckedCitation, 'kind' | 'target'>, facts: PathFacts, since: number): CheckedCitation {
-  const changes = facts.touched.filter((t) => t > since).length;
+  const changes = countAfter(facts.touched, since);
   if (changes === 0) return { ...base, state: 'verified' };
   return { ...base, state: 'changed', since: changes, detail: `${changes} commit${changes === 1 ? '' : 's'} since` };
 }
 
-/** Whether a checked citation makes its memory stale: gone, moved, or heavily changed. */
-export const isStaleCitation = (c: CheckedCitation): boolean =>
-  c.state === 'gone' || c.state === 'moved' || (c.state === 'changed' && (c.since ?? 0) >= HEAVY_CHANGES);
-
-/** A memory's citations checked, the worst first; undefined when it cites nothing. */
-export function memoryCitations(memory: Memory, verification: Verification): MemoryCitations | undefined {
-  return citationsAt(memory.citations ?? [], memorySeconds(memory), verification);
+/** Commit times after `since` (no array made: this runs for every citation of every memory worked out). */
+function countAfter(times: readonly number[], since: number): number {
+  let count = 0;
+  for (const t of times) if (t > since) count++;
+  return count;
 }
 
-/** Citations written at `since` (Unix seconds), checked against `verification`: what the store's readers compute too. */
+/** Whether a checked citation makes its memory stale: gone, moved, heavily changed, or its quoted text no longer in the file. */
+export const isStaleCitation = (c: CheckedCitation): boolean =>
+  c.state === 'gone' || c.state === 'moved' || (c.state === 'changed' && (c.since ?? 0) >= HEAVY_CHANGES) || c.quote === 'missing';
+
+/**
+ * A memory's citations checked, the worst first; undefined when it cites nothing. `findings`: its quotes not at their
+ * cited lines (`quoteFindings`), when the caller has them already.
+ */
+export function memoryCitations(
+  memory: Memory,
+  verification: Verification,
+  findings: readonly QuoteFinding[] | undefined = quoteFindings(memory, verification),
+): MemoryCitations | undefined {
+  return citationsAt(memory.citations ?? [], memorySeconds(memory), verification, findings);
+}
+
+/** The quotes of a memory (find.ts) that the verification's facts say are not at their cited lines; undefined when none. */
+export function quoteFindings(memory: Pick<Memory, 'citations'>, verification: Verification): QuoteFinding[] | undefined {
+  let findings: QuoteFinding[] | undefined;
+  for (const c of memory.citations ?? []) {
+    if (!c.quote || !c.lines) continue;
+    const facts = verification.quotes?.[quoteKey(c.target, c.lines, c.quote)];
+    if (!facts || facts.held) continue;
+    (findings ??= []).push({ target: c.target, lines: c.lines, ...(facts.at ? { now: facts.at } : {}) });
+  }
+  return findings;
+}
+
+/**
+ * Citations written at `since` (Unix seconds), checked against `verification`: what the store's readers compute too.
+ * `findings`: the memory's quotes not at their cited lines (`verification.quoted` keeps them per memory).
+ */
 export function citationsAt(
   cited: readonly Pick<Citation, 'kind' | 'target'>[],
   since: number,
   verification: Verification,
+  findings?: readonly QuoteFinding[],
 ): MemoryCitations | undefined {
   // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline.
   const checkable = cited.filter((c) => c.kind !== 'issue');
@@ -93,12 +124,35 @@ export function citationsAt(
   // One entry per target (a path cited at two line ranges is one claim about one file).
   const byTarget = new Map<string, CheckedCitation>();
   for (const c of checked) if (!byTarget.has(`${c.kind}:${c.target}`)) byTarget.set(`${c.kind}:${c.target}`, c);
+  for (const finding of findings ?? []) {
+    const c = byTarget.get(`path:${finding.target}`);
+    if (c && c.state !== 'gone' && c.state !== 'unchecked') byTarget.set(`path:${finding.target}`, withQuoteFinding(c, finding));
+  }
   const citations = [...byTarget.values()].sort((a, b) => SEVERITY[b.state] - SEVERITY[a.state]);
   return {
     state: citations[0]!.state,
     stale: citations.some(isStaleCitation),
     checked: { commit: verification.head, at: verification.checkedAt },
     citations,
+  };
+}
+
+/**
+ * A path citation whose quoted text is not at the cited lines any more: `changed` at least (a quote elsewhere in the
+ * file is a line number to update; one nowhere in it, a claim about code that is gone: stale).
+ */
+function withQuoteFinding(c: CheckedCitation, finding: QuoteFinding): CheckedCitation {
+  // A second quote of the same file that moved too: the first one's note says enough.
+  if (c.quote === 'missing' || (c.quote === 'moved' && finding.now)) return c;
+  const range = ([a, b]: readonly [number, number]): string => (a === b ? `line ${a}` : `lines ${a}-${b}`);
+  const note = `quoted text not at ${range(finding.lines)}, ${finding.now ? `now at ${range(finding.now)}` : 'no longer in the file'}`;
+  const detail = c.detail ? `${c.detail.replace(/; quoted text .*$/, '')}; ${note}` : note;
+  return {
+    ...c,
+    state: c.state === 'verified' ? 'changed' : c.state,
+    since: c.since ?? 0,
+    detail,
+    quote: finding.now ? 'moved' : 'missing',
   };
 }
 

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-// zod/mini, as the config: small, and what a read command loads of zod.
-import * as z from 'zod/mini';
 import { openStateStore, type StateStore } from '../store/database.js';
 import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
-import { type CitingMemory, type PathFacts, STORE_VERSION, storedMemorySchema, type Verification, verificationSchema } from './schema.js';
+import { type CitingMemory, storedMemorySchema, type Verification, verificationSchema } from './schema.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
-export { type CitingMemory, type PathFacts, STORE_VERSION, type Verification } from './schema.js';
+export { type CitingMemory, type PathFacts, type QuoteFinding, STORE_VERSION, type Verification } from './schema.js';
 
 /**
  * Where verification's results live between builds, behind a small interface
@@ -58,10 +56,30 @@ export interface CitationStore {
    */
   readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
   writeCitedBy(index: CitedByIndex): void;
+  /**
+   * Replaces the rows of the memories `replaces` names (vault paths) by `memories` (every citing memory among them now;
+   * a named memory not in it is removed), keeping every other row; returns what each replaced row cited and its
+   * memory's content hash, by memory path. What a build that worked out a few memories again writes, not all of them.
+   */
+  replaceMemories(replaces: (memoryPath: string) => boolean, memories: CitingMemories): Map<string, ReplacedMemory>;
+  /**
+   * For each path of `index.files`: drops the entries of the memories `replacing(path)` names, adds the given ones (a
+   * path left with none is removed); every other path keeps its row. What a check that re-worked a few memories
+   * writes, without reading (and checking) the thousands of entries it keeps.
+   */
+  updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string>): void;
+  /** Runs `work` in one transaction (the writes above nest in it): a partial write's rows, entries and facts land together. */
+  transaction<T>(work: () => T): T;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
   /** Forgets every result (the next build checks everything again). */
   clear(): void;
+}
+
+/** A memory row `replaceMemories` replaced: what it cited, and its memory's content hash (when the row was made from one). */
+export interface ReplacedMemory {
+  cites: [string, string][];
+  sha?: string;
 }
 
 const NO_STAMP = 'none';
@@ -104,7 +122,7 @@ export function openCitationStore(stateDir: string): CitationStore {
       const { db } = state();
       const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
       const validated = new Map<string, CitingMemory | undefined>();
-      const decode = (text: string | undefined): CitingMemory | undefined => {
+      const decode = (memoryPath: string, text: string | undefined): CitingMemory | undefined => {
         let raw: unknown;
         try {
           raw = text === undefined ? undefined : JSON.parse(text);
@@ -118,13 +136,14 @@ export function openCitationStore(stateDir: string): CitationStore {
           cites.map(([kind, target]) => ({ kind, target })),
           rest.at,
           verification,
+          verification.quoted?.[memoryPath],
         );
         return checked ? ({ ...rest, ...checked } as CitingMemory) : undefined;
       };
       const get = (memoryPath: string): CitingMemory | undefined => {
         if (!validated.has(memoryPath)) {
           const row = select.get(memoryPath) as { record: string } | undefined;
-          validated.set(memoryPath, decode(row?.record));
+          validated.set(memoryPath, decode(memoryPath, row?.record));
         }
         return validated.get(memoryPath);
       };
@@ -136,7 +155,7 @@ export function openCitationStore(stateDir: string): CitationStore {
             path: string;
             record: string;
           }>) {
-            if (!validated.has(row.path)) validated.set(row.path, decode(row.record));
+            if (!validated.has(row.path)) validated.set(row.path, decode(row.path, row.record));
             const memory = validated.get(row.path);
             if (memory) out[row.path] = memory;
           }
@@ -166,6 +185,55 @@ export function openCitationStore(stateDir: string): CitationStore {
         meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
       });
     },
+    replaceMemories(replaces, memories) {
+      const store = state();
+      return store.transaction(() => {
+        const { db } = store;
+        const replaced = new Map<string, ReplacedMemory>();
+        const known = new Map<string, string>();
+        const select = db.prepare('SELECT sha, record FROM citing_memories WHERE path = ?');
+        // Every row's path (no record read; the table is keyed by path, so this still walks all rows: ~10 ms at 20,000
+        // from the page cache, ~50 ms from the disk): the named ones are a few of thousands.
+        for (const key of db.prepare('SELECT path FROM citing_memories').pluck().all() as string[]) {
+          if (!replaces(key)) continue;
+          const row = select.get(key) as { sha: string; record: string } | undefined;
+          const parsed = row ? storedMemorySchema.safeParse(parseJson(row.record)) : undefined;
+          // A row that does not decode is replaced all the same, as one that cited nothing.
+          const sha = row?.sha.startsWith(`${RECORD_FORMAT}:`) ? row.sha.slice(`${RECORD_FORMAT}:`.length) : undefined;
+          replaced.set(key, { cites: parsed?.success ? parsed.data.cites : [], ...(sha ? { sha } : {}) });
+          known.set(key, row?.sha ?? '');
+        }
+        // Only the named rows are known here: those are the ones removed when not in `memories`.
+        writeMemoryRows(db, memories, known);
+        return replaced;
+      });
+    },
+    updateCitedBy(index, replacing) {
+      const store = state();
+      const meta = kv().meta;
+      store.transaction(() => {
+        const { db } = store;
+        const select = db.prepare('SELECT entries FROM cited_by WHERE path = ?');
+        const upsert = db.prepare(
+          'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
+        );
+        const remove = db.prepare('DELETE FROM cited_by WHERE path = ?');
+        for (const [cited, entries] of Object.entries(index.files)) {
+          const gone = replacing(cited);
+          const row = select.get(cited) as { entries: string } | undefined;
+          const stored = row ? parseJson(row.entries) : undefined;
+          // The kept entries as they are in the row (written by a build; the hook checks what it reads).
+          const kept = Array.isArray(stored) ? (stored as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
+          const merged = [...kept, ...entries];
+          if (merged.length > 0) upsert.run(cited, JSON.stringify(merged));
+          else remove.run(cited);
+        }
+        meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
+      });
+    },
+    transaction(work) {
+      return state().transaction(work);
+    },
     stamp() {
       try {
         return kv().text.get('stamp') ?? NO_STAMP;
@@ -187,7 +255,14 @@ export function openCitationStore(stateDir: string): CitationStore {
 /** The memories' records: rows written only for memories whose content (or record format) changed, others removed. */
 function writeMemories(store: StateStore, memories: CitingMemories): void {
   const { db } = store;
-  const known = new Map(db.prepare('SELECT path, sha FROM citing_memories').raw().all() as [string, string][]);
+  writeMemoryRows(db, memories, new Map(db.prepare('SELECT path, sha FROM citing_memories').raw().all() as [string, string][]));
+}
+
+/**
+ * Writes the rows of `memories` whose fingerprint differs from `known`'s (path → the row's `sha` column), and removes
+ * the rows of the paths of `known` that are not in `memories`.
+ */
+function writeMemoryRows(db: StateStore['db'], memories: CitingMemories, known: Map<string, string>): void {
   const upsert = db.prepare(
     'INSERT INTO citing_memories (path, sha, record) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha = excluded.sha, record = excluded.record',
   );
@@ -215,4 +290,12 @@ function writeMemories(store: StateStore, memories: CitingMemories): void {
   }
   const remove = db.prepare('DELETE FROM citing_memories WHERE path = ?');
   for (const gone of known.keys()) remove.run(gone);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

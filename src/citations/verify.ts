@@ -1,7 +1,9 @@
 import type { Memory } from '../vault/model.js';
-import { changedPaths, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
-import { citingMemory, memoryCitations } from './state.js';
-import type { CitedEntry, CitingMemories, PathFacts, Verification } from './store.js';
+import { changedPaths, fileTexts, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import type { MemoryCitations, Quote } from '../vault/citation-model.js';
+import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js';
+import { citingMemory, memoryCitations, quoteFindings } from './state.js';
+import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
 /**
@@ -25,6 +27,11 @@ export interface VerifyInput {
   full?: boolean;
   /** HEAD's commit, when the caller asked git already. */
   head?: string;
+  /**
+   * Whether a memory may differ from the one the last verification saw (edited, added); with it, memories that did not
+   * and cite nothing whose facts changed keep the last check's states and are not worked out again. Without it, all are.
+   */
+  changed?: (memory: Memory) => boolean;
 }
 
 export interface VerifyStats {
@@ -39,21 +46,36 @@ export interface VerifyStats {
   /** Citations of memories (issues not counted: not checked), and how many of them point at a target asked about again. */
   citations: number;
   recheckedCitations: number;
+  /** Quoted snippets (find.ts) checked against their files, and how many of them were looked for again (file changed, or new). */
+  quotes: number;
+  recheckedQuotes: number;
+  /** Citing memories whose states were worked out again (the others kept the last check's). */
+  recomputed: number;
   /** The commit the last verification was at (undefined: none, or a history rewrite dropped it). */
   from?: string;
 }
 
 export interface VerifyResult {
   verification: Verification;
-  /** Each citing memory's result (vault path → record). */
+  /** Each citing memory's result (vault path → record): all of them, or with `partial` those worked out again. */
   memories: CitingMemories;
-  /** What the pre-tool hook reads: per cited path, the memories citing it. */
+  /** What the pre-tool hook reads: per cited path, the memories citing it (with `partial`, of the memories worked out again). */
   citedBy: Record<string, CitedEntry[]>;
+  /** Only some memories were worked out again (`VerifyInput.changed`): those citing a `dirty` target, and the changed ones. */
+  partial?: { dirty: DirtyTargets };
   stats: VerifyStats;
   /** Memories stale now that the last verification did not call stale (vault paths). */
   newlyStale: string[];
   /** Every stale memory (vault paths). */
   stale: string[];
+}
+
+/** Targets whose facts changed since the last check: cited paths, and commits and branches as `kind:target`. */
+export interface DirtyTargets {
+  paths: Set<string>;
+  others: Set<string>;
+  /** Paths whose own facts changed: every memory with an entry under one of them is worked out again. */
+  changed: Set<string>;
 }
 
 /** Runs verification; undefined when the repository has no commit yet. */
@@ -120,54 +142,65 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
         [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
       : previous!.branches[b]!;
 
+  // Re-checking a few: only memories edited or added (`changed`) or citing a target whose facts differ from the recorded
+  // ones get their states worked out again; every other memory's states are those of the last check.
+  const partial = previous !== undefined && affected !== undefined && input.changed !== undefined;
+  const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? previous.quotes : undefined, known, redo);
+
   const verification: Verification = {
     version: STORE_VERSION,
     repo,
     head,
     // Nothing asked again at the same HEAD: the facts are those of the last check, and so is its time (an idle build writes nothing).
     checkedAt:
-      previous && from === head && pathsToCheck.length + commitsToCheck.length + branchesToCheck.length === 0
+      previous && from === head && pathsToCheck.length + commitsToCheck.length + branchesToCheck.length + quotes.asked === 0
         ? previous.checkedAt
         : input.now.toISOString(),
     paths: factsOut,
     commits: commitsOut,
     branches: branchesOut,
     stale: [],
+    ...(Object.keys(quotes.facts).length > 0 ? { quotes: quotes.facts } : {}),
   };
+  const dirty = partial ? dirtyTargets(previous, verification) : undefined;
+  const quoted: Record<string, QuoteFinding[]> = {};
   const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
+  const wasStale = new Set(previous?.stale ?? []);
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
   let recheckedCitations = 0;
   for (const memory of input.memories) {
-    const checked = memoryCitations(memory, verification);
+    const cited = memory.citations ?? [];
+    for (const c of cited) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
+    if (
+      dirty &&
+      !redo(memory) &&
+      !cited.some((c) => (c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.has(`${c.kind}:${c.target}`)))
+    ) {
+      // Nothing it cites changed: as the last check found it.
+      if (wasStale.has(memory.path)) stale.push(memory.path);
+      const before = previous!.quoted?.[memory.path];
+      if (before) quoted[memory.path] = before;
+      continue;
+    }
+    const findings = quoteFindings(memory, verification);
+    if (findings) quoted[memory.path] = findings;
+    const checked = memoryCitations(memory, verification, findings);
     if (!checked) continue;
     memories[memory.path] = citingMemory(memory, checked);
     if (checked.stale) stale.push(memory.path);
-    for (const c of memory.citations ?? []) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
-    for (const c of checked.citations) {
-      if (c.kind !== 'path') continue;
-      const quote = memory.citations?.find((m) => m.kind === 'path' && m.target === c.target);
-      const entries = (citedBy[c.target] ??= []);
-      entries.push({
-        m: memory.path,
-        day: memory.day,
-        kind: memory.kind,
-        title: memory.title ?? memory.id,
-        state: c.state,
-        ...(c.detail ? { detail: c.detail } : {}),
-        ...(quote?.symbol ? { quote: `\`${quote.symbol}\`` } : {}),
-      });
-      // A renamed file's memories are found under its new name too: the agent opens the file where it is now.
-      if (c.state === 'moved' && c.to) (citedBy[c.to] ??= []).push(entries.at(-1)!);
-    }
+    addCitedBy(citedBy, memory, checked);
   }
   verification.stale = stale;
+  if (Object.keys(quoted).length > 0) verification.quoted = quoted;
   const before = new Set(input.previous?.stale ?? []);
   return {
     verification,
     memories,
     citedBy,
+    ...(dirty ? { partial: { dirty } } : {}),
     stats: {
       head,
       targets: paths.size + commits.size + branches.size,
@@ -176,11 +209,117 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
       rechecked: rechecked.size,
       citations: citationCount,
       recheckedCitations,
+      quotes: quotes.count,
+      recheckedQuotes: quotes.asked,
+      recomputed: Object.keys(memories).length,
       ...(from ? { from } : {}),
     },
     newlyStale: stale.filter((p) => !before.has(p)),
     stale,
   };
+}
+
+/** The entries a memory adds to the cited-by index: one per cited path, and one under a renamed file's new name. */
+function addCitedBy(citedBy: Record<string, CitedEntry[]>, memory: Memory, checked: MemoryCitations): void {
+  for (const c of checked.citations) {
+    if (c.kind !== 'path') continue;
+    const quote = memory.citations?.find((m) => m.kind === 'path' && m.target === c.target);
+    const entry: CitedEntry = {
+      m: memory.path,
+      day: memory.day,
+      kind: memory.kind,
+      title: memory.title ?? memory.id,
+      state: c.state,
+      ...(c.detail ? { detail: c.detail } : {}),
+      ...(quote?.symbol ? { quote: `\`${quote.symbol}\`` } : {}),
+    };
+    (citedBy[c.target] ??= []).push(entry);
+    // A renamed file's memories are found under its new name too: the agent opens the file where it is now.
+    if (c.state === 'moved' && c.to) (citedBy[c.to] ??= []).push(entry);
+  }
+}
+
+/**
+ * The targets whose facts now differ from the recorded ones: a path whose facts, or those of a name it
+ * was renamed to, changed; a commit or branch whose answer changed. Only memories citing them can change state.
+ */
+function dirtyTargets(previous: Verification, now: Verification): DirtyTargets {
+  const dirty = { paths: new Set<string>(), others: new Set<string>(), changed: new Set<string>() };
+  for (const p of Object.keys(now.paths)) if (JSON.stringify(previous.paths[p]) !== JSON.stringify(now.paths[p])) dirty.changed.add(p);
+  const changedPath = (p: string): boolean => dirty.changed.has(p);
+  for (const p of Object.keys(now.paths)) {
+    let name: string | undefined = p;
+    for (let hop = 0; name && hop <= 5; hop++) {
+      if (changedPath(name)) {
+        dirty.paths.add(p);
+        break;
+      }
+      name = now.paths[name]?.movedTo;
+    }
+  }
+  for (const [c, id] of Object.entries(now.commits)) if (previous.commits[c] !== id) dirty.others.add(`commit:${c}`);
+  for (const [b, exists] of Object.entries(now.branches)) if (previous.branches[b] !== exists) dirty.others.add(`branch:${b}`);
+  return dirty;
+}
+
+/**
+ * Where each quoted snippet is in its file at `head` (quote.ts): the recorded answer while the file (and the path the
+ * memory cites) did not change since, else looked for in the file's text (one `git cat-file --batch` for all files).
+ * A quote of a file that is gone, a folder or never in the repository is not looked for: the path's state says it.
+ * `recorded` answers of unchanged files are kept as they are (keys start with the cited path); only the quotes of
+ * memories to `redo` and of changed files are keyed and looked at.
+ */
+async function quoteFacts(
+  repo: string,
+  head: string,
+  memories: readonly Memory[],
+  paths: Record<string, PathFacts>,
+  recorded: Record<string, QuoteFacts> | undefined,
+  known: (path: string) => boolean,
+  redo: (memory: Memory) => boolean,
+): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
+  const facts: Record<string, QuoteFacts> = {};
+  const held = (target: string): boolean => {
+    const file = fileNow(target, paths);
+    return file !== undefined && known(target) && known(file);
+  };
+  const keptTargets = new Map<string, boolean>();
+  for (const [key, value] of Object.entries(recorded ?? {})) {
+    const target = quoteTarget(key);
+    if (!keptTargets.has(target)) keptTargets.set(target, paths[target] !== undefined && held(target));
+    if (keptTargets.get(target)) facts[key] = value;
+  }
+  const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
+  for (const memory of memories) {
+    const again = recorded === undefined || redo(memory);
+    for (const c of memory.citations ?? []) {
+      if (c.kind !== 'path' || !c.quote || !c.lines) continue;
+      if (!again && keptTargets.get(c.target)) continue;
+      const key = quoteKey(c.target, c.lines, c.quote);
+      if (facts[key] || wanted.has(key)) continue;
+      const file = fileNow(c.target, paths);
+      if (file) wanted.set(key, { file, lines: c.lines, quote: c.quote });
+    }
+  }
+  const texts = await fileTexts(repo, head, [...new Set([...wanted.values()].map((w) => w.file))]);
+  for (const [key, w] of wanted) {
+    const text = texts.get(w.file);
+    if (text !== undefined) facts[key] = locateQuote(text, w.lines, w.quote);
+  }
+  return { facts, count: Object.keys(facts).length, asked: wanted.size };
+}
+
+/** The file a cited path is at HEAD, renames followed; undefined when it is absent, a folder, or unknown. */
+function fileNow(target: string, paths: Record<string, PathFacts>): string | undefined {
+  let name = target;
+  for (let hop = 0; hop <= 5; hop++) {
+    const facts = paths[name];
+    if (!facts) return undefined;
+    if (facts.at === 'file') return name;
+    if (facts.at !== 'absent' || !facts.movedTo) return undefined;
+    name = facts.movedTo;
+  }
+  return undefined;
 }
 
 /** Whether a recorded path's facts are affected by the changed files: itself, a file under it, or where it was renamed to. */

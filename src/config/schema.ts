@@ -253,6 +253,18 @@ export const configSchema = z.strictObject({
     ),
     '`memvault ingest`.',
   ),
+  verify: described(
+    z.optional(
+      z.strictObject({
+        repo: described(
+          z.optional(z.string().check(z.minLength(1))),
+          "Git repository whose HEAD the memories' citations are checked against, relative to this file (default: the " +
+            'repository holding the vault). For a vault kept apart from the code it remembers.',
+        ),
+      }),
+    ),
+    'Citation verification (docs/citations.md).',
+  ),
   git: z._default(
     z.strictObject({
       commit: described(

@@ -137,12 +137,14 @@ async function buildWatched(
     [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
   );
   // Citations checked against the repository (src/citations/): stale memories are marked in the package and INDEX.md.
-  const citations = await (await import('../citations/build-step.js')).runCitationStep({
+  const { runCitationStep, verifyRepoOf } = await import('../citations/build-step.js');
+  const citations = await runCitationStep({
     root: options.root,
     vaultDir,
     streams: loaded.state.streams.values(),
     now: options.now,
     dryRun: report.dryRun,
+    repo: verifyRepoOf(options.root, config),
   });
   if (citations.report) report.citations = citations.report;
   const citationNotes = citations.notes;

@@ -40,11 +40,11 @@ import type { MemorySecret } from '../vault/secrets-check.js';
 
 /**
  * Bump when the shape of cached data or the parser's output changes (15: `kind: fact` memories with a `Fact:` line;
- * 16: memories carry `citations`). Not bumped for the move into the state store: the parse results are the same, the
+ * 16: memories carry `citations`; 17: a path citation carries the snippet its memory quotes). Not bumped for the move into the state store: the parse results are the same, the
  * old files are dropped anyway (store/legacy.ts), and the committed record's header names this version, so a bump has
  * every repository rewrite and commit its whole record.
  */
-export const CACHE_VERSION = 16;
+export const CACHE_VERSION = 17;
 
 export type { CacheEntry, CachedResult } from './cache-codec.js';
 

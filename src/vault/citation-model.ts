@@ -19,6 +19,23 @@ export interface Citation {
   lines?: [number, number];
   /** Path citations: a symbol named next to the path (`` `retryWithBackoff` in `src/net/retry.ts` ``). */
   symbol?: string;
+  /**
+   * Path citations with a line range: the text the memory quotes from those lines (find.ts says what counts), which
+   * verification looks for at the cited lines of the file at HEAD.
+   */
+  quote?: Quote;
+}
+
+/**
+ * Text a memory quotes next to a line-ranged path citation: a fenced code block (`block`, its lines in order) or the
+ * inline code spans of the citation's paragraph or list item (`spans`, each anywhere in the cited lines).
+ */
+export interface Quote {
+  kind: 'block' | 'spans';
+  /** The quoted lines or spans, whitespace runs made one space, trimmed; blank lines and `...` / `…` lines left out. */
+  text: string[];
+  /** Lines the quote covers in the memory (a block's, blank lines included): the cited range is read at least that long. */
+  height: number;
 }
 
 /** How a citation stands against the repository's HEAD. */
@@ -35,6 +52,11 @@ export interface CheckedCitation {
   since?: number;
   /** `moved`: where the file is now. */
   to?: string;
+  /**
+   * A quoted snippet (find.ts) not at the cited lines at HEAD: `moved` when it is elsewhere in the file (the detail says
+   * where), `missing` when it is nowhere in it (a stale memory).
+   */
+  quote?: 'moved' | 'missing';
 }
 
 /** The citations of one memory, checked: the worst state first (gone, moved, changed, verified). */

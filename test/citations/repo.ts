@@ -39,11 +39,23 @@ export const PATHS = {
 };
 
 /** The project, its history made; returns the root and the first commit's id. */
+/** src/auth/session.ts: `expireSession` on lines 10-20 (where a memory quotes it), the first line edited on 01-03. */
+export const sessionFile = (version: number): string =>
+  [
+    `export const session = ${version};`,
+    ...Array.from({ length: 8 }, (_, i) => `// note ${i + 2}`),
+    'export function expireSession(id: string): void {',
+    ...Array.from({ length: 9 }, (_, i) => `  // step ${i + 1}`),
+    '  sessions.delete(id);',
+    '}',
+    '',
+  ].join('\n');
+
 export function citedProject(options: { fillers?: number } = {}): { root: string; first: string; deleted: string; renamed: string } {
   const root = createProject({
     'src/net/retry.ts': 'export const retry = 1;\n',
     'src/net/legacy.ts': 'export const legacy = 1;\n',
-    'src/auth/session.ts': 'export const session = 1;\n',
+    'src/auth/session.ts': sessionFile(1),
     'src/stable.ts': 'export const stable = 1;\n',
   });
   git(root, ['init', '-q', '-b', 'main']);
@@ -85,7 +97,7 @@ export function citedProject(options: { fillers?: number } = {}): { root: string
       body: 'Fixed in commit deadbeef1234 on branch `feature/nope`, see #12.',
     }),
   });
-  writeFiles(root, { 'src/auth/session.ts': 'export const session = 2;\n' });
+  writeFiles(root, { 'src/auth/session.ts': sessionFile(2) });
   git(root, ['add', 'src'], '2026-01-03');
   git(root, ['commit', '-qm', 'edit the session'], '2026-01-03');
   git(root, ['mv', 'src/net/legacy.ts', 'src/net/backoff.ts'], '2026-01-04');

@@ -98,4 +98,47 @@ describe('the citation store', () => {
     openStateStore(path.join(root, '.memvault')).db.prepare('UPDATE cited_by SET entries = \'[{"m": 1}]\'').run();
     expect(store.readCitedBy(() => ['src/a.ts'])!.found.size).toBe(0);
   });
+
+  it("patches a partial check: replaces the named memories' rows and cited-by entries, keeps the rest, all or nothing", () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    const entry = (m: string, state: 'verified' | 'gone' = 'verified') => ({ m, day: '2026-11-01', kind: 'note', title: m, state });
+    store.writeVerification(verification('h1'), {
+      'main/a.md': memory('sha-a', 'A'),
+      'main/b.md': memory('sha-b', 'B'),
+      'main/c.md': memory('sha-c', 'C'),
+    });
+    store.writeCitedBy({
+      repo: '/repo',
+      vault: 'vault',
+      files: { 'src/a.ts': [entry('main/a.md'), entry('main/b.md'), entry('main/c.md')], 'src/b.ts': [entry('main/b.md')] },
+    });
+    // a and b named: a edited, b deleted; c and its entries kept without being given.
+    const replaced = store.transaction(() => {
+      const rows = store.replaceMemories((p) => p !== 'main/c.md', { 'main/a.md': memory('sha-a2', 'A2') });
+      store.updateCitedBy(
+        { repo: '/repo', vault: 'vault', files: { 'src/a.ts': [entry('main/a.md', 'gone')], 'src/b.ts': [] } },
+        () => new Set(['main/a.md', 'main/b.md']),
+      );
+      return rows;
+    });
+    expect([...replaced]).toEqual([
+      ['main/a.md', { cites: [['path', 'src/a.ts']], sha: 'sha-a' }],
+      ['main/b.md', { cites: [['path', 'src/a.ts']], sha: 'sha-b' }],
+    ]);
+    expect(Object.fromEntries(Object.entries(store.readMemories()!.all()).map(([p, m]) => [p, m.title]))).toEqual({
+      'main/a.md': 'A2',
+      'main/c.md': 'C',
+    });
+    const read = store.readCitedBy(() => ['src/a.ts', 'src/b.ts'])!;
+    expect([...read.found]).toEqual([['src/a.ts', [entry('main/c.md'), entry('main/a.md', 'gone')]]]);
+    // A write that fails halfway leaves nothing of itself.
+    expect(() =>
+      store.transaction(() => {
+        store.replaceMemories(() => true, {});
+        throw new Error('killed');
+      }),
+    ).toThrow('killed');
+    expect(Object.keys(store.readMemories()!.all())).toEqual(['main/a.md', 'main/c.md']);
+  });
 });

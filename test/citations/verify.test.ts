@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCitationStep } from '../../src/citations/build-step.js';
-import { openCitationStore } from '../../src/citations/store.js';
+import { type CitedEntry, openCitationStore } from '../../src/citations/store.js';
 import { loadValidConfig } from '../../src/config/load.js';
 import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
 import { loadVault } from '../../src/load/load.js';
@@ -109,6 +110,10 @@ describe('citations verified against a repository with a history', () => {
     const again = await check('2026-01-08T00:00:00Z');
     expect(again.step.report).toMatchObject({ recheckedPaths: 1 });
     expect(again.memory(PATHS.legacy).citations[0]).toMatchObject({ state: 'moved', to: 'src/net/retry-backoff.ts' });
+    // The hook finds the memory under the file's name now, no longer under the name it had in between.
+    const index = openCitationStore(path.join(root, '.memvault')).readCitedBy(() => ['src/net/backoff.ts', 'src/net/retry-backoff.ts'])!;
+    expect(index.found.get('src/net/retry-backoff.ts')!.map((e) => e.m)).toEqual([PATHS.legacy]);
+    expect(index.found.has('src/net/backoff.ts')).toBe(false);
   });
 
   it('starts over when the recorded commit is gone (a rewritten history)', async () => {
@@ -141,5 +146,59 @@ describe('citations of another repository', () => {
       stale: false,
       citations: [{ target: 'services/queue/worker.go', state: 'unchecked', detail: "not in this repository's history" }],
     });
+  });
+});
+
+describe('a check that works out only some memories again', () => {
+  /** What the store holds: every memory's states, the cited-by index of every cited path, the stale memories and their notes. */
+  function snapshot() {
+    const store = openCitationStore(path.join(root!, '.memvault'));
+    const verification = store.readVerification()!;
+    const memories = store.readMemories()!.all();
+    // Paths no memory cites any more too: their entries must be gone.
+    const cited = [...new Set([...Object.keys(verification.paths), 'src/stable.ts', 'src/net/retry.ts', 'src/net/legacy.ts'])];
+    const index = store.readCitedBy(() => cited)!;
+    const byPath: Record<string, CitedEntry[]> = Object.fromEntries(
+      [...index.found]
+        .map(([key, entries]) => [key, [...entries].sort((a, b) => (a.m < b.m ? -1 : 1))])
+        .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    );
+    const states = Object.fromEntries(
+      Object.entries(memories).map(([p, m]) => [p, { state: m.state, stale: m.stale, citations: m.citations }]),
+    );
+    return { states, byPath, stale: [...verification.stale].sort(), notes: verification.notes };
+  }
+
+  it('leaves the store as a full check does, after edits, a new memory, a deleted one and commits', async () => {
+    const project = citedProject();
+    root = project.root;
+    await check('2026-01-06T00:00:00Z');
+    // A memory edited to cite another file, one added, one deleted; a cited file edited and one renamed.
+    writeFiles(root, {
+      [`vault/${PATHS.stable}`]: '---\ndate: 2026-01-01T12:00:00Z\ntitle: Stable timeouts\n---\nNow about `src/auth/session.ts` only.\n',
+      'vault/main/memories/2026/01/2026-01-06-new.md': '---\ndate: 2026-01-06\n---\nThe backoff moved to `src/net/backoff.ts`.\n',
+      'src/auth/session.ts': 'export const session = 3;\n',
+    });
+    rmSync(path.join(root, 'vault', PATHS.refs));
+    commitAll(root, 'edit, add, delete', '2026-01-07');
+    git(root, ['mv', 'src/net/backoff.ts', 'src/net/jitter.ts'], '2026-01-08');
+    git(root, ['commit', '-qm', 'rename backoff'], '2026-01-08');
+    const partial = await check('2026-01-09T00:00:00Z');
+    // Not every citing memory was worked out again.
+    expect(partial.step.report!.recomputed).toBeGreaterThan(0);
+    expect(partial.step.report!.recomputed).toBeLessThan(5);
+    const patched = snapshot();
+    // The full check from an empty store: one over the patched store would keep rows a partial write wrongly left.
+    openCitationStore(path.join(root, '.memvault')).clear();
+    await runCitationStep({
+      root,
+      vaultDir: path.join(root, 'vault'),
+      streams: (await loadVault(vaultLoadOptions(root, await loadValidConfig(root)))).state.streams.values(),
+      now: new Date('2026-01-09T00:00:00Z'),
+      full: true,
+    });
+    expect(patched).toEqual(snapshot());
+    expect(patched.byPath['src/net/jitter.ts']!.map((e) => e.m).sort()).toEqual([PATHS.legacy, 'main/memories/2026/01/2026-01-06-new.md']);
+    expect(patched.byPath['src/stable.ts']).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { runCitationStep } from '../../citations/build-step.js';
+import { runCitationStep, verifyRepoOf } from '../../citations/build-step.js';
 import { fixFor, isStaleCitation } from '../../citations/state.js';
 import { openCitationStore, type CitingMemory } from '../../citations/store.js';
 import { openVault } from '../../read/vault.js';
@@ -38,6 +38,7 @@ export async function verifyCommand(options: VerifyCommandOptions): Promise<void
     vaultDir: vault.vaultDir,
     streams: vault.loaded.state.streams.values(),
     now: resolveNow(options.now),
+    repo: verifyRepoOf(root, vault.config),
     ...(options.full ? { full: true } : {}),
   });
   const store = openCitationStore(path.join(root, '.memvault'));

@@ -21,6 +21,16 @@ export const CONFIG_RULES = {
       'memvault reads and writes only inside the project',
     docs: 'An absolute path or one that climbs out with `..` would make every build and `add` write outside the repository.',
   },
+  'config/verify-repo': {
+    title: '`verify.repo` is not a git repository with a commit',
+    severity: 'error',
+    hint:
+      'set `verify.repo` in memory.config.yaml to the folder of a git clone that has at least one commit (relative to ' +
+      'memory.config.yaml, e.g. `verify: { repo: ../app }`), or remove it to check citations against the repository holding the vault',
+    docs:
+      "Citations are checked against that repository's HEAD at every build and by `memvault verify`; a folder that is missing, " +
+      'not in a git repository, or in one without commits stops them (exit 1) before the build plans anything.',
+  },
   'config/invalid': {
     title: 'memory.config.yaml is invalid',
     severity: 'error',
