@@ -100,66 +100,99 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
     }
     // A code block quotes code: hex and names in it are not claims about the repository.
     if (fenced) continue;
-    const line = firstLine + i;
-    const taken: [number, number][] = [];
-    const isTaken = (start: number, end: number): boolean => taken.some(([a, b]) => start < b && end > a);
-
+    const scan: LineScan = { text, line: firstLine + i, taken: [], add };
     // Paths and branch names in backticks first: a backticked span is one token.
-    const branchSpans = new Set<number>();
-    for (const m of text.matchAll(BRANCH)) {
-      const name = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').replace(/[.,;:!?)]+$/, '');
-      if (!name || NOT_BRANCHES.has(name.toLowerCase())) continue;
-      // "the branch didn't build": a bare word cut at an apostrophe is prose, not a name.
-      if (m[4] !== undefined && /^['’]/.test(text.slice(m.index + m[0].length))) continue;
-      add({ kind: 'branch', target: name, line });
-      const at = m.index + m[0].lastIndexOf(name);
-      branchSpans.add(at);
-      taken.push([at, at + name.length]);
-    }
-    for (const m of text.matchAll(BACKTICKED)) {
-      const inner = m[1]!.trim();
-      const start = m.index;
-      const end = start + m[0].length;
-      if (isTaken(start + 1, end - 1)) continue;
-      const path = pathOf(inner, true);
-      if (!path) continue;
-      taken.push([start, end]);
-      const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
-      const after = SYMBOL_AFTER.exec(text.slice(end, end + 120))?.[1];
-      add({ ...path, line, ...symbolOf(before ?? after) });
-    }
-    for (const m of text.matchAll(PATH_TOKEN)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      if (isTaken(start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;
-      // Inside a URL or an e-mail address: not a repository path. Only the run of non-space characters before the
-      // token is looked at (testing the whole line before it cost a 900 KB one-line memory minutes: quadratic).
-      if (/https?:\/\/|www\./.test(runBefore(text, start))) continue;
-      const path = pathOf(m[0], false);
-      if (!path) continue;
-      taken.push([start, end]);
-      const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
-      add({ ...path, line, ...symbolOf(before) });
-    }
-    for (const m of text.matchAll(ISSUE_URL)) {
-      add({ kind: 'issue', target: `${m[1]}#${m[2]}`, line });
-      taken.push([m.index, m.index + m[0].length]);
-    }
-    for (const m of text.matchAll(HEX)) {
-      const sha = m[1]!;
-      if (isTaken(m.index, m.index + sha.length) || !/[a-f]/.test(sha) || !/\d/.test(sha)) continue;
-      const ticked = text[m.index - 1] === '`' && text[m.index + sha.length] === '`';
-      const near = text.slice(Math.max(0, m.index - 40), m.index);
-      if (!ticked && !COMMIT_WORD.test(near)) continue;
-      add({ kind: 'commit', target: sha, line });
-    }
-    // A heading line (`# Title`) is not an issue reference; `#12` after text is.
-    if (!/^\s{0,3}#{1,6}\s/.test(text) || /\S#\d/.test(text)) {
-      for (const m of text.matchAll(ISSUE_REF)) if (!isTaken(m.index, m.index + m[1]!.length)) add({ kind: 'issue', target: m[1]!, line });
-    }
-    for (const m of text.matchAll(ISSUE_WORD)) add({ kind: 'issue', target: `#${m[1]}`, line });
+    branchCitations(scan);
+    backtickedPathCitations(scan);
+    barePathCitations(scan);
+    commitAndIssueCitations(scan);
   }
   return found;
+}
+
+/** One line being read: its text and number, the spans matched so far (a later match inside one is skipped), the sink. */
+interface LineScan {
+  text: string;
+  line: number;
+  taken: [number, number][];
+  add: (citation: Citation) => void;
+}
+
+const isTaken = (scan: LineScan, start: number, end: number): boolean => scan.taken.some(([a, b]) => start < b && end > a);
+
+/** Branch names after the word branch (backticked, quoted or bare); prose words and a bare word cut at an apostrophe left out. */
+function branchCitations(scan: LineScan): void {
+  const { text, line } = scan;
+  for (const m of text.matchAll(BRANCH)) {
+    const name = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').replace(/[.,;:!?)]+$/, '');
+    if (!name || NOT_BRANCHES.has(name.toLowerCase())) continue;
+    // "the branch didn't build": a bare word cut at an apostrophe is prose, not a name.
+    if (m[4] !== undefined && /^['’]/.test(text.slice(m.index + m[0].length))) continue;
+    scan.add({ kind: 'branch', target: name, line });
+    const at = m.index + m[0].lastIndexOf(name);
+    scan.taken.push([at, at + name.length]);
+  }
+}
+
+/** Paths in backticks, with the symbol named just before or after them. */
+function backtickedPathCitations(scan: LineScan): void {
+  const { text, line } = scan;
+  for (const m of text.matchAll(BACKTICKED)) {
+    const inner = m[1]!.trim();
+    const start = m.index;
+    const end = start + m[0].length;
+    if (isTaken(scan, start + 1, end - 1)) continue;
+    const path = pathOf(inner, true);
+    if (!path) continue;
+    scan.taken.push([start, end]);
+    const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
+    const after = SYMBOL_AFTER.exec(text.slice(end, end + 120))?.[1];
+    scan.add({ ...path, line, ...symbolOf(before ?? after) });
+  }
+}
+
+/** Bare path tokens, outside URLs and e-mail addresses, with the symbol named just before them. */
+function barePathCitations(scan: LineScan): void {
+  const { text, line } = scan;
+  for (const m of text.matchAll(PATH_TOKEN)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (isTaken(scan, start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;
+    // Inside a URL or an e-mail address: not a repository path. Only the run of non-space characters before the
+    // token is looked at (testing the whole line before it cost a 900 KB one-line memory minutes: quadratic).
+    if (/https?:\/\/|www\./.test(runBefore(text, start))) continue;
+    const path = pathOf(m[0], false);
+    if (!path) continue;
+    scan.taken.push([start, end]);
+    const before = SYMBOL_BEFORE.exec(text.slice(Math.max(0, start - 120), start))?.[1];
+    scan.add({ ...path, line, ...symbolOf(before) });
+  }
+}
+
+/**
+ * Issue URLs, commit hashes (backticked, or after a word such as commit; with
+ * a letter and a digit), `#12` references (not a heading's `#`) and issue words.
+ */
+function commitAndIssueCitations(scan: LineScan): void {
+  const { text, line } = scan;
+  for (const m of text.matchAll(ISSUE_URL)) {
+    scan.add({ kind: 'issue', target: `${m[1]}#${m[2]}`, line });
+    scan.taken.push([m.index, m.index + m[0].length]);
+  }
+  for (const m of text.matchAll(HEX)) {
+    const sha = m[1]!;
+    if (isTaken(scan, m.index, m.index + sha.length) || !/[a-f]/.test(sha) || !/\d/.test(sha)) continue;
+    const ticked = text[m.index - 1] === '`' && text[m.index + sha.length] === '`';
+    const near = text.slice(Math.max(0, m.index - 40), m.index);
+    if (!ticked && !COMMIT_WORD.test(near)) continue;
+    scan.add({ kind: 'commit', target: sha, line });
+  }
+  // A heading line (`# Title`) is not an issue reference; `#12` after text is.
+  if (!/^\s{0,3}#{1,6}\s/.test(text) || /\S#\d/.test(text)) {
+    for (const m of text.matchAll(ISSUE_REF))
+      if (!isTaken(scan, m.index, m.index + m[1]!.length)) scan.add({ kind: 'issue', target: m[1]!, line });
+  }
+  for (const m of text.matchAll(ISSUE_WORD)) scan.add({ kind: 'issue', target: `#${m[1]}`, line });
 }
 
 /** The characters right before `start` up to the previous whitespace (at most 2,048: a URL is shorter). */
