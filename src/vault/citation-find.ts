@@ -155,6 +155,8 @@ function backtickedPathCitations(scan: LineScan): void {
 function barePathCitations(scan: LineScan): void {
   const { text, line } = scan;
   for (const m of text.matchAll(PATH_TOKEN)) {
+    // Nearly every word is a token; a path has a `.` (its extension) or a `/` (pathOf), so the rest are skipped here.
+    if (!m[0].includes('.') && !m[0].includes('/')) continue;
     const start = m.index;
     const end = start + m[0].length;
     if (isTaken(scan, start, end) || /:\/\/$/.test(text.slice(Math.max(0, start - 3), start))) continue;
