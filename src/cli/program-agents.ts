@@ -2,6 +2,13 @@ import type { Command } from 'commander';
 
 /** `mcp`, `hook` and `integrate`: serving coding agents. Declared here, run by lazily imported commands (see main.ts). */
 export function declareAgentCommands(program: Command): void {
+  declareMcpCommand(program);
+  declareHookCommand(program);
+  declareIntegrateCommand(program);
+}
+
+/** `memvault mcp`: its arguments, options and help text. Run by the lazily imported `commands/mcp.ts`. */
+function declareMcpCommand(program: Command): void {
   program
     .command('mcp')
     .description(
@@ -21,7 +28,10 @@ Examples:
   npx @modelcontextprotocol/inspector memvault mcp   try the tools by hand`,
     )
     .action(async (options) => (await import('./commands/mcp.js')).mcpCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault hook`: its arguments, options and help text. Run by the lazily imported `commands/hook.ts`. */
+function declareHookCommand(program: Command): void {
   program
     .command('hook')
     .argument('<event>', 'session-start, pre-compact, session-end or pre-tool')
@@ -53,7 +63,10 @@ Examples:
   memvault integrate codex                     … into .codex/hooks.json (see docs/agents.md)`,
     )
     .action(async (event: string, options) => (await import('./commands/hook.js')).hookCommand(event, { ...program.opts(), ...options }));
+}
 
+/** `memvault integrate`: its arguments, options and help text. Run by the lazily imported `commands/integrate.ts`. */
+function declareIntegrateCommand(program: Command): void {
   program
     .command('integrate')
     .argument('<agent>', 'claude-code, codex, gemini or cursor')

@@ -2,6 +2,15 @@ import type { Command } from 'commander';
 
 /** `build`, `status`, `compact`, `init` and `watch`: the write side. Declared here, run by lazily imported commands (see main.ts). */
 export function declareBuildCommands(program: Command): void {
+  declareBuildCommand(program);
+  declareStatusCommand(program);
+  declareCompactCommand(program);
+  declareInitCommand(program);
+  declareWatchCommand(program);
+}
+
+/** `memvault build`: its arguments, options and help text. Run by the lazily imported `commands/build.ts`. */
+function declareBuildCommand(program: Command): void {
   program
     .command('build')
     .description('Roll memories up into daily, weekly, monthly and long-term summaries and write UPLOAD_PACKAGE.md and the index.')
@@ -37,7 +46,10 @@ Examples:
       const pool = BuildPool.create({ scanRoot: findRoot(program.opts<{ root?: string }>().root ?? process.cwd()) });
       return (await import('./commands/build.js')).buildCommand({ ...program.opts(), ...options }, pool);
     });
+}
 
+/** `memvault status`: its arguments, options and help text. Run by the lazily imported `commands/status.ts`. */
+function declareStatusCommand(program: Command): void {
   program
     .command('status')
     .description('Counts and sizes per tier against budgets, coverage, the review queue and invalid files.')
@@ -52,7 +64,10 @@ Examples:
   memvault status --json | jq '.streams[0].tiers'`,
     )
     .action(async (options) => (await import('./commands/status.js')).statusCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault compact`: its arguments, options and help text. Run by the lazily imported `commands/compact.ts`. */
+function declareCompactCommand(program: Command): void {
   program
     .command('compact')
     .description(
@@ -81,7 +96,10 @@ Examples:
   memvault compact --dry-run --json`,
     )
     .action(async (options) => (await import('./commands/compact.js')).compactCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault init`: its arguments, options and help text. Run by the lazily imported `commands/init.ts`. */
+function declareInitCommand(program: Command): void {
   program
     .command('init')
     .description(
@@ -115,7 +133,10 @@ Examples:
   memvault init --json`,
     )
     .action(async (options) => (await import('./commands/init.js')).initCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault watch`: its arguments, options and help text. Run by the lazily imported `commands/watch.ts`. */
+function declareWatchCommand(program: Command): void {
   program
     .command('watch')
     .description('Rebuild the affected outputs on every change to the vault or memory.config.yaml, until Ctrl-C. One line per rebuild.')

@@ -4,6 +4,16 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 /** `add`, `ingest`, `redact` and the history commands `log`, `diff`, `show`. Declared here, run by lazily imported commands (see main.ts). */
 export function declareMemoryCommands(program: Command): void {
+  declareAddCommand(program);
+  declareIngestCommand(program);
+  declareRedactCommand(program);
+  declareLogCommand(program);
+  declareDiffCommand(program);
+  declareShowCommand(program);
+}
+
+/** `memvault add`: its arguments, options and help text. Run by the lazily imported `commands/add.ts`. */
+function declareAddCommand(program: Command): void {
   program
     .command('add')
     .argument('[text]', 'the memory (markdown); read from stdin when missing or `-`')
@@ -29,7 +39,10 @@ Examples:
     .action(async (text: string | undefined, options) =>
       (await import('./commands/add.js')).addCommand(text, { ...program.opts(), ...options }),
     );
+}
 
+/** `memvault ingest`: its arguments, options and help text. Run by the lazily imported `commands/ingest.ts`. */
+function declareIngestCommand(program: Command): void {
   program
     .command('ingest')
     .argument('<files...>', 'transcripts: Claude Code .jsonl, OpenAI messages .json, ChatGPT conversations.json, .md/.txt')
@@ -65,7 +78,10 @@ Examples:
     .action(async (files: string[], options) =>
       (await import('./commands/ingest.js')).ingestCommand(files, { ...program.opts(), ...options }),
     );
+}
 
+/** `memvault redact`: its arguments, options and help text. Run by the lazily imported `commands/redact.ts`. */
+function declareRedactCommand(program: Command): void {
   program
     .command('redact')
     .argument('<paths...>', 'memory files, or folders to search for .md files')
@@ -90,7 +106,10 @@ Examples:
     .action(async (paths: string[], options) =>
       (await import('./commands/redact.js')).redactCommand(paths, { ...program.opts(), ...options }),
     );
+}
 
+/** `memvault log`: its arguments, options and help text. Run by the lazily imported `commands/log.ts`. */
+function declareLogCommand(program: Command): void {
   program
     .command('log')
     .description('The commits that changed a file (a summary, the package, a memory), newest first, with the generator of each version.')
@@ -108,7 +127,10 @@ Examples:
   memvault log vault/main/daily/2026-02-13.md --json | jq '.versions[].generator'`,
     )
     .action(async (file: string, options) => (await import('./commands/log.js')).logCommand(file, { ...program.opts(), ...options }));
+}
 
+/** `memvault diff`: its arguments, options and help text. Run by the lazily imported `commands/diff.ts`. */
+function declareDiffCommand(program: Command): void {
   program
     .command('diff')
     .description('A unified diff of a file between two committed versions (default: its last two versions).')
@@ -128,7 +150,10 @@ Examples:
   memvault diff main/monthly/2026-02.md --from HEAD~3 --to HEAD~1`,
     )
     .action(async (file: string, options) => (await import('./commands/diff.js')).diffCommand(file, { ...program.opts(), ...options }));
+}
 
+/** `memvault show`: its arguments, options and help text. Run by the lazily imported `commands/show.ts`. */
+function declareShowCommand(program: Command): void {
   program
     .command('show')
     .description('A file as it was committed at a date or revision, e.g. the UPLOAD_PACKAGE.md an agent saw on a given day.')

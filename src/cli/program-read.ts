@@ -2,6 +2,15 @@ import type { Command } from 'commander';
 
 /** `zoom`, `search` and `context`: the read side (read-only, no lock). Declared here, run by lazily imported commands (see main.ts). */
 export function declareReadCommands(program: Command): void {
+  declareZoomCommand(program);
+  declareSearchCommand(program);
+  declareContextCommand(program);
+  declareVerifyCommand(program);
+  declareSiteCommand(program);
+}
+
+/** `memvault zoom`: its arguments, options and help text. Run by the lazily imported `commands/zoom.ts`. */
+function declareZoomCommand(program: Command): void {
   program
     .command('zoom')
     .argument('[period]', 'a day, ISO week, month, quarter, range A..B, or a phrase (today, yesterday, last week, last Tuesday)')
@@ -34,7 +43,10 @@ Examples:
     .action(async (period: string | undefined, options) =>
       (await import('./commands/zoom.js')).zoomCommand(period, { ...program.opts(), ...options }),
     );
+}
 
+/** `memvault search`: its arguments, options and help text. Run by the lazily imported `commands/search.ts`. */
+function declareSearchCommand(program: Command): void {
   program
     .command('search')
     .argument(
@@ -68,7 +80,10 @@ Examples:
     .action(async (query: string[], options) =>
       (await import('./commands/search.js')).searchCommand(query, { ...program.opts(), ...options }),
     );
+}
 
+/** `memvault context`: its arguments, options and help text. Run by the lazily imported `commands/context.ts`. */
+function declareContextCommand(program: Command): void {
   program
     .command('context')
     .description(
@@ -99,7 +114,10 @@ Examples:
   memvault context --query payments --json | jq '.items[] | "\\(.tier) \\(.source)"'`,
     )
     .action(async (options) => (await import('./commands/context.js')).contextCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault verify`: its arguments, options and help text. Run by the lazily imported `commands/verify.ts`. */
+function declareVerifyCommand(program: Command): void {
   program
     .command('verify')
     .description(
@@ -124,7 +142,10 @@ Examples:
   memvault verify --all --stream main`,
     )
     .action(async (options) => (await import('./commands/verify.js')).verifyCommand({ ...program.opts(), ...options }));
+}
 
+/** `memvault site`: its arguments, options and help text. Run by the lazily imported `commands/site.ts`. */
+function declareSiteCommand(program: Command): void {
   program
     .command('site')
     .description(

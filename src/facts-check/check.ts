@@ -98,39 +98,10 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
   const streams = [...vault.loaded.state.streams.values()].filter((s) => !options.streams || options.streams.includes(s.name));
   const memories = streams.flatMap((stream) => stream.memories);
   const facts = collectFacts(memories);
-
-  // Memory ids are unique within a stream: keyed by path, and pairs never cross streams.
-  const related = new Map<string, Set<string>>();
-  for (const fact of facts.facts) {
-    const set = related.get(fact.path) ?? new Set<string>();
-    for (const id of [...fact.supersedes, ...fact.compatibleWith]) set.add(id);
-    related.set(fact.path, set);
-  }
-  const byPath = new Map<string, Memory>();
-  const candidates: CheckCandidate[] = [];
-  for (const memory of memories) {
-    if (memory.duplicateOf !== undefined) continue;
-    if (memory.kind !== 'decision' && memory.kind !== 'fact' && !related.has(memory.path)) continue;
-    byPath.set(memory.path, memory);
-    const settled = [...(related.get(memory.path) ?? [])];
-    candidates.push({ path: memory.path, id: memory.id, day: memory.day, sha256: memory.sha256, related: settled });
-  }
+  const { candidates, byPath } = checkCandidates(memories, facts);
   // Contradictions the fact rules find are reported by `memvault facts` already: no need to ask about them.
   const known = new Set(facts.contradictions.map((c) => [c.a.path, c.b.path].sort().join('\u0000')));
-  // The file as written (frontmatter off), read once per candidate: no markdown parse, which a vault without a parse cache
-  // would otherwise pay for every candidate; the model reads markdown as well as prose.
-  const texts = new Map<string, string>();
-  const inside = new Map<string, boolean>();
-  const textOf = (memory: Memory): string => {
-    let text = texts.get(memory.path);
-    if (text === undefined) {
-      const read = readVaultFile(vault.vaultDir, memory.path, inside);
-      const body = read.ok ? withoutFrontmatter(read.bytes.toString('utf8')) : '';
-      text = [memory.title ?? '', body].join('\n').trim();
-      texts.set(memory.path, text);
-    }
-    return text;
-  };
+  const textOf = memoryTexts(vault);
 
   const index = ensureSearchIndex(vault.root, vault.loaded).loaded;
   const neighbours = neighbourLists(vault, index, candidates, (path) => textOf(byPath.get(path)!));
@@ -140,7 +111,6 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
   });
 
   const cache = readCheckCache(vault.root);
-  const answers = cache.answers;
   const judge = createJudge(settings, prompt, options.sleep ? { sleep: options.sleep } : {});
   const report: FactsCheckReport = {
     judge: judgeName,
@@ -160,14 +130,87 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
     day: candidate.day,
     text: textOf(byPath.get(candidate.path)!),
   });
+  const asked = await judgePairs({ pairs: selected.pairs, answers: cache.answers, judge, judgeName, note, byPath, options, report });
+  report.requests = judge.calls;
+  const pruned = pruneAnswers(cache.answers, memories);
+  if (asked || pruned) writeCheckCache(vault.root, cache.answers);
+  report.findings.sort((x, y) => y.confidence - x.confidence || (x.a.path < y.a.path ? -1 : x.a.path > y.a.path ? 1 : 0));
+  return report;
+}
+
+/**
+ * The memories worth asking about: decisions, facts and those the fact rules
+ * relate to others (supersedes, compatible with), duplicates left out, each
+ * with the ids it is already settled with. Keyed by path: memory ids are
+ * unique within a stream only, and pairs never cross streams.
+ */
+function checkCandidates(
+  memories: readonly Memory[],
+  facts: ReturnType<typeof collectFacts>,
+): { candidates: CheckCandidate[]; byPath: Map<string, Memory> } {
+  const related = new Map<string, Set<string>>();
+  for (const fact of facts.facts) {
+    const set = related.get(fact.path) ?? new Set<string>();
+    for (const id of [...fact.supersedes, ...fact.compatibleWith]) set.add(id);
+    related.set(fact.path, set);
+  }
+  const byPath = new Map<string, Memory>();
+  const candidates: CheckCandidate[] = [];
+  for (const memory of memories) {
+    if (memory.duplicateOf !== undefined) continue;
+    if (memory.kind !== 'decision' && memory.kind !== 'fact' && !related.has(memory.path)) continue;
+    byPath.set(memory.path, memory);
+    const settled = [...(related.get(memory.path) ?? [])];
+    candidates.push({ path: memory.path, id: memory.id, day: memory.day, sha256: memory.sha256, related: settled });
+  }
+  return { candidates, byPath };
+}
+
+/**
+ * A reader of a memory's text for the judge: its title and the file as
+ * written (frontmatter off), read once per memory. No markdown parse, which a
+ * vault without a parse cache would otherwise pay for every candidate; the
+ * model reads markdown as well as prose.
+ */
+function memoryTexts(vault: ReadVault): (memory: Memory) => string {
+  const texts = new Map<string, string>();
+  const inside = new Map<string, boolean>();
+  return (memory) => {
+    let text = texts.get(memory.path);
+    if (text === undefined) {
+      const read = readVaultFile(vault.vaultDir, memory.path, inside);
+      const body = read.ok ? withoutFrontmatter(read.bytes.toString('utf8')) : '';
+      text = [memory.title ?? '', body].join('\n').trim();
+      texts.set(memory.path, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * Asks the judge about each selected pair it has no cached answer for (by
+ * this judge), until a failure stops the run; counts and collects findings in
+ * `report`. Returns whether a new answer went into `answers`.
+ */
+async function judgePairs(run: {
+  pairs: readonly CandidatePair[];
+  answers: Map<string, CachedAnswer>;
+  judge: Judge;
+  judgeName: string;
+  note: (candidate: CheckCandidate) => CheckNote;
+  byPath: ReadonlyMap<string, Memory>;
+  options: FactsCheckOptions;
+  report: FactsCheckReport;
+}): Promise<boolean> {
+  const { answers, judgeName, report } = run;
   let changed = false;
-  for (const pair of selected.pairs) {
+  for (const pair of run.pairs) {
     const key = pairKey(pair.a.sha256, pair.b.sha256);
     let answer: CachedAnswer | undefined = answers.get(key);
     const cached = answer?.judge === judgeName;
     if (!cached) {
       if (report.stopped) break;
-      const verdict = await ask(judge, pair, note, report);
+      const verdict = await ask(run.judge, pair, run.note, report);
       answer = verdict ? { ...verdict, judge: judgeName } : undefined;
       if (answer) {
         answers.set(key, answer);
@@ -177,12 +220,16 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
     } else report.cached++;
     if (!answer) continue;
     report.checked++;
-    options.progress?.(report.checked + report.failed.length, selected.pairs.length);
-    if (answer.contradicts) report.findings.push(finding(pair, answer, cached, byPath));
+    run.options.progress?.(report.checked + report.failed.length, run.pairs.length);
+    if (answer.contradicts) report.findings.push(finding(pair, answer, cached, run.byPath));
   }
-  report.requests = judge.calls;
-  // Answers about files that no longer exist (edited or removed) go; the rest stay for the next run.
+  return changed;
+}
+
+/** Drops answers about files that no longer exist (edited or removed); the rest stay for the next run. Returns whether any went. */
+function pruneAnswers(answers: Map<string, CachedAnswer>, memories: readonly Memory[]): boolean {
   const present = new Set(memories.map((memory) => memory.sha256));
+  let changed = false;
   for (const key of [...answers.keys()]) {
     const [x, y] = key.split(':');
     if (!present.has(x!) || !present.has(y!)) {
@@ -190,9 +237,7 @@ export async function runFactsCheck(vault: ReadVault, options: FactsCheckOptions
       changed = true;
     }
   }
-  if (changed) writeCheckCache(vault.root, answers);
-  report.findings.sort((x, y) => y.confidence - x.confidence || (x.a.path < y.a.path ? -1 : x.a.path > y.a.path ? 1 : 0));
-  return report;
+  return changed;
 }
 
 /** The settings of the active profile, which must call a model. */

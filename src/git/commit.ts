@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../util/atomic.js';
 import { UserError } from '../util/errors.js';
-import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type TreeFile } from './backend.js';
+import { gitBackend, localOffsetMinutes, type GitBackend, type Signature, type Staging, type TreeFile } from './backend.js';
 import { RECORD_DIR } from '../vault/paths.js';
 import { conflictMarkerLine } from '../vault/memory-file.js';
 import { crashPoint } from '../util/crash-point.js';
@@ -129,19 +129,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const { repo, backend } = session;
   const toRepo = (vaultPath: string) => (session.vaultPrefix ? `${session.vaultPrefix}/${vaultPath}` : vaultPath);
   const pinned = new Map([...request.pinned].map(([p, sha]) => [toRepo(p), sha]));
-  const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
-  const recoveredOnly = new Set<string>();
-  if (session.recover) {
-    const keep = new Set([...request.keep].map(toRepo));
-    // The one scan of the whole vault, only after a crash: markdown and JSON that differ between HEAD, index and work tree,
-    // and the committed record's shards (a build killed after the branch moved left their index entries behind HEAD).
-    const record = `${toRepo(RECORD_DIR)}/`;
-    for (const p of await backend.changedUnder(repo, session.vaultPrefix)) {
-      if (!(/\.(md|json)$/i.test(p) || (p.startsWith(record) && p.endsWith('.jsonl'))) || keep.has(p)) continue;
-      if (!candidates.has(p)) recoveredOnly.add(p);
-      candidates.add(p);
-    }
-  }
+  const { candidates, recoveredOnly } = await commitCandidates(session, request, toRepo);
   // Nothing named and nothing left by a crash (a no-change build): no commit and no index entry to settle, so no git process.
   if (candidates.size === 0) {
     rmSync(session.markerPath, { force: true });
@@ -156,21 +144,7 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   const staging = await backend.stage(repo, session.parent);
   try {
     const sorted = [...candidates].sort();
-    const missing: string[] = [];
-    const present: { path: string; bytes: Buffer; mode: string }[] = [];
-    for (const repoPath of sorted) {
-      const absolute = path.join(repo.dir, ...repoPath.split('/'));
-      const stat = lstatOrUndefined(absolute);
-      if (!stat) missing.push(repoPath);
-      if (!stat?.isFile()) continue;
-      const bytes = readFileSync(absolute);
-      const expected = pinned.get(repoPath);
-      if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
-      // A merge left half of it unresolved (the load reports it, memory/conflict-markers): never committed, not even by the
-      // recovery scan, so a build cannot turn a person's unfinished merge into history.
-      if (repoPath.endsWith('.md') && bytes.includes('<<<<<<<') && conflictMarkerLine(bytes.toString('utf8')) !== undefined) continue;
-      present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
-    }
+    const { missing, present } = readCandidates(repo, sorted, pinned);
     // Blobs are stored while the parent is looked up: an ignored new file's blob stays unreferenced (git gc prunes it).
     const lookups = [
       headNow,
@@ -178,68 +152,15 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
       staging.ignored(present.map((file) => file.path)),
       staging.hashFiles(present),
     ] as const;
-    const [head, inHead, ignoredAll, presentOids] = await Promise.all(lookups);
+    const [head, inHead, ignored, presentOids] = await Promise.all(lookups);
     if ('detached' in head || head.ref !== session.ref || head.oid !== session.parent) {
       throw new UserError(
         'git/head-moved',
         `the branch moved while the build was running (HEAD is now ${'detached' in head ? head.detached.slice(0, 12) : (head.oid?.slice(0, 12) ?? 'unborn')})`,
       );
     }
-    const treeChanges = new Map<string, TreeFile | null>();
-    /** Paths whose index entry is brought to what is committed (their work-tree content, or removed). */
-    const settled: string[] = [];
-    const deletedOnDisk: { path: string; oid: string }[] = [];
-    for (const repoPath of missing) {
-      const committed = inHead.get(repoPath);
-      // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
-      // a file a person deleted is theirs to commit.
-      if (recoveredOnly.has(repoPath)) {
-        if (committed) deletedOnDisk.push({ path: repoPath, oid: committed.oid });
-        // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
-        else settled.push(repoPath);
-        continue;
-      }
-      if (committed) treeChanges.set(repoPath, null);
-      settled.push(repoPath);
-    }
-
-    // Only a path new to the tree can be ignored: a tracked file is committed whatever .gitignore says, as git does.
-    const newBlobs = new Set<string>();
-    present.forEach((file, i) => {
-      if (!inHead.has(file.path) && ignoredAll.has(file.path)) return;
-      const oid = presentOids[i]!;
-      const committed = inHead.get(file.path);
-      if (!committed || committed.oid !== oid || committed.mode !== file.mode) {
-        treeChanges.set(file.path, { oid, mode: file.mode });
-        newBlobs.add(oid);
-      }
-      settled.push(file.path);
-    });
-    for (const deleted of deletedOnDisk) {
-      if (!newBlobs.has(deleted.oid)) continue;
-      treeChanges.set(deleted.path, null);
-      settled.push(deleted.path);
-    }
-
-    let outcome: CommitOutcome = { status: 'unchanged', branch: session.branch, recovered: session.recover };
-    if (treeChanges.size > 0) {
-      const who: Signature = {
-        ...(await identity),
-        seconds: Math.floor(request.now.getTime() / 1000),
-        offsetMinutes: localOffsetMinutes(request.now),
-      };
-      const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;
-      const oid = await staging.commit(treeChanges, message, who);
-      crashPoint('commit');
-      // The index is updated after the branch: a lock held now would leave the branch moved and the index behind.
-      await waitForIndexLock(repo);
-      await staging.moveRef(session.ref, oid, session.parent, message.split('\n')[0]!, who);
-      crashPoint('commit-ref');
-      const files = [...treeChanges.keys()].sort();
-      outcome = { status: 'committed', oid, branch: session.branch, message: request.message, files, recovered: session.recover };
-    } else if (settled.length > 0) {
-      await waitForIndexLock(repo);
-    }
+    const { treeChanges, settled } = planTreeChanges({ missing, present, presentOids, inHead, ignored, recoveredOnly });
+    const outcome = await commitAndMoveBranch(session, request, staging, treeChanges, settled, identity);
     try {
       await staging.refreshIndex(settled);
     } catch (error) {
@@ -253,6 +174,150 @@ export async function commitPaths(session: CommitSession, request: CommitRequest
   } finally {
     await staging.close();
   }
+}
+
+/**
+ * The repository paths to commit: those the request names and pins and,
+ * after a crash only, what the one scan of the whole vault finds (markdown
+ * and JSON that differ between HEAD, index and work tree, and the committed
+ * record's shards: a build killed after the branch moved left their index
+ * entries behind HEAD). `recoveredOnly`: found by that scan alone.
+ */
+async function commitCandidates(
+  session: CommitSession,
+  request: CommitRequest,
+  toRepo: (vaultPath: string) => string,
+): Promise<{ candidates: Set<string>; recoveredOnly: Set<string> }> {
+  const candidates = new Set([...request.paths, ...request.pinned.keys()].map(toRepo));
+  const recoveredOnly = new Set<string>();
+  if (!session.recover) return { candidates, recoveredOnly };
+  const keep = new Set([...request.keep].map(toRepo));
+  const record = `${toRepo(RECORD_DIR)}/`;
+  for (const p of await session.backend.changedUnder(session.repo, session.vaultPrefix)) {
+    if (!(/\.(md|json)$/i.test(p) || (p.startsWith(record) && p.endsWith('.jsonl'))) || keep.has(p)) continue;
+    if (!candidates.has(p)) recoveredOnly.add(p);
+    candidates.add(p);
+  }
+  return { candidates, recoveredOnly };
+}
+
+/** A work-tree file to commit: its bytes and git mode. */
+interface PresentFile {
+  path: string;
+  bytes: Buffer;
+  mode: string;
+}
+
+/**
+ * Reads the candidates from the work tree: `missing` ones are gone from it;
+ * `present` ones are regular files, minus a pinned one whose content changed
+ * since and a memory a merge left half unresolved (the load reports it,
+ * memory/conflict-markers): never committed, not even by the recovery scan,
+ * so a build cannot turn a person's unfinished merge into history.
+ */
+function readCandidates(
+  repo: Repo,
+  sorted: readonly string[],
+  pinned: ReadonlyMap<string, string>,
+): { missing: string[]; present: PresentFile[] } {
+  const missing: string[] = [];
+  const present: PresentFile[] = [];
+  for (const repoPath of sorted) {
+    const absolute = path.join(repo.dir, ...repoPath.split('/'));
+    const stat = lstatOrUndefined(absolute);
+    if (!stat) missing.push(repoPath);
+    if (!stat?.isFile()) continue;
+    const bytes = readFileSync(absolute);
+    const expected = pinned.get(repoPath);
+    if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) continue;
+    if (repoPath.endsWith('.md') && bytes.includes('<<<<<<<') && conflictMarkerLine(bytes.toString('utf8')) !== undefined) continue;
+    present.push({ path: repoPath, bytes, mode: stat.mode & 0o111 ? '100755' : '100644' });
+  }
+  return { missing, present };
+}
+
+/**
+ * The changes to HEAD's tree (a file, or null to remove it) and the paths
+ * whose index entry is then brought to what is committed (their work-tree
+ * content, or removed). Pure: what git knows comes in as arguments.
+ */
+function planTreeChanges(input: {
+  missing: readonly string[];
+  present: readonly PresentFile[];
+  /** The blob id of each present file, in order. */
+  presentOids: readonly string[];
+  inHead: ReadonlyMap<string, TreeFile>;
+  ignored: ReadonlySet<string>;
+  recoveredOnly: ReadonlySet<string>;
+}): { treeChanges: Map<string, TreeFile | null>; settled: string[] } {
+  const { missing, present, presentOids, inHead, ignored, recoveredOnly } = input;
+  const treeChanges = new Map<string, TreeFile | null>();
+  const settled: string[] = [];
+  const deletedOnDisk: { path: string; oid: string }[] = [];
+  for (const repoPath of missing) {
+    const committed = inHead.get(repoPath);
+    // A deletion found only by the recovery scan is committed only as half of a move (an archive rename):
+    // a file a person deleted is theirs to commit.
+    if (recoveredOnly.has(repoPath)) {
+      if (committed) deletedOnDisk.push({ path: repoPath, oid: committed.oid });
+      // In neither HEAD nor the work tree, only in the index: what a build killed after moving the branch leaves.
+      else settled.push(repoPath);
+      continue;
+    }
+    if (committed) treeChanges.set(repoPath, null);
+    settled.push(repoPath);
+  }
+  // Only a path new to the tree can be ignored: a tracked file is committed whatever .gitignore says, as git does.
+  const newBlobs = new Set<string>();
+  present.forEach((file, i) => {
+    if (!inHead.has(file.path) && ignored.has(file.path)) return;
+    const oid = presentOids[i]!;
+    const committed = inHead.get(file.path);
+    if (!committed || committed.oid !== oid || committed.mode !== file.mode) {
+      treeChanges.set(file.path, { oid, mode: file.mode });
+      newBlobs.add(oid);
+    }
+    settled.push(file.path);
+  });
+  for (const deleted of deletedOnDisk) {
+    if (!newBlobs.has(deleted.oid)) continue;
+    treeChanges.set(deleted.path, null);
+    settled.push(deleted.path);
+  }
+  return { treeChanges, settled };
+}
+
+/**
+ * Writes the commit and moves the branch to it (compare-and-swap), when the
+ * tree changes; else nothing is committed. Either way, waits for git's index
+ * lock when index entries are to be settled: the index is updated after the
+ * branch, and a lock held then would leave the branch moved and the index behind.
+ */
+async function commitAndMoveBranch(
+  session: CommitSession,
+  request: CommitRequest,
+  staging: Staging,
+  treeChanges: Map<string, TreeFile | null>,
+  settled: readonly string[],
+  identity: Promise<Identity>,
+): Promise<CommitOutcome> {
+  if (treeChanges.size === 0) {
+    if (settled.length > 0) await waitForIndexLock(session.repo);
+    return { status: 'unchanged', branch: session.branch, recovered: session.recover };
+  }
+  const who: Signature = {
+    ...(await identity),
+    seconds: Math.floor(request.now.getTime() / 1000),
+    offsetMinutes: localOffsetMinutes(request.now),
+  };
+  const message = request.message.endsWith('\n') ? request.message : `${request.message}\n`;
+  const oid = await staging.commit(treeChanges, message, who);
+  crashPoint('commit');
+  await waitForIndexLock(session.repo);
+  await staging.moveRef(session.ref, oid, session.parent, message.split('\n')[0]!, who);
+  crashPoint('commit-ref');
+  const files = [...treeChanges.keys()].sort();
+  return { status: 'committed', oid, branch: session.branch, message: request.message, files, recovered: session.recover };
 }
 
 /**

@@ -2,7 +2,7 @@ import fs, { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:
 import path from 'node:path';
 import git, { type TreeEntry } from 'isomorphic-git';
 import { UserError } from '../util/errors.js';
-import { formatOffset, type GitBackend, type Staging, type TreeFile } from './backend-api.js';
+import { formatOffset, type GitBackend, type Signature, type Staging, type TreeFile } from './backend-api.js';
 import type { HeadState, Repo } from './repo.js';
 
 /**
@@ -93,28 +93,9 @@ export const isoBackend: GitBackend = {
   },
 
   async stage(repo: Repo, parent: string | undefined): Promise<Staging> {
-    const { gitdir, cache } = repo;
+    const { gitdir } = repo;
     attributeTexts.clear();
-    const rootTree = parent ? (await git.readCommit({ fs, gitdir, oid: parent, cache })).commit.tree : undefined;
-    const listings = new Map<string, TreeEntry[]>();
-    /** The entries of the folder `dir` ('' for the root) of the parent's tree; [] when it has none. */
-    const listing = async (dir: string): Promise<TreeEntry[]> => {
-      if (!rootTree) return [];
-      let known = listings.get(dir);
-      if (!known) {
-        try {
-          known = (await git.readTree({ fs, gitdir, oid: rootTree, filepath: dir || undefined, cache })).tree;
-        } catch (error) {
-          // Only a folder the tree does not hold is empty: a folder read as empty would lose its files in the commit.
-          const code = (error as { code?: string }).code;
-          if (code === 'UnsafeFilepathError') throw unsafeName(dir);
-          if (code !== 'NotFoundError') throw error;
-          known = [];
-        }
-        listings.set(dir, known);
-      }
-      return known;
-    };
+    const listing = await parentListing(repo, parent);
     const dirOf = (file: string) => path.posix.dirname(file).replace(/^\.$/, '');
 
     return {
@@ -153,65 +134,101 @@ export const isoBackend: GitBackend = {
         });
       },
 
-      async moveRef(ref, oid, parentOid, subject, who) {
-        await withLock(
-          path.join(gitdir, ...ref.split('/')),
-          `the branch \`${ref.replace(/^refs\/heads\//, '')}\``,
-          'git/ref-locked',
-          async () => {
-            let current: string | undefined;
-            try {
-              current = await git.resolveRef({ fs, gitdir, ref });
-            } catch {
-              current = undefined;
-            }
-            if (current !== parentOid) {
-              throw new UserError(
-                'git/head-moved',
-                `the branch \`${ref.replace(/^refs\/heads\//, '')}\` moved while the build was running`,
-              );
-            }
-            await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
-          },
-        );
-        const zero = '0'.repeat(oid.length);
-        const ident = `${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}`;
-        const line = `${parentOid ?? zero} ${oid} ${ident}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;
-        for (const log of [path.join(gitdir, 'logs', ...ref.split('/')), path.join(gitdir, 'logs', 'HEAD')]) {
-          try {
-            fs.mkdirSync(path.dirname(log), { recursive: true });
-            fs.appendFileSync(log, line);
-          } catch {
-            // A reflog is a convenience; the commit stands without it.
-          }
-        }
-      },
+      moveRef: (ref, oid, parentOid, subject, who) => moveRef(gitdir, { ref, oid, parentOid, subject, who }),
 
-      async refreshIndex(paths) {
-        if (paths.length === 0) return;
-        await withLock(path.join(gitdir, 'index'), 'the git index', 'git/index-locked', async () => {
-          for (const file of paths) {
-            const absolute = path.join(repo.dir, ...file.split('/'));
-            const present = existsSync(absolute);
-            // isomorphic-git reads a backslash as a folder separator when it opens a file: such a name (a plain character
-            // to git on Linux and macOS) is entered by its blob id instead, and git refreshes its stat data when it next looks.
-            const byId = present && file.includes('\\') ? await blobEntry(absolute) : {};
-            await git.updateIndex({
-              fs,
-              dir: repo.dir,
-              gitdir,
-              filepath: file,
-              cache,
-              ...(present ? { add: true, ...byId } : { remove: true }),
-            });
-          }
-        });
-      },
+      refreshIndex: (paths) => refreshIndex(repo, paths),
 
       async close() {},
     };
   },
 };
+
+/**
+ * A reader of the parent commit's tree: the entries of the folder `dir` ('' for
+ * the root), each folder read once; [] when the tree has no such folder (or
+ * there is no parent).
+ */
+async function parentListing(repo: Repo, parent: string | undefined): Promise<(dir: string) => Promise<TreeEntry[]>> {
+  const { gitdir, cache } = repo;
+  const rootTree = parent ? (await git.readCommit({ fs, gitdir, oid: parent, cache })).commit.tree : undefined;
+  const listings = new Map<string, TreeEntry[]>();
+  return async (dir: string): Promise<TreeEntry[]> => {
+    if (!rootTree) return [];
+    let known = listings.get(dir);
+    if (!known) {
+      try {
+        known = (await git.readTree({ fs, gitdir, oid: rootTree, filepath: dir || undefined, cache })).tree;
+      } catch (error) {
+        // Only a folder the tree does not hold is empty: a folder read as empty would lose its files in the commit.
+        const code = (error as { code?: string }).code;
+        if (code === 'UnsafeFilepathError') throw unsafeName(dir);
+        if (code !== 'NotFoundError') throw error;
+        known = [];
+      }
+      listings.set(dir, known);
+    }
+    return known;
+  };
+}
+
+/**
+ * Moves a branch to `oid` only while it still points to `parentOid`
+ * (compare-and-swap under the ref's lock file), then appends the reflog lines
+ * git would write.
+ */
+async function moveRef(
+  gitdir: string,
+  move: { ref: string; oid: string; parentOid: string | undefined; subject: string; who: Signature },
+): Promise<void> {
+  const { ref, oid, parentOid, subject, who } = move;
+  const branch = ref.replace(/^refs\/heads\//, '');
+  await withLock(path.join(gitdir, ...ref.split('/')), `the branch \`${branch}\``, 'git/ref-locked', async () => {
+    let current: string | undefined;
+    try {
+      current = await git.resolveRef({ fs, gitdir, ref });
+    } catch {
+      current = undefined;
+    }
+    if (current !== parentOid) {
+      throw new UserError('git/head-moved', `the branch \`${branch}\` moved while the build was running`);
+    }
+    await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
+  });
+  const zero = '0'.repeat(oid.length);
+  const ident = `${who.name} <${who.email}> ${who.seconds} ${formatOffset(who.offsetMinutes)}`;
+  const line = `${parentOid ?? zero} ${oid} ${ident}\tcommit${parentOid ? '' : ' (initial)'}: ${subject}\n`;
+  for (const log of [path.join(gitdir, 'logs', ...ref.split('/')), path.join(gitdir, 'logs', 'HEAD')]) {
+    try {
+      fs.mkdirSync(path.dirname(log), { recursive: true });
+      fs.appendFileSync(log, line);
+    } catch {
+      // A reflog is a convenience; the commit stands without it.
+    }
+  }
+}
+
+/** Brings the index entries of `paths` to the work tree (added, or removed when the file is gone), under the index lock. */
+async function refreshIndex(repo: Repo, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const { gitdir, cache } = repo;
+  await withLock(path.join(gitdir, 'index'), 'the git index', 'git/index-locked', async () => {
+    for (const file of paths) {
+      const absolute = path.join(repo.dir, ...file.split('/'));
+      const present = existsSync(absolute);
+      // isomorphic-git reads a backslash as a folder separator when it opens a file: such a name (a plain character
+      // to git on Linux and macOS) is entered by its blob id instead, and git refreshes its stat data when it next looks.
+      const byId = present && file.includes('\\') ? await blobEntry(absolute) : {};
+      await git.updateIndex({
+        fs,
+        dir: repo.dir,
+        gitdir,
+        filepath: file,
+        cache,
+        ...(present ? { add: true, ...byId } : { remove: true }),
+      });
+    }
+  });
+}
 
 /** Writes the tree of folder `dir` with `changes` (paths relative to the root) applied; undefined when it ends up empty. */
 async function editTree(

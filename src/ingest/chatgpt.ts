@@ -22,123 +22,168 @@ export function parseChatGpt(value: unknown, text: string, file: string): Parsed
   const sessions: Session[] = [];
   conversations.forEach((conversation, i) => {
     const path = (...rest: (string | number)[]) => (base ? [i, ...rest] : rest);
-    const at = (...rest: (string | number)[]) => placeOf(text, path(...rest));
-    if (typeof conversation !== 'object' || conversation === null || Array.isArray(conversation)) {
-      const p = at();
-      fail(
-        file,
-        p.line,
-        p.column,
-        `conversation ${i + 1}: expected an object with \`title\` and \`mapping\``,
-        'is this the `conversations.json` of a ChatGPT data export?',
-        RULE,
-      );
-    }
-    const c = conversation as Record<string, unknown>;
-    const mapping = c.mapping;
-    if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping)) {
-      const p = at(c.mapping === undefined ? 'title' : 'mapping');
-      fail(
-        file,
-        p.line,
-        p.column,
-        `conversation ${i + 1}: expected a \`mapping\` object of message nodes`,
-        'is this the `conversations.json` of a ChatGPT data export?',
-        RULE,
-      );
-    }
-    const nodes = mapping as Record<string, unknown>;
-    const chain = branch(nodes, typeof c.current_node === 'string' ? c.current_node : undefined);
-    const conversationTime = timeOf(c.create_time);
-    const turns: Turn[] = [];
-    let lastCall: ToolCall | undefined;
-    for (const nodeId of chain) {
-      const node = nodes[nodeId];
-      if (typeof node !== 'object' || node === null) {
-        const p = at('mapping', nodeId);
-        fail(
-          file,
-          p.line,
-          p.column,
-          `conversation ${i + 1}: node \`${nodeId}\` is not an object`,
-          'the export may be damaged; export the data again',
-          RULE,
-        );
-      }
-      const message = (node as Record<string, unknown>).message;
-      if (message === null || message === undefined) continue;
-      if (typeof message !== 'object') {
-        const p = at('mapping', nodeId, 'message');
-        fail(
-          file,
-          p.line,
-          p.column,
-          `conversation ${i + 1}: expected \`message\` of node \`${nodeId}\` to be an object or null`,
-          'the export may be damaged; export the data again',
-          RULE,
-        );
-      }
-      const m = message as Record<string, unknown>;
-      const author = (m.author ?? {}) as Record<string, unknown>;
-      const role = author.role;
-      if (typeof role !== 'string') {
-        const p = at('mapping', nodeId, 'message', 'author');
-        fail(
-          file,
-          p.line,
-          p.column,
-          `conversation ${i + 1}: message \`${nodeId}\` has no \`author.role\``,
-          'expected `"author": {"role": "user"}` (or assistant, system, tool)',
-          RULE,
-        );
-      }
-      const content = (m.content ?? {}) as Record<string, unknown>;
-      const contentType = typeof content.content_type === 'string' ? content.content_type : 'text';
-      const metadata = (m.metadata ?? {}) as Record<string, unknown>;
-      if (role === 'system' || metadata.is_visually_hidden_from_conversation === true || HIDDEN_CONTENT.has(contentType)) continue;
-      const body = contentText(content, contentType);
-      const time = timeOf(m.create_time);
-      const recipient = typeof m.recipient === 'string' ? m.recipient : 'all';
-      if (role === 'assistant' && recipient !== 'all') {
-        lastCall = { name: recipient, input: body };
-        const previous = turns[turns.length - 1];
-        if (previous?.role === 'assistant') previous.tools.push(lastCall);
-        else turns.push({ role: 'assistant', ...(time ? { time } : {}), text: '', tools: [lastCall] });
-        continue;
-      }
-      if (role === 'tool') {
-        const name = typeof author.name === 'string' ? author.name : 'tool';
-        if (lastCall && lastCall.result === undefined) lastCall.result = body;
-        else {
-          const previous = turns[turns.length - 1];
-          const call: ToolCall = { name, input: undefined, result: body };
-          if (previous?.role === 'assistant') previous.tools.push(call);
-          else turns.push({ role: 'tool', ...(time ? { time } : {}), text: '', tools: [call] });
-        }
-        continue;
-      }
-      if (body.trim() === '') continue;
-      const speaker = role === 'assistant' ? 'assistant' : 'user';
-      const previous = turns[turns.length - 1];
-      // The answer after a tool call continues the assistant's turn.
-      if (speaker === 'assistant' && previous?.role === 'assistant' && previous.tools.length > 0 && previous.text === '') {
-        previous.text = body;
-        continue;
-      }
-      const when = time ?? conversationTime;
-      turns.push({ role: speaker, ...(when ? { time: when } : {}), text: body, tools: [] });
-    }
-    if (turns.length > 0 && !turns[0]!.time && conversationTime) turns[0]!.time = conversationTime;
-    const id = typeof c.conversation_id === 'string' ? c.conversation_id : typeof c.id === 'string' ? c.id : `${file}#${i + 1}`;
-    const model = typeof c.default_model_slug === 'string' ? c.default_model_slug : undefined;
-    const session: Session = { format: 'chatgpt', id, turns, meta: model ? { model } : {} };
-    const title = typeof c.title === 'string' && c.title.trim() ? c.title.trim() : titleFromTurns(turns);
-    if (title) session.title = title;
-    if (turns.length > 0) sessions.push(session);
+    const at: Locate = (...rest) => placeOf(text, path(...rest));
+    const session = readConversation(conversation, i, at, file);
+    if (session.turns.length > 0) sessions.push(session);
   });
   if (sessions.length === 0)
     fail(file, 1, 1, 'no conversation with messages found', 'is this the `conversations.json` of a ChatGPT data export?', RULE);
   return { format: 'chatgpt', sessions, warnings: [] };
+}
+
+/** The line and column of a JSON path below the current conversation (`at('mapping')`), for an error. */
+type Locate = (...rest: (string | number)[]) => { line: number; column: number };
+
+/** One conversation as a session: the turns of the branch shown last, its id, model and title. */
+function readConversation(conversation: unknown, i: number, at: Locate, file: string): Session {
+  if (typeof conversation !== 'object' || conversation === null || Array.isArray(conversation)) {
+    const p = at();
+    fail(
+      file,
+      p.line,
+      p.column,
+      `conversation ${i + 1}: expected an object with \`title\` and \`mapping\``,
+      'is this the `conversations.json` of a ChatGPT data export?',
+      RULE,
+    );
+  }
+  const c = conversation as Record<string, unknown>;
+  const mapping = c.mapping;
+  if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping)) {
+    const p = at(c.mapping === undefined ? 'title' : 'mapping');
+    fail(
+      file,
+      p.line,
+      p.column,
+      `conversation ${i + 1}: expected a \`mapping\` object of message nodes`,
+      'is this the `conversations.json` of a ChatGPT data export?',
+      RULE,
+    );
+  }
+  const nodes = mapping as Record<string, unknown>;
+  const conversationTime = timeOf(c.create_time);
+  const turns: Turn[] = [];
+  const calls: { last: ToolCall | undefined } = { last: undefined };
+  for (const nodeId of branch(nodes, typeof c.current_node === 'string' ? c.current_node : undefined)) {
+    const message = visibleMessage(nodes, nodeId, i, at, file);
+    if (message) addMessage(turns, calls, message, conversationTime);
+  }
+  if (turns.length > 0 && !turns[0]!.time && conversationTime) turns[0]!.time = conversationTime;
+  const id = typeof c.conversation_id === 'string' ? c.conversation_id : typeof c.id === 'string' ? c.id : `${file}#${i + 1}`;
+  const model = typeof c.default_model_slug === 'string' ? c.default_model_slug : undefined;
+  const session: Session = { format: 'chatgpt', id, turns, meta: model ? { model } : {} };
+  const title = typeof c.title === 'string' && c.title.trim() ? c.title.trim() : titleFromTurns(turns);
+  if (title) session.title = title;
+  return session;
+}
+
+/** A message a person saw: who wrote it, its text, its time and whom an assistant addressed it to. */
+interface VisibleMessage {
+  role: string;
+  /** `author.name` of a tool message. */
+  authorName: unknown;
+  body: string;
+  time: Date | undefined;
+  /** `all`, or the tool an assistant message calls. */
+  recipient: string;
+}
+
+/**
+ * The message of one node, checked (a bad node fails with its place);
+ * undefined for an empty node, a system message and hidden content (custom
+ * instructions, model memory, reasoning).
+ */
+function visibleMessage(nodes: Record<string, unknown>, nodeId: string, i: number, at: Locate, file: string): VisibleMessage | undefined {
+  const node = nodes[nodeId];
+  if (typeof node !== 'object' || node === null) {
+    const p = at('mapping', nodeId);
+    fail(
+      file,
+      p.line,
+      p.column,
+      `conversation ${i + 1}: node \`${nodeId}\` is not an object`,
+      'the export may be damaged; export the data again',
+      RULE,
+    );
+  }
+  const message = (node as Record<string, unknown>).message;
+  if (message === null || message === undefined) return undefined;
+  if (typeof message !== 'object') {
+    const p = at('mapping', nodeId, 'message');
+    fail(
+      file,
+      p.line,
+      p.column,
+      `conversation ${i + 1}: expected \`message\` of node \`${nodeId}\` to be an object or null`,
+      'the export may be damaged; export the data again',
+      RULE,
+    );
+  }
+  const m = message as Record<string, unknown>;
+  const author = (m.author ?? {}) as Record<string, unknown>;
+  const role = author.role;
+  if (typeof role !== 'string') {
+    const p = at('mapping', nodeId, 'message', 'author');
+    fail(
+      file,
+      p.line,
+      p.column,
+      `conversation ${i + 1}: message \`${nodeId}\` has no \`author.role\``,
+      'expected `"author": {"role": "user"}` (or assistant, system, tool)',
+      RULE,
+    );
+  }
+  const content = (m.content ?? {}) as Record<string, unknown>;
+  const contentType = typeof content.content_type === 'string' ? content.content_type : 'text';
+  const metadata = (m.metadata ?? {}) as Record<string, unknown>;
+  if (role === 'system' || metadata.is_visually_hidden_from_conversation === true || HIDDEN_CONTENT.has(contentType)) return undefined;
+  return {
+    role,
+    authorName: author.name,
+    body: contentText(content, contentType),
+    time: timeOf(m.create_time),
+    recipient: typeof m.recipient === 'string' ? m.recipient : 'all',
+  };
+}
+
+/**
+ * Adds a message to the turns: an assistant message to a tool is a call on
+ * the assistant's turn, a tool message its result (or a call of its own when
+ * no call waits), an assistant's answer right after its call fills that turn.
+ */
+function addMessage(
+  turns: Turn[],
+  calls: { last: ToolCall | undefined },
+  message: VisibleMessage,
+  conversationTime: Date | undefined,
+): void {
+  const { role, body, time, recipient } = message;
+  const previous = turns[turns.length - 1];
+  if (role === 'assistant' && recipient !== 'all') {
+    calls.last = { name: recipient, input: body };
+    if (previous?.role === 'assistant') previous.tools.push(calls.last);
+    else turns.push({ role: 'assistant', ...(time ? { time } : {}), text: '', tools: [calls.last] });
+    return;
+  }
+  if (role === 'tool') {
+    const name = typeof message.authorName === 'string' ? message.authorName : 'tool';
+    if (calls.last && calls.last.result === undefined) calls.last.result = body;
+    else {
+      const call: ToolCall = { name, input: undefined, result: body };
+      if (previous?.role === 'assistant') previous.tools.push(call);
+      else turns.push({ role: 'tool', ...(time ? { time } : {}), text: '', tools: [call] });
+    }
+    return;
+  }
+  if (body.trim() === '') return;
+  const speaker = role === 'assistant' ? 'assistant' : 'user';
+  // The answer after a tool call continues the assistant's turn.
+  if (speaker === 'assistant' && previous?.role === 'assistant' && previous.tools.length > 0 && previous.text === '') {
+    previous.text = body;
+    return;
+  }
+  const when = time ?? conversationTime;
+  turns.push({ role: speaker, ...(when ? { time: when } : {}), text: body, tools: [] });
 }
 
 /** Node ids from the root to `current` (the branch shown last); without `current`, the root's latest children. */

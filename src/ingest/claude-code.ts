@@ -175,19 +175,35 @@ class TurnBuilder {
 
   /** A `user` or `assistant` line, neither meta nor (in a main log) side chain. */
   add(record: Record<string, unknown>, raw: string, lineNo: number): void {
-    const { file, subAgent, turns, calls, meta } = this;
-    const type = record.type as string;
-    if (subAgent) {
-      if (typeof record.agentId === 'string') meta.agent ??= record.agentId;
-      if (typeof record.sessionId === 'string') meta.parent ??= record.sessionId;
+    if (this.subAgent) {
+      // Noted before the line is checked: a sub-agent line that fails still names its agent.
+      if (typeof record.agentId === 'string') this.meta.agent ??= record.agentId;
+      if (typeof record.sessionId === 'string') this.meta.parent ??= record.sessionId;
     }
+    const { role, content, id, model, time } = this.checkedMessage(record, raw, lineNo);
+    this.noteMeta(record, model);
+    this.messages++;
+    const speaker = record.type === 'assistant' || role === 'assistant' ? 'assistant' : 'user';
+    const { texts, tools } = this.readBlocks(content, speaker, raw, lineNo);
+    const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
+    if (joined.length === 0 && tools.length === 0) return;
+    this.addTurn(record, { speaker, id, time, joined, tools });
+  }
+
+  /** The line's `message` and `timestamp`, checked: a line of another shape fails with its place. */
+  private checkedMessage(
+    record: Record<string, unknown>,
+    raw: string,
+    lineNo: number,
+  ): { role: unknown; content: string | unknown[]; id: unknown; model: unknown; time: Date | undefined } {
+    const file = this.file;
     const message = record.message;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       fail(
         file,
         lineNo,
         columnOf(raw, '"message"'),
-        `expected a \`message\` object in this \`${type}\` line`,
+        `expected a \`message\` object in this \`${record.type as string}\` line`,
         'the line may come from another tool; Claude Code writes `{"type":"user","message":{"role":"user","content":…}}`',
         RULE,
       );
@@ -216,60 +232,84 @@ class TurnBuilder {
           RULE,
         );
     }
+    return { role, content: content as string | unknown[], id, model, time };
+  }
+
+  /** The session's id, folder, branch and model, from the first line that names each. */
+  private noteMeta(record: Record<string, unknown>, model: unknown): void {
+    const meta = this.meta;
     if (typeof record.sessionId === 'string') this.sessionId ??= record.sessionId;
     if (typeof record.cwd === 'string') meta.cwd ??= record.cwd;
     if (typeof record.gitBranch === 'string' && record.gitBranch) meta.branch ??= record.gitBranch;
     if (typeof model === 'string' && !model.startsWith('<')) meta.model ??= model;
-    this.messages++;
+  }
 
-    const speaker = type === 'assistant' || role === 'assistant' ? 'assistant' : 'user';
+  /**
+   * The texts and tool calls of a message's content blocks. A tool result is
+   * attached to the call it answers (kept shortened: a long session holds
+   * thousands of file reads, and a memory shows a line of each); thinking,
+   * redacted_thinking and unknown blocks are left out.
+   */
+  private readBlocks(
+    content: string | unknown[],
+    speaker: 'user' | 'assistant',
+    raw: string,
+    lineNo: number,
+  ): { texts: string[]; tools: ToolCall[] } {
     const texts: string[] = [];
     const tools: ToolCall[] = [];
-    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[]);
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
     blocks.forEach((block, b) => {
       if (typeof block !== 'object' || block === null)
         fail(
-          file,
+          this.file,
           lineNo,
           columnOf(raw, '"content"'),
           `expected content block ${b + 1} to be an object with a \`type\``,
           'see the Claude Code message format',
           RULE,
         );
-      const {
-        type: blockType,
-        text: blockText,
-        name,
-        input,
-        id: callId,
-        tool_use_id: resultFor,
-        content: resultContent,
-        is_error: isError,
-      } = block as Record<string, unknown>;
+      const { type: blockType, text: blockText } = block as Record<string, unknown>;
       if (blockType === 'text' && typeof blockText === 'string') texts.push(speaker === 'user' ? cleanUserText(blockText) : blockText);
-      else if (blockType === 'tool_use') {
-        const call: ToolCall = {
-          name: typeof name === 'string' ? name : 'tool',
-          input: compactInput(input),
-          ...(typeof callId === 'string' ? { id: callId } : {}),
-        };
-        if (call.id) calls.set(call.id, call);
-        tools.push(call);
-      } else if (blockType === 'tool_result') {
-        const call = typeof resultFor === 'string' ? calls.get(resultFor) : undefined;
-        const result = resultText(resultContent);
-        // Kept shortened: a long session holds thousands of file reads, and a memory shows a line of each.
-        const kept = compactResult(result);
-        if (call) {
-          Object.assign(call, kept);
-          if (isError === true) call.error = true;
-          if (isError === true && REFUSAL.test(result)) call.refused = true;
-        } else tools.push({ name: 'tool result', input: undefined, ...kept, ...(isError === true ? { error: true } : {}) });
+      else if (blockType === 'tool_use') tools.push(this.toolCall(block as Record<string, unknown>));
+      else if (blockType === 'tool_result') {
+        const orphan = this.attachResult(block as Record<string, unknown>);
+        if (orphan) tools.push(orphan);
       } else if (blockType === 'image') texts.push('[image]');
-      // thinking, redacted_thinking and unknown blocks are left out.
     });
-    const joined = texts.filter((t) => t.trim().length > 0).join('\n\n');
-    if (joined.length === 0 && tools.length === 0) return;
+    return { texts, tools };
+  }
+
+  /** A `tool_use` block as a call, remembered by its id for the result that answers it. */
+  private toolCall({ name, input, id }: Record<string, unknown>): ToolCall {
+    const call: ToolCall = {
+      name: typeof name === 'string' ? name : 'tool',
+      input: compactInput(input),
+      ...(typeof id === 'string' ? { id } : {}),
+    };
+    if (call.id) this.calls.set(call.id, call);
+    return call;
+  }
+
+  /** Attaches a `tool_result` block to its call; a result whose call is unknown comes back as a call of its own. */
+  private attachResult({ tool_use_id: resultFor, content, is_error: isError }: Record<string, unknown>): ToolCall | undefined {
+    const call = typeof resultFor === 'string' ? this.calls.get(resultFor) : undefined;
+    const result = resultText(content);
+    const kept = compactResult(result);
+    if (!call) return { name: 'tool result', input: undefined, ...kept, ...(isError === true ? { error: true } : {}) };
+    Object.assign(call, kept);
+    if (isError === true) call.error = true;
+    if (isError === true && REFUSAL.test(result)) call.refused = true;
+    return undefined;
+  }
+
+  /** Adds a message as a new turn, or merges it into the turn before (see the comments). */
+  private addTurn(
+    record: Record<string, unknown>,
+    message: { speaker: 'user' | 'assistant'; id: unknown; time: Date | undefined; joined: string; tools: ToolCall[] },
+  ): void {
+    const { speaker, id, time, joined, tools } = message;
+    const turns = this.turns;
     const previous = turns[turns.length - 1];
     if (speaker === 'user' && record.isCompactSummary === true) {
       turns.push({ role: 'user', ...(time ? { time } : {}), text: joined, tools: [], compactSummary: true });

@@ -21,7 +21,16 @@ import { renderPrimer } from './primer.js';
 import { hashFile, InputReadError, MAX_DOCUMENT_BYTES, MAX_STREAMED_BYTES, type OpenedInput, openRegularFile, readAll } from './read.js';
 import { sessionDrafts, transcriptParts, transcriptPath, type MemoryDraft, type RenderContext } from './render.js';
 import { IngestError, isCodingAgentFormat, type IngestFormat, type ParsedTranscript, type Session } from './session.js';
-import { draftText, IngestedIndex, memoryPath, newMemoryPath, replaceMemory, slugify, writeNewMemory } from './writer.js';
+import {
+  draftText,
+  type IngestedMemory,
+  IngestedIndex,
+  memoryPath,
+  newMemoryPath,
+  replaceMemory,
+  slugify,
+  writeNewMemory,
+} from './writer.js';
 
 /**
  * `memvault ingest`, the use case: each input file is read, parsed by its
@@ -98,196 +107,276 @@ export interface IngestReport {
  *   report.files[0].memories; // [{ path: 'main/memories/2026/02/2026-02-13-fix-flaky-test.md', status: 'new' }]
  */
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
+  const run = await prepareRun(options);
+  const report: IngestReport = {
+    stream: run.stream,
+    vault: run.config.vault,
+    dryRun: run.dryRun,
+    redact: run.redact,
+    files: [],
+  };
+  for (const file of options.files) report.files.push(await ingestInputFile(run, file));
+  return report;
+}
+
+/** What every file of one `ingest` call shares: the config, the stream, the vault's index and journal. */
+interface IngestRun {
+  options: IngestOptions;
+  config: Awaited<ReturnType<typeof loadValidConfig>>;
+  stream: string;
+  vaultDir: string;
+  redact: boolean;
+  dryRun: boolean;
+  /** `--date`, parsed in the configured zone. */
+  date: Date | undefined;
+  index: IngestedIndex;
+  journal: IngestJournal;
+  summarizer: Summarizer | undefined;
+}
+
+/** Loads and checks the config, stream, vault folder and `--date`; throws a `UserError` when one is bad. */
+async function prepareRun(options: IngestOptions): Promise<IngestRun> {
   const config = await loadValidConfig(options.root);
   const stream = options.stream ?? Object.keys(config.streams)[0] ?? 'main';
   assertStreamName(stream);
   const vaultDir = path.resolve(options.root, config.vault);
   ensureInside(options.root, vaultDir); // a vault folder linked out of the project (the writers refuse links below it)
-  const redact = options.redact ?? true;
-  const date = options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone);
-  const index = IngestedIndex.scan(vaultDir, stream);
-  const journal = new IngestJournal(options.root, stream);
   let summarizer = options.summarizer;
   // Loaded only for --primer: the LLM providers are the heaviest part of the CLI.
   if (options.primer && !summarizer)
     summarizer = (await import('../llm/create.js')).createSummarizer(config, process.env, { root: options.root });
-  const report: IngestReport = { stream, vault: config.vault, dryRun: options.dryRun ?? false, redact, files: [] };
+  return {
+    options,
+    config,
+    stream,
+    vaultDir,
+    redact: options.redact ?? true,
+    dryRun: options.dryRun ?? false,
+    date: options.date === undefined ? undefined : parseDateFlag(options.date, config.timezone),
+    index: IngestedIndex.scan(vaultDir, stream),
+    journal: new IngestJournal(options.root, stream),
+    summarizer,
+  };
+}
 
-  for (const file of options.files) {
-    const absolute = path.resolve(options.cwd, file);
-    const fileReport: FileReport = { file, status: 'failed', sessions: 0, memories: [], redactions: [], diagnostics: [] };
-    report.files.push(fileReport);
-    // Only a regular file is opened (never a FIFO or a device), and never read past its size limit.
-    const streamed = isStreamed(file, options.format);
-    let input: OpenedInput;
-    try {
-      input = openRegularFile(absolute, streamed ? MAX_STREAMED_BYTES : MAX_DOCUMENT_BYTES);
-    } catch (error) {
-      if (!(error instanceof InputReadError)) throw error;
-      fileReport.diagnostics.push(readDiagnostic(file, error));
-      continue;
-    }
-    try {
-      await ingestFile(input);
-    } catch (error) {
-      if (!(error instanceof InputReadError)) throw error;
-      fileReport.diagnostics.push(readDiagnostic(file, error));
-      fileReport.status = 'failed';
-    } finally {
-      closeSync(input.fd);
-    }
+/**
+ * Opens, ingests and closes one input file. Only a regular file is opened
+ * (never a FIFO or a device), and never read past its size limit; a file that
+ * cannot be read is reported in its diagnostics, never thrown.
+ */
+async function ingestInputFile(run: IngestRun, file: string): Promise<FileReport> {
+  const fileReport: FileReport = { file, status: 'failed', sessions: 0, memories: [], redactions: [], diagnostics: [] };
+  const absolute = path.resolve(run.options.cwd, file);
+  const streamed = isStreamed(file, run.options.format);
+  let input: OpenedInput;
+  try {
+    input = openRegularFile(absolute, streamed ? MAX_STREAMED_BYTES : MAX_DOCUMENT_BYTES);
+  } catch (error) {
+    if (!(error instanceof InputReadError)) throw error;
+    fileReport.diagnostics.push(readDiagnostic(file, error));
+    return fileReport;
+  }
+  try {
+    await ingestOpenedFile(run, { file, absolute, streamed, input }, fileReport);
+  } catch (error) {
+    if (!(error instanceof InputReadError)) throw error;
+    fileReport.diagnostics.push(readDiagnostic(file, error));
+    fileReport.status = 'failed';
+  } finally {
+    closeSync(input.fd);
+  }
+  return fileReport;
+}
 
-    async function ingestFile({ fd, mtime }: OpenedInput): Promise<void> {
-      // A JSON Lines log is hashed apart (in chunks) first: an unchanged log is then skipped unparsed.
-      const bytes = streamed ? undefined : readAll(fd, MAX_DOCUMENT_BYTES);
-      let fileSha = bytes ? sha256(bytes) : hashFile(fd, MAX_STREAMED_BYTES);
-      const mode = options.primer ? ('primer' as const) : undefined;
-      const earlier = index.fromFile(fileSha, mode);
-      if (earlier.length > 0 && journal.isComplete(fileSha, mode)) {
-        fileReport.status = 'already-ingested';
-        fileReport.memories = earlier.map((memory) => ({ path: memory.path, status: 'unchanged' as const }));
-        return;
-      }
-      const redactions = new Map<string, number>();
-      let parsed: ParsedTranscript;
-      try {
-        if (bytes) parsed = parseTranscript(bytes, file, options.format);
-        else {
-          const streamedParse = parseStreamedTranscript(fd, file, options.format);
-          parsed = streamedParse;
-          // A log still being written may have grown since it was hashed: its memories name the bytes parsed.
-          fileSha = streamedParse.sha256;
-        }
-      } catch (error) {
-        if (!(error instanceof IngestError)) throw error;
-        fileReport.diagnostics.push(error.diagnostic);
-        return;
-      }
-      fileReport.format = parsed.format;
-      fileReport.sessions = parsed.sessions.length;
-      fileReport.diagnostics.push(...parsed.warnings);
-      const context: RenderContext = {
-        timezone: config.timezone,
-        tags: options.tags ?? [],
-        redact,
-        fallback: date ?? mtime,
-        source: { file: recordedPath(options.root, absolute), sha256: fileSha },
-        redactions,
-        secrets: config.secrets,
-      };
-      const transcripts: Session[] = [];
-      // Drafts are rendered and written one at a time: a long session's memories are never all in memory.
-      for (const session of parsed.sessions) {
-        // A note is the same session wherever it is ingested from, and its id must not carry a home folder.
-        if (session.format === 'markdown') session.id = context.source.file;
-        if (options.primer && session.turns.length > 0) {
-          const primer = await renderPrimer(session, {
-            ...context,
-            summarizer: summarizer!,
-            budget: config.calendar.daily,
-            tokenizer: config.tokenizer,
-            retries: config.llm.retries,
-            stream,
-          });
-          writeDraft(primer);
-        } else {
-          for (const draft of sessionDrafts(session, context)) writeDraft(draft);
-          // A distilled session keeps its full transcript beside it (see docs/ingest.md).
-          if (isCodingAgentFormat(session.format) && session.turns.length > 0) transcripts.push(session);
-        }
-      }
-      for (const session of transcripts) {
-        const vaultPath = `${stream}/${transcriptPath(session)}`;
-        const status = writeTranscript(path.join(vaultDir, vaultPath), transcriptParts(session, context));
-        (fileReport.transcripts ??= []).push({ path: vaultPath, status });
-        crashPoint('ingest-write');
-      }
-      fileReport.redactions = [...redactions].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
-      fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
-      // Last: only now does the file count as ingested (a kill before this line leaves it to be completed).
-      if (!report.dryRun) journal.complete(fileSha, mode, fileReport.memories.length);
-    }
+/** One opened input file: the name as given, its absolute path, whether it is read as a stream (JSON Lines). */
+interface InputFile {
+  file: string;
+  absolute: string;
+  streamed: boolean;
+  input: OpenedInput;
+}
 
-    /** Writes one draft unless the vault holds it already (see the module comment). */
-    function writeDraft(draft: MemoryDraft): void {
-      const text = draftText(draft);
-      assertReadable(text, draft, stream, config.timezone);
-      const existing = index.part(draft.source);
-      if (existing) {
-        if (existing.bodySha256 === draft.source.body_sha256) {
-          fileReport.memories.push({ path: existing.path, status: 'unchanged' });
-        } else if (existing.bodySha256 === existing.source.body_sha256) {
-          if (!report.dryRun) replaceMemory(vaultDir, existing.path, text);
-          index.add({ path: existing.path, source: draft.source, bodySha256: draft.source.body_sha256 });
-          fileReport.memories.push({ path: existing.path, status: 'updated' });
-          crashPoint('ingest-write');
-        } else {
-          fileReport.memories.push({ path: existing.path, status: 'kept-edited' });
-          fileReport.diagnostics.push({
-            path: file,
-            line: 1,
-            column: 1,
-            severity: 'warning',
-            reason:
-              `${existing.path} holds this session${draft.source.part ? ` (${draft.source.part})` : ''} ` +
-              'and was edited by hand: the new version was not written',
-            hint: 'move or delete that memory and ingest again to import the new version',
-            rule: 'ingest/edited',
-          });
-        }
-        return;
-      }
-      const slug = slugify(draft.title);
-      const vaultPath = report.dryRun
-        ? newMemoryPath(stream, draft.day, slug, text)
-        : writeNewMemory(vaultDir, stream, draft.day, slug, text);
-      index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
-      fileReport.memories.push({ path: vaultPath, status: 'new' });
-      if (!report.dryRun) crashPoint('ingest-write'); // test-only fault injection (MEMVAULT_TEST_CRASH_AFTER)
-      collectGarbage();
-    }
+/**
+ * Ingests one opened file into `fileReport`: skipped when the same bytes were
+ * ingested completely before, else parsed, its sessions written as memories
+ * (and transcripts), and then marked complete in the journal.
+ */
+async function ingestOpenedFile(run: IngestRun, source: InputFile, fileReport: FileReport): Promise<void> {
+  const { fd, mtime } = source.input;
+  // A JSON Lines log is hashed apart (in chunks) first: an unchanged log is then skipped unparsed.
+  const bytes = source.streamed ? undefined : readAll(fd, MAX_DOCUMENT_BYTES);
+  const hashed = bytes ? sha256(bytes) : hashFile(fd, MAX_STREAMED_BYTES);
+  const mode = run.options.primer ? ('primer' as const) : undefined;
+  const earlier = run.index.fromFile(hashed, mode);
+  if (earlier.length > 0 && run.journal.isComplete(hashed, mode)) {
+    fileReport.status = 'already-ingested';
+    fileReport.memories = earlier.map((memory) => ({ path: memory.path, status: 'unchanged' as const }));
+    return;
+  }
+  const parsed = parseInput(run, source, bytes, fileReport);
+  if (parsed === undefined) return;
+  // A log still being written may have grown since it was hashed: its memories name the bytes parsed.
+  const fileSha = parsed.sha256 ?? hashed;
+  fileReport.format = parsed.transcript.format;
+  fileReport.sessions = parsed.transcript.sessions.length;
+  fileReport.diagnostics.push(...parsed.transcript.warnings);
+  const redactions = new Map<string, number>();
+  const context: RenderContext = {
+    timezone: run.config.timezone,
+    tags: run.options.tags ?? [],
+    redact: run.redact,
+    fallback: run.date ?? mtime,
+    source: { file: recordedPath(run.options.root, source.absolute), sha256: fileSha },
+    redactions,
+    secrets: run.config.secrets,
+  };
+  const transcripts = await writeSessions(run, parsed.transcript.sessions, context, fileReport);
+  for (const session of transcripts) {
+    const vaultPath = `${run.stream}/${transcriptPath(session)}`;
+    const status = writeTranscript(run, path.join(run.vaultDir, vaultPath), transcriptParts(session, context));
+    (fileReport.transcripts ??= []).push({ path: vaultPath, status });
+    crashPoint('ingest-write');
+  }
+  fileReport.redactions = [...redactions].map(([kind, count]) => ({ kind, count })).sort((a, b) => (a.kind < b.kind ? -1 : 1));
+  fileReport.status = fileReport.memories.some((m) => m.status === 'new' || m.status === 'updated') ? 'imported' : 'unchanged';
+  // Last: only now does the file count as ingested (a kill before this line leaves it to be completed).
+  if (!run.dryRun) run.journal.complete(fileSha, mode, fileReport.memories.length);
+}
 
-    /**
-     * Writes a session's full transcript from its parts, unless the file holds
-     * exactly that text: streamed to a temporary file beside it and renamed over
-     * it, so neither text is ever one string and a kill leaves the old file.
-     */
-    function writeTranscript(full: string, parts: Iterable<string>): 'new' | 'updated' | 'unchanged' {
-      const ignore = path.join(path.dirname(full), '.gitignore');
-      if (config.ingest.transcripts === 'ignored' && !report.dryRun && !existsSync(ignore)) {
-        mkdirInVault(vaultDir, path.dirname(full));
-        writeFileAtomic(ignore, '# memvault: ingest.transcripts is `ignored`: full transcripts stay on this machine\n*\n');
-      }
-      const before = existsSync(full) ? hashOfFile(full) : undefined;
-      const hash = createHash('sha256');
-      let temp: { path: string; fd: number } | undefined;
-      if (!report.dryRun) {
-        mkdirInVault(vaultDir, path.dirname(full));
-        const tempPath = path.join(path.dirname(full), `.${path.basename(full)}.${process.pid}.${transcriptTemps++}.tmp`);
-        // Created, never opened through whatever sits at its name (a planted link): removed first, then exclusive.
-        rmSync(tempPath, { force: true });
-        temp = { path: tempPath, fd: openSync(tempPath, 'wx') };
-      }
-      try {
-        let written = 0;
-        for (const part of parts) {
-          const chunk = Buffer.from(part, 'utf8');
-          hash.update(chunk);
-          if (temp) writeSync(temp.fd, chunk);
-          if (++written % 1000 === 0) collectGarbage();
-        }
-      } finally {
-        if (temp) closeSync(temp.fd);
-      }
-      const status = before === undefined ? 'new' : before === hash.digest('hex') ? 'unchanged' : 'updated';
-      if (temp) {
-        if (status === 'unchanged') rmSync(temp.path, { force: true });
-        else renameSync(temp.path, full);
-      }
-      return status;
+/**
+ * Parses a file by its format; a streamed log also gives the SHA-256 of the
+ * bytes it parsed. A file that does not parse is reported (undefined).
+ */
+function parseInput(
+  run: IngestRun,
+  source: InputFile,
+  bytes: Buffer | undefined,
+  fileReport: FileReport,
+): { transcript: ParsedTranscript; sha256?: string } | undefined {
+  try {
+    if (bytes) return { transcript: parseTranscript(bytes, source.file, run.options.format) };
+    const streamedParse = parseStreamedTranscript(source.input.fd, source.file, run.options.format);
+    return { transcript: streamedParse, sha256: streamedParse.sha256 };
+  } catch (error) {
+    if (!(error instanceof IngestError)) throw error;
+    fileReport.diagnostics.push(error.diagnostic);
+    return undefined;
+  }
+}
+
+/**
+ * Renders and writes each session's memories (or its primer), one draft at a
+ * time: a long session's memories are never all in memory. Returns the
+ * distilled sessions whose full transcripts are kept beside them.
+ */
+async function writeSessions(run: IngestRun, sessions: Session[], context: RenderContext, fileReport: FileReport): Promise<Session[]> {
+  const transcripts: Session[] = [];
+  for (const session of sessions) {
+    // A note is the same session wherever it is ingested from, and its id must not carry a home folder.
+    if (session.format === 'markdown') session.id = context.source.file;
+    if (run.options.primer && session.turns.length > 0) {
+      const primer = await renderPrimer(session, {
+        ...context,
+        summarizer: run.summarizer!,
+        budget: run.config.calendar.daily,
+        tokenizer: run.config.tokenizer,
+        retries: run.config.llm.retries,
+        stream: run.stream,
+      });
+      writeDraft(run, primer, fileReport);
+    } else {
+      for (const draft of sessionDrafts(session, context)) writeDraft(run, draft, fileReport);
+      // A distilled session keeps its full transcript beside it (see docs/ingest.md).
+      if (isCodingAgentFormat(session.format) && session.turns.length > 0) transcripts.push(session);
     }
   }
-  return report;
+  return transcripts;
+}
+
+/** Writes one draft unless the vault holds it already (see the module comment). */
+function writeDraft(run: IngestRun, draft: MemoryDraft, fileReport: FileReport): void {
+  const text = draftText(draft);
+  assertReadable(text, draft, run.stream, run.config.timezone);
+  const existing = run.index.part(draft.source);
+  if (existing) {
+    fileReport.memories.push({ path: existing.path, status: rewriteExisting(run, existing, draft, text, fileReport) });
+    return;
+  }
+  const slug = slugify(draft.title);
+  const vaultPath = run.dryRun
+    ? newMemoryPath(run.stream, draft.day, slug, text)
+    : writeNewMemory(run.vaultDir, run.stream, draft.day, slug, text);
+  run.index.add({ path: vaultPath, source: draft.source, bodySha256: draft.source.body_sha256 });
+  fileReport.memories.push({ path: vaultPath, status: 'new' });
+  if (!run.dryRun) crashPoint('ingest-write'); // test-only fault injection (MEMVAULT_TEST_CRASH_AFTER)
+  collectGarbage();
+}
+
+/**
+ * A draft for a session and day the vault holds already: unchanged when the
+ * body is equal, replaced when nobody edited the memory since it was written,
+ * else kept, with a warning on the input file.
+ */
+function rewriteExisting(run: IngestRun, existing: IngestedMemory, draft: MemoryDraft, text: string, fileReport: FileReport): MemoryStatus {
+  if (existing.bodySha256 === draft.source.body_sha256) return 'unchanged';
+  if (existing.bodySha256 === existing.source.body_sha256) {
+    if (!run.dryRun) replaceMemory(run.vaultDir, existing.path, text);
+    run.index.add({ path: existing.path, source: draft.source, bodySha256: draft.source.body_sha256 });
+    crashPoint('ingest-write');
+    return 'updated';
+  }
+  fileReport.diagnostics.push({
+    path: fileReport.file,
+    line: 1,
+    column: 1,
+    severity: 'warning',
+    reason:
+      `${existing.path} holds this session${draft.source.part ? ` (${draft.source.part})` : ''} ` +
+      'and was edited by hand: the new version was not written',
+    hint: 'move or delete that memory and ingest again to import the new version',
+    rule: 'ingest/edited',
+  });
+  return 'kept-edited';
+}
+
+/**
+ * Writes a session's full transcript from its parts, unless the file holds
+ * exactly that text: streamed to a temporary file beside it and renamed over
+ * it, so neither text is ever one string and a kill leaves the old file.
+ */
+function writeTranscript(run: IngestRun, full: string, parts: Iterable<string>): 'new' | 'updated' | 'unchanged' {
+  const ignore = path.join(path.dirname(full), '.gitignore');
+  if (run.config.ingest.transcripts === 'ignored' && !run.dryRun && !existsSync(ignore)) {
+    mkdirInVault(run.vaultDir, path.dirname(full));
+    writeFileAtomic(ignore, '# memvault: ingest.transcripts is `ignored`: full transcripts stay on this machine\n*\n');
+  }
+  const before = existsSync(full) ? hashOfFile(full) : undefined;
+  const hash = createHash('sha256');
+  let temp: { path: string; fd: number } | undefined;
+  if (!run.dryRun) {
+    mkdirInVault(run.vaultDir, path.dirname(full));
+    const tempPath = path.join(path.dirname(full), `.${path.basename(full)}.${process.pid}.${transcriptTemps++}.tmp`);
+    // Created, never opened through whatever sits at its name (a planted link): removed first, then exclusive.
+    rmSync(tempPath, { force: true });
+    temp = { path: tempPath, fd: openSync(tempPath, 'wx') };
+  }
+  try {
+    let written = 0;
+    for (const part of parts) {
+      const chunk = Buffer.from(part, 'utf8');
+      hash.update(chunk);
+      if (temp) writeSync(temp.fd, chunk);
+      if (++written % 1000 === 0) collectGarbage();
+    }
+  } finally {
+    if (temp) closeSync(temp.fd);
+  }
+  const status = before === undefined ? 'new' : before === hash.digest('hex') ? 'unchanged' : 'updated';
+  if (temp) {
+    if (status === 'unchanged') rmSync(temp.path, { force: true });
+    else renameSync(temp.path, full);
+  }
+  return status;
 }
 
 let transcriptTemps = 0;

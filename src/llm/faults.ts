@@ -114,78 +114,53 @@ export function classifyError(
     return { kind: 'timeout', message: `the request to ${endpoint} was aborted`, retryable: true, fatal: false };
   }
   if (error instanceof APIConnectionError) {
-    const code = causeCode(error);
-    const why =
-      code === 'ECONNREFUSED'
-        ? 'connection refused'
-        : code === 'ENOTFOUND'
-          ? 'host not found'
-          : code
-            ? code
-            : clean(error.message || 'connection error');
-    return { kind: 'connection', message: `cannot reach ${endpoint} (${why})`, retryable: true, fatal: false };
+    return { kind: 'connection', message: `cannot reach ${endpoint} (${connectionProblem(error, clean)})`, retryable: true, fatal: false };
   }
   if (error instanceof APIError && typeof error.status === 'number') {
-    const status = error.status;
-    const detail = clean(apiErrorDetail(error));
     const retryAfterMs = parseRetryAfter(error.headers);
-    const base = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    if (status === 429) {
-      // OpenAI answers 429 both for rate limits (retry) and for an exhausted quota (no point retrying).
-      const quota = /insufficient_quota|exceeded your current quota|billing/i.test(detail);
-      return {
-        kind: 'rate-limit',
-        message: `${endpoint} answered 429 ${quota ? 'quota exceeded' : 'too many requests'}${detail ? `: ${detail}` : ''}`,
-        retryable: !quota,
-        fatal: quota,
-        ...base,
-      };
-    }
-    if (status === 401 || status === 403) {
-      return {
-        kind: 'auth',
-        message: `${endpoint} refused the API key (${status})${detail ? `: ${detail}` : ''}`,
-        retryable: false,
-        fatal: true,
-        ...base,
-      };
-    }
-    if (status === 404) {
-      return {
-        kind: 'not-found',
-        message: `${endpoint} answered 404 (unknown model or endpoint)${detail ? `: ${detail}` : ''}`,
-        retryable: false,
-        fatal: true,
-        ...base,
-      };
-    }
-    if (status === 408 || status === 409)
-      return {
-        kind: 'http',
-        message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`,
-        retryable: true,
-        fatal: false,
-        ...base,
-      };
-    if (status >= 500)
-      return {
-        kind: 'server',
-        message: `${endpoint} answered ${status} (server error)${detail ? `: ${detail}` : ''}`,
-        retryable: true,
-        fatal: false,
-        ...base,
-      };
-    return {
-      kind: 'bad-request',
-      message: `${endpoint} answered ${status}${detail ? `: ${detail}` : ''}`,
-      retryable: false,
-      fatal: false,
-      ...base,
-    };
+    return httpFault(endpoint, error.status, clean(apiErrorDetail(error)), retryAfterMs);
   }
   const message = error instanceof Error ? error.message : String(error);
   // A 200 answer that is not JSON (a proxy's HTML page, a truncated body) is a server fault.
   return { kind: 'server', message: `unusable answer from ${endpoint}: ${clean(message)}`, retryable: true, fatal: false };
+}
+
+/** Why a connection failed, in a few words: refused, host not found, the system's code, or the SDK's message. */
+function connectionProblem(error: Error, clean: (text: string) => string): string {
+  const code = causeCode(error);
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND') return 'host not found';
+  return code ? code : clean(error.message || 'connection error');
+}
+
+/**
+ * The fault an HTTP error status means: 429 a rate limit (retried) or an
+ * exhausted quota (fatal: OpenAI answers 429 for both), 401/403 a refused
+ * key, 404 an unknown model or endpoint, 408/409 and 5xx retried, any other
+ * a bad request. Pure: `detail` is the server's message, cleaned.
+ */
+function httpFault(endpoint: string, status: number, detail: string, retryAfterMs: number | undefined): Fault {
+  const base = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  const said = detail ? `: ${detail}` : '';
+  if (status === 429) {
+    const quota = /insufficient_quota|exceeded your current quota|billing/i.test(detail);
+    const message = `${endpoint} answered 429 ${quota ? 'quota exceeded' : 'too many requests'}${said}`;
+    return { kind: 'rate-limit', message, retryable: !quota, fatal: quota, ...base };
+  }
+  if (status === 401 || status === 403) {
+    return { kind: 'auth', message: `${endpoint} refused the API key (${status})${said}`, retryable: false, fatal: true, ...base };
+  }
+  if (status === 404) {
+    const message = `${endpoint} answered 404 (unknown model or endpoint)${said}`;
+    return { kind: 'not-found', message, retryable: false, fatal: true, ...base };
+  }
+  if (status === 408 || status === 409) {
+    return { kind: 'http', message: `${endpoint} answered ${status}${said}`, retryable: true, fatal: false, ...base };
+  }
+  if (status >= 500) {
+    return { kind: 'server', message: `${endpoint} answered ${status} (server error)${said}`, retryable: true, fatal: false, ...base };
+  }
+  return { kind: 'bad-request', message: `${endpoint} answered ${status}${said}`, retryable: false, fatal: false, ...base };
 }
 
 /**

@@ -135,15 +135,91 @@ function indexStream(
     (a, b) => tierOrder(a.meta.tier) - tierOrder(b.meta.tier) || (a.meta.period < b.meta.period ? -1 : 1),
   );
   const days = [...new Set(stream.memories.map((memory) => memory.day))].sort();
-  // Topics per month (the unit people ask about), from the monthly summary, else the weeklies.
+  const topics = streamTopics(summaries, readSummary, previous);
+  return {
+    name: stream.name,
+    memories: {
+      total: stream.memories.length,
+      archived: stream.memories.filter((memory) => memory.location === 'archive').length,
+      pinned: stream.memories.filter((memory) => memory.importance === 'pinned').length,
+    },
+    coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
+    package: stream.manifest
+      ? {
+          path: vaultPaths.package(stream.name),
+          tokens: stream.manifest.tokens,
+          bytes: stream.manifest.bytes,
+          max_tokens: stream.manifest.budget.max_tokens,
+          max_bytes: stream.manifest.budget.max_bytes,
+        }
+      : null,
+    summaries: summaries.map(summaryEntry),
+    topics: topics.topics,
+    topics_hash: topics.hash,
+    review: reviewQueue(stream, summaries, diagnostics),
+  };
+}
+
+/** A summary's line in the index: where it is, its size, sources, generator and flags (`edited` when a person changed it). */
+function summaryEntry(summary: Summary): StreamIndex['summaries'][number] {
+  return {
+    tier: summary.meta.tier,
+    period: summary.meta.period,
+    path: summary.path,
+    start: summary.meta.start,
+    end: summary.meta.end,
+    tokens: summary.meta.tokens,
+    bytes: summary.meta.bytes,
+    // From the parse cache's entry when the list itself was not read (cache-codec.ts): no list is read for the index.
+    sources: sourceCount(summary.meta),
+    memories: summary.meta.memories,
+    generator: summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
+    flags: [...(summary.meta.review ?? []), ...(summary.bodyHash !== summary.meta.output_hash ? ['edited'] : [])],
+  };
+}
+
+/**
+ * Topics per month (the unit people ask about), from the monthly summary,
+ * else the weeklies; the terms of the previous index are kept while the
+ * summaries they came from are unchanged (`topics_hash`).
+ */
+function streamTopics(
+  summaries: readonly Summary[],
+  readSummary: (summary: Summary) => ParsedContent,
+  previous: StreamIndex | undefined,
+): { topics: StreamIndex['topics']; hash: string } {
   const topicSources = summaries.filter(
     (summary) => summary.meta.tier === TOPIC_TIER || summary.meta.tier === calendarTier(TOPIC_TIER).finer,
   );
-  const topicsHash = hashValue({ v: 2, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
+  const hash = hashValue({ v: 2, limit: TOPIC_TERMS, bodies: topicSources.map((summary) => [summary.path, summary.bodyHash]) });
   const terms =
-    previous?.topics_hash === topicsHash && isTopicList(previous.topics)
+    previous?.topics_hash === hash && isTopicList(previous.topics)
       ? new Map(previous.topics.map((topic) => [topic.path, topic.terms]))
       : periodTopics(new Map(topicSources.map((summary) => [summary.path, readSummary(summary).body])), TOPIC_TERMS);
+  const topics = topicSources
+    .filter(
+      (summary) =>
+        summary.meta.tier === TOPIC_TIER ||
+        !topicSources.some(
+          (other) => other.meta.tier === TOPIC_TIER && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end,
+        ),
+    )
+    .map((summary) => ({
+      tier: summary.meta.tier,
+      period: summary.meta.period,
+      path: summary.path,
+      terms: terms.get(summary.path) ?? [],
+    }));
+  return { topics, hash };
+}
+
+/**
+ * What a person should look at, in this order: summaries over budget, held
+ * (edited) summaries, deferred ones, open contradictions (at the later fact's
+ * file: a person decides which holds, `memvault resolve`), memories citing
+ * files that are gone, moved or much changed (`memvault verify`), invalid files.
+ */
+function reviewQueue(stream: StreamIndexInput, summaries: readonly Summary[], diagnostics: readonly Diagnostic[]): ReviewItem[] {
   const review: ReviewItem[] = [];
   for (const summary of summaries) {
     if (summary.meta.review?.includes('over-budget'))
@@ -164,11 +240,9 @@ function indexStream(
     });
   for (const deferred of stream.deferred)
     review.push({ path: `${stream.name}/${deferred.tier}/${deferred.period}.md`, kind: 'deferred', reason: deferred.reason });
-  // Open contradictions, at the later fact's file: a person decides which holds (`memvault resolve`).
   if (statesFacts(stream.memories))
     for (const contradiction of streamFacts(stream.memories).contradictions)
       review.push({ path: contradiction.b.path, kind: 'contradiction', reason: unresolvedLine(contradiction) });
-  // Memories citing files that are gone, moved or much changed: a person edits them or marks them (`memvault verify`).
   const stale = staleOf(stream).stale ?? [];
   for (const [path, note] of stale.slice(0, MAX_STALE_LISTED)) review.push({ path: path!, kind: 'stale citation', reason: note! });
   if (stale.length > MAX_STALE_LISTED)
@@ -181,55 +255,7 @@ function indexStream(
     if (diagnostic.path.startsWith(`${stream.name}/`) && diagnostic.severity === 'error')
       review.push({ path: diagnostic.path, kind: 'invalid', reason: `${diagnostic.line}:${diagnostic.column} ${diagnostic.reason}` });
   }
-  return {
-    name: stream.name,
-    memories: {
-      total: stream.memories.length,
-      archived: stream.memories.filter((memory) => memory.location === 'archive').length,
-      pinned: stream.memories.filter((memory) => memory.importance === 'pinned').length,
-    },
-    coverage: { first_day: days[0] ?? null, last_day: days[days.length - 1] ?? null, days_with_memories: days.length },
-    package: stream.manifest
-      ? {
-          path: vaultPaths.package(stream.name),
-          tokens: stream.manifest.tokens,
-          bytes: stream.manifest.bytes,
-          max_tokens: stream.manifest.budget.max_tokens,
-          max_bytes: stream.manifest.budget.max_bytes,
-        }
-      : null,
-    summaries: summaries.map((summary) => ({
-      tier: summary.meta.tier,
-      period: summary.meta.period,
-      path: summary.path,
-      start: summary.meta.start,
-      end: summary.meta.end,
-      tokens: summary.meta.tokens,
-      bytes: summary.meta.bytes,
-      // From the parse cache's entry when the list itself was not read (cache-codec.ts): no list is read for the index.
-      sources: sourceCount(summary.meta),
-      memories: summary.meta.memories,
-      generator:
-        summary.meta.generator.provider === 'merge' ? 'merge' : `${summary.meta.generator.provider}/${summary.meta.generator.model}`,
-      flags: [...(summary.meta.review ?? []), ...(summary.bodyHash !== summary.meta.output_hash ? ['edited'] : [])],
-    })),
-    topics: topicSources
-      .filter(
-        (summary) =>
-          summary.meta.tier === TOPIC_TIER ||
-          !topicSources.some(
-            (other) => other.meta.tier === TOPIC_TIER && other.meta.start <= summary.meta.start && other.meta.end >= summary.meta.end,
-          ),
-      )
-      .map((summary) => ({
-        tier: summary.meta.tier,
-        period: summary.meta.period,
-        path: summary.path,
-        terms: terms.get(summary.path) ?? [],
-      })),
-    topics_hash: topicsHash,
-    review,
-  };
+  return review;
 }
 
 /** A topic list read back from index.json (a file on disk: checked, not trusted). */

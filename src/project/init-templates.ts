@@ -105,63 +105,9 @@ export interface WorkflowOptions {
 export function nightlyWorkflowText(options: WorkflowOptions): string {
   const install = JSON.stringify(options.install);
   const pr = options.pr === true;
-  const header = `name: memvault nightly rollup
-
-# Written by \`memvault init\`. Builds the vault once a night (and on demand)
-# and ${pr ? `opens a pull request from the branch ${PR_BRANCH}` : "pushes memvault's commit back"}: dailies for the day that ended, weeklies
-# and monthlies when their period completes, the package, the index, the
-# archive moves. Summaries come from the config's LLM profile (the embedded
-# extractive summarizer by default); to use a model, add a profile to
-# memory.config.yaml and set the repository secrets MEMVAULT_PROFILE (its
-# name) and OPENAI_API_KEY. To upgrade memvault, change MEMVAULT_INSTALL
-# (any npm spec: a release tarball URL, github:owner/memvault#<commit or
-# tag>, a git URL, a version). The installed memvault is cached under that
-# spec: a night with an unchanged MEMVAULT_INSTALL restores it in seconds (so
-# pin it: a branch such as #main stays at the commit first installed).
-`;
-  const prNote = pr
-    ? `# The default branch is protected: the rollup goes to the branch ${PR_BRANCH}
-# (force-pushed each night, so the open pull request always holds the latest
-# rollup). Allow it under Settings > Actions > General > "Allow GitHub Actions
-# to create and approve pull requests". Pull requests opened with the job's
-# token start no other workflow runs.
-`
-    : '';
-  const push = pr
-    ? `      - name: Push to ${PR_BRANCH} and open a pull request
-        env:
-          BASE: \${{ github.ref_name }}
-          GH_TOKEN: \${{ github.token }}
-        run: |
-          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BASE")" ]; then
-            echo "nothing new to push"
-            exit 0
-          fi
-          git push --force origin "HEAD:refs/heads/${PR_BRANCH}"
-          if [ "$(gh pr list --head "${PR_BRANCH}" --base "$BASE" --state open --json number --jq length)" = "0" ]; then
-            gh pr create --base "$BASE" --head "${PR_BRANCH}" --title "$(git log -1 --format=%s)" \\
-              --body "The nightly rollup, built by memvault as of $MEMVAULT_NOW. Merge it as it is; rebuild rather than edit generated files."
-          fi
-`
-    : `      - name: Push
-        env:
-          BRANCH: \${{ github.ref_name }}
-        run: |
-          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BRANCH")" ]; then
-            echo "nothing new to push"
-            exit 0
-          fi
-          # Someone pushed meanwhile: replay our rollup on top, with the same now, profile,
-          # key and author (job env and $GITHUB_ENV). Generated files that conflict are
-          # rebuilt, never merged by hand (memvault's docs/git.md).
-          if ! git push origin "HEAD:$BRANCH"; then
-            git fetch origin "$BRANCH"
-            git reset --hard "origin/$BRANCH"
-            memvault build
-            git push origin "HEAD:$BRANCH"
-          fi
-`;
-  return `${header}${prNote}
+  const header = workflowHeader(pr);
+  const push = pushStep(pr);
+  return `${header}${prNote(pr)}
 on:
   schedule:
     - cron: '17 3 * * *' # 03:17 UTC, off the top of the hour when GitHub's scheduler is busiest
@@ -206,7 +152,88 @@ jobs:
         with:
           node-version: ${WORKFLOW_NODE}
 
-      # The installed memvault, keyed on what is installed and on what it runs on
+${installSteps()}      - name: Fix the moment the build runs as
+        env:
+          NOW: \${{ inputs.now }}
+        run: echo "MEMVAULT_NOW=\${NOW:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" >> "$GITHUB_ENV"
+
+      - name: Build the vault and commit
+        run: memvault build
+
+${push}${options.pages ? pagesDeployJob(options.install, WORKFLOW_NODE) : ''}`;
+}
+
+/** The workflow's opening comment: what it does, how to use a model, how to upgrade memvault. */
+function workflowHeader(pr: boolean): string {
+  return `name: memvault nightly rollup
+
+# Written by \`memvault init\`. Builds the vault once a night (and on demand)
+# and ${pr ? `opens a pull request from the branch ${PR_BRANCH}` : "pushes memvault's commit back"}: dailies for the day that ended, weeklies
+# and monthlies when their period completes, the package, the index, the
+# archive moves. Summaries come from the config's LLM profile (the embedded
+# extractive summarizer by default); to use a model, add a profile to
+# memory.config.yaml and set the repository secrets MEMVAULT_PROFILE (its
+# name) and OPENAI_API_KEY. To upgrade memvault, change MEMVAULT_INSTALL
+# (any npm spec: a release tarball URL, github:owner/memvault#<commit or
+# tag>, a git URL, a version). The installed memvault is cached under that
+# spec: a night with an unchanged MEMVAULT_INSTALL restores it in seconds (so
+# pin it: a branch such as #main stays at the commit first installed).
+`;
+}
+
+/** With `--pr`: why the rollup goes to a branch, and the setting that lets the job open the pull request. */
+function prNote(pr: boolean): string {
+  return pr
+    ? `# The default branch is protected: the rollup goes to the branch ${PR_BRANCH}
+# (force-pushed each night, so the open pull request always holds the latest
+# rollup). Allow it under Settings > Actions > General > "Allow GitHub Actions
+# to create and approve pull requests". Pull requests opened with the job's
+# token start no other workflow runs.
+`
+    : '';
+}
+
+/** The last step: push the rollup (replayed on top when someone pushed meanwhile), or with `--pr` push its branch and open the pull request. */
+function pushStep(pr: boolean): string {
+  return pr
+    ? `      - name: Push to ${PR_BRANCH} and open a pull request
+        env:
+          BASE: \${{ github.ref_name }}
+          GH_TOKEN: \${{ github.token }}
+        run: |
+          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BASE")" ]; then
+            echo "nothing new to push"
+            exit 0
+          fi
+          git push --force origin "HEAD:refs/heads/${PR_BRANCH}"
+          if [ "$(gh pr list --head "${PR_BRANCH}" --base "$BASE" --state open --json number --jq length)" = "0" ]; then
+            gh pr create --base "$BASE" --head "${PR_BRANCH}" --title "$(git log -1 --format=%s)" \\
+              --body "The nightly rollup, built by memvault as of $MEMVAULT_NOW. Merge it as it is; rebuild rather than edit generated files."
+          fi
+`
+    : `      - name: Push
+        env:
+          BRANCH: \${{ github.ref_name }}
+        run: |
+          if [ "$(git rev-parse HEAD)" = "$(git rev-parse "origin/$BRANCH")" ]; then
+            echo "nothing new to push"
+            exit 0
+          fi
+          # Someone pushed meanwhile: replay our rollup on top, with the same now, profile,
+          # key and author (job env and $GITHUB_ENV). Generated files that conflict are
+          # rebuilt, never merged by hand (memvault's docs/git.md).
+          if ! git push origin "HEAD:$BRANCH"; then
+            git fetch origin "$BRANCH"
+            git reset --hard "origin/$BRANCH"
+            memvault build
+            git push origin "HEAD:$BRANCH"
+          fi
+`;
+}
+
+/** The steps that restore memvault from the Actions cache, install it on a miss, and put it on the PATH. */
+function installSteps(): string {
+  return `      # The installed memvault, keyed on what is installed and on what it runs on
       # (better-sqlite3's native addon is built for one platform and Node major).
       - name: Restore memvault from the cache
         id: memvault-cache
@@ -230,13 +257,5 @@ jobs:
           echo "$HOME/${INSTALL_PREFIX}/bin" >> "$GITHUB_PATH"
           "$HOME/${INSTALL_PREFIX}/bin/memvault" --version
 
-      - name: Fix the moment the build runs as
-        env:
-          NOW: \${{ inputs.now }}
-        run: echo "MEMVAULT_NOW=\${NOW:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" >> "$GITHUB_ENV"
-
-      - name: Build the vault and commit
-        run: memvault build
-
-${push}${options.pages ? pagesDeployJob(options.install, WORKFLOW_NODE) : ''}`;
+`;
 }

@@ -1,7 +1,7 @@
 import { summaryId } from '../time/tiers.js';
 import type { Summary } from '../vault/model.js';
 import { memoryList, memoryListKey, pager, summaryBlock, summaryKey } from './blocks.js';
-import type { SiteStream } from './collect.js';
+import type { HistoryVersion, SiteStream } from './collect.js';
 import { hrefTo, html } from './html.js';
 import { renderPage } from './layout.js';
 import type { PageSpec, SiteContext } from './page.js';
@@ -17,29 +17,51 @@ const TIER_LABEL: Record<PeriodTier, string> = { year: 'Year', month: 'Month', w
 
 export function timelinePages(stream: SiteStream, context: SiteContext): PageSpec[] {
   const timeline = buildTimeline(stream.memories, stream.summaries);
-  const name = stream.name;
-  const nav = context.streamNames;
-  const pathOf = (tier: PeriodTier, id: string) => sitePaths[tier](name, id);
-  const historyOf = (summary: Summary | undefined) =>
-    summary ? (stream.history.get(summaryId(summary.meta.tier, summary.meta.period)) ?? []) : [];
-  const maps: Record<PeriodTier, Map<string, Period>> = {
-    year: timeline.years,
-    month: timeline.months,
-    week: timeline.weeks,
-    day: timeline.days,
+  const view: TimelineView = {
+    stream,
+    context,
+    name: stream.name,
+    nav: context.streamNames,
+    maps: { year: timeline.years, month: timeline.months, week: timeline.weeks, day: timeline.days },
+    pathOf: (tier, id) => sitePaths[tier](stream.name, id),
+    historyOf: (summary) => (summary ? (stream.history.get(summaryId(summary.meta.tier, summary.meta.period)) ?? []) : []),
   };
-  const childTier: Record<PeriodTier, PeriodTier | undefined> = { year: 'month', month: 'week', week: 'day', day: undefined };
-  const pages: PageSpec[] = [];
+  const pages: PageSpec[] = [streamPage(view)];
+  for (const tier of ['year', 'month', 'week', 'day'] as const) {
+    const ids = [...view.maps[tier].keys()].sort();
+    ids.forEach((id, at) => {
+      pages.push(periodPage(view, tier, view.maps[tier].get(id)!, { previous: ids[at - 1], next: ids[at + 1] }));
+    });
+  }
+  return pages;
+}
 
-  // The stream's own page: the years, then the summaries that cover it all.
+/** What every page of one stream's timeline shares. */
+interface TimelineView {
+  stream: SiteStream;
+  context: SiteContext;
+  name: string;
+  /** The stream names for the navigation bar. */
+  nav: SiteContext['streamNames'];
+  maps: Record<PeriodTier, Map<string, Period>>;
+  pathOf: (tier: PeriodTier, id: string) => string;
+  /** The earlier versions of a summary (in `history/`). */
+  historyOf: (summary: Summary | undefined) => HistoryVersion[];
+}
+
+const CHILD_TIER: Record<PeriodTier, PeriodTier | undefined> = { year: 'month', month: 'week', week: 'day', day: undefined };
+
+/** The stream's own page: the years, then the summaries that cover it all (long-term, waterfall). */
+function streamPage(view: TimelineView): PageSpec {
+  const { stream, context, name, nav, historyOf } = view;
   const longterm = stream.summaries.find((s) => s.meta.tier === 'longterm');
   const waterfall = stream.summaries
     .filter((s) => s.meta.tier.startsWith('waterfall-'))
     .sort((a, b) => (a.meta.tier < b.meta.tier ? 1 : -1));
-  const years = [...timeline.years.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const years = [...view.maps.year.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   const streamPath = sitePaths.stream(name);
   const archived = stream.memories.filter((m) => m.location === 'archive').length;
-  pages.push({
+  return {
     path: streamPath,
     inputs: {
       page: 'stream',
@@ -71,7 +93,7 @@ ${
     ? html`<p class="muted">No memories yet.</p>`
     : html`<ul class="periods">${years.map(
         (y) =>
-          html`<li><a href="${hrefTo(streamPath, pathOf('year', y.id))}">${y.id}</a><br><span class="meta">${y.memories.length} memories · ${y.children.length} months</span></li>`,
+          html`<li><a href="${hrefTo(streamPath, view.pathOf('year', y.id))}">${y.id}</a><br><span class="meta">${y.memories.length} memories · ${y.children.length} months</span></li>`,
       )}</ul>`
 }
 ${longterm ? summaryBlock(context.vaultDir, longterm, context.summaryBody, stream.budgets.longterm, historyOf(longterm), 'Long-term summary') : ''}
@@ -86,64 +108,96 @@ ${waterfall.map((s) =>
   ),
 )}`,
       }),
-  });
+  };
+}
 
-  for (const tier of ['year', 'month', 'week', 'day'] as const) {
-    const map = maps[tier];
-    const ids = [...map.keys()].sort();
-    ids.forEach((id, at) => {
-      const period = map.get(id)!;
-      const path = pathOf(tier, id);
-      const finer = childTier[tier];
-      const children = finer ? period.children.map((child) => maps[finer].get(child)!) : [];
-      const previous = ids[at - 1];
-      const next = ids[at + 1];
-      // Up: every coarser period of this one, then the stream.
-      const chain: { tier: PeriodTier; id: string }[] = [];
-      for (let up = period.parent, upTier = parentTier(tier); up !== undefined && upTier; ) {
-        chain.unshift({ tier: upTier, id: up });
-        up = maps[upTier].get(up)?.parent;
-        upTier = parentTier(upTier);
-      }
-      const budget = period.summary ? stream.budgets[period.summary.meta.tier] : undefined;
-      // Months, weeks and days list their memories; a year links to its months (with counts) only.
-      const listsMemories = tier === 'week' || tier === 'day' || tier === 'month';
-      pages.push({
+/** Every coarser period of this one, coarsest first (the way up, before the stream). */
+function upChain(view: TimelineView, tier: PeriodTier, period: Period): { tier: PeriodTier; id: string }[] {
+  const chain: { tier: PeriodTier; id: string }[] = [];
+  for (let up = period.parent, upTier = parentTier(tier); up !== undefined && upTier; ) {
+    chain.unshift({ tier: upTier, id: up });
+    up = view.maps[upTier].get(up)?.parent;
+    upTier = parentTier(upTier);
+  }
+  return chain;
+}
+
+/** The page of one year, month, ISO week or day, with its neighbours for the pager. */
+function periodPage(
+  view: TimelineView,
+  tier: PeriodTier,
+  period: Period,
+  neighbours: { previous: string | undefined; next: string | undefined },
+): PageSpec {
+  const { stream, name, nav, historyOf } = view;
+  const id = period.id;
+  const path = view.pathOf(tier, id);
+  const finer = CHILD_TIER[tier];
+  const children = finer ? period.children.map((child) => view.maps[finer].get(child)!) : [];
+  const chain = upChain(view, tier, period);
+  const budget = period.summary ? stream.budgets[period.summary.meta.tier] : undefined;
+  // Months, weeks and days list their memories; a year links to its months (with counts) only.
+  const listsMemories = tier === 'week' || tier === 'day' || tier === 'month';
+  return {
+    path,
+    inputs: {
+      page: tier,
+      nav,
+      name,
+      id,
+      previous: neighbours.previous,
+      next: neighbours.next,
+      chain,
+      children: children.map((c) => [c.id, c.memories.length, c.summary !== undefined]),
+      memories: listsMemories ? period.memories.map(memoryListKey) : period.memories.length,
+      summary: summaryKey(period.summary, historyOf(period.summary)),
+      budget,
+    },
+    render: () =>
+      renderPage({
         path,
-        inputs: {
-          page: tier,
-          nav,
-          name,
-          id,
-          previous,
-          next,
-          chain,
-          children: children.map((c) => [c.id, c.memories.length, c.summary !== undefined]),
-          memories: listsMemories ? period.memories.map(memoryListKey) : period.memories.length,
-          summary: summaryKey(period.summary, historyOf(period.summary)),
-          budget,
-        },
-        render: () =>
-          renderPage({
-            path,
-            title: `${TIER_LABEL[tier]} ${id} · ${name}`,
-            streams: nav,
-            crumbs: [
-              { label: 'Home', to: sitePaths.home },
-              { label: name, to: sitePaths.stream(name) },
-              ...chain.map((c) => ({ label: c.id, to: pathOf(c.tier, c.id) })),
-              { label: id },
-            ],
-            body: html`<h1>${TIER_LABEL[tier]} ${id}</h1>
+        title: `${TIER_LABEL[tier]} ${id} · ${name}`,
+        streams: nav,
+        crumbs: [
+          { label: 'Home', to: sitePaths.home },
+          { label: name, to: sitePaths.stream(name) },
+          ...chain.map((c) => ({ label: c.id, to: view.pathOf(c.tier, c.id) })),
+          { label: id },
+        ],
+        body: periodBody(view, { tier, period, path, finer, children, chain, budget, listsMemories, ...neighbours }),
+      }),
+  };
+}
+
+/** The HTML body of a period's page: heading, way up, summary, finer periods, memories, pager. */
+function periodBody(
+  view: TimelineView,
+  page: {
+    tier: PeriodTier;
+    period: Period;
+    path: string;
+    finer: PeriodTier | undefined;
+    children: Period[];
+    chain: { tier: PeriodTier; id: string }[];
+    budget: number | undefined;
+    listsMemories: boolean;
+    previous: string | undefined;
+    next: string | undefined;
+  },
+) {
+  const { context, name, pathOf, historyOf } = view;
+  const { tier, period, path, finer, children, chain, budget, listsMemories, previous, next } = page;
+  const id = period.id;
+  return html`<h1>${TIER_LABEL[tier]} ${id}</h1>
 <p class="meta">Stream ${name} · ${period.memories.length} memories${
-              period.memories.some((m) => m.location === 'archive')
-                ? ` (${period.memories.filter((m) => m.location === 'archive').length} archived)`
-                : ''
-            }${
-              chain.length > 0
-                ? html` · up: <a rel="up" href="${hrefTo(path, pathOf(chain.at(-1)!.tier, chain.at(-1)!.id))}">${chain.at(-1)!.id}</a>`
-                : html` · up: <a rel="up" href="${hrefTo(path, sitePaths.stream(name))}">${name}</a>`
-            }</p>
+    period.memories.some((m) => m.location === 'archive')
+      ? ` (${period.memories.filter((m) => m.location === 'archive').length} archived)`
+      : ''
+  }${
+    chain.length > 0
+      ? html` · up: <a rel="up" href="${hrefTo(path, pathOf(chain.at(-1)!.tier, chain.at(-1)!.id))}">${chain.at(-1)!.id}</a>`
+      : html` · up: <a rel="up" href="${hrefTo(path, sitePaths.stream(name))}">${name}</a>`
+  }</p>
 ${tier === 'year' ? '' : summaryBlock(context.vaultDir, period.summary, context.summaryBody, budget, historyOf(period.summary))}
 ${
   finer
@@ -160,12 +214,7 @@ ${pager(
   path,
   previous ? { label: previous, to: pathOf(tier, previous) } : undefined,
   next ? { label: next, to: pathOf(tier, next) } : undefined,
-)}`,
-          }),
-      });
-    });
-  }
-  return pages;
+)}`;
 }
 
 function parentTier(tier: PeriodTier): PeriodTier | undefined {

@@ -33,7 +33,39 @@ interface SearchDoc {
 }
 
 export function searchPages(input: SiteInput, context: SiteContext): PageSpec[] {
-  const shards = new Map<string, { stream: string; month: string; memories: Memory[]; summaries: Summary[] }>();
+  const shards = searchShards(input);
+  const shardPaths = [...shards.keys()].sort();
+  return [
+    ...shardPaths.map((shardPath) => shardPage(shardPath, shards.get(shardPath)!, context)),
+    {
+      path: sitePaths.searchCatalog,
+      inputs: { page: 'search-catalog', shardPaths },
+      render: () => `memvaultSearchCatalog(${JSON.stringify(shardPaths)});\n`,
+    },
+    searchPage(context),
+    {
+      path: sitePaths.searchScript,
+      inputs: { page: 'search-script', code: SEARCH_SCRIPT.value },
+      render: () => SEARCH_SCRIPT.value,
+    },
+  ];
+}
+
+/** The memories and summaries of one stream and month, indexed in one file. */
+interface SearchShard {
+  stream: string;
+  month: string;
+  memories: Memory[];
+  summaries: Summary[];
+}
+
+/**
+ * The shards of every stream, by their path: a memory goes to the month of
+ * its day's week, a summary of a day, week or month to the month its first
+ * day's week belongs to (other summaries are not indexed).
+ */
+function searchShards(input: SiteInput): Map<string, SearchShard> {
+  const shards = new Map<string, SearchShard>();
   const shardOf = (stream: string, month: string) => {
     const key = sitePaths.searchShard(stream, month);
     let shard = shards.get(key);
@@ -47,53 +79,51 @@ export function searchPages(input: SiteInput, context: SiteContext): PageSpec[] 
     for (const memory of stream.memories) shardOf(stream.name, monthOfWeek(weekOf(memory.day))).memories.push(memory);
     for (const summary of stream.summaries) {
       const { tier, period } = summary.meta;
-      // The month shard of a summary of a day, week or month (the month its first day's week belongs to).
       const unit = isCalendarTier(tier) ? calendarTier(tier).unit : undefined;
       const month = unit === 'month' ? period : unit ? pyramidMonthOf(calendarTier(tier as CalendarTier).rangeOf(period).start) : undefined;
       if (month) shardOf(stream.name, month).summaries.push(summary);
     }
   }
-  const pages: PageSpec[] = [];
-  const shardPaths = [...shards.keys()].sort();
-  for (const shardPath of shardPaths) {
-    const shard = shards.get(shardPath)!;
-    pages.push({
-      path: shardPath,
-      inputs: {
-        page: 'search-shard',
-        memories: shard.memories.map((m) => [m.id, m.path, m.sha256, m.day, m.title ?? null, m.kind]),
-        summaries: shard.summaries.map((s) => [s.path, s.sha256]),
-      },
-      render: () => {
-        const docs: SearchDoc[] = [
-          ...shard.memories.map((m) => ({
-            u: sitePaths.memory(shard.stream, m.id),
-            t: memoryLabel(m),
-            d: m.day,
-            s: shard.stream,
-            k: m.kind,
-            x: context.memoryBody(m).slice(0, MAX_INDEXED_CHARS),
-          })),
-          ...shard.summaries.map((s) => ({
-            u: sitePaths[(isCalendarTier(s.meta.tier) && calendarTier(s.meta.tier).unit) || 'month'](shard.stream, s.meta.period),
-            t: `${s.meta.tier} summary ${s.meta.period}`,
-            d: s.meta.start,
-            s: shard.stream,
-            k: s.meta.tier,
-            x: context.summaryBody(s).slice(0, MAX_INDEXED_CHARS),
-          })),
-        ];
-        return `memvaultSearchShard(${JSON.stringify(docs)});\n`;
-      },
-    });
-  }
-  pages.push({
-    path: sitePaths.searchCatalog,
-    inputs: { page: 'search-catalog', shardPaths },
-    render: () => `memvaultSearchCatalog(${JSON.stringify(shardPaths)});\n`,
-  });
+  return shards;
+}
+
+/** One shard's script: its documents (page, title, day, stream, kind, text cut at MAX_INDEXED_CHARS) in one call. */
+function shardPage(shardPath: string, shard: SearchShard, context: SiteContext): PageSpec {
+  return {
+    path: shardPath,
+    inputs: {
+      page: 'search-shard',
+      memories: shard.memories.map((m) => [m.id, m.path, m.sha256, m.day, m.title ?? null, m.kind]),
+      summaries: shard.summaries.map((s) => [s.path, s.sha256]),
+    },
+    render: () => {
+      const docs: SearchDoc[] = [
+        ...shard.memories.map((m) => ({
+          u: sitePaths.memory(shard.stream, m.id),
+          t: memoryLabel(m),
+          d: m.day,
+          s: shard.stream,
+          k: m.kind,
+          x: context.memoryBody(m).slice(0, MAX_INDEXED_CHARS),
+        })),
+        ...shard.summaries.map((s) => ({
+          u: sitePaths[(isCalendarTier(s.meta.tier) && calendarTier(s.meta.tier).unit) || 'month'](shard.stream, s.meta.period),
+          t: `${s.meta.tier} summary ${s.meta.period}`,
+          d: s.meta.start,
+          s: shard.stream,
+          k: s.meta.tier,
+          x: context.summaryBody(s).slice(0, MAX_INDEXED_CHARS),
+        })),
+      ];
+      return `memvaultSearchShard(${JSON.stringify(docs)});\n`;
+    },
+  };
+}
+
+/** The search page: a form the script answers from the shards. */
+function searchPage(context: SiteContext): PageSpec {
   const p = sitePaths.search;
-  pages.push({
+  return {
     path: p,
     inputs: { page: 'search', nav: context.streamNames },
     render: () =>
@@ -113,13 +143,7 @@ export function searchPages(input: SiteInput, context: SiteContext): PageSpec[] 
 <p class="meta">Every word must appear (in any case). The index is in <code>search/</code>: one file per stream and month.</p>`,
         scripts: [sitePaths.searchScript],
       }),
-  });
-  pages.push({
-    path: sitePaths.searchScript,
-    inputs: { page: 'search-script', code: SEARCH_SCRIPT.value },
-    render: () => SEARCH_SCRIPT.value,
-  });
-  return pages;
+  };
 }
 
 /** The search page's script: plain JavaScript, no dependency; hits are built with text nodes, never innerHTML. */

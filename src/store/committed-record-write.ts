@@ -121,47 +121,15 @@ export async function writeRecord(
   const next: RecordState = { shards: {} };
   const changed: ChangedShard[] = [];
   for (const stream of streams) {
-    const shards = new Map<string, { path: string; entry: CacheEntry }[]>();
-    const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
-    for (const vaultPath of paths) {
-      const entry = cache.get(vaultPath);
-      if (!entry || entry.result.type === 'invalid' || !entry.sha256) continue;
-      const shard = shardOf(vaultPath, entry.result);
-      const list = shards.get(shard) ?? [];
-      list.push({ path: vaultPath, entry });
-      shards.set(shard, list);
-    }
+    const shards = shardsOf(stream, cache);
     const dir = path.join(vaultDir, RECORD_DIR, stream.name);
     ensureVaultFolder(vaultDir, dir); // its shards are removed and written: never through a link (util/inside.ts)
     for (const [shard, files] of shards) {
-      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const key = `${stream.name}/${shard}`;
-      const file = path.join(dir, shard);
-      const digest = createHash('sha256').update(head);
-      for (const f of files) digest.update(shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined));
-      const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
-      // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
-      const before = state.shards[key] ?? shardReadWhole(vaultDir, key);
-      const stat = statOrUndefined(file);
-      if (before && stat && before.digest === mine.digest && before.size === stat.size && before.mtimeMs === stat.mtimeMs) {
-        next.shards[key] = before;
-        continue;
-      }
-      const old = knownShard(file, head);
-      // A well-formed shard listing the same files with the same hashes is current: nothing to encode.
-      const current =
-        old.intact &&
-        old.lines.length === files.length &&
-        files.every((f, i) => {
-          const line = old.lines[i]!;
-          // A body parsed since its line was written: the line gains the headings a clone shows it with.
-          return line.path === f.path && line.sha256 === f.entry.sha256 && (line.headings || f.entry.headings === undefined);
-        });
-      if (current) {
-        if (stat) next.shards[key] = { ...mine, size: stat.size, mtimeMs: stat.mtimeMs };
-        continue;
-      }
-      changed.push({ key, dir, file, files, old, mine });
+      const change = checkShard(
+        { vaultDir, head, state, next },
+        { key: `${stream.name}/${shard}`, dir, file: path.join(dir, shard), files },
+      );
+      if (change) changed.push(change);
     }
     for (const shard of shardFiles(vaultDir, stream.name)) {
       if (shards.has(shard)) continue;
@@ -178,28 +146,91 @@ export async function writeRecord(
     }
   }
   const blobs = await blobIds(vaultDir, unknown);
-  for (const { key, dir, file, files, old, mine } of changed) {
-    const byPath = new Map(old.lines.map((line) => [line.path, line]));
-    const lines: string[] = [];
-    for (const { path: vaultPath, entry } of files) {
-      const known = byPath.get(vaultPath);
-      // No blob id (the file changed since the build read it, git stores other bytes than it holds, no repository): the
-      // line is left out, and a clone reads the file.
-      const blob = known?.sha256 === entry.sha256 ? known.blob : blobs.get(vaultPath);
-      const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headingsOf(vaultDir, vaultPath, entry, cache));
-      if (line) lines.push(line);
-    }
-    const text = `${head}\n${lines.join('\n')}\n`;
-    if (old.text !== text) {
-      mkdirSync(dir, { recursive: true });
-      writeFileAtomic(file, text);
-      written.push(`${RECORD_DIR}/${key}`);
-    }
-    const after = statOrUndefined(file);
-    if (after) next.shards[key] = { ...mine, size: after.size, mtimeMs: after.mtimeMs };
+  for (const shard of changed) {
+    if (writeShard(vaultDir, head, shard, blobs, cache)) written.push(`${RECORD_DIR}/${shard.key}`);
+    const after = statOrUndefined(shard.file);
+    if (after) next.shards[shard.key] = { ...shard.mine, size: after.size, mtimeMs: after.mtimeMs };
   }
   if (stateDir) writeState(stateDir, state, next);
   return written;
+}
+
+type ShardFile = { path: string; entry: CacheEntry };
+
+/** A stream's valid memories and summaries in the parse cache, by the shard their line goes to, sorted by path. */
+function shardsOf(stream: RecordedStream, cache: ParseCache): Map<string, ShardFile[]> {
+  const shards = new Map<string, ShardFile[]>();
+  const paths = [...stream.memories.map((m) => m.path), ...[...stream.summaries].map((s) => s.path)];
+  for (const vaultPath of paths) {
+    const entry = cache.get(vaultPath);
+    if (!entry || entry.result.type === 'invalid' || !entry.sha256) continue;
+    const shard = shardOf(vaultPath, entry.result);
+    const list = shards.get(shard) ?? [];
+    list.push({ path: vaultPath, entry });
+    shards.set(shard, list);
+  }
+  for (const files of shards.values()) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return shards;
+}
+
+/**
+ * Whether a shard must be written anew (returned) or is current (its state
+ * goes to `next`): current when the recorded digest, size and time still hold,
+ * or when the file on disk is a well-formed shard listing the same files with
+ * the same hashes (nothing to encode).
+ */
+function checkShard(
+  run: { vaultDir: string; head: string; state: RecordState; next: RecordState },
+  shard: { key: string; dir: string; file: string; files: ShardFile[] },
+): ChangedShard | undefined {
+  const { key, file, files } = shard;
+  const digest = createHash('sha256').update(run.head);
+  for (const f of files) digest.update(shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined));
+  const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
+  // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
+  const before = run.state.shards[key] ?? shardReadWhole(run.vaultDir, key);
+  const stat = statOrUndefined(file);
+  if (before && stat && before.digest === mine.digest && before.size === stat.size && before.mtimeMs === stat.mtimeMs) {
+    run.next.shards[key] = before;
+    return undefined;
+  }
+  const old = knownShard(file, run.head);
+  const current =
+    old.intact &&
+    old.lines.length === files.length &&
+    files.every((f, i) => {
+      const line = old.lines[i]!;
+      // A body parsed since its line was written: the line gains the headings a clone shows it with.
+      return line.path === f.path && line.sha256 === f.entry.sha256 && (line.headings || f.entry.headings === undefined);
+    });
+  if (current) {
+    if (stat) run.next.shards[key] = { ...mine, size: stat.size, mtimeMs: stat.mtimeMs };
+    return undefined;
+  }
+  return { ...shard, old, mine };
+}
+
+/**
+ * Encodes a changed shard's lines and writes it when its text differs;
+ * returns whether it wrote. A file with no blob id (changed since the build
+ * read it, git stores other bytes than it holds, no repository) is left out,
+ * and a clone reads the file.
+ */
+function writeShard(vaultDir: string, head: string, shard: ChangedShard, blobs: ReadonlyMap<string, string>, cache: ParseCache): boolean {
+  const { dir, file, files, old } = shard;
+  const byPath = new Map(old.lines.map((line) => [line.path, line]));
+  const lines: string[] = [];
+  for (const { path: vaultPath, entry } of files) {
+    const known = byPath.get(vaultPath);
+    const blob = known?.sha256 === entry.sha256 ? known.blob : blobs.get(vaultPath);
+    const line = blob && encodeLine(vaultPath, blob, entry.sha256, entry.result, headingsOf(vaultDir, vaultPath, entry, cache));
+    if (line) lines.push(line);
+  }
+  const text = `${head}\n${lines.join('\n')}\n`;
+  if (old.text === text) return false;
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(file, text);
+  return true;
 }
 
 /** A shard whose lines are written anew. */

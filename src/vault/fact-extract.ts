@@ -56,51 +56,81 @@ export function extractFacts(source: FactSource): ExtractedFacts {
   if (!/fact/i.test(source.raw)) return { facts: [], problems: [] };
   const front = parseFrontmatter(source.raw);
   if (front.error) return { facts: [], problems: [] }; // the loader reports broken frontmatter
-  const facts: Fact[] = [];
   const problems: FactProblem[] = [];
   const data = front.data;
-  const supersedes = idList(data.supersedes);
-  const compatibleWith = idList(data.compatible_with);
   // The window is the memory's (its frontmatter), read when its first fact is: a bad date is reported once, and only
   // for a memory that states a fact.
   let window: { validFrom: string; validTo: string | undefined } | undefined;
-  const validity = () => (window ??= readValidity(data, source, front.positionOf, problems));
+  const memory: FactMemory = {
+    source,
+    front,
+    supersedes: idList(data.supersedes),
+    compatibleWith: idList(data.compatible_with),
+    validity: () => (window ??= readValidity(data, source, front.positionOf, problems)),
+  };
+  const facts: Fact[] = [];
+  const stated = frontmatterFact(memory);
+  if (stated.fact) facts.push(stated.fact);
+  inlineFacts(memory, facts);
+  // `memvault add --kind fact "Fact: cache = redis"` writes just that: the inline fact is the memory's fact, as the
+  // facts in force count it, so there is nothing missing to warn about.
+  if (stated.incomplete && !facts.some((fact) => fact.source === 'inline')) problems.unshift(stated.incomplete);
+  return { facts, problems };
+}
 
-  /** A `kind: fact` memory without `key` and `value`: a problem unless its body states its facts on `Fact:` lines. */
-  let incomplete: FactProblem | undefined;
-  if (String(data.kind ?? '').toLowerCase() === 'fact') {
-    const key = typeof data.key === 'string' || typeof data.key === 'number' ? String(data.key) : '';
-    const value = data.value === undefined || data.value === null ? '' : String(data.value);
-    const at = front.positionOf(key ? 'key' : 'kind');
-    if (!key.trim() || !value.trim()) {
-      const reason =
-        `a \`kind: fact\` memory needs \`key\` and \`value\` (${key.trim() ? 'value' : 'key'} is missing), ` +
-        'or a `Fact: key = value` line in its body';
-      incomplete = diagnostic('fact/incomplete', { path: source.path, ...at }, reason);
-    } else {
-      const { validFrom, validTo } = validity();
-      facts.push({
-        id: source.memoryId,
-        memoryId: source.memoryId,
-        path: source.path,
-        line: at.line,
-        key: normalizeKey(key),
-        value: value.trim(),
-        scope: typeof data.scope === 'string' ? normalizeKey(data.scope) : '',
-        confidence: typeof data.confidence === 'number' ? data.confidence : undefined,
-        supersedes,
-        compatibleWith,
-        validFrom,
-        validTo,
-        day: source.day,
-        source: 'frontmatter',
-      });
-    }
+/** What every fact of one memory shares: where it is, its frontmatter, links and validity window. */
+interface FactMemory {
+  source: FactSource;
+  front: ReturnType<typeof parseFrontmatter>;
+  supersedes: string[];
+  compatibleWith: string[];
+  /** The memory's validity window, read (and a bad date reported) on first use. */
+  validity: () => { validFrom: string; validTo: string | undefined };
+}
+
+/**
+ * The fact a `kind: fact` memory states in its frontmatter (`key`, `value`,
+ * `scope`, `confidence`); without `key` and `value`, the problem reported
+ * unless its body states its facts on `Fact:` lines; neither for any other kind.
+ */
+function frontmatterFact(memory: FactMemory): { fact?: Fact; incomplete?: FactProblem } {
+  const { source, front } = memory;
+  const data = front.data;
+  if (String(data.kind ?? '').toLowerCase() !== 'fact') return {};
+  const key = typeof data.key === 'string' || typeof data.key === 'number' ? String(data.key) : '';
+  const value = data.value === undefined || data.value === null ? '' : String(data.value);
+  const at = front.positionOf(key ? 'key' : 'kind');
+  if (!key.trim() || !value.trim()) {
+    const reason =
+      `a \`kind: fact\` memory needs \`key\` and \`value\` (${key.trim() ? 'value' : 'key'} is missing), ` +
+      'or a `Fact: key = value` line in its body';
+    return { incomplete: diagnostic('fact/incomplete', { path: source.path, ...at }, reason) };
   }
+  const { validFrom, validTo } = memory.validity();
+  const fact: Fact = {
+    id: source.memoryId,
+    memoryId: source.memoryId,
+    path: source.path,
+    line: at.line,
+    key: normalizeKey(key),
+    value: value.trim(),
+    scope: typeof data.scope === 'string' ? normalizeKey(data.scope) : '',
+    confidence: typeof data.confidence === 'number' ? data.confidence : undefined,
+    supersedes: memory.supersedes,
+    compatibleWith: memory.compatibleWith,
+    validFrom,
+    validTo,
+    day: source.day,
+    source: 'frontmatter',
+  };
+  return { fact };
+}
 
-  const lines = front.body.split('\n');
+/** Appends the facts stated on `Fact: key = value` lines of the body, code fences skipped, to `facts`. */
+function inlineFacts(memory: FactMemory, facts: Fact[]): void {
+  const { source, front } = memory;
   let fence: string | undefined;
-  lines.forEach((text, index) => {
+  front.body.split('\n').forEach((text, index) => {
     const opened = FENCE.exec(text);
     if (opened) {
       if (!fence) fence = opened[1]![0]!.repeat(3);
@@ -111,7 +141,7 @@ export function extractFacts(source: FactSource): ExtractedFacts {
     const match = INLINE.exec(text);
     if (!match?.groups) return;
     const line = front.bodyLine + index;
-    const { validFrom, validTo } = validity();
+    const { validFrom, validTo } = memory.validity();
     const key = normalizeKey(match.groups.key!);
     const scope = match.groups.scope ? normalizeKey(match.groups.scope) : '';
     facts.push({
@@ -123,18 +153,14 @@ export function extractFacts(source: FactSource): ExtractedFacts {
       value: match.groups.value!.trim(),
       scope,
       confidence: undefined,
-      supersedes,
-      compatibleWith,
+      supersedes: memory.supersedes,
+      compatibleWith: memory.compatibleWith,
       validFrom,
       validTo,
       day: source.day,
       source: 'inline',
     });
   });
-  // `memvault add --kind fact "Fact: cache = redis"` writes just that: the inline fact is the memory's fact, as the
-  // facts in force count it, so there is nothing missing to warn about.
-  if (incomplete && !facts.some((fact) => fact.source === 'inline')) problems.unshift(incomplete);
-  return { facts, problems };
 }
 
 /**

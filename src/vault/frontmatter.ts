@@ -72,25 +72,9 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   // gray-matter drops a BOM before splitting: so do we, so the language check sees the fence.
   const text = crlf.charCodeAt(0) === 0xfeff ? crlf.slice(1) : crlf;
   const nothing = { data: {}, body: '', bodyLine: 1, hasFrontmatter: true, positionOf: () => ({ line: 1, column: 1 }) };
-  const language = fenceLanguage(text);
-  if (language !== undefined && !FRONTMATTER_LANGUAGES.has(language.toLowerCase())) {
-    const hint = 'frontmatter is data: open it with a plain `---` line and write YAML (or `---json`); it is never run as code';
-    const reason = `unsupported frontmatter language ${JSON.stringify(language)}`;
-    return { ...nothing, error: { line: 1, column: 1, reason, rule: 'memory/frontmatter-language', hint } };
-  }
-  let file: matterType.GrayMatterFile<string>;
-  try {
-    file = matter()(text, splitOnly as never);
-  } catch (error) {
-    // A fence line with no newline after it (`---yaml` and nothing else): gray-matter cuts the tag short and finds no engine.
-    return { ...nothing, error: { line: 1, column: 1, reason: `invalid frontmatter fence: ${(error as Error).message}` } };
-  }
+  const file = splitFence(text);
+  if ('error' in file) return { ...nothing, error: file.error };
   const hasFrontmatter = file.matter.length > 0 || /^---\n/.test(text);
-  if (file.matter.length > MAX_FRONTMATTER_CHARS) {
-    const reason = `frontmatter too large: ${file.matter.length} characters (limit ${MAX_FRONTMATTER_CHARS})`;
-    const hint = 'keep frontmatter to a few fields; put text in the body (is the closing `---` line missing?)';
-    return { ...nothing, error: { line: 1, column: 1, reason, rule: 'memory/too-large', hint } };
-  }
   const bodyLine = hasFrontmatter ? lineCount(file.matter) + 3 : 1;
   const deep = yamlDepthProblem(file.matter);
   if (deep) {
@@ -101,7 +85,44 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   const lineCounter = new LineCounter();
   // `file.matter` starts right after the opening `---`, so its line N is the file's line N.
   const doc = parseDocument(file.matter, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const positionOf = (key: string): { line: number; column: number } => {
+  const positionOf = keyPositions(doc, lineCounter);
+  const value = frontmatterData(doc, lineCounter);
+  if ('error' in value) return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: value.error };
+  return { data: value.data, body: file.content, bodyLine, hasFrontmatter, positionOf };
+}
+
+type FrontmatterError = NonNullable<ParsedFrontmatter['error']>;
+
+/**
+ * The frontmatter text and the body, split by gray-matter (without parsing:
+ * `splitOnly`), or why not: a fence tagged with a language other than YAML or
+ * JSON, a broken fence, frontmatter past `MAX_FRONTMATTER_CHARS`.
+ */
+function splitFence(text: string): matterType.GrayMatterFile<string> | { error: FrontmatterError } {
+  const language = fenceLanguage(text);
+  if (language !== undefined && !FRONTMATTER_LANGUAGES.has(language.toLowerCase())) {
+    const hint = 'frontmatter is data: open it with a plain `---` line and write YAML (or `---json`); it is never run as code';
+    const reason = `unsupported frontmatter language ${JSON.stringify(language)}`;
+    return { error: { line: 1, column: 1, reason, rule: 'memory/frontmatter-language', hint } };
+  }
+  let file: matterType.GrayMatterFile<string>;
+  try {
+    file = matter()(text, splitOnly as never);
+  } catch (error) {
+    // A fence line with no newline after it (`---yaml` and nothing else): gray-matter cuts the tag short and finds no engine.
+    return { error: { line: 1, column: 1, reason: `invalid frontmatter fence: ${(error as Error).message}` } };
+  }
+  if (file.matter.length > MAX_FRONTMATTER_CHARS) {
+    const reason = `frontmatter too large: ${file.matter.length} characters (limit ${MAX_FRONTMATTER_CHARS})`;
+    const hint = 'keep frontmatter to a few fields; put text in the body (is the closing `---` line missing?)';
+    return { error: { line: 1, column: 1, reason, rule: 'memory/too-large', hint } };
+  }
+  return file;
+}
+
+/** Where a top-level key's value (else the key) sits in the file; line 1 column 1 for a key that is not there. */
+function keyPositions(doc: Document, lineCounter: LineCounter): (key: string) => { line: number; column: number } {
+  return (key) => {
     const node = isMap(doc.contents) ? doc.contents.get(key, true) : undefined;
     const pair = isMap(doc.contents)
       ? doc.contents.items.find((item) => isNode(item.key) && (item.key as { value?: unknown }).value === key)
@@ -113,23 +134,24 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
     }
     return { line: 1, column: 1 };
   };
+}
+
+/**
+ * The YAML document as data, or the first reason it is none: a YAML error,
+ * more aliases than `MAX_YAML_ALIASES` expand to (the `yaml` package refuses,
+ * with a ReferenceError naming resource exhaustion), or a value that is not a
+ * mapping.
+ */
+function frontmatterData(doc: Document, lineCounter: LineCounter): { data: Record<string, unknown> } | { error: FrontmatterError } {
   const firstError = doc.errors[0];
   if (firstError) {
     const pos = lineCounter.linePos(firstError.pos[0]);
-    return {
-      data: {},
-      body: file.content,
-      bodyLine,
-      hasFrontmatter,
-      positionOf,
-      error: { line: pos.line, column: pos.col, reason: `invalid YAML frontmatter: ${firstError.message.split('\n')[0]}` },
-    };
+    return { error: { line: pos.line, column: pos.col, reason: `invalid YAML frontmatter: ${firstError.message.split('\n')[0]}` } };
   }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
-    // The `yaml` package refuses to expand more aliases than `maxAliasCount` (a ReferenceError naming resource exhaustion).
     let at: { line: number; column: number } | undefined;
     visit(doc, {
       Alias(_, node) {
@@ -143,26 +165,12 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
       : `invalid YAML frontmatter: ${(error as Error).message}`;
     at ??= { line: 1, column: 1 };
     const hint = 'write the values out instead of `&anchor`/`*alias` references';
-    return {
-      data: {},
-      body: file.content,
-      bodyLine,
-      hasFrontmatter,
-      positionOf,
-      error: { ...at, reason, rule: 'memory/frontmatter', hint },
-    };
+    return { error: { ...at, reason, rule: 'memory/frontmatter', hint } };
   }
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
-    return {
-      data: {},
-      body: file.content,
-      bodyLine,
-      hasFrontmatter,
-      positionOf,
-      error: { line: 2, column: 1, reason: 'frontmatter must be a mapping of `key: value` lines' },
-    };
+    return { error: { line: 2, column: 1, reason: 'frontmatter must be a mapping of `key: value` lines' } };
   }
-  return { data: (value ?? {}) as Record<string, unknown>, body: file.content, bodyLine, hasFrontmatter, positionOf };
+  return { data: (value ?? {}) as Record<string, unknown> };
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dayOfInstant } from '../time/periods.js';
+import { type DayAndMinute, dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { lazy } from '../util/lazy.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
@@ -81,111 +81,29 @@ export function parseMemoryBody(body: string, importance: Importance): Pick<Memo
  * bodies of those a stage will use (`parseMemoryBody`).
  */
 export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: string): MemoryReadResult {
-  const fail = (line: number, column: number, reason: string, hint: string, rule: string): MemoryReadResult => ({
+  const fail = (problem: Problem): MemoryReadResult => ({
     ok: false,
-    diagnostics: [{ path: place.path, line, column, severity: 'error', reason, hint, rule }],
+    diagnostics: [
+      {
+        path: place.path,
+        line: problem.line,
+        column: problem.column,
+        severity: 'error',
+        reason: problem.reason,
+        hint: problem.hint,
+        rule: problem.rule,
+      },
+    ],
   });
-
-  const nul = bytes.indexOf(0);
-  if (nul !== -1)
-    return fail(
-      ...lineColAt(bytes, nul),
-      'binary content (a NUL byte) in a memory file',
-      'memories are UTF-8 markdown; move binary files out of `memories/`',
-      'memory/binary',
-    );
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    const offset = firstInvalidUtf8(bytes);
-    return fail(...lineColAt(bytes, offset), 'not valid UTF-8 text', 're-save the file as UTF-8 in your editor', 'memory/encoding');
-  }
-  // Before the frontmatter: markers there would read as a YAML error, and in the body as text of the memory.
-  const marker = conflictMarkerLine(text);
-  if (marker !== undefined)
-    return fail(
-      marker,
-      1,
-      'git conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): a merge left two versions in this memory',
-      'resolve the merge in the file: keep both memories as two files (each side under its own name) or merge them by hand, ' +
-        'remove the `<<<<<<<`, `=======` and `>>>>>>>` lines, then build again',
-      'memory/conflict-markers',
-    );
-  if (text.trim().length === 0)
-    return fail(1, 1, 'empty memory file', 'write the memory text (and a `date:` in frontmatter), or delete the file', 'memory/empty');
-
-  const fm = parseFrontmatter(text);
-  if (fm.error) {
-    const hint = fm.error.hint ?? 'fix the YAML between the `---` lines (indentation, quotes, brackets)';
-    return fail(fm.error.line, fm.error.column, fm.error.reason, hint, fm.error.rule ?? 'memory/frontmatter');
-  }
-  // Where a file sits decides what it is: a memory saying it is a generated summary would be read differently by a
-  // cold parse and a warm cache once archived, so the key that marks generated files is refused in memories.
-  if (Object.hasOwn(fm.data, 'memvault')) {
-    const pos = fm.positionOf('memvault');
-    const hint = 'remove the `memvault:` line: a file under `memories/` is always a memory';
-    return fail(pos.line, pos.column, 'the `memvault` key is reserved for files memvault generates', hint, 'memory/reserved-key');
-  }
-
-  const parsed = frontmatterSchema().safeParse(fm.data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const pos = fm.positionOf(key);
-    const allowed = key === 'importance' ? ' (one of low, normal, high, pinned)' : '';
-    return fail(pos.line, pos.column, `\`${key}\`: ${issue.message}${allowed}`, 'fix the value in the frontmatter', 'memory/schema');
-  }
-  const data = parsed.data;
-
-  const dateKey = data.date !== undefined ? 'date' : data.created !== undefined ? 'created' : undefined;
-  let dateText: string | undefined;
-  if (dateKey) {
-    const raw = fm.data[dateKey];
-    if (typeof raw !== 'string') {
-      const pos = fm.positionOf(dateKey);
-      return fail(
-        pos.line,
-        pos.column,
-        `\`${dateKey}\` must be an ISO 8601 date or datetime, got \`${String(raw)}\``,
-        'write e.g. `date: 2026-02-13` or `date: 2026-02-13T14:05:00+01:00`',
-        'memory/invalid-date',
-      );
-    }
-    dateText = raw.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
-  } else {
-    const fromName = FILE_NAME_DATE.exec(place.path.split('/').pop() ?? '')?.[1];
-    if (!fromName) {
-      return fail(
-        1,
-        1,
-        'memory has no date',
-        'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name',
-        'memory/no-date',
-      );
-    }
-    dateText = fromName;
-  }
-  const when = dayOfInstant(dateText, zone);
-  if (!when) {
-    const pos = dateKey ? fm.positionOf(dateKey) : { line: 1, column: 1 };
-    const where = dateKey ? `\`${dateKey}\`` : 'the date in the file name';
-    return fail(pos.line, pos.column, `${where} is not a real date: \`${dateText}\``, DATE_HINT, 'memory/invalid-date');
-  }
-
-  const idProblem = data.id === undefined ? undefined : memoryIdProblem(data.id);
-  if (idProblem) {
-    const pos = fm.positionOf('id');
-    const hint = 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`';
-    return fail(pos.line, pos.column, `\`id\` ${idProblem}: ${JSON.stringify(data.id)}`, hint, 'memory/invalid-id');
-  }
-  const body = fm.body.trim();
-  const nesting = markdownNestingProblem(fm.body);
-  if (nesting) {
-    const reason = `markdown nested too deep: ${nesting.what} (limit ${nesting.limit})`;
-    const hint = 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing';
-    return fail(fm.bodyLine + nesting.line - 1, 1, reason, hint, 'memory/too-deep');
-  }
+  const text = decodeMemoryText(bytes);
+  if (typeof text !== 'string') return fail(text);
+  const checked = checkedFrontmatter(text);
+  if ('rule' in checked) return fail(checked);
+  const { fm, data } = checked;
+  const date = memoryDate(fm, data, place, zone);
+  if ('rule' in date) return fail(date);
+  const problem = idProblem(fm, data) ?? nestingProblem(fm);
+  if (problem) return fail(problem);
 
   const importance: Importance = data.importance ?? 'normal';
   const memory: Memory = {
@@ -193,9 +111,9 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
     stream: place.stream,
     path: place.path,
     location: place.location,
-    date: dateText,
-    day: when.day,
-    minute: when.minute,
+    date: date.text,
+    day: date.day,
+    minute: date.minute,
     title: data.title,
     kind: data.kind ?? 'note',
     tags: data.tags,
@@ -204,7 +122,151 @@ export function readMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: stri
   };
   const duplicateOf = typeof fm.data.duplicate_of === 'string' ? fm.data.duplicate_of.trim() : '';
   if (duplicateOf && duplicateOf !== memory.id) memory.duplicateOf = duplicateOf;
-  return { ok: true, content: { memory, body, frontmatter: fm.data } };
+  return { ok: true, content: { memory, body: fm.body.trim(), frontmatter: fm.data } };
+}
+
+/** Why a memory file cannot be read, and where: a diagnostic without its path and severity. */
+type Problem = { line: number; column: number; reason: string; hint: string; rule: string };
+
+type Frontmatter = ReturnType<typeof parseFrontmatter>;
+type MemoryFrontmatter = z.output<ReturnType<typeof frontmatterSchema>>;
+
+/**
+ * The file's text, or why it is none: a NUL byte, invalid UTF-8, git conflict
+ * markers (looked for before the frontmatter: markers there would read as a
+ * YAML error, and in the body as text of the memory), or nothing but blanks.
+ */
+function decodeMemoryText(bytes: Uint8Array): string | Problem {
+  const at = (offset: number) => {
+    const [line, column] = lineColAt(bytes, offset);
+    return { line, column };
+  };
+  const nul = bytes.indexOf(0);
+  if (nul !== -1)
+    return {
+      ...at(nul),
+      reason: 'binary content (a NUL byte) in a memory file',
+      hint: 'memories are UTF-8 markdown; move binary files out of `memories/`',
+      rule: 'memory/binary',
+    };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    return { ...at(offset), reason: 'not valid UTF-8 text', hint: 're-save the file as UTF-8 in your editor', rule: 'memory/encoding' };
+  }
+  const marker = conflictMarkerLine(text);
+  if (marker !== undefined)
+    return {
+      line: marker,
+      column: 1,
+      reason: 'git conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): a merge left two versions in this memory',
+      hint:
+        'resolve the merge in the file: keep both memories as two files (each side under its own name) or merge them by hand, ' +
+        'remove the `<<<<<<<`, `=======` and `>>>>>>>` lines, then build again',
+      rule: 'memory/conflict-markers',
+    };
+  if (text.trim().length === 0)
+    return {
+      line: 1,
+      column: 1,
+      reason: 'empty memory file',
+      hint: 'write the memory text (and a `date:` in frontmatter), or delete the file',
+      rule: 'memory/empty',
+    };
+  return text;
+}
+
+/**
+ * The frontmatter, parsed and checked against the schema. Where a file sits
+ * decides what it is: a memory saying it is a generated summary would be read
+ * differently by a cold parse and a warm cache once archived, so the key that
+ * marks generated files is refused in memories.
+ */
+function checkedFrontmatter(text: string): { fm: Frontmatter; data: MemoryFrontmatter } | Problem {
+  const fm = parseFrontmatter(text);
+  if (fm.error) {
+    const hint = fm.error.hint ?? 'fix the YAML between the `---` lines (indentation, quotes, brackets)';
+    return { line: fm.error.line, column: fm.error.column, reason: fm.error.reason, hint, rule: fm.error.rule ?? 'memory/frontmatter' };
+  }
+  if (Object.hasOwn(fm.data, 'memvault')) {
+    const hint = 'remove the `memvault:` line: a file under `memories/` is always a memory';
+    const reason = 'the `memvault` key is reserved for files memvault generates';
+    return { ...fm.positionOf('memvault'), reason, hint, rule: 'memory/reserved-key' };
+  }
+  const parsed = frontmatterSchema().safeParse(fm.data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const allowed = key === 'importance' ? ' (one of low, normal, high, pinned)' : '';
+    const reason = `\`${key}\`: ${issue.message}${allowed}`;
+    return { ...fm.positionOf(key), reason, hint: 'fix the value in the frontmatter', rule: 'memory/schema' };
+  }
+  return { fm, data: parsed.data };
+}
+
+/** The memory's date as written (`date:`, else `created:`, else the file name's) and the day and minute it falls on in `zone`. */
+function memoryDate(
+  fm: Frontmatter,
+  data: MemoryFrontmatter,
+  place: MemoryPlace,
+  zone: string,
+): { text: string; day: string; minute: DayAndMinute['minute'] } | Problem {
+  const dateKey = data.date !== undefined ? 'date' : data.created !== undefined ? 'created' : undefined;
+  let dateText: string;
+  if (dateKey) {
+    const raw = fm.data[dateKey];
+    if (typeof raw !== 'string') {
+      return {
+        ...fm.positionOf(dateKey),
+        reason: `\`${dateKey}\` must be an ISO 8601 date or datetime, got \`${String(raw)}\``,
+        hint: 'write e.g. `date: 2026-02-13` or `date: 2026-02-13T14:05:00+01:00`',
+        rule: 'memory/invalid-date',
+      };
+    }
+    dateText = raw.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
+  } else {
+    const fromName = FILE_NAME_DATE.exec(place.path.split('/').pop() ?? '')?.[1];
+    if (!fromName) {
+      return {
+        line: 1,
+        column: 1,
+        reason: 'memory has no date',
+        hint: 'add `date: YYYY-MM-DD` (or a datetime) to the frontmatter, or put an ISO date in the file name',
+        rule: 'memory/no-date',
+      };
+    }
+    dateText = fromName;
+  }
+  const when = dayOfInstant(dateText, zone);
+  if (!when) {
+    const pos = dateKey ? fm.positionOf(dateKey) : { line: 1, column: 1 };
+    const where = dateKey ? `\`${dateKey}\`` : 'the date in the file name';
+    return { ...pos, reason: `${where} is not a real date: \`${dateText}\``, hint: DATE_HINT, rule: 'memory/invalid-date' };
+  }
+  return { text: dateText, day: when.day, minute: when.minute };
+}
+
+/** An `id:` that is not a valid memory id. */
+function idProblem(fm: Frontmatter, data: MemoryFrontmatter): Problem | undefined {
+  const problem = data.id === undefined ? undefined : memoryIdProblem(data.id);
+  if (!problem) return undefined;
+  const hint = 'use letters, digits, `-`, `_`, `.` and `/` between names, e.g. `id: 2026/02/auth-decision`';
+  return { ...fm.positionOf('id'), reason: `\`id\` ${problem}: ${JSON.stringify(data.id)}`, hint, rule: 'memory/invalid-id' };
+}
+
+/** Markdown nested deeper than memories need (lists, quotes, emphasis). */
+function nestingProblem(fm: Frontmatter): Problem | undefined {
+  const nesting = markdownNestingProblem(fm.body);
+  if (!nesting) return undefined;
+  return {
+    line: fm.bodyLine + nesting.line - 1,
+    column: 1,
+    reason: `markdown nested too deep: ${nesting.what} (limit ${nesting.limit})`,
+    hint: 'flatten the lists, quotes or emphasis: memories are read as sentences, deep nesting carries nothing',
+    rule: 'memory/too-deep',
+  };
 }
 
 /**

@@ -197,31 +197,7 @@ export class VaultWatcher {
       for (const [file, kind] of batch) if (!this.pending.has(file)) this.pending.set(file, kind);
     };
 
-    if (configChanged && !first) {
-      const { config, errors } = await loadConfig(this.options.root);
-      if (errors.length > 0) {
-        this.configValid = false;
-        requeue();
-        this.emit({
-          type: 'error',
-          at: new Date().toISOString(),
-          trigger: `${CONFIG_FILE} changed`,
-          message: `${CONFIG_FILE} is invalid; the last outputs stay until it is fixed`,
-          hint: 'fix the lines listed above and save again',
-          diagnostics: errors,
-        });
-        return false;
-      }
-      this.configValid = true;
-      this.timezone = config.timezone;
-      const vaultDir = path.resolve(this.options.root, config.vault);
-      if (vaultDir !== this.vaultDir) {
-        this.vaultDir = vaultDir;
-        mkdirSync(vaultDir, { recursive: true });
-        this.session.reset();
-        await this.watchVault();
-      }
-    }
+    if (configChanged && !first && !(await this.reloadConfig(requeue))) return false;
     if (!this.configValid) {
       requeue();
       return true; // wait for a config change
@@ -233,38 +209,10 @@ export class VaultWatcher {
     const trigger = first ? 'start' : newDay && changes.size === 0 && !configChanged ? 'new day' : describeChanges(changes, configChanged);
     const started = performance.now();
     try {
-      const report = await build({
-        root: this.options.root,
-        now: this.options.now ?? new Date(),
-        force: this.options.force ?? false,
-        ...(this.options.through ? { through: this.options.through } : {}),
-        ...(this.options.summarizer ? { summarizer: this.options.summarizer } : {}),
-        loader: (loadOptions) => this.session.load(loadOptions),
-        // Another build is told it is watch that holds the lock, not a build it could wait for.
-        lockCommand: 'memvault watch',
-        saveCache: false,
-        packageFirst: true,
-        // Watch mode never commits per rebuild: `--commit-every` batches what the rebuilds wrote.
-        commit: false,
-      });
+      const report = await this.buildNow();
       this.first = false;
       this.rebuilds++;
-      // What it wrote and moved is now known (the echoes are ignored) and part of the next load.
-      const moves = report.archived ?? [];
-      this.session.recordBuild(
-        [...report.written, ...moves.map((move) => move.to)],
-        moves.map((move) => move.from),
-      );
-      if (this.options.commitEveryMs !== undefined) {
-        for (const file of [
-          ...report.written,
-          ...report.historyCopies,
-          ...moves.flatMap((move) => [move.from, move.to]),
-          ...changes.keys(),
-        ])
-          this.uncommitted.add(file);
-        this.uncommittedRebuilds.push(describeWritten(report.written));
-      }
+      this.recordRebuild(report, changes);
       const everything = first || configChanged;
       const changed = new Set([...changes.keys()]);
       this.emit({
@@ -282,19 +230,89 @@ export class VaultWatcher {
     } catch (error) {
       if (error instanceof UserError && error.rule === 'lock/busy') {
         requeue();
-        this.emit({ type: 'waiting', at: new Date().toISOString(), message: `${error.message}; retrying` });
-        clearTimeout(this.timer);
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          void this.runNow();
-        }, LOCK_RETRY_MS);
-        if (first) this.first = true;
+        this.retryAfterLock(error, first);
         return true;
       }
       this.first = false;
       this.emit(failureEvent(error, trigger));
       return false;
     }
+  }
+
+  /**
+   * Reads the changed config. An invalid one is reported, the batch put back
+   * and the last outputs stay (false); a valid one takes effect, a moved vault folder watched anew.
+   */
+  private async reloadConfig(requeue: () => void): Promise<boolean> {
+    const { config, errors } = await loadConfig(this.options.root);
+    if (errors.length > 0) {
+      this.configValid = false;
+      requeue();
+      this.emit({
+        type: 'error',
+        at: new Date().toISOString(),
+        trigger: `${CONFIG_FILE} changed`,
+        message: `${CONFIG_FILE} is invalid; the last outputs stay until it is fixed`,
+        hint: 'fix the lines listed above and save again',
+        diagnostics: errors,
+      });
+      return false;
+    }
+    this.configValid = true;
+    this.timezone = config.timezone;
+    const vaultDir = path.resolve(this.options.root, config.vault);
+    if (vaultDir !== this.vaultDir) {
+      this.vaultDir = vaultDir;
+      mkdirSync(vaultDir, { recursive: true });
+      this.session.reset();
+      await this.watchVault();
+    }
+    return true;
+  }
+
+  /** One build through the watch's load session: package first, no parse cache saved and no commit per rebuild. */
+  private buildNow(): ReturnType<typeof build> {
+    return build({
+      root: this.options.root,
+      now: this.options.now ?? new Date(),
+      force: this.options.force ?? false,
+      ...(this.options.through ? { through: this.options.through } : {}),
+      ...(this.options.summarizer ? { summarizer: this.options.summarizer } : {}),
+      loader: (loadOptions) => this.session.load(loadOptions),
+      // Another build is told it is watch that holds the lock, not a build it could wait for.
+      lockCommand: 'memvault watch',
+      saveCache: false,
+      packageFirst: true,
+      // Watch mode never commits per rebuild: `--commit-every` batches what the rebuilds wrote.
+      commit: false,
+    });
+  }
+
+  /**
+   * What a rebuild wrote and moved is now known (the echoes are ignored) and
+   * part of the next load; with `--commit-every`, it waits for the next batch commit.
+   */
+  private recordRebuild(report: Awaited<ReturnType<typeof build>>, changes: ReadonlyMap<string, unknown>): void {
+    const moves = report.archived ?? [];
+    this.session.recordBuild(
+      [...report.written, ...moves.map((move) => move.to)],
+      moves.map((move) => move.from),
+    );
+    if (this.options.commitEveryMs === undefined) return;
+    for (const file of [...report.written, ...report.historyCopies, ...moves.flatMap((move) => [move.from, move.to]), ...changes.keys()])
+      this.uncommitted.add(file);
+    this.uncommittedRebuilds.push(describeWritten(report.written));
+  }
+
+  /** Another build holds the lock: says so, and tries again after LOCK_RETRY_MS (a first build stays the first). */
+  private retryAfterLock(error: UserError, first: boolean): void {
+    this.emit({ type: 'waiting', at: new Date().toISOString(), message: `${error.message}; retrying` });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.runNow();
+    }, LOCK_RETRY_MS);
+    if (first) this.first = true;
   }
 
   private afterRebuilds(): void {

@@ -70,9 +70,48 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   if (existsSync(path.join(root, CONFIG_FILE))) {
     throw new UserError('init/exists', `${CONFIG_FILE} already exists in ${root}`);
   }
+  const files = writeProjectFiles(root, options);
+  const { touched, source } = files;
+  const workflow = source && files.created.includes(WORKFLOW_FILE) ? source : undefined;
+  const unreachable = workflow ? unreachableWarning(workflow) : undefined;
+  const committed = options.commit ? await commitInit(root, touched) : undefined;
+  const outcome: InitOutcome = {
+    root,
+    ...files,
+    workflow,
+    unreachable,
+    committed,
+    commitHint: `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`,
+  };
+  process.stdout.write(options.json ? initJson(outcome) : initText(outcome, options));
+  if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
+}
+
+/** What init wrote and did, for its report. */
+interface InitOutcome {
+  root: string;
+  created: string[];
+  kept: string[];
+  /** Paths (relative to root) init created or appended to: what `--commit` commits and the hint names. */
+  touched: string[];
+  /** Where the nightly workflow installs memvault from, when init wrote it. */
+  workflow: InstallSource | undefined;
+  unreachable: string | undefined;
+  committed: Awaited<ReturnType<typeof commitInit>> | undefined;
+  commitHint: string;
+}
+
+/**
+ * Writes the config, its JSON schema, the stream's memories folder and the
+ * nightly workflow (each kept when already there), and appends the
+ * `.gitignore` and `.gitattributes` lines once.
+ */
+function writeProjectFiles(
+  root: string,
+  options: InitCommandOptions,
+): { created: string[]; kept: string[]; touched: string[]; source: InstallSource | undefined } {
   const created: string[] = [];
   const kept: string[] = [];
-  /** Paths (relative to root) init created or appended to: what `--commit` commits and the hint names. */
   const touched: string[] = [];
   const write = (relative: string, text: string): void => {
     const file = path.join(root, relative);
@@ -117,31 +156,33 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
         ? { spec: options.installFrom, kind: 'flag' }
         : detectInstallSource();
   if (source) write(WORKFLOW_FILE, nightlyWorkflowText({ install: source.spec, pr: options.pr === true, pages: options.pages === true }));
-  const unreachable = source && created.includes(WORKFLOW_FILE) ? unreachableWarning(source) : undefined;
+  return { created, kept, touched, source };
+}
 
-  const committed = options.commit ? await commitInit(root, touched) : undefined;
-  const commitHint = `git add ${touched.map(shellQuote).join(' ')} && git commit -m "memvault init"`;
-  if (options.json) {
-    const install =
-      source && created.includes(WORKFLOW_FILE)
-        ? {
-            install: {
-              spec: source.spec,
-              kind: source.kind,
-              ...(source.note ? { note: source.note } : {}),
-              ...(unreachable ? { reachable: false, warning: unreachable } : {}),
-            },
-          }
-        : {};
-    const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
-    process.stdout.write(renderJson({ root, created, kept, ...install, ...commit }));
-    if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
-    return;
-  }
+/** The `--json` report: what was created and kept, the install source, the commit or how to make it. */
+function initJson(outcome: InitOutcome): string {
+  const { root, created, kept, touched, workflow, unreachable, committed, commitHint } = outcome;
+  const install = workflow
+    ? {
+        install: {
+          spec: workflow.spec,
+          kind: workflow.kind,
+          ...(workflow.note ? { note: workflow.note } : {}),
+          ...(unreachable ? { reachable: false, warning: unreachable } : {}),
+        },
+      }
+    : {};
+  const commit = committed ? { commit: committed } : touched.length > 0 ? { commit: { status: 'not-committed', hint: commitHint } } : {};
+  return renderJson({ root, created, kept, ...install, ...commit });
+}
+
+/** The report for a person: what was created and kept, the nightly rollup, the commit (or how to make it), what next. */
+function initText(outcome: InitOutcome, options: InitCommandOptions): string {
+  const { root, created, kept, touched, workflow: source, committed, commitHint } = outcome;
   const list = (items: string[]): string => items.map((item) => `  ${item}\n`).join('');
   let text = `created in ${root}:\n${list(created)}`;
   if (kept.length > 0) text += `kept (already there):\n${list(kept)}`;
-  if (source && created.includes(WORKFLOW_FILE)) {
+  if (source) {
     text += `nightly rollup: installs memvault from ${source.spec}${options.pr ? `, opens a pull request from the branch memvault/rollup` : ''}\n`;
     if (source.note) text += `  note: ${source.note}\n`;
     text += "  uses the config's LLM profile (offline by default); for a model, add a profile and set the repository secrets";
@@ -151,8 +192,7 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
     text += `committed ${committed.oid.slice(0, 7)} on ${committed.branch}: memvault init (${counted(committed.files.length, 'file')})\n`;
   else if (touched.length > 0) text += `commit these files (the nightly workflow only runs once they are pushed):\n  ${commitHint}\n`;
   text += `next: write a memory into ${VAULT}/${options.stream}/memories/ and run \`memvault build\`\n`;
-  process.stdout.write(text);
-  if (unreachable) process.stderr.write(`memvault: warning: ${unreachable}\n`);
+  return text;
 }
 
 /**

@@ -26,86 +26,104 @@ export async function compact(
   ctx: WaterfallRunContext,
   report: WaterfallReport,
 ): Promise<void> {
-  const name = stream.name;
-  const { recent: previousRecent, longterm: previousLongterm } = waterfallSummaries(stream);
-  // The long-term job reads summaries only, the recent one memories only: a memory id can never shadow a summary's.
-  const summariesById = new Map<string, Summary>();
-  const base = {
+  const previous = waterfallSummaries(stream);
+  // 1. longterm ← summarize(old longterm + old recent)
+  const longterm =
+    step.fold && previous.recent ? await foldIntoLongterm(stream, step, step.fold, previous.recent, previous.longterm, ctx, report) : null;
+  // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
+  const recent = await summarizeRecent(stream, step, previous.recent, taken, run, ctx, report);
+  report.compactions.push({ compaction: step.compaction, count: step.count, reason: step.reason, longterm, recent });
+}
+
+/** What the summarizer, tokenizer and budgets of both waterfall jobs share. */
+function rollupBase(ctx: WaterfallRunContext): Omit<RollupContext, 'memoriesById' | 'summariesById'> {
+  return {
     summarizer: ctx.summarizer,
     tokenizer: ctx.config.tokenizer,
     budgets: { 'waterfall-recent': ctx.config.waterfall.recent, 'waterfall-longterm': ctx.config.waterfall.longterm },
     retries: ctx.config.llm.retries,
     content: ctx.loaded.content,
   };
-  const longtermContext: RollupContext = { ...base, memoriesById: new Map(), summariesById };
-  const recentContext: RollupContext = {
-    ...base,
-    memoriesById: new Map(step.recent.map((memory) => [memory.id, memory])),
-    summariesById: new Map(),
-  };
-  let longtermReport: CompactionReport['longterm'] = null;
+}
 
-  // 1. longterm ← summarize(old longterm + old recent)
-  if (step.fold && previousRecent) {
-    const sources: SourceRef[] = [];
-    if (previousLongterm) {
-      sources.push({ id: 'waterfall/longterm', sha256: previousLongterm.sha256 });
-      summariesById.set('waterfall/longterm', previousLongterm);
-    }
-    const edited = previousRecent.bodyHash !== previousRecent.meta.output_hash;
-    const copyPath = previousRecent.meta.waterfall?.history;
-    const copyId = copyPath ? historyIdOf(name, copyPath) : 'waterfall/recent';
-    // A hand-edited recent summary is folded as edited; the chain still points at the copy of what was generated.
-    const foldedId = edited ? 'waterfall/recent' : copyId;
-    sources.push({ id: foldedId, sha256: previousRecent.sha256 });
-    summariesById.set(foldedId, previousRecent);
-    const copySha =
-      edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath))
-        ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath)))
-        : previousRecent.sha256;
-    const folded = [...(previousLongterm?.meta.folded ?? []), { id: copyId, sha256: copySha }];
-    const job = waterfallJob(
-      'waterfall-longterm',
-      name,
-      `memories 1-${step.fold.memories}`,
-      step.fold.coversFrom,
-      step.fold.coversThrough,
-      sources,
-      step.fold.memories,
-      ctx,
-      step,
-    );
-    job.folded = folded;
-    const result = await runRollup(job, longtermContext);
-    const meta: SummaryMeta = {
-      ...result.meta,
-      waterfall: {
-        compaction: step.compaction,
-        compacted_at_count: step.count,
-        covers_from: step.fold.coversFrom.id,
-        covers_through: step.fold.coversThrough.id,
-      },
-    };
-    const text = writeSummaryFile(meta, result.body);
-    write(
-      stream,
-      [{ path: job.path, text, history: { stream: name, tier: 'waterfall-longterm', period: 'longterm' } }],
-      meta,
-      result.body,
-      ctx,
-      report,
-    );
-    addUsage(report, result);
-    longtermReport = {
-      path: job.path,
-      memories: step.fold.memories,
-      tokens: meta.tokens,
-      generator: generatorName(meta),
-      flagged: result.flagged,
-    };
+/**
+ * Folds the previous recent summary (and the previous long-term one) into a
+ * new long-term summary and writes it. The job reads summaries only, so a
+ * memory id can never shadow a summary's. A hand-edited recent summary is
+ * folded as edited; the chain of folded copies still points at the copy of
+ * what was generated.
+ */
+async function foldIntoLongterm(
+  stream: StreamState,
+  step: CompactionStep,
+  fold: NonNullable<CompactionStep['fold']>,
+  previousRecent: Summary,
+  previousLongterm: Summary | undefined,
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): Promise<CompactionReport['longterm']> {
+  const name = stream.name;
+  const summariesById = new Map<string, Summary>();
+  const sources: SourceRef[] = [];
+  if (previousLongterm) {
+    sources.push({ id: 'waterfall/longterm', sha256: previousLongterm.sha256 });
+    summariesById.set('waterfall/longterm', previousLongterm);
   }
+  const edited = previousRecent.bodyHash !== previousRecent.meta.output_hash;
+  const copyPath = previousRecent.meta.waterfall?.history;
+  const copyId = copyPath ? historyIdOf(name, copyPath) : 'waterfall/recent';
+  const foldedId = edited ? 'waterfall/recent' : copyId;
+  sources.push({ id: foldedId, sha256: previousRecent.sha256 });
+  summariesById.set(foldedId, previousRecent);
+  const copySha =
+    edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath))
+      ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath)))
+      : previousRecent.sha256;
+  const job = waterfallJob(
+    'waterfall-longterm',
+    name,
+    `memories 1-${fold.memories}`,
+    fold.coversFrom,
+    fold.coversThrough,
+    sources,
+    fold.memories,
+    ctx,
+    step,
+  );
+  job.folded = [...(previousLongterm?.meta.folded ?? []), { id: copyId, sha256: copySha }];
+  const result = await runRollup(job, { ...rollupBase(ctx), memoriesById: new Map(), summariesById });
+  const meta: SummaryMeta = {
+    ...result.meta,
+    waterfall: {
+      compaction: step.compaction,
+      compacted_at_count: step.count,
+      covers_from: fold.coversFrom.id,
+      covers_through: fold.coversThrough.id,
+    },
+  };
+  const text = writeSummaryFile(meta, result.body);
+  const history = { stream: name, tier: 'waterfall-longterm' as const, period: 'longterm' };
+  write(stream, [{ path: job.path, text, history }], meta, result.body, ctx, report);
+  addUsage(report, result);
+  return { path: job.path, memories: fold.memories, tokens: meta.tokens, generator: generatorName(meta), flagged: result.flagged };
+}
 
-  // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
+/**
+ * Summarizes the step's memories into a new recent summary, writes it and its
+ * copy in `waterfall/history/`. The job reads memories only. The recent
+ * summary's history is that copy; only a hand edit, which the copy lacks,
+ * goes to `history/` as well.
+ */
+async function summarizeRecent(
+  stream: StreamState,
+  step: CompactionStep,
+  previousRecent: Summary | undefined,
+  taken: Set<string>,
+  run: { keepRecentEdit: boolean },
+  ctx: WaterfallRunContext,
+  report: WaterfallReport,
+): Promise<CompactionReport['recent']> {
+  const name = stream.name;
   const first = step.recent[0]!;
   const last = step.recent[step.recent.length - 1]!;
   const [from, through] = step.positions;
@@ -120,7 +138,8 @@ export async function compact(
     ctx,
     step,
   );
-  const result = await runRollup(job, recentContext);
+  const memoriesById = new Map(step.recent.map((memory) => [memory.id, memory]));
+  const result = await runRollup(job, { ...rollupBase(ctx), memoriesById, summariesById: new Map() });
   const copyPath = freeHistoryName(name, ctx.now, taken);
   taken.add(copyPath);
   const meta: SummaryMeta = {
@@ -134,36 +153,23 @@ export async function compact(
     },
   };
   const text = writeSummaryFile(meta, result.body);
-  // The recent summary's history is its copy in waterfall/history/; only a hand edit, which that copy lacks, goes to history/.
   const keepEdit = run.keepRecentEdit || (previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash);
   run.keepRecentEdit = false;
-  write(
-    stream,
-    [{ path: job.path, text, ...(keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {}) }],
-    meta,
-    result.body,
-    ctx,
-    report,
-  );
+  const history = keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {};
+  write(stream, [{ path: job.path, text, ...history }], meta, result.body, ctx, report);
   const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
   report.written.push(...copy.written);
   report.historyCopies.push(...copy.written);
   addUsage(report, result);
-  report.compactions.push({
-    compaction: step.compaction,
-    count: step.count,
-    reason: step.reason,
-    longterm: longtermReport,
-    recent: {
-      path: job.path,
-      memories: step.recent.length,
-      positions: step.positions,
-      tokens: meta.tokens,
-      generator: generatorName(meta),
-      flagged: result.flagged,
-      history: copyPath,
-    },
-  });
+  return {
+    path: job.path,
+    memories: step.recent.length,
+    positions: step.positions,
+    tokens: meta.tokens,
+    generator: generatorName(meta),
+    flagged: result.flagged,
+    history: copyPath,
+  };
 }
 
 function waterfallJob(
