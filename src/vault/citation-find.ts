@@ -1,4 +1,4 @@
-import type { Citation } from './citation-model.js';
+import type { Citation, Quote } from './citation-model.js';
 import { bodyStartLine } from './frontmatter.js';
 
 /**
@@ -107,6 +107,7 @@ export function findCitations(body: string, firstLine = 1): Citation[] {
     barePathCitations(scan);
     commitAndIssueCitations(scan);
   }
+  attachQuotes(lines, found, firstLine);
   return found;
 }
 
@@ -195,6 +196,94 @@ function commitAndIssueCitations(scan: LineScan): void {
       if (!isTaken(scan, m.index, m.index + m[1]!.length)) scan.add({ kind: 'issue', target: m[1]!, line });
   }
   for (const m of text.matchAll(ISSUE_WORD)) scan.add({ kind: 'issue', target: `#${m[1]}`, line });
+}
+
+/** Lines of a fenced block kept as a quote: a pasted file is not a quote of a few lines. */
+export const MAX_QUOTE_LINES = 40;
+/** Characters of a quoted line kept (a prefix is still found where the whole line is). */
+const MAX_QUOTE_LINE_CHARS = 200;
+/** Inline code spans shorter than this are not quotes (`id`, `ok` are anywhere). */
+export const MIN_SPAN_CHARS = 4;
+const MAX_SPANS = 10;
+const FENCE = /^\s*(`{3,}|~{3,})/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s/;
+const HEADING = /^\s{0,3}#{1,6}\s/;
+/** A line of a quote that only says "more here": `...`, `…`, `// ...`, `# …`, `/* ... *\/`. */
+const ELLIPSIS = /^(?:(?:\/\/|#|--|\/\*)\s*)?(?:\.{3}|…)(?:\s*\*\/)?$/;
+
+/** A quote's line as it is compared: whitespace runs one space, trimmed (indentation and reflowing do not count). */
+export function quoteLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Gives a line-ranged path citation the snippet its memory quotes (`Citation.quote`). The citation must be the only
+ * line-ranged path citation of its block (a paragraph or a list item: up to a blank line, a heading, the next list
+ * item or a fence). The quote is the fenced code block right after that block (at most one blank line between);
+ * without one, the inline code spans of the block that are not citations themselves and have at least
+ * `MIN_SPAN_CHARS` characters.
+ */
+function attachQuotes(lines: readonly string[], found: Citation[], firstLine: number): void {
+  if (!found.some((c) => c.kind === 'path' && c.lines)) return;
+  type Segment = { fence: false; from: number; to: number } | { fence: true; from: number; to: number };
+  // The body cut into prose blocks and fenced blocks ([from, to) line indexes; a fence's without its fence lines).
+  const segments: Segment[] = [];
+  let prose: number | undefined;
+  const closeProse = (at: number): void => {
+    if (prose !== undefined) segments.push({ fence: false, from: prose, to: at });
+    prose = undefined;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!;
+    const fence = FENCE.exec(text);
+    if (fence) {
+      closeProse(i);
+      let end = i + 1;
+      while (end < lines.length && !lines[end]!.trimStart().startsWith(fence[1]!)) end++;
+      segments.push({ fence: true, from: i + 1, to: end });
+      i = end;
+      continue;
+    }
+    if (text.trim() === '') closeProse(i);
+    else if (HEADING.test(text)) {
+      closeProse(i);
+      segments.push({ fence: false, from: i, to: i + 1 });
+    } else if (LIST_ITEM.test(text) || prose === undefined) {
+      closeProse(i);
+      prose = i;
+    }
+  }
+  closeProse(lines.length);
+  const branches = new Set(found.filter((c) => c.kind === 'branch').map((c) => c.target));
+  segments.forEach((block, index) => {
+    if (block.fence) return;
+    const inBlock = found.filter((c) => c.kind === 'path' && c.lines && c.line - firstLine >= block.from && c.line - firstLine < block.to);
+    const distinct = new Set(inBlock.map((c) => `${c.target}:${c.lines!.join('-')}`));
+    if (distinct.size !== 1) return;
+    const next = segments[index + 1];
+    const gap = next ? lines.slice(block.to, next.from - (next.fence ? 1 : 0)).length : 0;
+    const quote =
+      next?.fence && gap <= 1 ? blockQuote(lines.slice(next.from, next.to)) : spanQuote(lines.slice(block.from, block.to), branches);
+    if (quote) inBlock[0]!.quote = quote;
+  });
+}
+
+function blockQuote(block: readonly string[]): Quote | undefined {
+  const kept = block.slice(0, MAX_QUOTE_LINES);
+  const text = kept.map((l) => quoteLine(l).slice(0, MAX_QUOTE_LINE_CHARS)).filter((l) => l !== '' && !ELLIPSIS.test(l));
+  return text.length > 0 ? { kind: 'block', text, height: kept.length } : undefined;
+}
+
+function spanQuote(block: readonly string[], branches: ReadonlySet<string>): Quote | undefined {
+  const spans = new Set<string>();
+  for (const line of block)
+    for (const m of line.slice(0, MAX_LINE_CHARS).matchAll(BACKTICKED)) {
+      const inner = quoteLine(m[1]!).replace(/\(\)$/, '');
+      // A path, a commit id or a branch name in backticks is a citation, not a quote of the file.
+      if (inner.length < MIN_SPAN_CHARS || pathOf(inner, true) || /^[0-9a-f]{7,40}$/.test(inner) || branches.has(inner)) continue;
+      spans.add(inner.slice(0, MAX_QUOTE_LINE_CHARS));
+    }
+  return spans.size > 0 ? { kind: 'spans', text: [...spans].slice(0, MAX_SPANS), height: 1 } : undefined;
 }
 
 /** The characters right before `start` up to the previous whitespace (at most 2,048: a URL is shorter). */
