@@ -22,7 +22,7 @@ describe('the bundle', () => {
     const meta = JSON.parse(readFileSync(path.join(BIN, 'bundle-meta.json'), 'utf8')) as { external: string[]; bundled: string[] };
     for (const name of meta.external) expect(EXTERNAL, name).toContain(name);
     // It does hold the pure-JavaScript dependencies (a few of the many).
-    for (const name of ['zod', 'yaml', 'minisearch', '@modelcontextprotocol/sdk', 'gray-matter', 'chrono-node'])
+    for (const name of ['zod', 'yaml', 'p-limit', '@modelcontextprotocol/sdk', 'gray-matter', 'chrono-node'])
       expect(
         meta.bundled.some((folder) => folder.endsWith(`node_modules/${name}`)),
         name,
