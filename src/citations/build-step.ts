@@ -61,59 +61,24 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   // Issues are not checked (no network): a memory citing only issues has nothing to verify.
   const memories = [...options.streams].flatMap((s) => s.memories.filter((m) => m.citations?.some((c) => c.kind !== 'issue')));
   const store = openCitationStore(path.join(options.root, '.memvault'));
-  const notes = new Map<string, string>();
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
-  if (memories.length === 0 && !previous) return { report: undefined, notes };
-  // The same citing memories (by content) at the same HEAD: the last results hold as they are. One git process, and
-  // only the stale memories' records read back (the no-change rebuild's case).
+  if (memories.length === 0 && !previous) return { report: undefined, notes: new Map() };
   const prints = shardPrints(memories);
   const inputs = inputsOf(prints);
   // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
   const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
-  if (
-    !options.full &&
-    previous?.inputs === inputs &&
-    (configured ? configured.repo === previous.repo : isInside(previous.repo, options.vaultDir))
-  ) {
-    const head = configured?.head ?? (await headCommit(previous.repo));
-    if (head && head === previous.head && previous.notes) {
-      for (const [p, note] of Object.entries(previous.notes)) notes.set(p, note);
-      const counts = countTargets(memories);
-      const quotes = Object.keys(previous.quotes ?? {}).length;
-      const stats = {
-        head,
-        ...counts,
-        recheckedPaths: 0,
-        rechecked: 0,
-        recheckedCitations: 0,
-        quotes,
-        recheckedQuotes: 0,
-        recomputed: 0,
-        from: head,
-      };
-      const report = {
-        ...stats,
-        stale: previous.stale.length,
-        newlyStale: [],
-        newlyStaleCount: 0,
-        ms: Math.round(performance.now() - started),
-      };
-      return { notes, report };
-    }
-  }
+  const unchanged = await lastCheckIfCurrent(options, memories, previous, inputs, configured, started);
+  if (unchanged) return unchanged;
   const found = configured ?? (await repoAndHead(options.vaultDir));
   const repo = found?.repo;
-  if (!repo || !found.head) return { report: undefined, notes };
+  if (!repo || !found.head) return { report: undefined, notes: new Map() };
   const vault = path.relative(options.root, options.vaultDir).split(path.sep).join('/');
   // Which memories may differ from those the last check saw: those of the shards whose fingerprint moved. Only when the
   // store holds that check's records and index whole, which a partial write then patches.
   const before = !options.full && previous?.repo === repo ? printsOf(previous.inputs) : undefined;
   const index = before ? store.readCitedBy(() => []) : undefined;
-  const changedShards = new Set<string>();
-  if (before)
-    for (const shard of new Set([...prints.keys(), ...before.keys()]))
-      if (prints.get(shard) !== before.get(shard)) changedShards.add(shard);
+  const changedShards = before ? shardsChanged(prints, before) : new Set<string>();
   // The rows are there whole whenever the facts are: the store writes them in the transaction that writes the facts
   // (asking `readMemories` parsed and checked the facts a second time: ~75 ms a check in `citation-step.ts --stale`).
   const patchable = before !== undefined && index?.repo === repo && index.vault === vault;
@@ -126,13 +91,9 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     ...(options.full ? { full: true } : {}),
     ...(patchable ? { changed: (m: Memory) => changedShards.has(shardOf(m.path)) } : {}),
   });
-  if (!result) return { report: undefined, notes };
+  if (!result) return { report: undefined, notes: new Map() };
   result.verification.inputs = inputs;
-  for (const p of result.stale) {
-    // A memory not worked out again keeps the last check's note.
-    const note = result.memories[p] ? staleNote(result.memories[p]) : previous?.notes?.[p];
-    if (note) notes.set(p, note);
-  }
+  const notes = staleNotes(result, previous);
   result.verification.notes = Object.fromEntries(notes);
   if (!options.dryRun) {
     if (result.partial && patchable) writePartial(store, result, changedShards, previous!, { repo, vault });
@@ -143,18 +104,75 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
       store.writeCitedBy({ repo, vault, files: result.citedBy });
     }
   }
+  return { notes, report: reportOf(result, notes, started) };
+}
+
+/**
+ * The last check's results when they still hold: the same citing memories (by content) in the same repository at the
+ * same HEAD. One git process (none with a configured repository, already asked), and only the stale memories' notes
+ * read back (the no-change rebuild's case); undefined when anything moved or `full` asks for everything again.
+ */
+async function lastCheckIfCurrent(
+  options: CitationStepOptions,
+  memories: readonly Memory[],
+  previous: Verification | undefined,
+  inputs: string,
+  configured: { repo: string; head: string } | undefined,
+  started: number,
+): Promise<CitationStep | undefined> {
+  if (options.full || previous?.inputs !== inputs) return undefined;
+  if (configured ? configured.repo !== previous.repo : !isInside(previous.repo, options.vaultDir)) return undefined;
+  const head = configured?.head ?? (await headCommit(previous.repo));
+  if (!head || head !== previous.head || !previous.notes) return undefined;
+  const stats: VerifyStats = {
+    head,
+    ...countTargets(memories),
+    recheckedPaths: 0,
+    rechecked: 0,
+    recheckedCitations: 0,
+    quotes: Object.keys(previous.quotes ?? {}).length,
+    recheckedQuotes: 0,
+    recomputed: 0,
+    from: head,
+  };
+  const report = {
+    ...stats,
+    stale: previous.stale.length,
+    newlyStale: [],
+    newlyStaleCount: 0,
+    ms: Math.round(performance.now() - started),
+  };
+  return { notes: new Map(Object.entries(previous.notes)), report };
+}
+
+/** The shards whose fingerprint differs between the last check's (`before`) and now's, either side's shards. */
+function shardsChanged(prints: ReadonlyMap<string, string>, before: ReadonlyMap<string, string>): Set<string> {
+  const changed = new Set<string>();
+  for (const shard of new Set([...prints.keys(), ...before.keys()])) if (prints.get(shard) !== before.get(shard)) changed.add(shard);
+  return changed;
+}
+
+/** Per stale memory, the line shown under it: worked out now, or the last check's for a memory not worked out again. */
+function staleNotes(result: VerifyResult, previous: Verification | undefined): Map<string, string> {
+  const notes = new Map<string, string>();
+  for (const p of result.stale) {
+    const note = result.memories[p] ? staleNote(result.memories[p]) : previous?.notes?.[p];
+    if (note) notes.set(p, note);
+  }
+  return notes;
+}
+
+/** The step's report: the check's counts, and the first newly stale memories named with their fix. */
+function reportOf(result: VerifyResult, notes: ReadonlyMap<string, string>, started: number): CitationReport {
   return {
-    notes,
-    report: {
-      ...result.stats,
-      stale: result.stale.length,
-      // The first ones named with their fix (a commit can make thousands stale at once); `newlyStaleCount` has them all.
-      newlyStale: result.newlyStale
-        .slice(0, MAX_NEWLY_STALE_LISTED)
-        .map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.memories[p]!) })),
-      newlyStaleCount: result.newlyStale.length,
-      ms: Math.round(performance.now() - started),
-    },
+    ...result.stats,
+    stale: result.stale.length,
+    // The first ones named with their fix (a commit can make thousands stale at once); `newlyStaleCount` has them all.
+    newlyStale: result.newlyStale
+      .slice(0, MAX_NEWLY_STALE_LISTED)
+      .map((p) => ({ path: p, note: notes.get(p) ?? '', fix: fixFor(p, result.memories[p]!) })),
+    newlyStaleCount: result.newlyStale.length,
+    ms: Math.round(performance.now() - started),
   };
 }
 

@@ -98,11 +98,7 @@ const RECORD_FORMAT = 1;
 export function openCitationStore(stateDir: string): CitationStore {
   // Opened when first used (openStateStore hands back the process's open connection, or opens a replaced file anew).
   const state = (): StateStore => openStateStore(stateDir);
-  const kv = () => ({
-    verification: kvTable(state(), 'citations', zodDecode(verificationSchema)),
-    text: kvTable(state(), 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
-    meta: kvTable(state(), CITED_BY_META.store, decodeCitedByMeta),
-  });
+  const kv = () => citationTables(state());
   return {
     readVerification() {
       return kv().verification.get('verification');
@@ -117,119 +113,20 @@ export function openCitationStore(stateDir: string): CitationStore {
       });
     },
     readMemories() {
-      const verification = this.readVerification();
-      if (!verification) return undefined;
-      const { db } = state();
-      const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
-      const validated = new Map<string, CitingMemory | undefined>();
-      const decode = (memoryPath: string, text: string | undefined): CitingMemory | undefined => {
-        let raw: unknown;
-        try {
-          raw = text === undefined ? undefined : JSON.parse(text);
-        } catch {
-          raw = undefined;
-        }
-        const parsed = raw === undefined ? undefined : storedMemorySchema.safeParse(raw);
-        if (!parsed?.success) return undefined;
-        const { cites, ...rest } = parsed.data;
-        const checked = citationsAt(
-          cites.map(([kind, target]) => ({ kind, target })),
-          rest.at,
-          verification,
-          verification.quoted?.[memoryPath],
-        );
-        return checked ? ({ ...rest, ...checked } as CitingMemory) : undefined;
-      };
-      const get = (memoryPath: string): CitingMemory | undefined => {
-        if (!validated.has(memoryPath)) {
-          const row = select.get(memoryPath) as { record: string } | undefined;
-          validated.set(memoryPath, decode(memoryPath, row?.record));
-        }
-        return validated.get(memoryPath);
-      };
-      return {
-        get,
-        all() {
-          const out: CitingMemories = {};
-          for (const row of db.prepare('SELECT path, record FROM citing_memories ORDER BY path').iterate() as IterableIterator<{
-            path: string;
-            record: string;
-          }>) {
-            if (!validated.has(row.path)) validated.set(row.path, decode(row.path, row.record));
-            const memory = validated.get(row.path);
-            if (memory) out[row.path] = memory;
-          }
-          return out;
-        },
-      };
+      const verification = kv().verification.get('verification');
+      return verification ? memoryReader(state(), verification) : undefined;
     },
     readCitedBy(pathsOf) {
       return readCitedBy(state().db, pathsOf);
     },
     writeCitedBy(index) {
-      const store = state();
-      const meta = kv().meta;
-      store.transaction(() => {
-        // Only the rows whose memories changed are written: most paths keep their citing memories from build to build.
-        const known = new Map(store.db.prepare('SELECT path, entries FROM cited_by').raw().all() as [string, string][]);
-        const upsert = store.db.prepare(
-          'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
-        );
-        for (const [cited, entries] of Object.entries(index.files)) {
-          const text = JSON.stringify(entries);
-          if (known.get(cited) !== text) upsert.run(cited, text);
-          known.delete(cited);
-        }
-        const remove = store.db.prepare('DELETE FROM cited_by WHERE path = ?');
-        for (const gone of known.keys()) remove.run(gone);
-        meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
-      });
+      writeCitedByRows(state(), index);
     },
     replaceMemories(replaces, memories) {
-      const store = state();
-      return store.transaction(() => {
-        const { db } = store;
-        const replaced = new Map<string, ReplacedMemory>();
-        const known = new Map<string, string>();
-        const select = db.prepare('SELECT sha, record FROM citing_memories WHERE path = ?');
-        // Every row's path (no record read; the table is keyed by path, so this still walks all rows: ~10 ms at 20,000
-        // from the page cache, ~50 ms from the disk): the named ones are a few of thousands.
-        for (const key of db.prepare('SELECT path FROM citing_memories').pluck().all() as string[]) {
-          if (!replaces(key)) continue;
-          const row = select.get(key) as { sha: string; record: string } | undefined;
-          const parsed = row ? storedMemorySchema.safeParse(parseJson(row.record)) : undefined;
-          // A row that does not decode is replaced all the same, as one that cited nothing.
-          const sha = row?.sha.startsWith(`${RECORD_FORMAT}:`) ? row.sha.slice(`${RECORD_FORMAT}:`.length) : undefined;
-          replaced.set(key, { cites: parsed?.success ? parsed.data.cites : [], ...(sha ? { sha } : {}) });
-          known.set(key, row?.sha ?? '');
-        }
-        // Only the named rows are known here: those are the ones removed when not in `memories`.
-        writeMemoryRows(db, memories, known);
-        return replaced;
-      });
+      return replaceMemoryRows(state(), replaces, memories);
     },
     updateCitedBy(index, replacing) {
-      const store = state();
-      const meta = kv().meta;
-      store.transaction(() => {
-        const { db } = store;
-        const select = db.prepare('SELECT entries FROM cited_by WHERE path = ?');
-        const upsert = db.prepare(
-          'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
-        );
-        const remove = db.prepare('DELETE FROM cited_by WHERE path = ?');
-        for (const [cited, entries] of Object.entries(index.files)) {
-          const gone = replacing(cited);
-          const row = select.get(cited) as { entries: string } | undefined;
-          const stored = row ? parseJson(row.entries) : undefined;
-          // The kept entries as they are in the row (written by a build; the hook checks what it reads).
-          const kept = Array.isArray(stored) ? (stored as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
-          const merged = [...kept, ...entries];
-          if (merged.length > 0) upsert.run(cited, JSON.stringify(merged));
-          else remove.run(cited);
-        }
-        meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
-      });
+      updateCitedByRows(state(), index, replacing);
     },
     transaction(work) {
       return state().transaction(work);
@@ -250,6 +147,131 @@ export function openCitationStore(stateDir: string): CitationStore {
       });
     },
   };
+}
+
+/** The store's `kv` rows: the verification (checked with zod), the stamp, and the cited-by index's repository and vault. */
+function citationTables(store: StateStore) {
+  return {
+    verification: kvTable(store, 'citations', zodDecode(verificationSchema)),
+    text: kvTable(store, 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
+    meta: kvTable(store, CITED_BY_META.store, decodeCitedByMeta),
+  };
+}
+
+/** The memories' rows of `verification`'s check, each read and validated when first asked for (then kept). */
+function memoryReader(store: StateStore, verification: Verification): CitingMemoryReader {
+  const { db } = store;
+  const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
+  const validated = new Map<string, CitingMemory | undefined>();
+  const get = (memoryPath: string): CitingMemory | undefined => {
+    if (!validated.has(memoryPath)) {
+      const row = select.get(memoryPath) as { record: string } | undefined;
+      validated.set(memoryPath, decodeMemoryRecord(verification, memoryPath, row?.record));
+    }
+    return validated.get(memoryPath);
+  };
+  return {
+    get,
+    all() {
+      const out: CitingMemories = {};
+      for (const row of db.prepare('SELECT path, record FROM citing_memories ORDER BY path').iterate() as IterableIterator<{
+        path: string;
+        record: string;
+      }>) {
+        if (!validated.has(row.path)) validated.set(row.path, decodeMemoryRecord(verification, row.path, row.record));
+        const memory = validated.get(row.path);
+        if (memory) out[row.path] = memory;
+      }
+      return out;
+    },
+  };
+}
+
+/** A memory row's record with its citations' states at `verification`; undefined when missing or not decodable. */
+function decodeMemoryRecord(verification: Verification, memoryPath: string, text: string | undefined): CitingMemory | undefined {
+  const raw = text === undefined ? undefined : parseJson(text);
+  const parsed = raw === undefined ? undefined : storedMemorySchema.safeParse(raw);
+  if (!parsed?.success) return undefined;
+  const { cites, ...rest } = parsed.data;
+  const checked = citationsAt(
+    cites.map(([kind, target]) => ({ kind, target })),
+    rest.at,
+    verification,
+    verification.quoted?.[memoryPath],
+  );
+  return checked ? ({ ...rest, ...checked } as CitingMemory) : undefined;
+}
+
+/** `CitationStore.writeCitedBy`: the whole index, in one transaction. */
+function writeCitedByRows(store: StateStore, index: CitedByIndex): void {
+  const meta = citationTables(store).meta;
+  store.transaction(() => {
+    // Only the rows whose memories changed are written: most paths keep their citing memories from build to build.
+    const known = new Map(store.db.prepare('SELECT path, entries FROM cited_by').raw().all() as [string, string][]);
+    const upsert = store.db.prepare(
+      'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
+    );
+    for (const [cited, entries] of Object.entries(index.files)) {
+      const text = JSON.stringify(entries);
+      if (known.get(cited) !== text) upsert.run(cited, text);
+      known.delete(cited);
+    }
+    const remove = store.db.prepare('DELETE FROM cited_by WHERE path = ?');
+    for (const gone of known.keys()) remove.run(gone);
+    meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
+  });
+}
+
+/** `CitationStore.replaceMemories`: the named memories' rows replaced, in one transaction; what each replaced row said. */
+function replaceMemoryRows(
+  store: StateStore,
+  replaces: (memoryPath: string) => boolean,
+  memories: CitingMemories,
+): Map<string, ReplacedMemory> {
+  return store.transaction(() => {
+    const { db } = store;
+    const replaced = new Map<string, ReplacedMemory>();
+    const known = new Map<string, string>();
+    const select = db.prepare('SELECT sha, record FROM citing_memories WHERE path = ?');
+    // Every row's path (no record read; the table is keyed by path, so this still walks all rows: ~10 ms at 20,000
+    // from the page cache, ~50 ms from the disk): the named ones are a few of thousands.
+    for (const key of db.prepare('SELECT path FROM citing_memories').pluck().all() as string[]) {
+      if (!replaces(key)) continue;
+      const row = select.get(key) as { sha: string; record: string } | undefined;
+      const parsed = row ? storedMemorySchema.safeParse(parseJson(row.record)) : undefined;
+      // A row that does not decode is replaced all the same, as one that cited nothing.
+      const sha = row?.sha.startsWith(`${RECORD_FORMAT}:`) ? row.sha.slice(`${RECORD_FORMAT}:`.length) : undefined;
+      replaced.set(key, { cites: parsed?.success ? parsed.data.cites : [], ...(sha ? { sha } : {}) });
+      known.set(key, row?.sha ?? '');
+    }
+    // Only the named rows are known here: those are the ones removed when not in `memories`.
+    writeMemoryRows(db, memories, known);
+    return replaced;
+  });
+}
+
+/** `CitationStore.updateCitedBy`: the given paths' entries patched, in one transaction; every other path kept. */
+function updateCitedByRows(store: StateStore, index: CitedByIndex, replacing: (path: string) => ReadonlySet<string>): void {
+  const meta = citationTables(store).meta;
+  store.transaction(() => {
+    const { db } = store;
+    const select = db.prepare('SELECT entries FROM cited_by WHERE path = ?');
+    const upsert = db.prepare(
+      'INSERT INTO cited_by (path, entries) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET entries = excluded.entries',
+    );
+    const remove = db.prepare('DELETE FROM cited_by WHERE path = ?');
+    for (const [cited, entries] of Object.entries(index.files)) {
+      const gone = replacing(cited);
+      const row = select.get(cited) as { entries: string } | undefined;
+      const stored = row ? parseJson(row.entries) : undefined;
+      // The kept entries as they are in the row (written by a build; the hook checks what it reads).
+      const kept = Array.isArray(stored) ? (stored as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
+      const merged = [...kept, ...entries];
+      if (merged.length > 0) upsert.run(cited, JSON.stringify(merged));
+      else remove.run(cited);
+    }
+    meta.set(CITED_BY_META.key, { repo: index.repo, vault: index.vault });
+  });
 }
 
 /** The memories' records: rows written only for memories whose content (or record format) changed, others removed. */

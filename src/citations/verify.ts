@@ -83,64 +83,18 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const { repo } = input;
   const head = input.head ?? (await headCommit(repo));
   if (!head) return undefined;
-  const paths = new Set<string>();
-  const commits = new Set<string>();
-  const branches = new Set<string>();
-  let citationCount = 0;
-  for (const memory of input.memories) {
-    for (const c of memory.citations ?? []) {
-      if (c.kind === 'issue') continue;
-      citationCount++;
-      if (c.kind === 'path') paths.add(c.target);
-      else if (c.kind === 'commit') commits.add(c.target);
-      else if (c.kind === 'branch') branches.add(c.target);
-    }
-  }
+  const { paths, commits, branches, citations: citationCount } = citedTargets(input.memories);
   const previous = !input.full && input.previous?.repo === repo ? input.previous : undefined;
-  // Which recorded facts still hold: all when HEAD has not moved, those of unchanged paths when it has.
-  let from: string | undefined;
-  let affected: ((path: string) => boolean) | undefined;
-  if (previous && previous.head === head) {
-    from = head;
-    affected = () => false;
-  } else if (previous) {
-    // A recorded commit that is gone (a rewritten history) fails the diff: everything is asked again.
-    const changed = await changedPaths(repo, previous.head, head).catch(() => undefined);
-    if (changed) {
-      from = previous.head;
-      affected = touchedBy(changed, previous);
-    }
-  }
+  const { from, affected } = await heldFacts(repo, head, previous);
   const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
   const pathsToCheck = [...paths].filter((p) => !known(p));
   const commitsToCheck = [...commits].filter((c) => affected === undefined || previous!.commits[c] === undefined);
   // Refs move without HEAD moving only by fetches and branch deletions; they are asked again whenever HEAD moved.
   const branchesToCheck = [...branches].filter((b) => from !== head || previous!.branches[b] === undefined);
 
-  const fresh = await pathFacts(repo, head, pathsToCheck);
-  const factsOut: Record<string, PathFacts> = {};
-  const keep = (p: string, facts: PathFacts | undefined): void => {
-    if (!facts || factsOut[p]) return;
-    factsOut[p] = facts;
-    // The rename chain's paths come along: the state follows them (state.ts).
-    if (facts.movedTo) keep(facts.movedTo, fresh.get(facts.movedTo) ?? previous?.paths[facts.movedTo]);
-  };
-  for (const p of paths) keep(p, fresh.get(p) ?? previous?.paths[p]);
-
-  const commitsOut: Record<string, string | null> = {};
-  const types = await objectTypes(
-    repo,
-    commitsToCheck.map((c) => `${c}^{commit}`),
-  );
-  for (const c of commits) commitsOut[c] = commitsToCheck.includes(c) ? (types.get(`${c}^{commit}`)?.id ?? null) : previous!.commits[c]!;
-  const branchesOut: Record<string, boolean> = {};
-  const refs = branchesToCheck.length > 0 ? new Set(await refNames(repo)) : new Set<string>();
-  for (const b of branches)
-    branchesOut[b] = branchesToCheck.includes(b)
-      ? refs.has(`refs/heads/${b}`) ||
-        refs.has(`refs/tags/${b}`) ||
-        [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
-      : previous!.branches[b]!;
+  const factsOut = withRenameChains(paths, await pathFacts(repo, head, pathsToCheck), previous);
+  const commitsOut = await commitFacts(repo, commits, commitsToCheck, previous);
+  const branchesOut = await branchFacts(repo, branches, branchesToCheck, previous);
 
   // Re-checking a few: only memories edited or added (`changed`) or citing a target whose facts differ from the recorded
   // ones get their states worked out again; every other memory's states are those of the last check.
@@ -164,14 +118,149 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
     ...(Object.keys(quotes.facts).length > 0 ? { quotes: quotes.facts } : {}),
   };
   const dirty = partial ? dirtyTargets(previous, verification) : undefined;
+  const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
+  const states = memoryStates(input.memories, verification, previous, dirty, redo, rechecked);
+  const { memories, stale } = states;
+  verification.stale = stale;
+  if (Object.keys(states.quoted).length > 0) verification.quoted = states.quoted;
+  const before = new Set(input.previous?.stale ?? []);
+  return {
+    verification,
+    memories,
+    citedBy: states.citedBy,
+    ...(dirty ? { partial: { dirty } } : {}),
+    stats: {
+      head,
+      targets: paths.size + commits.size + branches.size,
+      paths: paths.size,
+      recheckedPaths: pathsToCheck.length,
+      rechecked: rechecked.size,
+      citations: citationCount,
+      recheckedCitations: states.recheckedCitations,
+      quotes: quotes.count,
+      recheckedQuotes: quotes.asked,
+      recomputed: Object.keys(memories).length,
+      ...(from ? { from } : {}),
+    },
+    newlyStale: stale.filter((p) => !before.has(p)),
+    stale,
+  };
+}
+
+/** The distinct paths, commits and branches the memories cite, and how many citations (issues are not checked). */
+function citedTargets(memories: readonly Memory[]): {
+  paths: Set<string>;
+  commits: Set<string>;
+  branches: Set<string>;
+  citations: number;
+} {
+  const paths = new Set<string>();
+  const commits = new Set<string>();
+  const branches = new Set<string>();
+  let citations = 0;
+  for (const memory of memories) {
+    for (const c of memory.citations ?? []) {
+      if (c.kind === 'issue') continue;
+      citations++;
+      if (c.kind === 'path') paths.add(c.target);
+      else if (c.kind === 'commit') commits.add(c.target);
+      else if (c.kind === 'branch') branches.add(c.target);
+    }
+  }
+  return { paths, commits, branches, citations };
+}
+
+/**
+ * Which recorded facts still hold: all when HEAD has not moved (`from` is HEAD), those of paths the diff from the
+ * recorded commit does not touch when it has. `affected` undefined: none hold (no previous check, or its commit is gone).
+ */
+async function heldFacts(
+  repo: string,
+  head: string,
+  previous: Verification | undefined,
+): Promise<{ from: string | undefined; affected: ((path: string) => boolean) | undefined }> {
+  if (!previous) return { from: undefined, affected: undefined };
+  if (previous.head === head) return { from: head, affected: () => false };
+  // A recorded commit that is gone (a rewritten history) fails the diff: everything is asked again.
+  const changed = await changedPaths(repo, previous.head, head).catch(() => undefined);
+  return changed ? { from: previous.head, affected: touchedBy(changed, previous) } : { from: undefined, affected: undefined };
+}
+
+/** The facts of every cited path, fresh or recorded, with the paths of their rename chains (the state follows them: state.ts). */
+function withRenameChains(
+  paths: ReadonlySet<string>,
+  fresh: ReadonlyMap<string, PathFacts>,
+  previous: Verification | undefined,
+): Record<string, PathFacts> {
+  const out: Record<string, PathFacts> = {};
+  const keep = (p: string, facts: PathFacts | undefined): void => {
+    if (!facts || out[p]) return;
+    out[p] = facts;
+    if (facts.movedTo) keep(facts.movedTo, fresh.get(facts.movedTo) ?? previous?.paths[facts.movedTo]);
+  };
+  for (const p of paths) keep(p, fresh.get(p) ?? previous?.paths[p]);
+  return out;
+}
+
+/** Each cited commit's full id (null: not a commit here): asked for `toCheck` (one git process), recorded for the rest. */
+async function commitFacts(
+  repo: string,
+  commits: ReadonlySet<string>,
+  toCheck: readonly string[],
+  previous: Verification | undefined,
+): Promise<Record<string, string | null>> {
+  const out: Record<string, string | null> = {};
+  const types = await objectTypes(
+    repo,
+    toCheck.map((c) => `${c}^{commit}`),
+  );
+  for (const c of commits) out[c] = toCheck.includes(c) ? (types.get(`${c}^{commit}`)?.id ?? null) : previous!.commits[c]!;
+  return out;
+}
+
+/** Whether each cited branch exists (a local branch, a tag, or a remote's branch): asked for `toCheck`, recorded for the rest. */
+async function branchFacts(
+  repo: string,
+  branches: ReadonlySet<string>,
+  toCheck: readonly string[],
+  previous: Verification | undefined,
+): Promise<Record<string, boolean>> {
+  const out: Record<string, boolean> = {};
+  const refs = toCheck.length > 0 ? new Set(await refNames(repo)) : new Set<string>();
+  for (const b of branches)
+    out[b] = toCheck.includes(b)
+      ? refs.has(`refs/heads/${b}`) ||
+        refs.has(`refs/tags/${b}`) ||
+        [...refs].some((r) => r.startsWith('refs/remotes/') && r.endsWith(`/${b}`))
+      : previous!.branches[b]!;
+  return out;
+}
+
+/**
+ * Each memory's citation states at `verification`, with its quote findings and cited-by entries; with `dirty`, a memory
+ * not to `redo` that cites nothing dirty keeps the last check's states (stale or not, its findings) and is not worked out.
+ */
+function memoryStates(
+  all: readonly Memory[],
+  verification: Verification,
+  previous: Verification | undefined,
+  dirty: DirtyTargets | undefined,
+  redo: (memory: Memory) => boolean,
+  rechecked: ReadonlySet<string>,
+): {
+  quoted: Record<string, QuoteFinding[]>;
+  memories: CitingMemories;
+  citedBy: Record<string, CitedEntry[]>;
+  stale: string[];
+  recheckedCitations: number;
+} {
   const quoted: Record<string, QuoteFinding[]> = {};
   const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
   const wasStale = new Set(previous?.stale ?? []);
-  const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
   let recheckedCitations = 0;
-  for (const memory of input.memories) {
+  for (const memory of all) {
     const cited = memory.citations ?? [];
     for (const c of cited) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
     if (
@@ -193,30 +282,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
     if (checked.stale) stale.push(memory.path);
     addCitedBy(citedBy, memory, checked);
   }
-  verification.stale = stale;
-  if (Object.keys(quoted).length > 0) verification.quoted = quoted;
-  const before = new Set(input.previous?.stale ?? []);
-  return {
-    verification,
-    memories,
-    citedBy,
-    ...(dirty ? { partial: { dirty } } : {}),
-    stats: {
-      head,
-      targets: paths.size + commits.size + branches.size,
-      paths: paths.size,
-      recheckedPaths: pathsToCheck.length,
-      rechecked: rechecked.size,
-      citations: citationCount,
-      recheckedCitations,
-      quotes: quotes.count,
-      recheckedQuotes: quotes.asked,
-      recomputed: Object.keys(memories).length,
-      ...(from ? { from } : {}),
-    },
-    newlyStale: stale.filter((p) => !before.has(p)),
-    stale,
-  };
+  return { quoted, memories, citedBy, stale, recheckedCitations };
 }
 
 /** The entries a memory adds to the cited-by index: one per cited path, and one under a renamed file's new name. */

@@ -16,8 +16,6 @@ const LIMIT = 80;
 
 /** The long functions still left: `file › name` → body lines today (a ceiling). */
 const ALLOWED: ReadonlyMap<string, number> = new Map([
-  ['src/citations/store.ts › openCitationStore', 118],
-  ['src/citations/verify.ts › verifyCitations', 125],
   ['src/llm/extractive/sessions.ts › summarizeSessionDay', 118],
   ['src/llm/extractive/units.ts › buildUnits', 90],
   ['src/llm/extractive/units.ts › (callback in buildUnits)', 84],
