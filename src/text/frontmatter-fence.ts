@@ -66,3 +66,17 @@ export function withoutFrontmatter(text: string): string {
 export function opensGeneratedSummary(head: string): boolean {
   return /^---\r?\nmemvault:\s*['"]?summary['"]?\s*\r?\n/.test(head);
 }
+
+/**
+ * The 1-based line of a file's text that its trimmed body starts on (frontmatter counted, as `path:line` labels and
+ * citations give it), or undefined when the text does not hold the body. Line breaks are read as `frontmatterBody`
+ * reads them; the last occurrence is the body's own (only whitespace follows a trimmed body).
+ */
+export function bodyStartLine(fileText: string, body: string): number | undefined {
+  const text = fileText.includes('\r') ? fileText.replace(/\r\n?/g, '\n') : fileText;
+  const at = text.lastIndexOf(body);
+  if (at < 0) return undefined;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}

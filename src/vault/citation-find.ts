@@ -1,5 +1,5 @@
 import type { Citation, Quote } from './citation-model.js';
-import { bodyStartLine } from './frontmatter.js';
+import { bodyStartLine } from '../text/frontmatter-fence.js';
 
 /**
  * Finds what a memory's text cites: repository paths (with a line or range,

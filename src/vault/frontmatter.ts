@@ -3,6 +3,7 @@ import { lazy, requireLazy } from '../util/lazy.js';
 import { Document, isMap, isNode, isPair, isScalar, Lexer, LineCounter, parseDocument, visit } from 'yaml';
 
 export {
+  bodyStartLine,
   type FrontmatterFence,
   frontmatterFence,
   opensFrontmatter,
@@ -182,20 +183,6 @@ export function frontmatterBody(raw: string): string {
   const crlf = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
   const text = crlf.charCodeAt(0) === 0xfeff ? crlf.slice(1) : crlf;
   return matter()(text, splitOnly as never).content;
-}
-
-/**
- * The 1-based line of a file's text that its trimmed body starts on (frontmatter counted, as `path:line` labels and
- * citations give it), or undefined when the text does not hold the body. Line breaks are read as `frontmatterBody`
- * reads them; the last occurrence is the body's own (only whitespace follows a trimmed body).
- */
-export function bodyStartLine(fileText: string, body: string): number | undefined {
-  const text = fileText.includes('\r') ? fileText.replace(/\r\n?/g, '\n') : fileText;
-  const at = text.lastIndexOf(body);
-  if (at < 0) return undefined;
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
-  return line;
 }
 
 /**
