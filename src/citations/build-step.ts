@@ -6,7 +6,7 @@ import type { Memory, StreamState } from '../vault/model.js';
 import { headCommit, repoAndHead, repoTop } from './git.js';
 import { fixFor, staleNote } from './state.js';
 import { type CitationStore, type CitedEntry, openCitationStore, type ReplacedMemory, type Verification } from './store.js';
-import { verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
+import { citedTargets, verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
 
 /**
  * Verification as a step of `memvault build` (and of `memvault verify`): the
@@ -282,19 +282,8 @@ function printsOf(inputs: string | undefined): Map<string, string> | undefined {
 
 /** Distinct cited paths, commits and branches, and all citations: the counts a report gives. */
 function countTargets(memories: readonly Memory[]): { targets: number; paths: number; citations: number } {
-  const paths = new Set<string>();
-  const others = new Set<string>();
-  let citations = 0;
-  for (const memory of memories) {
-    for (const c of memory.citations ?? []) {
-      if (c.kind === 'issue') continue;
-      citations++;
-      // No `kind:target` string per citation: at 44,000 citations those were most of a no-change build's step.
-      if (c.kind === 'path') paths.add(c.target);
-      else others.add(c.kind === 'commit' ? c.target : `\u0000${c.target}`);
-    }
-  }
-  return { targets: paths.size + others.size, paths: paths.size, citations };
+  const { paths, commits, branches, citations } = citedTargets(memories);
+  return { targets: paths.size + commits.size + branches.size, paths: paths.size, citations };
 }
 
 /** The top folder and HEAD of the configured repository, or a `config/verify-repo` error saying what to do. */

@@ -148,7 +148,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
 }
 
 /** The distinct paths, commits and branches the memories cite, and how many citations (issues are not checked). */
-function citedTargets(memories: readonly Memory[]): {
+export function citedTargets(memories: readonly Memory[]): {
   paths: Set<string>;
   commits: Set<string>;
   branches: Set<string>;
