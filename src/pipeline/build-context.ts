@@ -5,6 +5,7 @@ import type { LeftOut } from '../maintain/left-out.js';
 import type { StageClock } from './build-timings.js';
 import type { BuildReport, ProgressEvent } from './build-report.js';
 import type { BuildPool } from './workers/build-pool.js';
+import type { RollupWorkers } from './workers/rollup-pool.js';
 
 /**
  * What a build is asked to do (`BuildOptions`, from the CLI, watch and tests)
@@ -12,6 +13,8 @@ import type { BuildPool } from './workers/build-pool.js';
  * from build.ts and calendar/apply.ts so the stages can name them without
  * importing the module that imports them.
  */
+
+export type { RollupWorkers } from './workers/rollup-pool.js';
 
 export interface BuildOptions {
   /** Directory holding `memory.config.yaml`. */
@@ -58,8 +61,11 @@ export interface StreamContext {
   loaded: LoadedVault;
   summarizer: Summarizer;
   report: BuildReport;
-  /** The build's worker threads, when this machine and build can have them. */
-  pool: BuildPool | undefined;
+  /**
+   * The calendar's rollups on the build's worker threads, when this machine and build can have them: build.ts makes
+   * them from its pool (workers/rollup-pool.ts) so calendar/ does not import workers/, which imports the calendar's rollup.
+   */
+  rollups: RollupWorkers | undefined;
   /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
   leftOut?: ReadonlyMap<string, LeftOut>;
   /** Stale memories (vault path) and the line the package shows under each (src/citations/). */

@@ -15,6 +15,7 @@ import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
+import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
 import type { BuildOptions } from './build-context.js';
@@ -138,7 +139,7 @@ async function buildWatched(
   );
   // Citations checked against the repository (src/citations/): stale memories are marked in the package and INDEX.md.
   const { runCitationStep, verifyRepoOf } = await import('../citations/build-step.js');
-  const citations = await runCitationStep({
+  const { report: citationReport, notes: citationNotes } = await runCitationStep({
     root: options.root,
     vaultDir,
     streams: loaded.state.streams.values(),
@@ -146,9 +147,9 @@ async function buildWatched(
     dryRun: report.dryRun,
     repo: verifyRepoOf(options.root, config),
   });
-  if (citations.report) report.citations = citations.report;
-  const citationNotes = citations.notes;
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, pool, leftOut, citationNotes, clock };
+  if (citationReport) report.citations = citationReport;
+  const rollups = rollupWorkersOn(pool);
+  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, rollups, leftOut, citationNotes, clock };
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
   const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).stateDir, loaded.cache, config);
   const planStarted = performance.now();

@@ -10,15 +10,13 @@ import type { ParsedContent } from '../../store/cache.js';
 import type { LoadedVault } from '../../load/load.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
 import { applyArchive, archiveStream } from './archive.js';
-import type { StreamContext } from '../build-context.js';
+import type { RollupWorkers, StreamContext } from '../build-context.js';
 import { planTier, type StreamPlan } from '../build-plan.js';
-import type { BuildPool } from '../workers/build-pool.js';
 import { addFailure, addUsage, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
 import { writePackage } from '../outputs.js';
 import type { Manifest } from '../package/index.js';
 import { sourceRefOf, type RollupJob } from './plan.js';
 import { RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
-import { rollupInWorkers, usesRollupWorkers } from '../workers/rollup-pool.js';
 import { todayIn } from '../../time/periods.js';
 import { tierRecord } from '../../time/tiers.js';
 import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
@@ -124,13 +122,12 @@ async function runTier(
       ? ctx.clock.time('write', () => applyWrites(ctx.vaultDir, [op], ctx.options.now))
       : applyWrites(ctx.vaultDir, [op], ctx.options.now);
   };
-  const inWorkers = async (pool: BuildPool): Promise<(RollupResult | RollupError)[]> => {
+  const inWorkers = async (workers: RollupWorkers): Promise<(RollupResult | RollupError)[]> => {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
-    const pooled = await rollupInWorkers(
+    const pooled = await workers.run(
       jobs,
       (job) => rollupSourcesOf(job, rollupContext),
       settings,
-      pool,
       (index, outcome) => (outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed)),
     );
     ctx.report.stats.workerRollups += jobs.length;
@@ -150,8 +147,8 @@ async function runTier(
       return outcome;
     });
   let outcomes: (RollupResult | RollupError)[];
-  if (usesRollupWorkers(ctx.summarizer.provider, jobs.length, ctx.pool)) {
-    const made = inWorkers(ctx.pool); // the jobs are on their way when this returns
+  if (ctx.rollups?.takes(ctx.summarizer.provider, jobs.length)) {
+    const made = inWorkers(ctx.rollups); // the jobs are on their way when this returns
     // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
     if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
     outcomes = await made;

@@ -40,6 +40,32 @@ export function usesRollupWorkers(provider: string, jobs: number, pool: BuildPoo
 }
 
 /**
+ * The calendar's rollups on the build's pool, as calendar/apply.ts is handed
+ * them (`StreamContext.rollups`, set by build.ts): the calendar stage
+ * does not import the threads, which import its rollup.
+ */
+export interface RollupWorkers {
+  /** Whether a tier of `jobs` rollups by `provider` goes to the threads (`usesRollupWorkers`, asked when the tier runs). */
+  takes(provider: string, jobs: number): boolean;
+  /** `rollupInWorkers` on the build's pool. */
+  run(
+    jobs: readonly RollupJob[],
+    sourcesOf: (job: RollupJob) => SummarySource[],
+    settings: RollupSettingsForWorkers,
+    onOutcome: (index: number, outcome: PooledRollup | RollupError) => void,
+  ): Promise<(PooledRollup | RollupError)[]>;
+}
+
+/** The rollups on `pool`, or none when the build has no threads. */
+export function rollupWorkersOn(pool: BuildPool | undefined): RollupWorkers | undefined {
+  if (!pool) return undefined;
+  return {
+    takes: (provider, jobs) => usesRollupWorkers(provider, jobs, pool),
+    run: (jobs, sourcesOf, settings, onOutcome) => rollupInWorkers(jobs, sourcesOf, settings, pool, onOutcome),
+  };
+}
+
+/**
  * Runs the jobs on the pool and returns their outcomes in job order;
  * `onOutcome` is called as each one arrives (progress, writing). A job's
  * sources are read when a thread is free for it (one lane per thread), so
