@@ -14,8 +14,7 @@ import {
   type StoredMemoryRow,
 } from './cache-codec.js';
 import type { HeadingSpan } from '../vault/markdown.js';
-import type { Diagnostic, Memory, Sentence, Summary } from '../vault/model.js';
-import type { MemorySecret } from '../vault/secrets-check.js';
+import type { Sentence } from '../vault/model.js';
 
 /**
  * The parse cache, in the state store (`.memvault/state.sqlite`, store/):

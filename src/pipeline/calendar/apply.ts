@@ -1,13 +1,9 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import type { Config } from '../../config/schema.js';
-import type { Summarizer } from '../../llm/types.js';
-import type { LeftOut } from '../../maintain/left-out.js';
 import { sha256 } from '../../util/hash.js';
 import { loadTokenizer } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
-import type { LoadedVault } from '../../load/load.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
 import { applyArchive, archiveStream } from './archive.js';
 import type { RollupWorkers, StreamContext } from '../build-context.js';
