@@ -25,7 +25,6 @@ const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/pipeline/calendar/archive.ts › planArchive', 97],
   ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
   ['src/pipeline/package/assemble.ts › assemblePackage', 99],
-  ['src/read/context/candidates.ts › tierCandidates', 151],
 ]);
 
 describe('function length', () => {
