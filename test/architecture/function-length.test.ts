@@ -24,7 +24,6 @@ const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/pipeline/calendar/apply.ts › runTier', 88],
   ['src/pipeline/calendar/archive.ts › planArchive', 97],
   ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
-  ['src/pipeline/package/assemble.ts › assemblePackage', 99],
 ]);
 
 describe('function length', () => {
