@@ -22,7 +22,6 @@ const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/llm/openai.ts › createOpenAiSummarizer', 164],
   ['src/pipeline/build.ts › buildWatched', 239],
   ['src/pipeline/calendar/apply.ts › runTier', 88],
-  ['src/pipeline/calendar/archive.ts › planArchive', 97],
   ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
 ]);
 
