@@ -21,12 +21,7 @@ const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/llm/extractive/units.ts › (callback in buildUnits)', 84],
   ['src/llm/openai.ts › createOpenAiSummarizer', 164],
   ['src/pipeline/build.ts › buildWatched', 239],
-  ['src/pipeline/calendar/apply.ts › runTier', 88],
-  ['src/pipeline/calendar/archive.ts › planArchive', 97],
   ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
-  ['src/pipeline/package/assemble.ts › assemblePackage', 99],
-  ['src/read/context/assemble.ts › assemble', 158],
-  ['src/read/context/candidates.ts › tierCandidates', 151],
 ]);
 
 describe('function length', () => {

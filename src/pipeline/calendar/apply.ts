@@ -6,7 +6,7 @@ import { loadTokenizer } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
 import { applyArchive, archiveStream } from './archive.js';
-import type { RollupWorkers, StreamContext } from '../build-context.js';
+import type { StreamContext } from '../build-context.js';
 import { planTier, type StreamPlan } from '../build-plan.js';
 import { addFailure, addUsage, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
 import { writePackage } from '../outputs.js';
@@ -88,24 +88,41 @@ async function runTier(
 ): Promise<void> {
   if (jobs.length === 0) return;
   const started = performance.now();
-  const stats = report.tiers[tier];
   const rollupContext = rollupContextOf(stream, memoriesById, ctx);
+  const writer = summaryWriter(tier, jobs.length, stream, ctx);
+  const outcomes = await makeSummaries(tier, jobs, rollupContext, ctx, writer.settle);
+  recordOutcomes(tier, outcomes, writer, stream, ctx, report);
+  report.tiers[tier].ms += Math.round(performance.now() - started);
+}
+
+/** Called as each summary is made (or fails): `index` is its job's. */
+type Settle = (index: number, outcome: RollupResult | RollupError, parsed?: ParsedContent) => void;
+
+/**
+ * Writes each summary as soon as it is made, while the others are still
+ * being made (the main thread would only wait), and reports progress. The
+ * writes are kept in job order whatever order the summaries came in.
+ */
+function summaryWriter(
+  tier: CalendarTier,
+  total: number,
+  stream: StreamState,
+  ctx: StreamContext,
+): { settle: Settle; writes: (WriteResult | undefined)[]; parsedBodies: Map<RollupResult, ParsedContent> } {
   let done = 0;
   const progress = { calls: 0, inputTokens: 0, outputTokens: 0, failed: 0 };
-  ctx.options.onProgress?.({ stream: stream.name, tier, done, total: jobs.length, ...progress });
+  ctx.options.onProgress?.({ stream: stream.name, tier, done, total, ...progress });
   const count = (outcome: RollupResult | RollupError): void => {
     if (outcome instanceof RollupError) progress.failed++;
     progress.calls += outcome.usage.calls;
     progress.inputTokens += outcome.usage.inputTokens;
     progress.outputTokens += outcome.usage.outputTokens;
-    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total: jobs.length, ...progress });
+    ctx.options.onProgress?.({ stream: stream.name, tier, done: ++done, total, ...progress });
   };
-  // Each summary is written as soon as it is made, while the others are still being made (the main thread would
-  // only wait); the report lists them in job order whatever order they came in.
-  const writes: (WriteResult | undefined)[] = new Array(jobs.length);
+  const writes: (WriteResult | undefined)[] = new Array(total);
   // Bodies of summaries the rollup workers parsed already.
   const parsedBodies = new Map<RollupResult, ParsedContent>();
-  const settle = (index: number, outcome: RollupResult | RollupError, parsed?: ParsedContent): void => {
+  const settle: Settle = (index, outcome, parsed) => {
     count(outcome);
     if (outcome instanceof RollupError) return;
     if (parsed) parsedBodies.set(outcome, parsed);
@@ -118,37 +135,56 @@ async function runTier(
       ? ctx.clock.time('write', () => applyWrites(ctx.vaultDir, [op], ctx.options.now))
       : applyWrites(ctx.vaultDir, [op], ctx.options.now);
   };
-  const inWorkers = async (workers: RollupWorkers): Promise<(RollupResult | RollupError)[]> => {
+  return { settle, writes, parsedBodies };
+}
+
+/** Makes a tier's summaries, in rollup workers when they pay off, else in this process `llm.concurrency` at a time. In job order. */
+async function makeSummaries(
+  tier: CalendarTier,
+  jobs: readonly RollupJob[],
+  rollupContext: RollupContext,
+  ctx: StreamContext,
+  settle: Settle,
+): Promise<(RollupResult | RollupError)[]> {
+  const workers = ctx.rollups;
+  if (workers?.takes(ctx.summarizer.provider, jobs.length)) {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
-    const pooled = await workers.run(
+    const made = workers.run(
       jobs,
       (job) => rollupSourcesOf(job, rollupContext),
       settings,
       (index, outcome) => (outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed)),
-    );
-    ctx.report.stats.workerRollups += jobs.length;
-    return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
-  };
-  const inProcess = (): Promise<(RollupResult | RollupError)[]> =>
-    pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
-      let outcome: RollupResult | RollupError;
-      try {
-        outcome = await runRollup(job, rollupContext);
-      } catch (error) {
-        // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
-        if (!(error instanceof RollupError)) throw error;
-        outcome = error;
-      }
-      settle(index, outcome);
-      return outcome;
-    });
-  let outcomes: (RollupResult | RollupError)[];
-  if (ctx.rollups?.takes(ctx.summarizer.provider, jobs.length)) {
-    const made = inWorkers(ctx.rollups); // the jobs are on their way when this returns
+    ); // the jobs are on their way when this returns
     // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
     if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
-    outcomes = await made;
-  } else outcomes = await inProcess();
+    const pooled = await made;
+    ctx.report.stats.workerRollups += jobs.length;
+    return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
+  }
+  return pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
+    let outcome: RollupResult | RollupError;
+    try {
+      outcome = await runRollup(job, rollupContext);
+    } catch (error) {
+      // One failed summary never aborts the others; the tiers above it wait (the planner defers them).
+      if (!(error instanceof RollupError)) throw error;
+      outcome = error;
+    }
+    settle(index, outcome);
+    return outcome;
+  });
+}
+
+/** Reports a tier's writes, failures and usage, in job order, and records each written summary in the stream and the parse cache. */
+function recordOutcomes(
+  tier: CalendarTier,
+  outcomes: readonly (RollupResult | RollupError)[],
+  { writes, parsedBodies }: ReturnType<typeof summaryWriter>,
+  stream: StreamState,
+  ctx: StreamContext,
+  report: StreamReport,
+): void {
+  const stats = report.tiers[tier];
   for (const written of writes) {
     if (!written) continue;
     ctx.report.written.push(...written.written);
@@ -170,7 +206,6 @@ async function runTier(
     recordWritten(outcome, stream, ctx, parsedBodies.get(outcome));
     addUsage(stats, outcome);
   }
-  stats.ms += Math.round(performance.now() - started);
 }
 
 function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext, parsedBody?: ParsedContent): void {

@@ -47,6 +47,39 @@ export interface ArchiveMove {
 
 /** What to move, as of `today` (the build's day in the configured zone). Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
+  const pyramid = pyramidOf(stream);
+  const wanted = [
+    ...memoryMoves(stream, pyramid, addDays(today, -retention.memories_days)),
+    ...summaryMoves(stream, pyramid, retention, today),
+  ];
+  if (wanted.length === 0) return [];
+  // Every path of the stream, gathered only when something moves: most builds move nothing (a busy day's 100,000 paths cost ~0.1 s).
+  const taken = new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
+  const moves: ArchiveMove[] = [];
+  for (const move of wanted) {
+    if (taken.has(move.to)) continue; // never overwrite: leave it where it is
+    taken.add(move.to);
+    moves.push(move);
+  }
+  return moves;
+}
+
+/** What the summaries of a stream hold: which pass the "held by the tiers above" test for archiving. */
+interface Pyramid {
+  /** The summaries at their home paths (not archived), by path. */
+  homes: ReadonlyMap<string, Summary>;
+  /** The summary at home of a tier and period. */
+  summary: (tier: CalendarTier, period: string) => Summary | undefined;
+  /** Whether `parent` lists `ref` (same id and content hash). */
+  lists: (parent: Summary | undefined, ref: SourceRef) => boolean;
+  /**
+   * Whether each summary above `held` (of `tier`, for `period`) lists the one below it, up to the last tier with a
+   * period per file: the weekly and monthly above a daily, the monthly above a weekly (the tier table, time/tiers.ts).
+   */
+  heldAbove: (held: Summary | undefined, tier: CalendarTier, period: string) => boolean;
+}
+
+function pyramidOf(stream: StreamState): Pyramid {
   const homes = summariesAtHome(stream.summaries, stream.name);
   const summary = (tier: CalendarTier, period: string): Summary | undefined => homes.get(vaultPaths.summary(stream.name, tier, period));
   // A very busy day's daily holds its sources' count and hash, not the list: the day's memories, if they hash to it.
@@ -63,10 +96,6 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     }
     return keys.has(`${ref.id}\n${ref.sha256}`);
   };
-  /**
-   * Each summary above `held` (of `tier`, for `period`) lists the one below it, up to the last tier with a period per
-   * file: the weekly and monthly above a daily, the monthly above a weekly (the tier table, time/tiers.ts).
-   */
   const heldAbove = (held: Summary | undefined, tier: CalendarTier, period: string): boolean => {
     let child = held;
     let childPeriod = period;
@@ -80,31 +109,20 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     }
     return child !== undefined;
   };
+  return { homes, summary, lists, heldAbove };
+}
 
+/** Memories in `memories/`, not pinned, of a day before `cutoff`, that their daily lists and the tiers above hold. */
+function memoryMoves(stream: StreamState, { summary, lists, heldAbove }: Pyramid, cutoff: string): ArchiveMove[] {
   const moves: ArchiveMove[] = [];
-  // Every path of the stream, gathered at the first move: most builds move nothing (a busy day's 100,000 paths cost ~0.1 s).
-  let taken: Set<string> | undefined;
-  const add = (move: ArchiveMove): void => {
-    taken ??= new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
-    if (taken.has(move.to)) return; // never overwrite: leave it where it is
-    taken.add(move.to);
-    moves.push(move);
-  };
-
-  const memoryCutoff = addDays(today, -retention.memories_days);
   const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
   for (const memory of stream.memories) {
-    if (
-      memory.location !== 'memories' ||
-      memory.importance === 'pinned' ||
-      memory.day >= memoryCutoff ||
-      !memory.path.startsWith(memoriesPrefix)
-    )
+    if (memory.location !== 'memories' || memory.importance === 'pinned' || memory.day >= cutoff || !memory.path.startsWith(memoriesPrefix))
       continue;
     const daily = summary('daily', memory.day);
     if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !heldAbove(daily, FINEST_TIER, memory.day)) continue;
     const quarter = quarterOf(memory.day);
-    add({
+    moves.push({
       stream: stream.name,
       kind: 'memory',
       id: memory.id,
@@ -113,7 +131,12 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
       quarter,
     });
   }
+  return moves;
+}
 
+/** Dailies and weeklies at home, past their retention, that the tiers above hold; in path order. */
+function summaryMoves(stream: StreamState, { homes, heldAbove }: Pyramid, retention: RetentionConfig, today: string): ArchiveMove[] {
+  const moves: ArchiveMove[] = [];
   const dailyCutoff = addDays(today, -retention.daily_days);
   const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
   for (const [home, current] of [...homes].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -121,7 +144,7 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
     const { tier, period } = current.meta;
     if (tier === 'daily' && period < dailyCutoff && heldAbove(current, tier, period)) {
       const quarter = quarterOf(period);
-      add({
+      moves.push({
         stream: stream.name,
         kind: 'daily',
         id: period,
@@ -131,7 +154,7 @@ export function planArchive(stream: StreamState, retention: RetentionConfig, tod
       });
     } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && heldAbove(current, tier, period)) {
       const quarter = quarterOf(addDays(weekRange(period).start, 3));
-      add({
+      moves.push({
         stream: stream.name,
         kind: 'weekly',
         id: period,

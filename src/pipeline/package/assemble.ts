@@ -4,7 +4,7 @@ import { MemvaultError } from '../../util/errors.js';
 import { hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
 import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
-import { fitFacts, packageFacts } from './facts.js';
+import { fitFacts, type PackageFacts, packageFacts } from './facts.js';
 import { degradeItemByItem, provablyOver, rememberingReaders } from './fit.js';
 import { memoryItem, selectCoverage } from './items.js';
 import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
@@ -85,25 +85,33 @@ const citationNoteOf = (input: Pick<PackageInput, 'citationNotes'>, path: string
 export function assemblePackage(given: PackageInput, inputHash = packageInputHash(given)): AssembledPackage {
   // Bodies read once per assembly, however often the package is rendered (fit.ts).
   const input = rememberingReaders(given);
-  const { bands } = input;
   const duplicates = input.leftOut?.duplicates;
   const pinned = input.memories.filter((memory) => memory.importance === 'pinned' && !duplicates?.has(memory.id));
   const critical: Item[] = pinned.map((memory) => memoryItem(memory, 'pinned', input, 'pinned: always included'));
   const history = selectCoverage(input);
-
   const firstDay = input.memories[0]?.day ?? null;
-  // A copy's day is covered by the memory it repeats: only the other memories need the package.
-  const daysWithMemories = new Set(input.memories.filter((memory) => !duplicates?.has(memory.id)).map((memory) => memory.day));
-  const facts = packageFacts(input.memories, bands.today);
+  const facts = packageFacts(input.memories, input.bands.today);
   const render = (): string => renderPackage(input, firstDay, critical, history, facts);
-  const measure = (text: string) => ({ tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) });
-  const fits = (text: string): boolean => {
-    if (countBytes(text) > input.upload.max_bytes) return false;
-    // Counting the whole package after every degradation step was most of the assembly time. A sum of
-    // memoized paragraph counts is within a few tokens of the real count: a clear miss skips the exact count.
-    if (estimateTokens(text) > input.upload.max_tokens * 1.02) return false;
-    return countTokens(text, input.tokenizer) <= input.upload.max_tokens;
-  };
+  const fits = fitsBudget(input);
+
+  fitFactsAndCritical(input, firstDay, critical, history, facts, fits);
+  const text = degradeToFit(history, input, render, fits);
+  const manifest = packageManifest(input, firstDay, critical, history, facts, text, inputHash);
+  return { text, manifest };
+}
+
+/** Tokens and bytes of a text, counted exactly. */
+function measure(input: PackageInput, text: string): { tokens: number; bytes: number } {
+  return { tokens: countTokens(text, input.tokenizer), bytes: countBytes(text) };
+}
+
+/**
+ * Whether a package text is within the upload budget (bytes, then tokens).
+ * Counting the whole package after every degradation step was most of the
+ * assembly time. A sum of memoized paragraph counts is within a few tokens of
+ * the real count: a clear miss skips the exact count.
+ */
+function fitsBudget(input: PackageInput): (text: string) => boolean {
   const paragraphTokens = new Map<string, number>();
   const estimateTokens = (text: string): number => {
     const paragraphs = text.split('\n\n');
@@ -115,23 +123,49 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
     }
     return sum;
   };
+  return (text) => {
+    if (countBytes(text) > input.upload.max_bytes) return false;
+    if (estimateTokens(text) > input.upload.max_tokens * 1.02) return false;
+    return countTokens(text, input.tokenizer) <= input.upload.max_tokens;
+  };
+}
 
+/**
+ * Cuts the facts in force from the end until they fit even with all history
+ * left out (its note included): the degradation steps can then always bring
+ * the package within budget. Throws `CriticalOverBudgetError` when the pinned
+ * memories alone (with the facts) are over budget. Changes `facts.shown`.
+ */
+function fitFactsAndCritical(
+  input: PackageInput,
+  firstDay: string | null,
+  critical: readonly Item[],
+  history: readonly Item[],
+  facts: PackageFacts | undefined,
+  fits: (text: string) => boolean,
+): void {
   if (facts && facts.shown > 0) {
-    // Facts in force are cut from the end until they fit even with all history left out (its note included):
-    // the degradation steps below can then always bring the package within budget.
     const allLeftOut = history.map((item): Item => ({ ...item, status: 'left-out' }));
     const fitsWith = (shown: number) => fits(renderPackage(input, firstDay, critical, allLeftOut, { ...facts, shown }));
     if (!fitsWith(facts.shown)) facts.shown = fitFacts(facts, fitsWith);
   }
   const criticalOnly = renderPackage(input, firstDay, critical, [], facts);
   if (!fits(criticalOnly)) {
-    const size = measure(criticalOnly);
+    const size = measure(input, criticalOnly);
     const sizes = critical
       .map((item) => ({ path: item.path, tokens: countTokens(item.render(), input.tokenizer) }))
       .sort((a, b) => b.tokens - a.tokens);
     throw new CriticalOverBudgetError(input.stream, size.tokens, size.bytes, sizes);
   }
+}
 
+/**
+ * Trades detail for coverage in the fixed order (promote tier by tier,
+ * shorten the oldest memories, leave out the oldest items) until the package
+ * fits, then buys detail back with the room left. Changes `history`; returns
+ * the package text.
+ */
+function degradeToFit(history: Item[], input: PackageInput, render: () => string, fits: (text: string) => boolean): string {
   // Not rendered when its memories' headings alone are over budget (a busy day): `undefined` is a package that does not fit.
   let text: string | undefined = provablyOver(history, input.upload.max_bytes) ? undefined : render();
   // Finer items give way to the summary of their period, tier by tier upwards (not into the one-per-stream long-term summary).
@@ -145,12 +179,27 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
   text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => shortenOldestMemory([item], input));
   text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item])) ?? render();
   // Spare room buys detail back, the newest first; after degrading too, when a step freed more than it had to.
-  text = refine(history, input, text, render, fits);
+  return refine(history, input, text, render, fits);
+}
 
-  const size = measure(text);
+/** The manifest of a package text: its size, the coverage of days with memories, and each item with its status and reason. */
+function packageManifest(
+  input: PackageInput,
+  firstDay: string | null,
+  critical: readonly Item[],
+  history: readonly Item[],
+  facts: PackageFacts | undefined,
+  text: string,
+  inputHash: string,
+): Manifest {
+  const { bands } = input;
+  const duplicates = input.leftOut?.duplicates;
+  // A copy's day is covered by the memory it repeats: only the other memories need the package.
+  const daysWithMemories = new Set(input.memories.filter((memory) => !duplicates?.has(memory.id)).map((memory) => memory.day));
+  const size = measure(input, text);
   const covered = new Set<string>();
   for (const item of history) if (item.status !== 'left-out') for (const day of eachDay(item.start, item.end)) covered.add(day);
-  const manifest: Manifest = {
+  return {
     memvault: 'manifest',
     stream: input.stream,
     budget: { max_tokens: input.upload.max_tokens, max_bytes: input.upload.max_bytes },
@@ -179,5 +228,4 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
     ...(facts ? { facts: { contradictions: facts.contradictions, in_force: facts.inForce.length, shown: facts.shown } } : {}),
     input_hash: inputHash,
   };
-  return { text, manifest };
 }

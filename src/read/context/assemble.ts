@@ -185,7 +185,51 @@ function assemble(options: ContextOptions): AssembledContext {
   );
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
-  const sized = Object.fromEntries(
+  const sized = sizeCandidates(candidates, renderVersion, count);
+  const demand = Object.fromEntries(
+    TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens(0), 0)]),
+  ) as Record<TierName, number>;
+  const room = Math.max(0, budget - count(title));
+  const allowance = allocateBudget(room, demand, sharesFor(options.activity));
+
+  const placement = createPlacement(headingTokens, renderVersion, count);
+  const slack = placeAll(placement, sized, allowance, room);
+  widenExcerpts(placement, budget, slack);
+
+  const { kept, context, total } = fitToBudget(placement.placed, budget, count, (items) => renderContext(title, items, bodyLine));
+  const tiers = Object.fromEntries(
+    TIER_NAMES.map((t) => [
+      t,
+      kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0,
+    ]),
+  ) as Record<TierName, number>;
+  return {
+    context,
+    token_count: total,
+    budget,
+    tiers,
+    allowance,
+    items: kept.map((p) => {
+      const cited = citations?.get(p.version.source);
+      return { tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level, ...(cited ? { citations: cited } : {}) };
+    }),
+  };
+}
+
+/** How an item is rendered as its own block (`renderGroup`, or the index's bare text). */
+type RenderVersion = (v: Version, tier: TierName) => string;
+
+/**
+ * Each tier's candidates with their sizes: the first version counted now
+ * (it makes the tier's demand), coarser versions and whole memories only
+ * when placement asks for them.
+ */
+function sizeCandidates(
+  candidates: Record<TierName, Candidate[]>,
+  renderVersion: RenderVersion,
+  count: (text: string) => number,
+): Record<TierName, Sized[]> {
+  return Object.fromEntries(
     TIER_NAMES.map((tier) => [
       tier,
       candidates[tier].map((c): Sized => {
@@ -202,16 +246,24 @@ function assemble(options: ContextOptions): AssembledContext {
       }),
     ]),
   ) as Record<TierName, Sized[]>;
-  const demand = Object.fromEntries(
-    TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens(0), 0)]),
-  ) as Record<TierName, number>;
-  const allowance = allocateBudget(Math.max(0, budget - count(title)), demand, sharesFor(options.activity));
+}
 
+/** The items placed so far, the tokens each tier has used, and how to place one more. */
+interface Placement {
+  placed: Placed[];
+  used: Record<TierName, number>;
+  /** Places an item at the finest version that fits `room` (or cut to fit); the tokens spent, 0 when it did not fit. */
+  tryPlace: (tier: TierName, item: Sized, order: number, room: number) => number;
+}
+
+function createPlacement(
+  headingTokens: Record<TierName, number>,
+  renderVersion: RenderVersion,
+  count: (text: string) => number,
+): Placement {
   const placed: Placed[] = [];
   const used = { critical: 0, relevant: 0, background: 0, index: 0 } as Record<TierName, number>;
-  const skipped: (Sized & { tier: TierName; order: number })[] = [];
   const placedSources = new Set<string>();
-  /** Tokens spent placing an item; 0 when it did not fit. */
   const tryPlace = (tier: TierName, { c, tokens: sizes, joined, whole }: Sized, order: number, room: number): number => {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
     const key = `${tier}\u0000${c.versions[0]!.source}`;
@@ -241,6 +293,18 @@ function assemble(options: ContextOptions): AssembledContext {
     }
     return 0;
   };
+  return { placed, used, tryPlace };
+}
+
+/**
+ * Places every tier's items within its allowance, in tier and candidate
+ * order; then room a tier could not fill (its next item was too big) goes to
+ * items left out elsewhere, critical first. Returns the tokens still free of
+ * `room` (the budget less the title).
+ */
+function placeAll(placement: Placement, sized: Record<TierName, Sized[]>, allowance: Record<TierName, number>, room: number): number {
+  const { used, tryPlace } = placement;
+  const skipped: (Sized & { tier: TierName; order: number })[] = [];
   let order = 0;
   for (const tier of TIER_NAMES) {
     for (const item of sized[tier]) {
@@ -250,48 +314,70 @@ function assemble(options: ContextOptions): AssembledContext {
       order++;
     }
   }
-  // Room a tier could not fill (its next item was too big) goes to items left out elsewhere, critical first.
-  let slack = Math.max(0, budget - count(title)) - TIER_NAMES.reduce((s, t) => s + used[t], 0);
+  let slack = room - TIER_NAMES.reduce((s, t) => s + used[t], 0);
   for (const item of skipped) {
     if (slack <= 0) break;
     const spent = tryPlace(item.tier, item, item.order, slack);
     used[item.tier] += spent;
     slack -= spent;
   }
-  // A memory quoted in excerpts becomes the whole memory when that is small next to the budget and the rest still fits: the finest level.
+  return slack;
+}
+
+/**
+ * A memory quoted in excerpts becomes the whole memory when that is small
+ * next to the budget (an eighth) and the rest still fits in `slack`: the
+ * finest level. Changes `placement` in place.
+ */
+function widenExcerpts(placement: Placement, budget: number, slack: number): void {
+  const { placed, used } = placement;
+  let left = slack;
   for (const p of [...placed].sort((a, b) => a.order - b.order)) {
     if (!p.whole || p.level !== 'excerpt' || p.whole.tokens > budget / 8 || !placed.includes(p)) continue;
     const mine = placed.filter((q) => q.tier === p.tier && q.level === 'excerpt' && q.version.source === p.version.source);
     const extra = p.whole.tokens - mine.reduce((sum, q) => sum + q.tokens, 0);
-    if (extra > slack) continue;
+    if (extra > left) continue;
     for (const q of mine) placed.splice(placed.indexOf(q), 1);
     placed.push({ tier: p.tier, version: p.whole.version, tokens: p.whole.tokens, level: 'full', order: p.order });
     used[p.tier] += extra;
-    slack -= extra;
+    left -= extra;
   }
+}
 
-  // Render in tier order, items in candidate order; then count the whole and drop from the end while over budget (tokens do not add up exactly across joins).
-  let kept = [...placed].sort((a, b) => a.order - b.order);
-  const render = (items: Placed[]): string => {
-    const parts = [title];
-    for (const tier of TIER_NAMES) {
-      const mine = items.filter((p) => p.tier === tier);
-      if (mine.length === 0) continue;
-      // The index is one line: "Ask me about: auth (2026-02, 2026-W07), payments (2026-09), …".
-      if (tier === 'index') {
-        parts.push(`${HEADINGS[tier]}\n\nAsk me about: ${mine.map((p) => p.version.text).join(', ')}.\n`);
-        continue;
-      }
-      // Excerpts of one memory are shown together, where the first of them was placed.
-      const groups = new Map<string, Version[]>();
-      for (const p of mine) {
-        const key = p.version.part ? p.version.source : `${p.order}`;
-        groups.set(key, [...(groups.get(key) ?? []), p.version]);
-      }
-      parts.push(`${HEADINGS[tier]}\n\n${[...groups.values()].map((group) => renderGroup(group, bodyLine)).join('\n')}`);
+/** The context text: the title, then each tier in order with its items in candidate order. */
+function renderContext(title: string, items: readonly Placed[], bodyLine: BodyLine): string {
+  const parts = [title];
+  for (const tier of TIER_NAMES) {
+    const mine = items.filter((p) => p.tier === tier);
+    if (mine.length === 0) continue;
+    // The index is one line: "Ask me about: auth (2026-02, 2026-W07), payments (2026-09), …".
+    if (tier === 'index') {
+      parts.push(`${HEADINGS[tier]}\n\nAsk me about: ${mine.map((p) => p.version.text).join(', ')}.\n`);
+      continue;
     }
-    return `${parts.join('\n').trimEnd()}\n`;
-  };
+    // Excerpts of one memory are shown together, where the first of them was placed.
+    const groups = new Map<string, Version[]>();
+    for (const p of mine) {
+      const key = p.version.part ? p.version.source : `${p.order}`;
+      groups.set(key, [...(groups.get(key) ?? []), p.version]);
+    }
+    parts.push(`${HEADINGS[tier]}\n\n${[...groups.values()].map((group) => renderGroup(group, bodyLine)).join('\n')}`);
+  }
+  return `${parts.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * Renders the placed items in order, then counts the whole text and drops
+ * items from the end (cut ones last) while it is over budget: tokens do not
+ * add up exactly across joins. An empty context when nothing fits.
+ */
+function fitToBudget(
+  placed: readonly Placed[],
+  budget: number,
+  count: (text: string) => number,
+  render: (items: Placed[]) => string,
+): { kept: Placed[]; context: string; total: number } {
+  let kept = [...placed].sort((a, b) => a.order - b.order);
   let context = render(kept);
   let total = count(context);
   while (total > budget && kept.length > 0) {
@@ -304,23 +390,7 @@ function assemble(options: ContextOptions): AssembledContext {
     context = '';
     total = 0;
   }
-  const tiers = Object.fromEntries(
-    TIER_NAMES.map((t) => [
-      t,
-      kept.some((p) => p.tier === t) ? headingTokens[t] + kept.filter((p) => p.tier === t).reduce((s, p) => s + p.tokens, 0) : 0,
-    ]),
-  ) as Record<TierName, number>;
-  return {
-    context,
-    token_count: total,
-    budget,
-    tiers,
-    allowance,
-    items: kept.map((p) => {
-      const cited = citations?.get(p.version.source);
-      return { tier: p.tier, source: p.version.source, tokens: p.tokens, level: p.level, ...(cited ? { citations: cited } : {}) };
-    }),
-  };
+  return { kept, context, total };
 }
 
 /**

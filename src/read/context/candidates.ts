@@ -42,6 +42,45 @@ const MAX_REMEMBERED = 2_000;
 const FIX_WORDS = /\b(fix|fixed|fixes|fixing|resolved|resolves|solved|workaround|root cause)\b/i;
 
 export function tierCandidates(input: CandidateInput): Record<TierName, Candidate[]> {
+  const sources = candidateSources(input);
+  // Facts in force, compressed: those the signals name are critical, the others background.
+  const facts = factVersions(
+    sources.stream,
+    todayIn(input.now, input.vault.config.timezone),
+    sources.queries.map((q) => q.text),
+  );
+  // In this order: an item taken by an earlier tier is no candidate of a later one.
+  const critical = criticalCandidates(sources, input, facts.critical);
+  const relevant = relevantCandidates(sources, input.index);
+  const background = backgroundCandidates(sources, facts.background);
+  const named = namesSignals(sources.queries.map((q) => q.text));
+  const index = indexCandidates(input.vault, sources.stream.name).filter((c) => named(c.versions[0]!.label));
+  return { critical, relevant, background, index };
+}
+
+/** What the tiers draw on: the stream's view, versions of its memories and summaries, the signals' queries and their search. */
+interface CandidateSources {
+  vault: ReadVault;
+  view: StreamView;
+  stream: StreamView['stream'];
+  byPath: StreamView['byPath'];
+  queries: ReturnType<typeof signalQueries>;
+  memoryVersion: (m: Memory) => Version;
+  summaryVersion: (s: Summary) => Version;
+  summaryAt: (p: string) => Summary | undefined;
+  /** A memory, else its daily, else its weekly (what exists of them). */
+  ladder: (p: string) => Version[];
+  /** A memory's or summary's text, from the loaded vault. */
+  bodyOf: (p: string) => string | undefined;
+  /** The candidate of the first version not yet taken by any tier (marking it taken), else undefined. */
+  take: (tier: TierName, versions: Version[], must?: boolean) => Candidate | undefined;
+  /** Sources (and relevant keys) already taken, shared by the tiers. */
+  seen: Set<string>;
+  searchHits: (text: string, limit: number) => { path: string; score: number }[];
+  search: (text: string, limit: number) => string[];
+}
+
+function candidateSources(input: CandidateInput): CandidateSources {
   const { vault } = input;
   // Copies marked `duplicate_of` are no candidates. Forgotten memories are never pushed (pinned, decisions and conventions
   // offered without a query), but a search hit on one is a retrieval: it is served, and the usage it records brings the
@@ -61,78 +100,110 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     text: summaryBody(vault, s),
   });
   const summaryAt = (p: string): Summary | undefined => stream.summaries.get(p);
-  /** A memory, else its daily, else its weekly (what exists of them). */
-  const ladder = (p: string): Version[] => {
-    const memory = byPath.get(p);
-    const summary = summaryAt(p);
-    const out: Version[] = [];
-    const push = (s: Summary | undefined): void => void (s && out.push(summaryVersion(s)));
-    if (memory) {
-      out.push(memoryVersion(memory));
-      // The two finest summaries of the memory's day (its daily and weekly: the tier table, time/tiers.ts).
-      for (const tier of PERIOD_TIERS.slice(0, 2))
-        push(summaryAt(vaultPaths.summary(stream.name, tier, calendarTier(tier).periodOf(memory.day))));
-    } else if (summary) {
-      out.push(summaryVersion(summary));
-      // The summary one tier up, if it has a period per file (a daily's weekly, a weekly's monthly).
-      const { tier, period } = summary.meta;
-      const above = isCalendarTier(tier) ? coarserTier(tier) : undefined;
-      if (above && !isSingleSummaryTier(above)) {
-        const abovePeriod = calendarTier(above).periodOf(calendarTier(tier as CalendarTier).rangeOf(period).start);
-        push(summaryAt(vaultPaths.summary(stream.name, above, abovePeriod)));
-      }
-    }
-    return out;
-  };
   const seen = new Set<string>();
   const take = (tier: TierName, versions: Version[], must = false): Candidate | undefined => {
     if (versions.length === 0 || seen.has(versions[0]!.source)) return undefined;
     seen.add(versions[0]!.source);
     return { tier, versions, ...(must ? { must } : {}) };
   };
-  const queries = signalQueries(input.signals);
   const bodyOf = (p: string): string | undefined => {
     const memory = byPath.get(p);
     if (memory) return memoryText(vault, memory);
     const summary = summaryAt(p);
     return summary ? summaryBody(vault, summary) : undefined;
   };
-  // Hits only, no snippets: a document's text is needed only to check a quoted phrase (from the loaded vault, not the disk).
-  // Remembered per view while the index is unchanged: a warm process asks the same file or branch signal call after call.
-  const generation = input.index.generation();
-  if (view.hitsOf?.index !== input.index || view.hitsOf.generation !== generation || view.hits.size >= MAX_REMEMBERED) {
-    view.hits.clear();
-    view.hitsOf = { index: input.index, generation };
+  const searchHits = rememberedSearch(view, input.index, bodyOf);
+  return {
+    vault,
+    view,
+    stream,
+    byPath,
+    queries: signalQueries(input.signals),
+    memoryVersion,
+    summaryVersion,
+    summaryAt,
+    ladder: (p) => ladderOf(p, view, memoryVersion, summaryVersion),
+    bodyOf,
+    take,
+    seen,
+    searchHits,
+    search: (text, limit) => searchHits(text, limit).map((hit) => hit.path),
+  };
+}
+
+/** A memory, else its daily, else its weekly (what exists of them). */
+function ladderOf(
+  p: string,
+  { stream, byPath }: StreamView,
+  memoryVersion: (m: Memory) => Version,
+  summaryVersion: (s: Summary) => Version,
+): Version[] {
+  const summaryAt = (path: string): Summary | undefined => stream.summaries.get(path);
+  const memory = byPath.get(p);
+  const summary = summaryAt(p);
+  const out: Version[] = [];
+  const push = (s: Summary | undefined): void => void (s && out.push(summaryVersion(s)));
+  if (memory) {
+    out.push(memoryVersion(memory));
+    // The two finest summaries of the memory's day (its daily and weekly: the tier table, time/tiers.ts).
+    for (const tier of PERIOD_TIERS.slice(0, 2))
+      push(summaryAt(vaultPaths.summary(stream.name, tier, calendarTier(tier).periodOf(memory.day))));
+  } else if (summary) {
+    out.push(summaryVersion(summary));
+    // The summary one tier up, if it has a period per file (a daily's weekly, a weekly's monthly).
+    const { tier, period } = summary.meta;
+    const above = isCalendarTier(tier) ? coarserTier(tier) : undefined;
+    if (above && !isSingleSummaryTier(above)) {
+      const abovePeriod = calendarTier(above).periodOf(calendarTier(tier as CalendarTier).rangeOf(period).start);
+      push(summaryAt(vaultPaths.summary(stream.name, above, abovePeriod)));
+    }
   }
-  const searchHits = (text: string, limit: number): { path: string; score: number }[] => {
+  return out;
+}
+
+/**
+ * Search hits (paths and scores, no snippets) for a text in the view's
+ * stream. A document's text is needed only to check a quoted phrase (from
+ * the loaded vault, not the disk). Remembered per view while the index is
+ * unchanged: a warm process asks the same file or branch signal call after call.
+ */
+function rememberedSearch(
+  view: StreamView,
+  index: SearchIndex,
+  bodyOf: (p: string) => string | undefined,
+): (text: string, limit: number) => { path: string; score: number }[] {
+  const { stream, byPath } = view;
+  const generation = index.generation();
+  if (view.hitsOf?.index !== index || view.hitsOf.generation !== generation || view.hits.size >= MAX_REMEMBERED) {
+    view.hits.clear();
+    view.hitsOf = { index, generation };
+  }
+  return (text, limit) => {
     const key = `${limit}\u0000${text}`;
     const known = view.hits.get(key);
     if (known) return known;
     const query = parseQuery(text);
     const textOf = query.phrases.length > 0 ? bodyOf : (p: string) => (byPath.has(p) || stream.summaries.has(p) ? '' : undefined);
-    const hits = runSearch(input.index, query, { stream: stream.name, limit }, textOf).flatMap((group) => [
+    const hits = runSearch(index, query, { stream: stream.name, limit }, textOf).flatMap((group) => [
       { path: group.path, score: group.score },
       ...group.more.map((hit) => ({ path: hit.path, score: hit.score })),
     ]);
     view.hits.set(key, hits);
     return hits;
   };
-  const search = (text: string, limit: number): string[] => searchHits(text, limit).map((hit) => hit.path);
+}
 
-  // Critical: pinned memories, unresolved contradictions, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them.
+const pushIf = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
+
+/** Critical: unresolved contradictions, pinned memories, facts the signals name, decisions relevant to the signals (else the newest), errors of the last 24 hours and what fixed them. */
+function criticalCandidates(sources: CandidateSources, input: CandidateInput, facts: Version | undefined): Candidate[] {
+  const { vault, view, stream, byPath, queries, memoryVersion, take, search } = sources;
   const critical: Candidate[] = [];
-  const push = (list: Candidate[], c: Candidate | undefined): void => void (c && list.push(c));
   // Open contradictions first (by default the stream's own, from its facts): neither value may be taken as settled.
   // Not marked as seen, so the memories they point at stay candidates themselves.
   for (const v of (input.contradictions ?? openContradictions)(vault, stream)) critical.push({ tier: 'critical', versions: [v] });
-  for (const m of view.pinned) push(critical, take('critical', [memoryVersion(m)], true));
-  // Facts in force, compressed: those the signals name are critical, the others background.
-  const facts = factVersions(
-    stream,
-    todayIn(input.now, vault.config.timezone),
-    queries.map((q) => q.text),
-  );
-  if (facts.critical) critical.push({ tier: 'critical', versions: [facts.critical] });
+  for (const m of view.pinned) pushIf(critical, take('critical', [memoryVersion(m)], true));
+  if (facts) critical.push({ tier: 'critical', versions: [facts] });
   const decisions = view.decisions;
   const relevantDecisions =
     queries.length > 0
@@ -141,24 +212,28 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
           .slice(-3)
           .reverse()
           .map((m) => m.path);
-  for (const p of relevantDecisions) if (byPath.has(p)) push(critical, take('critical', [memoryVersion(byPath.get(p)!)]));
+  for (const p of relevantDecisions) if (byPath.has(p)) pushIf(critical, take('critical', [memoryVersion(byPath.get(p)!)]));
   for (const error of recentErrors(view.errors, input.now)) {
-    push(critical, take('critical', [memoryVersion(error)]));
+    pushIf(critical, take('critical', [memoryVersion(error)]));
     const fix = fixFor(vault, stream.memories, error);
     if (fix)
-      push(
+      pushIf(
         critical,
         take('critical', [{ ...memoryVersion(fix), label: `${memoryVersion(fix).label}, fix for ${error.title ?? error.id}` }]),
       );
   }
+  return critical;
+}
 
-  // Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits.
+/** Relevant: search hits for each signal, taken in turn so every signal is heard, each at the finest level that fits. */
+function relevantCandidates(sources: CandidateSources, index: SearchIndex): Candidate[] {
+  const { queries, searchHits, byPath, bodyOf, ladder, memoryVersion, seen } = sources;
   const relevant: Candidate[] = [];
   const perSignal = queries.map((q) =>
     relevantFor({
       query: q.text,
       // The search's own terms (stems, prefixes, typo alternatives from the index's vocabulary) rank the passages too.
-      terms: matchPlan(parseQuery(q.text).text, [], input.index),
+      terms: matchPlan(parseQuery(q.text).text, [], index),
       hits: searchHits(q.text, RELEVANT_GROUPS),
       byPath,
       bodyOf,
@@ -172,25 +247,29 @@ export function tierCandidates(input: CandidateInput): Record<TierName, Candidat
     seen.add(keyOf(first));
     relevant.push(c);
   }
+  return relevant;
+}
 
-  // Background: conventions, the long-term summary, the latest monthly. With signals, a summary earns room only when the
-  // signals' search found it: the same summary for every question otherwise takes a quarter of a small budget and
-  // answers none of them.
+/**
+ * Background: facts in force, conventions, the long-term summary, the latest
+ * monthly. With signals, a summary earns room only when the signals' search
+ * found it: the same summary for every question otherwise takes a quarter of
+ * a small budget and answers none of them.
+ */
+function backgroundCandidates(sources: CandidateSources, facts: Version | undefined): Candidate[] {
+  const { view, stream, queries, memoryVersion, summaryVersion, summaryAt, take, search } = sources;
   const found = queries.length === 0 ? undefined : new Set(queries.flatMap((q) => search(q.text, RELEVANT_GROUPS)));
-  const named = namesSignals(queries.map((q) => q.text));
   const background: Candidate[] = [];
   const pushFound = (c: Candidate | undefined): void => void (c && (!found || found.has(c.versions[0]!.source)) && background.push(c));
   // Facts in force (one compact line each) and conventions (standing instructions) are always offered: the state of
   // things, not a history.
-  if (facts.background) background.push({ tier: 'background', versions: [facts.background] });
-  for (const m of view.conventions) push(background, take('background', [memoryVersion(m)]));
+  if (facts) background.push({ tier: 'background', versions: [facts] });
+  for (const m of view.conventions) pushIf(background, take('background', [memoryVersion(m)]));
   const longterm = summaryAt(vaultPaths.summary(stream.name, 'longterm', ''));
   if (longterm) pushFound(take('background', [summaryVersion(longterm)]));
   const monthly = view.latestMonthly;
   if (monthly) pushFound(take('background', [summaryVersion(monthly)]));
-
-  const index = indexCandidates(vault, stream.name).filter((c) => named(c.versions[0]!.label));
-  return { critical, relevant, background, index };
+  return background;
 }
 
 /**
