@@ -1,14 +1,8 @@
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCitationStep } from '../../src/citations/build-step.js';
 import { findCitations } from '../../src/vault/citation-find.js';
 import { locateQuote } from '../../src/citations/quote.js';
-import { openCitationStore } from '../../src/citations/store.js';
-import { loadValidConfig } from '../../src/config/load.js';
-import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
-import { loadVault } from '../../src/load/load.js';
 import { memory, removeProject, runCli, writeFiles } from '../helpers/project.js';
-import { citedProject, commitAll, PATHS } from './repo.js';
+import { checkCitations, citedProject, commitAll, PATHS } from './repo.js';
 
 const quoteOf = (body: string) => findCitations(body).find((c) => c.quote)?.quote;
 
@@ -61,18 +55,7 @@ afterEach(() => {
   root = undefined;
 });
 
-async function check(at: string) {
-  const config = await loadValidConfig(root!);
-  const loaded = await loadVault(vaultLoadOptions(root!, config));
-  const step = await runCitationStep({
-    root: root!,
-    vaultDir: path.join(root!, 'vault'),
-    streams: loaded.state.streams.values(),
-    now: new Date(at),
-  });
-  const memories = openCitationStore(path.join(root!, '.memvault')).readMemories()!;
-  return { step, memory: (p: string) => memories.get(p)! };
-}
+const check = (at: string) => checkCitations(root!, at);
 
 const QUOTED = 'main/memories/2026/01/2026-01-06-queue.md';
 const SPANS = 'main/memories/2026/01/2026-01-06-limits.md';

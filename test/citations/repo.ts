@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { runCitationStep } from '../../src/citations/build-step.js';
+import { openCitationStore } from '../../src/citations/store.js';
+import { loadValidConfig } from '../../src/config/load.js';
+import { loadVault } from '../../src/load/load.js';
+import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
 import { createProject, memory, writeFiles } from '../helpers/project.js';
 
 /**
@@ -108,4 +113,20 @@ export function citedProject(options: { fillers?: number } = {}): { root: string
   git(root, ['commit', '-qm', 'delete retry'], '2026-01-05');
   const deleted = git(root, ['rev-parse', 'HEAD']).trim();
   return { root, first, deleted, renamed };
+}
+
+/** Loads the vault of `root` (citations come from the parse), runs the build's citation step at `at`, reads the store back. */
+export async function checkCitations(root: string, at: string) {
+  const config = await loadValidConfig(root);
+  const loaded = await loadVault(vaultLoadOptions(root, config));
+  const step = await runCitationStep({
+    root,
+    vaultDir: path.join(root, 'vault'),
+    streams: loaded.state.streams.values(),
+    now: new Date(at),
+  });
+  const store = openCitationStore(path.join(root, '.memvault'));
+  const verification = store.readVerification()!;
+  const memories = store.readMemories()!;
+  return { step, verification, memory: (p: string) => memories.get(p)! };
 }

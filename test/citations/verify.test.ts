@@ -7,7 +7,7 @@ import { loadValidConfig } from '../../src/config/load.js';
 import { vaultLoadOptions } from '../../src/pipeline/workers/build-pool.js';
 import { loadVault } from '../../src/load/load.js';
 import { removeProject, writeFiles } from '../helpers/project.js';
-import { citedProject, commitAll, git, PATHS } from './repo.js';
+import { checkCitations, citedProject, commitAll, git, PATHS } from './repo.js';
 
 let root: string | undefined;
 afterEach(() => {
@@ -15,21 +15,7 @@ afterEach(() => {
   root = undefined;
 });
 
-/** Loads the vault (citations come from the parse) and runs the build's citation step. */
-async function check(at: string) {
-  const config = await loadValidConfig(root!);
-  const loaded = await loadVault(vaultLoadOptions(root!, config));
-  const step = await runCitationStep({
-    root: root!,
-    vaultDir: path.join(root!, 'vault'),
-    streams: loaded.state.streams.values(),
-    now: new Date(at),
-  });
-  const store = openCitationStore(path.join(root!, '.memvault'));
-  const verification = store.readVerification()!;
-  const memories = store.readMemories()!;
-  return { step, verification, memory: (p: string) => memories.get(p)! };
-}
+const check = (at: string) => checkCitations(root!, at);
 
 describe('citations verified against a repository with a history', () => {
   it('gives every citation its state: deleted, renamed (followed), edited, unchanged, missing commit and branch', async () => {
