@@ -73,26 +73,16 @@ export async function bundle(dir = root) {
   // What the code is: the read commands' config cache (src/config/cached.ts) is keyed on it, so a rebuilt CLI never reuses
   // a config its older schema validated.
   const define = { __MEMVAULT_CODE_HASH__: JSON.stringify(codeHash(dir)), __MEMVAULT_VENDORED__: JSON.stringify(VENDORED) };
-  const result = await build({
+  // What both bundles share: ES modules for Node 20.19, the native and optional packages left to node_modules.
+  const common = {
     absWorkingDir: dir,
-    entryPoints: {
-      memvault: from('cli/bin.js'),
-      main: from('cli/main.js'),
-      'build-worker': from('pipeline/workers/build-worker.js'),
-    },
     outdir,
     bundle: true,
-    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20.19',
     entryNames: '[name]',
-    // Chunks sit beside the entries: build-pool's chunk finds ./build-worker.js next to itself.
-    chunkNames: '[name]-[hash]',
     external: [...EXTERNAL, 'fsevents'],
-    // jsonc-parser's `main` is a UMD build whose factory requires its own files at run time (esbuild cannot follow
-    // them): its ES build is bundled instead.
-    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // Bundled CommonJS packages call require() for Node's built-ins, which an ES module lacks.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     // Not minified: an internal error's stack stays readable even without source maps.
@@ -102,27 +92,24 @@ export async function bundle(dir = root) {
     logLevel: 'warning',
     metafile: true,
     define,
+  };
+  const result = await build({
+    ...common,
+    entryPoints: {
+      memvault: from('cli/bin.js'),
+      main: from('cli/main.js'),
+      'build-worker': from('pipeline/workers/build-worker.js'),
+    },
+    splitting: true,
+    // Chunks sit beside the entries: build-pool's chunk finds ./build-worker.js next to itself.
+    chunkNames: '[name]-[hash]',
+    // jsonc-parser's `main` is a UMD build whose factory requires its own files at run time (esbuild cannot follow
+    // them): its ES build is bundled instead.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   });
   // The pre-tool hook as one file (no chunks shared with the CLI): bin.ts loads it for `memvault hook pre-tool`, which
   // runs before every Read, Edit and Write of a coding agent, where each extra ES module is start-up time.
-  const hook = await build({
-    absWorkingDir: dir,
-    entryPoints: { 'pre-tool-hook': from('hooks/pre-tool-main.js') },
-    outdir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
-    entryNames: '[name]',
-    external: [...EXTERNAL, 'fsevents'],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    sourcemap: 'linked',
-    sourcesContent: false,
-    legalComments: 'none',
-    logLevel: 'warning',
-    metafile: true,
-    define,
-  });
+  const hook = await build({ ...common, entryPoints: { 'pre-tool-hook': from('hooks/pre-tool-main.js') } });
   const vendored = await bundleVendored(build, dir, outdir);
   // What the bundles hold (for the release's third-party licences, scripts/pack-release.mjs) and what they leave to
   // node_modules (a test keeps that to EXTERNAL): esbuild's own account, not a scan of the output.

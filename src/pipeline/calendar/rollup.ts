@@ -1,6 +1,6 @@
 import type { TierBudget } from '../../config/schema.js';
 import { SummarizerError } from '../../llm/faults.js';
-import type { Summarizer, SummarySource, SummaryUsage } from '../../llm/types.js';
+import type { Summarizer, SummaryRequest, SummarySource, SummaryUsage } from '../../llm/types.js';
 import {
   checkRetention,
   collectMustKeep,
@@ -107,7 +107,7 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       time('summarize.retention', () => retentionOf(mustKeep, merged)),
     );
 
-  const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
+  const request = summaryRequest(job, sources, budget, title, ctx.tokenizer);
   const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
   const notes = new Set<string>();
   let body = '';
@@ -124,13 +124,7 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       // The extractive summarizer does its work before its promise returns: the time of this call is the selection's.
       output = await time('summarize.select', () =>
         ctx.summarizer.summarize({
-          tier: job.tier,
-          stream: job.stream,
-          period: job.period,
-          start: job.start,
-          end: job.end,
-          sources,
-          budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
+          ...request,
           attempt,
           missing: missing.slice(0, MAX_NAMED_MISSING).map((item) => item.text),
           ...(previousTokens !== undefined ? { previousTokens } : {}),
@@ -212,19 +206,31 @@ export function estimateRollup(job: RollupJob, ctx: RollupContext): { merge: boo
   if (merged !== undefined && countTokens(merged, ctx.tokenizer) <= budget.target_tokens && countBytes(merged) <= budget.max_bytes) {
     return { merge: true, inputTokens: 0, outputTokens: countTokens(merged, ctx.tokenizer) };
   }
-  const headingCost = { tokens: countTokens(`${title}\n\n`, ctx.tokenizer), bytes: countBytes(`${title}\n\n`) };
-  const request = {
-    tier: job.tier,
-    stream: job.stream,
-    period: job.period,
-    start: job.start,
-    end: job.end,
+  const request = summaryRequest(job, sources, budget, title, ctx.tokenizer);
+  return { merge: false, inputTokens: ctx.summarizer.estimateInputTokens?.(request) ?? 0, outputTokens: budget.target_tokens };
+}
+
+/** A first try's request for `job`: its sources and the tier's budget less what the summary's heading takes. */
+function summaryRequest(
+  job: RollupJob,
+  sources: SummarySource[],
+  budget: TierBudget,
+  title: string,
+  tokenizer: TokenizerName,
+): SummaryRequest {
+  const heading = `${title}\n\n`;
+  const { tier, stream, period, start, end } = job;
+  return {
+    tier,
+    stream,
+    period,
+    start,
+    end,
     sources,
-    budget: { tokens: budget.target_tokens - headingCost.tokens, bytes: budget.max_bytes - headingCost.bytes },
+    budget: { tokens: budget.target_tokens - countTokens(heading, tokenizer), bytes: budget.max_bytes - countBytes(heading) },
     attempt: 0,
     missing: [],
   };
-  return { merge: false, inputTokens: ctx.summarizer.estimateInputTokens?.(request) ?? 0, outputTokens: budget.target_tokens };
 }
 
 /**
