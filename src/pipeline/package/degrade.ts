@@ -177,8 +177,10 @@ function replace(history: Item[], out: readonly Item[], into: readonly Item[]): 
  * the day's summary says more.
  */
 function refineInPart(parts: readonly Item[], replaced: Item, render: () => string, fits: (text: string) => boolean): string | undefined {
+  // `included`, not `degraded`: an opening shows more of the day than the summary it replaces; nothing the budget's band
+  // promised was cut (the manifest's reason and `opening` say it is not the memory in full).
   for (const part of parts) {
-    part.status = 'degraded';
+    part.status = 'included';
     part.opening = OPENING_SENTENCES;
     part.reason = `opening only: the day did not fit in full (instead of ${replaced.tier} ${replaced.id}; newer memories of the day in full)`;
   }
@@ -190,7 +192,6 @@ function refineInPart(parts: readonly Item[], replaced: Item, render: () => stri
   for (const part of newestFirst) {
     if (misses >= 2) break;
     const reason = part.reason;
-    part.status = 'included';
     part.reason = `finer than its band: the package had room for this memory in full (instead of ${replaced.tier} ${replaced.id})`;
     delete part.opening;
     const next = render();
@@ -199,7 +200,6 @@ function refineInPart(parts: readonly Item[], replaced: Item, render: () => stri
       full++;
       continue;
     }
-    part.status = 'degraded';
     part.opening = OPENING_SENTENCES;
     if (reason) part.reason = reason;
     misses++;

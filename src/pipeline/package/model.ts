@@ -78,7 +78,7 @@ export interface AssembledPackage {
 export interface Item extends ManifestItem {
   /** Rendered markdown of the item (a section). */
   render: () => string;
-  /** A degraded memory shows this many of its first sentences (default 1: shortened to fit the budget). */
+  /** Shown by this many of its first sentences: an included memory of a day bought back in part (a degraded one shows 1). */
   opening?: number;
   memory?: Memory;
   summary?: Summary;

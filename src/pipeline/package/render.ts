@@ -59,7 +59,7 @@ export function renderPackage(
     if (item.type === 'memory') {
       const run = runs.get(i);
       if (run) parts.push(runs.size === 1 ? '## Memories in full detail' : `## Memories in full detail, ${run}`);
-      parts.push(item.status === 'degraded' ? shortened(item, input) : item.render());
+      parts.push(item.status === 'degraded' || item.opening !== undefined ? shortened(item, input) : item.render());
     } else parts.push(item.render());
   }
   if (firstLeftOut && lastLeftOut) {
@@ -85,7 +85,7 @@ function memoryRuns(items: readonly Item[]): Map<number, string> {
   return runs;
 }
 
-/** A degraded memory: its first sentence (shortened over budget), or its opening sentences (a day bought back in part). */
+/** A degraded memory's first sentence (shortened over budget), or an included one's opening sentences (a day bought back in part). */
 function shortened(item: Item, input: PackageInput): string {
   const memory = item.memory!;
   const sentences = input

@@ -76,7 +76,7 @@ function setup(sizes: Record<string, number[]>, dailyFrom = bands.dailyFrom) {
   const render = (): string =>
     history
       .filter((item) => item.status !== 'left-out')
-      .map((item) => (item.status === 'degraded' ? `short ${item.id} opening of three sentences here` : item.render()))
+      .map((item) => (item.opening !== undefined ? `short ${item.id} opening of three sentences here` : item.render()))
       .join('\n\n');
   /** Characters the day's memories in full take beyond its daily's (the `\n\n` joins counted). */
   const fullCost = (day: string): number =>
@@ -98,7 +98,7 @@ function shownAs(history: readonly Item[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of history) {
     if (item.type === 'summary') out[item.id] = item.tier;
-    else out[item.start] = item.status === 'degraded' || out[item.start] === 'part' ? 'part' : (out[item.start] ?? 'full');
+    else out[item.start] = item.opening !== undefined || out[item.start] === 'part' ? 'part' : (out[item.start] ?? 'full');
   }
   return out;
 }
@@ -123,10 +123,11 @@ describe('refine', () => {
     // The older days of the week too big for what is left; the old week's small days may get it.
     expect(shownAs(history)).toMatchObject({ '2026-10-12': 'daily', '2026-10-13': 'daily', '2026-10-14': 'part' });
     const day = history.filter((item) => item.start === '2026-10-14');
-    expect(day.map((item) => [item.memory!.minute, item.status])).toEqual([
-      [600, 'degraded'],
-      [660, 'degraded'],
-      [720, 'included'],
+    // All included (more than the daily they replace), the two older ones by their opening.
+    expect(day.map((item) => [item.memory!.minute, item.status, item.opening ?? 'full'])).toEqual([
+      [600, 'included', 3],
+      [660, 'included', 3],
+      [720, 'included', 'full'],
     ]);
     for (const item of day) expect(item.reason).toMatch(/instead of daily 2026-10-14/);
   });
