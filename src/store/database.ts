@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
 import { crashPoint } from '../util/crash-point.js';
 import { UserError } from '../util/errors.js';
 import { importLegacyFiles, OBSOLETE_PATHS } from './legacy.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { importLegacyUsageLog } from './legacy-usage-log.js';
+import { MIGRATIONS, SCHEMA_VERSION, USAGE_EVENTS_VERSION } from './schema.js';
 import { addonOption, STATE_FILE, sqlite } from './sqlite.js';
 
 /**
@@ -151,6 +152,7 @@ function migrate(db: Database.Database, stateDir: string): void {
         );
       for (let at = from; at < SCHEMA_VERSION; at++) MIGRATIONS[at]!(db);
       if (from === 0) importLegacyFiles(db, stateDir);
+      if (from < USAGE_EVENTS_VERSION) importLegacyUsageLog(db, stateDir);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }

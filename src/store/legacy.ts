@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { LEGACY_FOLDED_LOG, LEGACY_USAGE_LOG } from './legacy-usage-log.js';
 
 /**
  * The files the state store replaces (paths in `.memvault/`), and what is
@@ -29,6 +30,9 @@ export const OBSOLETE_PATHS = [
   path.join('hooks', 'session-start.json'),
   // The citations' JSON store (schema 2 moved it into tables): dropped, the next build checks everything once.
   'citations',
+  // The usage log (schema 3 moved it into `usage_events`): its uncounted lines carried over (legacy-usage-log.ts).
+  LEGACY_USAGE_LOG,
+  LEGACY_FOLDED_LOG,
 ];
 
 export function importLegacyFiles(db: Database.Database, stateDir: string): void {

@@ -34,6 +34,18 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX pre_tool_seen_at ON pre_tool_seen (at);
     `);
   },
+  // 3: the usage log (src/usage/log.ts), once `.memvault/usage.log` appended line by line and rotated by each build's
+  // fold: one row per served item, counted and deleted by the fold in the transaction that saves the totals. AUTOINCREMENT
+  // so a sequence number is never handed out twice: a reader that counted up to `seq` reads on from there.
+  // Its unfolded lines are carried over (store/legacy-usage-log.ts).
+  (db) => {
+    db.exec(`
+      CREATE TABLE usage_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, stream TEXT NOT NULL, path TEXT NOT NULL, via TEXT NOT NULL);
+    `);
+  },
 ];
+
+/** The version whose migration made the `usage_events` table: an older file's usage log lines are carried over. */
+export const USAGE_EVENTS_VERSION = 3;
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

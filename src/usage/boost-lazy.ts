@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { usageFactor } from './boost.js';
 import { addReplica, parseUsageFile, type UsageFile } from './codec.js';
-import { addEvents, liveLogOffset, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
-import { readUsageLog } from './log.js';
+import { addEvents, readLocalState, usageKey, usagePath, type LocalState } from './fold.js';
+import { readUsageLog, usageStore } from './log.js';
 
 /**
  * The search boost for a process that asks once (the CLI): `usageBoostFor`'s
@@ -85,8 +85,12 @@ function countOf(index: LineIndex, state: LocalState, stream: string, key: strin
  * when nothing was ever used, as there.
  */
 export function usageBoostLazy(root: string, vaultDir: string, streams: readonly string[]): ((docPath: string) => number) | undefined {
-  const state = readLocalState(root);
-  addEvents(state.counts, readUsageLog(root, liveLogOffset(state)).events);
+  // One read transaction: the fold state and the log as one snapshot (a fold commits both or neither).
+  const state = usageStore(root).db.transaction(() => {
+    const local = readLocalState(root);
+    addEvents(local.counts, readUsageLog(root, local.through).events);
+    return local;
+  })();
   const files = new Map<string, LineIndex>();
   for (const stream of streams) {
     let text = '';

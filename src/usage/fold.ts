@@ -1,30 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { STATE_DIR } from '../config/file.js';
-import { openStateStore } from '../store/database.js';
 import { type KvTable, kvTable } from '../store/kv.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import type { StreamState } from '../vault/model.js';
 import { classifyPath } from '../vault/paths.js';
 import { addReplica, formatUsageFile, parseUsageFile, type UsageFile } from './codec.js';
-import { foldedLogFile, readLogFile, type UsageEvent, usageLogFile } from './log.js';
+import { readUsageLog, type UsageEvent, usageStore } from './log.js';
 
 /**
- * The fold: the build turns the clone's usage log into each stream's
- * committed `usage.json`. The clone's own totals live in the state store
- * (`.memvault/state.sqlite`, the `usage-state` rows of `kv`) with the log
- * offset they cover and the clone's id (`replica`, random, made on the first
- * fold); both are written in one transaction, so a fold that is interrupted
- * and run again counts nothing twice. The `.memvault/usage-state.json` of
- * earlier versions is read when the store has no totals yet, and removed once
- * they are saved there. The clone's line in `usage.json` is then set from those totals.
+ * The fold: the build turns the clone's usage log (the `usage_events` rows,
+ * log.ts) into each stream's committed `usage.json`. The clone's own totals
+ * live in the state store (`.memvault/state.sqlite`, the `usage-state` rows
+ * of `kv`) with the last event they cover (`through`) and the clone's id
+ * (`replica`, random, made on the first fold). The totals are saved and the
+ * events they cover deleted in one transaction, so a fold that is killed and
+ * run again counts nothing twice and loses nothing. The
+ * `.memvault/usage-state.json` of earlier versions is read when the store has
+ * no totals yet, and removed once they are saved there. The clone's line in
+ * `usage.json` is then set from those totals.
  *
- * Both stay bounded: each fold renames `usage.log` to `usage.log.folded` and
- * counts it (appenders open the log by name, so their next line starts a new
- * `usage.log`), and removes the previous fold's file after counting what an
- * appender added to it after the rename; the totals keep at most
- * `USAGE_STATE_MAX_KEYS` ids, the least recently used dropped first.
+ * Both stay bounded: the log holds what was served since the last build; the
+ * totals keep at most `USAGE_STATE_MAX_KEYS` ids, the least recently used
+ * dropped first.
  */
 
 export const USAGE_FILE = 'usage.json';
@@ -40,12 +39,8 @@ export const USAGE_STATE_MAX_KEYS = 100_000;
 
 export interface LocalState {
   replica: string;
-  /**
-   * Bytes counted of the log file `ino` names (`usage.log.folded`); without `ino` (a state written before the log was
-   * rotated, or a new one), of `usage.log`.
-   */
-  offset: number;
-  ino?: number;
+  /** The sequence number of the last usage event counted in (log.ts); 0 before the first. */
+  through: number;
   /** stream → key → [count, last used]. */
   counts: Record<string, Record<string, [number, string]>>;
 }
@@ -63,14 +58,15 @@ export const legacyStateFile = (root: string): string => path.join(root, STATE_D
  * it ~70 ms (see docs/state-store.md).
  */
 export function decodeLocalState(raw: unknown): LocalState | undefined {
-  if (!isRecord(raw) || typeof raw.replica !== 'string' || typeof raw.offset !== 'number' || !isRecord(raw.counts)) return undefined;
-  if (raw.ino !== undefined && typeof raw.ino !== 'number') return undefined;
+  if (!isRecord(raw) || typeof raw.replica !== 'string' || !isRecord(raw.counts)) return undefined;
+  // Totals of versions that kept a log file have an `offset` instead: its lines were carried over into the table.
+  if (raw.through !== undefined && typeof raw.through !== 'number') return undefined;
   for (const keys of Object.values(raw.counts)) {
     if (!isRecord(keys)) return undefined;
     for (const use of Object.values(keys))
       if (!Array.isArray(use) || use.length !== 2 || typeof use[0] !== 'number' || typeof use[1] !== 'string') return undefined;
   }
-  return raw as unknown as LocalState;
+  return { replica: raw.replica, through: raw.through ?? 0, counts: raw.counts as LocalState['counts'] };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -79,9 +75,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 type UsageRow = LocalState | string;
 function usageTable(root: string): KvTable<UsageRow> {
-  return kvTable<UsageRow>(openStateStore(path.join(root, STATE_DIR)), STORE, (raw) =>
-    typeof raw === 'string' ? raw : decodeLocalState(raw),
-  );
+  return kvTable<UsageRow>(usageStore(root), STORE, (raw) => (typeof raw === 'string' ? raw : decodeLocalState(raw)));
 }
 
 /** What changes whenever the totals are saved ('none' before the first save). */
@@ -102,21 +96,18 @@ export function readLocalState(root: string): LocalState {
     // No totals file either.
   }
   // First fold of this clone, or damaged totals: start a new clone id (the old one's counts stay in usage.json).
-  return { replica: randomBytes(4).toString('hex'), offset: 0, counts: {} };
+  return { replica: randomBytes(4).toString('hex'), through: 0, counts: {} };
 }
 
-/** Saves the totals with a new stamp in one transaction; the totals file of earlier versions goes once they are saved. */
+/** Saves the totals with a new stamp in one transaction (or the caller's); the totals file of earlier versions goes once they are saved. */
 function saveLocalState(root: string, state: LocalState): void {
   const table = usageTable(root);
-  openStateStore(path.join(root, STATE_DIR)).transaction(() => {
+  usageStore(root).transaction(() => {
     table.set(STATE_KEY, state);
     table.set(STAMP_KEY, `${Date.now()}-${randomBytes(4).toString('hex')}`);
   });
   rmSync(legacyStateFile(root), { force: true });
 }
-
-/** Where the lines of `usage.log` the totals do not hold yet start (a rotated log was never counted in). */
-export const liveLogOffset = (state: LocalState): number => (state.ino === undefined ? state.offset : 0);
 
 /** Drops the least recently used ids beyond `max` (all streams together), in place; true when it dropped any. */
 export function pruneCounts(counts: LocalState['counts'], max = USAGE_STATE_MAX_KEYS): boolean {
@@ -165,7 +156,6 @@ export function addEvents(counts: LocalState['counts'], events: readonly UsageEv
  *   const written = foldUsage(root, vaultDir, [...loaded.state.streams.values()]); // ['main/usage.json']
  */
 export function foldUsage(root: string, vaultDir: string, streams: readonly StreamState[], maxKeys = USAGE_STATE_MAX_KEYS): string[] {
-  const state = readLocalState(root);
   const ids = new Map<string, string>();
   for (const stream of streams) for (const m of stream.memories) ids.set(m.path, m.id);
   const files = new Map<string, { text: string; usage: UsageFile }>();
@@ -178,7 +168,11 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
     }
     files.set(stream.name, { text, usage: parseUsageFile(text) });
   }
-  const save = (ino: number | undefined, offset: number, events: readonly UsageEvent[]): void => {
+  const store = usageStore(root);
+  const state = store.transaction(() => {
+    const state = readLocalState(root);
+    const { events, through } = readUsageLog(root, state.through);
+    if (events.length === 0) return state;
     // An id the totals dropped (pruneCounts) goes on from this clone's line in usage.json, not from zero.
     for (const event of events) {
       const key = usageKey(event.path, ids);
@@ -187,30 +181,11 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
         (state.counts[event.stream] ??= {})[key] = [line.count, line.last];
     }
     addEvents(state.counts, events, ids);
-    if (ino !== undefined) state.ino = ino;
-    state.offset = offset;
+    state.through = through;
     saveLocalState(root, state);
-  };
-  const folded = foldedLogFile(root);
-  let liveStart = liveLogOffset(state);
-  // The previous fold's file: counted up to `offset` when the state names it (or, written before logs were rotated,
-  // names none: a fold killed right after the rename); one it does not name was renamed by a fold killed before it
-  // saved, and was never counted. Saved before the file goes, so a fold killed in between counts nothing twice.
-  const retired = readLogFile(folded, state.ino === undefined || inodeOf(folded) === state.ino ? state.offset : 0);
-  if (retired.ino !== undefined) {
-    if (retired.events.length > 0 || state.ino !== retired.ino || state.offset !== retired.offset)
-      save(retired.ino, retired.offset, retired.events);
-    rmSync(folded, { force: true });
-    liveStart = 0;
-  }
-  // This fold's: the log renamed, then counted. An appender that opened it before the rename may still add a line:
-  // counted by the next fold, from `offset`.
-  const live = usageLogFile(root);
-  if (sizeOf(live) > 0) {
-    renameSync(live, folded);
-    const read = readLogFile(folded, liveStart);
-    save(read.ino, read.offset, read.events);
-  }
+    store.db.prepare('DELETE FROM usage_events WHERE seq <= ?').run(through);
+    return state;
+  });
   const written: string[] = [];
   for (const stream of streams) {
     const { text, usage } = files.get(stream.name)!;
@@ -226,20 +201,4 @@ export function foldUsage(root: string, vaultDir: string, streams: readonly Stre
   // Dropped once usage.json holds their counts (a fold killed before this keeps them one fold longer).
   if (pruneCounts(state.counts, maxKeys)) saveLocalState(root, state);
   return written;
-}
-
-function inodeOf(file: string): number | undefined {
-  try {
-    return statSync(file).ino;
-  } catch {
-    return undefined;
-  }
-}
-
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
 }

@@ -1,17 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { addReplica, parseUsageFile, usageTotals, type UsageCount, type UsageFile } from './codec.js';
-import {
-  addEvents,
-  legacyStateFile,
-  liveLogOffset,
-  type LocalState,
-  localStateStamp,
-  readLocalState,
-  usageKey,
-  usagePath,
-} from './fold.js';
-import { readUsageLog, usageLogFile } from './log.js';
+import { addEvents, legacyStateFile, type LocalState, localStateStamp, readLocalState, usageKey, usagePath } from './fold.js';
+import { lastUsageSeq, readUsageLog, usageStore } from './log.js';
 
 /**
  * Reading usage counts: the stream's committed `usage.json` (every clone),
@@ -20,14 +11,14 @@ import { readUsageLog, usageLogFile } from './log.js';
  * and forgetting side.
  */
 
-// The last answer per stream, with the size and time of the three files it came from: a long-lived process (the MCP
-// server) reads them again only when one changed, and when only the log grew (its own answers recorded, most often)
-// it folds in the lines added since, not the whole log and usage.json again.
+// The last answer per stream, with what it came from (the committed file, the fold state, the log's last event): a
+// long-lived process (the MCP server) reads them again only when one changed, and when only the log grew (its own
+// answers recorded, most often) it adds the events recorded since, not the whole log and usage.json again.
 interface Known {
   stamp: string;
   base: string;
   file: UsageFile;
-  /** This clone's counts with the log's events up to `logEnd` added. */
+  /** This clone's counts with the log's events up to the sequence number `logEnd` added. */
   state: LocalState;
   logEnd: number;
 }
@@ -53,23 +44,25 @@ const foldedStamp = (root: string, vaultDir: string, stream: string): string =>
 
 /** Changes whenever what `readUsageFile` answers for `stream` may change: the committed file, the fold state, the log. */
 export const usageStamp = (root: string, vaultDir: string, stream: string): string =>
-  `${foldedStamp(root, vaultDir, stream)}|${stampOf([usageLogFile(root)])}`;
+  `${foldedStamp(root, vaultDir, stream)}|${lastUsageSeq(root)}`;
 
 /** The usage file of a stream with this clone's unfolded log added; empty when there is none. Callers must not change it. */
 export function readUsageFile(root: string, vaultDir: string, stream: string): UsageFile {
   const key = `${root}\u0000${vaultDir}\u0000${stream}`;
-  const base = foldedStamp(root, vaultDir, stream);
-  const log = stampOf([usageLogFile(root)]);
-  const stamp = `${base}|${log}`;
-  const known = memo.get(key);
-  if (known?.stamp === stamp) return known.file;
-  const size = Number(log.split(':')[0]);
-  const next =
-    known && known.base === base && Number.isFinite(size) && size >= known.logEnd
-      ? grown(root, stream, known, stamp)
-      : { stamp, base, ...readUsageFileNow(root, vaultDir, stream) };
-  memo.set(key, next);
-  return next.file;
+  // One read transaction: the fold state and the log as one snapshot (a fold commits both or neither).
+  return usageStore(root).db.transaction(() => {
+    const base = foldedStamp(root, vaultDir, stream);
+    const last = lastUsageSeq(root);
+    const stamp = `${base}|${last}`;
+    const known = memo.get(key);
+    if (known?.stamp === stamp) return known.file;
+    const next =
+      known && known.base === base && last >= known.logEnd
+        ? grown(root, stream, known, stamp)
+        : { stamp, base, ...readUsageFileNow(root, vaultDir, stream) };
+    memo.set(key, next);
+    return next.file;
+  })();
 }
 
 /**
@@ -77,7 +70,7 @@ export function readUsageFile(root: string, vaultDir: string, stream: string): U
  * touch. Equal to reading everything again: a clone's counts only grow, and `addReplica` keeps the higher.
  */
 function grown(root: string, stream: string, known: Known, stamp: string): Known {
-  const { events, offset } = readUsageLog(root, known.logEnd);
+  const { events, through } = readUsageLog(root, known.logEnd);
   const state = known.state;
   addEvents(state.counts, events);
   const file: UsageFile = new Map(known.file);
@@ -90,12 +83,12 @@ function grown(root: string, stream: string, known: Known, stamp: string): Known
     file.set(id, new Map(file.get(id)));
     addReplica(file, id, state.replica, { count: now[0], last: now[1] });
   }
-  return { stamp, base: known.base, file, state, logEnd: offset };
+  return { stamp, base: known.base, file, state, logEnd: through };
 }
 
 /** The usage file read from disk, with nothing remembered (what `readUsageFile` answers, worked out again). */
 export function readUsageFileUncached(root: string, vaultDir: string, stream: string): UsageFile {
-  return readUsageFileNow(root, vaultDir, stream).file;
+  return usageStore(root).db.transaction(() => readUsageFileNow(root, vaultDir, stream).file)();
 }
 
 function readUsageFileNow(root: string, vaultDir: string, stream: string): { file: UsageFile; state: LocalState; logEnd: number } {
@@ -107,10 +100,10 @@ function readUsageFileNow(root: string, vaultDir: string, stream: string): { fil
   }
   const usage = parseUsageFile(text);
   const state = readLocalState(root);
-  const { events, offset } = readUsageLog(root, liveLogOffset(state));
+  const { events, through } = readUsageLog(root, state.through);
   addEvents(state.counts, events);
   for (const [key, [count, last]] of Object.entries(state.counts[stream] ?? {})) addReplica(usage, key, state.replica, { count, last });
-  return { file: usage, state, logEnd: offset };
+  return { file: usage, state, logEnd: through };
 }
 
 /**

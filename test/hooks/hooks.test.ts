@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readUsageLog } from '../../src/usage/log.js';
 import { countTokens } from '../../src/util/tokens.js';
 import { createProject, listFiles, memory, removeProject, snapshotTree } from '../helpers/project.js';
 import { spawnCli } from '../helpers/spawn-cli.js';
@@ -72,8 +73,7 @@ describe('memvault hook session-start', () => {
     expect(result.stdout.slice(critical).split('### ')[1]).toContain(PINNED);
     expect(result.stdout).toContain('Decision: server sessions in Postgres');
     // Served items are counted, as for context, search and zoom.
-    const log = readFileSync(path.join(root, '.memvault/usage.log'), 'utf8');
-    expect(log).toContain('"via":"hook:session-start"');
+    expect(readUsageLog(root).events.map((event) => event.via)).toContain('hook:session-start');
   });
 
   it('prints it again after a compaction, saying so, and takes --budget and --json', async () => {

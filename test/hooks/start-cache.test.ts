@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endedLongAgo, sessionStart } from '../../src/hooks/session-start.js';
-import { usageLogFile } from '../../src/usage/log.js';
+import { recordUsage } from '../../src/usage/log.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
 import { setStateRow, stateRow } from '../helpers/state-store.js';
 
@@ -62,7 +62,7 @@ describe('session-start: the reused answer', () => {
 
     // Usage recorded by another process (forgetting reads it).
     mark();
-    appendFileSync(usageLogFile(root), `${JSON.stringify({ ts: NOW.toISOString(), stream: 'main', path: 'x.md', via: 'cli:search' })}\n`);
+    recordUsage(root, [{ stream: 'main', path: 'x.md' }], 'cli:search', NOW);
     expect((await start()).text).not.toContain('MARK');
 
     // Within the error's 24 hours: reused; past them: the error is no longer recent.

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer, type McpServerHandle } from '../../src/mcp/server.js';
 import { OPERATIONS } from '../../src/ops/index.js';
 import { build } from '../../src/pipeline/build.js';
+import { readUsageLog } from '../../src/usage/log.js';
 import { createProject, listFiles, memory, removeProject, runCli, writeFiles } from '../helpers/project.js';
 
 /**
@@ -153,17 +154,14 @@ describe('memvault mcp, to the letter of the spec', () => {
   });
 
   it('counts served items only: status, listing and refused calls add nothing to the usage log', async () => {
-    const log = path.join(root, '.memvault/usage.log');
-    const lines = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
+    const lines = () => readUsageLog(root).events;
     const before = lines().length;
     await client.callTool({ name: 'status', arguments: {} });
     await client.listResources();
     await client.callTool({ name: 'search', arguments: { query: 'x', stream: 'nope' } }).catch(() => {});
     expect(lines().length).toBe(before);
     await client.readResource({ uri: 'memvault://main/summary/daily/2026-03-17' });
-    const served = lines()
-      .slice(before)
-      .map((line) => JSON.parse(line));
+    const served = lines().slice(before);
     expect(served).toEqual([expect.objectContaining({ via: 'mcp:resource', path: 'main/daily/2026-03-17.md' })]);
   });
 

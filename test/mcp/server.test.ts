@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
+import { readUsageLog } from '../../src/usage/log.js';
 import { CLI, createProject, memory, removeProject, writeFiles } from '../helpers/project.js';
 
 /**
@@ -175,10 +176,7 @@ describe('memvault mcp on a fixture vault', () => {
     const used = Object.fromEntries(main.usage.most_used.map((u: any) => [u.id, u.count]));
     expect(used['2026-01-05-deploy-rule']).toBeGreaterThanOrEqual(2);
     expect(used['2026-03-19-checkout']).toBeGreaterThanOrEqual(2);
-    const log = readFileSync(path.join(root, '.memvault/usage.log'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const log = readUsageLog(root).events;
     expect(new Set(log.map((e) => e.via))).toEqual(new Set(['mcp:search', 'mcp:context', 'mcp:zoom']));
   });
 

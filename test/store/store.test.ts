@@ -117,7 +117,9 @@ describe('the state store', () => {
     writeFileSync(path.join(stateDir, 'hooks', 'session-start.json'), '{}');
     mkdirSync(path.join(stateDir, 'ingested', 'main'), { recursive: true });
     writeFileSync(path.join(stateDir, 'ingested', 'main', 'f'.repeat(64)), '{"memories":2}\n');
-    writeFileSync(path.join(stateDir, 'usage.log'), 'kept\n');
+    // The usage log's lines the totals did not count yet are carried over into usage_events; a damaged line is not.
+    const served = { ts: '2026-01-02T00:00:00.000Z', stream: 'main', path: 'main/memories/a.md', via: 'cli:search' };
+    writeFileSync(path.join(stateDir, 'usage.log'), `${JSON.stringify(served)}\nnot json\n`);
 
     expect(readPending(stateDir)).toEqual({
       written: [{ path: 'main/daily/2026-01-02.md', sha256: 'a'.repeat(64) }],
@@ -128,7 +130,8 @@ describe('the state store', () => {
     const vectors = openVectorStore(path.dirname(stateDir), 'embed', undefined);
     expect(vectors.size).toBe(1);
     expect([...vectors.get('1'.padStart(64, '0'))!]).toEqual([expect.closeTo(0.6, 6), expect.closeTo(0.8, 6)]);
-    expect(readdirSync(stateDir).sort()).toEqual(['hooks', STATE_FILE, `${STATE_FILE}-shm`, `${STATE_FILE}-wal`, 'usage.log'].sort());
+    expect(openStateStore(stateDir).db.prepare('SELECT ts, stream, path, via FROM usage_events').all()).toEqual([served]);
+    expect(readdirSync(stateDir).sort()).toEqual(['hooks', STATE_FILE, `${STATE_FILE}-shm`, `${STATE_FILE}-wal`].sort());
     expect(readdirSync(path.join(stateDir, 'hooks'))).toEqual([]);
   });
 

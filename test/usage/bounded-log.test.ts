@@ -1,6 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseUsageFile, usageTotals } from '../../src/usage/codec.js';
 import { foldUsage, type LocalState, legacyStateFile, readLocalState } from '../../src/usage/fold.js';
@@ -11,20 +13,19 @@ import { git, gitConfig, initRepo } from '../git/helpers.js';
 import { createProject, memory, readText, runCli } from '../helpers/project.js';
 
 /**
- * The usage log stays bounded: each build folds `.memvault/usage.log` into
- * the clone's totals and renames it away, so what is on disk is what was
- * served since the last build, whatever the number of build cycles, and every
- * use is counted exactly once (what the CLI logged is what usage.json sums).
- * The fold killed at each step counts nothing twice and loses nothing; the
- * totals keep at most `USAGE_STATE_MAX_KEYS` ids without losing a count.
+ * The usage log stays bounded: each build folds the `usage_events` rows into
+ * the clone's totals and deletes them in the same transaction, so the log
+ * holds what was served since the last build, whatever the number of build
+ * cycles, and every use is counted exactly once (what the CLI logged is what
+ * usage.json sums). A fold killed before its commit counts nothing twice and
+ * loses nothing; the totals keep at most `USAGE_STATE_MAX_KEYS` ids without
+ * losing a count.
  */
 
 const SLOW = process.env.MEMVAULT_SLOW === '1';
 const NOW = '2026-03-20T12:00:00Z';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-const sizeOf = (file: string): number => (existsSync(file) ? statSync(file).size : 0);
 
 /** Uses per memory id as the log holds them (the CLI's own record of what it served). */
 function loggedUses(root: string): Map<string, number> {
@@ -62,20 +63,15 @@ async function cycles(count: number): Promise<void> {
     expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
   };
   await run(['build', '--now', NOW]);
-  const log = path.join(root, '.memvault/usage.log');
-  const folded = path.join(root, '.memvault/usage.log.folded');
   const expected = new Map<string, number>();
   const stateSizes: number[] = [];
   for (let cycle = 0; cycle < count; cycle++) {
     await run(['search', 'otter', '--now', NOW]);
     await run(['context', '--query', 'heron ledgers', '--budget', '2000', '--now', NOW]);
-    const cycleBytes = sizeOf(log);
-    expect(cycleBytes).toBeGreaterThan(0);
+    expect(readUsageLog(root).events.length).toBeGreaterThan(0);
     for (const [id, n] of loggedUses(root)) expected.set(id, (expected.get(id) ?? 0) + n);
     await run(['build', '--now', NOW]);
-    // On disk: nothing new in the log, and at most this cycle's lines in the folded one.
-    expect(sizeOf(log), `cycle ${cycle}: usage.log after the build`).toBe(0);
-    expect(sizeOf(folded)).toBeLessThanOrEqual(cycleBytes);
+    expect(readUsageLog(root).events, `cycle ${cycle}: the log after the build`).toEqual([]);
     stateSizes.push(JSON.stringify(readLocalState(root)).length);
   }
   // The same ids each cycle: the totals grow by digits, never by lines.
@@ -85,7 +81,7 @@ async function cycles(count: number): Promise<void> {
   for (const [id, n] of expected) expect(counts.get(id)?.count, id).toBe(n);
 }
 
-describe('usage.log through build cycles', () => {
+describe('the usage log through build cycles', () => {
   it('is emptied by every build and each use counted once (2 cycles)', () => cycles(2), 120_000);
   it.skipIf(!SLOW)('stays bounded over 60 build cycles', () => cycles(60), 900_000);
 });
@@ -107,43 +103,38 @@ const totals = (vaultDir: string) =>
   );
 const readState = (root: string): LocalState => readLocalState(root);
 
-describe('the fold, killed at each step', () => {
-  it('killed after renaming the log, before saving: the renamed log is counted by the next fold, once', () => {
+/** The compiled fold (`npm run build`), for a child process killed inside the fold's transaction. */
+const COMPILED_FOLD = fileURLToPath(new URL('../../dist/src/usage/fold.js', import.meta.url));
+const FOLDER = `
+const { foldUsage } = await import(process.argv[1]);
+const [root, vaultDir] = [process.argv[2], process.argv[3]];
+foldUsage(root, vaultDir, [{ name: 'main', memories: [{ path: 'main/memories/a.md', id: 'a' }, { path: 'main/memories/b.md', id: 'b' }], summaries: new Map() }]);
+`;
+
+describe('the fold, killed', () => {
+  it('inside its transaction (totals saved, events deleted, not committed): the next fold counts each use once', () => {
     const { root, vaultDir, streams } = project(['a', 'b']);
     use(root, 'a');
     foldUsage(root, vaultDir, streams);
     use(root, 'a');
     use(root, 'b');
-    // What the killed fold did: the previous fold's file went, this one's log was renamed; nothing saved.
-    rmSync(path.join(root, '.memvault/usage.log.folded'));
-    renameSync(path.join(root, '.memvault/usage.log'), path.join(root, '.memvault/usage.log.folded'));
-    use(root, 'b');
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', FOLDER, COMPILED_FOLD, root, vaultDir], {
+      env: { ...process.env, MEMVAULT_TEST_CRASH_AFTER: 'store-commit' },
+      encoding: 'utf8',
+    });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(readUsageLog(root).events).toHaveLength(2);
     foldUsage(root, vaultDir, streams);
-    expect(totals(vaultDir)).toEqual({ a: 2, b: 2 });
+    expect(totals(vaultDir)).toEqual({ a: 2, b: 1 });
     foldUsage(root, vaultDir, streams);
-    expect(totals(vaultDir)).toEqual({ a: 2, b: 2 });
-    expect(existsSync(path.join(root, '.memvault/usage.log'))).toBe(false);
+    expect(totals(vaultDir)).toEqual({ a: 2, b: 1 });
+    expect(readUsageLog(root).events).toEqual([]);
   });
 
-  it('a line its writer adds to the renamed log after the fold is counted by the next fold', () => {
-    const { root, vaultDir, streams } = project(['a']);
-    use(root, 'a');
-    foldUsage(root, vaultDir, streams);
-    appendFileSync(
-      path.join(root, '.memvault/usage.log.folded'),
-      `${JSON.stringify({ ts: '2026-11-21T00:00:00.000Z', stream: 'main', path: 'main/memories/a.md', via: 'mcp:search' })}\n`,
-    );
-    foldUsage(root, vaultDir, streams);
-    expect(totals(vaultDir)).toEqual({ a: 2 });
-    expect(existsSync(path.join(root, '.memvault/usage.log.folded'))).toBe(false);
-  });
-
-  it('a state written before the log was rotated (an offset into usage.log) counts only the lines past it', () => {
+  it('totals of a version that kept a log file (an offset, no sequence number) go on counting from the table', () => {
     const { root, vaultDir, streams } = project(['a', 'b']);
-    use(root, 'a');
-    const offset = statSync(path.join(root, '.memvault/usage.log')).size;
     use(root, 'b');
-    const old = { replica: 'feedbeef', offset, counts: { main: { a: [1, '2026-11-20T10:00:00.000Z'] } } };
+    const old = { replica: 'feedbeef', offset: 120, counts: { main: { a: [1, '2026-11-20T10:00:00.000Z'] } } };
     // An earlier version's totals file: read when the state store has none, and gone once they are saved there.
     writeFileSync(legacyStateFile(root), `${JSON.stringify(old)}\n`);
     foldUsage(root, vaultDir, streams);

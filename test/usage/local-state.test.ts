@@ -45,18 +45,20 @@ describe("this clone's usage totals in the state store", () => {
     expect(readLocalState(root).replica).not.toBe('old');
     openStateStore(path.join(root, '.memvault'))
       .db.prepare("INSERT INTO kv (store, key, value) VALUES ('usage-state', 'state', ?)")
-      .run(JSON.stringify({ replica: 'bad', offset: '12', counts: {} }));
+      .run(JSON.stringify({ replica: 'bad', through: '12', counts: {} }));
     expect(readLocalState(root).replica).not.toBe('bad');
   });
 
   it('decodes only whole totals', () => {
-    const good = { replica: 'r', offset: 3, ino: 7, counts: { main: { a: [2, '2026-11-20T10:00:00.000Z'] } } };
+    const good = { replica: 'r', through: 3, counts: { main: { a: [2, '2026-11-20T10:00:00.000Z'] } } };
     expect(decodeLocalState(good)).toEqual(good);
+    // Totals of a version that kept a log file: their offset was into that file, whose lines the store carried over.
+    expect(decodeLocalState({ replica: 'r', offset: 3, ino: 7, counts: good.counts })).toEqual({ ...good, through: 0 });
     for (const bad of [
       null,
       [],
       { ...good, replica: 1 },
-      { ...good, ino: '7' },
+      { ...good, through: '3' },
       { ...good, counts: [] },
       { ...good, counts: { main: { a: [2] } } },
       { ...good, counts: { main: { a: ['2', 'x'] } } },

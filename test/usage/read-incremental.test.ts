@@ -1,13 +1,13 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordUsage, usageLogFile } from '../../src/usage/log.js';
+import { recordUsage } from '../../src/usage/log.js';
 import { readUsageFile, readUsageFileUncached } from '../../src/usage/read.js';
 
 /**
- * A long-lived process reads usage counts again after every answer it records: when only the log grew, the lines
- * added are folded into the last answer. It must equal reading everything again, and leave the last answer as it was.
+ * A long-lived process reads usage counts again after every answer it records: when only the log grew, the events
+ * added are counted into the last answer. It must equal reading everything again, and leave the last answer as it was.
  */
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-usage-read-'));
@@ -18,7 +18,7 @@ const plain = (file: Map<string, Map<string, unknown>>) =>
 const served = (...names: string[]) => names.map((name) => ({ stream: 'main', path: `main/memories/2026/03/${name}.md` }));
 
 describe('usage counts read again after the log grew', () => {
-  it('equal a full read, with usage.json, another stream and a torn last line; the previous answer is not changed', () => {
+  it('equal a full read, with usage.json and another stream; the previous answer is not changed', () => {
     mkdirSync(path.join(vaultDir, 'main'), { recursive: true });
     mkdirSync(path.join(root, '.memvault'), { recursive: true });
     writeFileSync(
@@ -34,13 +34,11 @@ describe('usage counts read again after the log grew', () => {
 
     recordUsage(root, served('a', 'c'), 'mcp:context', new Date('2026-03-03T00:00:00Z'));
     recordUsage(root, [{ stream: 'ops', path: 'ops/memories/2026/03/x.md' }], 'mcp:search', new Date('2026-03-03T00:00:00Z'));
-    // A line being written right now: counted once it is complete.
-    appendFileSync(usageLogFile(root), '{"ts":"2026-03-04T00:00:00.000Z","stream":"main","path":"main/memories/2026/03/d.md"');
     const second = readUsageFile(root, vaultDir, 'main');
     expect(plain(second)).toEqual(plain(readUsageFileUncached(root, vaultDir, 'main')));
     expect(second.get('2026/03/a')?.size).toBe(2);
     expect(second.has('2026/03/d')).toBe(false);
-    appendFileSync(usageLogFile(root), ',"via":"cli:zoom"}\n');
+    recordUsage(root, served('d'), 'cli:zoom', new Date('2026-03-04T00:00:00Z'));
     const third = readUsageFile(root, vaultDir, 'main');
     expect(third.has('2026/03/d')).toBe(true);
     expect(plain(third)).toEqual(plain(readUsageFileUncached(root, vaultDir, 'main')));

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -132,14 +132,10 @@ describe('log and fold', () => {
     const counts = readUsage(root, 'main', vaultDir);
     expect(Object.fromEntries([...counts].map(([id, u]) => [id, u.count]))).toEqual({ a: 2, b: 1, c: 1, 'daily/2026-02-13.md': 1 });
 
-    // A line being written (no newline yet) waits for the next fold; its writer, which opened the log before the fold
-    // renamed it, finishes it in the renamed file.
-    const writer = openSync(path.join(root, '.memvault/usage.log'), 'a');
-    writeSync(writer, '{"ts":"2026-11-22T00:00:00.000Z","stream":"main","path":"main/memories/b.md"');
-    expect(foldUsage(root, vaultDir, streams)).toEqual([]);
-    writeSync(writer, ',"via":"cli:zoom"}\n');
-    closeSync(writer);
+    // Served after a fold: counted by the next one, once; the fold empties the log.
+    recordSources(root, 'main', ['main/memories/b.md'], 'cli:zoom', new Date('2026-11-22T00:00:00Z'));
     expect(foldUsage(root, vaultDir, streams)).toEqual(['main/usage.json']);
+    expect(readUsageLog(root).events).toEqual([]);
     expect(readUsage(root, 'main', vaultDir).get('b')).toEqual({ count: 2, lastUsed: '2026-11-22T00:00:00.000Z' });
   });
 
