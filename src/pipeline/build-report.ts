@@ -146,6 +146,12 @@ export interface CalendarOutcome {
   workerRollups: number;
 }
 
+/** What one stream's stages did in a build: its waterfall (`waterfall: true`), its calendar stage (`calendar: true`). */
+export interface StreamOutcome {
+  waterfall?: WaterfallReport;
+  calendar?: CalendarOutcome;
+}
+
 /** What a build's stages returned, in the order they ran: everything `assembleReport` makes the report from. */
 export interface BuildParts {
   now: Date;
@@ -168,7 +174,7 @@ export interface BuildParts {
   /** A dry run: the plan's view of the streams, the waterfall and the archive (build-plan.ts `plannedReport`). */
   planned?: Pick<BuildReport, 'streams' | 'waterfall' | 'archived'>;
   /** A build: per stream, in the plan's order, what its waterfall and its calendar stage did. */
-  applied: readonly { waterfall?: WaterfallReport; calendar?: CalendarOutcome }[];
+  applied: readonly StreamOutcome[];
   /** Files written after the streams: INDEX.md and index.json, then the streams' usage.json. */
   indexWritten: readonly string[];
   usageWritten: readonly string[];

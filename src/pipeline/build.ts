@@ -19,10 +19,9 @@ import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
 import type { BuildContext, BuildOptions } from './build-context.js';
-import { assembleReport, type BuildReport, type CalendarOutcome, finishReport } from './build-report.js';
+import { assembleReport, type BuildReport, finishReport, type StreamOutcome } from './build-report.js';
 import { applyCalendar, rollupContextOf } from './calendar/apply.js';
 import type { EstimateInput } from './estimate.js';
-import type { WaterfallReport } from './waterfall/report.js';
 import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome, CommitSession, CommitSkip } from '../git/commit.js';
 import type { IndexReport } from '../search/store.js';
@@ -86,16 +85,17 @@ async function buildWatched(
 ): Promise<BuildReport> {
   const opened = await openBuild(options, config, pool, started);
   const planned = await planStage(opened);
-  const nearDuplicates = lookForNearDuplicates(planned.plan, opened);
+  const nearDuplicates = await lookForNearDuplicates(planned.plan, opened);
   // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
   const { applied, indexInputs } = opened.dryRun ? { applied: [], indexInputs: [] } : await applyStreams(planned.plan, opened);
-  const nearDuplicateWarnings = (await nearDuplicates).flat();
+  const nearDuplicateWarnings = (await nearDuplicates.found).flat();
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   const facts = factWarnings(planned.plan.order.map((entry) => entry.stream));
   const outputs = await writeOutputs(opened, planned.memo, indexInputs);
   const moved = movedAsideReport();
-  const { ctx, loaded } = { ctx: opened.ctx, loaded: opened.ctx.loaded };
+  const { ctx } = opened;
+  const { loaded } = ctx;
   const report = assembleReport({
     now: options.now,
     vault: config.vault,
@@ -129,6 +129,8 @@ interface OpenedBuild {
   ctx: BuildContext;
   dryRun: boolean;
   pool: BuildPool | undefined;
+  /** Times the build's stages (also `ctx.clock`, which the calendar stage reads). */
+  clock: StageClock;
   started: number;
   /** Milliseconds from the start of the build to the end of the load (the commit session opened). */
   loadMs: number;
@@ -197,7 +199,20 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     citationNotes: citations.notes,
     clock,
   };
-  return { ctx, dryRun, pool, started, loadMs, parsedAtLoad, regenerate, session, housekeeping, waterfall, citations: citations.report };
+  return {
+    ctx,
+    dryRun,
+    pool,
+    clock,
+    started,
+    loadMs,
+    parsedAtLoad,
+    regenerate,
+    session,
+    housekeeping,
+    waterfall,
+    citations: citations.report,
+  };
 }
 
 /**
@@ -249,31 +264,35 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
 
 /**
  * Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
- * On a running pool (a cold build) the look runs on a build thread beside the rollups; else here, now, before the
- * streams are applied. Its warnings follow the plan's in the report.
+ * On a running pool (a cold build) the look runs on a build thread beside the rollups (`found` is awaited after them);
+ * else here, now, before the streams are applied. Its warnings follow the plan's in the report.
  */
-async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<Diagnostic[][]> {
+async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
   const { ctx, pool } = opened;
   const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
-  if (summarized.length === 0) return [];
+  if (summarized.length === 0) return { found: Promise.resolve([]) };
   const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
   const look = summarized.map((s) => {
     const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
     const memories = newestForLook(ctx.loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
     return { name: s.name, memories, days };
   });
-  if (pool?.started && !opened.dryRun) return Promise.all(look.map((l) => pool.nearDuplicates(ctx.vaultDir, l.name, l.memories, l.days)));
-  return ctx.clock!.time('near-duplicates', () => look.map((l) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days)));
+  if (pool?.started && !opened.dryRun) {
+    const found = Promise.all(look.map((l) => pool.nearDuplicates(ctx.vaultDir, l.name, l.memories, l.days)));
+    found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    return { found };
+  }
+  const warnings = opened.clock.time('near-duplicates', () =>
+    look.map((l) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days)),
+  );
+  return { found: Promise.resolve(warnings) };
 }
 
 /** Applies the plan stream after stream: its waterfall, then its calendar tiers, archive and package. */
-async function applyStreams(
-  plan: BuildPlan,
-  opened: OpenedBuild,
-): Promise<{ applied: { waterfall?: WaterfallReport; calendar?: CalendarOutcome }[]; indexInputs: StreamIndexInput[] }> {
+async function applyStreams(plan: BuildPlan, opened: OpenedBuild): Promise<{ applied: StreamOutcome[]; indexInputs: StreamIndexInput[] }> {
   const { ctx, waterfall } = opened;
   const { config, vaultDir, loaded, summarizer, options } = ctx;
-  const applied: { waterfall?: WaterfallReport; calendar?: CalendarOutcome }[] = [];
+  const applied: StreamOutcome[] = [];
   const indexInputs: StreamIndexInput[] = [];
   for (const { name, calendar, stream } of plan.order) {
     const waterfallPlan = plan.waterfall.find((w) => w.stream === name);
@@ -283,7 +302,7 @@ async function applyStreams(
     const unchanged = (waterfallReport?.written.length ?? 0) === 0;
     const applyStarted = performance.now();
     const outcome = calendar && streamPlan ? await applyCalendar(stream, streamPlan, ctx, unchanged) : undefined;
-    if (outcome) ctx.clock?.add('apply', performance.now() - applyStarted);
+    if (outcome) opened.clock.add('apply', performance.now() - applyStarted);
     applied.push({ ...(waterfallReport ? { waterfall: waterfallReport } : {}), ...(outcome ? { calendar: outcome } : {}) });
     indexInputs.push({
       name,
@@ -337,7 +356,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   const sync = await import('../search/sync.js');
   const searchStarted = performance.now();
   const search = await sync.syncSearch(options.root, loaded, config);
-  ctx.clock?.add('search', performance.now() - searchStarted);
+  opened.clock.add('search', performance.now() - searchStarted);
   // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
   const searchNotes = sync.searchNotes(search);
   return { indexWritten, indexMs, usageWritten, record, recordMs, ...(search ? { search } : {}), searchNotes };
@@ -351,8 +370,8 @@ async function commitStage(
   indexInputs: readonly StreamIndexInput[],
   gc: ReturnType<typeof watchGc>,
 ): Promise<BuildReport> {
-  const { ctx, dryRun, session } = opened;
-  const { options, vaultDir, stateDir, clock, loaded } = ctx;
+  const { ctx, dryRun, session, clock } = opened;
+  const { options, vaultDir, stateDir, loaded } = ctx;
   // A build that lost its lock commits nothing: another one may have written the same files meanwhile.
   assertLockHeld();
   const commitStarted = performance.now();
@@ -370,7 +389,7 @@ async function commitStage(
   const commitMs = Math.round(performance.now() - commitStarted + outputs.recordMs);
   const parsed = loaded.stats.parsed + loaded.content.parsed - opened.parsedAtLoad;
   const ms = Math.round(performance.now() - opened.started);
-  if (dryRun || !clock) return finishReport(report, { commit, parsed, commitMs, ms });
+  if (dryRun) return finishReport(report, { commit, parsed, commitMs, ms });
   const { load, plan, package: packageMs, index } = report.stats;
   clock.merge({ load, plan, package: packageMs, index, commit: commitMs, 'gc.main': gc.take() });
   if (opened.pool) clock.merge(opened.pool.stageMs.ms);
