@@ -35,11 +35,12 @@ export type { BuildOptions } from './build-context.js';
 
 /**
  * `memvault build`: load, plan (build-plan.ts, pure), apply the plan stream
- * after stream (waterfall-build.ts, calendar-apply.ts: roll up, check
+ * after stream (waterfall/build.ts, calendar/apply.ts: roll up, check
  * budgets, write, archive, package), then the index, the search index and
- * the commit, under the build lock; the report says what was done
- * (build-report.ts). Idempotent: with unchanged inputs it makes no
- * summarizer call and writes nothing. `--dry-run` stops at the plan.
+ * the commit, under the build lock. Each stage returns what it did and the
+ * report is assembled from those results (build-report.ts `assembleReport`).
+ * Idempotent: with unchanged inputs it makes no summarizer call and writes
+ * nothing. `--dry-run` stops at the plan.
  */
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
