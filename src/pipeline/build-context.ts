@@ -3,15 +3,20 @@ import type { LoadedVault, LoadOptions } from '../load/load.js';
 import type { Summarizer } from '../llm/types.js';
 import type { LeftOut } from '../maintain/left-out.js';
 import type { StageClock } from './build-timings.js';
-import type { BuildReport, ProgressEvent } from './build-report.js';
+import type { ProgressEvent } from './build-report.js';
 import type { BuildPool } from './workers/build-pool.js';
 import type { RollupWorkers } from './workers/rollup-pool.js';
 
 /**
  * What a build is asked to do (`BuildOptions`, from the CLI, watch and tests)
- * and what each stream's stages are handed (`StreamContext`). Types only, apart
- * from build.ts and calendar/apply.ts so the stages can name them without
- * importing the module that imports them.
+ * and what its stages are handed (`BuildContext`, made once by build.ts after
+ * the load). Types only, apart from build.ts and calendar/apply.ts so the
+ * stages can name them without importing the module that imports them.
+ *
+ * The context is read-only input: no stage writes the build's report through
+ * it. Each stage returns its part (calendar/apply.ts `CalendarOutcome`,
+ * waterfall `WaterfallReport`, outputs.ts `PackageOutcome`, …) and
+ * build-report.ts `assembleReport` puts them together.
  */
 
 export type { RollupWorkers } from './workers/rollup-pool.js';
@@ -54,13 +59,15 @@ export interface BuildOptions {
   lockCommand?: string;
 }
 
-export interface StreamContext {
+export interface BuildContext {
   options: BuildOptions;
   config: Config;
+  /** Absolute path of the vault folder. */
   vaultDir: string;
+  /** Absolute path of `.memvault/` (the lock, the state store, the search index). */
+  stateDir: string;
   loaded: LoadedVault;
   summarizer: Summarizer;
-  report: BuildReport;
   /**
    * The calendar's rollups on the build's worker threads, when this machine and build can have them: build.ts makes
    * them from its pool (workers/rollup-pool.ts) so calendar/ does not import workers/, which imports the calendar's rollup.

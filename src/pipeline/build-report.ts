@@ -7,11 +7,16 @@ import type { ArchiveMove } from './calendar/archive.js';
 import type { TierEstimate } from './estimate.js';
 import type { HeldSummary } from './calendar/plan.js';
 import type { RollupError, RollupResult } from './calendar/rollup.js';
+import type { Manifest } from './package/index.js';
 import type { WaterfallReport } from './waterfall/build.js';
 
 /**
  * What a build did (or, for a dry run, plans to do), as data: the CLI renders
  * it (src/cli/render/build.ts) and the commit step names it in its message.
+ * No stage writes into it: each returns its part (`CalendarOutcome`, a
+ * `WaterfallReport`, the files the index and usage wrote, …) and
+ * `assembleReport` below makes the report from them, in one place; the commit
+ * and the final timings are added by `finishReport`.
  */
 
 /** The calendar tiers, finest first (the tier table, time/tiers.ts): the order a build plans and runs them in. */
@@ -125,6 +130,113 @@ export interface BuildReport {
   search?: IndexReport;
   /** The memories' citations checked against the repository (src/citations/): what was asked again, what became stale. */
   citations?: CitationReport;
+}
+
+/** What one stream's calendar stage did (calendar/apply.ts): its report, its package's manifest, its share of the build's lists. */
+export interface CalendarOutcome {
+  report: StreamReport;
+  manifest: Manifest;
+  /** Files written, in the order written: the package when written first (watch), summaries tier after tier, the package. */
+  written: string[];
+  historyCopies: string[];
+  archived: ArchiveMove[];
+  /** Milliseconds spent on the package. */
+  packageMs: number;
+  /** Summaries made on the build's worker threads. */
+  workerRollups: number;
+}
+
+/** What one stream's stages did in a build: its waterfall (`waterfall: true`), its calendar stage (`calendar: true`). */
+export interface StreamOutcome {
+  waterfall?: WaterfallReport;
+  calendar?: CalendarOutcome;
+}
+
+/** What a build's stages returned, in the order they ran: everything `assembleReport` makes the report from. */
+export interface BuildParts {
+  now: Date;
+  vault: string;
+  dryRun: boolean;
+  generator: { provider: string; model: string };
+  /** The load stage's counts and its milliseconds. */
+  load: { files: number; read: number; parsed: number; workerParses: number; helper: boolean; ms: number };
+  /** Diagnostics by where they came from; the report lists them in this order. */
+  diagnostics: {
+    load: readonly Diagnostic[];
+    housekeeping: readonly Diagnostic[];
+    plan: readonly Diagnostic[];
+    nearDuplicates: readonly Diagnostic[];
+    facts: readonly Diagnostic[];
+    search: readonly Diagnostic[];
+    movedAside: readonly Diagnostic[];
+    summarizer: readonly Diagnostic[];
+  };
+  /** A dry run: the plan's view of the streams, the waterfall and the archive (build-plan.ts `plannedReport`). */
+  planned?: Pick<BuildReport, 'streams' | 'waterfall' | 'archived'>;
+  /** A build: per stream, in the plan's order, what its waterfall and its calendar stage did. */
+  applied: readonly StreamOutcome[];
+  /** Files written after the streams: INDEX.md and index.json, then the streams' usage.json. */
+  indexWritten: readonly string[];
+  usageWritten: readonly string[];
+  /** Hand-written files moved aside from generated paths (housekeeping.ts `movedAsideReport`): kept as history copies. */
+  movedAside: readonly string[];
+  citations?: CitationReport;
+  search?: IndexReport;
+  ms: { plan: number; index: number };
+}
+
+/**
+ * The build's report from its stages' parts. The lists keep the order the
+ * stages wrote in; a file written twice (the package, with `packageFirst`)
+ * is listed once. `commit` is null and `stats.commit` 0 until `finishReport`.
+ */
+export function assembleReport(parts: BuildParts): BuildReport {
+  const calendar = parts.applied.flatMap((stream) => (stream.calendar ? [stream.calendar] : []));
+  const waterfall = parts.applied.flatMap((stream) => (stream.waterfall ? [stream.waterfall] : []));
+  const written = parts.applied.flatMap((stream) => [...(stream.waterfall?.written ?? []), ...(stream.calendar?.written ?? [])]);
+  const historyCopies = parts.applied.flatMap((stream) => [
+    ...(stream.waterfall?.historyCopies ?? []),
+    ...(stream.calendar?.historyCopies ?? []),
+  ]);
+  const d = parts.diagnostics;
+  return {
+    now: parts.now.toISOString(),
+    vault: parts.vault,
+    dryRun: parts.dryRun,
+    streams: parts.planned?.streams ?? calendar.map((c) => c.report),
+    waterfall: parts.planned?.waterfall ?? waterfall,
+    written: [...new Set([...written, ...parts.indexWritten, ...parts.usageWritten])],
+    historyCopies: [...new Set([...historyCopies, ...parts.movedAside])],
+    archived: parts.planned?.archived ?? calendar.flatMap((c) => c.archived),
+    commit: null,
+    diagnostics: [...d.load, ...d.housekeeping, ...d.plan, ...d.nearDuplicates, ...d.facts, ...d.search, ...d.movedAside, ...d.summarizer],
+    stats: {
+      files: parts.load.files,
+      read: parts.load.read,
+      parsed: parts.load.parsed,
+      workerParses: parts.load.workerParses,
+      workerRollups: calendar.reduce((sum, c) => sum + c.workerRollups, 0),
+      helper: parts.load.helper,
+      ms: 0,
+      load: parts.load.ms,
+      plan: parts.ms.plan,
+      package: calendar.reduce((sum, c) => sum + c.packageMs, 0),
+      index: parts.ms.index,
+      commit: 0,
+    },
+    generator: parts.generator,
+    ...(parts.citations ? { citations: parts.citations } : {}),
+    ...(parts.search ? { search: parts.search } : {}),
+  };
+}
+
+/** The report with what the commit step did and the build's final counts and timings. */
+export function finishReport(
+  report: BuildReport,
+  end: { commit: CommitOutcome | null; parsed: number; commitMs: number; ms: number; stages?: Record<string, number> },
+): BuildReport {
+  const stats = { ...report.stats, parsed: end.parsed, ms: end.ms, commit: end.commitMs, ...(end.stages ? { stages: end.stages } : {}) };
+  return { ...report, commit: end.commit, stats };
 }
 
 export function emptyStats(): TierStats {

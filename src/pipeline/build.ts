@@ -13,14 +13,18 @@ import { acquireBuildLock } from '../util/lock.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
-import { planBuild, plannedReport, type StreamPlan } from './build-plan.js';
+import { type BuildPlan, planBuild, plannedReport, type StreamPlan } from './build-plan.js';
 import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
 import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
-import type { BuildOptions } from './build-context.js';
-import type { BuildReport } from './build-report.js';
-import { applyCalendar, rollupContextOf, type StreamContext } from './calendar/apply.js';
+import type { BuildContext, BuildOptions } from './build-context.js';
+import { assembleReport, type BuildReport, finishReport, type StreamOutcome } from './build-report.js';
+import { applyCalendar, rollupContextOf } from './calendar/apply.js';
+import type { EstimateInput } from './estimate.js';
+import type { CitationReport } from '../citations/build-step.js';
+import type { CommitOutcome, CommitSession, CommitSkip } from '../git/commit.js';
+import type { IndexReport } from '../search/store.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
 import { readManifest, writeIndex } from './outputs.js';
 import { resolveRegenerate } from './calendar/plan.js';
@@ -31,11 +35,12 @@ export type { BuildOptions } from './build-context.js';
 
 /**
  * `memvault build`: load, plan (build-plan.ts, pure), apply the plan stream
- * after stream (waterfall-build.ts, calendar-apply.ts: roll up, check
+ * after stream (waterfall/build.ts, calendar/apply.ts: roll up, check
  * budgets, write, archive, package), then the index, the search index and
- * the commit, under the build lock; the report says what was done
- * (build-report.ts). Idempotent: with unchanged inputs it makes no
- * summarizer call and writes nothing. `--dry-run` stops at the plan.
+ * the commit, under the build lock. Each stage returns what it did and the
+ * report is assembled from those results (build-report.ts `assembleReport`).
+ * Idempotent: with unchanged inputs it makes no summarizer call and writes
+ * nothing. `--dry-run` stops at the plan.
  */
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -68,6 +73,10 @@ async function buildLocked(options: BuildOptions, config: Config, started: numbe
   }
 }
 
+/**
+ * The stages of a build under the lock, in order: open (load, context), plan, apply each stream, write the vault-wide
+ * outputs, assemble the report from what the stages returned, commit. Each stage returns its part of the report.
+ */
 async function buildWatched(
   options: BuildOptions,
   config: Config,
@@ -75,83 +84,148 @@ async function buildWatched(
   pool: BuildPool | undefined,
   gc: ReturnType<typeof watchGc>,
 ): Promise<BuildReport> {
+  const opened = await openBuild(options, config, pool, started);
+  const planned = await planStage(opened);
+  const nearDuplicates = await lookForNearDuplicates(planned.plan, opened);
+  // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
+  const { applied, indexInputs } = opened.dryRun ? { applied: [], indexInputs: [] } : await applyStreams(planned.plan, opened);
+  const nearDuplicateWarnings = (await nearDuplicates.found).flat();
+  // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
+  // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
+  const facts = factWarnings(planned.plan.order.map((entry) => entry.stream));
+  const outputs = await writeOutputs(opened, planned.memo, indexInputs);
+  const moved = movedAsideReport();
+  const { ctx } = opened;
+  const { loaded } = ctx;
+  const report = assembleReport({
+    now: options.now,
+    vault: config.vault,
+    dryRun: opened.dryRun,
+    generator: { provider: ctx.summarizer.provider, model: ctx.summarizer.model },
+    load: { ...loaded.stats, helper: pool?.scans === true && options.loader === undefined, ms: opened.loadMs },
+    diagnostics: {
+      load: [...loaded.state.diagnostics, ...(loaded.warnings ?? []), ...(ctx.summarizer.diagnostics ?? [])],
+      housekeeping: opened.housekeeping,
+      plan: planned.plan.diagnostics,
+      nearDuplicates: nearDuplicateWarnings,
+      facts,
+      search: outputs.searchNotes,
+      movedAside: moved.diagnostics,
+      summarizer: ctx.summarizer.takeDiagnostics?.() ?? [],
+    },
+    ...(opened.dryRun ? { planned: plannedReport(planned.plan, (p) => opened.waterfall!.plannedWaterfallReport(p)) } : {}),
+    applied,
+    indexWritten: outputs.indexWritten,
+    usageWritten: outputs.usageWritten,
+    movedAside: moved.paths,
+    ...(opened.citations ? { citations: opened.citations } : {}),
+    ...(outputs.search ? { search: outputs.search } : {}),
+    ms: { plan: planned.ms, index: outputs.indexMs },
+  });
+  return commitStage(report, opened, outputs, indexInputs, gc);
+}
+
+/** The build's one context and what opening it gave besides. */
+interface OpenedBuild {
+  ctx: BuildContext;
+  dryRun: boolean;
+  pool: BuildPool | undefined;
+  /** Times the build's stages (also `ctx.clock`, which the calendar stage reads). */
+  clock: StageClock;
+  started: number;
+  /** Milliseconds from the start of the build to the end of the load (the commit session opened). */
+  loadMs: number;
+  /** Bodies parsed before this build: a watch session's content store lives on between builds. */
+  parsedAtLoad: number;
+  regenerate: ReturnType<typeof resolveRegenerate>;
+  session: CommitSession | CommitSkip | undefined;
+  /** Temporary files of a killed build, removed under the lock (housekeeping.ts). */
+  housekeeping: Diagnostic[];
+  /** Loaded only for waterfall streams: start-up time counts in every one-edit rebuild. */
+  waterfall: typeof import('./waterfall/build.js') | undefined;
+  /** The memories' citations checked against the repository: what was asked again, what became stale. */
+  citations: CitationReport | undefined;
+}
+
+/** Load: the vault, the summarizer, the commit session, the citations' state; the context every later stage is handed. */
+async function openBuild(options: BuildOptions, config: Config, pool: BuildPool | undefined, started: number): Promise<OpenedBuild> {
   const clock = new StageClock();
+  const dryRun = options.dryRun ?? false;
   const vaultDir = path.resolve(options.root, config.vault);
+  const stateDir = path.join(options.root, '.memvault');
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
-  const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
+  const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun });
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
   });
-  // A watch session's content store lives on between builds: this build's parses are those after its load.
   const parsedAtLoad = loaded.content.parsed;
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
-  const commitEnabled = !options.dryRun && (options.commit ?? config.git.commit);
+  const commitEnabled = !dryRun && (options.commit ?? config.git.commit);
   const session = commitEnabled
-    ? await (await import('../git/commit.js')).openCommitSession({
-        vaultDir,
-        stateDir: path.join(options.root, '.memvault'),
-        enabled: true,
-        author: config.git.author,
-      })
+    ? await (await import('../git/commit.js')).openCommitSession({ vaultDir, stateDir, enabled: true, author: config.git.author })
     : undefined;
-  const report: BuildReport = {
-    now: options.now.toISOString(),
-    vault: config.vault,
-    dryRun: options.dryRun ?? false,
-    streams: [],
-    waterfall: [],
-    written: [],
-    historyCopies: [],
-    archived: [],
-    commit: null,
-    diagnostics: [...loaded.state.diagnostics, ...(loaded.warnings ?? []), ...(summarizer.diagnostics ?? [])],
-    stats: {
-      files: loaded.stats.files,
-      read: loaded.stats.read,
-      parsed: loaded.stats.parsed,
-      workerParses: loaded.stats.workerParses,
-      workerRollups: 0,
-      helper: pool?.scans === true && options.loader === undefined,
-      ms: 0,
-      load: Math.round(performance.now() - started),
-      plan: 0,
-      package: 0,
-      index: 0,
-      commit: 0,
-    },
-    generator: { provider: summarizer.provider, model: summarizer.model },
-  };
+  const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
-  if (!report.dryRun)
-    report.diagnostics.push(...removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys()));
-  // Plan: pure, from the loaded vault, the config, `now` and the outputs on disk.
+  const housekeeping = dryRun ? [] : removeLeftoverTemps(vaultDir, stateDir, loaded.state.streams.keys());
   const hasWaterfall = [...loaded.state.streams.keys()].some((name) => config.streams[name]?.waterfall === true);
-  // Loaded only for waterfall streams: start-up time counts in every one-edit rebuild.
   const waterfall = hasWaterfall ? await import('./waterfall/build.js') : undefined;
-  const estimate = report.dryRun ? await import('./estimate.js') : undefined;
   // Duplicates and forgotten memories leave the package's detail (left-out.ts: usage counts are read here, the plan stays pure).
   const leftOut = new Map(
     [...loaded.state.streams.values()].map((s) => [s.name, leftOutOf(options.root, vaultDir, config, s, options.now)]),
   );
   // Citations checked against the repository (src/citations/): stale memories are marked in the package and INDEX.md.
   const { runCitationStep, verifyRepoOf } = await import('../citations/build-step.js');
-  const { report: citationReport, notes: citationNotes } = await runCitationStep({
+  const citations = await runCitationStep({
     root: options.root,
     vaultDir,
     streams: loaded.state.streams.values(),
     now: options.now,
-    dryRun: report.dryRun,
+    dryRun,
     repo: verifyRepoOf(options.root, config),
   });
-  if (citationReport) report.citations = citationReport;
   const rollups = rollupWorkersOn(pool);
-  const streamContext: StreamContext = { options, config, vaultDir, loaded, summarizer, report, rollups, leftOut, citationNotes, clock };
+  const ctx: BuildContext = {
+    options,
+    config,
+    vaultDir,
+    stateDir,
+    loaded,
+    summarizer,
+    rollups,
+    leftOut,
+    citationNotes: citations.notes,
+    clock,
+  };
+  return {
+    ctx,
+    dryRun,
+    pool,
+    clock,
+    started,
+    loadMs,
+    parsedAtLoad,
+    regenerate,
+    session,
+    housekeeping,
+    waterfall,
+    citations: citations.report,
+  };
+}
+
+/**
+ * Plan: `planBuild`, pure, from the loaded vault, the config, `now` and the outputs on disk; a dry run's costs
+ * estimated on the way (estimate.ts).
+ */
+async function planStage(opened: OpenedBuild): Promise<{ plan: BuildPlan; memo: DerivedMemo; ms: number }> {
+  const { ctx, dryRun, waterfall } = opened;
+  const { options, config, loaded, summarizer, vaultDir } = ctx;
+  const estimate = dryRun ? await import('./estimate.js') : undefined;
   // Whole-vault input hashes kept from the last build that left the parse cache as this one found it.
-  const memo = DerivedMemo.open(vaultLoadOptions(options.root, config).stateDir, loaded.cache, config);
+  const memo = DerivedMemo.open(ctx.stateDir, loaded.cache, config);
   const planStarted = performance.now();
   const plan = planBuild({
     config,
@@ -159,159 +233,168 @@ async function buildWatched(
     now: options.now,
     force: options.force ?? false,
     ...(options.through !== undefined ? { through: options.through } : {}),
-    regenerate,
+    regenerate: opened.regenerate,
     generator: { provider: summarizer.provider, model: summarizer.model, promptId: promptIdsOf(summarizer) },
     manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
-    packageFirst: options.packageFirst === true && !report.dryRun,
-    leftOut,
-    citationNotes,
+    packageFirst: options.packageFirst === true && !dryRun,
+    ...(ctx.leftOut ? { leftOut: ctx.leftOut } : {}),
+    ...(ctx.citationNotes ? { citationNotes: ctx.citationNotes } : {}),
     memo,
     ...(waterfall
       ? { planWaterfall: (stream: StreamState) => waterfall.planWaterfallStream(stream, config, { force: false, rebuild: false }) }
       : {}),
     ...(estimate
-      ? {
-          estimate: (stream: StreamState, streamPlan: StreamPlan) =>
-            estimate.estimateCost({
-              stream,
-              planned: streamPlan.planned,
-              dailyJobs: streamPlan.tiers.daily.jobs,
-              rollup: rollupContextOf(stream, new Map(stream.memories.map((m) => [m.id, m])), streamContext),
-              summarizer,
-              budgets: streamPlan.context.budgets,
-              longtermThrough: streamPlan.bands.longtermThrough,
-            }),
-        }
+      ? { estimate: (stream: StreamState, streamPlan: StreamPlan) => estimate.estimateCost(estimateInput(stream, streamPlan, ctx)) }
       : {}),
   });
-  report.stats.plan = Math.round(performance.now() - planStarted);
-  report.diagnostics.push(...plan.diagnostics);
-  // Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
+  return { plan, memo, ms: Math.round(performance.now() - planStarted) };
+}
+
+/** What the dry run's cost estimate of one stream is handed. */
+function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildContext): EstimateInput {
+  return {
+    stream,
+    planned: streamPlan.planned,
+    dailyJobs: streamPlan.tiers.daily.jobs,
+    rollup: rollupContextOf(stream, new Map(stream.memories.map((m) => [m.id, m])), ctx),
+    summarizer: ctx.summarizer,
+    budgets: streamPlan.context.budgets,
+    longtermThrough: streamPlan.bands.longtermThrough,
+  };
+}
+
+/**
+ * Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
+ * On a running pool (a cold build) the look runs on a build thread beside the rollups (`found` is awaited after them);
+ * else here, now, before the streams are applied. Its warnings follow the plan's in the report.
+ */
+async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
+  const { ctx, pool } = opened;
   const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
-  // On a running pool (a cold build) the look runs on a build thread beside the rollups; its warnings keep their place.
-  const nearDuplicates = { at: report.diagnostics.length, found: Promise.resolve<Diagnostic[][]>([]) };
-  if (summarized.length > 0) {
-    const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
-    const look = summarized.map((s) => {
-      const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
-      const memories = newestForLook(loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
-      return { name: s.name, memories, days };
-    });
-    if (pool?.started && !report.dryRun) {
-      nearDuplicates.found = Promise.all(look.map((l) => pool.nearDuplicates(vaultDir, l.name, l.memories, l.days)));
-      nearDuplicates.found.catch(() => {}); // awaited after the rollups; a failure then is the build's
-    } else
-      clock.time('near-duplicates', () => {
-        for (const l of look) report.diagnostics.push(...nearDuplicateWarnings(vaultDir, l.name, l.memories, l.days));
-      });
+  if (summarized.length === 0) return { found: Promise.resolve([]) };
+  const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
+  const look = summarized.map((s) => {
+    const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
+    const memories = newestForLook(ctx.loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
+    return { name: s.name, memories, days };
+  });
+  if (pool?.started && !opened.dryRun) {
+    const found = Promise.all(look.map((l) => pool.nearDuplicates(ctx.vaultDir, l.name, l.memories, l.days)));
+    found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    return { found };
   }
-  // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
-  if (report.dryRun)
-    Object.assign(
-      report,
-      plannedReport(plan, (p) => waterfall!.plannedWaterfallReport(p)),
-    );
+  const warnings = opened.clock.time('near-duplicates', () =>
+    look.map((l) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days)),
+  );
+  return { found: Promise.resolve(warnings) };
+}
+
+/** Applies the plan stream after stream: its waterfall, then its calendar tiers, archive and package. */
+async function applyStreams(plan: BuildPlan, opened: OpenedBuild): Promise<{ applied: StreamOutcome[]; indexInputs: StreamIndexInput[] }> {
+  const { ctx, waterfall } = opened;
+  const { config, vaultDir, loaded, summarizer, options } = ctx;
+  const applied: StreamOutcome[] = [];
   const indexInputs: StreamIndexInput[] = [];
-  for (const { name, calendar, stream } of report.dryRun ? [] : plan.order) {
+  for (const { name, calendar, stream } of plan.order) {
     const waterfallPlan = plan.waterfall.find((w) => w.stream === name);
-    let unchanged = true;
-    if (waterfallPlan && waterfall) {
-      const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: false };
-      const waterfallReport = await waterfall.applyWaterfall(stream, waterfallPlan, run);
-      report.waterfall.push(waterfallReport);
-      report.written.push(...waterfallReport.written);
-      report.historyCopies.push(...waterfallReport.historyCopies);
-      unchanged = waterfallReport.written.length === 0;
-    }
+    const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: false };
+    const waterfallReport = waterfallPlan && waterfall ? await waterfall.applyWaterfall(stream, waterfallPlan, run) : undefined;
     const streamPlan = plan.streams.find((s) => s.name === name);
-    if (!calendar || !streamPlan) {
-      indexInputs.push({
-        name,
-        memories: stream.memories,
-        summaries: [...stream.summaries.values()],
-        held: [],
-        deferred: [],
-        manifest: undefined,
-        citationNotes,
-      });
-      continue;
-    }
+    const unchanged = (waterfallReport?.written.length ?? 0) === 0;
     const applyStarted = performance.now();
-    const result = await applyCalendar(stream, streamPlan, streamContext, unchanged);
-    clock.add('apply', performance.now() - applyStarted);
-    report.streams.push(result.report);
+    const outcome = calendar && streamPlan ? await applyCalendar(stream, streamPlan, ctx, unchanged) : undefined;
+    if (outcome) opened.clock.add('apply', performance.now() - applyStarted);
+    applied.push({ ...(waterfallReport ? { waterfall: waterfallReport } : {}), ...(outcome ? { calendar: outcome } : {}) });
     indexInputs.push({
       name,
       memories: stream.memories,
       summaries: [...stream.summaries.values()],
-      held: result.report.held,
-      deferred: result.report.deferred,
-      manifest: result.manifest,
-      citationNotes,
+      held: outcome?.report.held ?? [],
+      deferred: outcome?.report.deferred ?? [],
+      manifest: outcome?.manifest,
+      citationNotes: ctx.citationNotes,
     });
   }
-  report.diagnostics.splice(nearDuplicates.at, 0, ...(await nearDuplicates.found).flat());
-  // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
-  // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
-  report.diagnostics.push(...factWarnings(plan.order.map((entry) => entry.stream)));
+  return { applied, indexInputs };
+}
+
+/** What the vault-wide writes after the streams did. */
+interface OutputsWritten {
+  indexWritten: string[];
+  indexMs: number;
+  usageWritten: string[];
+  /** The committed record's module, when the record is kept in this repository (it lists its uncommitted files). */
+  record: typeof import('../store/committed-record-write.js') | undefined;
+  recordMs: number;
+  search?: IndexReport;
+  searchNotes: Diagnostic[];
+}
+
+/** The index, the usage folds, the committed record, the parse cache and the search index: each after the streams. */
+async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs: readonly StreamIndexInput[]): Promise<OutputsWritten> {
+  const { ctx, dryRun } = opened;
+  const { options, config, loaded, vaultDir } = ctx;
   const indexStarted = performance.now();
-  if (!report.dryRun) writeIndex(indexInputs, loaded, vaultDir, report, memo);
-  report.stats.index = Math.round(performance.now() - indexStarted);
+  const indexWritten = dryRun ? [] : writeIndex(indexInputs, loaded, vaultDir, memo);
+  const indexMs = Math.round(performance.now() - indexStarted);
   // This clone's usage log, folded into each stream's usage.json, is committed with the build (src/usage/fold.ts).
-  if (!report.dryRun) report.written.push(...foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]));
+  const usageWritten = dryRun ? [] : foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]);
   // The committed record lets a fresh clone skip what it does not summarize (vault/committed-record.ts): kept current in a
   // repository also with commits off (`git add vault` takes it), committed with the build's files, never listed as written.
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
-  const record = report.dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
-  const inRepo = record !== undefined && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined;
+  const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
+  const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
   const recordStarted = performance.now();
-  if (record && inRepo)
-    await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, path.join(options.root, '.memvault'));
+  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir);
   const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false) {
     loaded.cache.save();
     memo.save();
   }
+  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordMs, searchNotes: [] };
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
-  if (!report.dryRun) {
-    // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
-    const sync = await import('../search/sync.js');
-    const searchStarted = performance.now();
-    const search = await sync.syncSearch(options.root, loaded, config);
-    clock.add('search', performance.now() - searchStarted);
-    if (search) report.search = search;
-    // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
-    report.diagnostics.push(...sync.searchNotes(search));
-  }
-  // The package may be written twice (`packageFirst`): listed once.
-  report.written = [...new Set(report.written)];
-  const moved = movedAsideReport();
-  report.diagnostics.push(...moved.diagnostics, ...(summarizer.takeDiagnostics?.() ?? []));
-  report.historyCopies = [...new Set([...report.historyCopies, ...moved.paths])];
+  // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
+  const sync = await import('../search/sync.js');
+  const searchStarted = performance.now();
+  const search = await sync.syncSearch(options.root, loaded, config);
+  opened.clock.add('search', performance.now() - searchStarted);
+  // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
+  const searchNotes = sync.searchNotes(search);
+  return { indexWritten, indexMs, usageWritten, record, recordMs, ...(search ? { search } : {}), searchNotes };
+}
+
+/** Commit: the report's files in one commit (pipeline/commit.ts), what is left uncommitted recorded; then the final timings. */
+async function commitStage(
+  report: BuildReport,
+  opened: OpenedBuild,
+  outputs: OutputsWritten,
+  indexInputs: readonly StreamIndexInput[],
+  gc: ReturnType<typeof watchGc>,
+): Promise<BuildReport> {
+  const { ctx, dryRun, session, clock } = opened;
+  const { options, vaultDir, stateDir, loaded } = ctx;
   // A build that lost its lock commits nothing: another one may have written the same files meanwhile.
   assertLockHeld();
   const commitStarted = performance.now();
-  // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (project/pending.ts).
+  // What earlier builds left uncommitted goes into this commit; what this one leaves uncommitted is recorded (pending.ts).
   const pending = await import('./pending.js');
-  const stateDir = path.join(options.root, '.memvault');
+  let commit: CommitOutcome | null = null;
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = record && inRepo && !('status' in session) ? await record.uncommittedRecord(vaultDir) : [];
+    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
-    report.commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
-  } else if (!report.dryRun) report.commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
-  if (!report.dryRun) pending.settlePending(stateDir, vaultDir, report, report.commit);
+    commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
+  } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
+  if (!dryRun) pending.settlePending(stateDir, vaultDir, report, commit);
   // The commit step includes writing the record (done before the parse cache was saved).
-  report.stats.commit = Math.round(performance.now() - commitStarted + recordMs);
-  report.stats.parsed = loaded.stats.parsed + loaded.content.parsed - parsedAtLoad;
-  report.stats.ms = Math.round(performance.now() - started);
-  if (!report.dryRun) {
-    const { load, plan, package: packageMs, index, commit } = report.stats;
-    clock.merge({ load, plan, package: packageMs, index, commit, 'gc.main': gc.take() });
-    if (pool) clock.merge(pool.stageMs.ms);
-    report.stats.stages = clock.rounded();
-  }
-  return report;
+  const commitMs = Math.round(performance.now() - commitStarted + outputs.recordMs);
+  const parsed = loaded.stats.parsed + loaded.content.parsed - opened.parsedAtLoad;
+  const ms = Math.round(performance.now() - opened.started);
+  if (dryRun) return finishReport(report, { commit, parsed, commitMs, ms });
+  const { load, plan, package: packageMs, index } = report.stats;
+  clock.merge({ load, plan, package: packageMs, index, commit: commitMs, 'gc.main': gc.take() });
+  if (opened.pool) clock.merge(opened.pool.stageMs.ms);
+  return finishReport(report, { commit, parsed, commitMs, ms, stages: clock.rounded() });
 }
 
 /** The summarizer's prompt id per tier, worked out once per build: planning asks for it for every period (1,100+ dailies). */

@@ -6,8 +6,8 @@ import type { StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { Bands } from './package/bands.js';
 import { packageBase, type PackagePlan } from './build-plan.js';
-import type { BuildReport, StreamReport } from './build-report.js';
-import type { StreamContext } from './build-context.js';
+import type { StreamReport } from './build-report.js';
+import type { BuildContext } from './build-context.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package/index.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
 import { buildIndex, indexInputHash, staleOf, type StreamIndexInput } from './vault-index.js';
@@ -17,6 +17,13 @@ import { readVaultIndex } from './vault-index-file.js';
 
 /** Stage 6, assemble: the package of a stream, and the index of the vault, each written only when its inputs changed. */
 
+/** What writing a package did: its line in the stream's report, its manifest, the files written (none when current). */
+export interface PackageOutcome {
+  package: NonNullable<StreamReport['package']>;
+  manifest: Manifest;
+  written: string[];
+}
+
 /**
  * Writes a stream's package and manifest unless its input hash says they are
  * current. `planned`: the plan's look at the package, reused when nothing was
@@ -25,20 +32,19 @@ import { readVaultIndex } from './vault-index-file.js';
 export function writePackage(
   stream: StreamState,
   bands: Bands,
-  ctx: StreamContext,
-  report: StreamReport,
+  ctx: BuildContext,
   planned?: PackagePlan,
   /** The manifest the plan read (`PackagePlan.previous`), when nothing wrote the package since: not read again (a busy day's is ~30 MB). */
   onDisk?: { manifest: Manifest | undefined },
-): Manifest | undefined {
+): PackageOutcome {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
   const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name), ctx.citationNotes);
   const previous = planned ? planned.previous : onDisk ? onDisk.manifest : readManifest(ctx.vaultDir, stream.name);
   const inputHash = planned ? planned.inputHash : packageInputHash(base);
   if (previous && previous.input_hash === inputHash) {
-    report.package = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
-    return previous;
+    const current = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
+    return { package: current, manifest: previous, written: [] };
   }
   let assembled;
   try {
@@ -74,15 +80,14 @@ export function writePackage(
     ],
     ctx.options.now,
   );
-  ctx.report.written.push(...written.written);
-  report.package = {
+  const packageReport = {
     path: packagePath,
     tokens: assembled.manifest.tokens,
     bytes: assembled.manifest.bytes,
     changed: written.written.length > 0,
     ...countStatuses(assembled.manifest),
   };
-  return assembled.manifest;
+  return { package: packageReport, manifest: assembled.manifest, written: written.written };
 }
 
 function countStatuses(manifest: Manifest): { degraded: number; leftOut: number } {
@@ -92,14 +97,11 @@ function countStatuses(manifest: Manifest): { degraded: number; leftOut: number 
   };
 }
 
-/** Writes `INDEX.md` and `index.json` unless their input hash says they are current (`memo`: see derived-memo.ts). */
-export function writeIndex(
-  streams: readonly StreamIndexInput[],
-  loaded: LoadedVault,
-  vaultDir: string,
-  report: BuildReport,
-  memo?: DerivedMemo,
-): void {
+/**
+ * Writes `INDEX.md` and `index.json` unless their input hash says they are current (`memo`: see derived-memo.ts).
+ * Returns the files written.
+ */
+export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, memo?: DerivedMemo): string[] {
   const diagnostics = loaded.state.diagnostics;
   const previous = readVaultIndex(path.join(vaultDir, vaultPaths.indexJson));
   const compute = () => indexInputHash(streams, diagnostics);
@@ -114,7 +116,7 @@ export function writeIndex(
     }),
   };
   const inputHash = memo?.value('index', key, compute) ?? compute();
-  if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return;
+  if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return [];
   const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
   const written = applyWrites(
     vaultDir,
@@ -124,7 +126,7 @@ export function writeIndex(
     ],
     new Date(0),
   );
-  report.written.push(...written.written);
+  return written.written;
 }
 
 /** The manifest of a stream's package, when both it and the package file exist. */

@@ -6,12 +6,20 @@ import { loadTokenizer } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
 import { applyArchive, archiveStream } from './archive.js';
-import type { StreamContext } from '../build-context.js';
+import type { BuildContext } from '../build-context.js';
 import { planTier, type StreamPlan } from '../build-plan.js';
-import { addFailure, addUsage, emptyStats, type StreamReport, TIERS, type TierStats } from '../build-report.js';
+import {
+  addFailure,
+  addUsage,
+  type CalendarOutcome,
+  emptyStats,
+  type FailedRollup,
+  type StreamReport,
+  TIERS,
+  type TierStats,
+} from '../build-report.js';
 import { writePackage } from '../outputs.js';
-import type { Manifest } from '../package/index.js';
-import { sourceRefOf, type RollupJob } from './plan.js';
+import { type HeldSummary, sourceRefOf, type RollupJob } from './plan.js';
 import { RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
 import { todayIn } from '../../time/periods.js';
 import { tierRecord } from '../../time/tiers.js';
@@ -22,60 +30,80 @@ import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
  * order (each summary written as soon as it is made), the archive moves, then
  * the package. A tier above daily is planned again from what the tier below
  * wrote, unless nothing was written since the plan (then the plan's is used).
+ * Returns what it did (`CalendarOutcome`); the build's report is assembled
+ * from it in build-report.ts.
  */
 
-export type { StreamContext } from '../build-context.js';
+/** What one tier's rollups did. */
+interface TierOutcome {
+  stats: TierStats;
+  failed: FailedRollup[];
+  written: string[];
+  historyCopies: string[];
+  workerRollups: number;
+}
 
 /** Runs one stream's calendar plan. `unchanged`: nothing was written for this stream since the plan (its waterfall wrote nothing). */
 export async function applyCalendar(
   stream: StreamState,
   plan: StreamPlan,
-  ctx: StreamContext,
+  ctx: BuildContext,
   unchanged: boolean,
-): Promise<{ report: StreamReport; manifest: Manifest | undefined }> {
+): Promise<CalendarOutcome> {
   const { options, config } = ctx;
-  const report: StreamReport = {
-    name: stream.name,
-    memories: stream.memories.length,
-    future: plan.future,
-    tiers: Object.fromEntries(TIERS.map((tier) => [tier, emptyStats()])) as Record<CalendarTier, TierStats>,
-    held: [],
-    deferred: [],
-    planned: [],
-    failed: [],
-    package: null,
-  };
   const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
-  if (plan.packageFirst) {
-    // The only stale dailies are of days the package shows in full: it can show the edit before they are summarized again.
-    const packageStarted = performance.now();
-    writePackage(stream, plan.bands, ctx, report, unchanged ? plan.package : undefined);
-    ctx.report.stats.package += Math.round(performance.now() - packageStarted);
-  }
+  // The only stale dailies are of days the package shows in full: it can show the edit before they are summarized again.
+  const first = plan.packageFirst ? timed(() => writePackage(stream, plan.bands, ctx, unchanged ? plan.package : undefined)) : undefined;
   let changed = !unchanged;
+  const held: HeldSummary[] = [];
+  const deferred: StreamReport['deferred'] = [];
+  const tiers: TierOutcome[] = [];
   for (const tier of TIERS) {
     // A tier's inputs are the outputs of the tier below: once something was written, plan it again.
     const tierPlan = tier === 'daily' || !changed ? plan.tiers[tier] : planTier(tier, stream, plan.bands.longtermThrough, plan.context);
-    report.held.push(...tierPlan.held);
-    report.deferred.push(...tierPlan.deferred.map((d) => ({ tier, ...d })));
-    await runTier(tier, tierPlan.jobs, stream, memoriesById, ctx, report);
+    held.push(...tierPlan.held);
+    deferred.push(...tierPlan.deferred.map((d) => ({ tier, ...d })));
+    tiers.push(await runTier(tier, tierPlan.jobs, stream, memoriesById, ctx));
     if (tierPlan.jobs.length > 0) changed = true;
   }
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
   const today = todayIn(options.now, config.timezone);
-  const moves = changed
+  const archived = changed
     ? archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: false, cache: ctx.loaded.cache })
     : plan.archive.length > 0
       ? applyArchive(ctx.vaultDir, stream, plan.archive, ctx.loaded.cache)
       : [];
-  ctx.report.archived.push(...moves);
-  if (moves.length > 0) changed = true;
-  const packageStarted = performance.now();
+  if (archived.length > 0) changed = true;
   // Only this stage writes the package: unless it was written first (watch), the manifest on disk is the one the plan read.
   const onDisk = plan.packageFirst ? undefined : { manifest: plan.package.previous };
-  const manifest = writePackage(stream, plan.bands, ctx, report, changed ? undefined : plan.package, onDisk);
-  ctx.report.stats.package += Math.round(performance.now() - packageStarted);
-  return { report, manifest };
+  const last = timed(() => writePackage(stream, plan.bands, ctx, changed ? undefined : plan.package, onDisk));
+  const report: StreamReport = {
+    name: stream.name,
+    memories: stream.memories.length,
+    future: plan.future,
+    tiers: Object.fromEntries(TIERS.map((tier, at) => [tier, tiers[at]!.stats])) as Record<CalendarTier, TierStats>,
+    held,
+    deferred,
+    planned: [],
+    failed: tiers.flatMap((t) => t.failed),
+    package: last.value.package,
+  };
+  return {
+    report,
+    manifest: last.value.manifest,
+    written: [...(first?.value.written ?? []), ...tiers.flatMap((t) => t.written), ...last.value.written],
+    historyCopies: tiers.flatMap((t) => t.historyCopies),
+    archived,
+    packageMs: (first?.ms ?? 0) + last.ms,
+    workerRollups: tiers.reduce((sum, t) => sum + t.workerRollups, 0),
+  };
+}
+
+/** `make()` and the whole milliseconds it took. */
+function timed<T>(make: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = make();
+  return { value, ms: Math.round(performance.now() - started) };
 }
 
 async function runTier(
@@ -83,16 +111,16 @@ async function runTier(
   jobs: readonly RollupJob[],
   stream: StreamState,
   memoriesById: ReadonlyMap<string, Memory>,
-  ctx: StreamContext,
-  report: StreamReport,
-): Promise<void> {
-  if (jobs.length === 0) return;
+  ctx: BuildContext,
+): Promise<TierOutcome> {
+  if (jobs.length === 0) return { stats: emptyStats(), failed: [], written: [], historyCopies: [], workerRollups: 0 };
   const started = performance.now();
   const rollupContext = rollupContextOf(stream, memoriesById, ctx);
   const writer = summaryWriter(tier, jobs.length, stream, ctx);
-  const outcomes = await makeSummaries(tier, jobs, rollupContext, ctx, writer.settle);
-  recordOutcomes(tier, outcomes, writer, stream, ctx, report);
-  report.tiers[tier].ms += Math.round(performance.now() - started);
+  const made = await makeSummaries(tier, jobs, rollupContext, ctx, writer.settle);
+  const outcome = recordOutcomes(tier, made.outcomes, writer, stream, ctx);
+  outcome.stats.ms = Math.round(performance.now() - started);
+  return { ...outcome, workerRollups: made.onWorkers ? jobs.length : 0 };
 }
 
 /** Called as each summary is made (or fails): `index` is its job's. */
@@ -107,7 +135,7 @@ function summaryWriter(
   tier: CalendarTier,
   total: number,
   stream: StreamState,
-  ctx: StreamContext,
+  ctx: BuildContext,
 ): { settle: Settle; writes: (WriteResult | undefined)[]; parsedBodies: Map<RollupResult, ParsedContent> } {
   let done = 0;
   const progress = { calls: 0, inputTokens: 0, outputTokens: 0, failed: 0 };
@@ -143,9 +171,9 @@ async function makeSummaries(
   tier: CalendarTier,
   jobs: readonly RollupJob[],
   rollupContext: RollupContext,
-  ctx: StreamContext,
+  ctx: BuildContext,
   settle: Settle,
-): Promise<(RollupResult | RollupError)[]> {
+): Promise<{ outcomes: (RollupResult | RollupError)[]; onWorkers: boolean }> {
   const workers = ctx.rollups;
   if (workers?.takes(ctx.summarizer.provider, jobs.length)) {
     const settings = { tokenizer: rollupContext.tokenizer, budgets: rollupContext.budgets, retries: rollupContext.retries };
@@ -158,10 +186,9 @@ async function makeSummaries(
     // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
     if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
     const pooled = await made;
-    ctx.report.stats.workerRollups += jobs.length;
-    return pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result));
+    return { outcomes: pooled.map((outcome) => (outcome instanceof RollupError ? outcome : outcome.result)), onWorkers: true };
   }
-  return pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
+  const outcomes = await pLimit(ctx.config.llm.concurrency).map(jobs, async (job, index) => {
     let outcome: RollupResult | RollupError;
     try {
       outcome = await runRollup(job, rollupContext);
@@ -173,26 +200,23 @@ async function makeSummaries(
     settle(index, outcome);
     return outcome;
   });
+  return { outcomes, onWorkers: false };
 }
 
-/** Reports a tier's writes, failures and usage, in job order, and records each written summary in the stream and the parse cache. */
+/** A tier's writes, failures and usage, in job order; records each written summary in the stream and the parse cache. */
 function recordOutcomes(
   tier: CalendarTier,
   outcomes: readonly (RollupResult | RollupError)[],
   { writes, parsedBodies }: ReturnType<typeof summaryWriter>,
   stream: StreamState,
-  ctx: StreamContext,
-  report: StreamReport,
-): void {
-  const stats = report.tiers[tier];
-  for (const written of writes) {
-    if (!written) continue;
-    ctx.report.written.push(...written.written);
-    ctx.report.historyCopies.push(...written.historyCopies);
-  }
+  ctx: BuildContext,
+): Omit<TierOutcome, 'workerRollups'> {
+  const stats = emptyStats();
+  const failed: FailedRollup[] = [];
+  const done = writes.filter((written) => written !== undefined);
   for (const outcome of outcomes) {
     if (outcome instanceof RollupError) {
-      report.failed.push({
+      failed.push({
         tier,
         period: outcome.job.period,
         path: outcome.job.path,
@@ -206,9 +230,10 @@ function recordOutcomes(
     recordWritten(outcome, stream, ctx, parsedBodies.get(outcome));
     addUsage(stats, outcome);
   }
+  return { stats, failed, written: done.flatMap((w) => w.written), historyCopies: done.flatMap((w) => w.historyCopies) };
 }
 
-function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamContext, parsedBody?: ParsedContent): void {
+function recordWritten(result: RollupResult, stream: StreamState, ctx: BuildContext, parsedBody?: ParsedContent): void {
   const fileSha = sha256(result.text);
   const summary: Summary = { meta: result.meta, path: result.job.path, sha256: fileSha, bodyHash: sha256(result.body) };
   stream.summaries.set(summary.path, summary);
@@ -223,7 +248,7 @@ function recordWritten(result: RollupResult, stream: StreamState, ctx: StreamCon
 }
 
 /** What `runRollup` needs for one stream (also the dry run's estimate). */
-export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: StreamContext): RollupContext {
+export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<string, Memory>, ctx: BuildContext): RollupContext {
   return {
     summarizer: ctx.summarizer,
     tokenizer: ctx.config.tokenizer,

@@ -3,13 +3,12 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import type { StreamState, Summary, WaterfallTier } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
-import { RollupError } from '../calendar/rollup.js';
 import { assignLayers, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallPosition } from './plan.js';
 import { assembleContext, contextInputHash } from './context.js';
 import { listHistory, waterfallSummaries, windowsOf } from './status.js';
-import { compact } from './step.js';
+import { compact, type StepPart } from './step.js';
 import { applyWrites } from '../write.js';
-import type { WaterfallReport, WaterfallRunContext } from './report.js';
+import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
 
 /**
  * Runs the waterfall of one stream (plan in `waterfall.ts`): each planned
@@ -128,7 +127,7 @@ export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext
   return ctx.dryRun ? plannedWaterfallReport(plan) : applyWaterfall(stream, plan, ctx);
 }
 
-/** Runs a waterfall plan: the compactions in order, then CONTEXT.md. */
+/** Runs a waterfall plan: the compactions in order, then CONTEXT.md. Its report is made from what each part returns. */
 export async function applyWaterfall(stream: StreamState, plan: WaterfallStreamPlan, ctx: WaterfallRunContext): Promise<WaterfallReport> {
   const started = performance.now();
   const windows = windowsOf(ctx.config);
@@ -137,50 +136,80 @@ export async function applyWaterfall(stream: StreamState, plan: WaterfallStreamP
     stream.summaries.delete(vaultPaths.waterfallRecent(stream.name));
     stream.summaries.delete(vaultPaths.waterfallLongterm(stream.name));
   }
-  const report: WaterfallReport = { ...emptyReport(plan), ...(plan.skipped ? { skipped: plan.skipped } : {}) };
-
-  if (!plan.rebuild) restoreHistoryCopy(stream, ctx, report);
+  const parts: StepPart[] = plan.rebuild ? [] : [restoreHistoryCopy(stream, ctx)];
+  const compactions: CompactionReport[] = [];
+  let failed: WaterfallReport['failed'];
   const taken = new Set(listHistory(ctx.vaultDir, stream.name));
   for (const step of plan.steps) {
-    try {
-      await compact(stream, step, taken, run, ctx, report);
-    } catch (error) {
-      if (!(error instanceof RollupError)) throw error;
-      // What was written so far is a consistent state (see the write order above): the next build picks up from there.
-      report.failed = { compaction: step.compaction, tier: error.job.tier as WaterfallTier, kind: error.kind, reason: error.message };
-      report.usage.calls += error.usage.calls;
-      report.notes.push(`compaction ${step.compaction} (${error.job.tier}) failed: ${error.message}; the next build retries it`);
-      break;
-    }
+    const outcome = await compact(stream, step, taken, run, ctx);
+    parts.push(...outcome.parts);
+    if (outcome.report) compactions.push(outcome.report);
+    if (!outcome.error) continue;
+    // What was written so far is a consistent state (see the write order above): the next build picks up from there.
+    const { error } = outcome;
+    failed = { compaction: step.compaction, tier: error.job.tier as WaterfallTier, kind: error.kind, reason: error.message };
+    const note = `compaction ${step.compaction} (${error.job.tier}) failed: ${error.message}; the next build retries it`;
+    parts.push({ ...nothingDone(), usage: { ...nothingDone().usage, calls: error.usage.calls }, notes: [note] });
+    break;
   }
 
   const { recent, longterm } = waterfallSummaries(stream);
   const layers = assignLayers(stream.memories, recent, longterm);
-  report.notes.push(...layers.notes);
-  report.position = waterfallPosition(stream.memories.length, recent, longterm, windows);
-  report.layers = { longterm: layers.longterm.length, recent: layers.recent.length, immediate: layers.immediate.length };
-  writeContext(stream, layers, report.position, recent, longterm, ctx, report);
-  report.usage.ms = Math.round(performance.now() - started);
-  return report;
+  parts.push({ ...nothingDone(), notes: layers.notes });
+  const position = waterfallPosition(stream.memories.length, recent, longterm, windows);
+  const context = writeContext(stream, layers, position, recent, longterm, ctx);
+  parts.push(context.part);
+  return {
+    ...emptyReport(plan),
+    compactions,
+    position,
+    layers: { longterm: layers.longterm.length, recent: layers.recent.length, immediate: layers.immediate.length },
+    context: context.report,
+    usage: { ...sumUsage(parts), ms: Math.round(performance.now() - started) },
+    notes: parts.flatMap((p) => p.notes),
+    written: parts.flatMap((p) => p.written),
+    historyCopies: parts.flatMap((p) => p.historyCopies),
+    ...(plan.skipped ? { skipped: plan.skipped } : {}),
+    ...(failed ? { failed } : {}),
+  };
+}
+
+function nothingDone(): StepPart {
+  return { written: [], historyCopies: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 }, notes: [] };
+}
+
+function sumUsage(parts: readonly StepPart[]): StepPart['usage'] {
+  const sum = nothingDone().usage;
+  for (const { usage } of parts) {
+    sum.calls += usage.calls;
+    sum.inputTokens += usage.inputTokens;
+    sum.outputTokens += usage.outputTokens;
+    sum.retries += usage.retries;
+  }
+  return sum;
 }
 
 /** The current recent summary names a history copy that is not there (a build stopped before writing it): write it. */
-function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext, report: WaterfallReport): void {
+function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext): StepPart {
   const { recent } = waterfallSummaries(stream);
   const copyPath = recent?.meta.waterfall?.history;
-  if (!recent || !copyPath || existsSync(path.join(ctx.vaultDir, copyPath))) return;
-  if (recent.bodyHash !== recent.meta.output_hash) {
-    report.notes.push(`the history copy ${copyPath} is missing and ${recent.path} was edited since: the copy cannot be restored`);
-    return;
-  }
+  if (!recent || !copyPath || existsSync(path.join(ctx.vaultDir, copyPath))) return nothingDone();
+  if (recent.bodyHash !== recent.meta.output_hash)
+    return {
+      ...nothingDone(),
+      notes: [`the history copy ${copyPath} is missing and ${recent.path} was edited since: the copy cannot be restored`],
+    };
   const written = applyWrites(
     ctx.vaultDir,
     [{ path: copyPath, text: readFileSync(path.join(ctx.vaultDir, recent.path), 'utf8') }],
     ctx.now,
   );
-  report.written.push(...written.written);
-  report.historyCopies.push(...written.written);
-  report.notes.push(`restored the missing history copy ${copyPath}`);
+  return {
+    ...nothingDone(),
+    written: written.written,
+    historyCopies: written.written,
+    notes: [`restored the missing history copy ${copyPath}`],
+  };
 }
 
 function writeContext(
@@ -190,24 +219,20 @@ function writeContext(
   recent: Summary | undefined,
   longterm: Summary | undefined,
   ctx: WaterfallRunContext,
-  report: WaterfallReport,
-): void {
+): { report: NonNullable<WaterfallReport['context']>; part: StepPart } {
   const contextPath = vaultPaths.context(stream.name);
   const maxTokens = ctx.config.waterfall.context_max_tokens;
   const base = { stream: stream.name, position, layers, longterm, recent, maxTokens, tokenizer: ctx.config.tokenizer };
   const file = path.join(ctx.vaultDir, contextPath);
-  if (existsSync(file) && readContextHash(file) === contextInputHash(base)) {
-    report.context = { path: contextPath, changed: false, maxTokens };
-    return;
-  }
+  if (existsSync(file) && readContextHash(file) === contextInputHash(base))
+    return { report: { path: contextPath, changed: false, maxTokens }, part: nothingDone() };
   const assembled = assembleContext({
     ...base,
     readMemory: (memory) => ctx.loaded.content.memory(memory),
     readSummary: (summary) => ctx.loaded.content.summary(summary),
   });
   const written = applyWrites(ctx.vaultDir, [{ path: contextPath, text: assembled.text }], ctx.now);
-  report.written.push(...written.written);
-  report.context = {
+  const report = {
     path: contextPath,
     changed: written.written.length > 0,
     tokens: assembled.tokens,
@@ -217,11 +242,13 @@ function writeContext(
     leftOut: assembled.leftOut,
     overBudget: assembled.overBudget,
   };
-  if (assembled.overBudget)
-    report.notes.push(
-      `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: ` +
-        'raise `waterfall.context_max_tokens` or lower the summary budgets',
-    );
+  const notes = assembled.overBudget
+    ? [
+        `${contextPath} is ${assembled.tokens} tokens, over its ${maxTokens}-token budget even with every verbatim memory left out: ` +
+          'raise `waterfall.context_max_tokens` or lower the summary budgets',
+      ]
+    : [];
+  return { report, part: { ...nothingDone(), written: written.written, notes } };
 }
 
 function readContextHash(file: string): string | undefined {

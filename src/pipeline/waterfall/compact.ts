@@ -56,7 +56,7 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
     // Under the lock, like a build: temporary files of killed writers go (housekeeping.ts); the report has no place for notes.
     if (!options.dryRun) removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys());
     const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
-    const report: CompactReport = { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams: [] };
+    const streams: WaterfallReport[] = [];
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
       const stream: StreamState = { ...loadedStream, memories: memoriesUpTo(loadedStream.memories, options.now, config.timezone) };
@@ -72,12 +72,13 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
       };
       const streamReport = await runWaterfall(stream, run);
       // A file memvault did not write at a generated path (CONTEXT.md by hand) was moved aside, never overwritten: say where.
-      for (const move of takeMovedAside())
-        streamReport.notes.push(`${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`);
-      report.streams.push(streamReport);
+      const moved = takeMovedAside().map(
+        (move) => `${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`,
+      );
+      streams.push({ ...streamReport, notes: [...streamReport.notes, ...moved] });
     }
-    if (!report.dryRun) loaded.cache.save();
-    return report;
+    if (!options.dryRun) loaded.cache.save();
+    return { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams };
   } finally {
     await release();
   }

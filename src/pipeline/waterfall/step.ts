@@ -6,17 +6,36 @@ import { vaultPaths } from '../../vault/paths.js';
 import { writeSummaryFile } from '../../vault/summary-file.js';
 import { historyIdOf } from './integrity.js';
 import type { RollupJob } from '../calendar/plan.js';
-import { runRollup, type RollupContext, type RollupResult } from '../calendar/rollup.js';
+import { RollupError, runRollup, type RollupContext, type RollupResult } from '../calendar/rollup.js';
 import type { CompactionStep } from './plan.js';
-import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
+import type { CompactionReport, WaterfallRunContext } from './report.js';
 import { waterfallSummaries } from './status.js';
-import { applyWrites } from '../write.js';
+import { applyWrites, type WriteResult } from '../write.js';
+
+/** What part of a compaction did: files written, history copies, the model's usage and what is worth telling. */
+export interface StepPart {
+  written: string[];
+  historyCopies: string[];
+  usage: { calls: number; inputTokens: number; outputTokens: number; retries: number };
+  notes: string[];
+}
+
+/**
+ * What one compaction did: its parts in order (the long-term fold, the recent
+ * summary) and, when it ran to the end, its report; when the summarizer
+ * failed, the error (the parts before it were written and stay).
+ */
+export interface CompactionOutcome {
+  parts: StepPart[];
+  report?: CompactionReport;
+  error?: RollupError;
+}
 
 /**
  * One compaction of the waterfall, in the write order that makes it safe to
- * interrupt (see `waterfall-build.ts`): long-term first, then recent, then
- * recent's copy in `waterfall/history/`. Throws `RollupError` when the
- * summarizer fails; what was written before is a consistent state.
+ * interrupt (see `build.ts`): long-term first, then recent, then recent's
+ * copy in `waterfall/history/`. A `RollupError` from the summarizer comes back
+ * as the outcome's `error`; what was written before it is a consistent state.
  */
 export async function compact(
   stream: StreamState,
@@ -24,15 +43,29 @@ export async function compact(
   taken: Set<string>,
   run: { keepRecentEdit: boolean },
   ctx: WaterfallRunContext,
-  report: WaterfallReport,
-): Promise<void> {
-  const previous = waterfallSummaries(stream);
-  // 1. longterm ← summarize(old longterm + old recent)
-  const longterm =
-    step.fold && previous.recent ? await foldIntoLongterm(stream, step, step.fold, previous.recent, previous.longterm, ctx, report) : null;
-  // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
-  const recent = await summarizeRecent(stream, step, previous.recent, taken, run, ctx, report);
-  report.compactions.push({ compaction: step.compaction, count: step.count, reason: step.reason, longterm, recent });
+): Promise<CompactionOutcome> {
+  const parts: StepPart[] = [];
+  try {
+    const previous = waterfallSummaries(stream);
+    // 1. longterm ← summarize(old longterm + old recent)
+    const longterm =
+      step.fold && previous.recent ? await foldIntoLongterm(stream, step, step.fold, previous.recent, previous.longterm, ctx) : null;
+    if (longterm) parts.push(longterm.part);
+    // 2. recent ← summarize(memories outside the immediate window not yet in long-term)
+    const recent = await summarizeRecent(stream, step, previous.recent, taken, run, ctx);
+    parts.push(recent.part);
+    const report = {
+      compaction: step.compaction,
+      count: step.count,
+      reason: step.reason,
+      longterm: longterm?.report ?? null,
+      recent: recent.report,
+    };
+    return { parts, report };
+  } catch (error) {
+    if (!(error instanceof RollupError)) throw error;
+    return { parts, error };
+  }
 }
 
 /** What the summarizer, tokenizer and budgets of both waterfall jobs share. */
@@ -60,8 +93,7 @@ async function foldIntoLongterm(
   previousRecent: Summary,
   previousLongterm: Summary | undefined,
   ctx: WaterfallRunContext,
-  report: WaterfallReport,
-): Promise<CompactionReport['longterm']> {
+): Promise<{ report: NonNullable<CompactionReport['longterm']>; part: StepPart }> {
   const name = stream.name;
   const summariesById = new Map<string, Summary>();
   const sources: SourceRef[] = [];
@@ -103,9 +135,11 @@ async function foldIntoLongterm(
   };
   const text = writeSummaryFile(meta, result.body);
   const history = { stream: name, tier: 'waterfall-longterm' as const, period: 'longterm' };
-  write(stream, [{ path: job.path, text, history }], meta, result.body, ctx, report);
-  addUsage(report, result);
-  return { path: job.path, memories: fold.memories, tokens: meta.tokens, generator: generatorName(meta), flagged: result.flagged };
+  const written = write(stream, [{ path: job.path, text, history }], meta, result.body, ctx);
+  return {
+    report: { path: job.path, memories: fold.memories, tokens: meta.tokens, generator: generatorName(meta), flagged: result.flagged },
+    part: { ...written, ...usageOf(result) },
+  };
 }
 
 /**
@@ -121,8 +155,7 @@ async function summarizeRecent(
   taken: Set<string>,
   run: { keepRecentEdit: boolean },
   ctx: WaterfallRunContext,
-  report: WaterfallReport,
-): Promise<CompactionReport['recent']> {
+): Promise<{ report: CompactionReport['recent']; part: StepPart }> {
   const name = stream.name;
   const first = step.recent[0]!;
   const last = step.recent[step.recent.length - 1]!;
@@ -156,12 +189,9 @@ async function summarizeRecent(
   const keepEdit = run.keepRecentEdit || (previousRecent !== undefined && previousRecent.bodyHash !== previousRecent.meta.output_hash);
   run.keepRecentEdit = false;
   const history = keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {};
-  write(stream, [{ path: job.path, text, ...history }], meta, result.body, ctx, report);
+  const written = write(stream, [{ path: job.path, text, ...history }], meta, result.body, ctx);
   const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
-  report.written.push(...copy.written);
-  report.historyCopies.push(...copy.written);
-  addUsage(report, result);
-  return {
+  const report = {
     path: job.path,
     memories: step.recent.length,
     positions: step.positions,
@@ -170,6 +200,12 @@ async function summarizeRecent(
     flagged: result.flagged,
     history: copyPath,
   };
+  const part = {
+    written: [...written.written, ...copy.written],
+    historyCopies: [...written.historyCopies, ...copy.written],
+    ...usageOf(result),
+  };
+  return { report, part };
 }
 
 function waterfallJob(
@@ -206,11 +242,8 @@ function write(
   meta: SummaryMeta,
   body: string,
   ctx: WaterfallRunContext,
-  report: WaterfallReport,
-): void {
+): WriteResult {
   const written = applyWrites(ctx.vaultDir, ops, ctx.now);
-  report.written.push(...written.written);
-  report.historyCopies.push(...written.historyCopies);
   const op = ops[0]!;
   const fileSha = sha256(op.text);
   const summary: Summary = { meta, path: op.path, sha256: fileSha, bodyHash: sha256(body) };
@@ -219,14 +252,16 @@ function write(
   // Record it in the parse cache, so the next build does not read it again.
   const stat = statSync(path.join(ctx.vaultDir, op.path));
   ctx.loaded.cache.set(op.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);
+  return written;
 }
 
-function addUsage(report: WaterfallReport, result: RollupResult): void {
-  if (result.notes?.length) report.notes.push(`${result.job.tier}: cleaned from the model's answer: ${result.notes.join(', ')}`);
-  report.usage.calls += result.usage.calls;
-  report.usage.inputTokens += result.usage.inputTokens;
-  report.usage.outputTokens += result.usage.outputTokens;
-  report.usage.retries += Math.max(0, result.attempts - 1);
+/** A rollup's usage and the notes on its answer, as a step part says them. */
+function usageOf(result: RollupResult): Pick<StepPart, 'usage' | 'notes'> {
+  const { calls, inputTokens, outputTokens } = result.usage;
+  return {
+    usage: { calls, inputTokens, outputTokens, retries: Math.max(0, result.attempts - 1) },
+    notes: result.notes?.length ? [`${result.job.tier}: cleaned from the model's answer: ${result.notes.join(', ')}`] : [],
+  };
 }
 
 function generatorName(meta: SummaryMeta): string {

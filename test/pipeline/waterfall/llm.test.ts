@@ -72,6 +72,15 @@ describe('waterfall with a model behind the Summarizer interface', () => {
     await build({ root, now: nowAfter(129), commit: false, summarizer: fakeModel() });
     const failing = await build({ root, now: nowAfter(193), commit: false, summarizer: fakeModel({ failOn: 'waterfall-recent' }) });
     expect(failing.waterfall[0]!.failed).toMatchObject({ compaction: 2, tier: 'waterfall-recent', kind: 'timeout' });
+    // What the failed compaction wrote before the fault is reported (and so committed): the fold, and the note on the fault.
+    expect(failing.waterfall[0]!.written).toEqual([
+      expect.stringMatching(/\/waterfall\/longterm\.md$/),
+      expect.stringMatching(/\/CONTEXT\.md$/),
+    ]);
+    expect(failing.written).toEqual(expect.arrayContaining(failing.waterfall[0]!.written));
+    expect(failing.waterfall[0]!.notes).toEqual([
+      expect.stringMatching(/^compaction 2 \(waterfall-recent\) failed: .*the next build retries it$/),
+    ]);
     // The fold was written (a merge, no call); the recent summary was not: the next build resumes there.
     expect(readGenerated(root, 'waterfall/longterm.md')!.meta.waterfall.compaction).toBe(2);
     expect(readGenerated(root, 'waterfall/recent.md')!.meta.waterfall.compaction).toBe(1);
