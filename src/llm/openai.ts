@@ -194,32 +194,28 @@ function outcomeOf(
 /** One request to the endpoint, bounded by a deadline. */
 async function call(context: OpenAiContext, rendered: RenderedPrompt, maxTokens: number, timeoutMs: number): Promise<Answer> {
   const { client } = await context.connect();
-  const { settings } = context;
-  const sampling = settings.temperature !== undefined ? { temperature: settings.temperature } : {};
+  const { temperature } = context.settings;
+  const sampling = temperature !== undefined ? { temperature } : {};
   // The SDK's `timeout` ends when the headers arrive; the deadline also bounds reading the body (a stalled or trickling answer).
-  return withDeadline(timeoutMs, (signal) =>
-    rendered.mode === 'chat'
-      ? sendChat(context, client, rendered, maxTokens, sampling, { timeout: timeoutMs, maxRetries: 0, signal })
-      : sendCompletion(context, client, rendered, maxTokens, sampling, { timeout: timeoutMs, maxRetries: 0, signal }),
-  );
+  return withDeadline(timeoutMs, (signal) => {
+    const request: Request = { client, maxTokens, sampling, options: { timeout: timeoutMs, maxRetries: 0, signal } };
+    return rendered.mode === 'chat' ? sendChat(context, rendered, request) : sendCompletion(context, rendered, request);
+  });
 }
 
 type ChatPrompt = Extract<RenderedPrompt, { mode: 'chat' }>;
 type CompletionPrompt = Exclude<RenderedPrompt, ChatPrompt>;
-interface RequestOptions {
-  timeout: number;
-  maxRetries: number;
-  signal: AbortSignal;
+
+/** What both modes send besides the prompt. */
+interface Request {
+  client: OpenAI;
+  maxTokens: number;
+  sampling: { temperature?: number };
+  options: { timeout: number; maxRetries: number; signal: AbortSignal };
 }
 
-async function sendChat(
-  { settings, audit, tokenizer }: OpenAiContext,
-  client: OpenAI,
-  rendered: ChatPrompt,
-  maxTokens: number,
-  sampling: { temperature?: number },
-  requestOptions: RequestOptions,
-): Promise<Answer> {
+async function sendChat(context: OpenAiContext, rendered: ChatPrompt, { client, maxTokens, sampling, options }: Request): Promise<Answer> {
+  const { settings } = context;
   const response = await client.chat.completions.create(
     {
       model: settings.model,
@@ -232,38 +228,44 @@ async function sendChat(
       ...(settings.official ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
       ...(settings.stop ? { stop: settings.stop } : {}),
     },
-    requestOptions,
+    options,
   );
   const choice = response.choices?.[0];
-  const text = stripControl(stringOr(choice?.message?.content));
-  return {
-    text,
-    finish: choice?.finish_reason ?? undefined,
-    inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () =>
-      countTokens(`${rendered.system}\n${rendered.user}`, tokenizer),
-    ),
-    outputTokens: audit.tokens(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
-  };
+  return answerOf(
+    context,
+    stringOr(choice?.message?.content),
+    choice?.finish_reason,
+    response.usage,
+    `${rendered.system}\n${rendered.user}`,
+  );
 }
 
 async function sendCompletion(
-  { settings, audit, tokenizer }: OpenAiContext,
-  client: OpenAI,
+  context: OpenAiContext,
   rendered: CompletionPrompt,
-  maxTokens: number,
-  sampling: { temperature?: number },
-  requestOptions: RequestOptions,
+  { client, maxTokens, sampling, options }: Request,
 ): Promise<Answer> {
   const response = await client.completions.create(
-    { model: settings.model, prompt: rendered.prompt, max_tokens: maxTokens, ...sampling, stop: rendered.stop },
-    requestOptions,
+    { model: context.settings.model, prompt: rendered.prompt, max_tokens: maxTokens, ...sampling, stop: rendered.stop },
+    options,
   );
   const choice = response.choices?.[0];
-  const text = stripControl(stringOr(choice?.text));
+  return answerOf(context, stringOr(choice?.text), choice?.finish_reason, response.usage, rendered.prompt);
+}
+
+/** The answer's text without control characters, and its token counts: the server's, else counted (`sent`: the prompt). */
+function answerOf(
+  { audit, tokenizer }: OpenAiContext,
+  raw: string,
+  finish: string | null | undefined,
+  usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined,
+  sent: string,
+): Answer {
+  const text = stripControl(raw);
   return {
     text,
-    finish: choice?.finish_reason ?? undefined,
-    inputTokens: audit.tokens(response.usage?.prompt_tokens, 'prompt_tokens', () => countTokens(rendered.prompt, tokenizer)),
-    outputTokens: audit.tokens(response.usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
+    finish: finish ?? undefined,
+    inputTokens: audit.tokens(usage?.prompt_tokens, 'prompt_tokens', () => countTokens(sent, tokenizer)),
+    outputTokens: audit.tokens(usage?.completion_tokens, 'completion_tokens', () => countTokens(text, tokenizer)),
   };
 }

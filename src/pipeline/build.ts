@@ -79,8 +79,7 @@ async function buildWatched(
   const vaultDir = path.resolve(options.root, config.vault);
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
-  const summarizer =
-    options.summarizer ?? createSummarizer(config, options.env ?? process.env, { root: options.root, dryRun: options.dryRun ?? false });
+  const summarizer = options.summarizer ?? createSummarizer(config, options.env, { root: options.root, dryRun: options.dryRun ?? false });
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
     ...(pool ? { pool } : {}),
