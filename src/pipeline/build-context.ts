@@ -36,6 +36,8 @@ export interface BuildOptions {
   regenerate?: string[];
   /** Injected summarizer (tests); by default the configured profile's. */
   summarizer?: Summarizer;
+  /** Where the summarizer finds API keys and `MEMVAULT_PROFILE`/`_BASE_URL`/`_MODEL` (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /**
    * The build's worker threads, created by the CLI before it loaded the pipeline so that a large vault's scan thread
    * starts early (build-pool.ts); the build closes them. Default: a pool of its own, without a scan thread.

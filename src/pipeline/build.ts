@@ -155,7 +155,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   const stateDir = path.join(options.root, '.memvault');
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
-  const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun });
+  const summarizer = options.summarizer ?? createSummarizer(config, options.env, { root: options.root, dryRun });
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
     ...(pool ? { pool } : {}),

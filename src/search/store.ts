@@ -327,4 +327,9 @@ export function closeIndex(root: string): void {
   open.delete(root);
 }
 
+/** Closes every connection this process holds (tests: after each file, whose projects are gone). */
+export function closeIndexes(): void {
+  for (const root of [...open.keys()]) closeIndex(root);
+}
+
 export type { SearchDoc };

@@ -9,6 +9,7 @@ import {
   readText,
   removeProject,
   runCli,
+  snapshotTree,
   splitFrontmatter,
   type CliResult,
 } from '../helpers/project.js';
@@ -16,10 +17,23 @@ import {
 /**
  * Fixture vaults (remark-frontmatter style): each `test/fixtures/e2e-<case>/`
  * holds `vault/`, `memory.config.yaml`, `now.txt` (the build's `--now`) and
- * `expected/`, a copy of every file the build generates (vault-relative
- * paths). The case is copied to a temp folder, built once with the CLI, and
- * every generated file is compared with `expected/`. A missing `expected/`,
- * or `UPDATE=1`, writes it instead: review the diff before committing.
+ * what the build must leave:
+ *
+ * - `expected/`: every file the build writes, new or changed (vault-relative paths); a file of `vault/` the build
+ *   must keep as it is (a hand-edited summary) is not in it, and would be if the build changed it;
+ * - `removed.txt`: the files of `vault/` the build moves away (archive), one a line; absent when none;
+ * - `cli.txt`: the build's exit code, stdout and stderr (its seconds masked).
+ *
+ * The case is copied to a temp folder and built once with the CLI. A missing
+ * `expected/`, or `UPDATE=1`, writes all three instead: review the diff before
+ * committing.
+ *
+ * The cases: `basic` (two weeks), `month` (monthly and long-term), `waterfall`
+ * (an agent stream past two compactions), `edited` (hand-edited dailies kept,
+ * one stale, the weekly built from the edits), `archive` (memories, dailies and
+ * weeklies past short retention windows), `invalid` (broken memories reported
+ * and skipped), `critical-over-budget` (pinned memories over the package
+ * budget: exit 1, the summaries written, no package).
  */
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -32,8 +46,10 @@ const cases = readdirSync(FIXTURES, { withFileTypes: true })
 interface Built {
   root: string;
   result: CliResult;
-  /** Vault-relative paths of the files the build generated. */
+  /** Vault-relative paths of the files the build wrote: new ones and changed ones. */
   generated: string[];
+  /** Vault-relative paths of the case's files the build moved or deleted. */
+  removed: string[];
 }
 
 const builds = new Map<string, Promise<Built>>();
@@ -47,13 +63,13 @@ function built(name: string): Promise<Built> {
       const now = readFileSync(path.join(dir, 'now.txt'), 'utf8').trim();
       const root = createProject({}, readFileSync(path.join(dir, 'memory.config.yaml'), 'utf8'));
       cpSync(path.join(dir, 'vault'), path.join(root, 'vault'), { recursive: true });
-      const inputs = new Set(listFiles(root, 'vault'));
+      const inputs = snapshotTree(path.join(root, 'vault'));
       const result = await runCli(['build', '--now', now], { cwd: root });
-      // Generated = everything under vault/ that the case did not bring.
-      const generated = listFiles(root, 'vault')
-        .filter((file) => !inputs.has(file))
-        .map((file) => file.slice('vault/'.length));
-      return { root, result, generated };
+      const outputs = snapshotTree(path.join(root, 'vault'));
+      // Generated = everything under vault/ that the case did not bring, or brought with other content.
+      const generated = [...outputs].filter(([file, state]) => inputs.get(file)?.sha256 !== state.sha256).map(([file]) => file);
+      const removed = [...inputs.keys()].filter((file) => !outputs.has(file));
+      return { root, result, generated, removed };
     })();
     builds.set(name, pending);
   }
@@ -66,24 +82,30 @@ describe('fixture vaults', () => {
   });
 
   it('has cases', () => {
-    expect(cases).toEqual(expect.arrayContaining(['e2e-basic', 'e2e-month']));
+    expect(cases).toEqual(
+      expect.arrayContaining([
+        'e2e-archive',
+        'e2e-basic',
+        'e2e-critical-over-budget',
+        'e2e-edited',
+        'e2e-invalid',
+        'e2e-month',
+        'e2e-waterfall',
+      ]),
+    );
   });
 
-  it.each(cases)('%s: generates exactly the files in expected/', async (name) => {
-    const { root, result, generated } = await built(name);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('');
-    const expectedDir = path.join(FIXTURES, name, 'expected');
+  it.each(cases)('%s: writes exactly the files in expected/, removes removed.txt, prints cli.txt', async (name) => {
+    const { root, result, generated, removed } = await built(name);
+    const caseDir = path.join(FIXTURES, name);
+    const expectedDir = path.join(caseDir, 'expected');
     if (UPDATE || !existsSync(expectedDir)) {
-      rmSync(expectedDir, { recursive: true, force: true });
-      for (const file of generated) {
-        const target = path.join(expectedDir, ...file.split('/'));
-        mkdirSync(path.dirname(target), { recursive: true });
-        writeFileSync(target, readFileSync(path.join(root, 'vault', ...file.split('/'))));
-      }
+      writeExpected(caseDir, root, { result, generated, removed });
       console.log(`${name}: wrote ${generated.length} expected files`);
       return;
     }
+    expect(cliText(result), `${name}: the build's exit code and output (cli.txt)`).toBe(readCase(caseDir, 'cli.txt'));
+    expect(removed, `${name}: files the build removed (removed.txt)`).toEqual(lines(readCase(caseDir, 'removed.txt')));
     expect(generated, 'generated files (an unexpected or a missing one)').toEqual(listFiles(expectedDir));
     for (const file of generated) {
       const actual = readText(root, `vault/${file}`);
@@ -103,6 +125,8 @@ describe('fixture vaults', () => {
 
   it.each(cases)('%s: summaries never date an event before the first memory or after today', async (name) => {
     const { root, generated } = await built(name);
+    // A stream without a package (waterfall only, or a build that refused it) has no coverage to check against.
+    if (!generated.includes('main/UPLOAD_PACKAGE.manifest.json')) return;
     const manifest = readJsonFile(root, 'vault/main/UPLOAD_PACKAGE.manifest.json');
     const { first_day: first, last_day: today } = manifest.coverage as { first_day: string; last_day: string };
     for (const file of generated.filter((f) => /\/(daily|weekly|monthly)\/|\/longterm\.md$/.test(f))) {
@@ -113,3 +137,32 @@ describe('fixture vaults', () => {
     }
   });
 });
+
+/** The build's exit code and output as `cli.txt` holds them; the seconds it took are masked. */
+function cliText(result: CliResult): string {
+  const stdout = result.stdout.replace(/, \d+\.\d+ s\b/g, ', <seconds> s');
+  return `exit ${result.code}\n--- stdout\n${stdout}--- stderr\n${result.stderr}`;
+}
+
+/** A file of the case folder, '' when it is absent. */
+function readCase(caseDir: string, file: string): string {
+  const target = path.join(caseDir, file);
+  return existsSync(target) ? readFileSync(target, 'utf8') : '';
+}
+
+const lines = (text: string): string[] => text.split('\n').filter(Boolean);
+
+/** `UPDATE=1`: the case's expected/, removed.txt and cli.txt from this build. */
+function writeExpected(caseDir: string, root: string, { result, generated, removed }: Omit<Built, 'root'>): void {
+  const expectedDir = path.join(caseDir, 'expected');
+  rmSync(expectedDir, { recursive: true, force: true });
+  for (const file of generated) {
+    const target = path.join(expectedDir, ...file.split('/'));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, readFileSync(path.join(root, 'vault', ...file.split('/'))));
+  }
+  writeFileSync(path.join(caseDir, 'cli.txt'), cliText(result));
+  const removedFile = path.join(caseDir, 'removed.txt');
+  if (removed.length > 0) writeFileSync(removedFile, `${removed.join('\n')}\n`);
+  else rmSync(removedFile, { force: true });
+}

@@ -355,6 +355,7 @@ describe('memvault init: the git-native files', () => {
     execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: 'pipe' });
     const report = JSON.parse(readText(root, 'report.json'));
     expect(report.generator.provider).toBe('extractive');
+    expect(report.now).toBe('2026-02-16T06:00:00.000Z'); // MEMVAULT_NOW, as the workflow's previous step fixes it
     expect(git(root, 'log', '-1', '--format=%an <%ae>|%s').trim()).toBe(
       'memvault[bot] <memvault@users.noreply.github.com>|memvault: rollup 2026-W07 — 1 daily, 1 weekly',
     );

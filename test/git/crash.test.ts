@@ -43,6 +43,14 @@ const history = shortHistory('2026-01-05', '2026-03-02');
 /** A memory summarized on night 1 and edited before night 2. */
 const EDITED = history.byDay.get('2026-02-04')![0]!;
 
+/**
+ * Each kill point names its backend for the kill and the recovery, so the git-isomorphic project (vitest.config.ts)
+ * would run the same ones again: there only the set-up (committed by isomorphic-git) would differ. That project runs
+ * the deletion case, whose recovery is in-process and so on its backend, and skips the reference build only the kill
+ * points compare with.
+ */
+const otherProject = process.env.MEMVAULT_GIT_BACKEND === 'isomorphic';
+
 describe('crash safety: a build killed at any point is finished by the next one', () => {
   let base: string;
   let reference: { tree: string; listing: string; files: string[] };
@@ -63,6 +71,7 @@ describe('crash safety: a build killed at any point is finished by the next one'
     commitAll(base, 'project setup');
     writeFiles(base, history.files);
     await build({ root: base, now: new Date(NIGHT1) });
+    if (otherProject) return;
 
     const clean = nightTwo();
     const report = await build({ root: clean, now: new Date(NIGHT2) });
@@ -92,7 +101,7 @@ describe('crash safety: a build killed at any point is finished by the next one'
   ];
 
   for (const [point, when, backend, slow] of points) {
-    it.skipIf(slow && process.env.MEMVAULT_SLOW !== '1')(
+    it.skipIf(otherProject || (slow && process.env.MEMVAULT_SLOW !== '1'))(
       `recovers from a kill ${when} (${point}, ${backend} backend)`,
       async () => {
         const root = nightTwo();

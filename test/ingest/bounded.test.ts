@@ -10,7 +10,7 @@ import { spawnCli } from './spawn-cli.js';
  * Size and kind of what ingest reads and writes. A session-day longer than
  * one memory file may be (the build reads at most 1 MiB per file,
  * `memory/too-large`) becomes several memories, each built and searchable:
- * by default a ~3 MB day of one session, and (MEMVAULT_SLOW=1) a 200 MB
+ * by default a ~2 MB day of one session (three parts, over 1 MiB in all), and (MEMVAULT_SLOW=1) a 200 MB
  * session ingested in at most 500 MB of memory. Inputs are read only from
  * regular files within a size limit, hook input within 1 MiB, and errors name
  * the file, never its content. A run that hangs (a FIFO) or reads forever
@@ -51,15 +51,16 @@ async function ingestBuildSearch(root: string, exchanges: number): Promise<numbe
 }
 
 describe('a session-day longer than a memory file', () => {
-  it('becomes several memories within the build limit, all built and searchable (a ~3 MB day)', async () => {
+  it('becomes several memories within the build limit, all built and searchable (a ~2 MB day)', async () => {
     const root = project();
-    const { exchanges } = writeLongTranscript(path.join(root, 'day.jsonl'), { bytes: 4_500_000, days: 1, resultBytes: 100 });
+    const { exchanges } = writeLongTranscript(path.join(root, 'day.jsonl'), { bytes: 2_300_000, days: 1, resultBytes: 100 });
     const ingest = await spawnCli(['ingest', 'day.jsonl'], { cwd: root, env: NOW, timeoutMs: 120_000 });
     expect(ingest.code, ingest.stderr).toBe(0);
     const sizes = await ingestBuildSearch(root, exchanges);
     expect(sizes.length).toBeGreaterThanOrEqual(3);
     for (const size of sizes) expect(size).toBeLessThanOrEqual(LIMIT);
-    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(2 * LIMIT);
+    // More than one memory file may hold: the split was needed.
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(LIMIT);
     expect(ingest.stdout).toMatch(/\(part 2\)|part-2/);
   }, 300_000);
 

@@ -2,7 +2,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build as runBuild } from '../../src/pipeline/build.js';
-import { withEnv } from '../git/helpers.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { copyProject, createProject, memory, removeProject, runCli, runCliJson, snapshotTree, type CliResult } from '../helpers/project.js';
 import {
@@ -37,7 +36,7 @@ const roots: string[] = [];
 const build = (cwd: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd, env: KEY_ENV });
 /** The same build in this process, its report as `--json` prints it: the scenarios on copies count calls and files, not output. */
 const buildHere = async (cwd: string): Promise<{ json: any }> => ({
-  json: JSON.parse(JSON.stringify(await withEnv(KEY_ENV, () => runBuild({ root: cwd, now: new Date(NOW) })))),
+  json: JSON.parse(JSON.stringify(await runBuild({ root: cwd, now: new Date(NOW), env: KEY_ENV }))),
 });
 const copy = (): string => {
   const dir = copyProject(root);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
-import { withEnv } from '../git/helpers.js';
 import { createProject, runCli } from '../helpers/project.js';
 import { expectNoKey, KEY, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from './llm-project.js';
 
@@ -80,7 +79,7 @@ llm:
 
   it('a local server gets a placeholder, never OPENAI_API_KEY, unless api_key_env names it', async () => {
     const root = project(llmConfig({ url: fake.server.url }).replace(', api_key_env: FAKE_LLM_KEY', ''));
-    await withEnv({ OPENAI_API_KEY: KEY }, () => build({ root, now: new Date(NOW) }));
+    await build({ root, now: new Date(NOW), env: { OPENAI_API_KEY: KEY } });
     expect(fake.server.calls().length).toBeGreaterThan(0);
     expect(fake.server.calls().every((c) => c.headers.authorization === 'Bearer memvault-no-key')).toBe(true);
   });
@@ -89,7 +88,7 @@ llm:
 describe('completion mode (base models)', () => {
   it('sends the completion-mode format (`# Memories:` … `>`) to /v1/completions with stop sequences and writes first-person summaries', async () => {
     const root = project(llmConfig({ url: fake.server.url, mode: 'completion' }));
-    await withEnv(KEY_ENV, () => build({ root, now: new Date(NOW) }));
+    await build({ root, now: new Date(NOW), env: KEY_ENV });
     const calls = fake.server.calls();
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) {

@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build as runBuild } from '../../src/pipeline/build.js';
-import { withEnv } from '../git/helpers.js';
 import { closedPort } from '../helpers/fake-openai.js';
 import { type CliResult, copyProject, createProject, runCli } from '../helpers/project.js';
 import {
@@ -46,7 +45,7 @@ const build = (root: string, ...flags: string[]) => runCli(['build', '--now', NO
  * the test). For the scenarios that read the report and the files, not the CLI's output: no CLI start each.
  */
 const buildHere = async (root: string): Promise<CliResult> => {
-  const report = await withEnv(KEY_ENV, () => runBuild({ root, now: new Date(NOW) }));
+  const report = await runBuild({ root, now: new Date(NOW), env: KEY_ENV });
   return { code: 0, stdout: JSON.stringify(report), stderr: '' };
 };
 const json = (result: { stdout: string }) => JSON.parse(result.stdout);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { build as runBuild } from '../../src/pipeline/build.js';
-import { withEnv } from '../git/helpers.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { type CliResult, createProject, runCli } from '../helpers/project.js';
 import { expectConsistentVault, KEY_ENV, llmConfig, llmHistory, summaries, useFakeOpenAI } from '../llm/llm-project.js';
@@ -36,7 +35,7 @@ const build = (root: string) => runCli(['build', '--now', NOW, '--json'], { cwd:
  * for the scenarios checked by the report and the files, not by what reaches the terminal. No CLI start each.
  */
 const buildHere = async (root: string): Promise<CliResult> => {
-  const report = await withEnv(KEY_ENV, () => runBuild({ root, now: new Date(NOW) }));
+  const report = await runBuild({ root, now: new Date(NOW), env: KEY_ENV });
   return { code: 0, stdout: JSON.stringify(report), stderr: '' };
 };
 

@@ -173,6 +173,51 @@ function refsLine(facts: SessionFacts): string {
 /** Attempts in a row that did not fit before the fill stops (a day of thousands of sessions stays linear). */
 const MAX_MISSES = 64;
 
+/**
+ * The fill's state: the sessions with a goal said (`active`, in the order they ran), the body rendered so far, and what
+ * it says (sentences and ids), so a later round does not say a sentence or an id again.
+ */
+class SessionFill {
+  readonly active: Chosen[] = [];
+  readonly said = new Set<string>();
+  readonly idsSaid = new Set<string>();
+  body = '';
+  private misses = 0;
+
+  constructor(private readonly fits: (text: string) => boolean) {}
+
+  /** Applies a change, keeps it when the rendered body still fits the budget, else undoes it. */
+  tryAdd(apply: () => void, undo: () => void): boolean {
+    if (this.misses >= MAX_MISSES) return false;
+    apply();
+    const next = renderSessions(this.active, undefined);
+    if (this.fits(next)) {
+      this.body = next;
+      this.misses = 0;
+      return true;
+    }
+    undo();
+    this.misses++;
+    return false;
+  }
+
+  /** Adds a sentence to one of a session's lists when it is new and fits. */
+  addLine(list: string[], text: string | undefined): boolean {
+    if (!text || this.said.has(text)) return false;
+    const added = this.tryAdd(
+      () => list.push(text),
+      () => list.pop(),
+    );
+    if (added) this.markSaid(text);
+    return added;
+  }
+
+  markSaid(text: string): void {
+    this.said.add(text);
+    for (const id of text.match(WORK_ITEM) ?? []) this.idsSaid.add(id);
+  }
+}
+
 /** The summary body of a day of agent sessions, within the request's budget; undefined when not even one goal fits. */
 export function summarizeSessionDay(request: SummaryRequest, tokenizer: TokenizerName): string | undefined {
   const { tokens, bytes } = request.budget;
@@ -188,43 +233,29 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
   }));
   // The busiest session first in every round.
   const byBusy = [...chosen].sort((a, b) => b.facts.size - a.facts.size || a.facts.order - b.facts.order);
-  const said = new Set<string>();
-  const idsSaid = new Set<string>();
-  let body = '';
-  let misses = 0;
-  // Only sessions with a goal said are rendered: a day of thousands of sessions renders a few at each step.
-  const active: Chosen[] = [];
-  const tryAdd = (apply: () => void, undo: () => void): boolean => {
-    if (misses >= MAX_MISSES) return false;
-    apply();
-    const next = renderSessions(active, undefined);
-    if (fits(next)) {
-      body = next;
-      misses = 0;
-      return true;
-    }
-    undo();
-    misses++;
-    return false;
-  };
-  const addLine = (list: string[], text: string | undefined): boolean => {
-    if (!text || said.has(text)) return false;
-    const added = tryAdd(
-      () => list.push(text),
-      () => list.pop(),
-    );
-    if (added) {
-      said.add(text);
-      for (const id of text.match(WORK_ITEM) ?? []) idsSaid.add(id);
-    }
-    return added;
-  };
-  // Round 1: each session's first request (its goal); rounds 2–4: the last conclusion, the decision, what is open.
+  const fill = new SessionFill(fits);
+  addGoals(fill, byBusy);
+  addFirstLines(fill, byBusy);
+  addRefs(fill, byBusy);
+  addNamingSentences(fill, byBusy, request.missing);
+  addUnnamedIds(fill, byBusy);
+  const left = chosen.filter((session) => session.goal.length === 0);
+  if (left.length > 0) {
+    const extra = `${left.length} more session${left.length === 1 ? '' : 's'} did not fit: \`memvault zoom ${request.start}\` has every session in full.`;
+    const withExtra = renderSessions(fill.active, extra);
+    if (fits(withExtra)) return withExtra;
+  }
+  return fill.body || undefined;
+}
+
+/** Round 1: each session's first request (its goal); a session whose goal fits becomes active, in the order they ran. */
+function addGoals(fill: SessionFill, byBusy: readonly Chosen[]): void {
+  const { active } = fill;
   for (const session of byBusy) {
     const goal = session.facts.goal[0] ?? session.facts.done[0];
     if (!goal) continue;
     const at = active.findIndex((other) => other.facts.order > session.facts.order);
-    const added = tryAdd(
+    const added = fill.tryAdd(
       () => {
         session.goal.push(goal);
         active.splice(at < 0 ? active.length : at, 0, session);
@@ -234,61 +265,64 @@ export function summarizeSessionDay(request: SummaryRequest, tokenizer: Tokenize
         active.splice(active.indexOf(session), 1);
       },
     );
-    if (added) {
-      said.add(goal);
-      for (const id of goal.match(WORK_ITEM) ?? []) idsSaid.add(id);
-    }
+    if (added) fill.markSaid(goal);
   }
-  for (const session of byBusy) if (session.goal.length > 0) addLine(session.done, session.facts.done[0]);
-  for (const session of byBusy) if (session.goal.length > 0) addLine(session.decisions, session.facts.decisions[0]);
-  for (const session of byBusy) if (session.goal.length > 0) addLine(session.open, session.facts.open[0]);
+}
+
+/** Rounds 2–4: the last conclusion, the decision, what is open; then the first request's second sentence. */
+function addFirstLines(fill: SessionFill, byBusy: readonly Chosen[]): void {
+  for (const session of byBusy) if (session.goal.length > 0) fill.addLine(session.done, session.facts.done[0]);
+  for (const session of byBusy) if (session.goal.length > 0) fill.addLine(session.decisions, session.facts.decisions[0]);
+  for (const session of byBusy) if (session.goal.length > 0) fill.addLine(session.open, session.facts.open[0]);
   // The first request's second sentence often says what was asked after naming the item.
-  for (const session of byBusy) if (session.goal.length === 1) addLine(session.goal, session.facts.goal[1]);
-  // Round 5: commits and files.
+  for (const session of byBusy) if (session.goal.length === 1) fill.addLine(session.goal, session.facts.goal[1]);
+}
+
+/** Round 5: commits and files. */
+function addRefs(fill: SessionFill, byBusy: readonly Chosen[]): void {
   for (const session of byBusy) {
     if (session.goal.length === 0 || (session.facts.commits.length === 0 && session.facts.files.length === 0)) continue;
     const refs = refsLine(session.facts);
-    const added = tryAdd(
+    const added = fill.tryAdd(
       () => (session.refs = true),
       () => (session.refs = false),
     );
-    if (added) for (const id of refs.match(WORK_ITEM) ?? []) idsSaid.add(id);
+    if (added) for (const id of refs.match(WORK_ITEM) ?? []) fill.idsSaid.add(id);
   }
-  // Round 6: sentences naming a work item, PR or missing item not said yet; then the rest of what was done and decided.
-  const missing = request.missing.map((item) => item.toLowerCase());
+}
+
+/** Rounds 6–7: sentences naming a work item, PR or missing item not said yet; then the rest of what was done and decided. */
+function addNamingSentences(fill: SessionFill, byBusy: readonly Chosen[], missingItems: readonly string[]): void {
+  const missing = missingItems.map((item) => item.toLowerCase());
   const namesNew = (text: string): boolean =>
-    (text.match(WORK_ITEM) ?? []).some((id) => !idsSaid.has(id)) || missing.some((item) => text.toLowerCase().includes(item));
+    (text.match(WORK_ITEM) ?? []).some((id) => !fill.idsSaid.has(id)) || missing.some((item) => text.toLowerCase().includes(item));
   for (const session of byBusy) {
     if (session.goal.length === 0) continue;
     const { facts } = session;
-    for (const text of [...facts.goal.slice(1), ...facts.asks]) if (namesNew(text)) addLine(session.goal, text);
-    for (const text of [...facts.done.slice(1), ...facts.naming]) if (namesNew(text)) addLine(session.done, text);
-    for (const text of [...facts.decisions.slice(1), ...facts.open.slice(1)]) if (namesNew(text)) addLine(session.open, text);
+    for (const text of [...facts.goal.slice(1), ...facts.asks]) if (namesNew(text)) fill.addLine(session.goal, text);
+    for (const text of [...facts.done.slice(1), ...facts.naming]) if (namesNew(text)) fill.addLine(session.done, text);
+    for (const text of [...facts.decisions.slice(1), ...facts.open.slice(1)]) if (namesNew(text)) fill.addLine(session.open, text);
   }
   for (const session of byBusy) {
     if (session.goal.length === 0) continue;
-    for (const text of session.facts.decisions.slice(1)) addLine(session.decisions, text);
-    for (const text of session.facts.done.slice(1, 3)) addLine(session.done, text);
+    for (const text of session.facts.decisions.slice(1)) fill.addLine(session.decisions, text);
+    for (const text of session.facts.done.slice(1, 3)) fill.addLine(session.done, text);
   }
-  // Round 8: ids the session names that no sentence said, as a list (they find the work again).
+}
+
+/** Round 8: ids the session names that no sentence said, as a list (they find the work again). */
+function addUnnamedIds(fill: SessionFill, byBusy: readonly Chosen[]): void {
   for (const session of byBusy) {
     if (session.goal.length === 0) continue;
     const { facts } = session;
     const all = [...facts.goal, ...facts.asks, ...facts.done, ...facts.decisions, ...facts.open, ...facts.naming];
     for (const id of new Set(all.flatMap((text) => text.match(WORK_ITEM) ?? []))) {
-      if (idsSaid.has(id)) continue;
-      const added = tryAdd(
+      if (fill.idsSaid.has(id)) continue;
+      const added = fill.tryAdd(
         () => session.alsoIds.push(id),
         () => session.alsoIds.pop(),
       );
-      if (added) idsSaid.add(id);
+      if (added) fill.idsSaid.add(id);
     }
   }
-  const left = chosen.filter((session) => session.goal.length === 0);
-  if (left.length > 0) {
-    const extra = `${left.length} more session${left.length === 1 ? '' : 's'} did not fit: \`memvault zoom ${request.start}\` has every session in full.`;
-    const withExtra = renderSessions(active, extra);
-    if (fits(withExtra)) body = withExtra;
-  }
-  return body || undefined;
 }
