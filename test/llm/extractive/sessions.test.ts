@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../../src/llm/extractive/index.js';
-import type { SummaryRequest, SummarySource } from '../../src/llm/types.js';
-import type { Tier } from '../../src/vault/model.js';
-import { parseMarkdown } from '../../src/vault/markdown.js';
-import { extractSentences } from '../../src/vault/sentences.js';
-import { countTokens } from '../../src/util/tokens.js';
+import { createExtractiveSummarizer } from '../../../src/llm/extractive/index.js';
+import type { SummaryRequest, SummarySource } from '../../../src/llm/types.js';
+import type { Tier } from '../../../src/vault/model.js';
+import { parseMarkdown } from '../../../src/vault/markdown.js';
+import { extractSentences } from '../../../src/vault/sentences.js';
+import { countTokens } from '../../../src/util/tokens.js';
 
 /**
  * Summaries of coding-agent sessions a person can resume from (issue 27,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { writtenByMemvault } from '../src/pipeline/write.js';
-import { hashValue, sha256 } from '../src/util/hash.js';
-import { MAX_FRONTMATTER_CHARS, parseFrontmatter } from '../src/vault/frontmatter.js';
-import type { SourceRef, SummaryMeta } from '../src/vault/model.js';
-import { MAX_LISTED_SOURCES, listedSources, parseSummaryFile, sourceCount, writeSummaryFile } from '../src/vault/summary-file.js';
+import { writtenByMemvault } from '../../src/pipeline/write.js';
+import { hashValue, sha256 } from '../../src/util/hash.js';
+import { MAX_FRONTMATTER_CHARS, parseFrontmatter } from '../../src/vault/frontmatter.js';
+import type { SourceRef, SummaryMeta } from '../../src/vault/model.js';
+import { MAX_LISTED_SOURCES, listedSources, parseSummaryFile, sourceCount, writeSummaryFile } from '../../src/vault/summary-file.js';
 
 /**
  * A daily's frontmatter stays bounded however many memories its day has: past

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readVaultIndex } from '../src/pipeline/vault-index-file.js';
-import { readSiteManifest, SITE_VERSION } from '../src/site/write.js';
+import { readVaultIndex } from '../../src/pipeline/vault-index-file.js';
+import { readSiteManifest, SITE_VERSION } from '../../src/site/write.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-read-back-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

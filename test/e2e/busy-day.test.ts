@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, listFiles, memory, readText, removeProject, runCliJson, splitFrontmatter, writeFiles } from './helpers/project.js';
+import { createProject, listFiles, memory, readText, removeProject, runCliJson, splitFrontmatter, writeFiles } from '../helpers/project.js';
 
 /**
  * A very busy day outgrew its own daily: one `sources:` line per memory, and

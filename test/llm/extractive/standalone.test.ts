@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../../src/llm/extractive/index.js';
-import { isLeadIn, isToolCallLine, opensWithReference, readabilityOf } from '../../src/llm/extractive/standalone.js';
-import type { SummaryRequest, SummarySource } from '../../src/llm/types.js';
-import { parseMarkdown } from '../../src/vault/markdown.js';
-import { extractSentences } from '../../src/vault/sentences.js';
+import { createExtractiveSummarizer } from '../../../src/llm/extractive/index.js';
+import { isLeadIn, isToolCallLine, opensWithReference, readabilityOf } from '../../../src/llm/extractive/standalone.js';
+import type { SummaryRequest, SummarySource } from '../../../src/llm/types.js';
+import { parseMarkdown } from '../../../src/vault/markdown.js';
+import { extractSentences } from '../../../src/vault/sentences.js';
 
 /**
  * Every line the embedded summarizer writes stands alone: each rule on a small

@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configJsonSchema, configJsonSchemaText, SCHEMA_FILE } from '../src/config/json-schema.js';
-import { CONFIG_FILE, loadConfig, validateConfig } from '../src/config/load.js';
-import { configSchema } from '../src/config/schema.js';
+import { configJsonSchema, configJsonSchemaText, SCHEMA_FILE } from '../../src/config/json-schema.js';
+import { CONFIG_FILE, loadConfig, validateConfig } from '../../src/config/load.js';
+import { configSchema } from '../../src/config/schema.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FILE = 'memory.config.yaml';
 
 const tempDirs: string[] = [];

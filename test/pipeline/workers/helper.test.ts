@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline/build.js';
-import type { BuildPool as BuildPoolType } from '../src/pipeline/workers/build-pool.js';
-import { scanStreams } from '../src/vault/scan.js';
-import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from './helpers/project.js';
-import { padStateStore } from './helpers/state-store.js';
+import { build } from '../../../src/pipeline/build.js';
+import type { BuildPool as BuildPoolType } from '../../../src/pipeline/workers/build-pool.js';
+import { scanStreams } from '../../../src/vault/scan.js';
+import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from '../../helpers/project.js';
+import { padStateStore } from '../../helpers/state-store.js';
 
 /**
  * The scan thread of a large vault's build (pipeline/build-pool.ts, `scanRoot`), as the CLI runs it: from the

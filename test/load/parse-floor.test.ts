@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /** The benchmark's remark floor (scripts/parse-floor.ts), compiled: it must parse every file, on one thread or several. */
-const SCRIPT = fileURLToPath(new URL('../dist/scripts/parse-floor.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../dist/scripts/parse-floor.js', import.meta.url));
 
 describe('parse-floor (benchmark floor: gray-matter + remark-parse alone)', () => {
   const dirs: string[] = [];

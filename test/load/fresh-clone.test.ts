@@ -3,15 +3,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSyntheticVault } from '../scripts/fixtures/synthetic-vault.js';
-import { DEFAULT_TIMEZONE } from '../src/config/schema.js';
-import { build, type BuildReport } from '../src/pipeline/build.js';
-import { ParseCache } from '../src/store/cache.js';
-import { frontmatterBody } from '../src/vault/frontmatter.js';
-import { headingSpans, parseMarkdown } from '../src/vault/markdown.js';
-import { RECORD_DIR } from '../src/store/committed-record.js';
-import { loadVault, type LoadStats } from '../src/load/load.js';
-import { MIN_FILES_FOR_WORKERS } from '../src/load/parse-pool.js';
+import { generateSyntheticVault } from '../../scripts/fixtures/synthetic-vault.js';
+import { DEFAULT_TIMEZONE } from '../../src/config/schema.js';
+import { build, type BuildReport } from '../../src/pipeline/build.js';
+import { ParseCache } from '../../src/store/cache.js';
+import { frontmatterBody } from '../../src/vault/frontmatter.js';
+import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
+import { RECORD_DIR } from '../../src/store/committed-record.js';
+import { loadVault, type LoadStats } from '../../src/load/load.js';
+import { MIN_FILES_FOR_WORKERS } from '../../src/load/parse-pool.js';
 
 /**
  * The nightly job's case: a clean checkout of a built vault, without the
