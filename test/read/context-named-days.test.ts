@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namedDays } from '../../src/read/context/named-days.js';
+import { namedDays } from '../../src/search/named-days.js';
 import { relevantFor } from '../../src/read/context/relevant.js';
 import type { Memory } from '../../src/vault/model.js';
 

@@ -2,7 +2,7 @@ import type { Memory } from '../../vault/model.js';
 import type { Candidate, Version } from './candidate.js';
 import { formatLongDate } from '../../retention/dates.js';
 import { processTerm, tokenize } from '../../search/index.js';
-import { namedDays } from './named-days.js';
+import { namedDays } from '../../search/named-days.js';
 import { rankPassages, type PassageQuery } from './passages.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isValidDay } from '../../time/periods.js';
+import { isValidDay } from '../time/periods.js';
 
 /**
  * The calendar days a query names with their year: `on 13 October 2023`,
