@@ -1,5 +1,3 @@
-import { isValidDay } from '../time/periods.js';
-
 /**
  * The calendar days a query names with their year: `on 13 October 2023`,
  * `October 13, 2023`, `Oct 13th 2023`, `1st February, 2023`, `2023-10-13`.
@@ -18,11 +16,18 @@ const DAY_MONTH_YEAR = new RegExp(`\\b${DAY} (?:of )?${MONTH},? ${YEAR}\\b`, 'gi
 const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH} ${DAY},? ${YEAR}\\b`, 'gi');
 const ISO_DAY = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 
+/** `2023-02-30` is no day: the date a `Date` makes of it must give back the same year, month and day (no luxon: a search loads none). */
+function isCalendarDay(iso: string): boolean {
+  const [y, m, d] = iso.split('-').map(Number);
+  const date = new Date(Date.UTC(y!, m! - 1, d!));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m! - 1 && date.getUTCDate() === d;
+}
+
 function dayOf(year: string, month: string, day: string): string | undefined {
   const m = MONTHS.indexOf(month.slice(0, 3).toLowerCase() as (typeof MONTHS)[number]) + 1;
   if (m === 0) return undefined;
   const iso = `${year}-${String(m).padStart(2, '0')}-${day.padStart(2, '0')}`;
-  return isValidDay(iso) ? iso : undefined;
+  return isCalendarDay(iso) ? iso : undefined;
 }
 
 /**
@@ -39,6 +44,6 @@ export function namedDays(query: string): string[] {
     const day = dayOf(m[3]!, m[1]!, m[2]!);
     if (day) days.add(day);
   }
-  for (const m of query.matchAll(ISO_DAY)) if (isValidDay(m[0])) days.add(m[0]);
+  for (const m of query.matchAll(ISO_DAY)) if (isCalendarDay(m[0])) days.add(m[0]);
   return [...days];
 }
