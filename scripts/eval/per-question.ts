@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { assembleContext } from '../../src/read/context/assemble.js';
 import { openContextSearch } from '../../src/read/context/warm.js';
 import { openVault, pickStream } from '../../src/read/vault.js';
@@ -18,7 +19,7 @@ import {
   rates,
   type Tally,
 } from './metrics.js';
-import { buildConversation } from './project.js';
+import { buildConversation, buildOrReuse } from './project.js';
 import { formatRate, lastTokens } from './report.js';
 
 /**
@@ -87,8 +88,12 @@ export async function evaluateQuestions(
   extraConfig: string,
   totals: PerQuestionTotals,
   keep = false,
+  projects?: string,
 ): Promise<ConversationRun> {
-  const { root, build } = await buildConversation(conversation, extraConfig);
+  // With `projects`, the build is kept (and reused) in a folder of its own there: only the read side runs again.
+  const { root, build } = projects
+    ? await buildOrReuse(conversation, extraConfig, path.join(projects, `${conversation.sampleId}-${conversation.stream}`))
+    : await buildConversation(conversation, extraConfig);
   try {
     const started = performance.now();
     const questions = await measureQuestions(root, conversation, totals);
@@ -98,10 +103,10 @@ export async function evaluateQuestions(
       questions,
       build_ms: Math.round(build.ms),
       context_ms: Math.round(performance.now() - started),
-      ...(keep ? { project: root } : {}),
+      ...(keep || projects ? { project: root } : {}),
     };
   } finally {
-    if (!keep) rmSync(root, { recursive: true, force: true });
+    if (!keep && !projects) rmSync(root, { recursive: true, force: true });
   }
 }
 

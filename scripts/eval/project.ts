@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,14 +59,14 @@ export function runBuild(root: string, now: string): Promise<BuildRun> {
 
 /**
  * Writes the conversation's project (config and one memory file per session)
- * into a new temporary folder and builds it as of `conversation.now`. Throws
+ * into `root` (a new temporary folder unless given) and builds it as of `conversation.now`. Throws
  * when the build fails (the folder removed); else the caller removes `root`.
  */
 export async function buildConversation(
   conversation: ConvertedConversation,
   extraConfig: string,
+  root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`)),
 ): Promise<{ root: string; build: BuildRun }> {
-  const root = mkdtempSync(path.join(os.tmpdir(), `memvault-eval-${conversation.stream}-`));
   writeFileSync(path.join(root, 'memory.config.yaml'), projectConfig(conversation.stream, extraConfig));
   for (const session of conversation.sessions) {
     const file = path.join(root, ...session.path.split('/'));
@@ -79,4 +79,30 @@ export async function buildConversation(
     throw new Error(`build of ${conversation.stream} failed (exit ${build.code}): ${build.stderr.trim()}`);
   }
   return { root, build };
+}
+
+/** The file a kept build leaves in its project: the build's report, so a reuse reads what the build said. */
+const BUILT_MARKER = '.eval-build.json';
+
+/**
+ * `buildConversation` into `folder` (made if missing), or the build already there: `--projects DIR` keeps one built
+ * project per conversation so that changes to the read side are measured again without building again. The caller
+ * keeps the folder; delete it after a change to the build side (summaries, index), which a reuse would not see.
+ */
+export async function buildOrReuse(
+  conversation: ConvertedConversation,
+  extraConfig: string,
+  folder: string,
+): Promise<{ root: string; build: BuildRun }> {
+  const marker = path.join(folder, BUILT_MARKER);
+  if (existsSync(marker)) {
+    const build = JSON.parse(readFileSync(marker, 'utf8')) as BuildRun;
+    if (readFileSync(path.join(folder, 'memory.config.yaml'), 'utf8') === projectConfig(conversation.stream, extraConfig))
+      return { root: folder, build: { ...build, ms: 0 } };
+  }
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  const built = await buildConversation(conversation, extraConfig, folder);
+  writeFileSync(marker, JSON.stringify(built.build));
+  return built;
 }

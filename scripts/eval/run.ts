@@ -33,7 +33,8 @@ import { readRealtalk } from './realtalk.js';
  *
  * `--per-question [--budgets 1000,2000,4000]`: per-question.ts, the context
  * assembled for each question instead of the package (JSON to
- * `data/eval-per-question.json`).
+ * `data/eval-per-question.json`). `--projects DIR` keeps each build under DIR
+ * and reuses it next time (only the read side runs again).
  *
  * `--dataset realtalk [data/realtalk]`: the held-out set, REALTALK's real
  * conversations (realtalk.ts), through the same converter and measures.
@@ -56,6 +57,8 @@ interface Options {
   only?: number[];
   jobs: number;
   keep: boolean;
+  /** Per-question mode: keep each conversation's build under this folder and reuse it in later runs. */
+  projects?: string;
   out: string;
   /** Per-question mode: the context assembled for each question at these budgets. */
   perQuestion?: number[];
@@ -96,6 +99,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--only') options.only = value().split(',').map(Number);
     else if (arg === '--jobs') options.jobs = Math.max(1, Number(value()));
     else if (arg === '--keep') options.keep = true;
+    else if (arg === '--projects') options.projects = value();
     else if (arg === '--per-question') options.perQuestion ??= [...PER_QUESTION_BUDGETS];
     else if (arg === '--budgets') options.perQuestion = value().split(',').map(Number);
     else if (arg === '--out') options.out = value();
@@ -104,7 +108,8 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
         'usage: npm run eval -- [--dataset locomo|realtalk] [data/locomo10.json | data/realtalk] [--config extra.yaml] [--only 1,3] [--jobs N] [--keep] [--out FILE]\n' +
-          "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N]   (each question's context)\n" +
+          "       npm run eval -- --per-question [--budgets 1000,2000,4000] [--only 1,3] [--jobs N] [--projects DIR]   (each question's context)\n" +
+          '       --projects DIR keeps each build there and reuses it (iterating on the read side; delete DIR after a change to the build)\n' +
           '       npm run eval -- --agent-sessions   (only the agent-session section: generated Claude Code logs, no LoCoMo)\n' +
           '       --no-agent-sessions leaves that section out of the package mode\n',
       );
@@ -124,6 +129,7 @@ function parseArgs(argv: readonly string[]): Options {
     out: options.out ?? path.join(ROOT, 'data', `${options.perQuestion ? 'eval-per-question' : 'eval-results'}${suffix}.json`),
     ...(options.perQuestion ? { perQuestion: options.perQuestion } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.projects ? { projects: path.resolve(options.projects) } : {}),
     ...(options.only ? { only: options.only } : {}),
   };
 }
@@ -301,7 +307,7 @@ async function perQuestion(
   const started = performance.now();
   const totals = emptyTotals(budgets);
   const runs = await mapLimit(conversations, options.jobs, async (conversation) => {
-    const run = await evaluateQuestions(conversation, extraConfig, totals, options.keep);
+    const run = await evaluateQuestions(conversation, extraConfig, totals, options.keep, options.projects);
     process.stderr.write(`${run.stream}: ${run.questions} questions, build ${run.build_ms} ms, contexts ${run.context_ms} ms\n`);
     return run;
   });

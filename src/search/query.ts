@@ -8,6 +8,7 @@ import type { DocFilter, RankedDoc, SearchIndex } from './index.js';
 import { matchPlan } from './match.js';
 import { fuseResults } from './fuse.js';
 import { snippetOf } from './snippet.js';
+import { namedDays } from './named-days.js';
 
 /**
  * Search queries: free words, quoted phrases and field filters
@@ -130,6 +131,18 @@ export function withTierPrior(results: readonly RankedDoc[]): RankedDoc[] {
   return results.map((r) => ({ ...r, score: r.score * (TIER_PRIOR[r.tier] ?? 1) })).sort((a, b) => b.score - a.score); // stable: ties keep the index's order (memories first, then by path)
 }
 
+/**
+ * A query that names a day (`on 31 Dec 2023`, named-days.ts): that day's memories and daily summary score as the
+ * best document does, so the day asked about is among the first groups even when its words are few. Others keep
+ * their scores (the context weighs passages by them).
+ */
+export function withNamedDays(results: readonly RankedDoc[], days: readonly string[]): RankedDoc[] {
+  const best = results[0]?.score;
+  if (days.length === 0 || best === undefined) return [...results];
+  const named = (r: RankedDoc): boolean => (r.tier === 'memories' || r.tier === 'daily') && days.includes(r.period);
+  return results.map((r) => (named(r) ? { ...r, score: Math.max(r.score, best) } : r)).sort((a, b) => b.score - a.score); // stable
+}
+
 /** Ranked documents read per group asked for: a busy day's hits share one group, and the usage boost reorders within them. */
 const POOL_PER_GROUP = 40;
 const MIN_POOL = 200;
@@ -180,7 +193,7 @@ export function runSearch(
   const boost = options.boost;
   if (plan && boost)
     results = results.map((r) => ({ ...r, score: r.score * boost(r.id) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  if (plan) results = withTierPrior(results);
+  if (plan) results = withNamedDays(withTierPrior(results), namedDays(query.text));
   const ranked =
     options.semantic && plan ? (fuseResults(results, options.semantic, (id) => index.stored(id), keep) as RankedDoc[]) : results;
   const prefixes = plan?.prefixes ?? [];

@@ -84,8 +84,33 @@ describe('rankPassages', () => {
   it('a hit inside an earlier passage brings the reply after it', () => {
     const passages = rankPassages([{ path: 'm/chat.md', body: chat, weight: 1 }], 'ledger export', { window: 1 });
     const blocks = new Set(passages.flatMap((p) => Array.from({ length: p.last - p.first + 1 }, (_, i) => p.first + i)));
-    // "I looked at the ledger export" (1) quotes 0-3 (2 asks, 3 answers); the hit on 3 adds 4, the reply after it.
-    expect([...blocks].sort()).toEqual([0, 1, 2, 3, 4]);
+    // "I looked at the ledger export" (1) quotes 1-3 (2 asks, 3 answers); the hit on 3 adds 4, the reply after it.
+    expect([...blocks].sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  it('takes the block before a hit only when it asks what the hit answers or holds a query word', () => {
+    const body = [
+      'Ana: Morning all.',
+      'Ben: The boiler broke again.',
+      'Ana: Oh no.',
+      'Cy: Which part failed?',
+      'Ben: The boiler valve, a cracked seal.',
+      'Ana: Lunch at noon.',
+      'Ben: Valve parts cost 40 euros.',
+    ].join('\n\n');
+    const passages = rankPassages([{ path: 'm/b.md', body, weight: 1 }], 'boiler', { window: 1 });
+    // The greeting before the first hit neither asks nor names the boiler: left out. The question before the second is kept.
+    expect(passages.slice(0, 2).map((p) => [p.first, p.last])).toEqual([
+      [3, 5],
+      [1, 2],
+    ]);
+    expect(passages.some((p) => p.first === 0)).toBe(false);
+    // With no question and no query word before a hit, its window starts at the hit (the block after still comes).
+    const plain = rankPassages(
+      [{ path: 'm/c.md', body: 'Ana: Morning all.\n\nBen: The boiler broke.\n\nAna: Oh no.', weight: 1 }],
+      'boiler',
+    );
+    expect(plain.map((p) => [p.first, p.last])).toEqual([[1, 2]]);
   });
 
   it('weighs blocks by how well their document matched, stems and prefixes like the search', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { RankedDoc } from '../../src/search/index.js';
-import { TIER_PRIOR, withTierPrior } from '../../src/search/query.js';
+import { TIER_PRIOR, withNamedDays, withTierPrior } from '../../src/search/query.js';
 
-const doc = (id: string, tier: string, score: number): RankedDoc => ({
+const doc = (id: string, tier: string, score: number, period = '2026-02-12'): RankedDoc => ({
   id,
   tier,
   score,
   stream: 'main',
   kind: tier === 'memories' ? 'note' : 'summary',
-  period: '2026-02-12',
+  period,
   title: id,
   tags: [],
   start: '2026-02-12',
@@ -33,5 +33,23 @@ describe('search: the tier prior', () => {
       ['main/memories/b.md', 2],
       ['main/daily/2026-02-12.md', 2],
     ]);
+  });
+});
+
+describe('search: a day the query names', () => {
+  it("scores that day's memories and daily as the best document, leaves the rest, and changes nothing without a day", () => {
+    const results = [
+      doc('main/memories/a.md', 'memories', 5, '2026-02-12'),
+      doc('main/weekly/2026-W07.md', 'weekly', 4, '2026-W07'),
+      doc('main/memories/b.md', 'memories', 1, '2026-02-10'),
+      doc('main/daily/2026-02-10.md', 'daily', 0.5, '2026-02-10'),
+    ];
+    expect(withNamedDays(results, ['2026-02-10']).map((d) => [d.id, d.score])).toEqual([
+      ['main/memories/a.md', 5],
+      ['main/memories/b.md', 5],
+      ['main/daily/2026-02-10.md', 5],
+      ['main/weekly/2026-W07.md', 4],
+    ]);
+    expect(withNamedDays(results, [])).toEqual(results);
   });
 });

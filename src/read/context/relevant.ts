@@ -1,5 +1,8 @@
 import type { Memory } from '../../vault/model.js';
 import type { Candidate, Version } from './candidate.js';
+import { formatLongDate } from '../../retention/dates.js';
+import { processTerm, tokenize } from '../../search/index.js';
+import { namedDays } from '../../search/named-days.js';
 import { rankPassages, type PassageQuery } from './passages.js';
 
 /**
@@ -39,10 +42,14 @@ export function relevantFor(input: RelevantInput): Candidate[] {
   const hits = input.hits.filter((h) => !seen.has(h.path) && seen.add(h.path));
   const memoryHits = hits.filter((h) => byPath.has(h.path)).slice(0, PASSAGE_DOCS);
   const best = Math.max(0, ...memoryHits.map((h) => h.score)) || 1;
-  const sources = memoryHits.map((h) => ({ path: h.path, body: input.bodyOf(h.path) ?? '', weight: h.score / best }));
+  // A day the query names: its memories count as the best match, and its date in words matches the texts' resolved
+  // dates (`31 Dec 2023` finds `yesterday (31 December 2023)`).
+  const days = namedDays(input.query);
+  const weightOf = (h: { path: string; score: number }): number => (days.includes(byPath.get(h.path)!.day) ? 1 : h.score / best);
+  const sources = memoryHits.map((h) => ({ path: h.path, body: input.bodyOf(h.path) ?? '', weight: weightOf(h) }));
   const out: Candidate[] = [];
   const quoted = new Set<string>();
-  for (const p of rankPassages(sources, input.terms ?? input.query)) {
+  for (const p of rankPassages(sources, withDays(input.terms ?? input.query, days))) {
     const memory = byPath.get(p.path)!;
     quoted.add(p.path);
     if (p.first === 0 && p.last === p.blocks - 1) {
@@ -65,6 +72,17 @@ export function relevantFor(input: RelevantInput): Candidate[] {
     if (versions.length > 0 && !(daily && quotedDays.has(daily[1]!))) out.push({ tier: 'relevant', versions });
   }
   return out;
+}
+
+/** The query with the stems of each named day in words (`31 December 2023`) as exact terms. */
+function withDays(query: string | PassageQuery, days: readonly string[]): string | PassageQuery {
+  if (days.length === 0) return query;
+  const words = days.map(formatLongDate).join(' ');
+  if (typeof query === 'string') return `${query} ${words}`;
+  const stems = tokenize(words)
+    .map(processTerm)
+    .filter((s) => s && !query.terms.includes(s));
+  return { ...query, terms: [...query.terms, ...new Set(stems)] };
 }
 
 /** Interleaves ranked lists (first of each, then second of each, …), dropping repeats by `key`. */
