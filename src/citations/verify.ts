@@ -1,8 +1,8 @@
 import type { Memory } from '../vault/model.js';
-import { changedPaths, fileTexts, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import { changedPaths, fileTexts, headCommit, type LoggedCommit, lineCounts, logPaths, objectTypes, refNames, renamesIn } from './git.js';
 import type { MemoryCitations, Quote } from '../vault/citation-model.js';
 import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js';
-import { citingMemory, memoryCitations, quoteFindings } from './state.js';
+import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
@@ -262,23 +262,27 @@ function memoryStates(
   let recheckedCitations = 0;
   for (const memory of all) {
     const cited = memory.citations ?? [];
-    for (const c of cited) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
-    if (
-      dirty &&
-      !redo(memory) &&
-      !cited.some((c) => (c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.has(`${c.kind}:${c.target}`)))
-    ) {
+    let citesDirty = false;
+    for (const c of cited) {
+      if (c.kind === 'issue') continue;
+      if (rechecked.has(c.target)) recheckedCitations++;
+      if (dirty && !citesDirty)
+        citesDirty = c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.size > 0 && dirty.others.has(`${c.kind}:${c.target}`);
+    }
+    if (dirty && !citesDirty && !redo(memory)) {
       // Nothing it cites changed: as the last check found it.
       if (wasStale.has(memory.path)) stale.push(memory.path);
       const before = previous!.quoted?.[memory.path];
       if (before) quoted[memory.path] = before;
       continue;
     }
-    const findings = quoteFindings(memory, verification);
+    const findings = citedLineFindings(memory, verification);
     if (findings) quoted[memory.path] = findings;
-    const checked = memoryCitations(memory, verification, findings);
+    // The memory's instant once (a date parse), for its states and its record.
+    const at = memorySeconds(memory);
+    const checked = citationsAt(cited, at, verification, findings);
     if (!checked) continue;
-    memories[memory.path] = citingMemory(memory, checked);
+    memories[memory.path] = citingMemory(memory, checked, at);
     if (checked.stale) stale.push(memory.path);
     addCitedBy(citedBy, memory, checked);
   }
@@ -453,6 +457,9 @@ async function pathFacts(repo: string, head: string, paths: readonly string[]): 
     }
     for (const entry of facts.values())
       if (entry.movedTo && !facts.has(entry.movedTo) && !next.includes(entry.movedTo)) next.push(entry.movedTo);
+    // What a cited line range is checked against (one more git process; only for the files asked about).
+    const files = round.filter((p) => facts.get(p)?.at === 'file');
+    for (const [file, lines] of await lineCounts(repo, head, files)) facts.get(file)!.lines = lines;
     round = next;
   }
   return facts;
