@@ -91,31 +91,36 @@ export async function fileTexts(repo: string, commit: string, files: readonly st
 }
 
 /**
- * How many lines each file has at `commit` (`git cat-file --batch`, one process for all; newlines counted in the bytes,
- * a last line without one counted too); a file that is not there (or not a file) is left out.
+ * `git cat-file --batch` for many names (one process): each name's object id and type, and for a file (blob) how many
+ * lines it has (newlines counted in the bytes, a last line without one counted too); absent when missing or ambiguous.
+ * What verification asks of cited paths at HEAD: what each is, and how long a cited file is (a line range past its end).
  */
-export async function lineCounts(repo: string, commit: string, files: readonly string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (files.length === 0) return counts;
-  const out = await gitBytes(repo, ['cat-file', '--batch'], `${files.map((f) => `${commit}:${f}`).join('\n')}\n`);
+export async function objectLines(
+  repo: string,
+  names: readonly string[],
+): Promise<Map<string, { id: string; type: string; lines?: number }>> {
+  const found = new Map<string, { id: string; type: string; lines?: number }>();
+  if (names.length === 0) return found;
+  const out = await gitBytes(repo, ['cat-file', '--batch'], `${names.join('\n')}\n`);
   let at = 0;
-  for (const file of files) {
+  for (const name of names) {
     const newline = out.indexOf(10, at);
     if (newline < 0) break;
-    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(out.subarray(at, newline).toString('utf8'));
+    const m = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(out.subarray(at, newline).toString('utf8'));
     at = newline + 1;
+    // `<name> missing` (or ambiguous): no object, nothing after the line.
     if (!m) continue;
-    const end = at + Number(m[2]);
-    if (m[1] === 'blob') {
+    const end = at + Number(m[3]);
+    if (m[2] === 'blob') {
       let lines = 0;
       for (let i = out.indexOf(10, at); i >= 0 && i < end; i = out.indexOf(10, i + 1)) lines++;
       if (end > at && out[end - 1] !== 10) lines++;
-      counts.set(file, lines);
-    }
+      found.set(name, { id: m[1]!, type: m[2], lines });
+    } else found.set(name, { id: m[1]!, type: m[2]! });
     // The object, then one newline.
     at = end + 1;
   }
-  return counts;
+  return found;
 }
 
 function gitBytes(repo: string, args: readonly string[], input: string): Promise<Buffer> {

@@ -178,23 +178,33 @@ export function citationsAt(
   // for every memory a commit can change (thousands).
   const states = statesOf(verification);
   const citations: CheckedCitation[] = [];
-  for (const c of cited) {
-    if (c.kind === 'issue' || citations.some((k) => k.kind === c.kind && k.target === c.target)) continue;
-    citations.push(states.check(c.kind, c.target, since));
-  }
+  for (const c of cited)
+    if (c.kind !== 'issue' && indexOf(citations, c.kind, c.target) < 0) citations.push(states.check(c.kind, c.target, since));
   if (citations.length === 0) return undefined;
   for (const finding of findings ?? []) {
-    const at = citations.findIndex((k) => k.kind === 'path' && k.target === finding.target);
+    const at = indexOf(citations, 'path', finding.target);
     const c = citations[at];
     if (c && c.state !== 'gone' && c.state !== 'unchecked') citations[at] = withQuoteFinding(c, finding);
   }
-  if (citations.length > 1) citations.sort((a, b) => SEVERITY[b.state] - SEVERITY[a.state]);
+  // Worst state first, in the order cited among equals (a stable insertion sort: most memories cite two or three things).
+  for (let i = 1; i < citations.length; i++) {
+    const c = citations[i]!;
+    let at = i;
+    for (; at > 0 && SEVERITY[citations[at - 1]!.state] < SEVERITY[c.state]; at--) citations[at] = citations[at - 1]!;
+    citations[at] = c;
+  }
   return {
     state: citations[0]!.state,
     stale: citations.some(isStaleCitation),
     checked: states.checked,
     citations,
   };
+}
+
+/** Where the citation of `kind` and `target` is in `citations`, or -1. */
+function indexOf(citations: readonly CheckedCitation[], kind: Citation['kind'], target: string): number {
+  for (let i = 0; i < citations.length; i++) if (citations[i]!.target === target && citations[i]!.kind === kind) return i;
+  return -1;
 }
 
 /**
