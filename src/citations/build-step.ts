@@ -66,13 +66,12 @@ export function verifyRepoOf(root: string, config: { verify?: { repo?: string | 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
   const started = performance.now();
   // Issues are not checked (no network): a memory citing only issues has nothing to verify.
-  const memories = [...options.streams].flatMap((s) => s.memories.filter((m) => m.citations?.some((c) => c.kind !== 'issue')));
+  const memories = citingMemories(options.streams);
   const store = openCitationStore(path.join(options.root, '.memvault'));
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
   if (memories.length === 0 && !previous) return { report: undefined, notes: new Map() };
-  const shards = memories.map((m) => shardOf(m.path));
-  const prints = shardPrints(memories, shards);
+  const { shards, prints } = shardPrints(memories);
   const inputs = inputsOf(prints);
   // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
   const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
@@ -88,7 +87,8 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const index = before ? store.readCitedBy(() => []) : undefined;
   const changedShards = before ? shardsChanged(prints, before) : new Set<string>();
   // The memories of those shards, found once (a hash of each memory path per question cost ~15 ms at 20,000).
-  const changedMemories = new Set(memories.filter((_, i) => changedShards.has(shards[i]!)));
+  const changedMemories = new Set<Memory>();
+  for (let i = 0; changedShards.size > 0 && i < memories.length; i++) if (changedShards.has(shards[i]!)) changedMemories.add(memories[i]!);
   // The rows are there whole whenever the facts are: the store writes them in the transaction that writes the facts
   // (asking `readMemories` parsed and checked the facts a second time: ~75 ms a check in `citation-step.ts --stale`).
   const patchable = before !== undefined && index?.repo === repo && index.vault === vault;
@@ -279,17 +279,46 @@ function shardOf(key: string): string {
   return ((hash >>> 0) % SHARDS).toString(16).padStart(2, '0');
 }
 
-/** Per group of memories (`shards[i]`: `shardOf` memory i's path), a fingerprint of its citing memories' paths and content hashes. */
-function shardPrints(memories: readonly Memory[], shards: readonly string[]): Map<string, string> {
+/**
+ * The memories that cite something checkable (issues are not). Plain loops: this and `shardPrints` are the step's only
+ * passes over every memory of the vault, in a process whose code is not optimised yet (a filter with a closure per memory
+ * cost ~50 ms of a cold build's CPU on the busy machine).
+ */
+function citingMemories(streams: Iterable<StreamState>): Memory[] {
+  const memories: Memory[] = [];
+  for (const stream of streams)
+    for (const memory of stream.memories) {
+      const citations = memory.citations;
+      if (citations === undefined) continue;
+      for (const c of citations)
+        if (c.kind !== 'issue') {
+          memories.push(memory);
+          break;
+        }
+    }
+  return memories;
+}
+
+/**
+ * Each memory's group (`shards[i]`: `shardOf` memory i's path) and per group a fingerprint of its citing memories' paths
+ * and content hashes.
+ */
+function shardPrints(memories: readonly Memory[]): { shards: string[]; prints: Map<string, string> } {
   const lines = new Map<string, string[]>();
-  for (const [i, m] of memories.entries()) {
-    const shard = shards[i]!;
+  const shards: string[] = new Array(memories.length);
+  for (let i = 0; i < memories.length; i++) {
+    const m = memories[i]!;
+    const shard = shardOf(m.path);
+    shards[i] = shard;
     let list = lines.get(shard);
     if (!list) lines.set(shard, (list = []));
     list.push(`${m.path}\u0000${m.sha256}`);
   }
   // One hash per shard over its joined lines: one update per memory cost more than the hashing (20,000 calls).
-  return new Map([...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]));
+  const prints = new Map(
+    [...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]),
+  );
+  return { shards, prints };
 }
 
 /** The fingerprint of all citing memories kept with a verification: each shard's, in one string (`s1:` then shard=print,…). */
