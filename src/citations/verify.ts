@@ -424,8 +424,8 @@ async function pathFacts(repo: string, head: string, paths: readonly string[]): 
   let round = [...paths];
   for (let hop = 0; round.length > 0 && hop < 5; hop++) {
     const names = round.map((p) => `${head}:${p.replace(/\/$/, '')}`);
-    // What each is at HEAD and a file's length in one process (a second one cost ~100 ms of wall time on the busy machine),
-    // while another asks what touched them.
+    // What each is at HEAD and a file's length, while `git log` says what touched them (in turn, the processes cost
+    // ~100 ms more of wall time on the busy machine).
     const [types, log] = await Promise.all([objectLines(repo, names), logPaths(repo, head, round)]);
     const deletions = new Map<string, LoggedCommit>();
     const next: string[] = [];
