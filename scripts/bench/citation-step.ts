@@ -10,7 +10,7 @@ import { median } from './run.js';
 /**
  * The citation step alone, in this process (no vault load, no build): what a
  * profile of it needs (`node --cpu-prof dist/scripts/bench/citation-step.js`).
- * A repository of 90 source files (60 committed, 30 another repository's) and
+ * A repository of 90 source files (60 committed, 30 another repository's; `--paths N`: N) and
  * N memories (default 20,000, nine in ten citing 2-3 of them, some with a line
  * range and a quoted span); then no-change runs and edit + commit runs (one
  * source file edited and committed, one memory's content changed), each the
@@ -20,8 +20,13 @@ import { median } from './run.js';
 
 const RUNS = 7;
 
-const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 20_000);
-const stale = process.argv.includes('--stale');
+const args = process.argv.slice(2);
+const pathsAt = args.indexOf('--paths');
+// `--paths 9`: as `npm run bench`'s vault cites them (9 paths, a file cited by ~4,500 memories); default 90.
+const pathCount = pathsAt >= 0 ? Number(args[pathsAt + 1]) : 90;
+const count = Number(args.find((a, i) => /^\d+$/.test(a) && i !== pathsAt + 1) ?? 20_000);
+const stale = args.includes('--stale');
+if (!(pathCount > 0)) throw new Error('--paths takes a number of source files, e.g. --paths 9');
 const root = mkdtempSync(path.join(os.tmpdir(), 'memvault-citation-step-'));
 const git = (...args: string[]): string =>
   execFileSync('git', args, {
@@ -29,7 +34,7 @@ const git = (...args: string[]): string =>
     encoding: 'utf8',
     env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' },
   });
-const sources = Array.from({ length: 90 }, (_, i) => `src/area${i % 9}/file${i}.ts`);
+const sources = Array.from({ length: pathCount }, (_, i) => `src/area${i % 9}/file${i}.ts`);
 const committed = sources.filter((_, i) => i % 3 !== 2);
 const fileText = (file: string, edits: number): string =>
   [
@@ -103,14 +108,21 @@ process.stderr.write(`first: ${first.ms} ms, ${first.citations} citations of ${f
 const idle: number[] = [];
 for (let i = 0; i < RUNS; i++) idle.push((await step()).ms);
 const edit: number[] = [];
+// This process's CPU time in each edit + commit step (git's processes not counted): steadier than the wall time on a busy machine.
+const editCpu: number[] = [];
 for (let i = 1; i <= RUNS; i++) {
   const file = committed[(i * 7) % committed.length]!;
   writeFileSync(path.join(root, file), fileText(file, 10 + i));
   git('commit', '-qam', `edit ${file}`);
   memories[i] = { ...memories[i]!, sha256: `edited-${i}`.padStart(64, '0') };
+  const cpu = process.cpuUsage();
   const report = await step();
+  const used = process.cpuUsage(cpu);
   edit.push(report.ms);
+  editCpu.push(Math.round((used.user + used.system) / 1000));
   process.stderr.write(`edit ${i}: ${report.ms} ms, ${report.recheckedPaths} path(s), ${report.recheckedQuotes} quote(s) asked again\n`);
 }
-process.stdout.write(`${JSON.stringify({ memories: count, stale, noChangeMs: median(idle), editCommitMs: median(edit), idle, edit })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ memories: count, paths: pathCount, stale, noChangeMs: median(idle), editCommitMs: median(edit), editCommitCpuMs: median(editCpu), idle, edit })}\n`,
+);
 rmSync(root, { recursive: true, force: true });

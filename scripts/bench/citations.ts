@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findCitations } from '../../src/vault/citation-find.js';
 import { editOneMemory } from '../fixtures/synthetic-vault.js';
@@ -28,10 +28,16 @@ export interface CitationBenchResult {
   editCommit: { medianSeconds: number; medianCitationMs: number; recheckedPaths: number[] };
 }
 
-export async function benchCitations(gitRepo: string): Promise<CitationBenchResult> {
+/**
+ * `reuse`: keep the copy an earlier run left (`<dir>-cited`) rather than copy the vault again (its first build, which
+ * checks every citation and may rebuild what the copy's stale caches miss, took minutes on the busy machine).
+ */
+export async function benchCitations(gitRepo: string, options: { reuse?: boolean } = {}): Promise<CitationBenchResult> {
   const repo = `${gitRepo}-cited`;
-  rmSync(repo, { recursive: true, force: true });
-  cpSync(gitRepo, repo, { recursive: true, preserveTimestamps: true });
+  if (!options.reuse || !existsSync(repo)) {
+    rmSync(repo, { recursive: true, force: true });
+    cpSync(gitRepo, repo, { recursive: true, preserveTimestamps: true });
+  }
   const git = (...args: string[]): string => {
     const result = spawnSync('git', args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${repo}: ${result.stderr}`);
@@ -99,8 +105,9 @@ function listFiles(dir: string): string[] {
     .sort();
 }
 
-// On its own: `node dist/scripts/bench/citations.js <committed vault repo>` (e.g. a copy of /tmp/memvault-bench/20000-git).
+// On its own: `node dist/scripts/bench/citations.js <committed vault repo> [--reuse]` (e.g. a copy of
+// /tmp/memvault-bench/20000-git; `--reuse`: the `-cited` copy of an earlier run, if there is one).
 if (process.argv[1] && /bench[/\\]citations\.js$/.test(process.argv[1]) && process.argv[2]) {
-  const result = await benchCitations(path.resolve(process.argv[2]));
+  const result = await benchCitations(path.resolve(process.argv[2]), { reuse: process.argv.includes('--reuse') });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

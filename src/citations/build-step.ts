@@ -5,7 +5,14 @@ import { UserError } from '../util/errors.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { headCommit, repoAndHead, repoTop } from './git.js';
 import { fixFor, staleNote } from './state.js';
-import { type CitationStore, type CitedEntry, openCitationStore, type ReplacedMemory, type Verification } from './store.js';
+import {
+  type CitationStore,
+  type CitedEntry,
+  type CitingMemories,
+  openCitationStore,
+  type ReplacedMemory,
+  type Verification,
+} from './store.js';
 import { citedTargets, verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
 
 /**
@@ -59,12 +66,12 @@ export function verifyRepoOf(root: string, config: { verify?: { repo?: string | 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
   const started = performance.now();
   // Issues are not checked (no network): a memory citing only issues has nothing to verify.
-  const memories = [...options.streams].flatMap((s) => s.memories.filter((m) => m.citations?.some((c) => c.kind !== 'issue')));
+  const memories = citingMemories(options.streams);
   const store = openCitationStore(path.join(options.root, '.memvault'));
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
   if (memories.length === 0 && !previous) return { report: undefined, notes: new Map() };
-  const prints = shardPrints(memories);
+  const { shards, prints } = shardPrints(memories);
   const inputs = inputsOf(prints);
   // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
   const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
@@ -79,6 +86,9 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const before = !options.full && previous?.repo === repo ? printsOf(previous.inputs) : undefined;
   const index = before ? store.readCitedBy(() => []) : undefined;
   const changedShards = before ? shardsChanged(prints, before) : new Set<string>();
+  // The memories of those shards, found once (a hash of each memory path per question cost ~15 ms at 20,000).
+  const changedMemories = new Set<Memory>();
+  for (let i = 0; changedShards.size > 0 && i < memories.length; i++) if (changedShards.has(shards[i]!)) changedMemories.add(memories[i]!);
   // The rows are there whole whenever the facts are: the store writes them in the transaction that writes the facts
   // (asking `readMemories` parsed and checked the facts a second time: ~75 ms a check in `citation-step.ts --stale`).
   const patchable = before !== undefined && index?.repo === repo && index.vault === vault;
@@ -89,14 +99,18 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     previous,
     now: options.now,
     ...(options.full ? { full: true } : {}),
-    ...(patchable ? { changed: (m: Memory) => changedShards.has(shardOf(m.path)) } : {}),
+    ...(patchable ? { changed: (m: Memory) => changedMemories.has(m) } : {}),
   });
   if (!result) return { report: undefined, notes: new Map() };
   result.verification.inputs = inputs;
   const notes = staleNotes(result, previous);
   result.verification.notes = Object.fromEntries(notes);
   if (!options.dryRun) {
-    if (result.partial && patchable) writePartial(store, result, changedShards, previous!, { repo, vault });
+    if (result.partial && patchable)
+      writePartial(store, result, { shards: changedShards, memories: new Set([...changedMemories].map((m) => m.path)) }, previous!, {
+        repo,
+        vault,
+      });
     else {
       // The memories' records hold only what the memories say: unchanged memories, unchanged records.
       const sameMemories = previous?.inputs === inputs && previous.repo === repo;
@@ -183,24 +197,31 @@ function reportOf(result: VerifyResult, notes: ReadonlyMap<string, string>, star
 function writePartial(
   store: CitationStore,
   result: VerifyResult,
-  changedShards: ReadonlySet<string>,
+  changed: ChangedShards,
   previous: Verification,
   index: { repo: string; vault: string },
 ): void {
   // One transaction: a reader sees the last check's rows, entries and facts, or this one's, never a mix.
-  store.transaction(() => writePartialRows(store, result, changedShards, previous, index));
+  store.transaction(() => writePartialRows(store, result, changed, previous, index));
+}
+
+/** The shards whose fingerprint moved, and the paths of the citing memories in them now. */
+interface ChangedShards {
+  shards: ReadonlySet<string>;
+  memories: ReadonlySet<string>;
 }
 
 function writePartialRows(
   store: CitationStore,
   result: VerifyResult,
-  changedShards: ReadonlySet<string>,
+  changed: ChangedShards,
   previous: Verification,
   index: { repo: string; vault: string },
 ): void {
-  const ofShards = Object.fromEntries(Object.entries(result.memories).filter(([p]) => changedShards.has(shardOf(p))));
+  const ofShards: CitingMemories = {};
+  for (const p of changed.memories) if (result.memories[p]) ofShards[p] = result.memories[p];
   const replaced =
-    changedShards.size > 0 ? store.replaceMemories((p) => changedShards.has(shardOf(p)), ofShards) : new Map<string, ReplacedMemory>();
+    changed.shards.size > 0 ? store.replaceMemories((p) => changed.shards.has(shardOf(p)), ofShards) : new Map<string, ReplacedMemory>();
   // A memory worked out again because a path it cites changed keeps its entries under the paths that did not: an entry
   // says the memory (day, kind, title) and that one path's state. Those of edited, added and removed memories are all redone.
   const edited = new Set<string>();
@@ -228,14 +249,20 @@ function writePartialRows(
     store.writeVerification(result.verification, undefined);
     return;
   }
-  // Under a path whose own facts changed, every entry is of a memory worked out again (it cites that path, or a path
-  // renamed to it); under any other, only the edited, added and removed memories' entries are replaced.
+  // Under a dirty path (its facts, or those of a name it was renamed to, changed), every entry, the last check's and
+  // this one's, is of a memory worked out again: it cites that path, or a path renamed to it, which is dirty too. Its row
+  // is written whole, the old one not even read (the row of a file 4,500 memories cite is ~1 MB of JSON to parse for
+  // nothing). Under a renamed file's other names, the entries of memories worked out again are replaced; under any other
+  // path, only the edited, added and removed memories' entries.
+  const dirty = result.partial!.dirty.paths;
+  const replacing = (key: string): ReadonlySet<string> | 'all' => (dirty.has(key) ? 'all' : dirtyKeys.has(key) ? redone : edited);
   const files: Record<string, CitedEntry[]> = {};
   for (const key of keys) {
-    const replacedHere = dirtyKeys.has(key) ? redone : edited;
-    files[key] = (result.citedBy[key] ?? []).filter((e) => replacedHere.has(e.m));
+    const replacedHere = replacing(key);
+    const entries = result.citedBy[key] ?? [];
+    files[key] = replacedHere === 'all' ? entries : entries.filter((e) => replacedHere.has(e.m));
   }
-  store.updateCitedBy({ ...index, files }, (key) => (dirtyKeys.has(key) ? redone : edited));
+  store.updateCitedBy({ ...index, files }, replacing);
   store.writeVerification(result.verification, undefined);
 }
 
@@ -252,17 +279,46 @@ function shardOf(key: string): string {
   return ((hash >>> 0) % SHARDS).toString(16).padStart(2, '0');
 }
 
-/** Per group of memories (`shardOf` a memory path), a fingerprint of its citing memories' paths and content hashes. */
-function shardPrints(memories: readonly Memory[]): Map<string, string> {
+/**
+ * The memories that cite something checkable (issues are not). Plain loops: this and `shardPrints` are the step's only
+ * passes over every memory of the vault, in a process whose code is not optimised yet (a filter with a closure per memory
+ * cost ~50 ms of a cold build's CPU on the busy machine).
+ */
+function citingMemories(streams: Iterable<StreamState>): Memory[] {
+  const memories: Memory[] = [];
+  for (const stream of streams)
+    for (const memory of stream.memories) {
+      const citations = memory.citations;
+      if (citations === undefined) continue;
+      for (const c of citations)
+        if (c.kind !== 'issue') {
+          memories.push(memory);
+          break;
+        }
+    }
+  return memories;
+}
+
+/**
+ * Each memory's group (`shards[i]`: `shardOf` memory i's path) and per group a fingerprint of its citing memories' paths
+ * and content hashes.
+ */
+function shardPrints(memories: readonly Memory[]): { shards: string[]; prints: Map<string, string> } {
   const lines = new Map<string, string[]>();
-  for (const m of memories) {
+  const shards: string[] = new Array(memories.length);
+  for (let i = 0; i < memories.length; i++) {
+    const m = memories[i]!;
     const shard = shardOf(m.path);
+    shards[i] = shard;
     let list = lines.get(shard);
     if (!list) lines.set(shard, (list = []));
     list.push(`${m.path}\u0000${m.sha256}`);
   }
   // One hash per shard over its joined lines: one update per memory cost more than the hashing (20,000 calls).
-  return new Map([...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]));
+  const prints = new Map(
+    [...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]),
+  );
+  return { shards, prints };
 }
 
 /** The fingerprint of all citing memories kept with a verification: each shard's, in one string (`s1:` then shard=print,…). */

@@ -53,17 +53,70 @@ export async function headCommit(repo: string): Promise<string | undefined> {
   }
 }
 
-/** `git cat-file --batch-check` for many names: each name's object id and type, absent when missing or ambiguous. */
-export async function objectTypes(repo: string, names: readonly string[]): Promise<Map<string, { id: string; type: string }>> {
-  const found = new Map<string, { id: string; type: string }>();
+/** `git cat-file --batch-check` for many names: each name's object id, type and size, absent when missing or ambiguous. */
+export async function objectTypes(
+  repo: string,
+  names: readonly string[],
+): Promise<Map<string, { id: string; type: string; size: number }>> {
+  const found = new Map<string, { id: string; type: string; size: number }>();
   if (names.length === 0) return found;
-  const out = await git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype)'], `${names.join('\n')}\n`);
+  const out = await git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], `${names.join('\n')}\n`);
   const lines = out.split('\n');
   names.forEach((name, i) => {
-    const m = /^([0-9a-f]{40,64}) (\w+)$/.exec(lines[i] ?? '');
-    if (m) found.set(name, { id: m[1]!, type: m[2]! });
+    const m = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(lines[i] ?? '');
+    if (m) found.set(name, { id: m[1]!, type: m[2]!, size: Number(m[3]) });
   });
   return found;
+}
+
+/** Files larger than this are not read to count their lines (a cited data file of hundreds of MB would fill memory). */
+const MAX_COUNTED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Each name's object id and type (`objectTypes`), and for a file (blob) up to `MAX_COUNTED_BYTES` how many lines it
+ * has: what verification asks of cited paths at HEAD (what each is; how long a cited file is, for a line range past its
+ * end). Two processes, the second only when there are files.
+ */
+export async function objectLines(
+  repo: string,
+  names: readonly string[],
+): Promise<Map<string, { id: string; type: string; size: number; lines?: number }>> {
+  const found: Map<string, { id: string; type: string; size: number; lines?: number }> = await objectTypes(repo, names);
+  const files = names.filter((name) => {
+    const object = found.get(name);
+    return object?.type === 'blob' && object.size <= MAX_COUNTED_BYTES;
+  });
+  for (const [name, lines] of await lineCounts(repo, files)) found.get(name)!.lines = lines;
+  return found;
+}
+
+/**
+ * How many lines each named blob has (`git cat-file --batch`, one process; newlines counted in the bytes, a last line
+ * without one counted too); a name that is not a blob is left out.
+ */
+async function lineCounts(repo: string, names: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (names.length === 0) return counts;
+  const out = await gitBytes(repo, ['cat-file', '--batch'], `${names.join('\n')}\n`);
+  let at = 0;
+  for (const name of names) {
+    const newline = out.indexOf(10, at);
+    if (newline < 0) break;
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(out.subarray(at, newline).toString('utf8'));
+    at = newline + 1;
+    // `<name> missing`: nothing after the line.
+    if (!m) continue;
+    const end = at + Number(m[2]);
+    if (m[1] === 'blob') {
+      let lines = 0;
+      for (let i = out.indexOf(10, at); i >= 0 && i < end; i = out.indexOf(10, i + 1)) lines++;
+      if (end > at && out[end - 1] !== 10) lines++;
+      counts.set(name, lines);
+    }
+    // The object, then one newline.
+    at = end + 1;
+  }
+  return counts;
 }
 
 /**

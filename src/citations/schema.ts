@@ -7,7 +7,8 @@ import * as z from 'zod/mini';
  * citation states from them, does not import the store that imports it.
  */
 
-export const STORE_VERSION = 1;
+// 2: `lines` in a file's facts (a cited line range past the end of the file); a store of version 1 is checked again whole.
+export const STORE_VERSION = 2;
 
 const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
 
@@ -22,6 +23,8 @@ export const pathFactsSchema = z.object({
   /** Renamed (as `-M` detects it): the path it has now, and the commit that renamed it. */
   movedTo: z.optional(z.string()),
   renamed: z.optional(z.object({ commit: z.string(), date: z.string() })),
+  /** A file at HEAD: how many lines it has (a cited line range past them is flagged). */
+  lines: z.optional(z.number()),
 });
 export type PathFacts = z.infer<typeof pathFactsSchema>;
 
@@ -30,8 +33,17 @@ const lineRangeSchema = z.tuple([z.number(), z.number()]);
 /** A quoted snippet checked at `head` (quote.ts): held at its cited lines, or the lines holding it now, or neither. */
 const quoteFactsSchema = z.object({ held: z.boolean(), at: z.optional(lineRangeSchema) });
 
-/** A memory's quote that is not at its cited lines: the cited path and lines, and where the quote is now (absent: not in the file). */
-const quoteFindingSchema = z.object({ target: z.string(), lines: lineRangeSchema, now: z.optional(lineRangeSchema) });
+/**
+ * A memory's cited lines that do not hold what it says: a quote not at its cited lines (the cited path and lines, and
+ * where the quote is now; absent: not in the file), or, with `fileLines`, a range without a quote that runs past the end
+ * of the file (it has `fileLines` lines).
+ */
+const quoteFindingSchema = z.object({
+  target: z.string(),
+  lines: lineRangeSchema,
+  now: z.optional(lineRangeSchema),
+  fileLines: z.optional(z.number()),
+});
 export type QuoteFinding = z.infer<typeof quoteFindingSchema>;
 
 const checkedCitationSchema = z.object({
@@ -101,7 +113,10 @@ export const verificationSchema = z.object({
   inputs: z.optional(z.string()),
   /** Quoted snippets checked, by quote key (quote.ts): what the next check keeps for files that did not change. */
   quotes: z.optional(z.record(z.string(), quoteFactsSchema)),
-  /** Memories with a quote not at its cited lines (vault path → those quotes): what a reader's states are made with. */
+  /**
+   * Memories with a quote not at its cited lines or a line range past the end of its file (vault path → those
+   * findings): what a reader's states are made with.
+   */
   quoted: z.optional(z.record(z.string(), z.array(quoteFindingSchema))),
 });
 export type Verification = z.infer<typeof verificationSchema>;

@@ -27,6 +27,64 @@ export function memorySeconds(memory: Pick<Memory, 'date' | 'day'>): number {
 
 /** One citation's state for a memory written at `since` (Unix seconds). */
 export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: Verification): CheckedCitation {
+  return statesOf(verification).check(citation.kind, citation.target, since);
+}
+
+/**
+ * A citation's state depends on its target's facts and, for a path, only on how many of its commits are after the
+ * memory's date: per verification, each target's states are made once per count and shared by every memory citing it
+ * (a commit that touches a file 4,500 memories cite made 4,500 detail strings alike; the objects are never mutated).
+ */
+interface TargetStates {
+  check(kind: Citation['kind'], target: string, since: number): CheckedCitation;
+  /** The commit and time every state is at (one object for all memories). */
+  checked: MemoryCitations['checked'];
+}
+
+const statesByVerification = new WeakMap<Verification, TargetStates>();
+
+function statesOf(verification: Verification): TargetStates {
+  let states = statesByVerification.get(verification);
+  if (!states) statesByVerification.set(verification, (states = targetStates(verification)));
+  return states;
+}
+
+/** A target's states: the one state, or (a path whose state counts commits) one per count, made when first asked. */
+type Made = { one: CheckedCitation } | { touched: readonly number[]; byCount: CheckedCitation[] };
+
+function targetStates(verification: Verification): TargetStates {
+  // Per kind, per target (no key string made per question: thousands of memories ask).
+  const made: Record<Citation['kind'], Map<string, Made>> = { path: new Map(), commit: new Map(), branch: new Map(), issue: new Map() };
+  return {
+    checked: { commit: verification.head, at: verification.checkedAt },
+    check(kind, target, since) {
+      let entry = made[kind].get(target);
+      if (entry === undefined) {
+        const counted = kind === 'path' ? countedFacts(target, verification) : undefined;
+        entry = counted ? { touched: counted.touched, byCount: [] } : { one: uncachedCheck({ kind, target }, since, verification) };
+        made[kind].set(target, entry);
+      }
+      if ('one' in entry) return entry.one;
+      return (entry.byCount[countAfter(entry.touched, since)] ??= uncachedCheck({ kind, target }, since, verification));
+    },
+  };
+}
+
+/** The facts whose commit count makes a path citation's state (the file itself, or where it was renamed to); else undefined. */
+function countedFacts(target: string, verification: Verification): PathFacts | undefined {
+  const facts = verification.paths[target];
+  if (!facts) return undefined;
+  if (facts.at !== 'absent') return facts;
+  let current: PathFacts = facts;
+  for (let hop = 0; hop < MAX_HOPS && current.at === 'absent' && current.movedTo; hop++) {
+    const next = verification.paths[current.movedTo];
+    if (!next) break;
+    current = next;
+  }
+  return current.at !== 'absent' ? current : undefined;
+}
+
+function uncachedCheck(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: Verification): CheckedCitation {
   const base = { kind: citation.kind, target: citation.target };
   if (citation.kind === 'issue') return { ...base, state: 'unchecked', detail: 'issues are not checked (no network)' };
   if (citation.kind === 'commit') {
@@ -84,22 +142,20 @@ export const isStaleCitation = (c: CheckedCitation): boolean =>
   c.state === 'gone' || c.state === 'moved' || (c.state === 'changed' && (c.since ?? 0) >= HEAVY_CHANGES) || c.quote === 'missing';
 
 /**
- * A memory's citations checked, the worst first; undefined when it cites nothing. `findings`: its quotes not at their
- * cited lines (`quoteFindings`), when the caller has them already.
+ * A memory's cited line ranges that the verification's facts say do not hold what it says: quotes (find.ts) not at
+ * their cited lines, and ranges without a quote that run past the end of the file (its new name's, when renamed);
+ * undefined when none.
  */
-export function memoryCitations(
-  memory: Memory,
-  verification: Verification,
-  findings: readonly QuoteFinding[] | undefined = quoteFindings(memory, verification),
-): MemoryCitations | undefined {
-  return citationsAt(memory.citations ?? [], memorySeconds(memory), verification, findings);
-}
-
-/** The quotes of a memory (find.ts) that the verification's facts say are not at their cited lines; undefined when none. */
-export function quoteFindings(memory: Pick<Memory, 'citations'>, verification: Verification): QuoteFinding[] | undefined {
+export function citedLineFindings(memory: Pick<Memory, 'citations'>, verification: Verification): QuoteFinding[] | undefined {
   let findings: QuoteFinding[] | undefined;
   for (const c of memory.citations ?? []) {
-    if (!c.quote || !c.lines) continue;
+    if (c.kind !== 'path' || !c.lines) continue;
+    if (!c.quote) {
+      // A quote's own check says more (where the text is now); without one, the range can at least be in the file.
+      const fileLines = countedFacts(c.target, verification)?.lines;
+      if (fileLines !== undefined && c.lines[1] > fileLines) (findings ??= []).push({ target: c.target, lines: c.lines, fileLines });
+      continue;
+    }
     const facts = verification.quotes?.[quoteKey(c.target, c.lines, c.quote)];
     if (!facts || facts.held) continue;
     (findings ??= []).push({ target: c.target, lines: c.lines, ...(facts.at ? { now: facts.at } : {}) });
@@ -117,36 +173,50 @@ export function citationsAt(
   verification: Verification,
   findings?: readonly QuoteFinding[],
 ): MemoryCitations | undefined {
-  // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline.
-  const checkable = cited.filter((c) => c.kind !== 'issue');
-  if (checkable.length === 0) return undefined;
-  const checked = checkable.map((c) => checkCitation(c, since, verification));
-  // One entry per target (a path cited at two line ranges is one claim about one file).
-  const byTarget = new Map<string, CheckedCitation>();
-  for (const c of checked) if (!byTarget.has(`${c.kind}:${c.target}`)) byTarget.set(`${c.kind}:${c.target}`, c);
+  // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline. One entry
+  // per target (a path cited at two line ranges is one claim about one file); a loop, not maps and filters: this runs
+  // for every memory a commit can change (thousands).
+  const states = statesOf(verification);
+  const citations: CheckedCitation[] = [];
+  for (const c of cited)
+    if (c.kind !== 'issue' && indexOf(citations, c.kind, c.target) < 0) citations.push(states.check(c.kind, c.target, since));
+  if (citations.length === 0) return undefined;
   for (const finding of findings ?? []) {
-    const c = byTarget.get(`path:${finding.target}`);
-    if (c && c.state !== 'gone' && c.state !== 'unchecked') byTarget.set(`path:${finding.target}`, withQuoteFinding(c, finding));
+    const at = indexOf(citations, 'path', finding.target);
+    const c = citations[at];
+    if (c && c.state !== 'gone' && c.state !== 'unchecked') citations[at] = withQuoteFinding(c, finding);
   }
-  const citations = [...byTarget.values()].sort((a, b) => SEVERITY[b.state] - SEVERITY[a.state]);
+  // Worst state first, in the order cited among equals (a stable insertion sort: most memories cite two or three things).
+  for (let i = 1; i < citations.length; i++) {
+    const c = citations[i]!;
+    let at = i;
+    for (; at > 0 && SEVERITY[citations[at - 1]!.state] < SEVERITY[c.state]; at--) citations[at] = citations[at - 1]!;
+    citations[at] = c;
+  }
   return {
     state: citations[0]!.state,
     stale: citations.some(isStaleCitation),
-    checked: { commit: verification.head, at: verification.checkedAt },
+    checked: states.checked,
     citations,
   };
 }
 
+/** Where the citation of `kind` and `target` is in `citations`, or -1. */
+function indexOf(citations: readonly CheckedCitation[], kind: Citation['kind'], target: string): number {
+  for (let i = 0; i < citations.length; i++) if (citations[i]!.target === target && citations[i]!.kind === kind) return i;
+  return -1;
+}
+
 /**
- * A path citation whose quoted text is not at the cited lines any more: `changed` at least (a quote elsewhere in the
- * file is a line number to update; one nowhere in it, a claim about code that is gone: stale).
+ * A path citation whose cited lines do not hold what the memory says: `changed` at least. A quote elsewhere in the file
+ * or a range past its end is a line number to update; a quote nowhere in it, a claim about code that is gone: stale.
  */
 function withQuoteFinding(c: CheckedCitation, finding: QuoteFinding): CheckedCitation {
+  if (finding.fileLines !== undefined) return withRangePastEnd(c, finding.lines, finding.fileLines);
   // A second quote of the same file that moved too: the first one's note says enough.
   if (c.quote === 'missing' || (c.quote === 'moved' && finding.now)) return c;
-  const range = ([a, b]: readonly [number, number]): string => (a === b ? `line ${a}` : `lines ${a}-${b}`);
-  const note = `quoted text not at ${range(finding.lines)}, ${finding.now ? `now at ${range(finding.now)}` : 'no longer in the file'}`;
-  const detail = c.detail ? `${c.detail.replace(/; quoted text .*$/, '')}; ${note}` : note;
+  const note = `quoted text not at ${lineRange(finding.lines)}, ${finding.now ? `now at ${lineRange(finding.now)}` : 'no longer in the file'}`;
+  const detail = c.detail ? `${withoutLineNote(c.detail)}; ${note}` : note;
   return {
     ...c,
     state: c.state === 'verified' ? 'changed' : c.state,
@@ -156,14 +226,37 @@ function withQuoteFinding(c: CheckedCitation, finding: QuoteFinding): CheckedCit
   };
 }
 
+const PAST_END = ' past the end (';
+
+/** `changed`, with `line 120 is past the end (40 lines)`; a note about the same file's quote or another range is enough. */
+function withRangePastEnd(c: CheckedCitation, lines: readonly [number, number], fileLines: number): CheckedCitation {
+  if (c.quote || c.detail?.includes(PAST_END)) return c;
+  const [a, b] = lines;
+  // All of it after the last line (`line 120 is`, `lines 120-130 are`), or from inside the file past it (`lines 30-50 run`).
+  const what = a > fileLines ? `${lineRange(lines)} ${a === b ? 'is' : 'are'}` : `${lineRange(lines)} run`;
+  const note = `${what}${PAST_END}${fileLines} line${fileLines === 1 ? '' : 's'})`;
+  return {
+    ...c,
+    state: c.state === 'verified' ? 'changed' : c.state,
+    since: c.since ?? 0,
+    detail: c.detail ? `${c.detail}; ${note}` : note,
+  };
+}
+
+const lineRange = ([a, b]: readonly [number, number]): string => (a === b ? `line ${a}` : `lines ${a}-${b}`);
+
+/** A detail without the note a quote or line range added (a later quote's note replaces it). */
+const withoutLineNote = (detail: string): string =>
+  detail.replace(/; quoted text .*$/, '').replace(/; lines? \S+ (is|are|run) past the end \(.*$/, '');
+
 /** The citing-memory record the store keeps (and search annotates hits with). */
-export function citingMemory(memory: Memory, checked: MemoryCitations): CitingMemory {
+export function citingMemory(memory: Memory, checked: MemoryCitations, at: number = memorySeconds(memory)): CitingMemory {
   return {
     id: memory.id,
     stream: memory.stream,
     day: memory.day,
     kind: memory.kind,
-    at: memorySeconds(memory),
+    at,
     sha: memory.sha256,
     ...(memory.title ? { title: memory.title } : {}),
     ...checked,

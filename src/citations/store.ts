@@ -63,11 +63,11 @@ export interface CitationStore {
    */
   replaceMemories(replaces: (memoryPath: string) => boolean, memories: CitingMemories): Map<string, ReplacedMemory>;
   /**
-   * For each path of `index.files`: drops the entries of the memories `replacing(path)` names, adds the given ones (a
-   * path left with none is removed); every other path keeps its row. What a check that re-worked a few memories
-   * writes, without reading (and checking) the thousands of entries it keeps.
+   * For each path of `index.files`: drops the entries of the memories `replacing(path)` names (`all`: every entry, the
+   * row not even read), adds the given ones (a path left with none is removed); every other path keeps its row. What a
+   * check that re-worked a few memories writes, without reading (and checking) the thousands of entries it keeps.
    */
-  updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string>): void;
+  updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string> | 'all'): void;
   /** Runs `work` in one transaction (the writes above nest in it): a partial write's rows, entries and facts land together. */
   transaction<T>(work: () => T): T;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
@@ -251,7 +251,7 @@ function replaceMemoryRows(
 }
 
 /** `CitationStore.updateCitedBy`: the given paths' entries patched, in one transaction; every other path kept. */
-function updateCitedByRows(store: StateStore, index: CitedByIndex, replacing: (path: string) => ReadonlySet<string>): void {
+function updateCitedByRows(store: StateStore, index: CitedByIndex, replacing: (path: string) => ReadonlySet<string> | 'all'): void {
   const meta = citationTables(store).meta;
   store.transaction(() => {
     const { db } = store;
@@ -262,10 +262,10 @@ function updateCitedByRows(store: StateStore, index: CitedByIndex, replacing: (p
     const remove = db.prepare('DELETE FROM cited_by WHERE path = ?');
     for (const [cited, entries] of Object.entries(index.files)) {
       const gone = replacing(cited);
-      const row = select.get(cited) as { entries: string } | undefined;
+      const row = gone === 'all' ? undefined : (select.get(cited) as { entries: string } | undefined);
       const stored = row ? parseJson(row.entries) : undefined;
       // The kept entries as they are in the row (written by a build; the hook checks what it reads).
-      const kept = Array.isArray(stored) ? (stored as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
+      const kept = gone !== 'all' && Array.isArray(stored) ? (stored as { m?: unknown }[]).filter((e) => !gone.has(String(e?.m))) : [];
       const merged = [...kept, ...entries];
       if (merged.length > 0) upsert.run(cited, JSON.stringify(merged));
       else remove.run(cited);

@@ -1,8 +1,8 @@
 import type { Memory } from '../vault/model.js';
-import { changedPaths, fileTexts, headCommit, type LoggedCommit, logPaths, objectTypes, refNames, renamesIn } from './git.js';
+import { changedPaths, fileTexts, headCommit, type LoggedCommit, logPaths, objectLines, objectTypes, refNames, renamesIn } from './git.js';
 import type { MemoryCitations, Quote } from '../vault/citation-model.js';
 import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js';
-import { citingMemory, memoryCitations, quoteFindings } from './state.js';
+import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 
@@ -262,23 +262,27 @@ function memoryStates(
   let recheckedCitations = 0;
   for (const memory of all) {
     const cited = memory.citations ?? [];
-    for (const c of cited) if (c.kind !== 'issue' && rechecked.has(c.target)) recheckedCitations++;
-    if (
-      dirty &&
-      !redo(memory) &&
-      !cited.some((c) => (c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.has(`${c.kind}:${c.target}`)))
-    ) {
+    let citesDirty = false;
+    for (const c of cited) {
+      if (c.kind === 'issue') continue;
+      if (rechecked.has(c.target)) recheckedCitations++;
+      if (dirty && !citesDirty)
+        citesDirty = c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.size > 0 && dirty.others.has(`${c.kind}:${c.target}`);
+    }
+    if (dirty && !citesDirty && !redo(memory)) {
       // Nothing it cites changed: as the last check found it.
       if (wasStale.has(memory.path)) stale.push(memory.path);
       const before = previous!.quoted?.[memory.path];
       if (before) quoted[memory.path] = before;
       continue;
     }
-    const findings = quoteFindings(memory, verification);
+    const findings = citedLineFindings(memory, verification);
     if (findings) quoted[memory.path] = findings;
-    const checked = memoryCitations(memory, verification, findings);
+    // The memory's instant once (a date parse), for its states and its record.
+    const at = memorySeconds(memory);
+    const checked = citationsAt(cited, at, verification, findings);
     if (!checked) continue;
-    memories[memory.path] = citingMemory(memory, checked);
+    memories[memory.path] = citingMemory(memory, checked, at);
     if (checked.stale) stale.push(memory.path);
     addCitedBy(citedBy, memory, checked);
   }
@@ -420,17 +424,22 @@ async function pathFacts(repo: string, head: string, paths: readonly string[]): 
   let round = [...paths];
   for (let hop = 0; round.length > 0 && hop < 5; hop++) {
     const names = round.map((p) => `${head}:${p.replace(/\/$/, '')}`);
-    const types = await objectTypes(repo, names);
-    const log = await logPaths(repo, head, round);
+    // What each is at HEAD and a file's length, while `git log` says what touched them (in turn, the processes cost
+    // ~100 ms more of wall time on the busy machine).
+    const [types, log] = await Promise.all([objectLines(repo, names), logPaths(repo, head, round)]);
     const deletions = new Map<string, LoggedCommit>();
     const next: string[] = [];
     for (const p of round) {
-      const type = types.get(`${head}:${p.replace(/\/$/, '')}`)?.type;
-      const at: PathFacts['at'] = type === 'blob' ? 'file' : type === 'tree' ? 'dir' : 'absent';
+      const object = types.get(`${head}:${p.replace(/\/$/, '')}`);
+      const at: PathFacts['at'] = object?.type === 'blob' ? 'file' : object?.type === 'tree' ? 'dir' : 'absent';
       const matches = (file: string | undefined): boolean =>
         file !== undefined && (file === p.replace(/\/$/, '') || file.startsWith(p.endsWith('/') ? p : `${p}/`));
       const touching = log.filter((c) => c.changes.some((ch) => matches(ch.path) || matches(ch.from)));
-      const entry: PathFacts = { at, touched: touching.map((c) => c.time) };
+      const entry: PathFacts = {
+        at,
+        touched: touching.map((c) => c.time),
+        ...(object?.lines !== undefined ? { lines: object.lines } : {}),
+      };
       if (at === 'absent' && touching.length > 0) {
         const last = touching[0]!;
         const renamed = last.changes.find((ch) => ch.status.startsWith('R') && ch.from === p);
