@@ -21,7 +21,6 @@ const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/llm/extractive/units.ts › (callback in buildUnits)', 84],
   ['src/llm/openai.ts › createOpenAiSummarizer', 164],
   ['src/pipeline/build.ts › buildWatched', 239],
-  ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
 ]);
 
 describe('function length', () => {
