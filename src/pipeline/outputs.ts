@@ -91,10 +91,13 @@ export function writePackage(
 }
 
 function countStatuses(manifest: Manifest): { degraded: number; leftOut: number } {
-  return {
-    degraded: manifest.items.filter((i) => i.status === 'degraded').length,
-    leftOut: manifest.items.filter((i) => i.status === 'left-out').length,
-  };
+  // Counted, not filtered into arrays: a busy day's manifest lists ~100,000 items, nearly all left out.
+  const counts = { degraded: 0, leftOut: 0 };
+  for (const item of manifest.items) {
+    if (item.status === 'degraded') counts.degraded++;
+    else if (item.status === 'left-out') counts.leftOut++;
+  }
+  return counts;
 }
 
 /**

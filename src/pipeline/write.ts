@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, lstatSync, readFileSync, renameSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, lstatSync, openSync, readFileSync, readSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../util/crash-point.js';
 import { writeFileAtomic } from '../util/atomic.js';
@@ -58,10 +58,13 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
     const stat = lstatSync(target, { throwIfNoEntry: false });
     // A symlink, FIFO or folder at a generated path is never read (it could lead out of the vault or block): it is moved aside.
     const regular = stat?.isFile() ?? false;
-    let previous = regular ? readFileSync(target, 'utf8') : undefined;
+    // A JSON file of another size is not equal: only its head is read, all `writtenByMemvault` looks at in one
+    // (a busy day's package manifest is ~30 MB, and one more memory changes it).
+    const whole = regular && (!op.path.endsWith('.json') || op.history !== undefined || stat!.size === Buffer.byteLength(op.text));
+    let previous = whole ? readFileSync(target, 'utf8') : undefined;
     if (previous === op.text) continue;
     mkdirInVault(vaultDir, path.dirname(target));
-    if (stat && (!regular || !writtenByMemvault(op.path, previous!))) {
+    if (stat && (!regular || !writtenByMemvault(op.path, previous ?? readHead(target)))) {
       const aside = freeHandWrittenPath(vaultDir, op.path, now);
       mkdirInVault(vaultDir, path.dirname(path.join(vaultDir, aside)));
       renameSync(target, path.join(vaultDir, aside));
@@ -94,6 +97,19 @@ export function applyWrites(vaultDir: string, ops: readonly WriteOp[], now: Date
   }
   return result;
 }
+
+/** The first 64 KB of a file (what `writtenByMemvault` looks at), as UTF-8. */
+function readHead(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, HEAD_BYTES, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const HEAD_BYTES = 64 * 1024;
 
 /**
  * Where to keep a replaced version: the stamped name, or `-2`, `-3`… when two

@@ -272,7 +272,8 @@ export function parseCacheStamp(stateDir: string): string {
 }
 
 /**
- * Empties the parse cache in `stateDir` and the derived memo beside it, and
+ * Empties the parse cache in `stateDir` and the derived memo beside it (the kept summaries of sampled periods
+ * too: they quote memories), and
  * leaves no copy of their text in the file: after `memvault redact`, the text
  * it replaced may be in an entry, a body or the lists of a summary built from
  * it. SQLite keeps deleted rows in free pages and in its WAL, so the WAL is
@@ -283,7 +284,9 @@ export function purgeParseCache(stateDir: string): void {
   // Deleted rows' pages are overwritten with zeros, besides the vacuum below.
   store.db.pragma('secure_delete = ON');
   store.transaction(() => {
-    store.db.exec("DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store = 'derived'");
+    store.db.exec(
+      "DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store IN ('derived', 'rollups')",
+    );
     const meta = metaTable(store);
     meta.delete('key');
     // A new generation: a long-lived process (watch, the MCP server) holding the old entries must not save them back.

@@ -108,7 +108,7 @@ function derivedTable(stateDir: string) {
 }
 
 /** The running program's identity: this module's file, its size and mtime (a bundle's chunk, or the compiled or source file). */
-const PROGRAM = programIdentity();
+export const PROGRAM = programIdentity();
 
 function programIdentity(): string {
   try {

@@ -18,7 +18,6 @@ const LIMIT = 80;
 const ALLOWED: ReadonlyMap<string, number> = new Map([
   ['src/llm/extractive/units.ts › buildUnits', 90],
   ['src/llm/extractive/units.ts › (callback in buildUnits)', 84],
-  ['src/pipeline/calendar/rollup.ts › rollupSources', 120],
 ]);
 
 describe('function length', () => {

@@ -22,17 +22,25 @@ describe('a summary of a very busy day', () => {
     expect(summarizedRefs(some, () => 'normal')).toBe(some);
   });
 
-  it('reads at most the cap: every pinned and high one, the rest evenly spaced from first to last, in order', () => {
+  it('reads at most the cap: every pinned and high one, then every stride-th of the rest from the first, in order', () => {
     const many = refs(10_000);
-    const importance = (id: string) => (id === 'm5000' ? 'pinned' : id === 'm7' ? 'high' : 'normal');
+    const importance = (id: string) => (id === 'm5001' ? 'pinned' : id === 'm7' ? 'high' : 'normal');
     const read = summarizedRefs(many, importance, 100);
-    expect(read).toHaveLength(100);
-    expect(read.map((r) => r.id)).toContain('m5000');
+    // 9,998 others in at most 98 places: a stride of 128 (the smallest power of two that leaves no more), 79 of them.
+    expect(read).toHaveLength(2 + 79);
+    expect(read.map((r) => r.id)).toContain('m5001');
     expect(read.map((r) => r.id)).toContain('m7');
     expect(read[0]!.id).toBe('m0');
-    expect(read.at(-1)!.id).toBe('m9999');
     const positions = read.map((r) => Number(r.id.slice(1)));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
+  it('keeps its sample when a memory is added at the end, unless the new one falls on the stride', () => {
+    const importance = () => 'normal';
+    const ids = (count: number) => summarizedRefs(refs(count), importance, 100).map((r) => r.id);
+    // 10,000: a stride of 128; the 10,001st memory (index 10,000) is not a multiple of it, the 10,113th (index 10,112) is.
+    expect(ids(10_001)).toEqual(ids(10_000));
+    expect(ids(10_113)).toEqual([...ids(10_112), 'm10112']);
   });
 });
 

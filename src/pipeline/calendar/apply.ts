@@ -20,7 +20,9 @@ import {
 } from '../build-report.js';
 import { writePackage } from '../outputs.js';
 import { type HeldSummary, sourceRefOf, type RollupJob } from './plan.js';
-import { RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
+import { keepSampled, RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
+import { KeptRollups } from '../../store/derived-memo-rollups.js';
+import { STATE_DIR } from '../../config/file.js';
 import { todayIn } from '../../time/periods.js';
 import { tierRecord } from '../../time/tiers.js';
 import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
@@ -181,7 +183,11 @@ async function makeSummaries(
       jobs,
       (job) => rollupSourcesOf(job, rollupContext),
       settings,
-      (index, outcome) => (outcome instanceof RollupError ? settle(index, outcome) : settle(index, outcome.result, outcome.parsed)),
+      (index, outcome) => {
+        if (outcome instanceof RollupError) return settle(index, outcome);
+        keepSampled(outcome.result, rollupContext); // a very busy day's summary, for the next build (rollup-kept.ts)
+        settle(index, outcome.result, outcome.parsed);
+      },
     ); // the jobs are on their way when this returns
     // The package counts tokens next: load the tables here while a worker makes the last tier's summary (~200 ms).
     if (tier === 'longterm') loadTokenizer(ctx.config.tokenizer);
@@ -258,5 +264,6 @@ export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<s
     content: ctx.loaded.content,
     memoriesById,
     summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),
+    kept: new KeptRollups(path.join(ctx.options.root, STATE_DIR)),
   };
 }

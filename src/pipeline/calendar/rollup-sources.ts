@@ -110,9 +110,10 @@ function bodyWithoutTitle(body: string): string {
  * memory per step can hold 100,000 memories; reading, sending and scoring all
  * of them made one daily cost minutes and its every update as much. Above the
  * cap the summarizer reads a sample: every pinned and high-importance memory
- * (up to the cap), then the others evenly spaced over the period, in order.
- * The summary's `sources` still name them all (`boundSources`). The busiest
- * day of the bench's three-year vaults has ~60 memories: only such days change.
+ * (up to the cap), then every `stride`th of the others from the first, in
+ * order, the stride a power of two (`strided`). The summary's `sources` still
+ * name them all (`boundSources`). The busiest day of the bench's three-year
+ * vaults has ~60 memories: only such days change.
  */
 export const MAX_SUMMARIZED_SOURCES = 2000;
 
@@ -129,14 +130,24 @@ export function summarizedRefs<T extends { id: string }>(
     const importance = importanceOf(ref.id);
     (importance === 'pinned' || importance === 'high' ? vital : rest).push(index);
   });
-  const keep = [...evenlySpaced(vital, cap), ...evenlySpaced(rest, Math.max(0, cap - vital.length))].sort((a, b) => a - b);
+  const keep = [...strided(vital, cap), ...strided(rest, Math.max(0, cap - vital.length))].sort((a, b) => a - b);
   return keep.map((index) => refs[index]!);
 }
 
-/** `count` of `items` spread evenly from the first to the last (all of them when there are no more than `count`). */
-function evenlySpaced<T>(items: readonly T[], count: number): T[] {
+/**
+ * At most `count` of `items`: every `stride`th from the first, the stride the
+ * smallest power of two that leaves no more than `count` (all of them when
+ * there are no more than `count`). A memory added at the end of a busy day
+ * keeps the sample as it was, unless its place is a multiple of the stride
+ * (one in `stride`) or it doubles the stride: the day's summary is then the
+ * one kept from the build before (`SampledRollups`, rollup.ts). Spacing the
+ * sample evenly from the first to the last instead moved half of it with
+ * every memory added.
+ */
+export function strided<T>(items: readonly T[], count: number): T[] {
   if (items.length <= count) return [...items];
   if (count === 0) return [];
-  if (count === 1) return [items[0]!];
-  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!);
+  let stride = 2;
+  while (Math.ceil(items.length / stride) > count) stride *= 2;
+  return items.filter((_, index) => index % stride === 0);
 }

@@ -1,23 +1,17 @@
 import type { TierBudget } from '../../config/schema.js';
 import { SummarizerError } from '../../llm/faults.js';
 import type { Summarizer, SummaryRequest, SummarySource, SummaryUsage } from '../../llm/types.js';
-import {
-  checkRetention,
-  collectMustKeep,
-  compareMissing,
-  droppedFields,
-  MAX_NAMED_MISSING,
-  type MustKeepItem,
-} from '../../retention/index.js';
-import { sha256 } from '../../util/hash.js';
+import { checkRetention, collectMustKeep, compareMissing, MAX_NAMED_MISSING, type MustKeepItem } from '../../retention/index.js';
 import { countBytes, countTokens, type TokenizerName } from '../../util/tokens.js';
 import type { ContentStore } from '../../load/load.js';
-import type { Memory, Summary, SummaryMeta, Tier } from '../../vault/model.js';
-import { boundSources, writeSummaryFile } from '../../vault/summary-file.js';
+import type { Memory, Summary, Tier } from '../../vault/model.js';
 import type { RollupJob } from './plan.js';
 import { MemvaultError } from '../../util/errors.js';
 import type { StageTimer } from '../build-timings.js';
-import { compose, mergeSources, summarizedRefs, titleOf, toSummarySource } from './rollup-sources.js';
+import { compose, MAX_SUMMARIZED_SOURCES, mergeSources, summarizedRefs, titleOf, toSummarySource } from './rollup-sources.js';
+import { keepMade, keptOrMade } from './rollup-kept.js';
+import { finish, type RetentionFields, type RollupResult, retentionFields } from './rollup-result.js';
+import type { KeptRollups } from '../../store/derived-memo-rollups.js';
 
 // Sources, titles and the lossless merge live in rollup-sources.ts; their users import them from here too.
 export { mergeSources, titleOf } from './rollup-sources.js';
@@ -50,24 +44,19 @@ export interface RollupContext extends RollupSettings {
   memoriesById: ReadonlyMap<string, Memory>;
   /** Summaries by source id (`daily/2026-02-13`, `longterm`). */
   summariesById: ReadonlyMap<string, Summary>;
+  /** Summaries of sampled (very busy) periods made by earlier builds, used again for the same sample; none: always made. */
+  kept?: KeptRollups;
 }
 
-export interface RollupResult {
-  job: RollupJob;
-  /** The whole file: frontmatter and body. */
-  text: string;
-  body: string;
-  meta: SummaryMeta;
-  usage: SummaryUsage;
-  /** Summarizer calls made (0 for a merge). */
-  attempts: number;
-  flagged: boolean;
-  /** What was cleaned out of the model's answers (`opening meta-commentary`, `frontmatter`, …). */
-  notes?: string[];
-}
+export type { RollupResult } from './rollup-result.js';
 
 export async function runRollup(job: RollupJob, ctx: RollupContext): Promise<RollupResult> {
-  return rollupSources(job, rollupSourcesOf(job, ctx), ctx);
+  const sources = rollupSourcesOf(job, ctx);
+  const make = () => rollupSources(job, sources, ctx);
+  // A sample of a very busy period: the summary an earlier build made from the same sample is used again (rollup-kept.ts).
+  if (!ctx.kept || sources.length === job.sources.length) return make();
+  const { summarizer, tokenizer, retries } = ctx;
+  return keptOrMade(job, sources, { summarizer, tokenizer, budget: budgetOf(job, ctx), retries }, ctx.kept, make);
 }
 
 /** The sources of a job, with their text, as the summarizer sees them (a sample above `MAX_SUMMARIZED_SOURCES`). */
@@ -75,50 +64,107 @@ export function rollupSourcesOf(job: RollupJob, ctx: RollupContext): SummarySour
   return summarizedRefs(job.sources, (id) => ctx.memoriesById.get(id)?.importance).map((ref) => toSummarySource(ref.id, ctx));
 }
 
+/** Keeps a summary the build threads made from a sample (`runRollup` keeps its own), so the next build can use it again. */
+export function keepSampled(result: RollupResult, ctx: RollupContext): void {
+  const { job } = result;
+  if (!ctx.kept || job.sources.length <= MAX_SUMMARIZED_SOURCES) return;
+  const { summarizer, tokenizer, retries } = ctx;
+  keepMade(result, rollupSourcesOf(job, ctx), { summarizer, tokenizer, budget: budgetOf(job, ctx), retries }, ctx.kept);
+}
+
 /** `runRollup` on sources already read: pure apart from the summarizer, so it also runs on worker threads (rollup-pool.ts). */
 export async function rollupSources(job: RollupJob, sources: SummarySource[], ctx: RollupSettings): Promise<RollupResult> {
-  const budget = ctx.budgets[job.tier];
-  if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
+  const budget = budgetOf(job, ctx);
   const title = titleOf(job);
   const time: StageTimer = ctx.time ?? ((_stage, fn) => fn());
-  // The answer kept is counted again to check it, flag it and record its size: counted once.
-  const tokenCounts = new Map<string, number>();
-  const tokensOf = (body: string): number => {
-    let tokens = tokenCounts.get(body);
-    if (tokens === undefined) tokenCounts.set(body, (tokens = time('summarize.tokens', () => countTokens(body, ctx.tokenizer))));
-    return tokens;
-  };
-  const fits = (body: string): boolean => tokensOf(body) <= budget.target_tokens && countBytes(body) <= budget.max_bytes;
+  const measure = answerMeasure(budget, ctx.tokenizer, time);
   // Retention check (src/retention): the must-keep items of the sources, looked for in every answer.
   const mustKeep = time('summarize.retention', () => collectMustKeep(sources));
-
-  // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
-  const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
-  const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
-  if (merged !== undefined && fits(merged))
+  const merged = mergedIfItFits(job, sources, budget, title, measure);
+  if (merged !== undefined)
     return finish(
       job,
       merged,
-      tokensOf(merged),
+      measure.tokensOf(merged),
       { provider: 'merge', model: 'none', prompt: `${job.tier}@merge` },
       { calls: 0, inputTokens: 0, outputTokens: 0 },
       0,
       false,
       time('summarize.retention', () => retentionOf(mustKeep, merged)),
     );
+  const answers = await summarizeWithRetries(job, summaryRequest(job, sources, budget, title, ctx.tokenizer), ctx, measure, mustKeep, time);
+  return keptAnswer(job, answers, budget, ctx, measure, mustKeep, time);
+}
 
-  const request = summaryRequest(job, sources, budget, title, ctx.tokenizer);
-  const usage: SummaryUsage = { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 };
-  const notes = new Set<string>();
-  let body = '';
-  let attempts = 0;
-  let truncated = false;
+function budgetOf(job: RollupJob, ctx: Pick<RollupSettings, 'budgets'>): TierBudget {
+  const budget = ctx.budgets[job.tier];
+  if (!budget) throw new Error(`no budget for tier \`${job.tier}\` in the rollup context`);
+  return budget;
+}
+
+/** Token counts of the answers (the one kept is counted again to check it, flag it and record its size: counted once) and whether one fits. */
+interface AnswerMeasure {
+  tokensOf: (body: string) => number;
+  fits: (body: string) => boolean;
+}
+
+function answerMeasure(budget: TierBudget, tokenizer: TokenizerName, time: StageTimer): AnswerMeasure {
+  const tokenCounts = new Map<string, number>();
+  const tokensOf = (body: string): number => {
+    let tokens = tokenCounts.get(body);
+    if (tokens === undefined) tokenCounts.set(body, (tokens = time('summarize.tokens', () => countTokens(body, tokenizer))));
+    return tokens;
+  };
+  return { tokensOf, fits: (body) => tokensOf(body) <= budget.target_tokens && countBytes(body) <= budget.max_bytes };
+}
+
+/** The sources merged as they are, when that fits the budget: no summarizer call. */
+function mergedIfItFits(
+  job: RollupJob,
+  sources: readonly SummarySource[],
+  budget: TierBudget,
+  title: string,
+  measure: AnswerMeasure,
+): string | undefined {
+  // Merging is only worth trying when the sources could fit: their bytes are a lower bound of the merge's.
+  const sourceBytes = sources.reduce((sum, source) => sum + countBytes(source.body), 0);
+  const merged = sourceBytes <= budget.max_bytes ? compose(title, mergeSources(job.tier, sources)) : undefined;
+  return merged !== undefined && measure.fits(merged) ? merged : undefined;
+}
+
+/** What the summarizer's attempts came to: the last answer, and the best one that fits (if any). */
+interface Answers {
+  body: string;
+  truncated: boolean;
+  /** The answer that fits and lost the fewest must-keep items (by priority); the first one on a tie. */
+  best: { body: string; missing: MustKeepItem[] } | undefined;
+  attempts: number;
+  usage: SummaryUsage;
+  notes: Set<string>;
+}
+
+/** The summarizer's first answer, then tighter retries (over budget, cut off) and retries for lost must-keep items. */
+async function summarizeWithRetries(
+  job: RollupJob,
+  request: SummaryRequest,
+  ctx: RollupSettings,
+  measure: AnswerMeasure,
+  mustKeep: readonly MustKeepItem[],
+  time: StageTimer,
+): Promise<Answers> {
+  const title = titleOf(job);
+  const answers: Answers = {
+    body: '',
+    truncated: false,
+    best: undefined,
+    attempts: 0,
+    usage: { calls: 0, inputTokens: 0, outputTokens: 0, retries: 0 },
+    notes: new Set(),
+  };
   let previousTokens: number | undefined;
   let missing: MustKeepItem[] = [];
-  // The answer that fits and lost the fewest must-keep items (by priority); the first one on a tie.
-  let best: { body: string; missing: MustKeepItem[] } | undefined;
   for (let attempt = 0; attempt <= ctx.retries; attempt++) {
-    attempts++;
+    answers.attempts++;
     let output;
     try {
       // The extractive summarizer does its work before its promise returns: the time of this call is the selection's.
@@ -132,18 +178,20 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       );
     } catch (error) {
       // A fault the summarizer gave up on: nothing is written, the previous version (if any) stays.
-      if (error instanceof SummarizerError) throw new RollupError(job, error.kind, error.message, addUsage(usage, error.usage), attempts);
+      if (error instanceof SummarizerError)
+        throw new RollupError(job, error.kind, error.message, addUsage(answers.usage, error.usage), answers.attempts);
       throw error;
     }
-    addUsage(usage, output.usage);
-    for (const note of output.notes ?? []) notes.add(note);
-    body = compose(title, output.body);
+    addUsage(answers.usage, output.usage);
+    for (const note of output.notes ?? []) answers.notes.add(note);
+    const body = compose(title, output.body);
+    answers.body = body;
     // An answer cut off by max_tokens is incomplete even when it fits: retry tighter.
-    truncated = output.finish === 'length';
+    answers.truncated = output.finish === 'length';
     const answer = output.body;
-    const lost = truncated ? [] : time('summarize.retention', () => checkRetention(mustKeep, answer).missing);
-    const usable = !truncated && fits(body);
-    if (usable && (!best || compareMissing(lost, best.missing) < 0)) best = { body, missing: lost };
+    const lost = answers.truncated ? [] : time('summarize.retention', () => checkRetention(mustKeep, answer).missing);
+    const usable = !answers.truncated && measure.fits(body);
+    if (usable && (!answers.best || compareMissing(lost, answers.best.missing) < 0)) answers.best = { body, missing: lost };
     if (usable && !worthRetrying(lost, output.usage)) break;
     missing = lost;
     previousTokens = usable
@@ -152,12 +200,23 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
         ? output.usage.outputTokens
         : countTokens(output.body, ctx.tokenizer);
   }
-  if (best) {
-    // A retry for lost items may come back worse (or cut off): the best answer is the one kept.
-    body = best.body;
-    truncated = false;
-  }
-  if (truncated) {
+  return answers;
+}
+
+/** The answer kept (the best that fits, else the last), checked: all cut off, or over budget with a previous version, throws. */
+function keptAnswer(
+  job: RollupJob,
+  answers: Answers,
+  budget: TierBudget,
+  ctx: RollupSettings,
+  measure: AnswerMeasure,
+  mustKeep: readonly MustKeepItem[],
+  time: StageTimer,
+): RollupResult {
+  const { best, attempts, usage, notes } = answers;
+  // A retry for lost items may come back worse (or cut off): the best answer is the one kept.
+  const body = best ? best.body : answers.body;
+  if (!best && answers.truncated) {
     throw new RollupError(
       job,
       'truncated',
@@ -166,12 +225,12 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       attempts,
     );
   }
-  if (!fits(body) && job.existing) {
+  if (!measure.fits(body) && job.existing) {
     // Keep the previous version rather than replace it with one the package could not use.
     throw new RollupError(
       job,
       'over-budget',
-      `still ${tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts ` +
+      `still ${measure.tokensOf(body)} tokens / ${countBytes(body)} bytes after ${attempts} attempts ` +
         `(budget ${budget.target_tokens} tokens / ${budget.max_bytes} bytes); the previous version is kept`,
       usage,
       attempts,
@@ -181,12 +240,12 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
   const result = finish(
     job,
     body,
-    tokensOf(body),
+    measure.tokensOf(body),
     generator,
     usage,
     attempts,
-    !fits(body),
-    best ? { items: mustKeep.length, dropped: best.missing } : time('summarize.retention', () => retentionOf(mustKeep, body)),
+    !measure.fits(body),
+    best ? retentionFields(mustKeep.length, best.missing) : time('summarize.retention', () => retentionOf(mustKeep, body)),
   );
   return notes.size > 0 ? { ...result, notes: [...notes] } : result;
 }
@@ -279,39 +338,6 @@ function worthRetrying(lost: readonly MustKeepItem[], usage: SummaryUsage): bool
   return usage.calls === 0 && lost.length > 0;
 }
 
-function retentionOf(mustKeep: readonly MustKeepItem[], body: string): { items: number; dropped: MustKeepItem[] } {
-  return { items: mustKeep.length, dropped: checkRetention(mustKeep, body).missing };
-}
-
-function finish(
-  job: RollupJob,
-  body: string,
-  tokens: number,
-  generator: SummaryMeta['generator'],
-  usage: SummaryUsage,
-  attempts: number,
-  flagged: boolean,
-  retention?: { items: number; dropped: readonly MustKeepItem[] },
-): RollupResult {
-  // Bounded as it is written (a very busy day holds its sources' count and hash), so the build's own copy equals a re-read.
-  const meta: SummaryMeta = boundSources({
-    memvault: 'summary',
-    tier: job.tier,
-    stream: job.stream,
-    period: job.period,
-    start: job.start,
-    end: job.end,
-    sources: job.sources,
-    memories: job.memories,
-    tokens,
-    bytes: countBytes(body),
-    generator,
-    input_hash: job.inputHash,
-    output_hash: sha256(body),
-    ...(flagged ? { review: ['over-budget' as const] } : {}),
-    ...(retention ? { must_keep: retention.items } : {}),
-    ...(retention ? droppedFields(retention.dropped) : {}),
-    ...(job.folded ? { folded: job.folded } : {}),
-  });
-  return { job, text: writeSummaryFile(meta, body), body, meta, usage, attempts, flagged };
+function retentionOf(mustKeep: readonly MustKeepItem[], body: string): RetentionFields {
+  return retentionFields(mustKeep.length, checkRetention(mustKeep, body).missing);
 }

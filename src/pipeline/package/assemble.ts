@@ -9,6 +9,8 @@ import { degradeItemByItem, provablyOver, rememberingReaders } from './fit.js';
 import { memoryItem, selectCoverage } from './items.js';
 import type { AssembledPackage, Item, Manifest, PackageInput } from './model.js';
 import { renderPackage } from './render.js';
+import { leftOutPrefix } from './left-out-prefix.js';
+import { segmentedTokenCounter } from './token-count.js';
 
 /**
  * Stage 6, assemble: the bounded UPLOAD_PACKAGE.md of one stream. A pure
@@ -91,7 +93,9 @@ export function assemblePackage(given: PackageInput, inputHash = packageInputHas
   const history = selectCoverage(input);
   const firstDay = input.memories[0]?.day ?? null;
   const facts = packageFacts(input.memories, input.bands.today);
-  const render = (): string => renderPackage(input, firstDay, critical, history, facts);
+  // The left-out run at the front of `history` is remembered between renderings, not walked again (a busy day).
+  const prefix = leftOutPrefix();
+  const render = (): string => renderPackage(input, firstDay, critical, history, facts, prefix);
   const fits = fitsBudget(input);
 
   fitFactsAndCritical(input, firstDay, critical, history, facts, fits);
@@ -123,10 +127,12 @@ function fitsBudget(input: PackageInput): (text: string) => boolean {
     }
     return sum;
   };
+  // The exact count, line by line as the tokenizer cuts it (token-count.ts): a rendering shares most lines with the last.
+  const exactTokens = segmentedTokenCounter(input.tokenizer);
   return (text) => {
     if (countBytes(text) > input.upload.max_bytes) return false;
     if (estimateTokens(text) > input.upload.max_tokens * 1.02) return false;
-    return countTokens(text, input.tokenizer) <= input.upload.max_tokens;
+    return exactTokens(text) <= input.upload.max_tokens;
   };
 }
 

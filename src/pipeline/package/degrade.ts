@@ -3,6 +3,7 @@ import { CALENDAR_TIER_TABLE } from '../../time/tiers.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
 import { compareItems, memoryItem, summaryItem } from './items.js';
 import type { Item, PackageInput } from './model.js';
+import { leftOutPrefix, pastLeftOut } from './left-out-prefix.js';
 
 /**
  * Trading detail for coverage when over budget (`promote`, `shortenOldestMemory`, `leaveOutOldest`, in that order)
@@ -85,9 +86,11 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
     else byDay.set(memory.day, [memory]);
   }
   let misses = 0;
+  // Left-out items are never candidates: the run of them at the front is not walked at every step (a busy day).
+  const prefix = leftOutPrefix();
   for (;;) {
     if (misses >= MAX_MISSES_IN_A_ROW) return text;
-    const candidate = newestCandidate(history, tried, input.bands.dailyFrom);
+    const candidate = newestCandidate(history, tried, input.bands.dailyFrom, pastLeftOut(history, prefix));
     if (!candidate) return text;
     tried.add(candidate);
     if (candidate.type === 'memory') {
@@ -129,10 +132,11 @@ export function refine(history: Item[], input: PackageInput, text: string, rende
 }
 
 /** The item whose detail is bought back next: the one ending last (the coarser one on a tie), never one tried before. */
-function newestCandidate(history: readonly Item[], tried: ReadonlySet<Item>, recentFrom: string): Item | undefined {
+function newestCandidate(history: readonly Item[], tried: ReadonlySet<Item>, recentFrom: string, from: number): Item | undefined {
   let best: Item | undefined;
   let bestRank = Infinity;
-  for (const item of history) {
+  for (let i = from; i < history.length; i++) {
+    const item = history[i]!;
     // The status first: on a busy day nearly every item is left out, and a set lookup per item per step adds up.
     const refinable = (item.type === 'summary' && item.status !== 'left-out') || (item.type === 'memory' && item.status === 'degraded');
     if (!refinable || tried.has(item)) continue;

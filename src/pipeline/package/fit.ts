@@ -33,6 +33,7 @@ export function degradeItemByItem(
   apply: (item: Item) => boolean,
 ): string | undefined {
   const texts = new WeakMap<Item, number>();
+  const shortBytes = new WeakMap<object, number>(); // a shortened memory's heading and first sentence
   let firstShown = 0;
   let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
   let cursor = 0;
@@ -54,7 +55,7 @@ export function degradeItemByItem(
       // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
       // Items are only ever left out here, never brought back: the scan starts past the left-out ones at the front.
       while (history[firstShown]?.status === 'left-out') firstShown++;
-      if (bound > maxBytes || closerBoundBytes(history, firstShown, input, texts) > maxBytes) {
+      if (bound > maxBytes || closerBoundBytes(history, firstShown, input, texts, shortBytes) > maxBytes) {
         // Out of steps and still over: the next steps (or the caller) render it if need be, not this one.
         if (!step()) return undefined;
         continue;
@@ -82,14 +83,20 @@ function closerBoundBytes(
   from: number,
   input: Pick<PackageInput, 'readMemory'>,
   texts: WeakMap<Item, number>,
+  shortBytes: WeakMap<object, number>,
 ): number {
   let bytes = 0;
   for (let i = from; i < history.length; i++) {
     const item = history[i]!;
     if (item.status === 'left-out') continue;
     if (item.type === 'memory' && item.status === 'degraded') {
-      const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
-      bytes += countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2;
+      // Asked at every step near the budget for each shown memory (a few hundred on a busy day): worked out once per memory.
+      let size = shortBytes.get(item.memory!);
+      if (size === undefined) {
+        const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+        shortBytes.set(item.memory!, (size = countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2));
+      }
+      bytes += size;
       continue;
     }
     let size = texts.get(item);
@@ -101,7 +108,13 @@ function closerBoundBytes(
 
 /** True when the package of `history` cannot fit `maxBytes` whatever else it holds: no need to render it to know. */
 export function provablyOver(history: readonly Item[], maxBytes: number): boolean {
-  return lowerBoundBytes(history) > maxBytes;
+  // Summed only until it is over: a busy day's first few hundred headings say so, not all 100,000.
+  let bytes = 0;
+  for (const item of history) {
+    bytes += shownBytesAtLeast(item);
+    if (bytes > maxBytes) return true;
+  }
+  return false;
 }
 
 const headingBytes = new WeakMap<object, number>();

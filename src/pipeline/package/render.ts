@@ -3,16 +3,21 @@ import { stringifyFrontmatter } from '../../vault/frontmatter.js';
 import { type PackageFacts, renderFactsInForce, renderUnresolved } from './facts.js';
 import { memoryHeading } from './items.js';
 import type { Item, PackageInput } from './model.js';
+import { type LeftOutPrefix, pastLeftOut } from './left-out-prefix.js';
 
 /** The package's text: header, critical section, history from oldest to newest, and what was left out. */
 
-/** `facts`: the stream's open contradictions and facts in force (absent when no memory states a fact). */
+/**
+ * `facts`: the stream's open contradictions and facts in force (absent when no memory states a fact). `prefix`: the
+ * left-out items at the front of `history` as of the last rendering of the same history (left-out-prefix.ts).
+ */
 export function renderPackage(
   input: PackageInput,
   firstDay: string | null,
   critical: readonly Item[],
   history: readonly Item[],
   facts?: PackageFacts,
+  prefix?: LeftOutPrefix,
 ): string {
   const { stream, bands } = input;
   const front = { memvault: 'package', stream, covers: firstDay ? `${firstDay} to ${bands.today}` : 'nothing yet' };
@@ -40,11 +45,14 @@ export function renderPackage(
   if (inForce) parts.push(inForce);
   // Raw memories come in runs between summaries; each run gets one heading, named by its days when there are several runs.
   // One pass, no array of the left-out items: a busy day's package is rendered ~250 times over ~100,000 of them.
+  // The left-out run at the front is counted, not walked again (left-out-prefix.ts).
+  const from = prefix ? pastLeftOut(history, prefix) : 0;
   const shown: Item[] = [];
-  let leftOut = 0;
-  let firstLeftOut: Item | undefined;
-  let lastLeftOut: Item | undefined;
-  for (const item of history) {
+  let leftOut = from;
+  let firstLeftOut: Item | undefined = from > 0 ? history[0] : undefined;
+  let lastLeftOut: Item | undefined = from > 0 ? history[from - 1] : undefined;
+  for (let i = from; i < history.length; i++) {
+    const item = history[i]!;
     if (item.status !== 'left-out') {
       shown.push(item);
       continue;

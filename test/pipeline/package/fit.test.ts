@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { leaveOutOldest, shortenOldestMemory } from '../../../src/pipeline/package/degrade.js';
 import { degradeItemByItem, provablyOver } from '../../../src/pipeline/package/fit.js';
 import { memoryItem } from '../../../src/pipeline/package/items.js';
+import { leftOutPrefix } from '../../../src/pipeline/package/left-out-prefix.js';
 import type { Item, PackageInput } from '../../../src/pipeline/package/model.js';
 import { renderPackage } from '../../../src/pipeline/package/render.js';
 import type { ParsedContent } from '../../../src/store/cache.js';
@@ -62,9 +63,11 @@ function setUp(shape: Shape): { input: PackageInput; history: Item[] } {
 function degrade(shape: Shape, fast: boolean): { text: string; statuses: string[]; renders: number } {
   const { input, history } = setUp(shape);
   let renders = 0;
+  // The fast loop renders as assemblePackage does, past the remembered left-out run at the front (left-out-prefix.ts).
+  const prefix = leftOutPrefix();
   const render = (): string => {
     renders++;
-    return renderPackage(input, '2026-11-20', [], history);
+    return renderPackage(input, '2026-11-20', [], history, undefined, fast ? prefix : undefined);
   };
   const fits = (text: string): boolean => countBytes(text) <= shape.maxBytes && countTokens(text, 'o200k_base') <= shape.maxTokens;
   if (fast) {
