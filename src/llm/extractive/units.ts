@@ -137,6 +137,8 @@ interface SourceState {
 
 /** A sentence with its labels read and taken off: what a unit is made of. */
 interface CutSentence {
+  /** The sentence's role (never `heading`: a heading makes no unit). */
+  role: keyof typeof ROLE_INDEX;
   text: string;
   day: string;
   pinned: boolean;
@@ -193,7 +195,7 @@ function cutSentence(
   text = trimOpening(text);
   if (text.length === 0) return undefined;
   if (layout.firstPerson) text = toFirstPerson(text);
-  return { text, day, pinned, speaker };
+  return { role: sentence.role, text, day, pinned, speaker };
 }
 
 /** The unit of a cut sentence: its items, words (with ids in `vocabulary`), section, group and quality. */
@@ -204,14 +206,14 @@ function sentenceUnit(
   layout: Layout,
   vocabulary: Vocabulary,
 ): Unit {
-  const { text, day, pinned, speaker } = cut;
+  const { role, text, day, pinned, speaker } = cut;
   const mustKeep =
     pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
-  const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
+  const items = itemsOfSentence({ text, role, mustKeep });
   const words = new Set(contentWords(text));
-  const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
+  const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[role];
   // A source's first sentence says what it is about: it weighs more (unless it is small talk).
-  const quality = qualityOf(text, sentence.role);
+  const quality = qualityOf(text, role);
   const lead = at.first && quality >= 1 ? FIRST_SENTENCE_BONUS : 1;
   return {
     sourceIndex: at.sourceIndex,
