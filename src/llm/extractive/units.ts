@@ -108,79 +108,10 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
   const speakers = speakersOf(request);
   request.sources.forEach((source, sourceIndex) => {
     const own: Unit[] = [];
-    // A bullet of a finer summary may carry on over several sentences, or be a day label over nested bullets.
-    let blockDay: { block: number; day: string } | undefined;
-    let labelDay: { section: string; day: string } | undefined;
-    let blockSpeaker: { block: number; speaker: string } | undefined;
+    const state: SourceState = { blockDay: undefined, labelDay: undefined, blockSpeaker: undefined };
     source.sentences.forEach((sentence, sentenceIndex) => {
-      if (sentence.role === 'heading') return;
-      // An ingested session's tool activity is bookkeeping, and a tool-call line is never a summary line.
-      if (ACTIVITY_SECTION.test(sentence.section) || isToolCallLine(sentence.text)) return;
-      let text = sentence.text.trim();
-      let day =
-        blockDay?.block === sentence.block
-          ? blockDay.day
-          : labelDay?.section === sentence.section
-            ? labelDay.day
-            : (dayFromSection(sentence.section) ?? source.day);
-
-      const dated = readDayLabel(text, source.day);
-      if (dated) {
-        text = text.slice(dated.length).trim();
-        day = dated.day;
-        if (text.length === 0) {
-          // `- **Mon 05-08**` over nested bullets: the day of what follows in this section.
-          labelDay = { section: sentence.section, day };
-          return;
-        }
-        blockDay = { block: sentence.block, day };
-      }
-      // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
-      let pinned = sentence.mustKeep.includes('pinned');
-      if (hasPinnedLabel(text)) {
-        text = stripPinnedLabel(text);
-        pinned = true;
-      }
-      let speaker: string | undefined;
-      const label = SPEAKER.exec(text);
-      if (label && speakers.has(label[1]!)) {
-        speaker = label[1]!;
-        text = text.slice(label[0].length);
-        blockSpeaker = { block: sentence.block, speaker };
-      } else if (blockSpeaker?.block === sentence.block) speaker = blockSpeaker.speaker;
-      text = trimOpening(text);
-      if (text.length === 0) return;
-      if (layout.firstPerson) text = toFirstPerson(text);
-
-      const mustKeep =
-        pinned && !sentence.mustKeep.includes('pinned')
-          ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep)
-          : sentence.mustKeep;
-      const items = itemsOfSentence({ text, role: sentence.role, mustKeep });
-      const words = new Set(contentWords(text));
-      const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[sentence.role];
-      // A source's first sentence says what it is about: it weighs more (unless it is small talk).
-      const quality = qualityOf(text, sentence.role);
-      const lead = own.length === 0 && quality >= 1 ? FIRST_SENTENCE_BONUS : 1;
-      own.push({
-        sourceIndex,
-        sentenceIndex,
-        block: sentence.block,
-        day,
-        section,
-        speaker,
-        pinned,
-        text,
-        textBytes: countBytes(text),
-        words,
-        wordIds: vocabulary.wordIdsOf(words),
-        items,
-        itemIds: vocabulary.itemIdsOf(items.map(itemKey)),
-        group: `${section}|${day}`,
-        quality: quality * lead,
-        tokens: undefined,
-        bytes: 0,
-      });
+      const cut = cutSentence(sentence, source.day, state, speakers, layout);
+      if (cut) own.push(sentenceUnit(cut, { sourceIndex, sentenceIndex, first: own.length === 0 }, sentence, layout, vocabulary));
     });
     const retext = (unit: Unit, text: string): void => {
       unit.text = text;
@@ -191,6 +122,118 @@ function buildUnits(request: SummaryRequest, layout: Layout): UnitSet {
     units.push(...linkUnits(own, source.kind === 'summary' ? undefined : source.label, retext));
   });
   return vocabulary.unitSet(units);
+}
+
+/**
+ * What the sentences before this one in a source say about it: a bullet of a
+ * finer summary may carry on over several sentences, or be a day label over
+ * nested bullets, and a speaker's label holds for the rest of the bullet.
+ */
+interface SourceState {
+  blockDay: { block: number; day: string } | undefined;
+  labelDay: { section: string; day: string } | undefined;
+  blockSpeaker: { block: number; speaker: string } | undefined;
+}
+
+/** A sentence with its labels read and taken off: what a unit is made of. */
+interface CutSentence {
+  /** The sentence's role (never `heading`: a heading makes no unit). */
+  role: keyof typeof ROLE_INDEX;
+  text: string;
+  day: string;
+  pinned: boolean;
+  speaker: string | undefined;
+}
+
+/**
+ * Reads a sentence's day, `Pinned:` and speaker labels (updating `state` for
+ * the sentences after it) and returns what is left to say, or undefined for
+ * a sentence that makes no unit (a heading, tool activity, a bare day label).
+ */
+function cutSentence(
+  sentence: SummarySource['sentences'][number],
+  sourceDay: string,
+  state: SourceState,
+  speakers: ReadonlySet<string>,
+  layout: Layout,
+): CutSentence | undefined {
+  if (sentence.role === 'heading') return undefined;
+  // An ingested session's tool activity is bookkeeping, and a tool-call line is never a summary line.
+  if (ACTIVITY_SECTION.test(sentence.section) || isToolCallLine(sentence.text)) return undefined;
+  let text = sentence.text.trim();
+  let day =
+    state.blockDay?.block === sentence.block
+      ? state.blockDay.day
+      : state.labelDay?.section === sentence.section
+        ? state.labelDay.day
+        : (dayFromSection(sentence.section) ?? sourceDay);
+
+  const dated = readDayLabel(text, sourceDay);
+  if (dated) {
+    text = text.slice(dated.length).trim();
+    day = dated.day;
+    if (text.length === 0) {
+      // `- **Mon 05-08**` over nested bullets: the day of what follows in this section.
+      state.labelDay = { section: sentence.section, day };
+      return undefined;
+    }
+    state.blockDay = { block: sentence.block, day };
+  }
+  // Only the lead sentence of a pinned memory is marked (see extractSentences): the package's critical section carries the rest.
+  let pinned = sentence.mustKeep.includes('pinned');
+  if (hasPinnedLabel(text)) {
+    text = stripPinnedLabel(text);
+    pinned = true;
+  }
+  let speaker: string | undefined;
+  const label = SPEAKER.exec(text);
+  if (label && speakers.has(label[1]!)) {
+    speaker = label[1]!;
+    text = text.slice(label[0].length);
+    state.blockSpeaker = { block: sentence.block, speaker };
+  } else if (state.blockSpeaker?.block === sentence.block) speaker = state.blockSpeaker.speaker;
+  text = trimOpening(text);
+  if (text.length === 0) return undefined;
+  if (layout.firstPerson) text = toFirstPerson(text);
+  return { role: sentence.role, text, day, pinned, speaker };
+}
+
+/** The unit of a cut sentence: its items, words (with ids in `vocabulary`), section, group and quality. */
+function sentenceUnit(
+  cut: CutSentence,
+  at: { sourceIndex: number; sentenceIndex: number; first: boolean },
+  sentence: SummarySource['sentences'][number],
+  layout: Layout,
+  vocabulary: Vocabulary,
+): Unit {
+  const { role, text, day, pinned, speaker } = cut;
+  const mustKeep =
+    pinned && !sentence.mustKeep.includes('pinned') ? (['pinned', ...sentence.mustKeep] as typeof sentence.mustKeep) : sentence.mustKeep;
+  const items = itemsOfSentence({ text, role, mustKeep });
+  const words = new Set(contentWords(text));
+  const section = layout.sections.length === 1 ? 0 : ROLE_INDEX[role];
+  // A source's first sentence says what it is about: it weighs more (unless it is small talk).
+  const quality = qualityOf(text, role);
+  const lead = at.first && quality >= 1 ? FIRST_SENTENCE_BONUS : 1;
+  return {
+    sourceIndex: at.sourceIndex,
+    sentenceIndex: at.sentenceIndex,
+    block: sentence.block,
+    day,
+    section,
+    speaker,
+    pinned,
+    text,
+    textBytes: countBytes(text),
+    words,
+    wordIds: vocabulary.wordIdsOf(words),
+    items,
+    itemIds: vocabulary.itemIdsOf(items.map(itemKey)),
+    group: `${section}|${day}`,
+    quality: quality * lead,
+    tokens: undefined,
+    bytes: 0,
+  };
 }
 
 /** The aggregated tool activity of an ingested session (`## Activity`). */
@@ -230,17 +273,20 @@ export function labelUnits(request: SummaryRequest): UnitSet {
   return vocabulary.unitSet(units);
 }
 
+/** Interjections and a name called out, opening a sentence (`trimOpening`): built once, it runs on every sentence. */
+const OPENING = new RegExp(
+  '^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway' +
+    String.raw`|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?`,
+  'iu',
+);
+
 /**
  * Cuts what opens a sentence without saying anything: interjections and a
  * name called out (`Wow, Mel, I'm …` → `I'm …`, `Hey Caroline! Since …`).
  * Only when enough is left to stand alone.
  */
 function trimOpening(text: string): string {
-  const match = new RegExp(
-    '^(?:(?:oh|ah|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|ok|okay|haha+|lol|hmm+|um+|well|so|btw|by the way|anyway' +
-      String.raw`|omg|sure|right|thanks|thank you|cool|great|awesome|nice)(?:\s+[\p{Lu}][\p{L}'’-]+)?\s*[,!.]+\s*)+(?:[\p{Lu}][\p{L}'’-]+[,!]\s+)?`,
-    'iu',
-  ).exec(text);
+  const match = OPENING.exec(text);
   if (!match || match[0].length === 0) return text;
   const rest = text.slice(match[0].length);
   if (rest.split(/\s+/).length < 4) return text;

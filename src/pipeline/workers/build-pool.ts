@@ -44,9 +44,12 @@ export type BuildTask =
   | { kind: 'scan'; vaultDir: string; streams: string[] }
   | { kind: 'near-duplicates'; vaultDir: string; stream: string; memories: Memory[]; days: string[] };
 
-/** A rollup's outcome as a worker sends it: the result and the parsed summary body, or the `RollupError` it threw. */
+/**
+ * A rollup's outcome as a worker sends it: the result (without the job, which
+ * the main thread has) and the parsed summary body, or the `RollupError` it threw.
+ */
 export type RollupAnswer =
-  | { ok: true; result: RollupResult; parsed: ParsedContent }
+  | { ok: true; result: Omit<RollupResult, 'job'>; parsed: ParsedContent }
   | { ok: false; kind: string; message: string; usage: SummaryUsage; attempts: number };
 
 export type BuildAnswer = ParsedFile[] | RollupAnswer | ScanColumns | Diagnostic[];

@@ -17,12 +17,13 @@ import { StageClock, watchGc } from '../build-timings.js';
  */
 
 const loadStages = async () => {
-  const [extractive, parseFile, rollup] = await Promise.all([
+  const [extractive, parseFile, rollup, items] = await Promise.all([
     import('../../llm/extractive/index.js'),
     import('../../load/parse-file.js'),
     import('../calendar/rollup.js'),
+    import('../../retention/items.js'),
   ]);
-  return { extractive, parseFile, rollup };
+  return { extractive, parseFile, rollup, items };
 };
 let stages: ReturnType<typeof loadStages> | undefined;
 const scanOnly = (Tinypool.workerData as BuildWorkerData | undefined)?.scanOnly === true;
@@ -49,7 +50,7 @@ async function answerOf(task: Exclude<BuildTask, { kind: 'scan' }>, clock: Stage
     const { nearDuplicateWarnings } = await import('../../maintain/build-check.js');
     return nearDuplicateWarnings(task.vaultDir, task.stream, task.memories, new Set(task.days));
   }
-  const { extractive, parseFile, rollup } = await (stages ??= loadStages());
+  const { extractive, parseFile, rollup, items } = await (stages ??= loadStages());
   if (task.kind === 'parse')
     return task.files.map((file) =>
       parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone, file.markdown, clock.time),
@@ -57,8 +58,14 @@ async function answerOf(task: Exclude<BuildTask, { kind: 'scan' }>, clock: Stage
   let summarizer = summarizers.get(task.settings.tokenizer);
   if (!summarizer)
     summarizers.set(task.settings.tokenizer, (summarizer = extractive.createExtractiveSummarizer({ tokenizer: task.settings.tokenizer })));
+  // What one rollup remembers of sentences serves its own attempts: the next rollup's sources are other sentences.
+  items.forgetSentenceMemos();
   try {
-    const result = await rollup.rollupSources(task.job, task.sources, { ...task.settings, summarizer, time: clock.time });
+    const { job: _sent, ...result } = await rollup.rollupSources(task.job, task.sources, {
+      ...task.settings,
+      summarizer,
+      time: clock.time,
+    });
     // Parsed here, so the tier above reads the summary without parsing it on the main thread.
     return {
       ok: true,
