@@ -368,7 +368,8 @@ function ratioOf(a: number | null, b: number | null): number | null {
 
 /**
  * One day of `memories` small memories (scripts/fixtures/busy-day.ts): its first build, then one more memory of
- * that day and a build (the day is summarized again, from at most `MAX_SUMMARIZED_SOURCES` of its memories).
+ * that day and a build (the day's sample of at most `MAX_SUMMARIZED_SOURCES` memories is unchanged by one more at its
+ * end, so the embedded summarizer's kept summary of it is reused: calendar/rollup-kept.ts).
  */
 function benchBusyDay(memories: number): BusyDayResult {
   const dir = path.join(BENCH_ROOT, `busy-day-${memories}`);

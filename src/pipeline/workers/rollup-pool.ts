@@ -41,7 +41,7 @@ export function usesRollupWorkers(provider: string, jobs: number, pool: BuildPoo
 
 /**
  * The calendar's rollups on the build's pool, as calendar/apply.ts is handed
- * them (`StreamContext.rollups`, set by build.ts): the calendar stage
+ * them (`BuildContext.rollups`, set by build.ts): the calendar stage
  * does not import the threads, which import its rollup.
  */
 export interface RollupWorkers {
