@@ -60,8 +60,15 @@ export interface PackagePlan {
   reason: 'missing' | 'stale' | 'inputs change' | 'fresh';
   /** Input hash of the package as the vault stands (reused by the apply step when nothing changed before it). */
   inputHash: string;
-  /** The manifest on disk, if any. */
+  /** The manifest on disk, if any (not read when its input hash alone says the package is stale). */
   previous: Manifest | undefined;
+}
+
+/** A stream's manifest on disk: the input hash its end names (a hint, `readManifestInputHash`), and the whole of it. */
+export interface ManifestOnDisk {
+  inputHash: string | undefined;
+  /** The manifest, read and checked (undefined: none, or the package file is missing). */
+  read(): Manifest | undefined;
 }
 
 /** The calendar part of one stream's plan. */
@@ -113,8 +120,8 @@ export interface BuildPlanInput {
   /** `--regenerate`, as vault-relative paths. */
   regenerate: ReadonlySet<string>;
   generator: PlanContext['generator'];
-  /** The manifest on disk of each stream's package (undefined: none, or the package file is missing). */
-  manifests: ReadonlyMap<string, Manifest | undefined>;
+  /** The manifest on disk of each stream's package (undefined: none). */
+  manifests: ReadonlyMap<string, ManifestOnDisk | undefined>;
   /** Watch mode: allow writing the package before the rollups (see `StreamPlan.packageFirst`). */
   packageFirst: boolean;
   /** Per stream, the memories the package's detail leaves out (duplicates, forgotten); none when absent. */
@@ -249,7 +256,7 @@ export function packageBase(
 
 function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, inputsChange: boolean): PackagePlan {
   const path = vaultPaths.package(stream.name);
-  const previous = input.manifests.get(stream.name);
+  const onDisk = input.manifests.get(stream.name);
   const base = packageBase(stream, bands, input.config, input.leftOut?.get(stream.name), input.citationNotes);
   const compute = () => packageInputHash(base);
   // Besides the cache's entries and the config: the bands, what is left out, and which memories are up to `now` (a prefix
@@ -263,8 +270,11 @@ function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, i
   };
   const inputHash =
     input.memo?.value('package', { ...key, memories: [stream.memories.length, last?.path, last?.sha256] }, compute) ?? compute();
+  // Read whole only when its end does not already say it is stale.
+  const staleByHash = onDisk?.inputHash !== undefined && onDisk.inputHash !== inputHash;
+  const previous = staleByHash ? undefined : onDisk?.read();
   const fresh = previous !== undefined && previous.input_hash === inputHash;
-  const reason = previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
+  const reason = staleByHash ? 'stale' : previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
   return { path, write: reason !== 'fresh', reason, inputHash, previous };
 }
 

@@ -26,7 +26,7 @@ import type { CitationReport } from '../citations/build-step.js';
 import type { CommitOutcome, CommitSession, CommitSkip } from '../git/commit.js';
 import type { IndexReport } from '../search/store.js';
 import { movedAsideReport, removeLeftoverTemps } from './housekeeping.js';
-import { readManifest, writeIndex } from './outputs.js';
+import { manifestOnDisk, writeIndex } from './outputs.js';
 import { resolveRegenerate } from './calendar/plan.js';
 import type { StreamIndexInput } from './vault-index.js';
 
@@ -235,7 +235,7 @@ async function planStage(opened: OpenedBuild): Promise<{ plan: BuildPlan; memo: 
     ...(options.through !== undefined ? { through: options.through } : {}),
     regenerate: opened.regenerate,
     generator: { provider: summarizer.provider, model: summarizer.model, promptId: promptIdsOf(summarizer) },
-    manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, readManifest(vaultDir, name)])),
+    manifests: new Map([...loaded.state.streams.keys()].map((name) => [name, manifestOnDisk(vaultDir, name)])),
     packageFirst: options.packageFirst === true && !dryRun,
     ...(ctx.leftOut ? { leftOut: ctx.leftOut } : {}),
     ...(ctx.citationNotes ? { citationNotes: ctx.citationNotes } : {}),

@@ -5,14 +5,14 @@ import type { LoadedVault } from '../load/load.js';
 import type { StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { Bands } from './package/bands.js';
-import { packageBase, type PackagePlan } from './build-plan.js';
+import { type ManifestOnDisk, packageBase, type PackagePlan } from './build-plan.js';
 import type { StreamReport } from './build-report.js';
 import type { BuildContext } from './build-context.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package/index.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
 import { buildIndex, indexInputHash, staleOf, type StreamIndexInput } from './vault-index.js';
 import { applyWrites } from './write.js';
-import { readManifestFile } from './package/manifest-file.js';
+import { readManifestFile, readManifestInputHash } from './package/manifest-file.js';
 import { readVaultIndex } from './vault-index-file.js';
 
 /** Stage 6, assemble: the package of a stream, and the index of the vault, each written only when its inputs changed. */
@@ -130,6 +130,17 @@ export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedV
     new Date(0),
   );
   return written.written;
+}
+
+/** A stream's manifest as the plan sees it: the input hash its end names, the whole read only when asked (once). */
+export function manifestOnDisk(vaultDir: string, stream: string): ManifestOnDisk {
+  let read: { manifest: Manifest | undefined } | undefined;
+  // Without the package file the manifest is none, whatever its end says.
+  const packageThere = fileExists(path.join(vaultDir, vaultPaths.package(stream)));
+  return {
+    inputHash: packageThere ? readManifestInputHash(path.join(vaultDir, vaultPaths.manifest(stream))) : undefined,
+    read: () => (read ??= { manifest: readManifest(vaultDir, stream) }).manifest,
+  };
 }
 
 /** The manifest of a stream's package, when both it and the package file exist. */

@@ -140,7 +140,8 @@ describe('planBuild', () => {
     const state = vault(DAYS.map((day) => memory(day)));
     applyInMemory(planBuild(input(state)), state);
     const fresh = planBuild(input(state));
-    const manifest = { input_hash: fresh.streams[0]!.package.inputHash } as never;
+    const inputHash = fresh.streams[0]!.package.inputHash;
+    const manifest = { inputHash, read: () => ({ input_hash: inputHash }) as never };
     expect(planBuild(input(state, { manifests: new Map([['main', manifest]]) })).streams[0]!.package).toMatchObject({
       write: false,
       reason: 'fresh',
@@ -151,6 +152,33 @@ describe('planBuild', () => {
     const after = planBuild(input(vault(edited, [...stream.summaries.values()]), { manifests: new Map([['main', manifest]]) }));
     expect(planned(after)).toEqual(['daily 2026-01-28 (stale)', 'weekly 2026-W05 (inputs change)', 'monthly 2026-01 (inputs change)']);
     expect(after.streams[0]!.package).toMatchObject({ write: true, reason: 'stale' });
+  });
+
+  it('takes a manifest whose end names another input hash as stale without reading it; one that names none is read', () => {
+    const state = vault(DAYS.map((day) => memory(day)));
+    applyInMemory(planBuild(input(state)), state);
+    const unread = {
+      inputHash: 'f'.repeat(64),
+      read: () => {
+        throw new Error('a 30 MB manifest read only to learn it is stale');
+      },
+    };
+    expect(planBuild(input(state, { manifests: new Map([['main', unread]]) })).streams[0]!.package).toMatchObject({
+      write: true,
+      reason: 'stale',
+      previous: undefined,
+    });
+    const inputHash = planBuild(input(state)).streams[0]!.package.inputHash;
+    let reads = 0;
+    const hashless = {
+      inputHash: undefined,
+      read: () => {
+        reads++;
+        return { input_hash: inputHash } as never;
+      },
+    };
+    expect(planBuild(input(state, { manifests: new Map([['main', hashless]]) })).streams[0]!.package.reason).toBe('fresh');
+    expect(reads).toBe(1);
   });
 
   it('holds a summary a person edited, and lists a changed prompt as stale in the tier it belongs to', () => {
