@@ -174,9 +174,10 @@ function outputText(output: unknown): { text: string; error: boolean } {
     if (output.startsWith('{')) {
       try {
         // Text that starts with `{` parses to an object or not at all; each field is checked before use.
-        const parsed = JSON.parse(output) as Record<string, unknown>;
-        if (typeof parsed.output === 'string') {
-          const exit = (parsed.metadata as Record<string, unknown> | undefined)?.exit_code;
+        const parsed: unknown = JSON.parse(output);
+        if (typeof parsed === 'object' && parsed !== null && 'output' in parsed && typeof parsed.output === 'string') {
+          const metadata = 'metadata' in parsed ? parsed.metadata : undefined;
+          const exit = typeof metadata === 'object' && metadata !== null && 'exit_code' in metadata ? metadata.exit_code : undefined;
           return { text: parsed.output, error: typeof exit === 'number' && exit !== 0 };
         }
       } catch {

@@ -196,7 +196,8 @@ export function sniffId(head: string, tail: string): RequestId | null {
   if (found === undefined) return null;
   try {
     // `found` matched a JSON number or string above: parsing it gives a number or a string, a RequestId.
-    return JSON.parse(found) as RequestId;
+    const id: unknown = JSON.parse(found);
+    return typeof id === 'number' || typeof id === 'string' ? id : null;
   } catch {
     return null;
   }

@@ -59,12 +59,22 @@ interface DocRow {
 
 const COLUMNS = 'd.rowid, d.id, d.stream, d.tier, d.kind, d.tags, d.title, d.first_day, d.last_day, d.period, d.date, d.sha256';
 
+/** A row's tags (a JSON list this program wrote; a damaged one reads as none rather than failing the search). */
+function tagsOf(text: string): string[] {
+  try {
+    const tags: unknown = JSON.parse(text);
+    return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 const docOf = (row: DocRow): SearchDoc => ({
   id: row.id,
   stream: row.stream,
   tier: row.tier,
   kind: row.kind,
-  tags: JSON.parse(row.tags) as string[],
+  tags: tagsOf(row.tags),
   title: row.title,
   start: row.first_day,
   end: row.last_day,

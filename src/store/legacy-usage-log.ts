@@ -77,7 +77,7 @@ function readLines(file: string, from: (ino: number) => number): { found: boolea
     for (const text of buffer.subarray(0, complete).toString('utf8').split('\n')) {
       if (!text) continue;
       try {
-        const value = JSON.parse(text) as unknown;
+        const value: unknown = JSON.parse(text);
         if (typeof value !== 'object' || value === null) continue;
         const { ts, stream, path: vaultPath, via } = value as Record<string, unknown>;
         if (typeof ts === 'string' && typeof stream === 'string' && typeof vaultPath === 'string')

@@ -51,13 +51,14 @@ export function parseUsageFile(text: string): UsageFile {
   for (const raw of text.split('\n')) {
     const line = raw.trim().replace(/,$/, '');
     if (!line.startsWith('"')) continue;
-    let entry: Record<string, unknown>;
+    let entry: unknown;
     try {
       // Parsed inside braces, a line can only be an object; each value is checked below.
-      entry = JSON.parse(`{${line}}`) as Record<string, unknown>;
+      entry = JSON.parse(`{${line}}`);
     } catch {
       continue;
     }
+    if (typeof entry !== 'object' || entry === null) continue;
     for (const [key, value] of Object.entries(entry)) {
       if (key === '#' || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
       for (const [replica, counts] of Object.entries(value as Record<string, unknown>)) {
