@@ -3,7 +3,7 @@ import { statesFacts, unresolvedLine } from '../facts/surface.js';
 import { oneLine } from '../text/safe-text.js';
 import { periodTopics } from '../text/topics.js';
 import { ALL_TIERS_COARSEST_FIRST, calendarTier, type CalendarTier, type Tier } from '../time/tiers.js';
-import { hashValue } from '../util/hash.js';
+import { hashFields, hashValue } from '../util/hash.js';
 import type { ParsedContent } from '../store/cache.js';
 import { sourceCount } from '../vault/summary-file.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
@@ -69,12 +69,13 @@ export interface VaultIndex {
 /** Fingerprint of the index inputs: equal hash, equal index files. */
 export function indexInputHash(streams: readonly StreamIndexInput[], diagnostics: readonly Diagnostic[]): string {
   return hashValue({
-    // Bump when the index's content or layout changes for the same inputs.
-    v: 5,
+    // Bump when the index's content or layout changes for the same inputs (or the hash's own form: v6, the memories as
+    // one digest).
+    v: 6,
     diagnostics,
     streams: streams.map((s) => ({
       name: s.name,
-      memories: s.memories.map((m) => [m.path, m.sha256, m.importance]),
+      memories: hashFields(s.memories, (m) => [m.path, m.sha256, m.importance]),
       summaries: s.summaries.map((x) => [x.path, x.sha256, x.bodyHash]).sort(),
       held: s.held,
       deferred: s.deferred,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashValue, stableStringify } from '../../src/util/hash.js';
+import { hashFields, hashValue, sha256, stableStringify } from '../../src/util/hash.js';
 
 /** Canonical JSON written the slow, obvious way: the reference the fast paths must agree with. */
 function reference(value: unknown): string {
@@ -37,4 +37,16 @@ describe('canonical hashing', () => {
       expect(hashValue(value)).toBe(createHash('sha256').update(reference(value)).digest('hex'));
     });
   }
+});
+
+describe('hashFields', () => {
+  it('tells records apart however their fields split, and follows their order', () => {
+    const of = (records: string[][]) => hashFields(records, (r) => r);
+    expect(of([['a', 'bc']])).not.toBe(of([['ab', 'c']]));
+    expect(of([['a'], ['b']])).not.toBe(of([['b'], ['a']]));
+    expect(of([['a', 'b']])).toBe(of([['a', 'b']]));
+    // Past the chunk size the digest is the same as one update of the whole text.
+    const many = Array.from({ length: 5_000 }, (_, i) => [`main/memories/m${i}.md`, String(i).padStart(64, '0')]);
+    expect(of(many)).toBe(sha256(many.map((r) => r.map((f) => `${f}\u0000`).join('')).join('')));
+  });
 });

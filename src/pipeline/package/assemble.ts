@@ -1,7 +1,7 @@
 import { eachDay } from '../../time/periods.js';
 import { CALENDAR_TIER_TABLE, type CalendarTier } from '../../time/tiers.js';
 import { MemvaultError } from '../../util/errors.js';
-import { hashValue } from '../../util/hash.js';
+import { hashFields, hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
 import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
 import { fitFacts, type PackageFacts, packageFacts } from './facts.js';
@@ -62,13 +62,14 @@ export class CriticalOverBudgetError extends MemvaultError {
 export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
   // v2: the header names zoom, search and context. v3: detail bought back newest first, zoom names a week of the vault.
+  // v4: the memories as one digest (hashFields), not their list's JSON.
   return hashValue({
-    v: 3,
+    v: 4,
     stream: input.stream,
     bands: input.bands,
     upload: input.upload,
     tokenizer: input.tokenizer,
-    memories: input.memories.map((m) => [m.path, m.sha256]),
+    memories: hashFields(input.memories, (m) => [m.path, m.sha256]),
     summaries,
     ...(input.leftOut ? { leftOut: [...input.leftOut.ids].sort() } : {}),
     // Only when a memory is stale: a vault without citations keeps its hash.
