@@ -137,9 +137,10 @@ export function manifestOnDisk(vaultDir: string, stream: string): ManifestOnDisk
   let read: { manifest: Manifest | undefined } | undefined;
   // Without the package file the manifest is none, whatever its end says.
   const packageThere = fileExists(path.join(vaultDir, vaultPaths.package(stream)));
+  const file = path.join(vaultDir, vaultPaths.manifest(stream));
   return {
-    inputHash: packageThere ? readManifestInputHash(path.join(vaultDir, vaultPaths.manifest(stream))) : undefined,
-    read: () => (read ??= { manifest: readManifest(vaultDir, stream) }).manifest,
+    inputHash: packageThere ? readManifestInputHash(file) : undefined,
+    read: () => (read ??= { manifest: packageThere ? readManifestFile(file) : undefined }).manifest,
   };
 }
 

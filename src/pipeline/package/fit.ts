@@ -1,6 +1,6 @@
 import { countBytes } from '../../util/tokens.js';
 import { memoryHeading } from './items.js';
-import type { Item, PackageInput } from './model.js';
+import { type Item, type PackageInput, shownShortened } from './model.js';
 
 /**
  * The loop of the degradation steps that go item by item (shorten the oldest
@@ -89,7 +89,8 @@ function closerBoundBytes(
   for (let i = from; i < history.length; i++) {
     const item = history[i]!;
     if (item.status === 'left-out') continue;
-    if (item.type === 'memory' && item.status === 'degraded') {
+    // Its first sentence: at most what a shortened memory shows, so the bound stays a lower bound.
+    if (shownShortened(item)) {
       // Asked at every step near the budget for each shown memory (a few hundred on a busy day): worked out once per memory.
       let size = shortBytes.get(item.memory!);
       if (size === undefined) {

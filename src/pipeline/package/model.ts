@@ -83,3 +83,6 @@ export interface Item extends ManifestItem {
   memory?: Memory;
   summary?: Summary;
 }
+
+/** A memory shown by its first sentences, not in full: degraded over budget, or an opening of a day bought back in part. */
+export const shownShortened = (item: Item): boolean => item.type === 'memory' && (item.status === 'degraded' || item.opening !== undefined);

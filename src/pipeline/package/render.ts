@@ -2,7 +2,7 @@ import { weekOf } from '../../time/periods.js';
 import { stringifyFrontmatter } from '../../vault/frontmatter.js';
 import { type PackageFacts, renderFactsInForce, renderUnresolved } from './facts.js';
 import { memoryHeading } from './items.js';
-import type { Item, PackageInput } from './model.js';
+import { type Item, type PackageInput, shownShortened } from './model.js';
 import { type LeftOutPrefix, pastLeftOut } from './left-out-prefix.js';
 
 /** The package's text: header, critical section, history from oldest to newest, and what was left out. */
@@ -67,7 +67,7 @@ export function renderPackage(
     if (item.type === 'memory') {
       const run = runs.get(i);
       if (run) parts.push(runs.size === 1 ? '## Memories in full detail' : `## Memories in full detail, ${run}`);
-      parts.push(item.status === 'degraded' || item.opening !== undefined ? shortened(item, input) : item.render());
+      parts.push(shownShortened(item) ? shortened(item, input) : item.render());
     } else parts.push(item.render());
   }
   if (firstLeftOut && lastLeftOut) {
