@@ -25,7 +25,11 @@ function memories(): Record<string, string> {
   const files: Record<string, string> = {};
   for (let day = 5; day <= 25; day += 2) {
     const date = `2026-01-${String(day).padStart(2, '0')}`;
-    files[`vault/main/memories/${date}.md`] = memory({ date: `${date}T10:00:00Z`, title: `Work on ${date}`, body: `Shipped the fix of ${date}.` });
+    files[`vault/main/memories/${date}.md`] = memory({
+      date: `${date}T10:00:00Z`,
+      title: `Work on ${date}`,
+      body: `Shipped the fix of ${date}.`,
+    });
   }
   const long = Array.from({ length: 60 }, (_, i) => `- Step ${i + 1} of the migration moved table t${i} to the new cluster.`).join('\n');
   files[`vault/main/memories/${BUSY_DAY}.md`] = memory({ date: `${BUSY_DAY}T09:00:00Z`, title: 'The migration', body: long });
@@ -39,7 +43,13 @@ function hashTree(root: string): Map<string, string> {
     for (const entry of readdirSync(path.join(root, relative), { withFileTypes: true })) {
       const child = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(child);
-      else out.set(child, createHash('sha256').update(readFileSync(path.join(root, child))).digest('hex'));
+      else
+        out.set(
+          child,
+          createHash('sha256')
+            .update(readFileSync(path.join(root, child)))
+            .digest('hex'),
+        );
     }
   };
   walk('');
@@ -101,20 +111,24 @@ describe('build --dry-run: the same run with a recording writer', () => {
   });
 
   // A third build of the project: slow on shared cores.
-  it.skipIf(process.env.MEMVAULT_SLOW !== '1')('names exactly the files the build then writes and moves, with their sizes where they are not estimates', async () => {
-    const real = copyProject(root);
-    roots.push(real);
-    const head = git(real, 'rev-parse', 'HEAD');
-    const built = (await runCliJson(['build', '--now', SECOND, '--json'], { cwd: real })).json;
-    expect(git(real, 'rev-parse', 'HEAD')).not.toBe(head);
-    const changes: Change[] = dry.would_write;
-    const wrote = new Set<string>([...built.written, ...built.history_copies, ...built.archived.map((m: any) => m.to)]);
-    expect(new Set(changes.map((c) => c.path))).toEqual(wrote);
-    expect(changes.filter((c) => c.op === 'move')).toEqual(
-      built.archived.map((m: any) => ({ op: 'move', path: m.to, from: m.from, bytes: statSync(path.join(real, 'vault', m.to)).size })),
-    );
-    const exact = changes.filter((c) => !c.estimate);
-    expect(exact.length).toBeGreaterThan(5);
-    for (const change of exact) expect([change.path, statSync(path.join(real, 'vault', change.path)).size]).toEqual([change.path, change.bytes]);
-  });
+  it.skipIf(process.env.MEMVAULT_SLOW !== '1')(
+    'names exactly the files the build then writes and moves, with their sizes where they are not estimates',
+    async () => {
+      const real = copyProject(root);
+      roots.push(real);
+      const head = git(real, 'rev-parse', 'HEAD');
+      const built = (await runCliJson(['build', '--now', SECOND, '--json'], { cwd: real })).json;
+      expect(git(real, 'rev-parse', 'HEAD')).not.toBe(head);
+      const changes: Change[] = dry.would_write;
+      const wrote = new Set<string>([...built.written, ...built.history_copies, ...built.archived.map((m: any) => m.to)]);
+      expect(new Set(changes.map((c) => c.path))).toEqual(wrote);
+      expect(changes.filter((c) => c.op === 'move')).toEqual(
+        built.archived.map((m: any) => ({ op: 'move', path: m.to, from: m.from, bytes: statSync(path.join(real, 'vault', m.to)).size })),
+      );
+      const exact = changes.filter((c) => !c.estimate);
+      expect(exact.length).toBeGreaterThan(5);
+      for (const change of exact)
+        expect([change.path, statSync(path.join(real, 'vault', change.path)).size]).toEqual([change.path, change.bytes]);
+    },
+  );
 });

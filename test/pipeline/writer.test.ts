@@ -38,7 +38,10 @@ function run(writer: Writer) {
   const history = { stream: 'main', tier: 'daily' as const, period: '2026-02-12' };
   return {
     replaced: writer.write([{ path: 'main/daily/2026-02-12.md', text: SUMMARY('new daily'), history }], NOW),
-    created: writer.write([{ path: 'main/daily/2026-02-13.md', text: SUMMARY('first daily'), history: { ...history, period: '2026-02-13' } }], NOW),
+    created: writer.write(
+      [{ path: 'main/daily/2026-02-13.md', text: SUMMARY('first daily'), history: { ...history, period: '2026-02-13' } }],
+      NOW,
+    ),
     unchanged: writer.write([{ path: 'main/UPLOAD_PACKAGE.md', text: '---\nmemvault: package\n---\nsame\n' }], NOW),
     handWritten: writer.write([{ path: 'main/weekly/2026-W06.md', text: SUMMARY('weekly') }], NOW),
     moved: writer.move('main/memories/2026-02-01.md', 'main/archive/2026-Q1/2026-02-01.md'),
@@ -76,7 +79,11 @@ describe('RecordingWriter', () => {
   it('lists each change once with its bytes, estimates marked', () => {
     const changes = recording.changes();
     expect(new Set(changes.map((c) => c.path))).toEqual(
-      new Set([...snapshotTree(onDisk).keys()].filter((file) => snapshotTree(recorded).get(file)?.sha256 !== snapshotTree(onDisk).get(file)!.sha256)),
+      new Set(
+        [...snapshotTree(onDisk).keys()].filter(
+          (file) => snapshotTree(recorded).get(file)?.sha256 !== snapshotTree(onDisk).get(file)!.sha256,
+        ),
+      ),
     );
     expect(changes.find((c) => c.op === 'move' && c.from === 'main/memories/2026-02-01.md')).toEqual({
       op: 'move',
