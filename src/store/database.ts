@@ -109,13 +109,16 @@ export function openStateStoreOrMemory(stateDir: string): StateStore {
  */
 export function useStateSnapshot(stateDir: string): () => void {
   const file = path.resolve(stateDir, STATE_FILE);
+  // A connection this process holds (watch, tests) is set aside, not closed: what reads through it keeps working after.
   const known = open.get(file);
-  if (known) closeOne(file, known);
   const db = snapshotOf(file);
   const store: StateStore = { db, file, transaction: (work) => db.transaction(work).immediate() };
   open.set(file, { store, identity: identityOf(file) });
   return () => {
-    if (open.get(file)?.store === store) open.delete(file);
+    if (open.get(file)?.store === store) {
+      if (known) open.set(file, known);
+      else open.delete(file);
+    }
     if (db.open) db.close();
   };
 }
