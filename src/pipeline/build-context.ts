@@ -6,6 +6,7 @@ import type { StageClock } from './build-timings.js';
 import type { ProgressEvent } from './build-report.js';
 import type { BuildPool } from './workers/build-pool.js';
 import type { RollupWorkers } from './workers/rollup-pool.js';
+import type { Writer } from './writer.js';
 
 /**
  * What a build is asked to do (`BuildOptions`, from the CLI, watch and tests)
@@ -28,7 +29,10 @@ export interface BuildOptions {
   force?: boolean;
   /** Summarize periods ending on or before this day even if `now` says they are not complete. */
   through?: string;
-  /** Plan only: report what would be generated, write nothing. */
+  /**
+   * The same run with a recording writer (writer.ts) and a summarizer that makes placeholders (estimate.ts): reports
+   * the plan, its cost estimate and what a build would write; writes nothing, calls no model, commits nothing.
+   */
   dryRun?: boolean;
   /** Commit the result (default: `git.commit` of the config); `--no-commit` passes false. */
   commit?: boolean;
@@ -70,6 +74,8 @@ export interface BuildContext {
   stateDir: string;
   loaded: LoadedVault;
   summarizer: Summarizer;
+  /** Where the stages write and read back what they wrote: the disk, or a dry run's `RecordingWriter` (writer.ts). */
+  writer: Writer;
   /**
    * The calendar's rollups on the build's worker threads, when this machine and build can have them: build.ts makes
    * them from its pool (workers/rollup-pool.ts) so calendar/ does not import workers/, which imports the calendar's rollup.

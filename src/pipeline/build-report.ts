@@ -9,6 +9,7 @@ import type { HeldSummary } from './calendar/plan.js';
 import type { RollupError, RollupResult } from './calendar/rollup.js';
 import type { Manifest } from './package/index.js';
 import type { WaterfallReport } from './waterfall/build.js';
+import type { RecordedChange } from './writer.js';
 
 /**
  * What a build did (or, for a dry run, plans to do), as data: the CLI renders
@@ -89,8 +90,14 @@ export interface BuildReport {
   streams: StreamReport[];
   /** Streams with `waterfall: true`: compactions run and CONTEXT.md (docs/waterfall.md). */
   waterfall: WaterfallReport[];
+  /** Files written, in the order written (none in a dry run: see `wouldWrite`). */
   written: string[];
   historyCopies: string[];
+  /**
+   * Dry run: every file a build would write or move (history copies and archive moves included), with its bytes, as
+   * the dry run's recording writer kept them (writer.ts); `estimate`: it holds placeholder summaries, its size is an estimate.
+   */
+  wouldWrite?: RecordedChange[];
   /** Files moved to `archive/` (a dry run lists the moves it would make). */
   archived: ArchiveMove[];
   /** What the commit step did; null for a dry run. */
@@ -173,7 +180,9 @@ export interface BuildParts {
   };
   /** A dry run: the plan's view of the streams, the waterfall and the archive (build-plan.ts `plannedReport`). */
   planned?: Pick<BuildReport, 'streams' | 'waterfall' | 'archived'>;
-  /** A build: per stream, in the plan's order, what its waterfall and its calendar stage did. */
+  /** A dry run: what its recording writer kept (writer.ts). */
+  wouldWrite?: readonly RecordedChange[];
+  /** Per stream, in the plan's order, what its waterfall and its calendar stage did (a dry run's, into its recording writer). */
   applied: readonly StreamOutcome[];
   /** Files written after the streams: INDEX.md and index.json, then the streams' usage.json. */
   indexWritten: readonly string[];
@@ -205,8 +214,10 @@ export function assembleReport(parts: BuildParts): BuildReport {
     dryRun: parts.dryRun,
     streams: parts.planned?.streams ?? calendar.map((c) => c.report),
     waterfall: parts.planned?.waterfall ?? waterfall,
-    written: [...new Set([...written, ...parts.indexWritten, ...parts.usageWritten])],
-    historyCopies: [...new Set([...historyCopies, ...parts.movedAside])],
+    // A dry run writes nothing: what a build would write is `wouldWrite`.
+    written: parts.dryRun ? [] : [...new Set([...written, ...parts.indexWritten, ...parts.usageWritten])],
+    historyCopies: parts.dryRun ? [] : [...new Set([...historyCopies, ...parts.movedAside])],
+    ...(parts.wouldWrite ? { wouldWrite: [...parts.wouldWrite] } : {}),
     archived: parts.planned?.archived ?? calendar.flatMap((c) => c.archived),
     commit: null,
     diagnostics: [...d.load, ...d.housekeeping, ...d.plan, ...d.nearDuplicates, ...d.facts, ...d.search, ...d.movedAside, ...d.summarizer],

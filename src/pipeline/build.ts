@@ -10,6 +10,7 @@ import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
 import { ensureVaultInside } from '../util/inside.js';
 import { acquireBuildLock } from '../util/lock.js';
+import { useStateSnapshot } from '../store/database.js';
 import { assertLockHeld } from '../util/lock-state.js';
 import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
@@ -19,7 +20,8 @@ import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
 import type { BuildContext, BuildOptions } from './build-context.js';
-import { assembleReport, type BuildReport, finishReport, type StreamOutcome } from './build-report.js';
+import { assembleReport, type BuildParts, type BuildReport, finishReport, type StreamOutcome } from './build-report.js';
+import { diskWriter, RecordingWriter } from './writer.js';
 import { applyCalendar, rollupContextOf } from './calendar/apply.js';
 import type { EstimateInput } from './estimate.js';
 import type { CitationReport } from '../citations/build-step.js';
@@ -40,7 +42,10 @@ export type { BuildOptions } from './build-context.js';
  * the commit, under the build lock. Each stage returns what it did and the
  * report is assembled from those results (build-report.ts `assembleReport`).
  * Idempotent: with unchanged inputs it makes no summarizer call and writes
- * nothing. `--dry-run` stops at the plan.
+ * nothing. `--dry-run` is the same run with a recording writer (writer.ts)
+ * and a summarizer that makes placeholders (estimate.ts): it reports the plan,
+ * its cost estimate and what a build would write, and leaves the vault and
+ * `.memvault/` as they were (no lock, no state store, no search index, no commit).
  */
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -51,9 +56,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     const config = await loadValidConfig(options.root);
     if (options.through !== undefined && !isValidDay(options.through))
       throw new UserError('cli/through', `--through \`${options.through}\` is not a date`);
+    // A dry run takes no lock and reads the state store from a copy in memory: it writes nothing under `.memvault/`.
+    const stateDir = path.join(options.root, '.memvault');
     const release = options.dryRun
-      ? async () => {}
-      : await acquireBuildLock(path.join(options.root, '.memvault'), options.lockCommand ?? 'memvault build');
+      ? dryRunRelease(useStateSnapshot(stateDir))
+      : await acquireBuildLock(stateDir, options.lockCommand ?? 'memvault build');
     try {
       return await buildLocked(options, config, started, pool);
     } finally {
@@ -62,6 +69,10 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   } finally {
     pool?.close();
   }
+}
+
+function dryRunRelease(restore: () => void): () => Promise<void> {
+  return async () => restore();
 }
 
 async function buildLocked(options: BuildOptions, config: Config, started: number, pool: BuildPool | undefined): Promise<BuildReport> {
@@ -87,8 +98,8 @@ async function buildWatched(
   const opened = await openBuild(options, config, pool, started);
   const planned = await planStage(opened);
   const nearDuplicates = await lookForNearDuplicates(planned.plan, opened);
-  // A dry run reports the plan; a build applies it, stream after stream: the waterfall, then the calendar tiers, archive and package.
-  const { applied, indexInputs } = opened.dryRun ? { applied: [], indexInputs: [] } : await applyStreams(planned.plan, opened);
+  // The plan applied stream after stream: the waterfall, then the calendar tiers, archive and package (a dry run's into its recording writer).
+  const { applied, indexInputs } = await applyStreams(planned.plan, opened);
   const nearDuplicateWarnings = (await nearDuplicates.found).flat();
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
@@ -113,7 +124,7 @@ async function buildWatched(
       movedAside: moved.diagnostics,
       summarizer: ctx.summarizer.takeDiagnostics?.() ?? [],
     },
-    ...(opened.dryRun ? { planned: plannedReport(planned.plan, (p) => opened.waterfall!.plannedWaterfallReport(p)) } : {}),
+    ...(opened.dryRun ? dryRunParts(planned.plan, opened, applied) : {}),
     applied,
     indexWritten: outputs.indexWritten,
     usageWritten: outputs.usageWritten,
@@ -123,6 +134,17 @@ async function buildWatched(
     ms: { plan: planned.ms, index: outputs.indexMs },
   });
   return commitStage(report, opened, outputs, indexInputs, gc);
+}
+
+/**
+ * A dry run's report parts: the plan's view of the streams and the waterfall (`planned`, `estimate`, `packagePlan`),
+ * the archive moves the applied run made, and what its recording writer kept (`wouldWrite`).
+ */
+function dryRunParts(plan: BuildPlan, opened: OpenedBuild, applied: readonly StreamOutcome[]): Pick<BuildParts, 'planned' | 'wouldWrite'> {
+  const report = plannedReport(plan, (p) => opened.waterfall!.plannedWaterfallReport(p));
+  const archived = applied.flatMap((stream) => stream.calendar?.archived ?? []);
+  const writer = opened.ctx.writer;
+  return { planned: { ...report, archived }, wouldWrite: writer instanceof RecordingWriter ? writer.changes() : [] };
 }
 
 /** The build's one context and what opening it gave besides. */
@@ -155,7 +177,10 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   const stateDir = path.join(options.root, '.memvault');
   ensureVaultInside(options.root, vaultDir, Object.keys(config.streams)); // no writes through links (util/inside.ts)
   // Before loading: a missing key or a broken prompt file fails fast, whatever the size of the vault.
-  const summarizer = options.summarizer ?? createSummarizer(config, options.env, { root: options.root, dryRun });
+  const configured = options.summarizer ?? createSummarizer(config, options.env, { root: options.root, dryRun });
+  // A dry run calls no model: placeholders of the tier's budget, made here (estimate.ts).
+  const estimate = dryRun ? await import('./estimate.js') : undefined;
+  const summarizer = estimate ? estimate.estimatingSummarizer(configured) : configured;
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
     ...(pool ? { pool } : {}),
@@ -187,7 +212,9 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     dryRun,
     repo: verifyRepoOf(options.root, config),
   });
-  const rollups = rollupWorkersOn(pool);
+  // A worker thread would make its own summarizer: a dry run's placeholders are made here.
+  const rollups = dryRun ? undefined : rollupWorkersOn(pool);
+  const writer = estimate ? new RecordingWriter(vaultDir, (text) => text.includes(estimate.PLACEHOLDER_MARK)) : diskWriter(vaultDir);
   const ctx: BuildContext = {
     options,
     config,
@@ -195,6 +222,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     stateDir,
     loaded,
     summarizer,
+    writer,
     rollups,
     leftOut,
     citationNotes: citations.notes,
@@ -297,7 +325,7 @@ async function applyStreams(plan: BuildPlan, opened: OpenedBuild): Promise<{ app
   const indexInputs: StreamIndexInput[] = [];
   for (const { name, calendar, stream } of plan.order) {
     const waterfallPlan = plan.waterfall.find((w) => w.stream === name);
-    const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: false };
+    const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: false, writer: ctx.writer };
     const waterfallReport = waterfallPlan && waterfall ? await waterfall.applyWaterfall(stream, waterfallPlan, run) : undefined;
     const streamPlan = plan.streams.find((s) => s.name === name);
     const unchanged = (waterfallReport?.written.length ?? 0) === 0;
@@ -330,12 +358,16 @@ interface OutputsWritten {
   searchNotes: Diagnostic[];
 }
 
-/** The index, the usage folds, the committed record, the parse cache and the search index: each after the streams. */
+/**
+ * The index, the usage folds, the committed record, the parse cache and the search index: each after the streams.
+ * A dry run writes the index into its recording writer and skips the rest: they are written outside the vault's
+ * generated files (`.memvault/`, usage.json) and say nothing a dry run reports.
+ */
 async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs: readonly StreamIndexInput[]): Promise<OutputsWritten> {
   const { ctx, dryRun } = opened;
   const { options, config, loaded, vaultDir } = ctx;
   const indexStarted = performance.now();
-  const indexWritten = dryRun ? [] : writeIndex(indexInputs, loaded, vaultDir, memo);
+  const indexWritten = writeIndex(indexInputs, loaded, vaultDir, ctx.writer, memo);
   const indexMs = Math.round(performance.now() - indexStarted);
   // This clone's usage log, folded into each stream's usage.json, is committed with the build (src/usage/fold.ts).
   const usageWritten = dryRun ? [] : foldUsage(options.root, vaultDir, [...loaded.state.streams.values()]);
@@ -347,7 +379,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   const recordStarted = performance.now();
   if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir);
   const recordMs = performance.now() - recordStarted;
-  if (options.saveCache !== false) {
+  if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
     memo.save();
   }

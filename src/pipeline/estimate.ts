@@ -1,5 +1,5 @@
 import type { TierBudget } from '../config/schema.js';
-import type { Summarizer } from '../llm/types.js';
+import type { Summarizer, SummaryOutput, SummaryRequest } from '../llm/types.js';
 import { CALENDAR_TIER_TABLE, calendarTier, COARSEST_TIER, FINEST_TIER, summaryId, tierRecord } from '../time/tiers.js';
 import type { CalendarTier, StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
@@ -140,4 +140,33 @@ function add(estimate: TierEstimate, merge: boolean, calls: boolean, inputTokens
 
 function empty(): TierEstimate {
   return { summaries: 0, merges: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+}
+
+/** Opens every placeholder summary of a dry run: what holds it (a package, the index) has an estimated size. */
+export const PLACEHOLDER_MARK = 'memvault dry run: placeholder';
+
+/**
+ * The dry run's summarizer: `real`'s names, prompt ids and estimates (so the plan, the input hashes and the estimate
+ * are a build's), and instead of a summary a placeholder of about the tier's budget, made here without a call: a dry
+ * run never calls a model, paid or not.
+ */
+export function estimatingSummarizer(real: Summarizer): Summarizer {
+  return {
+    provider: real.provider,
+    model: real.model,
+    promptId: (tier) => real.promptId(tier),
+    summarize: async (request) => placeholderSummary(request),
+    ...(real.estimateInputTokens ? { estimateInputTokens: (request: SummaryRequest) => real.estimateInputTokens!(request) } : {}),
+    ...(real.diagnostics ? { diagnostics: real.diagnostics } : {}),
+  };
+}
+
+/** Words of about one token and nine bytes each, to fill a placeholder to its budget (a little less on each retry). */
+function placeholderSummary(request: SummaryRequest): SummaryOutput {
+  const { tokens, bytes } = request.budget;
+  const words = Math.max(1, Math.floor(0.8 ** (request.attempt + 1) * Math.min(tokens, bytes / 10)));
+  const lines: string[] = [];
+  for (let left = words; left > 0; left -= 12) lines.push(Array.from({ length: Math.min(12, left) }, () => 'estimate').join(' '));
+  const body = `_${PLACEHOLDER_MARK} for the ${request.tier} summary of ${request.period}._\n\n${lines.join('\n')}\n`;
+  return { body, usage: { calls: 0, inputTokens: 0, outputTokens: 0 } };
 }

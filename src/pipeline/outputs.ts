@@ -11,7 +11,7 @@ import type { BuildContext } from './build-context.js';
 import { assemblePackage, CriticalOverBudgetError, type Manifest, packageInputHash } from './package/index.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
 import { buildIndex, indexInputHash, staleOf, type StreamIndexInput } from './vault-index.js';
-import { applyWrites } from './write.js';
+import type { Writer } from './writer.js';
 import { readManifestFile, readManifestInputHash } from './package/manifest-file.js';
 import { readVaultIndex } from './vault-index-file.js';
 
@@ -72,8 +72,7 @@ export function writePackage(
     }
     throw error;
   }
-  const written = applyWrites(
-    ctx.vaultDir,
+  const written = ctx.writer.write(
     [
       { path: packagePath, text: assembled.text },
       { path: manifestPath, text: `${JSON.stringify(assembled.manifest, null, 2)}\n` },
@@ -101,10 +100,16 @@ function countStatuses(manifest: Manifest): { degraded: number; leftOut: number 
 }
 
 /**
- * Writes `INDEX.md` and `index.json` unless their input hash says they are current (`memo`: see derived-memo.ts).
- * Returns the files written.
+ * Writes `INDEX.md` and `index.json` through `writer` (writer.ts) unless their input hash says they are current
+ * (`memo`: see derived-memo.ts). Returns the files written. Read from disk: no stage before it writes them.
  */
-export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedVault, vaultDir: string, memo?: DerivedMemo): string[] {
+export function writeIndex(
+  streams: readonly StreamIndexInput[],
+  loaded: LoadedVault,
+  vaultDir: string,
+  writer: Writer,
+  memo?: DerivedMemo,
+): string[] {
   const diagnostics = loaded.state.diagnostics;
   const previous = readVaultIndex(path.join(vaultDir, vaultPaths.indexJson));
   const compute = () => indexInputHash(streams, diagnostics);
@@ -121,8 +126,7 @@ export function writeIndex(streams: readonly StreamIndexInput[], loaded: LoadedV
   const inputHash = memo?.value('index', key, compute) ?? compute();
   if (previous?.input_hash === inputHash && fileExists(path.join(vaultDir, vaultPaths.indexMarkdown))) return [];
   const index = buildIndex(streams, diagnostics, (summary) => loaded.content.summary(summary), { previous, inputHash });
-  const written = applyWrites(
-    vaultDir,
+  const written = writer.write(
     [
       { path: vaultPaths.indexMarkdown, text: index.markdown },
       { path: vaultPaths.indexJson, text: `${JSON.stringify(index.json, null, 2)}\n` },

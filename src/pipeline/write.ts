@@ -116,7 +116,7 @@ const HEAD_BYTES = 64 * 1024;
  * builds share a `now` (watch mode, repeated `--now`). Undefined when an equal
  * copy is already there.
  */
-function freeHistoryPath(vaultDir: string, stamped: string, content: string): string | undefined {
+export function freeHistoryPath(vaultDir: string, stamped: string, content: string): string | undefined {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stamped : stamped.replace(/\.md$/, `-${n}.md`);
     const file = path.join(vaultDir, candidate);
@@ -149,7 +149,7 @@ export function writtenByMemvault(vaultPath: string, text: string): boolean {
  * vault (`INDEX.md`), `<name>.hand-written-YYYYMMDD-HHMMSS<ext>` beside it.
  * `-2`, `-3`… when taken. Uses the wall clock when the build's `now` is the epoch (the index).
  */
-function freeHandWrittenPath(vaultDir: string, vaultPath: string, now: Date): string {
+export function freeHandWrittenPath(vaultDir: string, vaultPath: string, now: Date): string {
   const when = stamp(now.getTime() === 0 ? new Date() : now);
   const ext = path.posix.extname(vaultPath);
   const slash = vaultPath.indexOf('/');

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { crashPoint } from '../util/crash-point.js';
@@ -98,6 +98,48 @@ export function openStateStoreOrMemory(stateDir: string): StateStore {
     const db = new (sqlite())(':memory:', addonOption());
     for (const migration of MIGRATIONS) migration(db);
     return { db, file: ':memory:', transaction: (work) => db.transaction(work).immediate() };
+  }
+}
+
+/**
+ * `build --dry-run`: until the returned function is called, this process's store of `stateDir` is a copy of the file
+ * in memory (an empty store when there is none, or it cannot be read): the dry run reads the caches a build would and
+ * writes nothing under `.memvault/` (no WAL, no migration, no file created). A WAL beside the file (a build running)
+ * is not read: the copy is the last checkpoint, a cache a little older.
+ */
+export function useStateSnapshot(stateDir: string): () => void {
+  const file = path.resolve(stateDir, STATE_FILE);
+  // A connection this process holds (watch, tests) is set aside, not closed: what reads through it keeps working after.
+  const known = open.get(file);
+  const db = snapshotOf(file);
+  const store: StateStore = { db, file, transaction: (work) => db.transaction(work).immediate() };
+  open.set(file, { store, identity: identityOf(file) });
+  return () => {
+    if (open.get(file)?.store === store) {
+      if (known) open.set(file, known);
+      else open.delete(file);
+    }
+    if (db.open) db.close();
+  };
+}
+
+function snapshotOf(file: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    const bytes = readFileSync(file);
+    // A WAL-mode file cannot be opened in memory: its header (bytes 18, 19) says rollback journal instead.
+    bytes[18] = 1;
+    bytes[19] = 1;
+    db = new (sqlite())(bytes, addonOption());
+    const from = db.pragma('user_version', { simple: true }) as number;
+    if (from > SCHEMA_VERSION) throw new Error('a newer schema');
+    for (let at = from; at < SCHEMA_VERSION; at++) MIGRATIONS[at]!(db);
+    return db;
+  } catch {
+    db?.close();
+    const empty = new (sqlite())(':memory:', addonOption());
+    for (const migration of MIGRATIONS) migration(empty);
+    return empty;
   }
 }
 

@@ -76,11 +76,25 @@ export function renderBuildReport(report: BuildReport): string {
   // Files, not messages: a memory holding several secrets has one message per secret.
   const invalid = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).size;
   const files = `${report.stats.read} of ${counted(report.stats.files, 'file')} read, ${report.stats.parsed} parsed`;
+  if (report.wouldWrite) lines.push(renderWouldWrite(report.wouldWrite));
   lines.push(
     `  ${counted(report.written.length, 'file')} written, ${files}, ${(report.stats.ms / 1000).toFixed(2)} s` +
       (invalid > 0 ? `; ${invalid} invalid file(s) skipped (listed above)` : ''),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** A dry run: what a build would write and move (`build --dry-run --json` lists each file, `would_write`). */
+function renderWouldWrite(changes: NonNullable<BuildReport['wouldWrite']>): string {
+  const writes = changes.filter((c) => c.op === 'write');
+  const moves = changes.length - writes.length;
+  const bytes = writes.reduce((sum, c) => sum + c.bytes, 0);
+  const estimated = writes.filter((c) => c.estimate).length;
+  return (
+    `  a build would write ${counted(writes.length, 'file')} (${num(bytes)} bytes` +
+    `${estimated > 0 ? `; ${estimated} made of placeholder summaries, their sizes estimates` : ''})` +
+    `${moves > 0 ? ` and move ${counted(moves, 'file')}` : ''}`
+  );
 }
 
 /** The cost table: one line per tier that called a model or failed, and a total. */

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { sha256 } from '../../util/hash.js';
@@ -25,7 +24,7 @@ import { KeptRollups } from '../../store/derived-memo-rollups.js';
 import { STATE_DIR } from '../../config/file.js';
 import { todayIn } from '../../time/periods.js';
 import { tierRecord } from '../../time/tiers.js';
-import { applyWrites, type WriteOp, type WriteResult } from '../write.js';
+import type { WriteOp, WriteResult } from '../write.js';
 
 /**
  * Applies the calendar part of a stream's plan (build-plan.ts): the tiers in
@@ -71,9 +70,9 @@ export async function applyCalendar(
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
   const today = todayIn(options.now, config.timezone);
   const archived = changed
-    ? archiveStream(stream, { vaultDir: ctx.vaultDir, retention: config.calendar.retention, today, dryRun: false, cache: ctx.loaded.cache })
+    ? archiveStream(stream, { ...archiveTarget(ctx), retention: config.calendar.retention, today, dryRun: false })
     : plan.archive.length > 0
-      ? applyArchive(ctx.vaultDir, stream, plan.archive, ctx.loaded.cache)
+      ? applyArchive(archiveTarget(ctx), stream, plan.archive)
       : [];
   if (archived.length > 0) changed = true;
   // Only this stage writes the package: unless it was written first (watch), the manifest on disk is the one the plan read.
@@ -99,6 +98,11 @@ export async function applyCalendar(
     packageMs: (first?.ms ?? 0) + last.ms,
     workerRollups: tiers.reduce((sum, t) => sum + t.workerRollups, 0),
   };
+}
+
+/** Where the archive moves go: the build's writer, its parse cache and content store. */
+function archiveTarget(ctx: BuildContext) {
+  return { writer: ctx.writer, cache: ctx.loaded.cache, content: ctx.loaded.content };
 }
 
 /** `make()` and the whole milliseconds it took. */
@@ -162,8 +166,8 @@ function summaryWriter(
       history: { stream: stream.name, tier, period: outcome.job.tier === 'longterm' ? 'longterm' : outcome.job.period },
     };
     writes[index] = ctx.clock
-      ? ctx.clock.time('write', () => applyWrites(ctx.vaultDir, [op], ctx.options.now))
-      : applyWrites(ctx.vaultDir, [op], ctx.options.now);
+      ? ctx.clock.time('write', () => ctx.writer.write([op], ctx.options.now))
+      : ctx.writer.write([op], ctx.options.now);
   };
   return { settle, writes, parsedBodies };
 }
@@ -245,7 +249,7 @@ function recordWritten(result: RollupResult, stream: StreamState, ctx: BuildCont
   stream.summaries.set(summary.path, summary);
   const parsed = ctx.loaded.content.rememberSummary(fileSha, result.body, parsedBody);
   // Record the file in the parse cache now, so the next build does not read it again.
-  const stat = statSync(path.join(ctx.vaultDir, summary.path));
+  const stat = ctx.writer.stat(summary.path)!;
   ctx.loaded.cache.set(
     summary.path,
     { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } },
@@ -264,6 +268,7 @@ export function rollupContextOf(stream: StreamState, memoriesById: ReadonlyMap<s
     content: ctx.loaded.content,
     memoriesById,
     summariesById: new Map([...stream.summaries.values()].map((summary) => [sourceRefOf(summary).id, summary])),
-    kept: new KeptRollups(path.join(ctx.options.root, STATE_DIR)),
+    // A dry run's placeholders are not kept for the next build (nor is anything written under `.memvault/`).
+    ...(ctx.writer.recording ? {} : { kept: new KeptRollups(path.join(ctx.options.root, STATE_DIR)) }),
   };
 }

@@ -1,8 +1,6 @@
-import { existsSync, renameSync, statSync } from 'node:fs';
-import path from 'node:path';
 import type { CalendarConfig } from '../../config/schema.js';
 import { crashPoint } from '../../util/crash-point.js';
-import { mkdirInVault } from '../../util/inside.js';
+import type { ContentStore } from '../../load/content-store.js';
 import { addDays, quarterOf, weekRange } from '../../time/periods.js';
 import type { CachedResult, ParseCache } from '../../store/cache.js';
 import { type ArchivedTier, type CalendarTier, calendarTier, coarserTier, FINEST_TIER, isSingleSummaryTier } from '../../time/tiers.js';
@@ -11,6 +9,7 @@ import { vaultPaths } from '../../vault/paths.js';
 import { listedSources } from '../../vault/summary-file.js';
 import { dailySourcesByDay } from '../../maintain/duplicate-marks.js';
 import { sourceRefOf, summariesAtHome } from './plan.js';
+import type { Writer } from '../writer.js';
 
 /**
  * Stage 5b, archive: moves what is past retention into
@@ -172,6 +171,14 @@ export function archivedSummaryPath(stream: string, quarter: string, tier: Archi
   return `${vaultPaths.archiveDir(stream)}/${quarter}/${calendarTier(tier).folder}/${period}.md`;
 }
 
+/** Where a build's archive moves go: its writer (writer.ts), its parse cache and its content store. */
+export interface ArchiveTarget {
+  writer: Writer;
+  cache: ParseCache;
+  /** A dry run's moves leave the files where they are: their bodies are kept here first, for the stages after. */
+  content: ContentStore;
+}
+
 /**
  * Performs the moves (renames) and updates `stream` to match: moved memories
  * get their new path and location, moved summaries their new path (and key).
@@ -180,19 +187,16 @@ export function archivedSummaryPath(stream: string, quarter: string, tier: Archi
  * gone, is skipped. The parse cache learns the new paths, so the next build
  * does not parse the moved files again. Returns the moves made.
  */
-export function applyArchive(vaultDir: string, stream: StreamState, moves: readonly ArchiveMove[], cache: ParseCache): ArchiveMove[] {
+export function applyArchive({ writer, cache, content }: ArchiveTarget, stream: StreamState, moves: readonly ArchiveMove[]): ArchiveMove[] {
   const moved: ArchiveMove[] = [];
   const memoryIndex = new Map(stream.memories.map((memory, i) => [memory.path, i]));
   for (const move of moves) {
-    const from = path.join(vaultDir, move.from);
-    const to = path.join(vaultDir, move.to);
-    if (existsSync(to) || !existsSync(from)) continue;
-    mkdirInVault(vaultDir, path.dirname(to));
-    renameSync(from, to);
+    if (writer.recording) keepBody(stream, move, memoryIndex, content);
+    if (!writer.move(move.from, move.to)) continue;
     moved.push(move);
     crashPoint('archive');
     const entry = cache.get(move.from);
-    const stat = statSync(to);
+    const stat = writer.stat(move.to)!;
     let result: CachedResult;
     if (move.kind === 'memory') {
       const i = memoryIndex.get(move.from);
@@ -218,6 +222,15 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
   return moved;
 }
 
+/** A dry run: the body of what moves, read at its old path while the file is still there (the stages after read it by hash). */
+function keepBody(stream: StreamState, move: ArchiveMove, memoryIndex: ReadonlyMap<string, number>, content: ContentStore): void {
+  const i = memoryIndex.get(move.from);
+  const memory = i === undefined ? undefined : stream.memories[i];
+  const summary = stream.summaries.get(move.from);
+  if (move.kind === 'memory' && memory) content.remember(memory.sha256, content.memory(memory));
+  else if (move.kind !== 'memory' && summary) content.remember(summary.sha256, content.summary(summary));
+}
+
 /**
  * The archive stage of a build, run once the rollups are written (so a
  * monthly made in this build already lets its memories go): plans the moves
@@ -225,9 +238,9 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
  */
 export function archiveStream(
   stream: StreamState,
-  ctx: { vaultDir: string; retention: RetentionConfig; today: string; dryRun: boolean; cache: ParseCache },
+  ctx: ArchiveTarget & { retention: RetentionConfig; today: string; dryRun: boolean },
 ): ArchiveMove[] {
   const planned = planArchive(stream, ctx.retention, ctx.today);
   if (ctx.dryRun || planned.length === 0) return planned;
-  return applyArchive(ctx.vaultDir, stream, planned, ctx.cache);
+  return applyArchive(ctx, stream, planned);
 }

@@ -1,13 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import type { StreamState, Summary, WaterfallTier } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { assignLayers, planWaterfall, waterfallPosition, type CompactionStep, type WaterfallPosition } from './plan.js';
 import { assembleContext, contextInputHash } from './context.js';
 import { listHistory, waterfallSummaries, windowsOf } from './status.js';
-import { compact, type StepPart } from './step.js';
-import { applyWrites } from '../write.js';
+import { compact, type StepPart, writerOf } from './step.js';
 import type { CompactionReport, WaterfallReport, WaterfallRunContext } from './report.js';
 
 /**
@@ -193,17 +190,16 @@ function sumUsage(parts: readonly StepPart[]): StepPart['usage'] {
 function restoreHistoryCopy(stream: StreamState, ctx: WaterfallRunContext): StepPart {
   const { recent } = waterfallSummaries(stream);
   const copyPath = recent?.meta.waterfall?.history;
-  if (!recent || !copyPath || existsSync(path.join(ctx.vaultDir, copyPath))) return nothingDone();
+  const writer = writerOf(ctx);
+  if (!recent || !copyPath || writer.stat(copyPath) !== undefined) return nothingDone();
   if (recent.bodyHash !== recent.meta.output_hash)
     return {
       ...nothingDone(),
       notes: [`the history copy ${copyPath} is missing and ${recent.path} was edited since: the copy cannot be restored`],
     };
-  const written = applyWrites(
-    ctx.vaultDir,
-    [{ path: copyPath, text: readFileSync(path.join(ctx.vaultDir, recent.path), 'utf8') }],
-    ctx.now,
-  );
+  const text = writer.read(recent.path);
+  if (text === undefined) return nothingDone();
+  const written = writer.write([{ path: copyPath, text }], ctx.now);
   return {
     ...nothingDone(),
     written: written.written,
@@ -223,15 +219,15 @@ function writeContext(
   const contextPath = vaultPaths.context(stream.name);
   const maxTokens = ctx.config.waterfall.context_max_tokens;
   const base = { stream: stream.name, position, layers, longterm, recent, maxTokens, tokenizer: ctx.config.tokenizer };
-  const file = path.join(ctx.vaultDir, contextPath);
-  if (existsSync(file) && readContextHash(file) === contextInputHash(base))
+  const writer = writerOf(ctx);
+  if (readContextHash(writer.read(contextPath)) === contextInputHash(base))
     return { report: { path: contextPath, changed: false, maxTokens }, part: nothingDone() };
   const assembled = assembleContext({
     ...base,
     readMemory: (memory) => ctx.loaded.content.memory(memory),
     readSummary: (summary) => ctx.loaded.content.summary(summary),
   });
-  const written = applyWrites(ctx.vaultDir, [{ path: contextPath, text: assembled.text }], ctx.now);
+  const written = writer.write([{ path: contextPath, text: assembled.text }], ctx.now);
   const report = {
     path: contextPath,
     changed: written.written.length > 0,
@@ -251,10 +247,7 @@ function writeContext(
   return { report, part: { ...nothingDone(), written: written.written, notes } };
 }
 
-function readContextHash(file: string): string | undefined {
-  try {
-    return /^input_hash: ([0-9a-f]+)$/m.exec(readFileSync(file, 'utf8').slice(0, 2048))?.[1];
-  } catch {
-    return undefined;
-  }
+/** The input hash CONTEXT.md names (undefined: no file, or none named). */
+function readContextHash(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : /^input_hash: ([0-9a-f]+)$/m.exec(text.slice(0, 2048))?.[1];
 }

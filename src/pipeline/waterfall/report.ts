@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.js';
 import type { Summarizer } from '../../llm/types.js';
 import type { LoadedVault } from '../../load/load.js';
 import type { WaterfallTier } from '../../vault/model.js';
+import type { Writer } from '../writer.js';
 import type { CompactionStep, WaterfallPosition } from './plan.js';
 
 /** What a waterfall run is handed (`WaterfallRunContext`) and what it reports; types only, shared by build.ts and step.ts. */
@@ -24,6 +25,8 @@ export interface WaterfallRunContext {
   rebuild?: boolean;
   /** Plan only: report the compactions that would run, write nothing. */
   dryRun: boolean;
+  /** Where the run writes (writer.ts): a build's writer, a dry run's recording one; the disk when absent (`memvault compact`). */
+  writer?: Writer;
 }
 
 export interface CompactionReport {

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { hashValue, sha256 } from '../../util/hash.js';
 import type { Memory, SourceRef, StreamState, Summary, SummaryMeta, WaterfallTier } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
@@ -10,7 +8,8 @@ import { RollupError, runRollup, type RollupContext, type RollupResult } from '.
 import type { CompactionStep } from './plan.js';
 import type { CompactionReport, WaterfallRunContext } from './report.js';
 import { waterfallSummaries } from './status.js';
-import { applyWrites, type WriteResult } from '../write.js';
+import type { WriteOp, WriteResult } from '../write.js';
+import { diskWriter, type Writer } from '../writer.js';
 
 /** What part of a compaction did: files written, history copies, the model's usage and what is worth telling. */
 export interface StepPart {
@@ -107,10 +106,8 @@ async function foldIntoLongterm(
   const foldedId = edited ? 'waterfall/recent' : copyId;
   sources.push({ id: foldedId, sha256: previousRecent.sha256 });
   summariesById.set(foldedId, previousRecent);
-  const copySha =
-    edited && copyPath && existsSync(path.join(ctx.vaultDir, copyPath))
-      ? sha256(readFileSync(path.join(ctx.vaultDir, copyPath)))
-      : previousRecent.sha256;
+  const copyText = edited && copyPath ? writerOf(ctx).read(copyPath) : undefined;
+  const copySha = copyText !== undefined ? sha256(copyText) : previousRecent.sha256;
   const job = waterfallJob(
     'waterfall-longterm',
     name,
@@ -190,7 +187,7 @@ async function summarizeRecent(
   run.keepRecentEdit = false;
   const history = keepEdit ? { history: { stream: name, tier: 'waterfall-recent' as const, period: 'recent' } } : {};
   const written = write(stream, [{ path: job.path, text, ...history }], meta, result.body, ctx);
-  const copy = applyWrites(ctx.vaultDir, [{ path: copyPath, text }], ctx.now);
+  const copy = writerOf(ctx).write([{ path: copyPath, text }], ctx.now);
   const report = {
     path: job.path,
     memories: step.recent.length,
@@ -236,23 +233,23 @@ function waterfallJob(
   };
 }
 
-function write(
-  stream: StreamState,
-  ops: Parameters<typeof applyWrites>[1],
-  meta: SummaryMeta,
-  body: string,
-  ctx: WaterfallRunContext,
-): WriteResult {
-  const written = applyWrites(ctx.vaultDir, ops, ctx.now);
+function write(stream: StreamState, ops: readonly WriteOp[], meta: SummaryMeta, body: string, ctx: WaterfallRunContext): WriteResult {
+  const writer = writerOf(ctx);
+  const written = writer.write(ops, ctx.now);
   const op = ops[0]!;
   const fileSha = sha256(op.text);
   const summary: Summary = { meta, path: op.path, sha256: fileSha, bodyHash: sha256(body) };
   stream.summaries.set(summary.path, summary);
   const parsed = ctx.loaded.content.rememberSummary(fileSha, body);
   // Record it in the parse cache, so the next build does not read it again.
-  const stat = statSync(path.join(ctx.vaultDir, op.path));
+  const stat = writer.stat(op.path)!;
   ctx.loaded.cache.set(op.path, { size: stat.size, mtimeMs: stat.mtimeMs, sha256: fileSha, result: { type: 'summary', summary } }, parsed);
   return written;
+}
+
+/** The run's writer: the build's, else the disk (`memvault compact`). */
+export function writerOf(ctx: Pick<WaterfallRunContext, 'writer' | 'vaultDir'>): Writer {
+  return ctx.writer ?? diskWriter(ctx.vaultDir);
 }
 
 /** A rollup's usage and the notes on its answer, as a step part says them. */
