@@ -255,7 +255,7 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
   return {
     stream,
     planned: streamPlan.planned,
-    dailyJobs: streamPlan.tiers.daily.jobs,
+    dailyJobs: streamPlan.finest.jobs,
     rollup: rollupContextOf(stream, new Map(stream.memories.map((m) => [m.id, m])), ctx),
     summarizer: ctx.summarizer,
     budgets: streamPlan.context.budgets,
@@ -270,11 +270,11 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
  */
 async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
   const { ctx, pool } = opened;
-  const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
+  const summarized = plan.streams.filter((s) => s.finest.jobs.length > 0);
   if (summarized.length === 0) return { found: Promise.resolve([]) };
   const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
   const look = summarized.map((s) => {
-    const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
+    const days = new Set(s.finest.jobs.map((job) => job.period));
     const memories = newestForLook(ctx.loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
     return { name: s.name, memories, days };
   });

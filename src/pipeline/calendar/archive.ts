@@ -45,13 +45,60 @@ export interface ArchiveMove {
   quarter: string;
 }
 
-/** What to move, as of `today` (the build's day in the configured zone). Pure. */
+/**
+ * What may move past retention, planned once: memories and summaries old enough, whether or not the tiers above hold
+ * them yet. The apply step moves those they hold once the rollups are written (`movesDue`): a cold build writes the
+ * dailies, weeklies and monthlies that let the oldest files go in the same build.
+ */
+export interface ArchivePlan {
+  retention: RetentionConfig;
+  /** The build's day in the configured zone. */
+  today: string;
+  /** Memories in `memories/`, not pinned, of a day past retention, in the stream's order. */
+  memories: Memory[];
+  /** Home paths of dailies and weeklies past retention, there now or written by this build, in path order. */
+  summaries: string[];
+}
+
+/** What to move, as of `today` (the build's day in the configured zone), as the stream stands. Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
+  return movesDue(archiveCandidates(stream, retention, today), stream);
+}
+
+/** What may move past retention (`ArchivePlan`); `written`: the summaries this build writes, by tier and period. Pure. */
+export function archiveCandidates(
+  stream: StreamState,
+  retention: RetentionConfig,
+  today: string,
+  written: readonly { tier: CalendarTier; period: string }[] = [],
+): ArchivePlan {
+  const cutoff = addDays(today, -retention.memories_days);
+  const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
+  const memories = stream.memories.filter(
+    (memory) =>
+      memory.location === 'memories' && memory.importance !== 'pinned' && memory.day < cutoff && memory.path.startsWith(memoriesPrefix),
+  );
+  const past = pastRetention(retention, today);
+  const summaries = new Set<string>();
+  for (const [home, current] of summariesAtHome(stream.summaries, stream.name)) {
+    // Archived already, or misplaced: left where they are.
+    if (current.path === home && current.meta.stream === stream.name && past(current.meta.tier, current.meta.period)) summaries.add(home);
+  }
+  for (const { tier, period } of written) if (past(tier, period)) summaries.add(vaultPaths.summary(stream.name, tier, period));
+  return { retention, today, memories, summaries: [...summaries].sort() };
+}
+
+/** Whether a summary of `tier` for `period` is past retention (only dailies and weeklies are archived). */
+function pastRetention(retention: RetentionConfig, today: string): (tier: string, period: string) => boolean {
+  const dailyCutoff = addDays(today, -retention.daily_days);
+  const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
+  return (tier, period) => (tier === 'daily' && period < dailyCutoff) || (tier === 'weekly' && weekRange(period).end < weeklyCutoff);
+}
+
+/** The planned moves (`ArchivePlan`) the tiers above hold now, as the stream stands. Pure. */
+export function movesDue(plan: ArchivePlan, stream: StreamState): ArchiveMove[] {
   const pyramid = pyramidOf(stream);
-  const wanted = [
-    ...memoryMoves(stream, pyramid, addDays(today, -retention.memories_days)),
-    ...summaryMoves(stream, pyramid, retention, today),
-  ];
+  const wanted = [...memoryMoves(stream.name, plan.memories, pyramid), ...summaryMoves(stream.name, plan, pyramid)];
   if (wanted.length === 0) return [];
   // Every path of the stream, gathered only when something moves: most builds move nothing (a busy day's 100,000 paths cost ~0.1 s).
   const taken = new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
@@ -112,57 +159,37 @@ function pyramidOf(stream: StreamState): Pyramid {
   return { homes, summary, lists, heldAbove };
 }
 
-/** Memories in `memories/`, not pinned, of a day before `cutoff`, that their daily lists and the tiers above hold. */
-function memoryMoves(stream: StreamState, { summary, lists, heldAbove }: Pyramid, cutoff: string): ArchiveMove[] {
+/** The planned memories that their daily lists and the tiers above hold. */
+function memoryMoves(stream: string, memories: readonly Memory[], { summary, lists, heldAbove }: Pyramid): ArchiveMove[] {
   const moves: ArchiveMove[] = [];
-  const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
-  for (const memory of stream.memories) {
-    if (memory.location !== 'memories' || memory.importance === 'pinned' || memory.day >= cutoff || !memory.path.startsWith(memoriesPrefix))
-      continue;
+  const memoriesPrefix = `${vaultPaths.memoriesDir(stream)}/`;
+  for (const memory of memories) {
     const daily = summary('daily', memory.day);
     if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !heldAbove(daily, FINEST_TIER, memory.day)) continue;
     const quarter = quarterOf(memory.day);
     moves.push({
-      stream: stream.name,
+      stream,
       kind: 'memory',
       id: memory.id,
       from: memory.path,
-      to: `${vaultPaths.archiveDir(stream.name)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
+      to: `${vaultPaths.archiveDir(stream)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
       quarter,
     });
   }
   return moves;
 }
 
-/** Dailies and weeklies at home, past their retention, that the tiers above hold; in path order. */
-function summaryMoves(stream: StreamState, { homes, heldAbove }: Pyramid, retention: RetentionConfig, today: string): ArchiveMove[] {
+/** The planned dailies and weeklies at home, past their retention, that the tiers above hold; in path order. */
+function summaryMoves(stream: string, plan: ArchivePlan, { homes, heldAbove }: Pyramid): ArchiveMove[] {
   const moves: ArchiveMove[] = [];
-  const dailyCutoff = addDays(today, -retention.daily_days);
-  const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
-  for (const [home, current] of [...homes].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (current.path !== home || current.meta.stream !== stream.name) continue; // archived already, or misplaced
+  const past = pastRetention(plan.retention, plan.today);
+  for (const home of plan.summaries) {
+    const current = homes.get(home);
+    if (!current || current.path !== home || current.meta.stream !== stream) continue; // not written, archived, or misplaced
     const { tier, period } = current.meta;
-    if (tier === 'daily' && period < dailyCutoff && heldAbove(current, tier, period)) {
-      const quarter = quarterOf(period);
-      moves.push({
-        stream: stream.name,
-        kind: 'daily',
-        id: period,
-        from: current.path,
-        to: archivedSummaryPath(stream.name, quarter, 'daily', period),
-        quarter,
-      });
-    } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && heldAbove(current, tier, period)) {
-      const quarter = quarterOf(addDays(weekRange(period).start, 3));
-      moves.push({
-        stream: stream.name,
-        kind: 'weekly',
-        id: period,
-        from: current.path,
-        to: archivedSummaryPath(stream.name, quarter, 'weekly', period),
-        quarter,
-      });
-    }
+    if ((tier !== 'daily' && tier !== 'weekly') || !past(tier, period) || !heldAbove(current, tier, period)) continue;
+    const quarter = tier === 'daily' ? quarterOf(period) : quarterOf(addDays(weekRange(period).start, 3));
+    moves.push({ stream, kind: tier, id: period, from: current.path, to: archivedSummaryPath(stream, quarter, tier, period), quarter });
   }
   return moves;
 }
@@ -216,18 +243,4 @@ export function applyArchive(vaultDir: string, stream: StreamState, moves: reado
     }
   }
   return moved;
-}
-
-/**
- * The archive stage of a build, run once the rollups are written (so a
- * monthly made in this build already lets its memories go): plans the moves
- * and, unless it is a dry run (which only reports them), performs them.
- */
-export function archiveStream(
-  stream: StreamState,
-  ctx: { vaultDir: string; retention: RetentionConfig; today: string; dryRun: boolean; cache: ParseCache },
-): ArchiveMove[] {
-  const planned = planArchive(stream, ctx.retention, ctx.today);
-  if (ctx.dryRun || planned.length === 0) return planned;
-  return applyArchive(ctx.vaultDir, stream, planned, ctx.cache);
 }
