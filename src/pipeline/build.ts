@@ -158,6 +158,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   const summarizer = options.summarizer ?? createSummarizer(config, options.env, { root: options.root, dryRun });
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
+    ...(options.env ? { env: options.env } : {}),
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
   });
@@ -166,7 +167,13 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !dryRun && (options.commit ?? config.git.commit);
   const session = commitEnabled
-    ? await (await import('../git/commit.js')).openCommitSession({ vaultDir, stateDir, enabled: true, author: config.git.author })
+    ? await (await import('../git/commit.js')).openCommitSession({
+        vaultDir,
+        stateDir,
+        enabled: true,
+        author: config.git.author,
+        env: options.env,
+      })
     : undefined;
   const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
@@ -345,7 +352,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
   const recordStarted = performance.now();
-  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir);
+  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env);
   const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false) {
     loaded.cache.save();
@@ -381,7 +388,7 @@ async function commitStage(
   let commit: CommitOutcome | null = null;
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir) : [];
+    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir, options.env) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
     commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
