@@ -5,7 +5,15 @@ import { crashPoint } from '../../util/crash-point.js';
 import { mkdirInVault } from '../../util/inside.js';
 import { addDays, quarterOf, weekRange } from '../../time/periods.js';
 import type { CachedResult, ParseCache } from '../../store/cache.js';
-import { type ArchivedTier, type CalendarTier, calendarTier, coarserTier, FINEST_TIER, isSingleSummaryTier } from '../../time/tiers.js';
+import {
+  ARCHIVED_TIERS,
+  type ArchivedTier,
+  type CalendarTier,
+  calendarTier,
+  coarserTier,
+  FINEST_TIER,
+  isSingleSummaryTier,
+} from '../../time/tiers.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { listedSources } from '../../vault/summary-file.js';
@@ -88,12 +96,18 @@ export function archiveCandidates(
   return { retention, today, memories, summaries: [...summaries].sort() };
 }
 
-/** Whether a summary of `tier` for `period` is past retention (only dailies and weeklies are archived). */
+/** Whether a summary of `tier` for `period` is past retention: it ended before its tier's cutoff (only archived tiers). */
 function pastRetention(retention: RetentionConfig, today: string): (tier: string, period: string) => boolean {
+  // The finest tier keeps `daily_days` days; the other archived tier (weekly) `weekly_weeks` weeks.
   const dailyCutoff = addDays(today, -retention.daily_days);
   const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
-  return (tier, period) => (tier === 'daily' && period < dailyCutoff) || (tier === 'weekly' && weekRange(period).end < weeklyCutoff);
+  return (tier, period) => {
+    if (!ARCHIVED.has(tier)) return false;
+    return calendarTier(tier as CalendarTier).rangeOf(period).end < (tier === FINEST_TIER ? dailyCutoff : weeklyCutoff);
+  };
 }
+
+const ARCHIVED: ReadonlySet<string> = new Set(ARCHIVED_TIERS);
 
 /** The planned moves (`ArchivePlan`) the tiers above hold now, as the stream stands. Pure. */
 export function movesDue(plan: ArchivePlan, stream: StreamState): ArchiveMove[] {
@@ -187,9 +201,11 @@ function summaryMoves(stream: string, plan: ArchivePlan, { homes, heldAbove }: P
     const current = homes.get(home);
     if (!current || current.path !== home || current.meta.stream !== stream) continue; // not written, archived, or misplaced
     const { tier, period } = current.meta;
-    if ((tier !== 'daily' && tier !== 'weekly') || !past(tier, period) || !heldAbove(current, tier, period)) continue;
-    const quarter = tier === 'daily' ? quarterOf(period) : quarterOf(addDays(weekRange(period).start, 3));
-    moves.push({ stream, kind: tier, id: period, from: current.path, to: archivedSummaryPath(stream, quarter, tier, period), quarter });
+    if (!past(tier, period) || !heldAbove(current, tier as CalendarTier, period)) continue;
+    const kind = tier as ArchivedTier;
+    // A weekly goes to the quarter of its Thursday.
+    const quarter = kind === 'daily' ? quarterOf(period) : quarterOf(addDays(weekRange(period).start, 3));
+    moves.push({ stream, kind, id: period, from: current.path, to: archivedSummaryPath(stream, quarter, kind, period), quarter });
   }
   return moves;
 }
