@@ -183,7 +183,11 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
   const coarser: CoarserTierPlan[] = [];
   let below = new Set(finest.jobs.map((job) => job.period));
   for (const tier of TIERS.slice(1)) {
-    const tierPlan = planCoarserTier(tier, memories, stream.summaries, below, bands.longtermThrough, context);
+    const tierPlan = planCoarserTier(
+      tier,
+      { memories, summaries: stream.summaries, below, longtermThrough: bands.longtermThrough },
+      context,
+    );
     coarser.push(tierPlan);
     below = new Set(tierPlan.periods.map((p) => p.period));
   }

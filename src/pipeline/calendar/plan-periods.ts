@@ -72,24 +72,29 @@ export interface ResolvedTier extends TierPlan {
   unchanged: PlannedPeriod[];
 }
 
+/** What a tier above the finest is planned from. */
+export interface CoarserTierInput {
+  /** The memories summaries are made of (copies marked `duplicate_of` left out). */
+  memories: readonly Memory[];
+  /** The stream's summaries as the vault stands. */
+  summaries: ReadonlyMap<string, Summary>;
+  /** The periods of the tier below that this build writes. */
+  below: ReadonlySet<string>;
+  /** The last month the long-term summary folds (`Bands.longtermThrough`). */
+  longtermThrough: string;
+}
+
 /**
- * Plans a tier above the finest: `below` holds the periods of the tier below that this build writes. A period is
- * planned when one of its inputs is (`inputs change`) or when it needs a summary as the vault stands.
+ * Plans a tier above the finest. A period is planned when one of its inputs is (`inputs change`) or when it needs a
+ * summary as the vault stands.
  */
-export function planCoarserTier(
-  tier: CalendarTier,
-  memories: readonly Memory[],
-  summaries: ReadonlyMap<string, Summary>,
-  below: ReadonlySet<string>,
-  longtermThrough: string,
-  ctx: PlanContext,
-): CoarserTierPlan {
+export function planCoarserTier(tier: CalendarTier, input: CoarserTierInput, ctx: PlanContext): CoarserTierPlan {
   const plan: CoarserTierPlan = { tier, periods: [], settled: [], held: [] };
-  const existing = inputsOf(tier, summaries, ctx.stream);
-  for (const shaped of periodsOf(tier, memories, summaries, below, longtermThrough, ctx)) {
-    const now = resolvePeriod(shaped, existing, longtermThrough, ctx);
+  const existing = inputsOf(tier, input.summaries, ctx.stream);
+  for (const shaped of periodsOf(tier, input, ctx)) {
+    const now = resolvePeriod(shaped, existing, input.longtermThrough, ctx);
     plan.held.push(...now.held);
-    const touched = shaped.inputs.some((input) => below.has(input.period));
+    const touched = shaped.inputs.some((named) => input.below.has(named.period));
     const job = now.jobs[0];
     if (touched || job) plan.periods.push({ ...shaped, reason: touched ? 'inputs change' : job!.reason });
     else if (now.held[0]) plan.settled.push({ period: shaped.period, held: now.held[0] });
@@ -101,10 +106,7 @@ export function planCoarserTier(
 /** The tier's complete periods with their inputs named, in period order. */
 function periodsOf(
   tier: CalendarTier,
-  memories: readonly Memory[],
-  summaries: ReadonlyMap<string, Summary>,
-  below: ReadonlySet<string>,
-  longtermThrough: string,
+  { memories, summaries, below, longtermThrough }: CoarserTierInput,
   ctx: PlanContext,
 ): Omit<PlannedPeriod, 'reason'>[] {
   if (isSingleSummaryTier(tier)) {
