@@ -150,7 +150,8 @@ export function resolveTier(
     if (settled.held) held.push({ period: settled.period, held: settled.held });
     if (settled.deferred !== undefined) deferred.push({ period: settled.period, reason: settled.deferred });
   }
-  const existing = inputsOf(plan.tier, summaries, ctx.stream);
+  // A no-change build plans no period: the summaries are not even looked at.
+  const existing = plan.periods.length > 0 ? inputsOf(plan.tier, summaries, ctx.stream) : summaries;
   for (const period of plan.periods) {
     const outcome = resolvePeriod(period, existing, longtermThrough, ctx);
     resolved.jobs.push(...outcome.jobs);
