@@ -19,10 +19,12 @@ export { formatOffset, localOffsetMinutes } from './backend-api.js';
 let detected: 'cli' | 'isomorphic' | undefined;
 
 /**
- * The backend for this process: `MEMVAULT_GIT_BACKEND=cli|isomorphic` forces
- * one (tests run the git suite against both); otherwise the git command when
- * an executable `git` is on PATH (or, failing that, `git --version` runs), else
- * isomorphic-git. Detected once per process.
+ * The backend for this process: `MEMVAULT_GIT_BACKEND=cli|isomorphic` in `env`
+ * forces one; otherwise the git command when an executable `git` is on PATH
+ * (or, failing that, `git --version` runs), else isomorphic-git. Detected once
+ * per process. A build hands its `env` option (default `process.env`) to every
+ * call, so a test picks the backend of an in-process build with
+ * `build({ env })`, as it picks the LLM, without touching `process.env`.
  */
 export async function gitBackend(env: NodeJS.ProcessEnv = process.env): Promise<GitBackend> {
   const forced = env.MEMVAULT_GIT_BACKEND;

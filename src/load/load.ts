@@ -40,6 +40,8 @@ export interface LoadOptions {
    * costs ~0.1 s.
    */
   scanned?: readonly ScannedFile[];
+  /** Where the git backend the committed record asks is chosen (`MEMVAULT_GIT_BACKEND`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface LoadStats {
@@ -107,7 +109,7 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
   // A fresh clone (no parse cache): what the committed record says of files committed unchanged is not read again.
   const seeded =
     options.useRecord === true && missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
-      ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone)
+      ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone, options.env)
       : undefined;
   // The files the cache holds as they are need nothing more (no load session rechecks them here): only the others are read.
   const stats = await refreshFiles(missed, options, cache, content);

@@ -2,46 +2,35 @@ import type { Config } from '../config/schema.js';
 import { memoriesForSummaries } from '../maintain/duplicate-marks.js';
 import type { LeftOut } from '../maintain/left-out.js';
 import { addDays, minuteOfDay, todayIn } from '../time/periods.js';
-import {
-  CALENDAR_TIER_TABLE,
-  type CalendarTierRow,
-  calendarTier,
-  COARSEST_TIER,
-  FINEST_TIER,
-  summaryId,
-  tierRecord,
-} from '../time/tiers.js';
+import { FINEST_TIER, tierRecord } from '../time/tiers.js';
 import type { CalendarTier, Diagnostic, StreamState, VaultState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
-import { type ArchiveMove, planArchive } from './calendar/archive.js';
+import { type ArchiveMove, type ArchivePlan, archiveCandidates, movesDue } from './calendar/archive.js';
 import { type Bands, computeBands } from './package/bands.js';
 import { type BuildReport, emptyStats, type StreamReport, TIERS } from './build-report.js';
 import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
 import { type Manifest, packageInputHash } from './package/index.js';
-import {
-  type HeldSummary,
-  type PlanContext,
-  planDailies,
-  planFromFiner,
-  planLongterm,
-  type RollupJob,
-  type TierPlan,
-} from './calendar/plan.js';
+import { type HeldSummary, type PlanContext, planDailies, type TierPlan } from './calendar/plan.js';
+import { type CoarserTierPlan, planCoarserTier } from './calendar/plan-periods.js';
 import type { WaterfallReport, WaterfallStreamPlan } from './waterfall/build.js';
 
 /**
  * The plan of a build: which summaries, compactions, packages and archive
  * moves it will write, and why. A pure function of the loaded vault, the
  * config, `now`, the generator and the outputs found on disk; `build --dry-run`
- * prints it and `build` applies it (calendar-apply.ts, waterfall-build.ts).
+ * prints it and `build` applies it as planned (calendar/apply.ts, waterfall/build.ts).
  *
  * The dailies are exact. A weekly, monthly or long-term summary is planned
- * from the summaries on disk (stale ones: a changed prompt, say) plus the
- * periods whose inputs the planned dailies change (`inputs change`); the
- * apply step plans each of those tiers again from what the tier below wrote,
- * since their input hashes are the hashes of its outputs.
+ * with its inputs named (calendar/plan-periods.ts): the periods whose inputs
+ * a planned summary of the tier below changes (`inputs change`), and those
+ * that need a summary as the vault stands (a changed prompt, say). Their
+ * input hashes are their inputs' file hashes, so the apply step hashes them
+ * once the tier below is written; it never finds work the plan did not name.
+ * The archive moves are planned the same way (candidates past retention,
+ * moved once the tiers above hold them), and the package is hashed again
+ * only when something was written or moved before it.
  */
 
 /** One summary the build will (re)generate. */
@@ -80,14 +69,18 @@ export interface StreamPlan {
   bands: Bands;
   /** The tier planner's context (horizon, force, generator, budgets). */
   context: PlanContext;
-  /** Each tier as planned from the vault as it stands (see the module comment for the tiers above daily). */
-  tiers: Record<CalendarTier, TierPlan>;
+  /** The finest tier's jobs (exact), held and deferred summaries. */
+  finest: TierPlan;
+  /** The tiers above it, finest first: the periods the apply step resolves, with their inputs named. */
+  coarser: CoarserTierPlan[];
   /** The summaries the build will generate, dailies first. */
   planned: PlannedSummary[];
   held: HeldSummary[];
   deferred: { tier: CalendarTier; period: string; reason: string }[];
-  /** Moves past retention as the vault stands (the apply step plans them again after the rollups). */
+  /** Moves past retention as the vault stands (the dry run lists them; the apply step makes them when nothing was written before). */
   archive: ArchiveMove[];
+  /** What may move past retention once the rollups are written (the apply step moves what the tiers above hold then). */
+  archivePlan: ArchivePlan;
   package: PackagePlan;
   /** Watch mode: the only stale dailies are of days the package shows in full, so it is written first as well. */
   packageFirst: boolean;
@@ -172,17 +165,6 @@ export function planBuild(input: BuildPlanInput): BuildPlan {
   return plan;
 }
 
-/** The tier planner of one stream (`planDailies` … `planLongterm`), for the apply step's second look at the tiers above daily. */
-export function planTier(tier: CalendarTier, stream: StreamState, longtermThrough: string, ctx: PlanContext): TierPlan {
-  // Copies marked `duplicate_of` are left out of summaries: a day's sources (and input hash) change, so it is rebuilt once.
-  const memories = memoriesForSummaries(stream.memories);
-  const row = calendarTier(tier);
-  // By the tier's shape in the tier table: made from memories, one summary folding the tier below, or periods of the tier below.
-  if (row.finer === undefined) return planDailies(memories, stream.summaries, ctx);
-  if (row.folder === undefined) return planLongterm(stream.summaries, longtermThrough, ctx);
-  return planFromFiner(tier, memories, stream.summaries, ctx);
-}
-
 function planStream(stream: StreamState, future: number, input: BuildPlanInput, horizon: string, today: string): StreamPlan {
   const { config } = input;
   const context: PlanContext = {
@@ -195,27 +177,26 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
     ...(input.memo ? { memo: input.memo } : {}),
   };
   const bands = computeBands(input.now, config.timezone, config.upload);
-  const tiers = Object.fromEntries(TIERS.map((tier) => [tier, planTier(tier, stream, bands.longtermThrough, context)])) as Record<
-    CalendarTier,
-    TierPlan
-  >;
-  const daily = tiers[FINEST_TIER];
-  const planned: PlannedSummary[] = daily.jobs.map((job) => ({ tier: FINEST_TIER, period: job.period, reason: job.reason }));
-  planned.push(...inputsChange(daily.jobs, context));
-  // A changed monthly that is folded into the long-term summary changes it too.
-  const foldedTier = calendarTier(COARSEST_TIER).finer;
-  const folded = planned
-    .filter((p) => p.tier === foldedTier && p.period <= bands.longtermThrough)
-    .map((p) => p.period)
-    .sort();
-  if (folded.length > 0) planned.push({ tier: COARSEST_TIER, period: folded[folded.length - 1]!, reason: 'inputs change' });
-  // The tiers above: what is stale already (a changed prompt, say), unless the dailies' changes list it.
+  // Copies marked `duplicate_of` are left out of summaries: a day's sources (and input hash) change, so it is rebuilt once.
+  const memories = memoriesForSummaries(stream.memories);
+  const finest = planDailies(memories, stream.summaries, context);
+  const coarser: CoarserTierPlan[] = [];
+  let below = new Set(finest.jobs.map((job) => job.period));
   for (const tier of TIERS.slice(1)) {
-    const listed = new Set(planned.map((p) => summaryId(p.tier, p.period)));
-    for (const job of tiers[tier].jobs)
-      if (!listed.has(summaryId(tier, job.period))) planned.push({ tier, period: job.period, reason: job.reason });
+    const tierPlan = planCoarserTier(
+      tier,
+      { memories, summaries: stream.summaries, below, longtermThrough: bands.longtermThrough },
+      context,
+    );
+    coarser.push(tierPlan);
+    below = new Set(tierPlan.periods.map((p) => p.period));
   }
-  const archive = planArchive(stream, config.calendar.retention, today);
+  const planned: PlannedSummary[] = [
+    ...finest.jobs.map((job) => ({ tier: FINEST_TIER, period: job.period, reason: job.reason })),
+    ...coarser.flatMap((t) => t.periods.map((p) => ({ tier: p.tier, period: p.period, reason: p.reason }))),
+  ];
+  const archivePlan = archiveCandidates(stream, config.calendar.retention, today, planned);
+  const archive = movesDue(archivePlan, stream);
   const packagePlan = planPackage(stream, bands, input, planned.length > 0 || archive.length > 0);
   return {
     name: stream.name,
@@ -223,13 +204,20 @@ function planStream(stream: StreamState, future: number, input: BuildPlanInput, 
     future,
     bands,
     context,
-    tiers,
+    finest,
+    coarser,
     planned,
-    held: TIERS.flatMap((tier) => tiers[tier].held),
-    deferred: daily.deferred.map((d) => ({ tier: FINEST_TIER, ...d })),
+    held: [...finest.held, ...coarser.flatMap((t) => t.held)],
+    deferred: [
+      ...finest.deferred.map((d) => ({ tier: FINEST_TIER, ...d })),
+      ...coarser.flatMap((t) =>
+        t.settled.flatMap((s) => (s.deferred === undefined ? [] : [{ tier: t.tier, period: s.period, reason: s.deferred }])),
+      ),
+    ],
     archive,
+    archivePlan,
     package: packagePlan,
-    packageFirst: input.packageFirst && daily.jobs.length > 0 && daily.jobs.every((job) => job.start >= bands.rawFrom),
+    packageFirst: input.packageFirst && finest.jobs.length > 0 && finest.jobs.every((job) => job.start >= bands.rawFrom),
   };
 }
 
@@ -276,23 +264,6 @@ function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, i
   const fresh = previous !== undefined && previous.input_hash === inputHash;
   const reason = staleByHash ? 'stale' : previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
   return { path, write: reason !== 'fresh', reason, inputHash, previous };
-}
-
-/** The weeks and months (the tiers above the finest with a period per file) whose inputs the planned dailies change, if those periods are complete. */
-function inputsChange(dailyJobs: readonly RollupJob[], ctx: PlanContext): PlannedSummary[] {
-  const out: PlannedSummary[] = [];
-  let finer: CalendarTierRow = calendarTier(FINEST_TIER);
-  let periods = dailyJobs.map((job) => job.period);
-  for (const row of CALENDAR_TIER_TABLE.slice(1)) {
-    if (row.folder === undefined) break;
-    const below = finer;
-    periods = [...new Set(periods.map((period) => row.periodOf(below.rangeOf(period).start)))].filter(
-      (period) => ctx.force || row.rangeOf(period).end <= ctx.horizon,
-    );
-    out.push(...periods.map((period) => ({ tier: row.name, period, reason: 'inputs change' })));
-    finer = row;
-  }
-  return out;
 }
 
 /** A dry run's report: the plan's summaries, estimates, held and deferred ones, archive moves and compactions; nothing written. */

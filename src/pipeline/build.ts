@@ -183,6 +183,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   const summarizer = estimate ? estimate.estimatingSummarizer(configured) : configured;
   const loaded = await (options.loader ?? loadVault)({
     ...vaultLoadOptions(options.root, config),
+    ...(options.env ? { env: options.env } : {}),
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
   });
@@ -191,7 +192,13 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
   const commitEnabled = !dryRun && (options.commit ?? config.git.commit);
   const session = commitEnabled
-    ? await (await import('../git/commit.js')).openCommitSession({ vaultDir, stateDir, enabled: true, author: config.git.author })
+    ? await (await import('../git/commit.js')).openCommitSession({
+        vaultDir,
+        stateDir,
+        enabled: true,
+        author: config.git.author,
+        env: options.env,
+      })
     : undefined;
   const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
@@ -283,7 +290,7 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
   return {
     stream,
     planned: streamPlan.planned,
-    dailyJobs: streamPlan.tiers.daily.jobs,
+    dailyJobs: streamPlan.finest.jobs,
     rollup: rollupContextOf(stream, new Map(stream.memories.map((m) => [m.id, m])), ctx),
     summarizer: ctx.summarizer,
     budgets: streamPlan.context.budgets,
@@ -298,11 +305,11 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
  */
 async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
   const { ctx, pool } = opened;
-  const summarized = plan.streams.filter((s) => s.tiers.daily.jobs.length > 0);
+  const summarized = plan.streams.filter((s) => s.finest.jobs.length > 0);
   if (summarized.length === 0) return { found: Promise.resolve([]) };
   const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
   const look = summarized.map((s) => {
-    const days = new Set(s.tiers.daily.jobs.map((job) => job.period));
+    const days = new Set(s.finest.jobs.map((job) => job.period));
     const memories = newestForLook(ctx.loaded.state.streams.get(s.name)?.memories ?? [], days, BUILD_WINDOW_DAYS);
     return { name: s.name, memories, days };
   });
@@ -377,7 +384,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
   const recordStarted = performance.now();
-  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir);
+  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env);
   const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
@@ -413,7 +420,7 @@ async function commitStage(
   let commit: CommitOutcome | null = null;
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir) : [];
+    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir, options.env) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
     commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };

@@ -114,6 +114,8 @@ export async function writeRecord(
   cache: ParseCache,
   timezone: string,
   stateDir?: string,
+  /** Where the git backend is chosen (`MEMVAULT_GIT_BACKEND`, git/backend.ts); default `process.env`. */
+  env?: NodeJS.ProcessEnv,
 ): Promise<string[]> {
   const written: string[] = [];
   const head = header(timezone);
@@ -145,7 +147,7 @@ export async function writeRecord(
       if (byPath.get(vaultPath)?.sha256 !== entry.sha256) unknown.set(vaultPath, entry.sha256);
     }
   }
-  const blobs = await blobIds(vaultDir, unknown);
+  const blobs = await blobIds(vaultDir, unknown, env);
   for (const shard of changed) {
     if (writeShard(vaultDir, head, shard, blobs, cache)) written.push(`${RECORD_DIR}/${shard.key}`);
     const after = statOrUndefined(shard.file);
@@ -249,7 +251,7 @@ interface ChangedShard {
  * line-ending conversion. A file that no longer has the line's SHA-256, or whose stored blob would not hold its bytes
  * (a filter or a conversion: a clone's checkout may differ), gets none; outside a repository, none does.
  */
-async function blobIds(vaultDir: string, wanted: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function blobIds(vaultDir: string, wanted: ReadonlyMap<string, string>, env?: NodeJS.ProcessEnv): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (wanted.size === 0) return out;
   const repo = findRepo(vaultDir);
@@ -265,7 +267,7 @@ async function blobIds(vaultDir: string, wanted: ReadonlyMap<string, string>): P
   let ids: (string | undefined)[];
   let backend: GitBackend;
   try {
-    backend = await gitBackend();
+    backend = await gitBackend(env);
     ids = await backend.blobIds(repo, files);
   } catch {
     return out; // git failed: the lines are left out, a clone reads the files
@@ -372,14 +374,14 @@ function readText(file: string): string | undefined {
  * temporary file a killed build left beside a shard (`.<shard>.<pid>.<n>.tmp`)
  * or any other file in the folder is never committed.
  */
-export async function uncommittedRecord(vaultDir: string): Promise<string[]> {
+export async function uncommittedRecord(vaultDir: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
   const repo = findRepo(vaultDir);
   const prefix = repo && repoRelative(repo, vaultDir);
   if (!repo || prefix === undefined) return [];
   const recordDir = prefix ? `${prefix}/${RECORD_DIR}` : RECORD_DIR;
   let changed: string[];
   try {
-    changed = await (await gitBackend()).changedUnder(repo, recordDir);
+    changed = await (await gitBackend(env)).changedUnder(repo, recordDir);
   } catch {
     return [];
   }

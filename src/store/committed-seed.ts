@@ -34,9 +34,11 @@ export async function seedFromRecord(
   missed: readonly MissedFile[],
   cache: ParseCache,
   timezone: string,
+  /** Where the git backend is chosen (`MEMVAULT_GIT_BACKEND`, git/backend.ts); default `process.env`. */
+  env?: NodeJS.ProcessEnv,
 ): Promise<SeedResult> {
   // Git is asked before the record is read: the git command's processes (~50-150 ms at 20,000 files) run meanwhile.
-  const vouched = await unchangedBlobs(vaultDir, missed);
+  const vouched = await unchangedBlobs(vaultDir, missed, env);
   const record = readRecord(vaultDir, streams, timezone);
   // Outside a git work tree (or when git cannot tell) nothing is trusted unread.
   const blobs = (await vouched.answer) ?? new Map<string, string>();
@@ -70,6 +72,7 @@ export async function seedFromRecord(
 async function unchangedBlobs(
   vaultDir: string,
   missed: readonly MissedFile[],
+  env: NodeJS.ProcessEnv | undefined,
 ): Promise<{ answer: Promise<Map<string, string> | undefined> }> {
   const none = { answer: Promise.resolve(undefined) };
   const repo = findRepo(vaultDir);
@@ -78,7 +81,7 @@ async function unchangedBlobs(
   const inRepo = (vaultPath: string) => (prefix ? `${prefix}/${vaultPath}` : vaultPath);
   let backend: Awaited<ReturnType<typeof gitBackend>>;
   try {
-    backend = await gitBackend();
+    backend = await gitBackend(env);
   } catch {
     return none;
   }

@@ -133,19 +133,14 @@ describe('build commits: a repository with history and a person at work', () => 
   });
 });
 
-// Both git backends (MEMVAULT_GIT_BACKEND, read by in-process builds from process.env and passed to the CLI's).
+// Both git backends (MEMVAULT_GIT_BACKEND, in the environment an in-process build is handed and the CLI's).
 describe.each(['cli', 'isomorphic'] as const)('build commits: repository states (%s backend)', (backend) => {
   const roots: string[] = [];
   const env = { MEMVAULT_GIT_BACKEND: backend };
   const cli = (root: string, ...args: string[]) => runCli(args, { cwd: root, env });
   const build = (root: string, ...flags: string[]) => runCliJson(['build', '--now', NOW, '--json', ...flags], { cwd: root, env });
-  const previous = process.env.MEMVAULT_GIT_BACKEND;
-  beforeAll(() => {
-    process.env.MEMVAULT_GIT_BACKEND = backend;
-  });
+  const buildHere = (root: string, now = NOW) => buildInProcess({ root, now: new Date(now), env: { ...process.env, ...env } });
   afterAll(() => {
-    if (previous === undefined) delete process.env.MEMVAULT_GIT_BACKEND;
-    else process.env.MEMVAULT_GIT_BACKEND = previous;
     roots.forEach(removeProject);
   });
   const project = (files: Record<string, string>, config = gitConfig()) => {

@@ -3,19 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import { copyProject, createProject, readJsonFile, readText, removeProject, runCli, runCliJson, writeFiles } from '../helpers/project.js';
-import {
-  commitAll,
-  filesAt,
-  git,
-  gitConfig,
-  gitStatus,
-  initRepo,
-  memoryNames,
-  porcelain,
-  shortHistory,
-  withEnv,
-  workTreeFiles,
-} from './helpers.js';
+import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory, workTreeFiles } from './helpers.js';
 
 /**
  * Fault injection: the build process is killed (SIGKILL, through the
@@ -129,7 +117,7 @@ describe('crash safety: a build killed at any point is finished by the next one'
         expect(memoryNames(filesAt(root))).toEqual(memoryNames(Object.keys(history.files)));
         expect(indexedSummaries(root)).toEqual(summariesOnDisk(root));
 
-        const again = await withEnv({ MEMVAULT_GIT_BACKEND: backend }, () => build({ root, now: new Date(NIGHT2) }));
+        const again = await build({ root, now: new Date(NIGHT2), env: { ...process.env, MEMVAULT_GIT_BACKEND: backend } });
         expect(again.written).toEqual([]);
         expect(again.archived).toEqual([]);
         expect(again.commit).toEqual({ status: 'unchanged', branch: 'main', recovered: false });

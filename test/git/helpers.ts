@@ -163,20 +163,3 @@ export function shortHistory(from: string, to: string): { files: Record<string, 
   }
   return { files, byDay };
 }
-
-/**
- * Runs `fn` with `env` set in this process's environment (e.g. `MEMVAULT_GIT_BACKEND` for an in-process build), then
- * restores it. Tests of a file run one after another, so nothing else sees the change.
- */
-export async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-  Object.assign(process.env, env);
-  try {
-    return await fn();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/pipeline/build.js';
 import { copyProject, createProject, removeProject, runCli, writeFiles } from '../helpers/project.js';
-import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory, withEnv } from './helpers.js';
+import { commitAll, filesAt, git, gitConfig, gitStatus, initRepo, memoryNames, porcelain, shortHistory } from './helpers.js';
 
 /**
  * Issue: a stale `.git/index.lock` made the build fail after it moved the
@@ -59,7 +59,7 @@ describe.each(['cli', 'isomorphic'])('a stale .git/index.lock (%s backend)', (ba
     // Nothing is staged: the index still matches HEAD, so a `git commit` now would commit nothing of memvault's.
     expect(git(base, 'diff', '--cached', '--name-only')).toBe('');
 
-    const next = await withEnv(env, () => build({ root: base, now: new Date(NOW) }));
+    const next = await build({ root: base, now: new Date(NOW), env: { ...process.env, ...env } });
     expect(next.commit).toMatchObject({ status: 'committed', recovered: true });
     expect(git(base, 'rev-parse', 'HEAD:vault').trim()).toBe(referenceTree);
     expect(porcelain(base)).toEqual([]);

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { gitBackend } from '../../src/git/backend.js';
 import { findRepo } from '../../src/git/repo.js';
 import { build as buildInProcess } from '../../src/pipeline/build.js';
@@ -41,14 +41,6 @@ const bytesOf = (dir: string, file: string) => ({ path: file, bytes: readFileSyn
 
 describe.each(['cli', 'isomorphic'] as const)("the record's git methods (%s backend)", (backend) => {
   const open = async (dir: string) => ({ backend: await gitBackend({ MEMVAULT_GIT_BACKEND: backend }), repo: findRepo(dir)! });
-  const previous = process.env.MEMVAULT_GIT_BACKEND;
-  beforeAll(() => {
-    process.env.MEMVAULT_GIT_BACKEND = backend; // uncommittedRecord picks the backend as a build does
-  });
-  afterAll(() => {
-    if (previous === undefined) delete process.env.MEMVAULT_GIT_BACKEND;
-    else process.env.MEMVAULT_GIT_BACKEND = previous;
-  });
 
   it('blobIds: the blob a commit of the file records; none where git would store other bytes than the file holds', async () => {
     const dir = repo();
@@ -124,12 +116,16 @@ describe.each(['cli', 'isomorphic'] as const)("the record's git methods (%s back
     write(dir, { [shard('a.jsonl')]: 'a\n', [shard('b.jsonl')]: 'b\n', [shard('c.jsonl')]: 'c\n', 'tools/vault/main/x.md': 'x\n' });
     const vaultDir = path.join(dir, 'tools', 'vault');
     // No commit yet: every shard is new.
-    expect(await uncommittedRecord(vaultDir)).toEqual(['a', 'b', 'c'].map((name) => `.memvault-record/main/${name}.jsonl`));
+    expect(await uncommittedRecord(vaultDir, { MEMVAULT_GIT_BACKEND: backend })).toEqual(
+      ['a', 'b', 'c'].map((name) => `.memvault-record/main/${name}.jsonl`),
+    );
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'person');
     write(dir, { [shard('a.jsonl')]: 'a2\n', [shard('d.jsonl')]: 'd\n', 'tools/vault/main/y.md': 'y\n' });
     rmSync(path.join(dir, shard('b.jsonl')));
-    expect(await uncommittedRecord(vaultDir)).toEqual(['a', 'b', 'd'].map((name) => `.memvault-record/main/${name}.jsonl`));
+    expect(await uncommittedRecord(vaultDir, { MEMVAULT_GIT_BACKEND: backend })).toEqual(
+      ['a', 'b', 'd'].map((name) => `.memvault-record/main/${name}.jsonl`),
+    );
   });
 
   it('headState names the branch `memvault context` reads, none on a detached HEAD', async () => {
@@ -174,15 +170,9 @@ describe('a SHA-256 repository', () => {
 
   it("the build's record carries git's SHA-256 blob ids, which the committed files have (git command backend)", async () => {
     const root = project();
-    const previous = process.env.MEMVAULT_GIT_BACKEND;
-    process.env.MEMVAULT_GIT_BACKEND = 'cli';
-    try {
-      const report = await buildInProcess({ root, now: new Date('2026-02-16T06:00:00Z') });
-      expect(report.commit?.status).toBe('committed');
-    } finally {
-      if (previous === undefined) delete process.env.MEMVAULT_GIT_BACKEND;
-      else process.env.MEMVAULT_GIT_BACKEND = previous;
-    }
+    const env = { ...process.env, MEMVAULT_GIT_BACKEND: 'cli' };
+    const report = await buildInProcess({ root, now: new Date('2026-02-16T06:00:00Z'), env });
+    expect(report.commit?.status).toBe('committed');
     const shardDir = path.join(root, 'vault', '.memvault-record', 'main');
     const lines = readdirSync(shardDir).flatMap((name) =>
       readFileSync(path.join(shardDir, name), 'utf8').split('\n').slice(1).filter(Boolean),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { type BuildPlan, type BuildPlanInput, planBuild, planTier } from '../../src/pipeline/build-plan.js';
+import { type BuildPlan, type BuildPlanInput, planBuild } from '../../src/pipeline/build-plan.js';
 import type { RollupJob } from '../../src/pipeline/calendar/plan.js';
+import { resolveTier } from '../../src/pipeline/calendar/plan-periods.js';
+import { movesDue, planArchive } from '../../src/pipeline/calendar/archive.js';
 import { sha256 } from '../../src/util/hash.js';
 import type { CalendarTier, Memory, StreamState, Summary, VaultState } from '../../src/vault/model.js';
 
@@ -83,14 +85,15 @@ function summaryOf(job: RollupJob): Summary {
   };
 }
 
-/** Applies a plan in memory the way calendar-apply does: each tier planned again from what the tier below wrote. */
+/** Applies a plan in memory the way calendar/apply.ts does: each tier above daily resolved as planned from what the tier below wrote. */
 function applyInMemory(plan: BuildPlan, state: VaultState): void {
   for (const streamPlan of plan.streams) {
     const stream = state.streams.get(streamPlan.name)!;
-    const upToNow = plan.order.find((o) => o.name === streamPlan.name)!.stream;
     for (const tier of TIERS) {
-      const tierPlan =
-        tier === 'daily' ? streamPlan.tiers.daily : planTier(tier, upToNow, streamPlan.bands.longtermThrough, streamPlan.context);
+      const coarser = streamPlan.coarser.find((c) => c.tier === tier);
+      const tierPlan = coarser
+        ? resolveTier(coarser, stream.summaries, streamPlan.bands.longtermThrough, streamPlan.context)
+        : streamPlan.finest;
       for (const job of tierPlan.jobs) {
         const summary = summaryOf(job);
         stream.summaries.set(summary.path, summary);
@@ -118,7 +121,7 @@ describe('planBuild', () => {
       'monthly 2026-01 (inputs change)',
     ]);
     // Today is incomplete, and so are W08 and February (W06's and W07's month).
-    expect(plan.streams[0]!.tiers.daily.jobs.map((j) => j.period)).not.toContain('2026-02-18');
+    expect(plan.streams[0]!.finest.jobs.map((j) => j.period)).not.toContain('2026-02-18');
     expect(plan.streams[0]!.package).toMatchObject({ path: 'main/UPLOAD_PACKAGE.md', write: true, reason: 'missing' });
   });
 
@@ -193,7 +196,13 @@ describe('planBuild', () => {
       }),
     );
     expect(plan.streams[0]!.held).toEqual([{ path: 'main/daily/2026-02-10.md', status: 'edited' }]);
-    expect(planned(plan)).toEqual(['weekly 2026-W05 (stale)', 'weekly 2026-W06 (stale)', 'weekly 2026-W07 (stale)']);
+    // The weeklies are rewritten, so January (W05's month) is planned too: the apply step makes it from their new hashes.
+    expect(planned(plan)).toEqual([
+      'weekly 2026-W05 (stale)',
+      'weekly 2026-W06 (stale)',
+      'weekly 2026-W07 (stale)',
+      'monthly 2026-01 (inputs change)',
+    ]);
   });
 
   it('leaves memories dated after now out, with an info message, and --force plans today', () => {
@@ -225,5 +234,91 @@ describe('planBuild', () => {
     expect(seen).toEqual(['agent:7']);
     expect(plan.streams).toEqual([]);
     expect(plan.order.map((o) => [o.name, o.calendar, o.waterfall])).toEqual([['agent', false, true]]);
+  });
+});
+
+describe('planned once, applied as planned', () => {
+  const cold = () => vault(DAYS.map((day) => memory(day)));
+  const coarser = (plan: BuildPlan, tier: CalendarTier) => plan.streams[0]!.coarser.find((c) => c.tier === tier)!;
+  const resolve = (plan: BuildPlan, state: VaultState, tier: CalendarTier) => {
+    const s = plan.streams[0]!;
+    return resolveTier(coarser(plan, tier), state.streams.get('main')!.summaries, s.bands.longtermThrough, s.context);
+  };
+  const record = (state: VaultState, jobs: readonly RollupJob[]) => {
+    for (const job of jobs) state.streams.get('main')!.summaries.set(job.path, summaryOf(job));
+  };
+
+  it("names each upper period's inputs: a week from its dailies, a month from its weeklies", () => {
+    const plan = planBuild(input(cold()));
+    const week = coarser(plan, 'weekly').periods.find((p) => p.period === '2026-W07')!;
+    expect(week).toMatchObject({ reason: 'inputs change', start: '2026-02-09', end: '2026-02-15' });
+    expect(week.inputs).toEqual([
+      { period: '2026-02-10', path: 'main/daily/2026-02-10.md' },
+      { period: '2026-02-12', path: 'main/daily/2026-02-12.md' },
+    ]);
+    expect(coarser(plan, 'monthly').periods.map((p) => [p.period, p.inputs.map((i) => i.period)])).toEqual([['2026-01', ['2026-W05']]]);
+  });
+
+  it('a tier resolves only its planned periods, once the tier below is written; an input that failed defers its period', () => {
+    const state = cold();
+    const plan = planBuild(input(state));
+    // Before the dailies exist every planned week waits for them.
+    expect(resolve(plan, state, 'weekly').jobs).toEqual([]);
+    expect(resolve(plan, state, 'weekly').deferred.map((d) => d.period)).toEqual(['2026-W05', '2026-W06', '2026-W07']);
+    // The daily of 2026-02-12 fails: its week waits, the others are made.
+    record(
+      state,
+      plan.streams[0]!.finest.jobs.filter((job) => job.period !== '2026-02-12'),
+    );
+    const weekly = resolve(plan, state, 'weekly');
+    expect(weekly.jobs.map((job) => [job.period, job.reason])).toEqual([
+      ['2026-W05', 'missing'],
+      ['2026-W06', 'missing'],
+    ]);
+    expect(weekly.deferred).toEqual([{ period: '2026-W07', reason: 'no summary yet for 2026-02-12' }]);
+  });
+
+  it('a planned period whose inputs come out the same is left unchanged, not made again', () => {
+    const state = cold();
+    applyInMemory(planBuild(input(state)), state);
+    const daily = 'main/daily/2026-02-10.md';
+    const plan = planBuild(input(state, { regenerate: new Set([daily]) }));
+    expect(planned(plan)).toEqual(['daily 2026-02-10 (regenerate)', 'weekly 2026-W07 (inputs change)']);
+    // The summarizer wrote the very same file again: the week's input hash is the one it was made from.
+    const week = resolve(plan, state, 'weekly');
+    expect(week.jobs).toEqual([]);
+    expect(week.unchanged.map((p) => p.period)).toEqual(['2026-W07']);
+    // Rewritten with other bytes, the same planned week is made again.
+    const summaries = state.streams.get('main')!.summaries;
+    summaries.set(daily, { ...summaries.get(daily)!, sha256: sha256('another text') });
+    expect(resolve(plan, state, 'weekly').jobs.map((job) => [job.period, job.reason])).toEqual([['2026-W07', 'stale']]);
+  });
+
+  it('plans archive candidates before their summaries exist; the apply step moves those the tiers above hold then', () => {
+    const retention = { memories_days: 14, daily_days: 14, weekly_weeks: 1 };
+    const archiving = configSchema.parse({ calendar: { retention } });
+    const state = cold();
+    const plan = planBuild(input(state, { config: archiving }));
+    const s = plan.streams[0]!;
+    expect(s.archive).toEqual([]); // nothing is held yet
+    expect(s.archivePlan.memories.map((m) => m.day)).toEqual(['2026-01-26', '2026-01-28', '2026-02-02']);
+    expect(s.archivePlan.summaries).toEqual([
+      'main/daily/2026-01-26.md',
+      'main/daily/2026-01-28.md',
+      'main/daily/2026-02-02.md',
+      'main/weekly/2026-W05.md',
+      'main/weekly/2026-W06.md',
+    ]);
+    applyInMemory(plan, state);
+    const moves = movesDue(s.archivePlan, plan.order[0]!.stream);
+    // January's month holds W05, its dailies and memories; W06 (February's) waits for its month.
+    expect(moves.map((m) => `${m.kind} ${m.id}`)).toEqual([
+      'memory 2026-01-26-0',
+      'memory 2026-01-28-0',
+      'daily 2026-01-26',
+      'daily 2026-01-28',
+      'weekly 2026-W05',
+    ]);
+    expect(moves).toEqual(planArchive(plan.order[0]!.stream, retention, '2026-02-18'));
   });
 });

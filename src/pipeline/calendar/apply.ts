@@ -4,9 +4,9 @@ import { sha256 } from '../../util/hash.js';
 import { loadTokenizer } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
 import type { CalendarTier, Memory, StreamState, Summary } from '../../vault/model.js';
-import { applyArchive, archiveStream } from './archive.js';
+import { applyArchive, movesDue } from './archive.js';
 import type { BuildContext } from '../build-context.js';
-import { planTier, type StreamPlan } from '../build-plan.js';
+import type { StreamPlan } from '../build-plan.js';
 import {
   addFailure,
   addUsage,
@@ -19,20 +19,22 @@ import {
 } from '../build-report.js';
 import { writePackage } from '../outputs.js';
 import { type HeldSummary, sourceRefOf, type RollupJob } from './plan.js';
+import { resolveTier } from './plan-periods.js';
 import { keepSampled, RollupError, type RollupContext, type RollupResult, rollupSourcesOf, runRollup } from './rollup.js';
 import { KeptRollups } from '../../store/derived-memo-rollups.js';
 import { STATE_DIR } from '../../config/file.js';
-import { todayIn } from '../../time/periods.js';
 import { tierRecord } from '../../time/tiers.js';
 import type { WriteOp, WriteResult } from '../write.js';
 
 /**
- * Applies the calendar part of a stream's plan (build-plan.ts): the tiers in
- * order (each summary written as soon as it is made), the archive moves, then
- * the package. A tier above daily is planned again from what the tier below
- * wrote, unless nothing was written since the plan (then the plan's is used).
- * Returns what it did (`CalendarOutcome`); the build's report is assembled
- * from it in build-report.ts.
+ * Applies the calendar part of a stream's plan (build-plan.ts) as planned: the
+ * tiers in order (each summary written as soon as it is made), the archive
+ * moves, then the package. A tier above daily resolves its planned periods
+ * once the tier below is written (plan-periods.ts `resolveTier`: their inputs
+ * hashed as they are then); the archive moves the planned candidates the tiers
+ * above hold by then; the package is hashed again only when something was
+ * written or moved. Returns what it did (`CalendarOutcome`); the build's
+ * report is assembled from it in build-report.ts.
  */
 
 /** What one tier's rollups did. */
@@ -51,7 +53,6 @@ export async function applyCalendar(
   ctx: BuildContext,
   unchanged: boolean,
 ): Promise<CalendarOutcome> {
-  const { options, config } = ctx;
   const memoriesById = new Map(stream.memories.map((memory) => [memory.id, memory]));
   // The only stale dailies are of days the package shows in full: it can show the edit before they are summarized again.
   const first = plan.packageFirst ? timed(() => writePackage(stream, plan.bands, ctx, unchanged ? plan.package : undefined)) : undefined;
@@ -60,20 +61,17 @@ export async function applyCalendar(
   const deferred: StreamReport['deferred'] = [];
   const tiers: TierOutcome[] = [];
   for (const tier of TIERS) {
-    // A tier's inputs are the outputs of the tier below: once something was written, plan it again.
-    const tierPlan = tier === 'daily' || !changed ? plan.tiers[tier] : planTier(tier, stream, plan.bands.longtermThrough, plan.context);
+    // A tier's inputs are the outputs of the tier below: its planned periods are hashed now that those are written.
+    const coarser = plan.coarser.find((c) => c.tier === tier);
+    const tierPlan = coarser ? resolveTier(coarser, stream.summaries, plan.bands.longtermThrough, plan.context) : plan.finest;
     held.push(...tierPlan.held);
     deferred.push(...tierPlan.deferred.map((d) => ({ tier, ...d })));
     tiers.push(await runTier(tier, tierPlan.jobs, stream, memoriesById, ctx));
     if (tierPlan.jobs.length > 0) changed = true;
   }
   // Archive what is past retention once the tiers above hold it; the package and the index then see the final paths.
-  const today = todayIn(options.now, config.timezone);
-  const archived = changed
-    ? archiveStream(stream, { ...archiveTarget(ctx), retention: config.calendar.retention, today, dryRun: false })
-    : plan.archive.length > 0
-      ? applyArchive(archiveTarget(ctx), stream, plan.archive)
-      : [];
+  const moves = changed ? movesDue(plan.archivePlan, stream) : plan.archive;
+  const archived = moves.length > 0 ? applyArchive(archiveTarget(ctx), stream, moves) : [];
   if (archived.length > 0) changed = true;
   // Only this stage writes the package: unless it was written first (watch), the manifest on disk is the one the plan read.
   const onDisk = plan.packageFirst ? undefined : { manifest: plan.package.previous };

@@ -3,7 +3,15 @@ import { crashPoint } from '../../util/crash-point.js';
 import type { ContentStore } from '../../load/content-store.js';
 import { addDays, quarterOf, weekRange } from '../../time/periods.js';
 import type { CachedResult, ParseCache } from '../../store/cache.js';
-import { type ArchivedTier, type CalendarTier, calendarTier, coarserTier, FINEST_TIER, isSingleSummaryTier } from '../../time/tiers.js';
+import {
+  ARCHIVED_TIERS,
+  type ArchivedTier,
+  type CalendarTier,
+  calendarTier,
+  coarserTier,
+  FINEST_TIER,
+  isSingleSummaryTier,
+} from '../../time/tiers.js';
 import type { Memory, SourceRef, StreamState, Summary } from '../../vault/model.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { listedSources } from '../../vault/summary-file.js';
@@ -44,13 +52,66 @@ export interface ArchiveMove {
   quarter: string;
 }
 
-/** What to move, as of `today` (the build's day in the configured zone). Pure. */
+/**
+ * What may move past retention, planned once: memories and summaries old enough, whether or not the tiers above hold
+ * them yet. The apply step moves those they hold once the rollups are written (`movesDue`): a cold build writes the
+ * dailies, weeklies and monthlies that let the oldest files go in the same build.
+ */
+export interface ArchivePlan {
+  retention: RetentionConfig;
+  /** The build's day in the configured zone. */
+  today: string;
+  /** Memories in `memories/`, not pinned, of a day past retention, in the stream's order. */
+  memories: Memory[];
+  /** Home paths of dailies and weeklies past retention, there now or written by this build, in path order. */
+  summaries: string[];
+}
+
+/** What to move, as of `today` (the build's day in the configured zone), as the stream stands. Pure. */
 export function planArchive(stream: StreamState, retention: RetentionConfig, today: string): ArchiveMove[] {
+  return movesDue(archiveCandidates(stream, retention, today), stream);
+}
+
+/** What may move past retention (`ArchivePlan`); `written`: the summaries this build writes, by tier and period. Pure. */
+export function archiveCandidates(
+  stream: StreamState,
+  retention: RetentionConfig,
+  today: string,
+  written: readonly { tier: CalendarTier; period: string }[] = [],
+): ArchivePlan {
+  const cutoff = addDays(today, -retention.memories_days);
+  const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
+  const memories = stream.memories.filter(
+    (memory) =>
+      memory.location === 'memories' && memory.importance !== 'pinned' && memory.day < cutoff && memory.path.startsWith(memoriesPrefix),
+  );
+  const past = pastRetention(retention, today);
+  const summaries = new Set<string>();
+  for (const [home, current] of summariesAtHome(stream.summaries, stream.name)) {
+    // Archived already, or misplaced: left where they are.
+    if (current.path === home && current.meta.stream === stream.name && past(current.meta.tier, current.meta.period)) summaries.add(home);
+  }
+  for (const { tier, period } of written) if (past(tier, period)) summaries.add(vaultPaths.summary(stream.name, tier, period));
+  return { retention, today, memories, summaries: [...summaries].sort() };
+}
+
+/** Whether a summary of `tier` for `period` is past retention: it ended before its tier's cutoff (only archived tiers). */
+function pastRetention(retention: RetentionConfig, today: string): (tier: string, period: string) => boolean {
+  // The finest tier keeps `daily_days` days; the other archived tier (weekly) `weekly_weeks` weeks.
+  const dailyCutoff = addDays(today, -retention.daily_days);
+  const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
+  return (tier, period) => {
+    if (!ARCHIVED.has(tier)) return false;
+    return calendarTier(tier as CalendarTier).rangeOf(period).end < (tier === FINEST_TIER ? dailyCutoff : weeklyCutoff);
+  };
+}
+
+const ARCHIVED: ReadonlySet<string> = new Set(ARCHIVED_TIERS);
+
+/** The planned moves (`ArchivePlan`) the tiers above hold now, as the stream stands. Pure. */
+export function movesDue(plan: ArchivePlan, stream: StreamState): ArchiveMove[] {
   const pyramid = pyramidOf(stream);
-  const wanted = [
-    ...memoryMoves(stream, pyramid, addDays(today, -retention.memories_days)),
-    ...summaryMoves(stream, pyramid, retention, today),
-  ];
+  const wanted = [...memoryMoves(stream.name, plan.memories, pyramid), ...summaryMoves(stream.name, plan, pyramid)];
   if (wanted.length === 0) return [];
   // Every path of the stream, gathered only when something moves: most builds move nothing (a busy day's 100,000 paths cost ~0.1 s).
   const taken = new Set<string>([...stream.memories.map((m) => m.path), ...[...stream.summaries.values()].map((s) => s.path)]);
@@ -111,57 +172,39 @@ function pyramidOf(stream: StreamState): Pyramid {
   return { homes, summary, lists, heldAbove };
 }
 
-/** Memories in `memories/`, not pinned, of a day before `cutoff`, that their daily lists and the tiers above hold. */
-function memoryMoves(stream: StreamState, { summary, lists, heldAbove }: Pyramid, cutoff: string): ArchiveMove[] {
+/** The planned memories that their daily lists and the tiers above hold. */
+function memoryMoves(stream: string, memories: readonly Memory[], { summary, lists, heldAbove }: Pyramid): ArchiveMove[] {
   const moves: ArchiveMove[] = [];
-  const memoriesPrefix = `${vaultPaths.memoriesDir(stream.name)}/`;
-  for (const memory of stream.memories) {
-    if (memory.location !== 'memories' || memory.importance === 'pinned' || memory.day >= cutoff || !memory.path.startsWith(memoriesPrefix))
-      continue;
+  const memoriesPrefix = `${vaultPaths.memoriesDir(stream)}/`;
+  for (const memory of memories) {
     const daily = summary('daily', memory.day);
     if (!lists(daily, { id: memory.id, sha256: memory.sha256 }) || !heldAbove(daily, FINEST_TIER, memory.day)) continue;
     const quarter = quarterOf(memory.day);
     moves.push({
-      stream: stream.name,
+      stream,
       kind: 'memory',
       id: memory.id,
       from: memory.path,
-      to: `${vaultPaths.archiveDir(stream.name)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
+      to: `${vaultPaths.archiveDir(stream)}/${quarter}/${memory.path.slice(memoriesPrefix.length)}`,
       quarter,
     });
   }
   return moves;
 }
 
-/** Dailies and weeklies at home, past their retention, that the tiers above hold; in path order. */
-function summaryMoves(stream: StreamState, { homes, heldAbove }: Pyramid, retention: RetentionConfig, today: string): ArchiveMove[] {
+/** The planned dailies and weeklies at home, past their retention, that the tiers above hold; in path order. */
+function summaryMoves(stream: string, plan: ArchivePlan, { homes, heldAbove }: Pyramid): ArchiveMove[] {
   const moves: ArchiveMove[] = [];
-  const dailyCutoff = addDays(today, -retention.daily_days);
-  const weeklyCutoff = addDays(today, -7 * retention.weekly_weeks);
-  for (const [home, current] of [...homes].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (current.path !== home || current.meta.stream !== stream.name) continue; // archived already, or misplaced
+  const past = pastRetention(plan.retention, plan.today);
+  for (const home of plan.summaries) {
+    const current = homes.get(home);
+    if (!current || current.path !== home || current.meta.stream !== stream) continue; // not written, archived, or misplaced
     const { tier, period } = current.meta;
-    if (tier === 'daily' && period < dailyCutoff && heldAbove(current, tier, period)) {
-      const quarter = quarterOf(period);
-      moves.push({
-        stream: stream.name,
-        kind: 'daily',
-        id: period,
-        from: current.path,
-        to: archivedSummaryPath(stream.name, quarter, 'daily', period),
-        quarter,
-      });
-    } else if (tier === 'weekly' && weekRange(period).end < weeklyCutoff && heldAbove(current, tier, period)) {
-      const quarter = quarterOf(addDays(weekRange(period).start, 3));
-      moves.push({
-        stream: stream.name,
-        kind: 'weekly',
-        id: period,
-        from: current.path,
-        to: archivedSummaryPath(stream.name, quarter, 'weekly', period),
-        quarter,
-      });
-    }
+    if (!past(tier, period) || !heldAbove(current, tier as CalendarTier, period)) continue;
+    const kind = tier as ArchivedTier;
+    // A weekly goes to the quarter of its Thursday.
+    const quarter = kind === 'daily' ? quarterOf(period) : quarterOf(addDays(weekRange(period).start, 3));
+    moves.push({ stream, kind, id: period, from: current.path, to: archivedSummaryPath(stream, quarter, kind, period), quarter });
   }
   return moves;
 }
@@ -229,18 +272,4 @@ function keepBody(stream: StreamState, move: ArchiveMove, memoryIndex: ReadonlyM
   const summary = stream.summaries.get(move.from);
   if (move.kind === 'memory' && memory) content.remember(memory.sha256, content.memory(memory));
   else if (move.kind !== 'memory' && summary) content.remember(summary.sha256, content.summary(summary));
-}
-
-/**
- * The archive stage of a build, run once the rollups are written (so a
- * monthly made in this build already lets its memories go): plans the moves
- * and, unless it is a dry run (which only reports them), performs them.
- */
-export function archiveStream(
-  stream: StreamState,
-  ctx: ArchiveTarget & { retention: RetentionConfig; today: string; dryRun: boolean },
-): ArchiveMove[] {
-  const planned = planArchive(stream, ctx.retention, ctx.today);
-  if (ctx.dryRun || planned.length === 0) return planned;
-  return applyArchive(ctx, stream, planned);
 }

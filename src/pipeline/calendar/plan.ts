@@ -63,7 +63,8 @@ export interface PlanContext {
   memo?: DerivedMemo;
 }
 
-interface Candidate {
+/** A period as the planner weighs it: its range, its inputs pinned by hash, its memories. */
+export interface Candidate {
   period: string;
   start: string;
   end: string;
@@ -95,7 +96,13 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
 
 const inputHashes = new CappedMemo<string, string>(50_000);
 
-function decide(tier: CalendarTier, candidates: readonly Candidate[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
+/** Each complete candidate's fate: a job (missing, stale, forced, regenerate), held (a person edited it), or nothing (fresh). */
+export function decide(
+  tier: CalendarTier,
+  candidates: readonly Candidate[],
+  existing: ReadonlyMap<string, Summary>,
+  ctx: PlanContext,
+): TierPlan {
   const plan: TierPlan = { jobs: [], held: [], deferred: [] };
   for (const candidate of candidates) {
     const isComplete = ctx.force || candidate.end <= ctx.horizon;
@@ -142,68 +149,59 @@ export function planDailies(memories: readonly Memory[], existing: ReadonlyMap<s
 }
 
 /**
- * Summaries of a tier with a period per folder file made from the tier below (weekly, monthly: the tier table,
- * time/tiers.ts): one per period with memories, from the finer summaries of the periods inside it (a week's
- * dailies; a month's weeklies, the weeks whose Thursday falls in it).
+ * The periods of a tier with a period per folder file made from the tier below (weekly, monthly: the tier table,
+ * time/tiers.ts), each with its inputs named: the finer periods inside it that hold memories (a week's dailies; a
+ * month's weeklies, the weeks whose Thursday falls in it) and the home paths of their summaries. In period order.
  */
-export function planFromFiner(
+export function periodsFromFiner(
   tier: CalendarTier,
   memories: readonly Memory[],
-  existing: ReadonlyMap<string, Summary>,
-  ctx: PlanContext,
-): TierPlan {
-  existing = summariesAtHome(existing, ctx.stream);
+  stream: string,
+): Map<string, { period: string; path: string }[]> {
   const row = calendarTier(tier);
   const finer = calendarTier(row.finer as CalendarTier);
   const parts = [...new Set(memories.map((memory) => finer.periodOf(memory.day)))].sort();
   // Each finer period lies inside one period of this tier (test/time/tiers.test.ts): its first day says which.
   const groups = groupBy(parts, (part) => row.periodOf(finer.rangeOf(part).start));
-  const pathOfPart = (part: string) => vaultPaths.summary(ctx.stream, finer.name as CalendarTier, part);
-  return decideFromFiner(tier, groups, pathOfPart, row.rangeOf, existing, ctx);
-}
-
-function decideFromFiner(
-  tier: CalendarTier,
-  groups: ReadonlyMap<string, string[]>,
-  pathOfPart: (part: string) => string,
-  rangeOf: (period: string) => { start: string; end: string },
-  existing: ReadonlyMap<string, Summary>,
-  ctx: PlanContext,
-): TierPlan {
-  const candidates: Candidate[] = [];
-  const deferred: TierPlan['deferred'] = [];
-  for (const [period, parts] of groups) {
-    const range = rangeOf(period);
-    const inputs = parts.map((part) => existing.get(pathOfPart(part)));
-    const missing = parts.filter((_, i) => inputs[i] === undefined);
-    if (missing.length > 0) {
-      const complete = ctx.force || range.end <= ctx.horizon;
-      if (complete) deferred.push({ period, reason: `no summary yet for ${missing.join(', ')}` });
-      continue;
-    }
-    const summaries = inputs as Summary[];
-    candidates.push({
-      period,
-      ...range,
-      sources: summaries.map((summary) => sourceRefOf(summary)),
-      memories: summaries.reduce((sum, summary) => sum + summary.meta.memories, 0),
-    });
-  }
-  const plan = decide(tier, candidates, existing, ctx);
-  plan.deferred.push(...deferred);
-  return plan;
+  const pathOfPart = (part: string) => vaultPaths.summary(stream, finer.name as CalendarTier, part);
+  return new Map([...groups].map(([period, inside]) => [period, inside.map((part) => ({ period: part, path: pathOfPart(part) }))]));
 }
 
 /**
- * The long-term summary: previous long-term + the monthlies that left the
- * package window (months ≤ `through`). If a folded monthly changed since, the
- * whole history is folded again from the monthlies.
+ * A period made from finer summaries (`inputs`, by period and home path), as a candidate from the summaries in
+ * `existing` (at home: `summariesAtHome`), or why it cannot be one yet (an input has no summary).
  */
-export function planLongterm(existing: ReadonlyMap<string, Summary>, through: string, ctx: PlanContext): TierPlan {
+export function candidateFromFiner(
+  period: string,
+  range: { start: string; end: string },
+  inputs: readonly { period: string; path: string }[],
+  existing: ReadonlyMap<string, Summary>,
+): Candidate | { missing: string } {
+  const summaries = inputs.map((input) => existing.get(input.path));
+  const missing = inputs.filter((_, i) => summaries[i] === undefined).map((input) => input.period);
+  if (missing.length > 0) return { missing: `no summary yet for ${missing.join(', ')}` };
+  const found = summaries as Summary[];
+  return {
+    period,
+    ...range,
+    sources: found.map((summary) => sourceRefOf(summary)),
+    memories: found.reduce((sum, summary) => sum + summary.meta.memories, 0),
+  };
+}
+
+/** The summaries of the tier the long-term summary folds, of `stream`, up to month `through`, in period order. */
+export function foldableMonthlies(summaries: Iterable<Summary>, through: string, stream: string): Summary[] {
   const foldedTier = calendarTier(COARSEST_TIER).finer;
-  const monthlies = [...existing.values()]
-    .filter((summary) => summary.meta.tier === foldedTier && summary.meta.stream === ctx.stream && summary.meta.period <= through)
+  return [...summaries]
+    .filter((summary) => summary.meta.tier === foldedTier && summary.meta.stream === stream && summary.meta.period <= through)
     .sort((a, b) => (a.meta.period < b.meta.period ? -1 : 1));
+}
+
+/**
+ * The long-term summary's fate: previous long-term + the monthlies that left the package window (`foldableMonthlies`,
+ * months ≤ `through`). If a folded monthly changed since, the whole history is folded again from the monthlies.
+ */
+export function decideLongterm(monthlies: readonly Summary[], existing: ReadonlyMap<string, Summary>, ctx: PlanContext): TierPlan {
   if (monthlies.length === 0) return { jobs: [], held: [], deferred: [] };
   const target = monthlies.map(sourceRefOf);
   const current = existing.get(vaultPaths.summary(ctx.stream, COARSEST_TIER, COARSEST_TIER));
