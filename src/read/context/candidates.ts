@@ -16,18 +16,6 @@ import { signalQueries, type Signals } from './signals.js';
 import { keyOf, RELEVANT_GROUPS, relevantFor, roundRobinBy } from './relevant.js';
 import { streamView, type StreamView } from './stream-view.js';
 import { memoryText, topicsOf, type IndexTopic } from './warm.js';
-import { expansionOf, expansionsOf } from './expand.js';
-import type { PassageQuery } from './passages.js';
-
-const FRAME = new Set(['kind', 'type', 'sort', 'like', 'way', 'thing', 'someth', 'activ', 'event', 'item']);
-function withExpansions(plan0: PassageQuery, text: string): PassageQuery {
-  const frameWeight = Number(process.env.XW_FRAME ?? 1);
-  const frame = plan0.terms.filter((t) => FRAME.has(t));
-  const plan = frameWeight < 1 && frame.length < plan0.terms.length ? { ...plan0, terms: plan0.terms.filter((t) => !FRAME.has(t)), prefixes: plan0.prefixes.filter((t) => !FRAME.has(t)) } : plan0;
-  const expansions = expansionsOf(text, plan.terms);
-  if (plan !== plan0) for (const f of frame) if (frameWeight > 0) expansions.set(f, frameWeight);
-  return expansions.size > 0 ? { ...plan, expansions, expansionOf: new Map(expansionOf) } : plan;
-}
 
 /**
  * The candidates of each tier, best first, before any budget: what the
@@ -245,7 +233,7 @@ function relevantCandidates(sources: CandidateSources, index: SearchIndex): Cand
     relevantFor({
       query: q.text,
       // The search's own terms (stems, prefixes, typo alternatives from the index's vocabulary) rank the passages too.
-      terms: withExpansions(matchPlan(parseQuery(q.text).text, [], index), q.text),
+      terms: matchPlan(parseQuery(q.text).text, [], index),
       hits: searchHits(q.text, RELEVANT_GROUPS),
       byPath,
       bodyOf,

@@ -154,11 +154,7 @@ export interface PassageOptions {
 }
 
 /** The words of a query as the search matches them: exact stems and stems matched as a prefix (match.ts). */
-export type PassageQuery = Pick<MatchPlan, 'terms' | 'prefixes'> & {
-  /** Related words of the query's words (expand.ts), by stem, each with its weight next to a query word's 1. */
-  expansions?: ReadonlyMap<string, number>;
-  expansionOf?: ReadonlyMap<string, string>;
-};
+export type PassageQuery = Pick<MatchPlan, 'terms' | 'prefixes'>;
 
 /** A vocabulary that holds every word: a plain-text query gets the analyzer's stems and prefixes, no typo alternatives. */
 const EVERY_WORD: Vocabulary = { hasTerm: () => true, termsBetween: () => [] };
@@ -193,7 +189,7 @@ function scoreBlocks(
       out = exact.has(s)
         ? { term: s, weight: 1 }
         : extra.has(s)
-          ? { term: query.expansionOf?.get(s) ?? '', weight: extra.get(s)! }
+          ? { term: '', weight: extra.get(s)! }
           : prefix
             ? { term: prefix, weight: (PREFIX_WEIGHT * s.length) / (s.length + 0.3 * (s.length - prefix.length)) }
             : null;
@@ -228,9 +224,7 @@ function scoreBlocks(
       if (matchOf(s)!.term) terms.add(matchOf(s)!.term);
     }
     // A block that holds more of the query's words ranks higher than their weights alone say (minisearch's "quality").
-    const speaker = /^([A-Z][\w'-]*):/.exec(split[d]!.blocks[b]!)?.[1];
-    const bySpeaker = speaker !== undefined && exact.has(processTerm(speaker)) ? envNum('XW_SPK', 1) : 1;
-    return { d, b, score: score * Math.max(1, terms.size) * bySpeaker };
+    return { d, b, score: score * Math.max(1, terms.size) };
   });
 }
 
@@ -285,47 +279,6 @@ function feedbackTerms(
   return new Map(picked.map(([s]) => [s, FEEDBACK_WEIGHT]));
 }
 
-const envNum = (name: string, fallback: number): number => (process.env[name] !== undefined ? Number(process.env[name]) : fallback);
-function cooccurring(split: readonly Split[], query: PassageQuery): Map<string, number> {
-  const weight = envNum('XW_PMI', 0);
-  if (weight <= 0) return new Map();
-  const top = envNum('XW_PMI_TERMS', 10);
-  const maxShare = envNum('XW_PMI_MAXSHARE', 0.1);
-  const next = envNum('XW_PMI_NEXT', 0);
-  const minCo = envNum('XW_PMI_MINCO', 2);
-  const known = new Set(query.terms);
-  let n = 0;
-  const df = new Map<string, number>();
-  for (const x of split) for (const counts of x.terms) { n++; for (const s of counts.keys()) df.set(s, (df.get(s) ?? 0) + 1); }
-  const scores = new Map<string, number>();
-  for (const q of known) {
-    const dq = df.get(q) ?? 0;
-    if (dq === 0 || dq / n > maxShare) continue;
-    const co = new Map<string, number>();
-    for (const x of split)
-      x.terms.forEach((counts, b) => {
-        if (!counts.has(q)) return;
-        const seen = new Set<string>(counts.keys());
-        if (next && b + 1 < x.terms.length) for (const s of x.terms[b + 1]!.keys()) seen.add(s);
-        for (const s of seen) if (!known.has(s)) co.set(s, (co.get(s) ?? 0) + 1);
-      });
-    for (const [s, c] of co) {
-      if (c < minCo) continue;
-      const score = (c / dq) * Math.log(n / df.get(s)!);
-      scores.set(s, Math.max(scores.get(s) ?? 0, score));
-    }
-  }
-  const picked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top);
-  return new Map(picked.map(([s]) => [s, weight]));
-}
-
-/** Two weight maps as one, the larger weight where both have a stem. */
-function withLarger(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): Map<string, number> {
-  const out = new Map(a);
-  for (const [s, w] of b) out.set(s, Math.max(w, out.get(s) ?? 0));
-  return out;
-}
-
 /**
  * The best passages of `sources` for `query`, best first. Each is a hit block
  * and up to `window` blocks after it and before it (a block before only when
@@ -346,13 +299,12 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   const limit = options.limit ?? 64;
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
-  const plan: PassageQuery = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
-  const related = withLarger(plan.expansions ?? new Map<string, number>(), cooccurring(split, plan));
-  let first = scoreBlocks(split, plan, related);
+  const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
+  let first = scoreBlocks(split, plan);
   // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
   // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
   const expansion = feedbackTerms(split, plan, first, sources);
-  if (expansion.size > 0) first = scoreBlocks(split, plan, withLarger(related, expansion));
+  if (expansion.size > 0) first = scoreBlocks(split, plan, expansion);
   const ranked = first
     // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.
     .map(({ d, b, score }) => ({ d, b, score: score * byMemory(sources[d]!.weight) }))

@@ -16,9 +16,9 @@ import { rankPassages, type PassageQuery } from './passages.js';
  */
 
 /** Day groups asked of the search per signal. */
-export const RELEVANT_GROUPS = Number(process.env.XW_GROUPS ?? 20);
+export const RELEVANT_GROUPS = 20;
 /** Memories whose passages are ranked per signal. */
-const PASSAGE_DOCS = Number(process.env.XW_DOCS ?? 40);
+const PASSAGE_DOCS = 40;
 
 export interface RelevantInput {
   query: string;
