@@ -74,10 +74,12 @@ function sourceOf(v: Version, bodyLine: BodyLine): string {
 
 /**
  * One item, or several excerpts of one memory under one heading (in block
- * order, `…` where blocks are left out between or around them), with the
- * `path:line` of its first line. No "parts 3–5 of 18": the `…` say an excerpt
- * leaves blocks out, and the words went to the budget (a label was a quarter
- * of a 1,000-token context).
+ * order), the heading with the `path:line` of the first excerpt and each
+ * later excerpt that does not follow on from the one before opening with its
+ * own line, `` `:40` ``: one date and path for the memory, a line for every
+ * passage (a heading is ~46 tokens, a line label 2). `…` says blocks are left
+ * out before the first excerpt or after the last. No "parts 3–5 of 18": the
+ * words went to the budget (a label was a quarter of a 1,000-token context).
  */
 function renderGroup(versions: readonly Version[], bodyLine: BodyLine): string {
   const sorted = versions[0]!.part ? [...versions].sort((a, b) => a.part!.first - b.part!.first) : versions;
@@ -87,13 +89,22 @@ function renderGroup(versions: readonly Version[], bodyLine: BodyLine): string {
   if (!first.part) return `${head}${first.text.trim()}\n`;
   const parts = sorted.map((v) => v.part!);
   const body: string[] = [];
+  if (first.part.first > 0) body.push('…');
   sorted.forEach((v, i) => {
-    const previous = i === 0 ? -1 : parts[i - 1]!.last;
-    if (v.part!.first > previous + 1) body.push('…');
-    body.push(v.text.trim());
+    const follows = i === 0 || v.part!.first <= parts[i - 1]!.last + 1;
+    body.push(follows ? v.text.trim() : joinedText(v, bodyLine));
   });
   if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
   return `${head}${body.join('\n\n')}\n`;
+}
+
+/**
+ * An excerpt after a gap in its memory, under the memory's heading: `` `:40` `` (its line in the file) and its text;
+ * `…` and the text when the file has no readable line (the heading's path has none either).
+ */
+function joinedText(v: Version, bodyLine: BodyLine): string {
+  const line = bodyLine(v.source);
+  return line === undefined ? `…\n\n${v.text.trim()}` : `\`:${line + (v.part?.line ?? 0)}\` ${v.text.trim()}`;
 }
 
 interface Sized {
@@ -185,7 +196,7 @@ function assemble(options: ContextOptions): AssembledContext {
   );
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
-  const sized = sizeCandidates(candidates, renderVersion, count);
+  const sized = sizeCandidates(candidates, renderVersion, (v) => joinedText(v, bodyLine), count);
   const demand = Object.fromEntries(
     TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens(0), 0)]),
   ) as Record<TierName, number>;
@@ -227,6 +238,7 @@ type RenderVersion = (v: Version, tier: TierName) => string;
 function sizeCandidates(
   candidates: Record<TierName, Candidate[]>,
   renderVersion: RenderVersion,
+  joined: (v: Version) => string,
   count: (text: string) => number,
 ): Record<TierName, Sized[]> {
   return Object.fromEntries(
@@ -240,7 +252,7 @@ function sizeCandidates(
           c,
           tokens: (i) => sizes[i]!(),
           // An excerpt of a memory already placed joins it under its heading: it costs its text only.
-          joined: c.versions[0]!.part ? count(`…\n\n${c.versions[0]!.text.trim()}\n\n`) : undefined,
+          joined: c.versions[0]!.part ? count(`${joined(c.versions[0]!)}\n\n`) : undefined,
           whole: whole ? lazy(() => count(`${renderVersion(whole, tier)}\n`)) : () => undefined,
         };
       }),
