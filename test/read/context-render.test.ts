@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutVersion, joinedText, renderGroup } from '../../src/read/context/render.js';
+import { cutVersion, followsOn, joinedText, renderGroup } from '../../src/read/context/render.js';
 import type { Version } from '../../src/read/context/candidate.js';
 
 /** How a context shows its items (render.ts): pure, in-process, with a word count standing in for the tokenizer. */
@@ -55,6 +55,21 @@ describe('renderGroup', () => {
     const elsewhere = { ...excerpt(3, 3, 6, 'Later.'), source: 'main/daily/2026-03-18.md' };
     expect(joinedText(elsewhere, bodyLine)).toBe('…\n\nLater.');
     expect(joinedText(excerpt(3, 3, 6, 'Later.'), bodyLine)).toBe('`:11` Later.');
+  });
+});
+
+describe('followsOn', () => {
+  it('says an excerpt needs no label of its own (and costs its text only) when it starts right after a placed one', () => {
+    const placed = [
+      { first: 2, last: 3, of: 12, line: 4 },
+      { first: 7, last: 8, of: 12, line: 14 },
+    ];
+    expect(followsOn({ first: 4, last: 4, of: 12, line: 6 }, placed)).toBe(true);
+    expect(followsOn({ first: 9, last: 10, of: 12, line: 18 }, placed)).toBe(true);
+    // Before the first placed excerpt, or after a gap: it opens with its `:line`.
+    expect(followsOn({ first: 0, last: 1, of: 12, line: 0 }, placed)).toBe(false);
+    expect(followsOn({ first: 5, last: 5, of: 12, line: 10 }, placed)).toBe(false);
+    expect(followsOn({ first: 5, last: 5, of: 12, line: 10 }, [])).toBe(false);
   });
 });
 

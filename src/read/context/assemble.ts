@@ -6,10 +6,10 @@ import type { StreamState } from '../../vault/model.js';
 import type { SearchIndex } from '../../search/index.js';
 import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
-import { tierCandidates, type Candidate, type CriticalSource, type Version } from './candidates.js';
+import { tierCandidates, type Candidate, type CriticalSource, type Part, type Version } from './candidates.js';
 import type { Signals } from './signals.js';
 import { bodyLineFor, countFor, type ContextSearch } from './warm.js';
-import { cutVersion, joinedText, renderGroup, type BodyLine } from './render.js';
+import { cutVersion, followsOn, joinedText, renderGroup, type BodyLine } from './render.js';
 
 /**
  * Context assembly: the four tiers packed into a token budget. Candidates
@@ -67,8 +67,10 @@ interface Sized {
   c: Candidate;
   /** Tokens of version `i`'s block: the first counted for every candidate (the tier's demand), coarser ones only when asked. */
   tokens: (i: number) => number;
-  /** Tokens of an excerpt joined to an earlier excerpt of its memory (its text only). */
+  /** Tokens of an excerpt joined to an earlier excerpt of its memory: its `:line` label and text. */
   joined: number | undefined;
+  /** Tokens of an excerpt that follows on from a placed excerpt of its memory (no label): its text only. */
+  follows: () => number;
   /** Tokens of an excerpt's whole memory, counted when the excerpt is placed. */
   whole: () => number | undefined;
 }
@@ -209,6 +211,7 @@ function sizeCandidates(
           tokens: (i) => sizes[i]!(),
           // An excerpt of a memory already placed joins it under its heading: it costs its text only.
           joined: c.versions[0]!.part ? count(`${joined(c.versions[0]!)}\n\n`) : undefined,
+          follows: lazy(() => count(`${c.versions[0]!.text.trim()}\n\n`)),
           whole: whole ? lazy(() => count(`${renderVersion(whole, tier)}\n`)) : () => undefined,
         };
       }),
@@ -232,15 +235,21 @@ function createPlacement(
   const placed: Placed[] = [];
   const used = { critical: 0, relevant: 0, background: 0, index: 0 } as Record<TierName, number>;
   const placedSources = new Set<string>();
-  const tryPlace = (tier: TierName, { c, tokens: sizes, joined, whole }: Sized, order: number, room: number): number => {
+  /** The blocks placed of each memory, by tier and source: an excerpt right after one of them needs no label. */
+  const placedParts = new Map<string, Part[]>();
+  const tryPlace = (tier: TierName, { c, tokens: sizes, joined, follows, whole }: Sized, order: number, room: number): number => {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
     const key = `${tier}\u0000${c.versions[0]!.source}`;
-    const tokens = joined !== undefined && placedSources.has(key) ? () => joined : sizes;
-    const versions = joined !== undefined && placedSources.has(key) ? 1 : c.versions.length;
+    const part = c.versions[0]!.part;
+    const joining = joined !== undefined && placedSources.has(key);
+    const after = joining && followsOn(part!, placedParts.get(key) ?? []);
+    const tokens = joining ? () => (after ? follows() : joined) : sizes;
+    const versions = joining ? 1 : c.versions.length;
     let i = 0;
     while (i < versions && heading + tokens(i) > room) i++;
     if (i < versions) {
       placedSources.add(`${tier}\u0000${c.versions[i]!.source}`);
+      if (c.versions[i]!.part) placedParts.set(key, [...(placedParts.get(key) ?? []), c.versions[i]!.part!]);
       const wholeTokens = c.whole ? whole() : undefined;
       placed.push({
         tier,

@@ -1,5 +1,5 @@
 import { oneLine } from '../../text/safe-text.js';
-import type { Version } from './candidate.js';
+import type { Part, Version } from './candidate.js';
 
 /**
  * How a context shows its items: a memory's excerpts under one heading with
@@ -36,11 +36,16 @@ export function renderGroup(versions: readonly Version[], bodyLine: BodyLine): s
   const body: string[] = [];
   if (first.part.first > 0) body.push('…');
   sorted.forEach((v, i) => {
-    const follows = i === 0 || v.part!.first <= parts[i - 1]!.last + 1;
+    const follows = i === 0 || followsOn(v.part!, [parts[i - 1]!]);
     body.push(follows ? v.text.trim() : joinedText(v, bodyLine));
   });
   if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
   return `${head}${body.join('\n\n')}\n`;
+}
+
+/** Whether an excerpt starts at or before the block after one of `placed` (its memory's excerpts): it then needs no label of its own. */
+export function followsOn(part: Part, placed: readonly Part[]): boolean {
+  return placed.some((p) => part.first <= p.last + 1 && part.first > p.first);
 }
 
 /**
