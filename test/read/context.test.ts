@@ -201,6 +201,11 @@ describe('memvault context', () => {
     const first = /`main\/memories\/2026-03-18-chat\.md:\d+`\n\n(?:…\n\n)?(.{12})/.exec(json.context)![1]!;
     const chat = readFileSync(path.join(root, 'vault/main/memories/2026-03-18-chat.md'), 'utf8').split('\n');
     expect(chat[line - 1]!.startsWith(first)).toBe(true);
+    // A later passage after left-out blocks opens with its own line in the same file.
+    const section = json.context.slice(json.context.indexOf('`main/memories/2026-03-18-chat.md:')).split('\n### ')[0]!;
+    const labels = [...section.matchAll(/^`:(\d+)` (.{12})/gm)];
+    expect(labels.length).toBeGreaterThanOrEqual(1);
+    for (const [, at, text] of labels) expect(chat[Number(at) - 1]!.startsWith(text!)).toBe(true);
     const at = (text: string) => json.context.indexOf(text);
     // The hits and the turns around them, in the memory's order; the lunch chatter between them is left out.
     expect(at('Ben: I looked at the ledger export yesterday (17 March 2026).')).toBeGreaterThan(0);

@@ -1,15 +1,15 @@
 import { markStaleCandidates } from './citations.js';
 import type { MemoryCitations } from '../../vault/citation-model.js';
 import { citationLookup } from '../../citations/read.js';
-import { oneLine } from '../../text/safe-text.js';
 import { todayIn } from '../../time/periods.js';
 import type { StreamState } from '../../vault/model.js';
 import type { SearchIndex } from '../../search/index.js';
 import { pickStream, type ReadVault } from '../vault.js';
 import { allocateBudget, sharesFor, TIER_NAMES, type Activity, type TierName } from './budget.js';
-import { tierCandidates, type Candidate, type CriticalSource, type Version } from './candidates.js';
+import { tierCandidates, type Candidate, type CriticalSource, type Part, type Version } from './candidates.js';
 import type { Signals } from './signals.js';
 import { bodyLineFor, countFor, type ContextSearch } from './warm.js';
+import { cutVersion, followsOn, joinedText, renderGroup, type BodyLine } from './render.js';
 
 /**
  * Context assembly: the four tiers packed into a token budget. Candidates
@@ -63,45 +63,14 @@ const HEADINGS: Record<TierName, string> = {
   index: '## More to ask about (`memvault zoom <period>`, `memvault search <words>`)',
 };
 
-/** The 1-based line of a vault file its body starts on, when it is a readable file (`bodyLineFor`). */
-type BodyLine = (vaultPath: string) => number | undefined;
-
-/** `main/memories/a.md:12`: where the text starts in its file, frontmatter counted, as `search` gives hits. */
-function sourceOf(v: Version, bodyLine: BodyLine): string {
-  const line = bodyLine(v.source);
-  return line === undefined ? v.source : `${v.source}:${line + (v.part?.line ?? 0)}`;
-}
-
-/**
- * One item, or several excerpts of one memory under one heading (in block
- * order, `…` where blocks are left out between or around them), with the
- * `path:line` of its first line. No "parts 3–5 of 18": the `…` say an excerpt
- * leaves blocks out, and the words went to the budget (a label was a quarter
- * of a 1,000-token context).
- */
-function renderGroup(versions: readonly Version[], bodyLine: BodyLine): string {
-  const sorted = versions[0]!.part ? [...versions].sort((a, b) => a.part!.first - b.part!.first) : versions;
-  const first = sorted[0]!;
-  // A label holds a memory's title, kind and tags: one line (`oneLine`), so it cannot open a section of the context.
-  const head = `### ${oneLine(first.label)} \`${sourceOf(first, bodyLine)}\`\n\n`;
-  if (!first.part) return `${head}${first.text.trim()}\n`;
-  const parts = sorted.map((v) => v.part!);
-  const body: string[] = [];
-  sorted.forEach((v, i) => {
-    const previous = i === 0 ? -1 : parts[i - 1]!.last;
-    if (v.part!.first > previous + 1) body.push('…');
-    body.push(v.text.trim());
-  });
-  if (parts[parts.length - 1]!.last < first.part.of - 1) body.push('…');
-  return `${head}${body.join('\n\n')}\n`;
-}
-
 interface Sized {
   c: Candidate;
   /** Tokens of version `i`'s block: the first counted for every candidate (the tier's demand), coarser ones only when asked. */
   tokens: (i: number) => number;
-  /** Tokens of an excerpt joined to an earlier excerpt of its memory (its text only). */
+  /** Tokens of an excerpt joined to an earlier excerpt of its memory: its `:line` label and text. */
   joined: number | undefined;
+  /** Tokens of an excerpt that follows on from a placed excerpt of its memory (no label): its text only. */
+  follows: () => number;
   /** Tokens of an excerpt's whole memory, counted when the excerpt is placed. */
   whole: () => number | undefined;
 }
@@ -185,7 +154,7 @@ function assemble(options: ContextOptions): AssembledContext {
   );
   const title = `# Context: stream \`${options.stream.name}\`, ${todayIn(options.now, vault.config.timezone)}\n`;
   const headingTokens = Object.fromEntries(TIER_NAMES.map((t) => [t, count(`${HEADINGS[t]}\n\n`)])) as Record<TierName, number>;
-  const sized = sizeCandidates(candidates, renderVersion, count);
+  const sized = sizeCandidates(candidates, renderVersion, (v) => joinedText(v, bodyLine), count);
   const demand = Object.fromEntries(
     TIER_NAMES.map((t) => [t, sized[t].length === 0 ? 0 : headingTokens[t] + sized[t].reduce((s, x) => s + x.tokens(0), 0)]),
   ) as Record<TierName, number>;
@@ -227,6 +196,7 @@ type RenderVersion = (v: Version, tier: TierName) => string;
 function sizeCandidates(
   candidates: Record<TierName, Candidate[]>,
   renderVersion: RenderVersion,
+  joined: (v: Version) => string,
   count: (text: string) => number,
 ): Record<TierName, Sized[]> {
   return Object.fromEntries(
@@ -240,7 +210,8 @@ function sizeCandidates(
           c,
           tokens: (i) => sizes[i]!(),
           // An excerpt of a memory already placed joins it under its heading: it costs its text only.
-          joined: c.versions[0]!.part ? count(`…\n\n${c.versions[0]!.text.trim()}\n\n`) : undefined,
+          joined: c.versions[0]!.part ? count(`${joined(c.versions[0]!)}\n\n`) : undefined,
+          follows: lazy(() => count(`${c.versions[0]!.text.trim()}\n\n`)),
           whole: whole ? lazy(() => count(`${renderVersion(whole, tier)}\n`)) : () => undefined,
         };
       }),
@@ -264,15 +235,21 @@ function createPlacement(
   const placed: Placed[] = [];
   const used = { critical: 0, relevant: 0, background: 0, index: 0 } as Record<TierName, number>;
   const placedSources = new Set<string>();
-  const tryPlace = (tier: TierName, { c, tokens: sizes, joined, whole }: Sized, order: number, room: number): number => {
+  /** The blocks placed of each memory, by tier and source: an excerpt right after one of them needs no label. */
+  const placedParts = new Map<string, Part[]>();
+  const tryPlace = (tier: TierName, { c, tokens: sizes, joined, follows, whole }: Sized, order: number, room: number): number => {
     const heading = used[tier] === 0 ? headingTokens[tier] : 0;
     const key = `${tier}\u0000${c.versions[0]!.source}`;
-    const tokens = joined !== undefined && placedSources.has(key) ? () => joined : sizes;
-    const versions = joined !== undefined && placedSources.has(key) ? 1 : c.versions.length;
+    const part = c.versions[0]!.part;
+    const joining = joined !== undefined && placedSources.has(key);
+    const after = joining && followsOn(part!, placedParts.get(key) ?? []);
+    const tokens = joining ? () => (after ? follows() : joined) : sizes;
+    const versions = joining ? 1 : c.versions.length;
     let i = 0;
     while (i < versions && heading + tokens(i) > room) i++;
     if (i < versions) {
       placedSources.add(`${tier}\u0000${c.versions[i]!.source}`);
+      if (c.versions[i]!.part) placedParts.set(key, [...(placedParts.get(key) ?? []), c.versions[i]!.part!]);
       const wholeTokens = c.whole ? whole() : undefined;
       placed.push({
         tier,
@@ -391,39 +368,4 @@ function fitToBudget(
     total = 0;
   }
   return { kept, context, total };
-}
-
-/**
- * The longest beginning of an item whose block fits `room` tokens, marked as
- * cut: whole lines while they fit (each line's count is remembered, so a
- * long summary cut at many budgets is counted once), then words of the next.
- */
-function cutVersion(
-  version: Version,
-  room: number,
-  size: (v: Version) => number,
-  count: (text: string) => number,
-): { version: Version; tokens: number } {
-  const marker = ' […cut to fit; zoom into its period for all of it]';
-  const make = (text: string): Version => ({ ...version, part: undefined, text: `${text.trimEnd()}${marker}` });
-  const overhead = size(make(''));
-  const lines = version.text.split('\n');
-  let lineCount = 0;
-  let spent = overhead;
-  while (lineCount < lines.length && spent + count(`${lines[lineCount]!}\n`) <= room) spent += count(`${lines[lineCount++]!}\n`);
-  // Joins can merge tokens either way: step back until the exact count fits.
-  let kept = lines.slice(0, lineCount).join('\n');
-  while (lineCount > 0 && size(make(kept)) > room) kept = lines.slice(0, --lineCount).join('\n');
-  // Then as many words of the next line as fit (a binary search over them).
-  const words = (lines[lineCount] ?? '').split(' ');
-  let low = 0;
-  let high = lineCount < lines.length ? words.length - 1 : 0;
-  const withWords = (n: number): string => (n === 0 ? kept : `${kept}${lineCount > 0 ? '\n' : ''}${words.slice(0, n).join(' ')}`);
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (size(make(withWords(mid))) <= room) low = mid;
-    else high = mid - 1;
-  }
-  const cut = make(withWords(low));
-  return { version: cut, tokens: size(cut) };
 }
