@@ -101,7 +101,11 @@ export function forgetSentenceMemos(): void {
   sentenceItems.clear();
 }
 
+/** Printable ASCII: NFKC leaves it as it is, and none of the typographic folds apply. */
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
 function normalizeUncached(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return normalizeAscii(text);
   return text
     .normalize('NFKC')
     .toLowerCase()
@@ -115,6 +119,24 @@ function normalizeUncached(text: string): string {
     )
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * `normalizeUncached` of printable ASCII, each step run only when its
+ * character is there: most item texts and many sentences need none but the
+ * lower-casing (the retention check normalises every item and output line).
+ */
+function normalizeAscii(text: string): string {
+  let out = text.toLowerCase();
+  if (out.includes('`')) out = out.replace(/`/g, "'");
+  if (out.includes('\\')) out = out.replace(/\\([\\[\]()*_#`>-])/g, '$1');
+  if (out.includes('*') || out.includes('_')) out = out.replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '');
+  if (out.includes("'"))
+    out = out.replace(/'/g, (quote, offset: number, whole: string) =>
+      /\p{L}/u.test(whole[offset - 1] ?? '') && /\p{L}/u.test(whole[offset + 1] ?? '') ? quote : ' ',
+    );
+  if (out.includes('  ')) out = out.replace(/ +/g, ' ');
+  return out.trim();
 }
 
 // ---------------------------------------------------------------------------
