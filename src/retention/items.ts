@@ -163,6 +163,10 @@ const DATE_PATTERNS: RegExp[] = [
   /\b(?:19|20)\d{2}\b(?![-/.:]\d|\s?(?:%|ms|s|gb|mb|kb|px|tokens?|users?|rows?|lines?|words?)\b)/gi,
 ];
 
+/** Every spelling `MONTH` accepts starts with one of these. */
+const MONTH_START = /jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
+const NAMES_A_MONTH: ReadonlySet<RegExp> = new Set(DATE_PATTERNS.filter((pattern) => pattern.source.includes(MONTH)));
+
 const UNIT =
   '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?' +
   '|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?' +
@@ -224,7 +228,10 @@ function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mus
 export function datesOf(text: string): string[] {
   if (!DIGIT.test(text)) return []; // every date pattern has a digit
   const found: { start: number; end: number; text: string }[] = [];
+  // The patterns that name a month are skipped when no month's first three letters are in the text.
+  const months = MONTH_START.test(text);
   for (const pattern of DATE_PATTERNS) {
+    if (!months && NAMES_A_MONTH.has(pattern)) continue;
     for (const match of text.matchAll(pattern)) {
       const start = match.index ?? 0;
       const end = start + match[0].length;
@@ -276,6 +283,16 @@ export function canonicalDate(text: string): string | undefined {
   return undefined;
 }
 
+/** `.`, `!`, `?`, `:` and `;`: what ends a sentence (or opens a list) before a word, in `namesOf`. */
+const SENTENCE_END = new Set([...'.!?:;'].map((ch) => ch.charCodeAt(0)));
+
+/** `/^\p{Lu}/u.test(word)`, with ASCII told without the regex. */
+function startsUpper(word: string): boolean {
+  const c = word.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90;
+  return /^\p{Lu}/u.test(word);
+}
+
 const WORD_TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'’.&+-]*[\p{L}\p{N}+]|[\p{L}\p{N}]/gu;
 
 /**
@@ -306,11 +323,15 @@ export function namesOf(text: string): string[] {
   };
   tokens.forEach(({ word, index }, i) => {
     const previous = tokens[i - 1];
-    const gap = previous ? body.slice(previous.index + previous.word.length, index) : body.slice(0, index);
+    const gapStart = previous ? previous.index + previous.word.length : 0;
+    // One blank between two words (the usual gap) is told apart without slicing it out.
+    const adjacent = previous !== undefined && index - gapStart === 1 && body.charCodeAt(gapStart) === 32;
     // A word opens a sentence after `.`, `!`, `?`, `:` or `;` (quotes and brackets between allowed), or at the start.
-    const opensSentence = !previous || /[.!?:;]/.test(gap) || /[.!?:;]$/.test(previous.word);
-    const capitalised = /^\p{Lu}/u.test(word) && !NOT_NAMES.has(word.toLowerCase().replace(/['’].*$/, '')) && !/^\d/.test(word);
-    const adjacent = gap === ' ';
+    const opensSentence =
+      !previous ||
+      (!adjacent && /[.!?:;]/.test(body.slice(gapStart, index))) ||
+      SENTENCE_END.has(previous.word.charCodeAt(previous.word.length - 1));
+    const capitalised = startsUpper(word) && !NOT_NAMES.has(word.toLowerCase().replace(/['’].*$/, '')) && !/^\d/.test(word);
     if (capitalised && !opensSentence) {
       if (!adjacent) flush();
       run.push(word.replace(/[.]+$/, ''));
