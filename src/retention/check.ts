@@ -5,6 +5,7 @@ import {
   datesOf,
   itemsOfSentence,
   KIND_ORDER,
+  sharedItemsOfSentence,
   normalizeForMatch,
   orderItems,
   SENTENCE_KINDS,
@@ -129,7 +130,8 @@ export function collectMustKeep(sources: readonly { importance?: string; sentenc
   const items: MustKeepItem[] = [];
   for (const source of sources) {
     if (source.importance !== 'pinned') {
-      for (const sentence of source.sentences) if (sentence.role !== 'heading') items.push(...itemsOfSentence(sentence));
+      for (const sentence of source.sentences)
+        if (sentence.role !== 'heading') for (const item of sharedItemsOfSentence(sentence)) items.push(item);
       continue;
     }
     const lead = source.sentences.find((sentence) => sentence.role !== 'heading');

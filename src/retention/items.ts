@@ -64,10 +64,10 @@ export function orderItems(items: readonly MustKeepItem[]): MustKeepItem[] {
     seen.add(key);
     unique.push(item);
   }
-  return unique
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => KIND_ORDER.indexOf(a.item.kind) - KIND_ORDER.indexOf(b.item.kind) || a.index - b.index)
-    .map(({ item }) => item);
+  // By kind priority, first-seen order within a kind: a stable sort, done as one bucket per kind.
+  const byKind = KIND_ORDER.map((): MustKeepItem[] => []);
+  for (const item of unique) byKind[KIND_ORDER.indexOf(item.kind)]!.push(item);
+  return byKind.flat();
 }
 
 /** Identity of an item: its kind and normalised text. */
@@ -189,8 +189,13 @@ const NOT_NAMES = new Set(
 
 /** Items of one sentence (its day prefix from a finer summary is layout, not content). */
 export function itemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
+  return [...sharedItemsOfSentence(sentence)];
+}
+
+/** `itemsOfSentence` without the copy, for a caller that only reads them (the memo's own array). */
+export function sharedItemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): readonly MustKeepItem[] {
   const key = `${sentence.role}\u0000${sentence.mustKeep.join(',')}\u0000${sentence.text}`;
-  return [...sentenceItems.get(key, () => itemsOfSentenceUncached(sentence))];
+  return sentenceItems.get(key, () => itemsOfSentenceUncached(sentence));
 }
 
 function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
