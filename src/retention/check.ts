@@ -1,4 +1,5 @@
 import { contentWords as wordsOf } from '../text/terms.js';
+import { CappedMemo } from '../util/memo.js';
 import type { Sentence, SummaryMeta } from '../vault/model.js';
 import {
   canonicalDate,
@@ -47,7 +48,7 @@ export interface RetentionResult {
 export interface OutputIndex {
   text: string;
   /** Content words of each line (a bullet, a paragraph line): a sentence item must be found mostly on one line. */
-  lines: Set<string>[];
+  lines: ReadonlySet<string>[];
   dates: Set<string>;
 }
 
@@ -61,10 +62,17 @@ export function indexOutput(output: string): OutputIndex {
   }
   const lines = output
     .split(/\n+/)
-    .map((line) => new Set(contentWords(spaceNumbers(normalizeForMatch(line)))))
+    .map((line) => wordsOfLine.get(line, () => new Set(contentWords(spaceNumbers(normalizeForMatch(line))))))
     .filter((words) => words.size > 0);
   return { text, lines, dates };
 }
+
+/**
+ * Content words by output line: a rollup's attempts write most of the same
+ * lines, each checked after its attempt. Bounded (it starts over when full);
+ * the sets are only read.
+ */
+const wordsOfLine = new CappedMemo<string, ReadonlySet<string>>(5000);
 
 /** What an item is matched by. */
 interface ItemNeedle {
