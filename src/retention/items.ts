@@ -105,7 +105,11 @@ export function forgetSentenceMemos(): void {
 const PRINTABLE_ASCII = /^[ -~]*$/;
 
 function normalizeUncached(text: string): string {
-  if (PRINTABLE_ASCII.test(text)) return normalizeAscii(text);
+  return PRINTABLE_ASCII.test(text) ? normalizeAscii(text) : foldForMatch(text);
+}
+
+/** `normalizeForMatch` of any text, without the memo or the printable-ASCII shortcut (exported for the test that compares them). */
+export function foldForMatch(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../scripts/fixtures/synthetic-vault/rng.js';
 import { readGeneratedMarkdown } from '../../src/vault/generated-markdown.js';
 import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
 import { proseOf } from '../../src/vault/sentences.js';
@@ -63,13 +64,8 @@ describe('reading generated summary markdown without remark', () => {
 
   it('agrees with remark on random lines of the summary alphabet whenever it answers', () => {
     // Deterministic pseudo-random documents built from the pieces summaries are made of, and the characters that trip markdown.
-    let seed = 12345;
-    const random = (n: number): number => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
+    const rng = mulberry32(12345);
+    const random = (n: number): number => Math.floor(rng() * n);
     const safe = ['a', 'Word', ' ', ' ', 'x.y()', '`code`', '` c `', '**Mon 10-28** ', ':', '.', 'é', '#1', '2.3 s', '!'];
     const hostile = ['  ', '`', '``', '**', '*', '_', '#', '-', '1.', '2)', '>', '<', '&', '\\', '[', ']', '|', '~', '=', '\t'];
     const piece = (): string => (random(5) === 0 ? hostile[random(hostile.length)]! : safe[random(safe.length)]!);
