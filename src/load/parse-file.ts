@@ -4,7 +4,8 @@ import type { CachedResult, ParsedContent } from '../store/cache.js';
 import { headingSpans, parseMarkdown } from '../vault/markdown.js';
 import { parseMemoryBody, readMemoryFile } from '../vault/memory-file.js';
 import { memorySecrets } from '../vault/secrets-check.js';
-import { extractSentences } from '../vault/sentences.js';
+import { extractSentences, sentencesOf } from '../vault/sentences.js';
+import { readGeneratedMarkdown } from '../vault/generated-markdown.js';
 import type { FileRole } from '../vault/paths.js';
 import { parseSummaryFile } from '../vault/summary-file.js';
 import { opensGeneratedSummary } from '../text/frontmatter-fence.js';
@@ -71,6 +72,9 @@ function isGeneratedSummary(bytes: Uint8Array): boolean {
  */
 export function parseSummaryBody(body: string): ParsedContent {
   const text = body.trim();
+  // The usual shape of a generated summary is read without remark (same sentences and spans); anything else is parsed.
+  const generated = readGeneratedMarkdown(text);
+  if (generated) return { body: text, sentences: sentencesOf(generated.prose, { pinned: false }), headings: generated.headings };
   const tree = parseMarkdown(text);
   return { body: text, sentences: extractSentences(tree, { pinned: false }), headings: headingSpans(tree) };
 }

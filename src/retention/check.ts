@@ -1,10 +1,12 @@
 import { contentWords as wordsOf } from '../text/terms.js';
+import { CappedMemo } from '../util/memo.js';
 import type { Sentence, SummaryMeta } from '../vault/model.js';
 import {
   canonicalDate,
   datesOf,
   itemsOfSentence,
   KIND_ORDER,
+  sharedItemsOfSentence,
   normalizeForMatch,
   orderItems,
   SENTENCE_KINDS,
@@ -46,7 +48,7 @@ export interface RetentionResult {
 export interface OutputIndex {
   text: string;
   /** Content words of each line (a bullet, a paragraph line): a sentence item must be found mostly on one line. */
-  lines: Set<string>[];
+  lines: ReadonlySet<string>[];
   dates: Set<string>;
 }
 
@@ -60,10 +62,17 @@ export function indexOutput(output: string): OutputIndex {
   }
   const lines = output
     .split(/\n+/)
-    .map((line) => new Set(contentWords(spaceNumbers(normalizeForMatch(line)))))
+    .map((line) => wordsOfLine.get(line, () => new Set(contentWords(spaceNumbers(normalizeForMatch(line))))))
     .filter((words) => words.size > 0);
   return { text, lines, dates };
 }
+
+/**
+ * Content words by output line: a rollup's attempts write most of the same
+ * lines, each checked after its attempt. Bounded (it starts over when full);
+ * the sets are only read.
+ */
+const wordsOfLine = new CappedMemo<string, ReadonlySet<string>>(5000);
 
 /** What an item is matched by. */
 interface ItemNeedle {
@@ -129,7 +138,8 @@ export function collectMustKeep(sources: readonly { importance?: string; sentenc
   const items: MustKeepItem[] = [];
   for (const source of sources) {
     if (source.importance !== 'pinned') {
-      for (const sentence of source.sentences) if (sentence.role !== 'heading') items.push(...itemsOfSentence(sentence));
+      for (const sentence of source.sentences)
+        if (sentence.role !== 'heading') for (const item of sharedItemsOfSentence(sentence)) items.push(item);
       continue;
     }
     const lead = source.sentences.find((sentence) => sentence.role !== 'heading');

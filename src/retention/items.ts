@@ -64,10 +64,10 @@ export function orderItems(items: readonly MustKeepItem[]): MustKeepItem[] {
     seen.add(key);
     unique.push(item);
   }
-  return unique
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => KIND_ORDER.indexOf(a.item.kind) - KIND_ORDER.indexOf(b.item.kind) || a.index - b.index)
-    .map(({ item }) => item);
+  // By kind priority, first-seen order within a kind: a stable sort, done as one bucket per kind.
+  const byKind = KIND_ORDER.map((): MustKeepItem[] => []);
+  for (const item of unique) byKind[KIND_ORDER.indexOf(item.kind)]!.push(item);
+  return byKind.flat();
 }
 
 /** Identity of an item: its kind and normalised text. */
@@ -101,7 +101,15 @@ export function forgetSentenceMemos(): void {
   sentenceItems.clear();
 }
 
+/** Printable ASCII: NFKC leaves it as it is, and none of the typographic folds apply. */
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
 function normalizeUncached(text: string): string {
+  return PRINTABLE_ASCII.test(text) ? normalizeAscii(text) : foldForMatch(text);
+}
+
+/** `normalizeForMatch` of any text, without the memo or the printable-ASCII shortcut (exported for the test that compares them). */
+export function foldForMatch(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()
@@ -115,6 +123,24 @@ function normalizeUncached(text: string): string {
     )
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * `normalizeUncached` of printable ASCII, each step run only when its
+ * character is there: most item texts and many sentences need none but the
+ * lower-casing (the retention check normalises every item and output line).
+ */
+function normalizeAscii(text: string): string {
+  let out = text.toLowerCase();
+  if (out.includes('`')) out = out.replace(/`/g, "'");
+  if (out.includes('\\')) out = out.replace(/\\([\\[\]()*_#`>-])/g, '$1');
+  if (out.includes('*') || out.includes('_')) out = out.replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '');
+  if (out.includes("'"))
+    out = out.replace(/'/g, (quote, offset: number, whole: string) =>
+      /\p{L}/u.test(whole[offset - 1] ?? '') && /\p{L}/u.test(whole[offset + 1] ?? '') ? quote : ' ',
+    );
+  if (out.includes('  ')) out = out.replace(/ +/g, ' ');
+  return out.trim();
 }
 
 // ---------------------------------------------------------------------------
@@ -141,6 +167,10 @@ const DATE_PATTERNS: RegExp[] = [
   /\b(?:19|20)\d{2}\b(?![-/.:]\d|\s?(?:%|ms|s|gb|mb|kb|px|tokens?|users?|rows?|lines?|words?)\b)/gi,
 ];
 
+/** Every spelling `MONTH` accepts starts with one of these. */
+const MONTH_START = /jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
+const NAMES_A_MONTH: ReadonlySet<RegExp> = new Set(DATE_PATTERNS.filter((pattern) => pattern.source.includes(MONTH)));
+
 const UNIT =
   '(?:%|percent|ms|milliseconds?|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?' +
   '|decades?|kb|mb|gb|tb|k|m|x|tokens?|users?|customers?|requests?|req/s|rps|qps|lines?|files?|tests?|px|bytes?|calls?' +
@@ -163,8 +193,13 @@ const NOT_NAMES = new Set(
 
 /** Items of one sentence (its day prefix from a finer summary is layout, not content). */
 export function itemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
+  return [...sharedItemsOfSentence(sentence)];
+}
+
+/** `itemsOfSentence` without the copy, for a caller that only reads them (the memo's own array). */
+export function sharedItemsOfSentence(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): readonly MustKeepItem[] {
   const key = `${sentence.role}\u0000${sentence.mustKeep.join(',')}\u0000${sentence.text}`;
-  return [...sentenceItems.get(key, () => itemsOfSentenceUncached(sentence))];
+  return sentenceItems.get(key, () => itemsOfSentenceUncached(sentence));
 }
 
 function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mustKeep'>): MustKeepItem[] {
@@ -202,7 +237,10 @@ function itemsOfSentenceUncached(sentence: Pick<Sentence, 'text' | 'role' | 'mus
 export function datesOf(text: string): string[] {
   if (!DIGIT.test(text)) return []; // every date pattern has a digit
   const found: { start: number; end: number; text: string }[] = [];
+  // The patterns that name a month are skipped when no month's first three letters are in the text.
+  const months = MONTH_START.test(text);
   for (const pattern of DATE_PATTERNS) {
+    if (!months && NAMES_A_MONTH.has(pattern)) continue;
     for (const match of text.matchAll(pattern)) {
       const start = match.index ?? 0;
       const end = start + match[0].length;
@@ -254,6 +292,16 @@ export function canonicalDate(text: string): string | undefined {
   return undefined;
 }
 
+/** `.`, `!`, `?`, `:` and `;`: what ends a sentence (or opens a list) before a word, in `namesOf`. */
+const SENTENCE_END = new Set([...'.!?:;'].map((ch) => ch.charCodeAt(0)));
+
+/** `/^\p{Lu}/u.test(word)`, with ASCII told without the regex. */
+function startsUpper(word: string): boolean {
+  const c = word.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90;
+  return /^\p{Lu}/u.test(word);
+}
+
 const WORD_TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'’.&+-]*[\p{L}\p{N}+]|[\p{L}\p{N}]/gu;
 
 /**
@@ -284,11 +332,15 @@ export function namesOf(text: string): string[] {
   };
   tokens.forEach(({ word, index }, i) => {
     const previous = tokens[i - 1];
-    const gap = previous ? body.slice(previous.index + previous.word.length, index) : body.slice(0, index);
+    const gapStart = previous ? previous.index + previous.word.length : 0;
+    // One blank between two words (the usual gap) is told apart without slicing it out.
+    const adjacent = previous !== undefined && index - gapStart === 1 && body.charCodeAt(gapStart) === 32;
     // A word opens a sentence after `.`, `!`, `?`, `:` or `;` (quotes and brackets between allowed), or at the start.
-    const opensSentence = !previous || /[.!?:;]/.test(gap) || /[.!?:;]$/.test(previous.word);
-    const capitalised = /^\p{Lu}/u.test(word) && !NOT_NAMES.has(word.toLowerCase().replace(/['’].*$/, '')) && !/^\d/.test(word);
-    const adjacent = gap === ' ';
+    const opensSentence =
+      !previous ||
+      (!adjacent && /[.!?:;]/.test(body.slice(gapStart, index))) ||
+      SENTENCE_END.has(previous.word.charCodeAt(previous.word.length - 1));
+    const capitalised = startsUpper(word) && !NOT_NAMES.has(word.toLowerCase().replace(/['’].*$/, '')) && !/^\d/.test(word);
     if (capitalised && !opensSentence) {
       if (!adjacent) flush();
       run.push(word.replace(/[.]+$/, ''));

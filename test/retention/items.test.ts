@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../scripts/fixtures/synthetic-vault/rng.js';
 import { checkRetention, collectMustKeep, compareMissing, droppedText } from '../../src/retention/check.js';
 import {
   canonicalDate,
@@ -6,6 +7,8 @@ import {
   KIND_ORDER,
   mustKeepOfSentences,
   namesOf,
+  foldForMatch,
+  forgetSentenceMemos,
   normalizeForMatch,
   orderItems,
   type MustKeepItem,
@@ -142,5 +145,19 @@ describe('retention check', () => {
     expect(compareMissing(lostDecision, [])).toBeGreaterThan(0);
     expect(droppedText({ kind: 'decision', text: 'word '.repeat(60) })).toHaveLength(120);
     expect(normalizeForMatch('**Tue** it’s — `x` \\[a]')).toBe("tue it's - x [a]");
+  });
+});
+
+describe('normalizeForMatch on printable ASCII (the fast path)', () => {
+  it('gives what the general chain gives, on random strings of the characters it treats', () => {
+    const rng = mulberry32(99);
+    const random = (n: number): number => Math.floor(rng() * n);
+    const alphabet = ['a', 'B', 'z', '0', ' ', '  ', '`', '\\', '*', '**', '_', "'", '#', '>', '-', '[', ']', '(', ')', '.', 'Ab'];
+    for (let i = 0; i < 3000; i++) {
+      let text = '';
+      for (let n = random(12); n > 0; n--) text += alphabet[random(alphabet.length)];
+      expect(normalizeForMatch(text), JSON.stringify(text)).toBe(foldForMatch(text));
+    }
+    forgetSentenceMemos();
   });
 });

@@ -111,6 +111,8 @@ export interface UnitSet {
   weights?: Float64Array;
   /** Normalised texts for `forcedUnits`, computed on first use. */
   match?: MatchTexts;
+  /** Per lost item a retry named: the index of the unit `forcedUnits` would force for it (-1: none), found once per set. */
+  forcedCandidates?: Map<string, number>;
   /** The period's main words and their scores (`mainWords`), computed on first use: every attempt asks for them. */
   main?: Map<string, number>;
 }

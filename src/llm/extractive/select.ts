@@ -35,41 +35,60 @@ export function forcedUnits(set: UnitSet, missing: readonly string[], weights: F
   // Per unit: how many of an item's words it has, and its worth alone (NaN until asked; weights are the set's).
   const shared = new Uint32Array(units.length);
   const worthAlone = new Float64Array(units.length).fill(Number.NaN);
+  // An item's candidate depends on the item and the set alone: a retry often names the items the previous one did.
+  const candidates = (set.forcedCandidates ??= new Map());
   for (const item of missing) {
     const needle = normalizeForMatch(item);
     if (needle.length === 0) continue;
-    const nameOnly = match.nameKeys.has(needle) && !match.otherKeys.has(needle);
-    const needleWords = new Set(contentWords(item));
     if (forcedIndices.some((index) => match.texts[index]!.includes(needle))) continue;
-    unitsContaining(match, needle, hits);
-    // The item may be an identifier inside a sentence, or a whole sentence the caller quoted (most of its words).
-    const byWords = needleWords.size >= 3;
-    if (byWords) {
-      shared.fill(0);
-      for (const word of needleWords) {
-        const id = set.wordIndex.get(word);
-        if (id !== undefined) for (const index of match.unitsOfWord[id] ?? []) shared[index]!++;
-      }
-    }
-    let best: number | undefined;
-    let bestWorth = -Infinity;
-    for (let index = 0; index < units.length; index++) {
-      const hit = hits[index] === 1 || (byWords && shared[index]! / needleWords.size >= 0.8);
-      const unit = units[index]!;
-      if (!hit || (nameOnly && unit.quality < 0.5)) continue;
-      if (Number.isNaN(worthAlone[index]!)) worthAlone[index] = unit.quality * gainAlone(unit, weights);
-      const worth = worthAlone[index]!;
-      if (worth > bestWorth) {
-        best = index;
-        bestWorth = worth;
-      }
-    }
-    if (best !== undefined && !forcedIndices.includes(best)) {
+    let best = candidates.get(item);
+    if (best === undefined) candidates.set(item, (best = candidateFor(item, needle, set, weights, hits, shared, worthAlone)));
+    if (best >= 0 && !forcedIndices.includes(best)) {
       forcedIndices.push(best);
       forced.push(units[best]!);
     }
   }
   return forced;
+}
+
+/** The unit that names `item` (or most of its words) and is worth most alone, or -1; the arrays are scratch space. */
+function candidateFor(
+  item: string,
+  needle: string,
+  set: UnitSet,
+  weights: Float64Array,
+  hits: Uint8Array,
+  shared: Uint32Array,
+  worthAlone: Float64Array,
+): number {
+  const units = set.units;
+  const match = set.match!;
+  const nameOnly = match.nameKeys.has(needle) && !match.otherKeys.has(needle);
+  const needleWords = new Set(contentWords(item));
+  unitsContaining(match, needle, hits);
+  // The item may be an identifier inside a sentence, or a whole sentence the caller quoted (most of its words).
+  const byWords = needleWords.size >= 3;
+  if (byWords) {
+    shared.fill(0);
+    for (const word of needleWords) {
+      const id = set.wordIndex.get(word);
+      if (id !== undefined) for (const index of match.unitsOfWord[id] ?? []) shared[index]!++;
+    }
+  }
+  let best = -1;
+  let bestWorth = -Infinity;
+  for (let index = 0; index < units.length; index++) {
+    const hit = hits[index] === 1 || (byWords && shared[index]! / needleWords.size >= 0.8);
+    const unit = units[index]!;
+    if (!hit || (nameOnly && unit.quality < 0.5)) continue;
+    if (Number.isNaN(worthAlone[index]!)) worthAlone[index] = unit.quality * gainAlone(unit, weights);
+    const worth = worthAlone[index]!;
+    if (worth > bestWorth) {
+      best = index;
+      bestWorth = worth;
+    }
+  }
+  return best;
 }
 
 const SEPARATOR = '\u0001';
@@ -155,7 +174,7 @@ export class Selection {
     this.coveredWords = new Uint8Array(set.words.length);
     this.coveredItems = new Uint8Array(set.itemKeys);
     this.sectionTokens = sections.map(() => 0);
-    this.headingTokens = sections.map((name) => countTokens(`## ${name}`, tokenizer) + 2);
+    this.headingTokens = sections.map((name) => headingTokens(name, tokenizer));
     this.headingBytes = sections.map((name) => countBytes(`## ${name}`) + 4);
   }
 
@@ -314,6 +333,16 @@ export class Selection {
       }
     }
   }
+}
+
+/** Tokens of a section heading with the blank line after it, by tokenizer and name: a handful of values, asked by every attempt. */
+const headingTokenCounts = new Map<string, number>();
+
+function headingTokens(name: string, tokenizer: TokenizerName): number {
+  const key = `${tokenizer}\u0000${name}`;
+  let tokens = headingTokenCounts.get(key);
+  if (tokens === undefined) headingTokenCounts.set(key, (tokens = countTokens(`## ${name}`, tokenizer) + 2));
+  return tokens;
 }
 
 /** A pinned memory's lead or a `#critical` line: taken before anything else. */

@@ -2,6 +2,7 @@ import type { MustKeepKind } from '../../retention/items.js';
 import { contentWords as wordsOf } from '../../text/terms.js';
 import type { SentenceRole } from '../../vault/model.js';
 import type { Unit, UnitSet } from './model.js';
+import { wordCount } from './standalone.js';
 
 /**
  * What a sentence is worth: its content words, their inverse-frequency weights
@@ -67,13 +68,13 @@ const OUTCOME = new RegExp(
 );
 
 export function qualityOf(text: string, role: SentenceRole): number {
-  const wordCount = text.split(/\s+/).filter(Boolean).length;
+  const words = wordCount(text);
   let quality = 1;
   if (/\?\s*$/.test(text)) quality *= 0.45;
   if (CHIT_CHAT.test(text)) quality *= 0.3;
   if (REACTION.test(text)) quality *= 0.55;
   if (OUTCOME.test(text) || role === 'done' || role === 'decision') quality *= 1.15;
-  if (wordCount < 4) quality *= 0.5;
+  if (words < 4) quality *= 0.5;
   return quality;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createExtractiveSummarizer } from '../../../src/llm/extractive/index.js';
-import { isLeadIn, isToolCallLine, opensWithReference, readabilityOf } from '../../../src/llm/extractive/standalone.js';
+import { isLeadIn, isToolCallLine, opensWithReference, readabilityOf, wordCount } from '../../../src/llm/extractive/standalone.js';
 import type { SummaryRequest, SummarySource } from '../../../src/llm/types.js';
 import { parseMarkdown } from '../../../src/vault/markdown.js';
 import { extractSentences } from '../../../src/vault/sentences.js';
@@ -179,5 +179,17 @@ describe('extractive summarizer: every unit stands alone', () => {
     ];
     const out = await summarize(sources, 60);
     expect(out).toMatch(/Postgres/);
+  });
+});
+
+describe('wordCount', () => {
+  it('counts what splitting on \\s does, for every character of the basic plane as a separator', () => {
+    const bySplit = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+    for (let code = 0; code < 0x10000; code++) {
+      const text = `a${String.fromCharCode(code)}b `;
+      if (wordCount(text) !== bySplit(text)) expect(wordCount(text), `U+${code.toString(16)}`).toBe(bySplit(text));
+    }
+    for (const text of ['', '   ', ' two  words ', '\tone', 'a\u00a0b\u3000c\ufeffd', 'x\u200by'])
+      expect(wordCount(text), JSON.stringify(text)).toBe(bySplit(text));
   });
 });
