@@ -43,6 +43,18 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE usage_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, stream TEXT NOT NULL, path TEXT NOT NULL, via TEXT NOT NULL);
     `);
   },
+  // 4: each citing memory's fingerprint group (`shard`, src/citations/shard.ts), indexed: a build that finds a few groups
+  // changed reads and replaces their rows only (walking every row's path to find them cost ~20 ms an edit at 20,000).
+  // The citations' rows and results are dropped, not given a group here: a cache the next build fills with one full check.
+  (db) => {
+    db.exec(`
+      DELETE FROM citing_memories;
+      DELETE FROM cited_by;
+      DELETE FROM kv WHERE store = 'citations';
+      ALTER TABLE citing_memories ADD COLUMN shard TEXT NOT NULL DEFAULT '';
+      CREATE INDEX citing_memories_shard ON citing_memories (shard);
+    `);
+  },
 ];
 
 /** The version whose migration made the `usage_events` table: an older file's usage log lines are carried over. */

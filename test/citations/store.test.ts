@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shardOf } from '../../src/citations/shard.js';
 import { type CitingMemories, openCitationStore, STORE_VERSION, type Verification } from '../../src/citations/store.js';
 import { purgeDerivedStores } from '../../src/ops/purge.js';
 import { openStateStore } from '../../src/store/database.js';
@@ -113,9 +114,11 @@ describe('the citation store', () => {
       vault: 'vault',
       files: { 'src/a.ts': [entry('main/a.md'), entry('main/b.md'), entry('main/c.md')], 'src/b.ts': [entry('main/b.md')] },
     });
-    // a and b named: a edited, b deleted; c and its entries kept without being given.
+    // a's and b's groups named: a edited, b deleted; c (another group) and its entries kept without being given.
+    const named = new Set([shardOf('main/a.md'), shardOf('main/b.md')]);
+    expect(named.has(shardOf('main/c.md'))).toBe(false);
     const replaced = store.transaction(() => {
-      const rows = store.replaceMemories((p) => p !== 'main/c.md', { 'main/a.md': memory('sha-a2', 'A2') });
+      const rows = store.replaceMemories(named, { 'main/a.md': memory('sha-a2', 'A2') });
       store.updateCitedBy(
         { repo: '/repo', vault: 'vault', files: { 'src/a.ts': [entry('main/a.md', 'gone')], 'src/b.ts': [] } },
         () => new Set(['main/a.md', 'main/b.md']),
@@ -135,7 +138,7 @@ describe('the citation store', () => {
     // A write that fails halfway leaves nothing of itself.
     expect(() =>
       store.transaction(() => {
-        store.replaceMemories(() => true, {});
+        store.replaceMemories(new Set([shardOf('main/a.md'), shardOf('main/c.md')]), {});
         throw new Error('killed');
       }),
     ).toThrow('killed');
