@@ -116,7 +116,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     else {
       // The memories' records hold only what the memories say: unchanged memories, unchanged records.
       const sameMemories = previous?.inputs === inputs && previous.repo === repo;
-      store.writeVerification(result.verification, sameMemories ? undefined : result.memories);
+      store.writeVerification(result.verification, sameMemories ? undefined : result.memories, previous);
       store.writeCitedBy({ repo, vault, files: result.citedBy });
     }
   }
@@ -222,8 +222,7 @@ function writePartialRows(
 ): void {
   const ofShards: CitingMemories = {};
   for (const p of changed.memories) if (result.memories[p]) ofShards[p] = result.memories[p];
-  const replaced =
-    changed.shards.size > 0 ? store.replaceMemories(changed.shards, ofShards) : new Map<string, ReplacedMemory>();
+  const replaced = changed.shards.size > 0 ? store.replaceMemories(changed.shards, ofShards) : new Map<string, ReplacedMemory>();
   // A memory worked out again because a path it cites changed keeps its entries under the paths that did not: an entry
   // says the memory (day, kind, title) and that one path's state. Those of edited, added and removed memories are all redone.
   const edited = new Set<string>();
@@ -248,7 +247,7 @@ function writePartialRows(
   // Every one, with or without new entries: a renamed file's old new name may keep none (renamed again).
   for (const key of dirtyKeys) keys.add(key);
   if (keys.size === 0) {
-    store.writeVerification(result.verification, undefined);
+    store.writeVerification(result.verification, undefined, previous);
     return;
   }
   // Under a dirty path (its facts, or those of a name it was renamed to, changed), every entry, the last check's and
@@ -265,7 +264,7 @@ function writePartialRows(
     files[key] = replacedHere === 'all' ? entries : entries.filter((e) => replacedHere.has(e.m));
   }
   store.updateCitedBy({ ...index, files }, replacing);
-  store.writeVerification(result.verification, undefined);
+  store.writeVerification(result.verification, undefined, previous);
 }
 
 /**

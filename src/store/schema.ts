@@ -45,9 +45,12 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   },
   // 4: each citing memory's fingerprint group (`shard`, src/citations/shard.ts), indexed: a build that finds a few groups
   // changed reads and replaces their rows only (walking every row's path to find them cost ~20 ms an edit at 20,000).
+  // citation_notes: one row per stale memory (its note), once a list in the verification row (3 MB of JSON read and
+  // written whole by every build with thousands stale): a build writes the notes that changed.
   // The citations' rows and results are dropped, not given a group here: a cache the next build fills with one full check.
   (db) => {
     db.exec(`
+      CREATE TABLE citation_notes (memory TEXT PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID;
       DELETE FROM citing_memories;
       DELETE FROM cited_by;
       DELETE FROM kv WHERE store = 'citations';
