@@ -222,7 +222,8 @@ function writePartialRows(
 ): void {
   const ofShards: CitingMemories = {};
   for (const p of changed.memories) if (result.memories[p]) ofShards[p] = result.memories[p];
-  const replaced = changed.shards.size > 0 ? store.replaceMemories(changed.shards, ofShards) : new Map<string, ReplacedMemory>();
+  const replaced =
+    changed.shards.size > 0 ? store.replaceMemories((p) => changed.shards.has(shardOf(p)), ofShards) : new Map<string, ReplacedMemory>();
   // A memory worked out again because a path it cites changed keeps its entries under the paths that did not: an entry
   // says the memory (day, kind, title) and that one path's state. Those of edited, added and removed memories are all redone.
   const edited = new Set<string>();

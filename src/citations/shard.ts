@@ -1,8 +1,10 @@
 /**
  * The fingerprint groups of citing memories (build-step.ts): a memory path's
- * group, two hex digits of an FNV-1a hash of it. The store keeps each memory
- * row's group in a column of its own (`citing_memories.shard`, indexed), so a
- * build that finds a few groups changed reads and replaces only their rows.
+ * group, two hex digits of an FNV-1a hash of it. A build that finds a few
+ * groups changed works out and replaces only their memories. (Tried: the group
+ * as the first column of `citing_memories`' key, so that their rows are found
+ * without walking every row's path: a full write's 17,600 inserts cost ~8 %
+ * more CPU, more than the ~10 ms walk it saves an edit.)
  */
 
 /** Groups of citing memories fingerprinted together (`inputs` of a verification): ~80 each at 20,000 citing memories. */

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { openStateStore, type StateStore } from '../store/database.js';
 import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
-import { shardOf } from './shard.js';
 import { citationsAt } from './state.js';
 import { type CitingMemory, storedMemorySchema, type Verification, type VerificationFacts, verificationFactsSchema } from './schema.js';
 
@@ -67,11 +66,11 @@ export interface CitationStore {
   readCitedBy(pathsOf: (repo: string) => readonly string[]): { repo: string; vault: string; found: Map<string, CitedEntry[]> } | undefined;
   writeCitedBy(index: CitedByIndex): void;
   /**
-   * Replaces the rows of the memories of the fingerprint groups `shards` (shard.ts) by `memories` (every citing memory
-   * of those groups now; a row of theirs not in it is removed), keeping every other row; returns what each replaced row
-   * cited and its memory's content hash, by memory path. What a build that worked out a few memories again writes.
+   * Replaces the rows of the memories `replaces` names (vault paths) by `memories` (every citing memory among them now;
+   * a named memory not in it is removed), keeping every other row; returns what each replaced row cited and its
+   * memory's content hash, by memory path. What a build that worked out a few memories again writes, not all of them.
    */
-  replaceMemories(shards: ReadonlySet<string>, memories: CitingMemories): Map<string, ReplacedMemory>;
+  replaceMemories(replaces: (memoryPath: string) => boolean, memories: CitingMemories): Map<string, ReplacedMemory>;
   /**
    * For each path of `index.files`: drops the entries of the memories `replacing(path)` names (`all`: every entry, the
    * row not even read), adds the given ones (a path left with none is removed); every other path keeps its row. What a
@@ -138,8 +137,8 @@ export function openCitationStore(stateDir: string): CitationStore {
     writeCitedBy(index) {
       writeCitedByRows(state(), index);
     },
-    replaceMemories(shards, memories) {
-      return replaceMemoryRows(state(), shards, memories);
+    replaceMemories(replaces, memories) {
+      return replaceMemoryRows(state(), replaces, memories);
     },
     updateCitedBy(index, replacing) {
       updateCitedByRows(state(), index, replacing);
@@ -214,11 +213,11 @@ function writeNotes(store: StateStore, verification: Verification, before: Verif
 /** The memories' rows of `verification`'s check, each read and validated when first asked for (then kept). */
 function memoryReader(store: StateStore, verification: VerificationFacts): CitingMemoryReader {
   const { db } = store;
-  const select = db.prepare('SELECT record FROM citing_memories WHERE shard = ? AND path = ?');
+  const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
   const validated = new Map<string, CitingMemory | undefined>();
   const get = (memoryPath: string): CitingMemory | undefined => {
     if (!validated.has(memoryPath)) {
-      const row = select.get(shardOf(memoryPath), memoryPath) as { record: string } | undefined;
+      const row = select.get(memoryPath) as { record: string } | undefined;
       validated.set(memoryPath, decodeMemoryRecord(verification, memoryPath, row?.record));
     }
     return validated.get(memoryPath);
@@ -275,30 +274,34 @@ function writeCitedByRows(store: StateStore, index: CitedByIndex): void {
   });
 }
 
-/** `CitationStore.replaceMemories`: the rows of the given groups replaced, in one transaction; what each replaced row said. */
-function replaceMemoryRows(store: StateStore, shards: ReadonlySet<string>, memories: CitingMemories): Map<string, ReplacedMemory> {
+/** `CitationStore.replaceMemories`: the named memories' rows replaced, in one transaction; what each replaced row said. */
+function replaceMemoryRows(
+  store: StateStore,
+  replaces: (memoryPath: string) => boolean,
+  memories: CitingMemories,
+): Map<string, ReplacedMemory> {
   return store.transaction(() => {
     const { db } = store;
     const replaced = new Map<string, ReplacedMemory>();
     const known = new Map<string, string>();
-    const selectShard = db.prepare('SELECT path, sha FROM citing_memories WHERE shard = ?');
-    const selectRecord = db.prepare('SELECT record FROM citing_memories WHERE shard = ? AND path = ?').pluck();
-    // The rows of the named groups only (the table is keyed by group, then path): a few of thousands.
-    for (const shard of shards)
-      for (const row of selectShard.all(shard) as { path: string; sha: string }[]) {
-        const sha = row.sha.startsWith(`${RECORD_FORMAT}:`) ? row.sha.slice(`${RECORD_FORMAT}:`.length) : undefined;
-        known.set(row.path, row.sha);
-        // The same memory as before (same content hash): what it cited is not asked for, so its record is not read. A
-        // commit that changes a file thousands of memories cite works out all of them again, and reading back every
-        // record cost a third of the step.
-        if (sha !== undefined && memories[row.path]?.sha === sha) {
-          replaced.set(row.path, { sha });
-          continue;
-        }
-        const parsed = storedMemorySchema.safeParse(parseJson(selectRecord.get(shard, row.path) as string));
-        // A row that does not decode is replaced all the same, as one that cited nothing.
-        replaced.set(row.path, { cites: parsed.success ? parsed.data.cites : [], ...(sha ? { sha } : {}) });
+    const selectRecord = db.prepare('SELECT record FROM citing_memories WHERE path = ?').pluck();
+    // Every row's path and hash (no record read; the table is keyed by path, so this still walks all rows: ~10 ms at
+    // 20,000 from the page cache, ~50 ms from the disk): the named ones are a few of thousands.
+    for (const row of db.prepare('SELECT path, sha FROM citing_memories').all() as { path: string; sha: string }[]) {
+      if (!replaces(row.path)) continue;
+      const sha = row.sha.startsWith(`${RECORD_FORMAT}:`) ? row.sha.slice(`${RECORD_FORMAT}:`.length) : undefined;
+      known.set(row.path, row.sha);
+      // The same memory as before (same content hash): what it cited is not asked for, so its record is not read. A commit
+      // that changes a file thousands of memories cite works out all of them again, and reading back every record cost a
+      // third of the step.
+      if (sha !== undefined && memories[row.path]?.sha === sha) {
+        replaced.set(row.path, { sha });
+        continue;
       }
+      const parsed = storedMemorySchema.safeParse(parseJson(selectRecord.get(row.path) as string));
+      // A row that does not decode is replaced all the same, as one that cited nothing.
+      replaced.set(row.path, { cites: parsed.success ? parsed.data.cites : [], ...(sha ? { sha } : {}) });
+    }
     // Only the named rows are known here: those are the ones removed when not in `memories`.
     writeMemoryRows(db, memories, known);
     return replaced;
@@ -341,7 +344,7 @@ function writeMemories(store: StateStore, memories: CitingMemories): void {
  */
 function writeMemoryRows(db: StateStore['db'], memories: CitingMemories, known: Map<string, string>): void {
   const upsert = db.prepare(
-    'INSERT INTO citing_memories (shard, path, sha, record) VALUES (?, ?, ?, ?) ON CONFLICT (shard, path) DO UPDATE SET sha = excluded.sha, record = excluded.record',
+    'INSERT INTO citing_memories (path, sha, record) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET sha = excluded.sha, record = excluded.record',
   );
   for (const [key, m] of Object.entries(memories)) {
     // An unchanged memory (same content hash) is not even serialised: at 20,000 memories, serialising them all was a
@@ -362,11 +365,11 @@ function writeMemoryRows(db: StateStore['db'], memories: CitingMemories, known: 
     // Without the memory's hash (a caller that has none), the record's text is its own fingerprint.
     const text = JSON.stringify(record);
     const sha = `${RECORD_FORMAT}:${m.sha ?? text}`;
-    if (known.get(key) !== sha) upsert.run(shardOf(key), key, sha, text);
+    if (known.get(key) !== sha) upsert.run(key, sha, text);
     known.delete(key);
   }
-  const remove = db.prepare('DELETE FROM citing_memories WHERE shard = ? AND path = ?');
-  for (const gone of known.keys()) remove.run(shardOf(gone), gone);
+  const remove = db.prepare('DELETE FROM citing_memories WHERE path = ?');
+  for (const gone of known.keys()) remove.run(gone);
 }
 
 function parseJson(text: string): unknown {

@@ -43,19 +43,12 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE usage_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, stream TEXT NOT NULL, path TEXT NOT NULL, via TEXT NOT NULL);
     `);
   },
-  // 4: each citing memory's fingerprint group (`shard`, src/citations/shard.ts) first in its key: a build that finds a
-  // few groups changed reads and replaces their rows only (walking every row's path to find them cost ~20 ms an edit at
-  // 20,000; an index beside the path key made every insert of a full write slower). citation_notes: one row per stale
-  // memory (its note), once a list in the verification row (3 MB of JSON read and written whole by every build with
-  // thousands stale): a build writes the notes that changed. The citations' rows and results are dropped, not carried
-  // over: a cache the next build fills with one full check.
+  // 4: citation_notes (src/citations/store.ts): one row per stale memory, its note; once a list in the verification row
+  // (3 MB of JSON read through zod and written whole by every build with thousands of memories stale), now rows a
+  // build writes where they changed. The verification row of store version 2 is not read (version 3): one full check.
   (db) => {
     db.exec(`
-      DROP TABLE citing_memories;
-      CREATE TABLE citing_memories (shard TEXT NOT NULL, path TEXT NOT NULL, sha TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (shard, path)) WITHOUT ROWID;
       CREATE TABLE citation_notes (memory TEXT PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID;
-      DELETE FROM cited_by;
-      DELETE FROM kv WHERE store = 'citations';
     `);
   },
 ];

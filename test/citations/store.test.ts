@@ -2,7 +2,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shardOf } from '../../src/citations/shard.js';
 import { type CitingMemories, openCitationStore, STORE_VERSION, type Verification } from '../../src/citations/store.js';
 import { purgeDerivedStores } from '../../src/ops/purge.js';
 import { openStateStore } from '../../src/store/database.js';
@@ -116,11 +115,9 @@ describe('the citation store', () => {
       vault: 'vault',
       files: { 'src/a.ts': [entry('main/a.md'), entry('main/b.md'), entry('main/c.md')], 'src/b.ts': [entry('main/b.md')] },
     });
-    // a's and b's groups named: a edited, b deleted; c (another group) and its entries kept without being given.
-    const named = new Set([shardOf('main/a.md'), shardOf('main/b.md')]);
-    expect(named.has(shardOf('main/c.md'))).toBe(false);
+    // a and b named: a edited, b deleted; c and its entries kept without being given.
     const replaced = store.transaction(() => {
-      const rows = store.replaceMemories(named, { 'main/a.md': memory('sha-a2', 'A2') });
+      const rows = store.replaceMemories((p) => p !== 'main/c.md', { 'main/a.md': memory('sha-a2', 'A2') });
       store.updateCitedBy(
         { repo: '/repo', vault: 'vault', files: { 'src/a.ts': [entry('main/a.md', 'gone')], 'src/b.ts': [] } },
         () => new Set(['main/a.md', 'main/b.md']),
@@ -140,7 +137,7 @@ describe('the citation store', () => {
     // A write that fails halfway leaves nothing of itself.
     expect(() =>
       store.transaction(() => {
-        store.replaceMemories(new Set([shardOf('main/a.md'), shardOf('main/c.md')]), {});
+        store.replaceMemories(() => true, {});
         throw new Error('killed');
       }),
     ).toThrow('killed');
@@ -192,7 +189,7 @@ describe('the citation store', () => {
     expect(db.prepare('SELECT count(*) FROM citation_notes').pluck().get()).toBe(0);
   });
 
-  it('drops the results of a store of schema 3 when it opens (rows without a group): the next build checks everything once', () => {
+  it('opens a store of schema 3 with a table for the notes, its other rows kept (a verification of version 2 is checked again)', () => {
     root = createProject({});
     const file = path.join(root, '.memvault', 'state.sqlite');
     mkdirSync(path.dirname(file), { recursive: true });
@@ -200,15 +197,17 @@ describe('the citation store', () => {
     for (const migrate of MIGRATIONS.slice(0, 3)) migrate(old);
     old.pragma('user_version = 3');
     old.prepare("INSERT INTO citing_memories (path, sha, record) VALUES ('main/a.md', '1:sha-a', '{}')").run();
-    old.prepare("INSERT INTO cited_by (path, entries) VALUES ('src/a.ts', '[]')").run();
-    old.prepare("INSERT INTO kv (store, key, value) VALUES ('citations', 'stamp', '\"s\"'), ('other', 'k', '1')").run();
+    const { stale: _stale, ...facts } = verification('h0');
+    old
+      .prepare("INSERT INTO kv (store, key, value) VALUES ('citations', 'verification', ?)")
+      .run(JSON.stringify({ ...facts, version: 2, stale: ['main/a.md'] }));
     old.close();
     const store = openCitationStore(path.join(root, '.memvault'));
-    expect(store.stamp()).toBe('none');
+    expect(store.readVerification()).toBeUndefined();
     const { db } = openStateStore(path.join(root, '.memvault'));
-    expect(db.prepare('SELECT (SELECT count(*) FROM citing_memories) + (SELECT count(*) FROM cited_by)').pluck().get()).toBe(0);
-    expect(db.prepare("SELECT value FROM kv WHERE store = 'other'").pluck().get()).toBe('1');
-    store.writeVerification(verification('h1'), { 'main/a.md': memory('sha-a', 'A') });
-    expect(db.prepare('SELECT shard FROM citing_memories').pluck().all()).toEqual([shardOf('main/a.md')]);
+    expect(db.prepare('SELECT count(*) FROM citing_memories').pluck().get()).toBe(1);
+    store.writeVerification(verification('h1'), undefined);
+    expect(db.prepare('SELECT memory FROM citation_notes').pluck().all()).toEqual(['main/a.md']);
+    expect(store.readVerification()).toMatchObject({ head: 'h1', stale: ['main/a.md'] });
   });
 });
