@@ -21,8 +21,11 @@ export {
  * (`.memvault/state.sqlite`, src/store/), outside git like every cache
  * (derived: losing them costs one full check):
  * - `kv` row `citations/verification`: the repository facts per cited path,
- *   commit and branch, the commit they were checked at, the stale memories and
- *   their notes (small: what a build reads), checked with zod when read;
+ *   commit and branch, the commit they were checked at (small: what a build and
+ *   a reader read), checked with zod when read;
+ * - `citation_notes`: one row per stale memory, its note; a build reads them
+ *   all and writes those that changed (in the verification row until store
+ *   version 3, they made it 3 MB with thousands of memories stale);
  * - `citing_memories`: each citing memory's record, one row per memory (vault
  *   path) with the content hash it was made from: search, context and zoom
  *   read the rows of their hits only, without loading the vault; a build
