@@ -4,6 +4,7 @@ import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { headCommit, repoAndHead, repoTop } from './git.js';
+import { shardOf } from './shard.js';
 import { fixFor, staleNote } from './state.js';
 import {
   type CitationStore,
@@ -13,7 +14,7 @@ import {
   type ReplacedMemory,
   type Verification,
 } from './store.js';
-import { citedTargets, verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
+import { type CitedTargets, verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
 
 /**
  * Verification as a step of `memvault build` (and of `memvault verify`): the
@@ -66,7 +67,7 @@ export function verifyRepoOf(root: string, config: { verify?: { repo?: string | 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
   const started = performance.now();
   // Issues are not checked (no network): a memory citing only issues has nothing to verify.
-  const memories = citingMemories(options.streams);
+  const { memories, targets } = citingMemories(options.streams);
   const store = openCitationStore(path.join(options.root, '.memvault'));
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
@@ -75,7 +76,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   const inputs = inputsOf(prints);
   // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
   const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
-  const unchanged = await lastCheckIfCurrent(options, memories, previous, inputs, configured, started);
+  const unchanged = await lastCheckIfCurrent(options, targets, previous, inputs, configured, started);
   if (unchanged) return unchanged;
   const found = configured ?? (await repoAndHead(options.vaultDir));
   const repo = found?.repo;
@@ -96,6 +97,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     repo,
     head: found.head,
     memories,
+    targets,
     previous,
     now: options.now,
     ...(options.full ? { full: true } : {}),
@@ -114,7 +116,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     else {
       // The memories' records hold only what the memories say: unchanged memories, unchanged records.
       const sameMemories = previous?.inputs === inputs && previous.repo === repo;
-      store.writeVerification(result.verification, sameMemories ? undefined : result.memories);
+      store.writeVerification(result.verification, sameMemories ? undefined : result.memories, previous);
       store.writeCitedBy({ repo, vault, files: result.citedBy });
     }
   }
@@ -128,7 +130,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
  */
 async function lastCheckIfCurrent(
   options: CitationStepOptions,
-  memories: readonly Memory[],
+  targets: CitedTargets,
   previous: Verification | undefined,
   inputs: string,
   configured: { repo: string; head: string } | undefined,
@@ -140,7 +142,7 @@ async function lastCheckIfCurrent(
   if (!head || head !== previous.head || !previous.notes) return undefined;
   const stats: VerifyStats = {
     head,
-    ...countTargets(memories),
+    ...countTargets(targets),
     recheckedPaths: 0,
     rechecked: 0,
     recheckedCitations: 0,
@@ -246,7 +248,7 @@ function writePartialRows(
   // Every one, with or without new entries: a renamed file's old new name may keep none (renamed again).
   for (const key of dirtyKeys) keys.add(key);
   if (keys.size === 0) {
-    store.writeVerification(result.verification, undefined);
+    store.writeVerification(result.verification, undefined, previous);
     return;
   }
   // Under a dirty path (its facts, or those of a name it was renamed to, changed), every entry, the last check's and
@@ -263,40 +265,34 @@ function writePartialRows(
     files[key] = replacedHere === 'all' ? entries : entries.filter((e) => replacedHere.has(e.m));
   }
   store.updateCitedBy({ ...index, files }, replacing);
-  store.writeVerification(result.verification, undefined);
-}
-
-/** Groups of citing memories fingerprinted together (`inputs`): ~80 each at 20,000 citing memories. */
-const SHARDS = 256;
-
-/** The group of a memory path in the fingerprint: FNV-1a of it, two hex digits. */
-function shardOf(key: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return ((hash >>> 0) % SHARDS).toString(16).padStart(2, '0');
+  store.writeVerification(result.verification, undefined, previous);
 }
 
 /**
- * The memories that cite something checkable (issues are not). Plain loops: this and `shardPrints` are the step's only
- * passes over every memory of the vault, in a process whose code is not optimised yet (a filter with a closure per memory
- * cost ~50 ms of a cold build's CPU on the busy machine).
+ * The memories that cite something checkable (issues are not), and what they cite. Plain loops: this and `shardPrints`
+ * are the step's only passes over every memory of the vault, in a process whose code is not optimised yet (a filter
+ * with a closure per memory cost ~50 ms of a cold build's CPU on the busy machine; the targets, once a pass of their
+ * own, are gathered here).
  */
-function citingMemories(streams: Iterable<StreamState>): Memory[] {
+function citingMemories(streams: Iterable<StreamState>): { memories: Memory[]; targets: CitedTargets } {
   const memories: Memory[] = [];
+  const targets: CitedTargets = { paths: new Set(), commits: new Set(), branches: new Set(), citations: 0 };
   for (const stream of streams)
     for (const memory of stream.memories) {
       const citations = memory.citations;
       if (citations === undefined) continue;
-      for (const c of citations)
-        if (c.kind !== 'issue') {
-          memories.push(memory);
-          break;
-        }
+      let citing = false;
+      for (const c of citations) {
+        if (c.kind === 'issue') continue;
+        citing = true;
+        targets.citations++;
+        if (c.kind === 'path') targets.paths.add(c.target);
+        else if (c.kind === 'commit') targets.commits.add(c.target);
+        else targets.branches.add(c.target);
+      }
+      if (citing) memories.push(memory);
     }
-  return memories;
+  return { memories, targets };
 }
 
 /**
@@ -337,8 +333,7 @@ function printsOf(inputs: string | undefined): Map<string, string> | undefined {
 }
 
 /** Distinct cited paths, commits and branches, and all citations: the counts a report gives. */
-function countTargets(memories: readonly Memory[]): { targets: number; paths: number; citations: number } {
-  const { paths, commits, branches, citations } = citedTargets(memories);
+function countTargets({ paths, commits, branches, citations }: CitedTargets): { targets: number; paths: number; citations: number } {
   return { targets: paths.size + commits.size + branches.size, paths: paths.size, citations };
 }
 

@@ -8,7 +8,8 @@ import * as z from 'zod/mini';
  */
 
 // 2: `lines` in a file's facts (a cited line range past the end of the file); a store of version 1 is checked again whole.
-export const STORE_VERSION = 2;
+// 3: the stale memories and their notes in a table of their own (`citation_notes`), not in the verification row.
+export const STORE_VERSION = 3;
 
 const stateSchema = z.enum(['verified', 'changed', 'moved', 'gone', 'unchecked']);
 
@@ -93,7 +94,11 @@ export const citingMemorySchema = z.extend(memoryCitationsSchema, {
 });
 export type CitingMemory = z.infer<typeof citingMemorySchema>;
 
-export const verificationSchema = z.object({
+/**
+ * The verification row (`kv` `citations/verification`): the facts, what they were checked at, the fingerprints and the
+ * quote findings; small whatever the number of stale memories, whose notes are rows of `citation_notes` (store.ts).
+ */
+export const verificationFactsSchema = z.object({
   version: z.literal(STORE_VERSION),
   /** The repository checked (its top folder). */
   repo: z.string(),
@@ -105,10 +110,6 @@ export const verificationSchema = z.object({
   commits: z.record(z.string(), z.nullable(z.string())),
   /** Cited branch names → whether a local or remote branch (or tag) of that name exists. */
   branches: z.record(z.string(), z.boolean()),
-  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
-  stale: z.array(z.string()),
-  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
-  notes: z.optional(z.record(z.string(), z.string())),
   /** Fingerprint of the citing memories checked (paths and content hashes): with HEAD unchanged, nothing to check again. */
   inputs: z.optional(z.string()),
   /** Quoted snippets checked, by quote key (quote.ts): what the next check keeps for files that did not change. */
@@ -119,4 +120,13 @@ export const verificationSchema = z.object({
    */
   quoted: z.optional(z.record(z.string(), z.array(quoteFindingSchema))),
 });
-export type Verification = z.infer<typeof verificationSchema>;
+/** What a reader's states are worked out from (state.ts): the facts without the stale memories' notes. */
+export type VerificationFacts = z.infer<typeof verificationFactsSchema>;
+
+/** A verification as a check makes it and a build reads it back: the facts, and the stale memories with their notes. */
+export interface Verification extends VerificationFacts {
+  /** The memories (vault paths) that were stale at this check: the next one says which became stale since. */
+  stale: string[];
+  /** Each stale memory's note (vault path → `cites \`src/a.ts\`, deleted in …`), for a build that checks nothing again. */
+  notes?: Record<string, string>;
+}

@@ -1,7 +1,7 @@
 import type { Memory } from '../vault/model.js';
 import { type CheckedCitation, type Citation, type CitationState, HEAVY_CHANGES, type MemoryCitations } from '../vault/citation-model.js';
 import { quoteKey } from './quote.js';
-import type { CitingMemory, PathFacts, QuoteFinding, Verification } from './schema.js';
+import type { CitingMemory, PathFacts, QuoteFinding, VerificationFacts } from './schema.js';
 
 /**
  * From the repository facts (verify.ts) to each memory's citation states:
@@ -26,7 +26,11 @@ export function memorySeconds(memory: Pick<Memory, 'date' | 'day'>): number {
 }
 
 /** One citation's state for a memory written at `since` (Unix seconds). */
-export function checkCitation(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: Verification): CheckedCitation {
+export function checkCitation(
+  citation: Pick<Citation, 'kind' | 'target'>,
+  since: number,
+  verification: VerificationFacts,
+): CheckedCitation {
   return statesOf(verification).check(citation.kind, citation.target, since);
 }
 
@@ -41,9 +45,9 @@ interface TargetStates {
   checked: MemoryCitations['checked'];
 }
 
-const statesByVerification = new WeakMap<Verification, TargetStates>();
+const statesByVerification = new WeakMap<VerificationFacts, TargetStates>();
 
-function statesOf(verification: Verification): TargetStates {
+function statesOf(verification: VerificationFacts): TargetStates {
   let states = statesByVerification.get(verification);
   if (!states) statesByVerification.set(verification, (states = targetStates(verification)));
   return states;
@@ -52,7 +56,7 @@ function statesOf(verification: Verification): TargetStates {
 /** A target's states: the one state, or (a path whose state counts commits) one per count, made when first asked. */
 type Made = { one: CheckedCitation } | { touched: readonly number[]; byCount: CheckedCitation[] };
 
-function targetStates(verification: Verification): TargetStates {
+function targetStates(verification: VerificationFacts): TargetStates {
   // Per kind, per target (no key string made per question: thousands of memories ask).
   const made: Record<Citation['kind'], Map<string, Made>> = { path: new Map(), commit: new Map(), branch: new Map(), issue: new Map() };
   return {
@@ -71,7 +75,7 @@ function targetStates(verification: Verification): TargetStates {
 }
 
 /** The facts whose commit count makes a path citation's state (the file itself, or where it was renamed to); else undefined. */
-function countedFacts(target: string, verification: Verification): PathFacts | undefined {
+function countedFacts(target: string, verification: VerificationFacts): PathFacts | undefined {
   const facts = verification.paths[target];
   if (!facts) return undefined;
   if (facts.at !== 'absent') return facts;
@@ -84,7 +88,7 @@ function countedFacts(target: string, verification: Verification): PathFacts | u
   return current.at !== 'absent' ? current : undefined;
 }
 
-function uncachedCheck(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: Verification): CheckedCitation {
+function uncachedCheck(citation: Pick<Citation, 'kind' | 'target'>, since: number, verification: VerificationFacts): CheckedCitation {
   const base = { kind: citation.kind, target: citation.target };
   if (citation.kind === 'issue') return { ...base, state: 'unchecked', detail: 'issues are not checked (no network)' };
   if (citation.kind === 'commit') {
@@ -146,7 +150,7 @@ export const isStaleCitation = (c: CheckedCitation): boolean =>
  * their cited lines, and ranges without a quote that run past the end of the file (its new name's, when renamed);
  * undefined when none.
  */
-export function citedLineFindings(memory: Pick<Memory, 'citations'>, verification: Verification): QuoteFinding[] | undefined {
+export function citedLineFindings(memory: Pick<Memory, 'citations'>, verification: VerificationFacts): QuoteFinding[] | undefined {
   let findings: QuoteFinding[] | undefined;
   for (const c of memory.citations ?? []) {
     if (c.kind !== 'path' || !c.lines) continue;
@@ -170,7 +174,7 @@ export function citedLineFindings(memory: Pick<Memory, 'citations'>, verificatio
 export function citationsAt(
   cited: readonly Pick<Citation, 'kind' | 'target'>[],
   since: number,
-  verification: Verification,
+  verification: VerificationFacts,
   findings?: readonly QuoteFinding[],
 ): MemoryCitations | undefined {
   // Issues and pull requests are found and kept with the memory, but nothing can be checked about them offline. One entry

@@ -3,10 +3,17 @@ import { openStateStore, type StateStore } from '../store/database.js';
 import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
-import { type CitingMemory, storedMemorySchema, type Verification, verificationSchema } from './schema.js';
+import { type CitingMemory, storedMemorySchema, type Verification, type VerificationFacts, verificationFactsSchema } from './schema.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
-export { type CitingMemory, type PathFacts, type QuoteFinding, STORE_VERSION, type Verification } from './schema.js';
+export {
+  type CitingMemory,
+  type PathFacts,
+  type QuoteFinding,
+  STORE_VERSION,
+  type Verification,
+  type VerificationFacts,
+} from './schema.js';
 
 /**
  * Where verification's results live between builds, behind a small interface
@@ -14,8 +21,11 @@ export { type CitingMemory, type PathFacts, type QuoteFinding, STORE_VERSION, ty
  * (`.memvault/state.sqlite`, src/store/), outside git like every cache
  * (derived: losing them costs one full check):
  * - `kv` row `citations/verification`: the repository facts per cited path,
- *   commit and branch, the commit they were checked at, the stale memories and
- *   their notes (small: what a build reads), checked with zod when read;
+ *   commit and branch, the commit they were checked at (small: what a build and
+ *   a reader read), checked with zod when read;
+ * - `citation_notes`: one row per stale memory, its note; a build reads them
+ *   all and writes those that changed (in the verification row until store
+ *   version 3, they made it 3 MB with thousands of memories stale);
  * - `citing_memories`: each citing memory's record, one row per memory (vault
  *   path) with the content hash it was made from: search, context and zoom
  *   read the rows of their hits only, without loading the vault; a build
@@ -44,10 +54,12 @@ export interface CitationStore {
   /** The last verification, or undefined when there is none (or it is unreadable or of another version). */
   readVerification(): Verification | undefined;
   /**
-   * Writes the facts and, unless undefined (the same citing memories as the verification stored, by their
-   * fingerprint), the memories' records, only the rows whose memory changed; in one transaction.
+   * Writes the facts, the stale memories' notes and, unless undefined (the same citing memories as the verification
+   * stored, by their fingerprint), the memories' records, only the rows whose memory changed; in one transaction.
+   * `before`: the verification the store holds (as `readVerification` gave it): only the notes that differ from its are
+   * written; without it, all of them.
    */
-  writeVerification(verification: Verification, memories: CitingMemories | undefined): void;
+  writeVerification(verification: Verification, memories: CitingMemories | undefined, before?: Verification): void;
   /** The memories' results, or undefined when there are none; what search, context and zoom read (no facts, no zod over all of it). */
   readMemories(): CitingMemoryReader | undefined;
   /**
@@ -104,20 +116,23 @@ export function openCitationStore(stateDir: string): CitationStore {
   const kv = () => citationTables(state());
   return {
     readVerification() {
-      return kv().verification.get('verification');
+      const facts = kv().verification.get('verification');
+      return facts ? withNotes(state(), facts) : undefined;
     },
-    writeVerification(verification, memories) {
+    writeVerification(verification, memories, before) {
       const store = state();
       const tables = kv();
       store.transaction(() => {
         if (memories !== undefined) writeMemories(store, memories);
-        tables.verification.set('verification', verification);
+        const { stale: _stale, notes: _notes, ...facts } = verification;
+        tables.verification.set('verification', facts);
+        writeNotes(store, verification, before);
         tables.text.set('stamp', randomUUID());
       });
     },
     readMemories() {
-      const verification = kv().verification.get('verification');
-      return verification ? memoryReader(state(), verification) : undefined;
+      const facts = kv().verification.get('verification');
+      return facts ? memoryReader(state(), facts) : undefined;
     },
     readCitedBy(pathsOf) {
       return readCitedBy(state().db, pathsOf);
@@ -146,6 +161,7 @@ export function openCitationStore(stateDir: string): CitationStore {
       store.transaction(() => {
         store.db.prepare('DELETE FROM citing_memories').run();
         store.db.prepare('DELETE FROM cited_by').run();
+        store.db.prepare('DELETE FROM citation_notes').run();
         kv().text.clear();
       });
     },
@@ -155,14 +171,50 @@ export function openCitationStore(stateDir: string): CitationStore {
 /** The store's `kv` rows: the verification (checked with zod), the stamp, and the cited-by index's repository and vault. */
 function citationTables(store: StateStore) {
   return {
-    verification: kvTable(store, 'citations', zodDecode(verificationSchema)),
+    verification: kvTable(store, 'citations', zodDecode(verificationFactsSchema)),
     text: kvTable(store, 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
     meta: kvTable(store, CITED_BY_META.store, decodeCitedByMeta),
   };
 }
 
+/**
+ * A verification's facts with its stale memories and their notes, from `citation_notes` (one row per stale memory: its
+ * note, or '' for one without). Rows of their own, not a list in the facts' row: with thousands of memories stale, that
+ * row was 3 MB of JSON read through zod and written whole by every build.
+ */
+function withNotes(store: StateStore, facts: VerificationFacts): Verification {
+  // `all()`, not `iterate()`: one call for 18,000 rows cost a third of iterating them one by one.
+  const rows = store.db.prepare('SELECT memory, note FROM citation_notes').raw().all() as [unknown, unknown][];
+  const stale: string[] = [];
+  const notes: Record<string, string> = {};
+  for (const [memory, note] of rows) {
+    if (typeof memory !== 'string' || typeof note !== 'string') continue;
+    stale.push(memory);
+    if (note !== '') notes[memory] = note;
+  }
+  return Object.assign(facts, { stale, notes });
+}
+
+/** The stale memories' note rows of `verification`: those that differ from `before`'s (all without it), the others removed. */
+function writeNotes(store: StateStore, verification: Verification, before: Verification | undefined): void {
+  const { db } = store;
+  const was = new Map<string, string>();
+  if (before) for (const memory of before.stale) was.set(memory, before.notes?.[memory] ?? '');
+  else db.prepare('DELETE FROM citation_notes').run();
+  const upsert = db.prepare(
+    'INSERT INTO citation_notes (memory, note) VALUES (?, ?) ON CONFLICT (memory) DO UPDATE SET note = excluded.note',
+  );
+  for (const memory of verification.stale) {
+    const note = verification.notes?.[memory] ?? '';
+    if (was.get(memory) !== note) upsert.run(memory, note);
+    was.delete(memory);
+  }
+  const remove = db.prepare('DELETE FROM citation_notes WHERE memory = ?');
+  for (const memory of was.keys()) remove.run(memory);
+}
+
 /** The memories' rows of `verification`'s check, each read and validated when first asked for (then kept). */
-function memoryReader(store: StateStore, verification: Verification): CitingMemoryReader {
+function memoryReader(store: StateStore, verification: VerificationFacts): CitingMemoryReader {
   const { db } = store;
   const select = db.prepare('SELECT record FROM citing_memories WHERE path = ?');
   const validated = new Map<string, CitingMemory | undefined>();
@@ -191,7 +243,7 @@ function memoryReader(store: StateStore, verification: Verification): CitingMemo
 }
 
 /** A memory row's record with its citations' states at `verification`; undefined when missing or not decodable. */
-function decodeMemoryRecord(verification: Verification, memoryPath: string, text: string | undefined): CitingMemory | undefined {
+function decodeMemoryRecord(verification: VerificationFacts, memoryPath: string, text: string | undefined): CitingMemory | undefined {
   const raw = text === undefined ? undefined : parseJson(text);
   const parsed = raw === undefined ? undefined : storedMemorySchema.safeParse(raw);
   if (!parsed?.success) return undefined;

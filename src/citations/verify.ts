@@ -20,6 +20,8 @@ export interface VerifyInput {
   /** Top folder of the repository. */
   repo: string;
   memories: readonly Memory[];
+  /** What `memories` cite (`citedTargets`), when the caller gathered it on its own pass over them. */
+  targets?: CitedTargets;
   /** The last verification (the store's), when there is one. */
   previous: Verification | undefined;
   now: Date;
@@ -83,7 +85,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const { repo } = input;
   const head = input.head ?? (await headCommit(repo));
   if (!head) return undefined;
-  const { paths, commits, branches, citations: citationCount } = citedTargets(input.memories);
+  const { paths, commits, branches, citations: citationCount } = input.targets ?? citedTargets(input.memories);
   const previous = !input.full && input.previous?.repo === repo ? input.previous : undefined;
   const { from, affected } = await heldFacts(repo, head, previous);
   const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
@@ -147,13 +149,16 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
 }
 
-/** The distinct paths, commits and branches the memories cite, and how many citations (issues are not checked). */
-export function citedTargets(memories: readonly Memory[]): {
+/** The distinct paths, commits and branches some memories cite, and how many citations (issues are not checked). */
+export interface CitedTargets {
   paths: Set<string>;
   commits: Set<string>;
   branches: Set<string>;
   citations: number;
-} {
+}
+
+/** What the memories cite (`CitedTargets`). */
+export function citedTargets(memories: readonly Memory[]): CitedTargets {
   const paths = new Set<string>();
   const commits = new Set<string>();
   const branches = new Set<string>();

@@ -43,6 +43,14 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE usage_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, stream TEXT NOT NULL, path TEXT NOT NULL, via TEXT NOT NULL);
     `);
   },
+  // 4: citation_notes (src/citations/store.ts): one row per stale memory, its note; once a list in the verification row
+  // (3 MB of JSON read through zod and written whole by every build with thousands of memories stale), now rows a
+  // build writes where they changed. The verification row of store version 2 is not read (version 3): one full check.
+  (db) => {
+    db.exec(`
+      CREATE TABLE citation_notes (memory TEXT PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID;
+    `);
+  },
 ];
 
 /** The version whose migration made the `usage_events` table: an older file's usage log lines are carried over. */

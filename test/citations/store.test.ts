@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CitingMemories, openCitationStore, STORE_VERSION, type Verification } from '../../src/citations/store.js';
 import { purgeDerivedStores } from '../../src/ops/purge.js';
 import { openStateStore } from '../../src/store/database.js';
+import { MIGRATIONS } from '../../src/store/schema.js';
 import { createProject, removeProject, writeFiles } from '../helpers/project.js';
 
 /** The citations' results as tables of `.memvault/state.sqlite` (src/citations/store.ts), not JSON files. */
@@ -140,5 +142,72 @@ describe('the citation store', () => {
       }),
     ).toThrow('killed');
     expect(Object.keys(store.readMemories()!.all())).toEqual(['main/a.md', 'main/c.md']);
+  });
+
+  it("keeps the stale memories' notes in rows of their own, writing only those that changed", () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    const stale = (head: string, notes: Record<string, string>): Verification => ({
+      ...verification(head),
+      stale: Object.keys(notes),
+      notes: Object.fromEntries(Object.entries(notes).filter(([, note]) => note !== '')),
+    });
+    store.writeVerification(
+      stale('h1', { 'main/a.md': 'cites `src/a.ts`, deleted', 'main/b.md': 'cites `src/b.ts`, 5 commits since', 'main/c.md': '' }),
+      {},
+    );
+    const first = store.readVerification()!;
+    expect([first.stale.sort(), first.notes]).toEqual([
+      ['main/a.md', 'main/b.md', 'main/c.md'],
+      { 'main/a.md': 'cites `src/a.ts`, deleted', 'main/b.md': 'cites `src/b.ts`, 5 commits since' },
+    ]);
+    // The facts' row says nothing of them: its size does not grow with the stale memories.
+    const row = db.prepare("SELECT value FROM kv WHERE store = 'citations' AND key = 'verification'").pluck().get() as string;
+    expect(row).not.toContain('main/a.md');
+    // Against the notes read: b's note changed, c is no longer stale, d is; a's row is not written again.
+    db.prepare("UPDATE citation_notes SET note = 'kept as it was' WHERE memory = 'main/a.md'").run();
+    const before = { ...first, notes: { ...first.notes, 'main/a.md': 'cites `src/a.ts`, deleted' } };
+    store.writeVerification(
+      stale('h2', {
+        'main/a.md': 'cites `src/a.ts`, deleted',
+        'main/b.md': 'cites `src/b.ts`, 6 commits since',
+        'main/d.md': 'cites `src/d.ts`, deleted',
+      }),
+      undefined,
+      before,
+    );
+    expect(db.prepare('SELECT memory, note FROM citation_notes ORDER BY memory').raw().all()).toEqual([
+      ['main/a.md', 'kept as it was'],
+      ['main/b.md', 'cites `src/b.ts`, 6 commits since'],
+      ['main/d.md', 'cites `src/d.ts`, deleted'],
+    ]);
+    // Without what the store holds, every note is written again.
+    store.writeVerification(stale('h3', { 'main/a.md': 'cites `src/a.ts`, deleted' }), undefined);
+    expect(db.prepare('SELECT memory, note FROM citation_notes').raw().all()).toEqual([['main/a.md', 'cites `src/a.ts`, deleted']]);
+    store.clear();
+    expect(db.prepare('SELECT count(*) FROM citation_notes').pluck().get()).toBe(0);
+  });
+
+  it('opens a store of schema 3 with a table for the notes, its other rows kept (a verification of version 2 is checked again)', () => {
+    root = createProject({});
+    const file = path.join(root, '.memvault', 'state.sqlite');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const old = new Database(file);
+    for (const migrate of MIGRATIONS.slice(0, 3)) migrate(old);
+    old.pragma('user_version = 3');
+    old.prepare("INSERT INTO citing_memories (path, sha, record) VALUES ('main/a.md', '1:sha-a', '{}')").run();
+    const { stale: _stale, ...facts } = verification('h0');
+    old
+      .prepare("INSERT INTO kv (store, key, value) VALUES ('citations', 'verification', ?)")
+      .run(JSON.stringify({ ...facts, version: 2, stale: ['main/a.md'] }));
+    old.close();
+    const store = openCitationStore(path.join(root, '.memvault'));
+    expect(store.readVerification()).toBeUndefined();
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    expect(db.prepare('SELECT count(*) FROM citing_memories').pluck().get()).toBe(1);
+    store.writeVerification(verification('h1'), undefined);
+    expect(db.prepare('SELECT memory FROM citation_notes').pluck().all()).toEqual(['main/a.md']);
+    expect(store.readVerification()).toMatchObject({ head: 'h1', stale: ['main/a.md'] });
   });
 });
