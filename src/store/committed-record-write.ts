@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder } from '../util/inside.js';
 import { stableStringify } from '../util/hash.js';
 import type { CacheEntry, CachedResult, ParseCache } from './cache.js';
+import { encodeCitation } from './cache-codec.js';
 import { header, RECORD_DIR, type ShardState, shardDigestLine, shardFiles, shardReadWhole, statOrUndefined } from './committed-record.js';
 import { frontmatterBody } from '../vault/frontmatter.js';
 import { type HeadingSpan, headingSpans, mayHaveHeadings, parseMarkdown } from '../vault/markdown.js';
@@ -69,8 +70,10 @@ function encodeLine(
   if (result.type === 'memory') {
     // A memory with a secret (allowed or not) is left out: the record never repeats a secret, and a clone scans it again.
     if (result.secrets && result.secrets.length > 0) return undefined;
-    const { path: _path, stream: _stream, sha256: _sha, ...memory } = result.memory;
-    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}${h}}`;
+    const { path: _path, stream: _stream, sha256: _sha, citations, ...memory } = result.memory;
+    // Citations as tuples (`c`, cache-codec.ts `StoredCitation`): as objects they were a third of the record.
+    const c = citations ? `,"c":${JSON.stringify(citations.map(encodeCitation))}` : '';
+    return `${lineStart(vaultPath, blob, sha256)},"m":${stableStringify(memory)}${c}${h}}`;
   }
   if (result.type === 'summary') {
     // Planning compares each source's hash: a summary whose source list is not at hand is left out (a clone reads it).

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { diagnostic } from '../messages/diagnostic.js';
 import { DETECTOR_VERSION } from '../redact/version.js';
 import { CACHE_VERSION, type CachedResult } from './cache.js';
+import { decodeCitation, type StoredCitation } from './cache-codec.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { RECORD_DIR } from '../vault/paths.js';
@@ -39,7 +40,8 @@ export { RECORD_DIR } from '../vault/paths.js';
 
 /** Bump with any change to the line format; the parse cache's version covers the shape of parse results. */
 // 2: lines carry the body's headings (`h`); a shard of format 1 is outdated, and written anew.
-const RECORD_FORMAT = 2;
+// 3: a memory's citations are tuples in `c` (cache-codec.ts `StoredCitation`), not objects in `m`.
+const RECORD_FORMAT = 3;
 
 interface RecordHeader {
   'memvault-record': number;
@@ -54,6 +56,8 @@ interface RecordLine {
   b: string;
   s: string;
   m?: Omit<Memory, 'path' | 'stream' | 'sha256'>;
+  /** The memory's citations, when it cites anything. */
+  c?: StoredCitation[];
   y?: Omit<Summary, 'path' | 'sha256'> & { sha256?: string };
   /** The body's top-level headings as remark found them (`CacheEntry.headings`), when the writer had parsed it. */
   h?: HeadingSpan[];
@@ -73,7 +77,20 @@ const memoryResult = z.looseObject({
   duplicateOf: z.string().optional(),
   facts: z.array(z.looseObject({})).optional(),
   factProblems: z.array(z.looseObject({})).optional(),
+  // Citations are in the line's `c`, checked there: one left in `m` would go unchecked.
+  citations: z.never().optional(),
 });
+const storedKind = z.enum(['p', 'c', 'b', 'i']);
+const quote = z.object({ kind: z.enum(['block', 'spans']), text: z.array(z.string()), height: z.int() });
+const storedCitation = z.union([
+  z.tuple([storedKind, z.string(), z.int()]),
+  z.tuple([
+    storedKind,
+    z.string(),
+    z.int(),
+    z.object({ lines: z.tuple([z.int(), z.int()]).optional(), symbol: z.string().optional(), quote: quote.optional() }),
+  ]),
+]);
 const summaryResult = z.looseObject({
   meta: summaryMetaSchema.extend({ sources: summaryMetaSchema.shape.sources.unwrap() }),
   bodyHash: z.string(),
@@ -89,6 +106,7 @@ const recordLine = z.union([
     b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
     s: sha256Hex,
     m: memoryResult,
+    c: z.array(storedCitation).optional(),
     h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
   }),
   z.object({
@@ -195,6 +213,7 @@ function decodeResult(line: RecordLine, stream: string): CachedResult | undefine
     memory.path = line.p;
     memory.stream = stream;
     memory.sha256 = line.s;
+    if (line.c) memory.citations = line.c.map(decodeCitation);
     return { type: 'memory', memory };
   }
   if (line.y && typeof line.y === 'object' && line.y.meta && typeof line.y.meta === 'object' && Array.isArray(line.y.meta.sources)) {

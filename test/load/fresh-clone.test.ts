@@ -149,6 +149,29 @@ describe('a fresh clone without .memvault', () => {
     expect(warmReport.stats.parsed).toBe(3);
   });
 
+  it("takes every memory's citations from the record, as the warm machine parsed them", () => {
+    const citationsOf = (root: string): Map<string, unknown> => {
+      const cache = ParseCache.open(path.join(root, '.memvault'), DEFAULT_TIMEZONE);
+      try {
+        const out = new Map<string, unknown>();
+        for (const entry of cache.values())
+          if (entry.result.type === 'memory' && entry.result.memory.citations)
+            out.set(entry.result.memory.path, entry.result.memory.citations);
+        return out;
+      } finally {
+        cache.close();
+      }
+    };
+    const warmCitations = citationsOf(warm);
+    // The synthetic memories cite issues (`#7001`): most of them cite something.
+    expect(warmCitations.size).toBeGreaterThan(100);
+    expect(citationsOf(clone)).toEqual(warmCitations);
+    // As tuples in the record's `c`, not objects in `m`.
+    const shard = readFileSync(memoryShard(warm), 'utf8');
+    expect(shard).toMatch(/"c":\[\["i","#\d+",\d+\]/);
+    expect(shard).not.toContain('"kind":"issue"');
+  });
+
   it('leaves a parse cache behind: the next build reads and writes nothing', async () => {
     const again = await build({ root: clone, now: new Date(NOW), commit: false });
     expect(again.written).toEqual([]);

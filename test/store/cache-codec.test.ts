@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CacheEntry } from '../../src/store/cache.js';
 import { decodeEntry, encodeEntry, MEMORY_ROW } from '../../src/store/cache-codec.js';
+import type { Citation } from '../../src/vault/citation-model.js';
 import type { Memory } from '../../src/vault/model.js';
 
 /** A parse-cache entry written to its row (JSON text, as the store holds it) and read back. */
@@ -64,5 +65,35 @@ describe('parse-cache memory rows', () => {
       result: { type: 'memory', memory: memory(), secrets: [{ kind: 'aws', line: 2, column: 4, secret: 'AKIA…' }] },
     };
     expect(roundTrip(withAll, key)).toEqual(withAll);
+  });
+
+  it('keep every kind of citation with its line range, symbol and quote, stored as tuples', () => {
+    const citations: Citation[] = [
+      { kind: 'issue', target: '#4234', line: 13 },
+      { kind: 'issue', target: 'acme/app#7', line: 14 },
+      { kind: 'commit', target: '3f2a1c0', line: 15 },
+      { kind: 'branch', target: 'feature/retry', line: 16 },
+      { kind: 'path', target: 'src/net/', line: 17 },
+      {
+        kind: 'path',
+        target: 'src/net/retry.ts',
+        line: 18,
+        lines: [10, 20],
+        symbol: 'retryWithBackoff',
+        quote: { kind: 'block', text: ['const delay = base * 2 ** attempt;'], height: 3 },
+      },
+    ];
+    const entry: CacheEntry = {
+      size: 9,
+      mtimeMs: 5,
+      sha256: 'ab'.repeat(32),
+      result: { type: 'memory', memory: memory({ citations }) },
+    };
+    expect(roundTrip(entry, key)).toEqual(entry);
+    const row = JSON.stringify(encodeEntry(entry));
+    // Tuples, not objects: no key names in the row (a build reads every row).
+    expect(row).not.toContain('"kind":"issue"');
+    expect(row).toContain('["i","#4234",13]');
+    expect(row.length).toBeLessThan(JSON.stringify({ ...entry, result: { memory: memory({ citations }) } }).length);
   });
 });
