@@ -78,8 +78,8 @@ export class ParseCache {
    * (the committed record) needs no rewrite.
    */
   modified = false;
-  /** True once `flushBodies` emptied `parse_bodies` of another key's bodies (a rewrite): the save leaves them then. */
-  private bodiesCleared = false;
+  /** True once `flushBodies` emptied a cache of another key (its entries, bodies and lists): the save's rewrite keeps what it wrote since. */
+  private cleared = false;
   private selectBody: Statement | undefined;
 
   private constructor(
@@ -224,9 +224,13 @@ export class ParseCache {
     const { db } = this.store;
     const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
     this.store.transaction(() => {
-      // A cache of another key is written anew at the save: its bodies go first, so they are not read as this key's.
-      if (this.generation === undefined && !this.bodiesCleared) db.exec('DELETE FROM parse_bodies');
-      this.bodiesCleared = this.generation === undefined;
+      // A cache of another key is written anew at the save. Emptied now, so no process reads its entries with this key's
+      // bodies; a new generation, so none that read them saves them back (load-session.ts).
+      if (this.generation === undefined && !this.cleared) {
+        const meta = this.clear();
+        meta.set('generation', ((meta.get('generation') as number | undefined) ?? 0) + 1);
+        this.cleared = true;
+      }
       for (const [vaultPath, body] of this.pendingBodies) {
         if (this.entries.get(vaultPath)?.sha256 !== body.sha256) continue;
         upsertBody.run(vaultPath, body.sha256, JSON.stringify(body.content));
@@ -251,10 +255,7 @@ export class ParseCache {
     const deleteBody = db.prepare('DELETE FROM parse_bodies WHERE path = ?');
     const insertLists = db.prepare('INSERT OR IGNORE INTO parse_lists (sha256, path, lists) VALUES (?, ?, ?)');
     this.store.transaction(() => {
-      if (rewrite) {
-        db.exec(`DELETE FROM parse_files; ${this.bodiesCleared ? '' : 'DELETE FROM parse_bodies;'} DELETE FROM parse_lists`);
-        meta.set('key', this.key);
-      }
+      if (rewrite && !this.cleared) this.clear();
       const paths = rewrite ? this.entries.keys() : this.changed;
       for (const vaultPath of paths) {
         const entry = this.entries.get(vaultPath);
@@ -275,9 +276,17 @@ export class ParseCache {
       meta.set('generation', this.generation);
     });
     this.changed.clear();
-    this.bodiesCleared = false;
+    this.cleared = false;
     this.pendingBodies.clear();
     this.pendingLists.clear();
+  }
+
+  /** Empties the store's cache and names it with this cache's key (a rewrite; inside a transaction); returns its `kv` rows. */
+  private clear(): ReturnType<typeof metaTable> {
+    this.store.db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
+    const meta = metaTable(this.store);
+    meta.set('key', this.key);
+    return meta;
   }
 
   /** Nothing to close: the state store stays open for the process (kept for the callers that end a session). */

@@ -246,13 +246,17 @@ describe('parse cache on disk', () => {
     expect(again.readContent(memoryPath(2), memoryEntry(2).sha256)?.body).toBe('second');
   });
 
-  it("a flush into a cache of another key first empties that key's bodies", () => {
+  it('a flush into a cache of another key first empties it, so none of its entries is read with the new bodies', () => {
     const old = ParseCache.open(dir, 'UTC');
     old.set(memoryPath(1), memoryEntry(1), { body: 'parsed in UTC', sentences: [] });
     old.save();
+    const stamp = parseCacheStamp(dir);
     const other = ParseCache.open(dir, 'Europe/Paris');
     other.set(memoryPath(2), memoryEntry(2), { body: 'parsed in Paris', sentences: [] });
     other.flushBodies();
+    // Before the save: the UTC entries are gone (a UTC reader starts empty), and a session holding them saves nothing back.
+    expect(ParseCache.open(dir, 'UTC').size).toBe(0);
+    expect(parseCacheStamp(dir)).not.toBe(stamp);
     other.set(memoryPath(1), memoryEntry(1));
     other.save();
     const paris = ParseCache.open(dir, 'Europe/Paris');
