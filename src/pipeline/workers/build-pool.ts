@@ -191,14 +191,19 @@ export class BuildPool implements ParsePool {
     let done = 0;
     onProgress?.(done, files.length);
     // Every chunk is queued at once (the threads never wait for this one); results are handed on in file order.
-    const tasks = chunks.map(async (chunk) => {
+    const tasks: (Promise<ParsedFile[]> | undefined)[] = chunks.map(async (chunk) => {
       const results = (await this.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
       onProgress?.((done += chunk.length), files.length);
       return results;
     });
     // A failed task fails the parse below; the others' rejections are not left unhandled meanwhile.
-    for (const task of tasks) task.catch(() => {});
-    for (const [i, task] of tasks.entries()) onParsed(i * PARSE_CHUNK, await task);
+    for (const task of tasks) task?.catch(() => {});
+    for (let i = 0; i < tasks.length; i++) {
+      const results = await tasks[i]!;
+      // A settled promise holds its results: let go of it, or every parsed body stays until the last chunk is back.
+      tasks[i] = undefined;
+      onParsed(i * PARSE_CHUNK, results);
+    }
   }
 
   rollup(job: RollupJob, sources: SummarySource[], settings: RollupSettingsForWorkers): Promise<RollupAnswer> {
