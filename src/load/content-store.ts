@@ -71,6 +71,20 @@ export class ContentStore {
     return content;
   }
 
+  /**
+   * Writes the bodies the parse cache holds for its save to the state store
+   * now and lets go of them here too: a stage that reads one later reads it
+   * back from the store. Called by a load that parses many files and after each
+   * tier of a build, so a cold build holds a few batches of bodies, not all of
+   * them (issue 29); only once `atLeast` wait (an edit's few are saved with
+   * the cache). Bodies the cache does not hold (no entry for them, a dry
+   * run's summaries) stay.
+   */
+  release(atLeast = 1): void {
+    if (this.cache.pendingBodyCount < atLeast) return;
+    for (const sha of this.cache.flushBodies()) this.fresh.delete(sha);
+  }
+
   /** A memory's body as the load checked it (frontmatter removed, trimmed). */
   private memoryBody(memory: Memory): string {
     const read = readVaultFile(this.vaultDir, memory.path);

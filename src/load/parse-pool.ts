@@ -21,9 +21,15 @@ export interface FileToParse {
 /** How many of the files to parse are parsed so far: called at the start, then as the work goes on. */
 export type ParseProgress = (done: number, total: number) => void;
 
-/** Threads that parse files: results in the order of `files`, as `parseVaultFile` gives them. */
+/**
+ * Hands on parse results as they are ready, in the order of the files: `offset` is the index in `files` of the first of
+ * `parsed`. The caller keeps what it needs and lets go of the rest, so a cold build never holds every parsed body at once.
+ */
+export type OnParsed = (offset: number, parsed: ParsedFile[]) => void;
+
+/** Threads that parse files: results in the order of `files`, as `parseVaultFile` gives them, a chunk at a time. */
 export interface ParsePool {
-  parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]>;
+  parse(files: readonly FileToParse[], timezone: string, onParsed: OnParsed, onProgress?: ParseProgress): Promise<void>;
   /** Starts the threads before the files are all read: they load remark meanwhile. */
   start(): void;
   /** `scanStreams` on a thread while the caller reads the parse cache (a large vault); undefined when there is no thread for it. */
@@ -38,18 +44,19 @@ export function usesParseWorkers(count: number, pool: ParsePool | undefined): po
 /** Files between two progress reports of an in-process parse. */
 const PROGRESS_STEP = 64;
 
+/** Parses `files` (on `pool` when they are many), handing the results to `onParsed` in file order. */
 export async function parseFiles(
   files: readonly FileToParse[],
   timezone: string,
+  onParsed: OnParsed,
   pool?: ParsePool,
   onProgress?: ParseProgress,
-): Promise<ParsedFile[]> {
-  if (files.length === 0) return [];
-  if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone, onProgress);
+): Promise<void> {
+  if (files.length === 0) return;
+  if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone, onParsed, onProgress);
   onProgress?.(0, files.length);
-  return files.map((file, i) => {
-    const parsed = parseVaultFile(file.bytes, file.vaultPath, file.role, timezone, file.markdown);
+  files.forEach((file, i) => {
+    onParsed(i, [parseVaultFile(file.bytes, file.vaultPath, file.role, timezone, file.markdown)]);
     if ((i + 1) % PROGRESS_STEP === 0 || i + 1 === files.length) onProgress?.(i + 1, files.length);
-    return parsed;
   });
 }

@@ -33,8 +33,11 @@ import type { Sentence } from '../vault/model.js';
  *   detector: another one empties the cache) and its generation, which every
  *   save that changes an entry moves on.
  * A save is one transaction: a process killed mid-save leaves the cache as
- * the last save left it. Losing the cache only costs time: everything is
- * rebuilt from the vault.
+ * the last save left it. Bodies may be written before the save
+ * (`flushBodies`, a cold build's thousands of them): a body is read only for
+ * the path and hash it was parsed from, so one no entry names yet is never
+ * read, and one that replaced an older body only costs a parse. Losing the
+ * cache only costs time: everything is rebuilt from the vault.
  */
 
 /**
@@ -75,6 +78,8 @@ export class ParseCache {
    * (the committed record) needs no rewrite.
    */
   modified = false;
+  /** True once `flushBodies` emptied a cache of another key (its entries, bodies and lists): the save's rewrite keeps what it wrote since. */
+  private cleared = false;
   private selectBody: Statement | undefined;
 
   private constructor(
@@ -201,6 +206,41 @@ export class ParseCache {
     return lists as Record<string, unknown>;
   }
 
+  /** How many parsed bodies wait in memory for the save (or `flushBodies`). */
+  get pendingBodyCount(): number {
+    return this.pendingBodies.size;
+  }
+
+  /**
+   * Writes the parsed bodies set since the last save to the store now, in one
+   * transaction, and lets go of them: `readContent` reads them back from the
+   * store. A cold build parses every memory and makes every summary before it
+   * saves; held until then, they were most of the main thread's memory.
+   * Returns the content hashes written. Entries wait for `save`.
+   */
+  flushBodies(): Set<string> {
+    const written = new Set<string>();
+    if (this.pendingBodies.size === 0) return written;
+    const { db } = this.store;
+    const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
+    this.store.transaction(() => {
+      // A cache of another key is written anew at the save. Emptied now, so no process reads its entries with this key's
+      // bodies; a new generation, so none that read them saves them back (load-session.ts).
+      if (this.generation === undefined && !this.cleared) {
+        const meta = this.clear();
+        meta.set('generation', ((meta.get('generation') as number | undefined) ?? 0) + 1);
+        this.cleared = true;
+      }
+      for (const [vaultPath, body] of this.pendingBodies) {
+        if (this.entries.get(vaultPath)?.sha256 !== body.sha256) continue;
+        upsertBody.run(vaultPath, body.sha256, JSON.stringify(body.content));
+        written.add(body.sha256);
+      }
+    });
+    this.pendingBodies.clear();
+    return written;
+  }
+
   /** Writes what changed since the last save, in one transaction, and moves the cache's generation on. */
   save(): void {
     if (this.changed.size === 0 && this.generation !== undefined) return;
@@ -215,10 +255,7 @@ export class ParseCache {
     const deleteBody = db.prepare('DELETE FROM parse_bodies WHERE path = ?');
     const insertLists = db.prepare('INSERT OR IGNORE INTO parse_lists (sha256, path, lists) VALUES (?, ?, ?)');
     this.store.transaction(() => {
-      if (rewrite) {
-        db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
-        meta.set('key', this.key);
-      }
+      if (rewrite && !this.cleared) this.clear();
       const paths = rewrite ? this.entries.keys() : this.changed;
       for (const vaultPath of paths) {
         const entry = this.entries.get(vaultPath);
@@ -239,8 +276,17 @@ export class ParseCache {
       meta.set('generation', this.generation);
     });
     this.changed.clear();
+    this.cleared = false;
     this.pendingBodies.clear();
     this.pendingLists.clear();
+  }
+
+  /** Empties the store's cache and names it with this cache's key (a rewrite; inside a transaction); returns its `kv` rows. */
+  private clear(): ReturnType<typeof metaTable> {
+    this.store.db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
+    const meta = metaTable(this.store);
+    meta.set('key', this.key);
+    return meta;
   }
 
   /** Nothing to close: the state store stays open for the process (kept for the callers that end a session). */

@@ -17,13 +17,24 @@ export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base
   return (counters.get(tokenizer) ?? loadTokenizer(tokenizer))(text);
 }
 
-/** Loads an encoding's tables on this thread now (~150-200 ms), ahead of the counts that need them. */
+interface GptEncodingClass {
+  getEncodingApi(name: TokenizerName, ranks: () => unknown[]): { countTokens: Counter };
+}
+
+/**
+ * Loads an encoding's tables on this thread now (~150-200 ms), ahead of the counts that need them. The same encoding
+ * as gpt-tokenizer's `encoding/<name>` module, made from its tables: in the bundle they are a JSON file
+ * (scripts/bundle.mjs, `RANKS`), which costs each thread that loads them ~20 MB less memory than the tables' module
+ * (a cold build loads them on three threads); from source, the tables' module itself.
+ */
 export function loadTokenizer(tokenizer: TokenizerName): Counter {
   let counter = counters.get(tokenizer);
   if (!counter) {
-    // requireLazy keeps the load synchronous and lazy; the package ships CommonJS builds of each encoding.
-    const encoding = requireLazy(`gpt-tokenizer/cjs/encoding/${tokenizer}`) as { countTokens: Counter };
-    counter = encoding.countTokens;
+    // requireLazy keeps the load synchronous and lazy.
+    const { GptEncoding } = requireLazy('gpt-tokenizer/cjs/GptEncoding') as { GptEncoding: GptEncodingClass };
+    const tables = requireLazy(`gpt-tokenizer/cjs/bpeRanks/${tokenizer}`) as unknown[] | { default: unknown[] };
+    const ranks = Array.isArray(tables) ? tables : tables.default;
+    counter = GptEncoding.getEncodingApi(tokenizer, () => ranks).countTokens;
     counters.set(tokenizer, counter);
   }
   return counter;

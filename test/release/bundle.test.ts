@@ -41,8 +41,8 @@ describe('the bundle', () => {
       }
     };
     walk(path.join(REPO, 'src'));
-    // The tokenizer's encodings, asked for by name (src/util/tokens.ts).
-    for (const tokenizer of ['o200k_base', 'cl100k_base']) asked.add(`gpt-tokenizer/cjs/encoding/${tokenizer}`);
+    // The tokenizer's tables, asked for by name (src/util/tokens.ts).
+    for (const tokenizer of ['o200k_base', 'cl100k_base']) asked.add(`gpt-tokenizer/cjs/bpeRanks/${tokenizer}`);
     expect(asked.size).toBeGreaterThanOrEqual(7);
     for (const id of asked) {
       expect(VENDORED, id).toHaveProperty([id]);

@@ -223,6 +223,47 @@ describe('parse cache on disk', () => {
     expect(ParseCache.open(dir, 'UTC').readContent(memoryPath(1), 'd'.repeat(64))).toBeUndefined();
   });
 
+  it('writes bodies before the save when asked, lets go of them, and reads them back from the store', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    const content = {
+      body: 'Zoë chose 東京.\n\n## Next',
+      sentences: [{ text: 'Zoë chose 東京.', section: '', block: 0, role: 'decision' as const, mustKeep: ['decision' as const] }],
+      headings: [[2, 3, 1, 16, 23] as [number, number, number, number, number]],
+    };
+    cache.set(memoryPath(1), memoryEntry(1), content);
+    cache.set(memoryPath(2), memoryEntry(2), { body: 'second', sentences: [] });
+    expect(cache.pendingBodyCount).toBe(2);
+    expect(cache.flushBodies()).toEqual(new Set([memoryEntry(1).sha256, memoryEntry(2).sha256]));
+    expect(cache.pendingBodyCount).toBe(0);
+    // Not the object it was given: read back from the store, equal to it.
+    const read = cache.readContent(memoryPath(1), memoryEntry(1).sha256);
+    expect(read).not.toBe(content);
+    expect(read).toEqual(content);
+    // Written before the entries: a cold cache (a rewrite at the save) keeps the bodies flushed before it.
+    cache.save();
+    const again = ParseCache.open(dir, 'UTC');
+    expect(again.readContent(memoryPath(1), memoryEntry(1).sha256)).toEqual(content);
+    expect(again.readContent(memoryPath(2), memoryEntry(2).sha256)?.body).toBe('second');
+  });
+
+  it('a flush into a cache of another key first empties it, so none of its entries is read with the new bodies', () => {
+    const old = ParseCache.open(dir, 'UTC');
+    old.set(memoryPath(1), memoryEntry(1), { body: 'parsed in UTC', sentences: [] });
+    old.save();
+    const stamp = parseCacheStamp(dir);
+    const other = ParseCache.open(dir, 'Europe/Paris');
+    other.set(memoryPath(2), memoryEntry(2), { body: 'parsed in Paris', sentences: [] });
+    other.flushBodies();
+    // Before the save: the UTC entries are gone (a UTC reader starts empty), and a session holding them saves nothing back.
+    expect(ParseCache.open(dir, 'UTC').size).toBe(0);
+    expect(parseCacheStamp(dir)).not.toBe(stamp);
+    other.set(memoryPath(1), memoryEntry(1));
+    other.save();
+    const paris = ParseCache.open(dir, 'Europe/Paris');
+    expect(paris.readContent(memoryPath(1), memoryEntry(1).sha256)).toBeUndefined(); // the UTC body is gone
+    expect(paris.readContent(memoryPath(2), memoryEntry(2).sha256)?.body).toBe('parsed in Paris');
+  });
+
   it('starts empty for another time zone, and when a row is damaged, and is then written anew', () => {
     saveMemories(1, 2);
     expect(ParseCache.open(dir, 'Europe/Paris').get(memoryPath(1))).toBeUndefined();

@@ -25,6 +25,7 @@ import { KeptRollups } from '../../store/derived-memo-rollups.js';
 import { STATE_DIR } from '../../config/file.js';
 import { tierRecord } from '../../time/tiers.js';
 import type { WriteOp, WriteResult } from '../write.js';
+import { BODIES_HELD } from '../../load/load.js';
 
 /**
  * Applies the calendar part of a stream's plan (build-plan.ts) as planned: the
@@ -123,6 +124,8 @@ async function runTier(
   const writer = summaryWriter(tier, jobs.length, stream, ctx);
   const made = await makeSummaries(tier, jobs, rollupContext, ctx, writer.settle);
   const outcome = recordOutcomes(tier, made.outcomes, writer, stream, ctx);
+  // A tier's summaries (and the memories read for them) go to the state store instead of staying in memory (issue 29).
+  ctx.loaded.content.release(BODIES_HELD);
   outcome.stats.ms = Math.round(performance.now() - started);
   return { ...outcome, workerRollups: made.onWorkers ? jobs.length : 0 };
 }

@@ -9,7 +9,7 @@ import type { ParsedContent } from '../../store/cache.js';
 import type { LoadedVault, LoadOptions } from '../../load/load.js';
 import type { Diagnostic, Memory } from '../../vault/model.js';
 import type { ParsedFile } from '../../load/parse-file.js';
-import type { FileToParse, ParsePool, ParseProgress } from '../../load/parse-pool.js';
+import type { FileToParse, OnParsed, ParsePool, ParseProgress } from '../../load/parse-pool.js';
 import { fromColumns, type ScanColumns, type ScannedFile } from '../../vault/scan.js';
 import { StageClock } from '../build-timings.js';
 import type { RollupJob } from '../calendar/plan.js';
@@ -184,20 +184,26 @@ export class BuildPool implements ParsePool {
       .finally(() => this.stop(scanner));
   }
 
-  async parse(files: readonly FileToParse[], timezone: string, onProgress?: ParseProgress): Promise<ParsedFile[]> {
+  async parse(files: readonly FileToParse[], timezone: string, onParsed: OnParsed, onProgress?: ParseProgress): Promise<void> {
     const chunks: FileToParse[][] = [];
-    // Contiguous chunks keep each task's files in one folder region; results come back in order.
+    // Contiguous chunks keep each task's files in one folder region.
     for (let i = 0; i < files.length; i += PARSE_CHUNK) chunks.push(files.slice(i, i + PARSE_CHUNK));
     let done = 0;
     onProgress?.(done, files.length);
-    const parsed = await Promise.all(
-      chunks.map(async (chunk) => {
-        const results = (await this.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
-        onProgress?.((done += chunk.length), files.length);
-        return results;
-      }),
-    );
-    return parsed.flat();
+    // Every chunk is queued at once (the threads never wait for this one); results are handed on in file order.
+    const tasks: (Promise<ParsedFile[]> | undefined)[] = chunks.map(async (chunk) => {
+      const results = (await this.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
+      onProgress?.((done += chunk.length), files.length);
+      return results;
+    });
+    // A failed task fails the parse below; the others' rejections are not left unhandled meanwhile.
+    for (const task of tasks) task?.catch(() => {});
+    for (let i = 0; i < tasks.length; i++) {
+      const results = await tasks[i]!;
+      // A settled promise holds its results: let go of it, or every parsed body stays until the last chunk is back.
+      tasks[i] = undefined;
+      onParsed(i * PARSE_CHUNK, results);
+    }
   }
 
   rollup(job: RollupJob, sources: SummarySource[], settings: RollupSettingsForWorkers): Promise<RollupAnswer> {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BuildPool, type BuildAnswer, type BuildTask } from '../../../src/pipeline/workers/build-pool.js';
-import { parseVaultFile } from '../../../src/load/parse-file.js';
+import { parseVaultFile, type ParsedFile } from '../../../src/load/parse-file.js';
 import { classifyPath } from '../../../src/vault/paths.js';
 import type { FileToParse } from '../../../src/load/parse-pool.js';
 
@@ -163,7 +163,18 @@ describe('BuildPool', () => {
       return { vaultPath, role: classifyPath(vaultPath), bytes: new TextEncoder().encode(text) };
     });
     const progress: number[] = [];
-    const parsed = await workers.parse(files, 'Europe/Berlin', (done) => progress.push(done));
+    const parsed: ParsedFile[] = [];
+    const offsets: number[] = [];
+    await workers.parse(
+      files,
+      'Europe/Berlin',
+      (offset, results) => {
+        offsets.push(offset);
+        parsed.push(...results);
+      },
+      (done) => progress.push(done),
+    );
+    expect(offsets).toEqual([0, 64, 128]); // handed on in file order, a chunk at a time
     expect(parsed).toEqual(files.map((file) => parseVaultFile(file.bytes, file.vaultPath, file.role, 'Europe/Berlin')));
     expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(files.length);
