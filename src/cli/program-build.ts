@@ -81,7 +81,7 @@ function declareCompactCommand(program: Command): void {
       'replay every compaction from the first memory (after memories were edited, deleted or added with old dates); old files are kept',
     )
     .option('--now <datetime>', 'fix the clock (ISO 8601); also MEMVAULT_NOW')
-    .option('--dry-run', 'print the compactions that would run and write nothing')
+    .option('--dry-run', 'run the compactions with placeholder summaries and write nothing: what would run and be written')
     .option('--json', 'print the report as JSON')
     .addHelpText(
       'after',

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitAll, git, gitConfig, initRepo } from '../git/helpers.js';
 import { copyProject, createProject, memory, removeProject, runCliJson } from '../helpers/project.js';
+import { hashTree } from '../helpers/tree.js';
 
 /**
  * `memvault build --dry-run` is the same run as a build with a recording writer (src/pipeline/writer.ts): through the
@@ -34,26 +34,6 @@ function memories(): Record<string, string> {
   const long = Array.from({ length: 60 }, (_, i) => `- Step ${i + 1} of the migration moved table t${i} to the new cluster.`).join('\n');
   files[`vault/main/memories/${BUSY_DAY}.md`] = memory({ date: `${BUSY_DAY}T09:00:00Z`, title: 'The migration', body: long });
   return files;
-}
-
-/** Every file under `root` (`.git/` and `.memvault/` included): path → sha256. */
-function hashTree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (relative: string): void => {
-    for (const entry of readdirSync(path.join(root, relative), { withFileTypes: true })) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(child);
-      else
-        out.set(
-          child,
-          createHash('sha256')
-            .update(readFileSync(path.join(root, child)))
-            .digest('hex'),
-        );
-    }
-  };
-  walk('');
-  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 interface Change {

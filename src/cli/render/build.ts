@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { BuildReport, TierStats } from '../../pipeline/build.js';
+import type { RecordedChange } from '../../pipeline/writer.js';
 import { num } from '../output.js';
 import { renderStreamPlan } from './plan.js';
 import { renderWaterfallReport } from './waterfall.js';
@@ -84,14 +85,14 @@ export function renderBuildReport(report: BuildReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** A dry run: what a build would write and move (`build --dry-run --json` lists each file, `would_write`). */
-function renderWouldWrite(changes: NonNullable<BuildReport['wouldWrite']>): string {
+/** A dry run: what a build (or `subject`) would write and move (`--dry-run --json` lists each file, `would_write`). */
+export function renderWouldWrite(changes: readonly RecordedChange[], subject = 'a build'): string {
   const writes = changes.filter((c) => c.op === 'write');
   const moves = changes.length - writes.length;
   const bytes = writes.reduce((sum, c) => sum + c.bytes, 0);
   const estimated = writes.filter((c) => c.estimate).length;
   return (
-    `  a build would write ${counted(writes.length, 'file')} (${num(bytes)} bytes` +
+    `  ${subject} would write ${counted(writes.length, 'file')} (${num(bytes)} bytes` +
     `${estimated > 0 ? `; ${estimated} made of placeholder summaries, their sizes estimates` : ''})` +
     `${moves > 0 ? ` and move ${counted(moves, 'file')}` : ''}`
   );

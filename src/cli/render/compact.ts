@@ -1,4 +1,5 @@
 import type { CompactReport } from '../../pipeline/waterfall/compact.js';
+import { renderWouldWrite } from './build.js';
 import { renderWaterfallReport } from './waterfall.js';
 
 /** The text report of `memvault compact`; `flags` are the ones it ran with, named in the heading. */
@@ -8,5 +9,6 @@ export function renderCompactReport(report: CompactReport, flags: { force: boole
   ];
   for (const stream of report.streams)
     lines.push(...renderWaterfallReport(stream, report.vault, { dryRun: report.dryRun, hintForce: !flags.force }));
+  if (report.wouldWrite) lines.push(renderWouldWrite(report.wouldWrite, 'compacting'));
   return `${lines.join('\n')}\n`;
 }

@@ -114,16 +114,6 @@ function emptyReport(plan: WaterfallStreamPlan): WaterfallReport {
   };
 }
 
-/**
- * Compacts one waterfall stream as far as its count (or `force`) asks, then
- * writes its CONTEXT.md (a dry run only plans). `stream.memories` must already
- * exclude memories dated after `now`. Updates `stream.summaries` with what it wrote.
- */
-export async function runWaterfall(stream: StreamState, ctx: WaterfallRunContext): Promise<WaterfallReport> {
-  const plan = planWaterfallStream(stream, ctx.config, { force: ctx.force, rebuild: ctx.rebuild ?? false });
-  return ctx.dryRun ? plannedWaterfallReport(plan) : applyWaterfall(stream, plan, ctx);
-}
-
 /** Runs a waterfall plan: the compactions in order, then CONTEXT.md. Its report is made from what each part returns. */
 export async function applyWaterfall(stream: StreamState, plan: WaterfallStreamPlan, ctx: WaterfallRunContext): Promise<WaterfallReport> {
   const started = performance.now();

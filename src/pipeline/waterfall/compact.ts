@@ -8,8 +8,10 @@ import { removeLeftoverTemps } from '../housekeeping.js';
 import type { StreamState } from '../../vault/model.js';
 import { loadVaultWithWorkers, vaultLoadOptions } from '../workers/build-pool.js';
 import { memoriesUpTo } from '../now.js';
-import { runWaterfall, type WaterfallReport } from './build.js';
+import { applyWaterfall, plannedWaterfallReport, planWaterfallStream, type WaterfallReport } from './build.js';
 import { takeMovedAside } from '../write.js';
+import { diskWriter, type RecordedChange, RecordingWriter, type Writer } from '../writer.js';
+import { useStateSnapshot } from '../../store/database.js';
 
 export interface CompactOptions {
   /** Directory holding `memory.config.yaml`. */
@@ -30,6 +32,8 @@ export interface CompactReport {
   vault: string;
   dryRun: boolean;
   streams: WaterfallReport[];
+  /** Dry run: every file a compaction would write or move, with its bytes (as `build --dry-run`'s `wouldWrite`). */
+  wouldWrite?: RecordedChange[];
 }
 
 /**
@@ -49,13 +53,23 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
     throw new UserError('compact/unknown-stream', `stream \`${options.stream}\` is not configured`, { others });
   }
   if (waterfallStreams.length === 0) throw new UserError('compact/no-stream', 'no stream has `waterfall: true`');
-  const release = options.dryRun ? async () => {} : await acquireBuildLock(path.join(options.root, '.memvault'), 'memvault compact');
+  const dryRun = options.dryRun ?? false;
+  const stateDir = path.join(options.root, '.memvault');
+  // A dry run is the same run against a recording writer, a placeholder summarizer and an in-memory copy of the state
+  // store (as `build --dry-run`, pipeline/build.ts): nothing on disk changes, no model is called.
+  const restore = dryRun ? useStateSnapshot(stateDir) : undefined;
+  const release = restore ? async () => restore() : await acquireBuildLock(stateDir, 'memvault compact');
   try {
     const vaultDir = path.resolve(options.root, config.vault);
     const loaded = await loadVaultWithWorkers(vaultLoadOptions(options.root, config));
     // Under the lock, like a build: temporary files of killed writers go (housekeeping.ts); the report has no place for notes.
-    if (!options.dryRun) removeLeftoverTemps(vaultDir, path.join(options.root, '.memvault'), loaded.state.streams.keys());
-    const summarizer = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun: options.dryRun ?? false });
+    if (!dryRun) removeLeftoverTemps(vaultDir, stateDir, loaded.state.streams.keys());
+    const configured = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun });
+    const estimate = dryRun ? await import('../estimate.js') : undefined;
+    const summarizer = estimate ? estimate.estimatingSummarizer(configured) : configured;
+    const writer: Writer = estimate
+      ? new RecordingWriter(vaultDir, (text) => text.includes(estimate.PLACEHOLDER_MARK))
+      : diskWriter(vaultDir);
     const streams: WaterfallReport[] = [];
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
@@ -68,17 +82,22 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
         now: options.now,
         force: options.force ?? false,
         rebuild: options.rebuild ?? false,
-        dryRun: options.dryRun ?? false,
+        dryRun: false,
+        writer,
       };
-      const streamReport = await runWaterfall(stream, run);
+      const plan = planWaterfallStream(stream, config, { force: run.force, rebuild: run.rebuild });
+      const applied = await applyWaterfall(stream, plan, run);
+      // A dry run reports its plan (what would be compacted); the run against the recording writer says what it writes.
+      const streamReport = dryRun ? plannedWaterfallReport(plan) : applied;
       // A file memvault did not write at a generated path (CONTEXT.md by hand) was moved aside, never overwritten: say where.
       const moved = takeMovedAside().map(
         (move) => `${move.from} was not written by memvault: moved to ${move.to} before writing the generated file`,
       );
       streams.push({ ...streamReport, notes: [...streamReport.notes, ...moved] });
     }
-    if (!options.dryRun) loaded.cache.save();
-    return { now: options.now.toISOString(), vault: config.vault, dryRun: options.dryRun ?? false, streams };
+    if (!dryRun) loaded.cache.save();
+    const wouldWrite = writer instanceof RecordingWriter ? { wouldWrite: writer.changes() } : {};
+    return { now: options.now.toISOString(), vault: config.vault, dryRun, streams, ...wouldWrite };
   } finally {
     await release();
   }

@@ -5,6 +5,7 @@ import { build } from '../../../src/pipeline/build.js';
 import { compactVault } from '../../../src/pipeline/waterfall/compact.js';
 import { countTokens } from '../../../src/util/tokens.js';
 import { copyProject, memory, removeProject, runCli, runCliJson } from '../../helpers/project.js';
+import { hashTree } from '../../helpers/tree.js';
 import {
   addMemories,
   createWaterfallProject,
@@ -200,6 +201,27 @@ describe.concurrent('memvault compact', () => {
       { compaction: 2, count: 193, reason: 'threshold', recent: 64, fold: true },
     ]);
     expect(existsSync(vaultFile(root, 'CONTEXT.md'))).toBe(false);
+  });
+
+  it('a dry run from the CLI is the same run against a recording writer: it lists what compacting writes, changes nothing', async () => {
+    const root = project(200);
+    await runCliJson(['status', '--json'], { cwd: root }); // any state the project keeps exists before the dry run
+    const before = hashTree(root);
+    const { json } = await runCliJson(['compact', '--dry-run', '--json', ...at(200)], { cwd: root });
+    expect(hashTree(root)).toEqual(before);
+    expect(json.dry_run).toBe(true);
+    const listed = (json.would_write as { op: string; path: string; bytes: number; estimate?: true }[]).filter((c) => c.op === 'write');
+    expect(listed.map((c) => c.path)).toContain('agent/CONTEXT.md');
+    // Two compactions planned: two waterfall summaries, made of placeholders (no model is called in a dry run).
+    const summaries = listed.filter((c) => c.path.startsWith('agent/waterfall/'));
+    expect(summaries.length).toBeGreaterThanOrEqual(2);
+    expect(summaries.every((c) => c.estimate === true)).toBe(true);
+    const text = await runCli(['compact', '--dry-run', ...at(200)], { cwd: root });
+    expect(text.stdout).toMatch(/compacting would write \d+ files \([\d,]+ bytes; \d+ made of placeholder summaries/);
+    // The real run then writes the files the dry run listed (with the embedded summarizer's own texts).
+    const real = await runCliJson(['compact', '--json', ...at(200)], { cwd: root });
+    const written = new Set(real.json.streams.flatMap((s: { written: string[] }) => s.written));
+    for (const c of listed) expect(written, c.path).toContain(c.path);
   });
 
   it('keeps CONTEXT.md within a small budget by shortening the oldest verbatim memories, and says so', async () => {
