@@ -221,7 +221,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   });
   // A worker thread would make its own summarizer: a dry run's placeholders are made here.
   const rollups = dryRun ? undefined : rollupWorkersOn(pool);
-  const writer = estimate ? new RecordingWriter(vaultDir, (text) => text.includes(estimate.PLACEHOLDER_MARK)) : diskWriter(vaultDir);
+  const writer = estimate ? estimate.dryRunWriter(vaultDir) : diskWriter(vaultDir);
   const ctx: BuildContext = {
     options,
     config,
@@ -332,7 +332,7 @@ async function applyStreams(plan: BuildPlan, opened: OpenedBuild): Promise<{ app
   const indexInputs: StreamIndexInput[] = [];
   for (const { name, calendar, stream } of plan.order) {
     const waterfallPlan = plan.waterfall.find((w) => w.stream === name);
-    const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, dryRun: false, writer: ctx.writer };
+    const run = { config, vaultDir, loaded, summarizer, now: options.now, force: false, writer: ctx.writer };
     const waterfallReport = waterfallPlan && waterfall ? await waterfall.applyWaterfall(stream, waterfallPlan, run) : undefined;
     const streamPlan = plan.streams.find((s) => s.name === name);
     const unchanged = (waterfallReport?.written.length ?? 0) === 0;

@@ -5,6 +5,7 @@ import type { CalendarTier, StreamState } from '../vault/model.js';
 import { vaultPaths } from '../vault/paths.js';
 import type { RollupJob } from './calendar/plan.js';
 import { estimateRollup, type RollupContext } from './calendar/rollup.js';
+import { RecordingWriter } from './writer.js';
 
 /**
  * `build --dry-run` cost estimates, before anything is spent. Dailies are
@@ -144,6 +145,11 @@ function empty(): TierEstimate {
 
 /** Opens every placeholder summary of a dry run: what holds it (a package, the index) has an estimated size. */
 export const PLACEHOLDER_MARK = 'memvault dry run: placeholder';
+
+/** A dry run's writer (writer.ts): files holding a placeholder summary are marked as estimates. */
+export function dryRunWriter(vaultDir: string): RecordingWriter {
+  return new RecordingWriter(vaultDir, (text) => text.includes(PLACEHOLDER_MARK));
+}
 
 /**
  * The dry run's summarizer: `real`'s names, prompt ids and estimates (so the plan, the input hashes and the estimate

@@ -67,9 +67,7 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
     const configured = options.summarizer ?? createSummarizer(config, process.env, { root: options.root, dryRun });
     const estimate = dryRun ? await import('../estimate.js') : undefined;
     const summarizer = estimate ? estimate.estimatingSummarizer(configured) : configured;
-    const writer: Writer = estimate
-      ? new RecordingWriter(vaultDir, (text) => text.includes(estimate.PLACEHOLDER_MARK))
-      : diskWriter(vaultDir);
+    const writer: Writer = estimate ? estimate.dryRunWriter(vaultDir) : diskWriter(vaultDir);
     const streams: WaterfallReport[] = [];
     for (const name of options.stream !== undefined ? [options.stream] : waterfallStreams) {
       const loadedStream = loaded.state.streams.get(name) ?? { name, memories: [], summaries: new Map() };
@@ -82,7 +80,6 @@ export async function compactVault(options: CompactOptions): Promise<CompactRepo
         now: options.now,
         force: options.force ?? false,
         rebuild: options.rebuild ?? false,
-        dryRun: false,
         writer,
       };
       const plan = planWaterfallStream(stream, config, { force: run.force, rebuild: run.rebuild });

@@ -23,8 +23,6 @@ export interface WaterfallRunContext {
    * history, old copies stay in `waterfall/history/`.
    */
   rebuild?: boolean;
-  /** Plan only: report the compactions that would run, write nothing. */
-  dryRun: boolean;
   /** Where the run writes (writer.ts): a build's writer, a dry run's recording one; the disk when absent (`memvault compact`). */
   writer?: Writer;
 }
