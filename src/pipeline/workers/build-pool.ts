@@ -120,6 +120,22 @@ export async function loadVaultWithWorkers(options: LoadOptions): Promise<Loaded
   }
 }
 
+/**
+ * tinypool 2.2's destroy() waits on each thread with `events.once(thread, 'exit')`, whose error path calls
+ * `thread.removeListener`, a method tinypool's thread wrapper lacks: a thread failing while it was being stopped
+ * became an uncaught TypeError that ended the process (seen in CI). The wrapper gets the method, forwarded to
+ * the Worker it wraps (its `thread` field).
+ */
+function giveRemoveListener(thread: TinypoolWorker): void {
+  const wrapper = thread as TinypoolWorker & {
+    removeListener?: (event: string, listener: (...args: unknown[]) => void) => unknown;
+    thread?: { removeListener?: (event: string, listener: (...args: unknown[]) => void) => unknown };
+  };
+  const inner = wrapper.thread;
+  if (typeof wrapper.removeListener === 'function' || typeof inner?.removeListener !== 'function') return;
+  wrapper.removeListener = (event, listener) => inner.removeListener!(event, listener);
+}
+
 export class BuildPool implements ParsePool {
   private workers: Tinypool | undefined;
   private scanner: Tinypool | undefined;
@@ -266,7 +282,9 @@ export class BuildPool implements ParsePool {
 
   private stop(pool: Tinypool): void {
     this.stopping.add(pool);
-    void pool.destroy();
+    for (const thread of pool.threads) giveRemoveListener(thread);
+    // A thread that fails while it stops rejects destroy() with its error: it is being stopped anyway.
+    pool.destroy().catch(() => {});
   }
 
   private pool(threads: number, workerData: BuildWorkerData): Tinypool {

@@ -128,6 +128,18 @@ describe('BuildPool', () => {
     await expect(run(workers, { value: 4 })).rejects.toThrow('closed');
   });
 
+  it('closes without an uncaught error when a thread dies as it is being stopped', async () => {
+    const workers = pool(2);
+    await run(workers, { value: 1 }); // the threads are up
+    const dying = run(workers, { op: 'die', value: 5 }).catch((error: unknown) => error);
+    // Hold the main thread while the worker throws: its error waits in the queue and is delivered after close() began.
+    const until = performance.now() + 150;
+    while (performance.now() < until);
+    workers.close();
+    await dying;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
   it('never keeps the process alive when idle (the compiled pool, in a child process, never closed)', () => {
     const compiled = pathToFileURL(path.resolve('dist/src/pipeline/workers/build-pool.js')).href;
     const script = `
