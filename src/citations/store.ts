@@ -4,6 +4,7 @@ import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
 import { type CitingMemory, storedMemorySchema, type Verification, type VerificationFacts, verificationFactsSchema } from './schema.js';
+import { type ShardTargets, shardTargetsSchema } from './targets.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
 export {
@@ -34,7 +35,10 @@ export {
  *   shows them (read by cited-by.ts, the hook's side); `kv` row
  *   `citations/cited-by` names the repository and the vault folder;
  * - `kv` row `citations/stamp`: changes with every write of the results, so a
- *   long-lived reader (the MCP server) knows when to read again.
+ *   long-lived reader (the MCP server) knows when to read again;
+ * - `kv` rows `citation-shards/<group>`: what each group of citing memories
+ *   cites, with the group's fingerprint (targets.ts): a memo, whatever check
+ *   it was made by.
  * Until schema 2 these were JSON files under `.memvault/citations/`; the
  * state store removes that folder (store/legacy.ts) and the next build checks
  * everything once.
@@ -82,6 +86,10 @@ export interface CitationStore {
   updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string> | 'all'): void;
   /** Runs `work` in one transaction (the writes above nest in it): a partial write's rows, entries and facts land together. */
   transaction<T>(work: () => T): T;
+  /** What each group of citing memories cited when last counted, by group (targets.ts). */
+  readShardTargets(): Map<string, ShardTargets>;
+  /** Writes the groups of `counted`, and removes the stored groups not in `groups` (every group there is now). */
+  writeShardTargets(counted: ReadonlyMap<string, ShardTargets>, groups: ReadonlySet<string>): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
   /** Forgets every result (the next build checks everything again). */
@@ -146,6 +154,16 @@ export function openCitationStore(stateDir: string): CitationStore {
     updateCitedBy(index, replacing) {
       updateCitedByRows(state(), index, replacing);
     },
+    readShardTargets() {
+      return new Map(kv().shards.entries());
+    },
+    writeShardTargets(counted, groups) {
+      const { shards } = kv();
+      state().transaction(() => {
+        for (const [group] of shards.entries()) if (!groups.has(group)) shards.delete(group);
+        for (const [group, targets] of counted) shards.set(group, targets);
+      });
+    },
     transaction(work) {
       return state().transaction(work);
     },
@@ -163,6 +181,7 @@ export function openCitationStore(stateDir: string): CitationStore {
         store.db.prepare('DELETE FROM cited_by').run();
         store.db.prepare('DELETE FROM citation_notes').run();
         kv().text.clear();
+        kv().shards.clear();
       });
     },
   };
@@ -174,6 +193,7 @@ function citationTables(store: StateStore) {
     verification: kvTable(store, 'citations', zodDecode(verificationFactsSchema)),
     text: kvTable(store, 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
     meta: kvTable(store, CITED_BY_META.store, decodeCitedByMeta),
+    shards: kvTable(store, 'citation-shards', zodDecode(shardTargetsSchema)),
   };
 }
 

@@ -5,6 +5,9 @@ import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js'
 import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
+import { type CitedTargets, citedTargets, type TargetFilter } from './targets.js';
+
+export type { CitedTargets } from './targets.js';
 
 /**
  * Verification: every citation of every memory checked against HEAD of the
@@ -20,8 +23,13 @@ export interface VerifyInput {
   /** Top folder of the repository. */
   repo: string;
   memories: readonly Memory[];
-  /** What `memories` cite (`citedTargets`), when the caller gathered it on its own pass over them. */
+  /** What `memories` cite (`citedTargets`), when the caller counted it (targets.ts); else their citations are all read. */
   targets?: CitedTargets;
+  /**
+   * Whether a memory may cite a target `wanted` accepts (targets.ts `mayCiteOf`): false, and its citations are not
+   * read, when surely not. Without it, every memory may.
+   */
+  mayCite?: (memory: Memory, wanted: TargetFilter) => boolean;
   /** The last verification (the store's), when there is one. */
   previous: Verification | undefined;
   now: Date;
@@ -85,7 +93,9 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const { repo } = input;
   const head = input.head ?? (await headCommit(repo));
   if (!head) return undefined;
-  const { paths, commits, branches, citations: citationCount } = input.targets ?? citedTargets(input.memories);
+  const targets = input.targets ?? citedTargets(input.memories);
+  const { paths, commits, branches, citations: citationCount } = targets;
+  const mayCite = input.mayCite ?? (() => true);
   const previous = !input.full && input.previous?.repo === repo ? input.previous : undefined;
   const { from, affected } = await heldFacts(repo, head, previous);
   const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
@@ -102,7 +112,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   // ones get their states worked out again; every other memory's states are those of the last check.
   const partial = previous !== undefined && affected !== undefined && input.changed !== undefined;
   const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
-  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? previous.quotes : undefined, known, redo);
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? previous.quotes : undefined, known, redo, mayCite);
 
   const verification: Verification = {
     version: STORE_VERSION,
@@ -121,7 +131,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
   const dirty = partial ? dirtyTargets(previous, verification) : undefined;
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
-  const states = memoryStates(input.memories, verification, previous, dirty, redo, rechecked);
+  const states = memoryStates(input.memories, verification, previous, dirty, redo, mayCite);
   const { memories, stale } = states;
   verification.stale = stale;
   if (Object.keys(states.quoted).length > 0) verification.quoted = states.quoted;
@@ -138,7 +148,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
       recheckedPaths: pathsToCheck.length,
       rechecked: rechecked.size,
       citations: citationCount,
-      recheckedCitations: states.recheckedCitations,
+      recheckedCitations: citationsOf(rechecked, targets),
       quotes: quotes.count,
       recheckedQuotes: quotes.asked,
       recomputed: Object.keys(memories).length,
@@ -149,30 +159,11 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
 }
 
-/** The distinct paths, commits and branches some memories cite, and how many citations (issues are not checked). */
-export interface CitedTargets {
-  paths: Set<string>;
-  commits: Set<string>;
-  branches: Set<string>;
-  citations: number;
-}
-
-/** What the memories cite (`CitedTargets`). */
-export function citedTargets(memories: readonly Memory[]): CitedTargets {
-  const paths = new Set<string>();
-  const commits = new Set<string>();
-  const branches = new Set<string>();
-  let citations = 0;
-  for (const memory of memories) {
-    for (const c of memory.citations ?? []) {
-      if (c.kind === 'issue') continue;
-      citations++;
-      if (c.kind === 'path') paths.add(c.target);
-      else if (c.kind === 'commit') commits.add(c.target);
-      else if (c.kind === 'branch') branches.add(c.target);
-    }
-  }
-  return { paths, commits, branches, citations };
+/** How many citations point at one of `targets` (by name: a commit and a branch of the same name count both). */
+function citationsOf(targets: ReadonlySet<string>, cited: CitedTargets): number {
+  let count = 0;
+  for (const target of targets) count += cited.byTarget.get(target) ?? 0;
+  return count;
 }
 
 /**
@@ -243,7 +234,8 @@ async function branchFacts(
 
 /**
  * Each memory's citation states at `verification`, with its quote findings and cited-by entries; with `dirty`, a memory
- * not to `redo` that cites nothing dirty keeps the last check's states (stale or not, its findings) and is not worked out.
+ * not to `redo` that cites nothing dirty keeps the last check's states (stale or not, its findings) and is not worked out
+ * (nor its citations read, when `mayCite` says it cites nothing dirty).
  */
 function memoryStates(
   all: readonly Memory[],
@@ -251,29 +243,26 @@ function memoryStates(
   previous: Verification | undefined,
   dirty: DirtyTargets | undefined,
   redo: (memory: Memory) => boolean,
-  rechecked: ReadonlySet<string>,
+  mayCite: (memory: Memory, wanted: TargetFilter) => boolean,
 ): {
   quoted: Record<string, QuoteFinding[]>;
   memories: CitingMemories;
   citedBy: Record<string, CitedEntry[]>;
   stale: string[];
-  recheckedCitations: number;
 } {
   const quoted: Record<string, QuoteFinding[]> = {};
   const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
   const wasStale = new Set(previous?.stale ?? []);
-  let recheckedCitations = 0;
+  const isDirty: TargetFilter = (kind, target) =>
+    dirty !== undefined && (kind === 'path' ? dirty.paths.has(target) : dirty.others.size > 0 && dirty.others.has(`${kind}:${target}`));
   for (const memory of all) {
-    const cited = memory.citations ?? [];
+    // Most memories cite nothing dirty: known without reading their citations (a group that cites no dirty target).
+    const unread = dirty !== undefined && !redo(memory) && !mayCite(memory, isDirty);
+    const cited = unread ? [] : (memory.citations ?? []);
     let citesDirty = false;
-    for (const c of cited) {
-      if (c.kind === 'issue') continue;
-      if (rechecked.has(c.target)) recheckedCitations++;
-      if (dirty && !citesDirty)
-        citesDirty = c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.size > 0 && dirty.others.has(`${c.kind}:${c.target}`);
-    }
+    for (const c of cited) if (c.kind !== 'issue' && !citesDirty) citesDirty = isDirty(c.kind, c.target, false);
     if (dirty && !citesDirty && !redo(memory)) {
       // Nothing it cites changed: as the last check found it.
       if (wasStale.has(memory.path)) stale.push(memory.path);
@@ -291,7 +280,7 @@ function memoryStates(
     if (checked.stale) stale.push(memory.path);
     addCitedBy(citedBy, memory, checked);
   }
-  return { quoted, memories, citedBy, stale, recheckedCitations };
+  return { quoted, memories, citedBy, stale };
 }
 
 /** The entries a memory adds to the cited-by index: one per cited path, and one under a renamed file's new name. */
@@ -352,6 +341,7 @@ async function quoteFacts(
   recorded: Record<string, QuoteFacts> | undefined,
   known: (path: string) => boolean,
   redo: (memory: Memory) => boolean,
+  mayCite: (memory: Memory, wanted: TargetFilter) => boolean,
 ): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
   const facts: Record<string, QuoteFacts> = {};
   const held = (target: string): boolean => {
@@ -365,8 +355,11 @@ async function quoteFacts(
     if (keptTargets.get(target)) facts[key] = value;
   }
   const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
+  // A memory not worked out again matters only for its quotes of files whose answers are not kept.
+  const quotesUnkept: TargetFilter = (kind, target, quoted) => kind === 'path' && quoted && !keptTargets.get(target);
   for (const memory of memories) {
     const again = recorded === undefined || redo(memory);
+    if (!again && !mayCite(memory, quotesUnkept)) continue;
     for (const c of memory.citations ?? []) {
       if (c.kind !== 'path' || !c.quote || !c.lines) continue;
       if (!again && keptTargets.get(c.target)) continue;
