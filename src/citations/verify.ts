@@ -112,7 +112,9 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   // ones get their states worked out again; every other memory's states are those of the last check.
   const partial = previous !== undefined && affected !== undefined && input.changed !== undefined;
   const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
-  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? previous.quotes : undefined, known, redo, mayCite);
+  // A check that found no quotes recorded none (`{}`, not undefined: undefined would have every memory's quotes looked at,
+  // and so every memory's citations read, to find none).
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? (previous.quotes ?? {}) : undefined, known, redo, mayCite);
 
   const verification: Verification = {
     version: STORE_VERSION,
