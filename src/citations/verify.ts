@@ -114,7 +114,16 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
   // A check that found no quotes recorded none (`{}`, not undefined: undefined would have every memory's quotes looked at,
   // and so every memory's citations read, to find none).
-  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? (previous.quotes ?? {}) : undefined, known, redo, mayCite);
+  const quotes = await quoteFacts(
+    repo,
+    head,
+    input.memories,
+    factsOut,
+    partial ? (previous.quotes ?? {}) : undefined,
+    known,
+    redo,
+    mayCite,
+  );
 
   const verification: Verification = {
     version: STORE_VERSION,
