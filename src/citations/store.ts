@@ -4,7 +4,7 @@ import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
 import { type CitingMemory, storedMemorySchema, type Verification, type VerificationFacts, verificationFactsSchema } from './schema.js';
-import { type ShardTargets, shardTargetsSchema } from './targets.js';
+import { decodeShardTargets, type ShardTargets } from './targets.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
 export {
@@ -36,7 +36,7 @@ export {
  *   `citations/cited-by` names the repository and the vault folder;
  * - `kv` row `citations/stamp`: changes with every write of the results, so a
  *   long-lived reader (the MCP server) knows when to read again;
- * - `kv` rows `citation-shards/<group>`: what each group of citing memories
+ * - `kv` row `citation-shards/groups`: what each group of citing memories
  *   cites, with the group's fingerprint (targets.ts): a memo, whatever check
  *   it was made by.
  * Until schema 2 these were JSON files under `.memvault/citations/`; the
@@ -107,6 +107,9 @@ export interface ReplacedMemory {
 
 const NO_STAMP = 'none';
 
+/** The `citation-shards` row holding every group's targets. */
+const SHARDS_KEY = 'groups';
+
 /** Bump when a memory record's shape changes: every row is then written again (a row is kept while its `sha` matches). */
 const RECORD_FORMAT = 1;
 
@@ -155,13 +158,13 @@ export function openCitationStore(stateDir: string): CitationStore {
       updateCitedByRows(state(), index, replacing);
     },
     readShardTargets() {
-      return new Map(kv().shards.entries());
+      return new Map(Object.entries(kv().shards.get(SHARDS_KEY) ?? {}));
     },
     writeShardTargets(counted, groups) {
       const { shards } = kv();
       state().transaction(() => {
-        for (const [group] of shards.entries()) if (!groups.has(group)) shards.delete(group);
-        for (const [group, targets] of counted) shards.set(group, targets);
+        const kept = Object.entries(shards.get(SHARDS_KEY) ?? {}).filter(([group]) => groups.has(group) && !counted.has(group));
+        shards.set(SHARDS_KEY, Object.fromEntries([...kept, ...counted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
       });
     },
     transaction(work) {
@@ -193,7 +196,7 @@ function citationTables(store: StateStore) {
     verification: kvTable(store, 'citations', zodDecode(verificationFactsSchema)),
     text: kvTable(store, 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
     meta: kvTable(store, CITED_BY_META.store, decodeCitedByMeta),
-    shards: kvTable(store, 'citation-shards', zodDecode(shardTargetsSchema)),
+    shards: kvTable(store, 'citation-shards', decodeShardTargets),
   };
 }
 

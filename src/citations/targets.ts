@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { checkableCitationCount } from '../store/lazy-citations.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { shardOf } from './shard.js';
@@ -27,15 +26,46 @@ export interface CitedTargets {
 }
 
 /** What a group of memories cites: per target (kind and name), its citations and those of them with a quote at a line range. */
-export const shardTargetsSchema = z.object({
-  print: z.string(),
-  targets: z.array(z.tuple([z.enum(['path', 'commit', 'branch']), z.string(), z.int(), z.int()])),
-});
-export type ShardTargets = z.infer<typeof shardTargetsSchema>;
-type TargetRow = ShardTargets['targets'][number];
+export interface ShardTargets {
+  /** The group's fingerprint when counted (its memories' paths and content hashes). */
+  print: string;
+  targets: TargetRow[];
+}
+type TargetRow = [kind: 'path' | 'commit' | 'branch', target: string, citations: number, quoted: number];
+
+const TARGET_KINDS = new Set(['path', 'commit', 'branch']);
+
+/**
+ * The stored groups (one `kv` row, by group), checked by hand: a zod pass over 256 groups cost ~15 ms of an edit +
+ * commit's build (kv.ts allows a plain check). A group that is not as written here is left out: it is counted again.
+ */
+export function decodeShardTargets(raw: unknown): Record<string, ShardTargets> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const out: Record<string, ShardTargets> = {};
+  for (const [shard, group] of Object.entries(raw as Record<string, unknown>)) {
+    const { print, targets } = (group ?? {}) as Partial<ShardTargets>;
+    if (typeof print !== 'string' || !Array.isArray(targets) || !targets.every(isTargetRow)) continue;
+    out[shard] = { print, targets };
+  }
+  return out;
+}
+
+function isTargetRow(row: unknown): row is TargetRow {
+  return (
+    Array.isArray(row) &&
+    row.length === 4 &&
+    TARGET_KINDS.has(row[0]) &&
+    typeof row[1] === 'string' &&
+    Number.isInteger(row[2]) &&
+    Number.isInteger(row[3])
+  );
+}
 
 /** Which targets a question is about: a citation's kind, target, and whether it quotes the cited lines. */
 export type TargetFilter = (kind: TargetRow[0], target: string, quoted: boolean) => boolean;
+
+/** Whether citing memory `index` may cite a target `wanted` accepts (false: surely not, its citations need not be read). */
+export type MayCite = (index: number, wanted: TargetFilter) => boolean;
 
 /** The memories that cite something checkable (issues are not), each with its group, and each group's fingerprint. */
 export interface CitingMemories {
@@ -117,18 +147,13 @@ export function shardTargets(
 }
 
 /**
- * Whether a memory may cite a target `wanted` accepts: false when its group cites none (its citations need not be
- * read). Asked per memory of the vault, answered once per group and question.
+ * Whether citing memory `index` (of `citing.memories`) may cite a target `wanted` accepts: false when its group cites
+ * none (its citations need not be read). Asked per memory of the vault, answered once per group and question.
  */
-export function mayCiteOf(
-  citing: CitingMemories,
-  byShard: ReadonlyMap<string, ShardTargets>,
-): (memory: Memory, wanted: TargetFilter) => boolean {
-  const shardOfMemory = new Map<Memory, string>();
-  for (let i = 0; i < citing.memories.length; i++) shardOfMemory.set(citing.memories[i]!, citing.shards[i]!);
+export function mayCiteOf(citing: CitingMemories, byShard: ReadonlyMap<string, ShardTargets>): MayCite {
   const answers = new Map<TargetFilter, Map<string, boolean>>();
-  return (memory, wanted) => {
-    const shard = shardOfMemory.get(memory);
+  return (index, wanted) => {
+    const shard = citing.shards[index];
     const targets = shard === undefined ? undefined : byShard.get(shard);
     if (!targets) return true;
     let byGroup = answers.get(wanted);

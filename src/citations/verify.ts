@@ -5,7 +5,7 @@ import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js'
 import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
-import { type CitedTargets, citedTargets, type TargetFilter } from './targets.js';
+import { type CitedTargets, citedTargets, type MayCite, type TargetFilter } from './targets.js';
 
 export type { CitedTargets } from './targets.js';
 
@@ -26,10 +26,10 @@ export interface VerifyInput {
   /** What `memories` cite (`citedTargets`), when the caller counted it (targets.ts); else their citations are all read. */
   targets?: CitedTargets;
   /**
-   * Whether a memory may cite a target `wanted` accepts (targets.ts `mayCiteOf`): false, and its citations are not
-   * read, when surely not. Without it, every memory may.
+   * Whether memory `i` of `memories` may cite a target `wanted` accepts (targets.ts `mayCiteOf`): false, and its
+   * citations are not read, when surely not. Without it, every memory may.
    */
-  mayCite?: (memory: Memory, wanted: TargetFilter) => boolean;
+  mayCite?: MayCite;
   /** The last verification (the store's), when there is one. */
   previous: Verification | undefined;
   now: Date;
@@ -254,7 +254,7 @@ function memoryStates(
   previous: Verification | undefined,
   dirty: DirtyTargets | undefined,
   redo: (memory: Memory) => boolean,
-  mayCite: (memory: Memory, wanted: TargetFilter) => boolean,
+  mayCite: MayCite,
 ): {
   quoted: Record<string, QuoteFinding[]>;
   memories: CitingMemories;
@@ -268,9 +268,10 @@ function memoryStates(
   const wasStale = new Set(previous?.stale ?? []);
   const isDirty: TargetFilter = (kind, target) =>
     dirty !== undefined && (kind === 'path' ? dirty.paths.has(target) : dirty.others.size > 0 && dirty.others.has(`${kind}:${target}`));
-  for (const memory of all) {
+  for (let i = 0; i < all.length; i++) {
+    const memory = all[i]!;
     // Most memories cite nothing dirty: known without reading their citations (a group that cites no dirty target).
-    const unread = dirty !== undefined && !redo(memory) && !mayCite(memory, isDirty);
+    const unread = dirty !== undefined && !redo(memory) && !mayCite(i, isDirty);
     const cited = unread ? [] : (memory.citations ?? []);
     let citesDirty = false;
     for (const c of cited) if (c.kind !== 'issue' && !citesDirty) citesDirty = isDirty(c.kind, c.target, false);
@@ -352,7 +353,7 @@ async function quoteFacts(
   recorded: Record<string, QuoteFacts> | undefined,
   known: (path: string) => boolean,
   redo: (memory: Memory) => boolean,
-  mayCite: (memory: Memory, wanted: TargetFilter) => boolean,
+  mayCite: MayCite,
 ): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
   const facts: Record<string, QuoteFacts> = {};
   const held = (target: string): boolean => {
@@ -368,9 +369,10 @@ async function quoteFacts(
   const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
   // A memory not worked out again matters only for its quotes of files whose answers are not kept.
   const quotesUnkept: TargetFilter = (kind, target, quoted) => kind === 'path' && quoted && !keptTargets.get(target);
-  for (const memory of memories) {
+  for (let i = 0; i < memories.length; i++) {
+    const memory = memories[i]!;
     const again = recorded === undefined || redo(memory);
-    if (!again && !mayCite(memory, quotesUnkept)) continue;
+    if (!again && !mayCite(i, quotesUnkept)) continue;
     for (const c of memory.citations ?? []) {
       if (c.kind !== 'path' || !c.quote || !c.lines) continue;
       if (!again && keptTargets.get(c.target)) continue;
