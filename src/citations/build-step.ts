@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { CACHE_VERSION } from '../store/cache.js';
 import { UserError } from '../util/errors.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { headCommit, repoAndHead, repoTop } from './git.js';
@@ -105,7 +106,7 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     previous,
     now: options.now,
     ...(options.full ? { full: true } : {}),
-    ...(patchable ? { changed: (m: Memory) => changedMemories.has(m) } : {}),
+    ...(patchable ? { changed: (m: Memory) => changedMemories.has(m), citersOf: (paths) => citersOf(store, paths) } : {}),
   });
   if (!result) return { report: undefined, notes: new Map() };
   result.verification.inputs = inputs;
@@ -163,6 +164,13 @@ async function lastCheckIfCurrent(
     ms: Math.round(performance.now() - started),
   };
   return { notes: new Map(Object.entries(previous.notes)), report };
+}
+
+/** The memories (vault paths) the cited-by index lists under any of `paths`: those that cited them at the last check. */
+function citersOf(store: CitationStore, paths: ReadonlySet<string>): Set<string> {
+  const citers = new Set<string>();
+  for (const entries of store.readCitedBy(() => [...paths])?.found.values() ?? []) for (const e of entries) citers.add(e.m);
+  return citers;
 }
 
 /** The shards whose fingerprint differs between the last check's (`before`) and now's, either side's shards. */
@@ -296,10 +304,12 @@ function countTargets(
   prints: ReadonlyMap<string, string>,
   dryRun: boolean,
 ): { targets: CitedTargets; mayCite: ReturnType<typeof mayCiteOf> } {
-  const stored = store.readShardTargets();
+  // The parser's version names the counts: a group's fingerprint is its memories' content, not what a parser found in it.
+  const version = `parser-${CACHE_VERSION}`;
+  const stored = store.readShardTargets(version);
   const { byShard, computed } = shardTargets(citing, prints, stored);
   const gone = [...stored.keys()].some((shard) => !prints.has(shard));
-  if (!dryRun && (computed.size > 0 || gone)) store.writeShardTargets(computed, new Set(prints.keys()));
+  if (!dryRun && (computed.size > 0 || gone)) store.writeShardTargets(version, computed, new Set(prints.keys()));
   return { targets: mergeTargets([...byShard.values()].map((t) => t.targets)), mayCite: mayCiteOf(citing, byShard) };
 }
 

@@ -36,7 +36,7 @@ export {
  *   `citations/cited-by` names the repository and the vault folder;
  * - `kv` row `citations/stamp`: changes with every write of the results, so a
  *   long-lived reader (the MCP server) knows when to read again;
- * - `kv` row `citation-shards/groups`: what each group of citing memories
+ * - `kv` row `citation-shards/<parser version>`: what each group of citing memories
  *   cites, with the group's fingerprint (targets.ts): a memo, whatever check
  *   it was made by.
  * Until schema 2 these were JSON files under `.memvault/citations/`; the
@@ -86,10 +86,13 @@ export interface CitationStore {
   updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string> | 'all'): void;
   /** Runs `work` in one transaction (the writes above nest in it): a partial write's rows, entries and facts land together. */
   transaction<T>(work: () => T): T;
-  /** What each group of citing memories cited when last counted, by group (targets.ts). */
-  readShardTargets(): Map<string, ShardTargets>;
-  /** Writes the groups of `counted`, and removes the stored groups not in `groups` (every group there is now). */
-  writeShardTargets(counted: ReadonlyMap<string, ShardTargets>, groups: ReadonlySet<string>): void;
+  /**
+   * What each group of citing memories cited when last counted by the parser `version` (targets.ts), by group: a group's
+   * fingerprint is its memories' content, and another parser may find other citations in the same content.
+   */
+  readShardTargets(version: string): Map<string, ShardTargets>;
+  /** Writes the groups of `counted`, and removes the stored groups not in `groups` (every group there is now) or of another version. */
+  writeShardTargets(version: string, counted: ReadonlyMap<string, ShardTargets>, groups: ReadonlySet<string>): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
   /** Forgets every result (the next build checks everything again). */
@@ -106,9 +109,6 @@ export interface ReplacedMemory {
 }
 
 const NO_STAMP = 'none';
-
-/** The `citation-shards` row holding every group's targets. */
-const SHARDS_KEY = 'groups';
 
 /** Bump when a memory record's shape changes: every row is then written again (a row is kept while its `sha` matches). */
 const RECORD_FORMAT = 1;
@@ -157,14 +157,15 @@ export function openCitationStore(stateDir: string): CitationStore {
     updateCitedBy(index, replacing) {
       updateCitedByRows(state(), index, replacing);
     },
-    readShardTargets() {
-      return new Map(Object.entries(kv().shards.get(SHARDS_KEY) ?? {}));
+    readShardTargets(version) {
+      return new Map(Object.entries(kv().shards.get(version) ?? {}));
     },
-    writeShardTargets(counted, groups) {
+    writeShardTargets(version, counted, groups) {
       const { shards } = kv();
       state().transaction(() => {
-        const kept = Object.entries(shards.get(SHARDS_KEY) ?? {}).filter(([group]) => groups.has(group) && !counted.has(group));
-        shards.set(SHARDS_KEY, Object.fromEntries([...kept, ...counted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+        const kept = Object.entries(shards.get(version) ?? {}).filter(([group]) => groups.has(group) && !counted.has(group));
+        shards.clear();
+        shards.set(version, Object.fromEntries([...kept, ...counted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
       });
     },
     transaction(work) {

@@ -1,4 +1,4 @@
-import { checkableCitationCount } from '../store/lazy-citations.js';
+import { checkableCitationCount, readCitationsOf } from '../store/lazy-citations.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { shardOf } from './shard.js';
 
@@ -23,6 +23,8 @@ export interface CitedTargets {
   citations: number;
   /** Citations per target (any kind), for the count of those pointing at a target asked about again. */
   byTarget: Map<string, number>;
+  /** Paths cited with a quote of the cited lines. */
+  quoted: Set<string>;
 }
 
 /** What a group of memories cites: per target (kind and name), its citations and those of them with a quote at a line range. */
@@ -108,9 +110,17 @@ export function targetsOfMemories(memories: Iterable<Memory>): TargetRow[] {
 
 /** The targets of every group, counted together. */
 export function mergeTargets(groups: Iterable<readonly TargetRow[]>): CitedTargets {
-  const merged: CitedTargets = { paths: new Set(), commits: new Set(), branches: new Set(), citations: 0, byTarget: new Map() };
+  const merged: CitedTargets = {
+    paths: new Set(),
+    commits: new Set(),
+    branches: new Set(),
+    citations: 0,
+    byTarget: new Map(),
+    quoted: new Set(),
+  };
   for (const rows of groups)
-    for (const [kind, target, citations] of rows) {
+    for (const [kind, target, citations, quoted] of rows) {
+      if (quoted > 0) merged.quoted.add(target);
       (kind === 'path' ? merged.paths : kind === 'commit' ? merged.commits : merged.branches).add(target);
       merged.citations += citations;
       merged.byTarget.set(target, (merged.byTarget.get(target) ?? 0) + citations);
@@ -138,6 +148,7 @@ export function shardTargets(
     else moved.set(shard, []);
   }
   if (moved.size > 0) for (let i = 0; i < citing.memories.length; i++) moved.get(citing.shards[i]!)?.push(citing.memories[i]!);
+  readCitationsOf([...moved.values()].flat());
   for (const [shard, memories] of moved) {
     const targets = { print: prints.get(shard)!, targets: targetsOfMemories(memories) };
     byShard.set(shard, targets);

@@ -6,6 +6,7 @@ import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './s
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
 import { type CitedTargets, citedTargets, type MayCite, type TargetFilter } from './targets.js';
+import { readCitationsOf } from '../store/lazy-citations.js';
 
 export type { CitedTargets } from './targets.js';
 
@@ -30,6 +31,11 @@ export interface VerifyInput {
    * citations are not read, when surely not. Without it, every memory may.
    */
   mayCite?: MayCite;
+  /**
+   * The memories (vault paths) that cited any of these paths at the last check (its cited-by index): with `changed`,
+   * only they, of the memories not changed, are read for citing a changed path; without it, `mayCite` says.
+   */
+  citersOf?: (paths: ReadonlySet<string>) => ReadonlySet<string>;
   /** The last verification (the store's), when there is one. */
   previous: Verification | undefined;
   now: Date;
@@ -114,16 +120,8 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
   // A check that found no quotes recorded none (`{}`, not undefined: undefined would have every memory's quotes looked at,
   // and so every memory's citations read, to find none).
-  const quotes = await quoteFacts(
-    repo,
-    head,
-    input.memories,
-    factsOut,
-    partial ? (previous.quotes ?? {}) : undefined,
-    known,
-    redo,
-    mayCite,
-  );
+  const cited = { targets, mayCite, citersOf: partial ? input.citersOf : undefined };
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? (previous.quotes ?? {}) : undefined, known, redo, cited);
 
   const verification: Verification = {
     version: STORE_VERSION,
@@ -142,7 +140,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
   const dirty = partial ? dirtyTargets(previous, verification) : undefined;
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
-  const states = memoryStates(input.memories, verification, previous, dirty, redo, mayCite);
+  const states = memoryStates(input.memories, verification, previous, dirty, redo, cited);
   const { memories, stale } = states;
   verification.stale = stale;
   if (Object.keys(states.quoted).length > 0) verification.quoted = states.quoted;
@@ -168,6 +166,29 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
     newlyStale: stale.filter((p) => !before.has(p)),
     stale,
   };
+}
+
+/** What tells, without reading a memory's citations, whether it may cite some targets. */
+interface CitedLookup {
+  targets: CitedTargets;
+  mayCite: MayCite;
+  citersOf: VerifyInput['citersOf'];
+}
+
+/**
+ * Whether citing memory `i` may cite one of `paths` or a target `others` accepts (`wanted` says both): the paths by
+ * the last check's cited-by index when there is one (a file 4,500 memories cite is in every group), the rest by group.
+ */
+function citing(
+  cited: CitedLookup,
+  paths: ReadonlySet<string>,
+  wanted: TargetFilter,
+  others: (kind: Parameters<TargetFilter>[0]) => boolean,
+): (i: number, memory: Memory) => boolean {
+  if (!cited.citersOf) return (i) => cited.mayCite(i, wanted);
+  const citers = paths.size > 0 ? cited.citersOf(paths) : new Set<string>();
+  const other: TargetFilter = (kind, target, quoted) => others(kind) && wanted(kind, target, quoted);
+  return (i, memory) => citers.has(memory.path) || cited.mayCite(i, other);
 }
 
 /** How many citations point at one of `targets` (by name: a commit and a branch of the same name count both). */
@@ -254,7 +275,7 @@ function memoryStates(
   previous: Verification | undefined,
   dirty: DirtyTargets | undefined,
   redo: (memory: Memory) => boolean,
-  mayCite: MayCite,
+  cited: CitedLookup,
 ): {
   quoted: Record<string, QuoteFinding[]>;
   memories: CitingMemories;
@@ -268,11 +289,14 @@ function memoryStates(
   const wasStale = new Set(previous?.stale ?? []);
   const isDirty: TargetFilter = (kind, target) =>
     dirty !== undefined && (kind === 'path' ? dirty.paths.has(target) : dirty.others.size > 0 && dirty.others.has(`${kind}:${target}`));
+  const mayCiteDirty = citing(cited, dirty?.paths ?? new Set(), isDirty, (kind) => kind !== 'path');
+  // Most memories cite nothing dirty: known without reading their citations (not in the cited-by index under a dirty
+  // path, nor in a group that cites a dirty commit or branch). The others' are read at once.
+  const unread = all.map((memory, i) => dirty !== undefined && !redo(memory) && !mayCiteDirty(i, memory));
+  readCitationsOf(all.filter((_, i) => !unread[i]));
   for (let i = 0; i < all.length; i++) {
     const memory = all[i]!;
-    // Most memories cite nothing dirty: known without reading their citations (a group that cites no dirty target).
-    const unread = dirty !== undefined && !redo(memory) && !mayCite(i, isDirty);
-    const cited = unread ? [] : (memory.citations ?? []);
+    const cited = unread[i] ? [] : (memory.citations ?? []);
     let citesDirty = false;
     for (const c of cited) if (c.kind !== 'issue' && !citesDirty) citesDirty = isDirty(c.kind, c.target, false);
     if (dirty && !citesDirty && !redo(memory)) {
@@ -353,7 +377,7 @@ async function quoteFacts(
   recorded: Record<string, QuoteFacts> | undefined,
   known: (path: string) => boolean,
   redo: (memory: Memory) => boolean,
-  mayCite: MayCite,
+  cited: CitedLookup,
 ): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
   const facts: Record<string, QuoteFacts> = {};
   const held = (target: string): boolean => {
@@ -369,10 +393,12 @@ async function quoteFacts(
   const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
   // A memory not worked out again matters only for its quotes of files whose answers are not kept.
   const quotesUnkept: TargetFilter = (kind, target, quoted) => kind === 'path' && quoted && !keptTargets.get(target);
-  for (let i = 0; i < memories.length; i++) {
-    const memory = memories[i]!;
+  const unkept = new Set([...cited.targets.quoted].filter((target) => !keptTargets.get(target)));
+  const mayQuoteUnkept = citing(cited, unkept, quotesUnkept, () => false);
+  const looked = memories.filter((memory, i) => recorded === undefined || redo(memory) || mayQuoteUnkept(i, memory));
+  readCitationsOf(looked);
+  for (const memory of looked) {
     const again = recorded === undefined || redo(memory);
-    if (!again && !mayCite(i, quotesUnkept)) continue;
     for (const c of memory.citations ?? []) {
       if (c.kind !== 'path' || !c.quote || !c.lines) continue;
       if (!again && keptTargets.get(c.target)) continue;

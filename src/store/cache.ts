@@ -16,6 +16,8 @@ import {
   storedCitationsOf,
 } from './cache-codec.js';
 import type { Citation } from '../vault/citation-model.js';
+import type { Memory } from '../vault/model.js';
+import type { CitationsReader } from './lazy-citations.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Sentence } from '../vault/model.js';
 
@@ -113,7 +115,7 @@ export class ParseCache {
     const entries = new Map<string, CacheEntry>();
     let opened: ParseCache | undefined;
     const readLists = (path: string, sha: string) => opened!.readLists(path, sha);
-    const readCitations = (sha: string, path: string) => opened!.readCitations(sha, path);
+    const readCitations: CitationsReader = (memories) => opened!.readCitations(memories);
     store.db.exec(CITATIONS_TABLE);
     // One read transaction: the key, the generation and the rows of one save.
     const generation = store.db.transaction((): number | undefined => {
@@ -223,21 +225,25 @@ export class ParseCache {
   }
 
   /**
-   * The citations of the memory whose file has `sha` (a memory read from the store reads them on first use of its
-   * `citations`). Like lists, they cannot be parsed again by the caller: missing ones are an error.
+   * The citations of the memories whose files have these hashes, by hash, in one query (a memory read from the store
+   * reads them on first use of its `citations`). Like lists, they cannot be parsed again by the caller: missing ones
+   * are an error.
    */
-  readCitations(sha: string, memoryPath: string): Citation[] {
-    let citations: Citation[] | undefined;
+  readCitations(memories: readonly Pick<Memory, 'sha256' | 'path'>[]): Map<string, Citation[]> {
+    const found = new Map<string, Citation[]>();
     try {
-      this.selectCitations ??= this.store.db.prepare('SELECT citations FROM parse_citations WHERE sha256 = ?').pluck();
-      const row = this.selectCitations.get(sha) as string | undefined;
-      citations = row === undefined ? undefined : decodeStoredCitations(row);
+      this.selectCitations ??= this.store.db
+        .prepare('SELECT sha256, citations FROM parse_citations WHERE sha256 IN (SELECT value FROM json_each(?))')
+        .raw();
+      const shas = JSON.stringify([...new Set(memories.map((m) => m.sha256))]);
+      for (const [sha, text] of this.selectCitations.all(shas) as [string, string][]) found.set(sha, decodeStoredCitations(text));
     } catch {
       // Reported below.
     }
-    if (!Array.isArray(citations))
-      throw new UserError('vault/cache-damaged', `the parse cache has no citations for \`${memoryPath}\``, { cache: this.store.file });
-    return citations;
+    const missing = memories.find((m) => !found.has(m.sha256));
+    if (missing)
+      throw new UserError('vault/cache-damaged', `the parse cache has no citations for \`${missing.path}\``, { cache: this.store.file });
+    return found;
   }
 
   /** How many parsed bodies wait in memory for the save (or `flushBodies`). */

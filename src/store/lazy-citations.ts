@@ -14,11 +14,16 @@ import type { Memory } from '../vault/model.js';
  * as a plain array all along.
  */
 
-/** Reads the citations of the memory whose file has the SHA-256 `sha256` (at `path`, for the error a missing row gives). */
-export type CitationsReader = (sha256: string, path: string) => Citation[];
+/**
+ * Reads the citations of the memories whose files have these SHA-256s (`paths`, theirs: for the error a missing row
+ * gives), in one query: by hash.
+ */
+export type CitationsReader = (memories: readonly Pick<Memory, 'sha256' | 'path'>[]) => Map<string, Citation[]>;
 
 /** Per memory whose citations are not read yet: how to read them. */
 const readers = new WeakMap<object, CitationsReader>();
+/** Per memory read from the parse cache: its citations once read (or written). */
+const values = new WeakMap<object, Citation[] | undefined>();
 /** Per memory read from the parse cache: how many citations it has, and how many verification checks (not issues). */
 const storedCounts = new WeakMap<object, CitationCounts>();
 
@@ -28,21 +33,17 @@ export interface CitationCounts {
   checkable: number;
 }
 
+// The property stays this getter and setter once read, its value kept aside: making it a plain value then (a property
+// redefined) turned the object into a slow dictionary, ~10 µs each for the thousands of memories citing a changed file.
 function readLazily(this: Memory): Citation[] | undefined {
-  const read = readers.get(this);
-  const value = read ? read(this.sha256, this.path) : undefined;
-  settle(this, value);
-  return value;
+  if (readers.has(this)) readCitationsOf([this]);
+  return values.get(this);
 }
 
 function writeOver(this: Memory, value: Citation[] | undefined): void {
+  readers.delete(this);
   storedCounts.delete(this);
-  settle(this, value);
-}
-
-function settle(memory: Memory, value: Citation[] | undefined): void {
-  readers.delete(memory);
-  Object.defineProperty(memory, 'citations', { value, configurable: true, enumerable: true, writable: true });
+  values.set(this, value);
 }
 
 /**
@@ -55,9 +56,31 @@ export function defineLazyCitations(memory: Memory, counts: CitationCounts, read
   Object.defineProperty(memory, 'citations', { get: readLazily, set: writeOver, configurable: true, enumerable: true });
 }
 
+/**
+ * Reads the citations of those of `memories` not read yet, one query per store (what a stage that works out thousands
+ * of memories asks first: a query each cost ~25 µs more a memory).
+ */
+export function readCitationsOf(memories: Iterable<Memory>): void {
+  const byReader = new Map<CitationsReader, Memory[]>();
+  for (const memory of memories) {
+    const read = readers.get(memory);
+    if (!read) continue;
+    let list = byReader.get(read);
+    if (!list) byReader.set(read, (list = []));
+    list.push(memory);
+  }
+  for (const [read, list] of byReader) {
+    const found = read(list);
+    for (const memory of list) {
+      values.set(memory, found.get(memory.sha256));
+      readers.delete(memory);
+    }
+  }
+}
+
 /** Whether `memory.citations` is still unread (reading it would read the store). */
 export function citationsUnread(memory: Memory): boolean {
-  return readers.has(memory) && Object.getOwnPropertyDescriptor(memory, 'citations')?.get === readLazily;
+  return readers.has(memory);
 }
 
 /** A memory's citations counted, without reading unread ones. */

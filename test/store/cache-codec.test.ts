@@ -18,10 +18,10 @@ function roundTrip(entry: CacheEntry, key: string, reads = { count: 0 }): CacheE
     () => {
       throw new Error('a memory has no lists');
     },
-    (sha) => {
-      expect(sha).toBe(entry.sha256);
+    (memories) => {
+      expect(memories.map((m) => m.sha256)).toEqual([entry.sha256]);
       reads.count++;
-      return decodeStoredCitations(citations!);
+      return new Map([[entry.sha256, decodeStoredCitations(citations!)]]);
     },
   );
 }
