@@ -76,7 +76,8 @@ export type StoredMemoryRow = [
   sha256: string,
   headings: HeadingSpan[] | 0,
   secrets: MemorySecret[] | 0,
-  id: string,
+  /** 0: the id its path gives (`idOfPath`), as most memories' (a frontmatter `id:` is the exception): 1 of 8 MB at 20,000. */
+  id: string | 0,
   location: Memory['location'],
   date: string,
   day: string,
@@ -141,8 +142,28 @@ export function decodeCitation(stored: StoredCitation): Citation {
   return stored.length === 4 ? Object.assign(citation, stored[3]) : citation;
 }
 
-/** What is stored for an entry: the result without what its key and hash say, a summary's lists as placeholders. */
-export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
+/**
+ * The id of a memory at vault path `key` without an `id:` in its frontmatter (vault/paths.ts `classifyPath`: the path
+ * inside `memories/`, or inside the quarter's folder of `archive/`, without `.md`); undefined when the path has no such
+ * place.
+ */
+function idOfPath(key: string, location: Memory['location']): string | undefined {
+  const stream = key.indexOf('/');
+  let start = stream + 1 + location.length + 1;
+  if (stream < 0 || key.slice(stream + 1, start) !== `${location}/`) return undefined;
+  if (location === 'archive') {
+    const quarter = key.indexOf('/', start);
+    if (quarter < 0) return undefined;
+    start = quarter + 1;
+  }
+  return key.slice(start, /\.md$/i.test(key) ? key.length - 3 : key.length);
+}
+
+/**
+ * What is stored for an entry at vault path `key`: the result without what its key and hash say, a summary's lists as
+ * placeholders.
+ */
+export function encodeEntry(entry: CacheEntry, key: string): StoredEntry | StoredMemoryRow {
   const result = entry.result;
   let stored: StoredResult;
   if (result.type === 'memory') {
@@ -164,7 +185,7 @@ export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
       entry.sha256,
       entry.headings ?? 0,
       result.secrets ?? 0,
-      memory.id,
+      memory.id === idOfPath(key, memory.location) ? 0 : memory.id,
       memory.location,
       memory.date,
       memory.day,
@@ -224,8 +245,27 @@ export function decodeEntry(
 }
 
 function decodeMemoryRow(key: string, row: StoredMemoryRow, readCitations: CitationsReader): CacheEntry {
-  const [, size, mtimeMs, sha256, headings, secrets, id, location, date, day, minute, title, kind, tags, importance, rest, all, checkable] =
-    row;
+  const [
+    ,
+    size,
+    mtimeMs,
+    sha256,
+    headings,
+    secrets,
+    storedId,
+    location,
+    date,
+    day,
+    minute,
+    title,
+    kind,
+    tags,
+    importance,
+    rest,
+    all,
+    checkable,
+  ] = row;
+  const id = storedId === 0 ? idOfPath(key, location)! : storedId;
   const stream = key.slice(0, key.indexOf('/'));
   // As the object form read back, a missing title is no key at all (not a `delete`, which slows every later read).
   const memory: Memory =

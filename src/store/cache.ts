@@ -306,7 +306,7 @@ export class ParseCache {
           continue;
         }
         const { sha256 } = entry;
-        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry)));
+        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry, vaultPath)));
         const body = this.pendingBodies.get(vaultPath);
         if (body && body.sha256 === sha256) upsertBody.run(vaultPath, sha256, JSON.stringify(body.content));
         const lists = this.pendingLists.get(sha256);

@@ -10,7 +10,7 @@ import type { Memory } from '../../src/vault/model.js';
  * `parse_citations` holds them, read when asked for (`reads` counts the reads).
  */
 function roundTrip(entry: CacheEntry, key: string, reads = { count: 0 }): CacheEntry {
-  const row = JSON.parse(JSON.stringify(encodeEntry(entry)));
+  const row = JSON.parse(JSON.stringify(encodeEntry(entry, key)));
   const citations = storedCitationsOf(entry.result);
   return decodeEntry(
     key,
@@ -54,7 +54,7 @@ describe('parse-cache memory rows', () => {
       sha256: 'ab'.repeat(32),
       result: { type: 'memory', memory: memory() },
     };
-    const row = encodeEntry(entry);
+    const row = encodeEntry(entry, key);
     expect(Array.isArray(row) && row[0]).toBe(MEMORY_ROW);
     expect(roundTrip(entry, key)).toEqual(entry);
   });
@@ -79,6 +79,26 @@ describe('parse-cache memory rows', () => {
       result: { type: 'memory', memory: memory(), secrets: [{ kind: 'aws', line: 2, column: 4, secret: 'AKIA…' }] },
     };
     expect(roundTrip(withAll, key)).toEqual(withAll);
+  });
+
+  it('leave out an id the path gives, in memories/ and in an archive quarter, and keep one the frontmatter gave', () => {
+    const entry = (at: string, extra: Partial<Memory>): CacheEntry => ({
+      size: 9,
+      mtimeMs: 5,
+      sha256: 'ab'.repeat(32),
+      result: { type: 'memory', memory: memory({ path: at, ...extra }) },
+    });
+    const archived = 'main/archive/2025-Q4/2025/11/b.md';
+    for (const [at, extra, stored] of [
+      [key, {}, 0],
+      [archived, { id: '2025/11/b', location: 'archive' }, 0],
+      [key, { id: 'auth-decision' }, 'auth-decision'],
+      [archived, { id: '2026/01/a', location: 'archive' }, '2026/01/a'],
+    ] as const) {
+      const e = entry(at, extra as Partial<Memory>);
+      expect((encodeEntry(e, at) as unknown[])[6]).toBe(stored);
+      expect(roundTrip(e, at)).toEqual(e);
+    }
   });
 
   it('keep every kind of citation with its line range, symbol and quote, stored as tuples', () => {
@@ -115,7 +135,7 @@ describe('parse-cache memory rows', () => {
     expect(citationsUnread(memoryBack)).toBe(false);
     expect(memoryBack.citations).toEqual(citations);
     expect(reads.count).toBe(1);
-    const row = JSON.stringify(encodeEntry(entry));
+    const row = JSON.stringify(encodeEntry(entry, key));
     expect(row).not.toContain('#4234');
     expect(row.endsWith(',6,4]')).toBe(true);
     // Kept apart as tuples, not objects: no key names.
@@ -126,7 +146,7 @@ describe('parse-cache memory rows', () => {
     // keeps their counts without reading them.
     const again = roundTrip(entry, key, reads);
     expect(storedCitationsOf(again.result)).toBeUndefined();
-    expect(JSON.stringify(encodeEntry(again))).toBe(row);
+    expect(JSON.stringify(encodeEntry(again, key))).toBe(row);
     expect(reads.count).toBe(1);
   });
 });
