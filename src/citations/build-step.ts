@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { CACHE_VERSION } from '../store/cache.js';
 import { UserError } from '../util/errors.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import { headCommit, repoAndHead, repoTop } from './git.js';
@@ -14,7 +15,8 @@ import {
   type ReplacedMemory,
   type Verification,
 } from './store.js';
-import { type CitedTargets, verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
+import { type CitedTargets, type CitingMemories as Citing, citingMemoriesOf, mayCiteOf, mergeTargets, shardTargets } from './targets.js';
+import { verifyCitations, type VerifyResult, type VerifyStats } from './verify.js';
 
 /**
  * Verification as a step of `memvault build` (and of `memvault verify`): the
@@ -67,13 +69,15 @@ export function verifyRepoOf(root: string, config: { verify?: { repo?: string | 
 export async function runCitationStep(options: CitationStepOptions): Promise<CitationStep> {
   const started = performance.now();
   // Issues are not checked (no network): a memory citing only issues has nothing to verify.
-  const { memories, targets } = citingMemories(options.streams);
+  const citing = citingMemoriesOf(options.streams);
+  const { memories, shards } = citing;
   const store = openCitationStore(path.join(options.root, '.memvault'));
   const previous = store.readVerification();
   // Nothing cited and nothing recorded: not even a git process.
   if (memories.length === 0 && !previous) return { report: undefined, notes: new Map() };
-  const { shards, prints } = shardPrints(memories);
+  const prints = shardPrints(citing);
   const inputs = inputsOf(prints);
+  const { targets, mayCite } = countTargets(store, citing, prints, options.dryRun === true);
   // A configured repository is asked for its top folder and HEAD first (one git process, as the fast path's own).
   const configured = options.repo !== undefined ? await configuredRepo(options.repo) : undefined;
   const unchanged = await lastCheckIfCurrent(options, targets, previous, inputs, configured, started);
@@ -98,10 +102,11 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
     head: found.head,
     memories,
     targets,
+    mayCite,
     previous,
     now: options.now,
     ...(options.full ? { full: true } : {}),
-    ...(patchable ? { changed: (m: Memory) => changedMemories.has(m) } : {}),
+    ...(patchable ? { changed: (m: Memory) => changedMemories.has(m), citersOf: (paths) => citersOf(store, paths) } : {}),
   });
   if (!result) return { report: undefined, notes: new Map() };
   result.verification.inputs = inputs;
@@ -142,7 +147,7 @@ async function lastCheckIfCurrent(
   if (!head || head !== previous.head || !previous.notes) return undefined;
   const stats: VerifyStats = {
     head,
-    ...countTargets(targets),
+    ...targetCounts(targets),
     recheckedPaths: 0,
     rechecked: 0,
     recheckedCitations: 0,
@@ -159,6 +164,13 @@ async function lastCheckIfCurrent(
     ms: Math.round(performance.now() - started),
   };
   return { notes: new Map(Object.entries(previous.notes)), report };
+}
+
+/** The memories (vault paths) the cited-by index lists under any of `paths`: those that cited them at the last check. */
+function citersOf(store: CitationStore, paths: ReadonlySet<string>): Set<string> {
+  const citers = new Set<string>();
+  for (const entries of store.readCitedBy(() => [...paths])?.found.values() ?? []) for (const e of entries) citers.add(e.m);
+  return citers;
 }
 
 /** The shards whose fingerprint differs between the last check's (`before`) and now's, either side's shards. */
@@ -268,53 +280,37 @@ function writePartialRows(
   store.writeVerification(result.verification, undefined, previous);
 }
 
-/**
- * The memories that cite something checkable (issues are not), and what they cite. Plain loops: this and `shardPrints`
- * are the step's only passes over every memory of the vault, in a process whose code is not optimised yet (a filter
- * with a closure per memory cost ~50 ms of a cold build's CPU on the busy machine; the targets, once a pass of their
- * own, are gathered here).
- */
-function citingMemories(streams: Iterable<StreamState>): { memories: Memory[]; targets: CitedTargets } {
-  const memories: Memory[] = [];
-  const targets: CitedTargets = { paths: new Set(), commits: new Set(), branches: new Set(), citations: 0 };
-  for (const stream of streams)
-    for (const memory of stream.memories) {
-      const citations = memory.citations;
-      if (citations === undefined) continue;
-      let citing = false;
-      for (const c of citations) {
-        if (c.kind === 'issue') continue;
-        citing = true;
-        targets.citations++;
-        if (c.kind === 'path') targets.paths.add(c.target);
-        else if (c.kind === 'commit') targets.commits.add(c.target);
-        else targets.branches.add(c.target);
-      }
-      if (citing) memories.push(memory);
-    }
-  return { memories, targets };
-}
-
-/**
- * Each memory's group (`shards[i]`: `shardOf` memory i's path) and per group a fingerprint of its citing memories' paths
- * and content hashes.
- */
-function shardPrints(memories: readonly Memory[]): { shards: string[]; prints: Map<string, string> } {
+/** Per group of citing memories (`shardOf`), a fingerprint of its memories' paths and content hashes. */
+function shardPrints(citing: Citing): Map<string, string> {
   const lines = new Map<string, string[]>();
-  const shards: string[] = new Array(memories.length);
-  for (let i = 0; i < memories.length; i++) {
-    const m = memories[i]!;
-    const shard = shardOf(m.path);
-    shards[i] = shard;
+  for (let i = 0; i < citing.memories.length; i++) {
+    const m = citing.memories[i]!;
+    const shard = citing.shards[i]!;
     let list = lines.get(shard);
     if (!list) lines.set(shard, (list = []));
     list.push(`${m.path}\u0000${m.sha256}`);
   }
   // One hash per shard over its joined lines: one update per memory cost more than the hashing (20,000 calls).
-  const prints = new Map(
-    [...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]),
-  );
-  return { shards, prints };
+  return new Map([...lines].map(([shard, list]) => [shard, createHash('sha256').update(list.join('\n')).digest('hex').slice(0, 16)]));
+}
+
+/**
+ * What the citing memories cite, from each group's stored count where its fingerprint did not move (targets.ts), and
+ * whether a memory's group may cite a target; the groups counted anew are stored (unless a dry run).
+ */
+function countTargets(
+  store: CitationStore,
+  citing: Citing,
+  prints: ReadonlyMap<string, string>,
+  dryRun: boolean,
+): { targets: CitedTargets; mayCite: ReturnType<typeof mayCiteOf> } {
+  // The parser's version names the counts: a group's fingerprint is its memories' content, not what a parser found in it.
+  const version = `parser-${CACHE_VERSION}`;
+  const stored = store.readShardTargets(version);
+  const { byShard, computed } = shardTargets(citing, prints, stored);
+  const gone = [...stored.keys()].some((shard) => !prints.has(shard));
+  if (!dryRun && (computed.size > 0 || gone)) store.writeShardTargets(version, computed, new Set(prints.keys()));
+  return { targets: mergeTargets([...byShard.values()].map((t) => t.targets)), mayCite: mayCiteOf(citing, byShard) };
 }
 
 /** The fingerprint of all citing memories kept with a verification: each shard's, in one string (`s1:` then shard=print,…). */
@@ -333,7 +329,7 @@ function printsOf(inputs: string | undefined): Map<string, string> | undefined {
 }
 
 /** Distinct cited paths, commits and branches, and all citations: the counts a report gives. */
-function countTargets({ paths, commits, branches, citations }: CitedTargets): { targets: number; paths: number; citations: number } {
+function targetCounts({ paths, commits, branches, citations }: CitedTargets): { targets: number; paths: number; citations: number } {
   return { targets: paths.size + commits.size + branches.size, paths: paths.size, citations };
 }
 

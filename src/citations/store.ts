@@ -4,6 +4,7 @@ import { kvTable, zodDecode } from '../store/kv.js';
 import { CITED_BY_META, type CitedByIndex, type CitedEntry, decodeCitedByMeta, readCitedBy } from './cited-by.js';
 import { citationsAt } from './state.js';
 import { type CitingMemory, storedMemorySchema, type Verification, type VerificationFacts, verificationFactsSchema } from './schema.js';
+import { decodeShardTargets, type ShardTargets } from './targets.js';
 
 export type { CitedByIndex, CitedEntry } from './cited-by.js';
 export {
@@ -34,7 +35,10 @@ export {
  *   shows them (read by cited-by.ts, the hook's side); `kv` row
  *   `citations/cited-by` names the repository and the vault folder;
  * - `kv` row `citations/stamp`: changes with every write of the results, so a
- *   long-lived reader (the MCP server) knows when to read again.
+ *   long-lived reader (the MCP server) knows when to read again;
+ * - `kv` row `citation-shards/<parser version>`: what each group of citing memories
+ *   cites, with the group's fingerprint (targets.ts): a memo, whatever check
+ *   it was made by.
  * Until schema 2 these were JSON files under `.memvault/citations/`; the
  * state store removes that folder (store/legacy.ts) and the next build checks
  * everything once.
@@ -82,6 +86,13 @@ export interface CitationStore {
   updateCitedBy(index: CitedByIndex, replacing: (path: string) => ReadonlySet<string> | 'all'): void;
   /** Runs `work` in one transaction (the writes above nest in it): a partial write's rows, entries and facts land together. */
   transaction<T>(work: () => T): T;
+  /**
+   * What each group of citing memories cited when last counted by the parser `version` (targets.ts), by group: a group's
+   * fingerprint is its memories' content, and another parser may find other citations in the same content.
+   */
+  readShardTargets(version: string): Map<string, ShardTargets>;
+  /** Writes the groups of `counted`, and removes the stored groups not in `groups` (every group there is now) or of another version. */
+  writeShardTargets(version: string, counted: ReadonlyMap<string, ShardTargets>, groups: ReadonlySet<string>): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
   /** Forgets every result (the next build checks everything again). */
@@ -146,6 +157,17 @@ export function openCitationStore(stateDir: string): CitationStore {
     updateCitedBy(index, replacing) {
       updateCitedByRows(state(), index, replacing);
     },
+    readShardTargets(version) {
+      return new Map(Object.entries(kv().shards.get(version) ?? {}));
+    },
+    writeShardTargets(version, counted, groups) {
+      const { shards } = kv();
+      state().transaction(() => {
+        const kept = Object.entries(shards.get(version) ?? {}).filter(([group]) => groups.has(group) && !counted.has(group));
+        shards.clear();
+        shards.set(version, Object.fromEntries([...kept, ...counted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+      });
+    },
     transaction(work) {
       return state().transaction(work);
     },
@@ -163,6 +185,7 @@ export function openCitationStore(stateDir: string): CitationStore {
         store.db.prepare('DELETE FROM cited_by').run();
         store.db.prepare('DELETE FROM citation_notes').run();
         kv().text.clear();
+        kv().shards.clear();
       });
     },
   };
@@ -174,6 +197,7 @@ function citationTables(store: StateStore) {
     verification: kvTable(store, 'citations', zodDecode(verificationFactsSchema)),
     text: kvTable(store, 'citations', (raw) => (typeof raw === 'string' ? raw : undefined)),
     meta: kvTable(store, CITED_BY_META.store, decodeCitedByMeta),
+    shards: kvTable(store, 'citation-shards', decodeShardTargets),
   };
 }
 

@@ -5,6 +5,10 @@ import { locateQuote, type QuoteFacts, quoteKey, quoteTarget } from './quote.js'
 import { citationsAt, citedLineFindings, citingMemory, memorySeconds } from './state.js';
 import type { CitedEntry, CitingMemories, PathFacts, QuoteFinding, Verification } from './store.js';
 import { STORE_VERSION } from './store.js';
+import { type CitedTargets, citedTargets, type MayCite, type TargetFilter } from './targets.js';
+import { readCitationsOf } from '../store/lazy-citations.js';
+
+export type { CitedTargets } from './targets.js';
 
 /**
  * Verification: every citation of every memory checked against HEAD of the
@@ -20,8 +24,18 @@ export interface VerifyInput {
   /** Top folder of the repository. */
   repo: string;
   memories: readonly Memory[];
-  /** What `memories` cite (`citedTargets`), when the caller gathered it on its own pass over them. */
+  /** What `memories` cite (`citedTargets`), when the caller counted it (targets.ts); else their citations are all read. */
   targets?: CitedTargets;
+  /**
+   * Whether memory `i` of `memories` may cite a target `wanted` accepts (targets.ts `mayCiteOf`): false, and its
+   * citations are not read, when surely not. Without it, every memory may.
+   */
+  mayCite?: MayCite;
+  /**
+   * The memories (vault paths) that cited any of these paths at the last check (its cited-by index): with `changed`,
+   * only they, of the memories not changed, are read for citing a changed path; without it, `mayCite` says.
+   */
+  citersOf?: (paths: ReadonlySet<string>) => ReadonlySet<string>;
   /** The last verification (the store's), when there is one. */
   previous: Verification | undefined;
   now: Date;
@@ -85,7 +99,9 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   const { repo } = input;
   const head = input.head ?? (await headCommit(repo));
   if (!head) return undefined;
-  const { paths, commits, branches, citations: citationCount } = input.targets ?? citedTargets(input.memories);
+  const targets = input.targets ?? citedTargets(input.memories);
+  const { paths, commits, branches, citations: citationCount } = targets;
+  const mayCite = input.mayCite ?? (() => true);
   const previous = !input.full && input.previous?.repo === repo ? input.previous : undefined;
   const { from, affected } = await heldFacts(repo, head, previous);
   const known = (p: string): boolean => affected !== undefined && previous!.paths[p] !== undefined && !affected(p);
@@ -102,7 +118,10 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   // ones get their states worked out again; every other memory's states are those of the last check.
   const partial = previous !== undefined && affected !== undefined && input.changed !== undefined;
   const redo = (memory: Memory): boolean => !partial || input.changed!(memory);
-  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? previous.quotes : undefined, known, redo);
+  // A check that found no quotes recorded none (`{}`, not undefined: undefined would have every memory's quotes looked at,
+  // and so every memory's citations read, to find none).
+  const cited = { targets, mayCite, citersOf: partial ? input.citersOf : undefined };
+  const quotes = await quoteFacts(repo, head, input.memories, factsOut, partial ? (previous.quotes ?? {}) : undefined, known, redo, cited);
 
   const verification: Verification = {
     version: STORE_VERSION,
@@ -121,7 +140,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
   const dirty = partial ? dirtyTargets(previous, verification) : undefined;
   const rechecked = new Set([...pathsToCheck, ...commitsToCheck, ...branchesToCheck]);
-  const states = memoryStates(input.memories, verification, previous, dirty, redo, rechecked);
+  const states = memoryStates(input.memories, verification, previous, dirty, redo, cited);
   const { memories, stale } = states;
   verification.stale = stale;
   if (Object.keys(states.quoted).length > 0) verification.quoted = states.quoted;
@@ -138,7 +157,7 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
       recheckedPaths: pathsToCheck.length,
       rechecked: rechecked.size,
       citations: citationCount,
-      recheckedCitations: states.recheckedCitations,
+      recheckedCitations: citationsOf(rechecked, targets),
       quotes: quotes.count,
       recheckedQuotes: quotes.asked,
       recomputed: Object.keys(memories).length,
@@ -149,30 +168,34 @@ export async function verifyCitations(input: VerifyInput): Promise<VerifyResult 
   };
 }
 
-/** The distinct paths, commits and branches some memories cite, and how many citations (issues are not checked). */
-export interface CitedTargets {
-  paths: Set<string>;
-  commits: Set<string>;
-  branches: Set<string>;
-  citations: number;
+/** What tells, without reading a memory's citations, whether it may cite some targets. */
+interface CitedLookup {
+  targets: CitedTargets;
+  mayCite: MayCite;
+  citersOf: VerifyInput['citersOf'];
 }
 
-/** What the memories cite (`CitedTargets`). */
-export function citedTargets(memories: readonly Memory[]): CitedTargets {
-  const paths = new Set<string>();
-  const commits = new Set<string>();
-  const branches = new Set<string>();
-  let citations = 0;
-  for (const memory of memories) {
-    for (const c of memory.citations ?? []) {
-      if (c.kind === 'issue') continue;
-      citations++;
-      if (c.kind === 'path') paths.add(c.target);
-      else if (c.kind === 'commit') commits.add(c.target);
-      else if (c.kind === 'branch') branches.add(c.target);
-    }
-  }
-  return { paths, commits, branches, citations };
+/**
+ * Whether citing memory `i` may cite one of `paths` or a target `others` accepts (`wanted` says both): the paths by
+ * the last check's cited-by index when there is one (a file 4,500 memories cite is in every group), the rest by group.
+ */
+function citing(
+  cited: CitedLookup,
+  paths: ReadonlySet<string>,
+  wanted: TargetFilter,
+  others: (kind: Parameters<TargetFilter>[0]) => boolean,
+): (i: number, memory: Memory) => boolean {
+  if (!cited.citersOf) return (i) => cited.mayCite(i, wanted);
+  const citers = paths.size > 0 ? cited.citersOf(paths) : new Set<string>();
+  const other: TargetFilter = (kind, target, quoted) => others(kind) && wanted(kind, target, quoted);
+  return (i, memory) => citers.has(memory.path) || cited.mayCite(i, other);
+}
+
+/** How many citations point at one of `targets` (by name: a commit and a branch of the same name count both). */
+function citationsOf(targets: ReadonlySet<string>, cited: CitedTargets): number {
+  let count = 0;
+  for (const target of targets) count += cited.byTarget.get(target) ?? 0;
+  return count;
 }
 
 /**
@@ -243,7 +266,8 @@ async function branchFacts(
 
 /**
  * Each memory's citation states at `verification`, with its quote findings and cited-by entries; with `dirty`, a memory
- * not to `redo` that cites nothing dirty keeps the last check's states (stale or not, its findings) and is not worked out.
+ * not to `redo` that cites nothing dirty keeps the last check's states (stale or not, its findings) and is not worked out
+ * (nor its citations read, when `mayCite` says it cites nothing dirty).
  */
 function memoryStates(
   all: readonly Memory[],
@@ -251,29 +275,30 @@ function memoryStates(
   previous: Verification | undefined,
   dirty: DirtyTargets | undefined,
   redo: (memory: Memory) => boolean,
-  rechecked: ReadonlySet<string>,
+  cited: CitedLookup,
 ): {
   quoted: Record<string, QuoteFinding[]>;
   memories: CitingMemories;
   citedBy: Record<string, CitedEntry[]>;
   stale: string[];
-  recheckedCitations: number;
 } {
   const quoted: Record<string, QuoteFinding[]> = {};
   const memories: CitingMemories = {};
   const citedBy: Record<string, CitedEntry[]> = {};
   const stale: string[] = [];
   const wasStale = new Set(previous?.stale ?? []);
-  let recheckedCitations = 0;
-  for (const memory of all) {
-    const cited = memory.citations ?? [];
+  const isDirty: TargetFilter = (kind, target) =>
+    dirty !== undefined && (kind === 'path' ? dirty.paths.has(target) : dirty.others.size > 0 && dirty.others.has(`${kind}:${target}`));
+  const mayCiteDirty = citing(cited, dirty?.paths ?? new Set(), isDirty, (kind) => kind !== 'path');
+  // Most memories cite nothing dirty: known without reading their citations (not in the cited-by index under a dirty
+  // path, nor in a group that cites a dirty commit or branch). The others' are read at once.
+  const unread = all.map((memory, i) => dirty !== undefined && !redo(memory) && !mayCiteDirty(i, memory));
+  readCitationsOf(all.filter((_, i) => !unread[i]));
+  for (let i = 0; i < all.length; i++) {
+    const memory = all[i]!;
+    const cited = unread[i] ? [] : (memory.citations ?? []);
     let citesDirty = false;
-    for (const c of cited) {
-      if (c.kind === 'issue') continue;
-      if (rechecked.has(c.target)) recheckedCitations++;
-      if (dirty && !citesDirty)
-        citesDirty = c.kind === 'path' ? dirty.paths.has(c.target) : dirty.others.size > 0 && dirty.others.has(`${c.kind}:${c.target}`);
-    }
+    for (const c of cited) if (c.kind !== 'issue' && !citesDirty) citesDirty = isDirty(c.kind, c.target, false);
     if (dirty && !citesDirty && !redo(memory)) {
       // Nothing it cites changed: as the last check found it.
       if (wasStale.has(memory.path)) stale.push(memory.path);
@@ -291,7 +316,7 @@ function memoryStates(
     if (checked.stale) stale.push(memory.path);
     addCitedBy(citedBy, memory, checked);
   }
-  return { quoted, memories, citedBy, stale, recheckedCitations };
+  return { quoted, memories, citedBy, stale };
 }
 
 /** The entries a memory adds to the cited-by index: one per cited path, and one under a renamed file's new name. */
@@ -352,6 +377,7 @@ async function quoteFacts(
   recorded: Record<string, QuoteFacts> | undefined,
   known: (path: string) => boolean,
   redo: (memory: Memory) => boolean,
+  cited: CitedLookup,
 ): Promise<{ facts: Record<string, QuoteFacts>; count: number; asked: number }> {
   const facts: Record<string, QuoteFacts> = {};
   const held = (target: string): boolean => {
@@ -365,7 +391,13 @@ async function quoteFacts(
     if (keptTargets.get(target)) facts[key] = value;
   }
   const wanted = new Map<string, { file: string; lines: [number, number]; quote: Quote }>();
-  for (const memory of memories) {
+  // A memory not worked out again matters only for its quotes of files whose answers are not kept.
+  const quotesUnkept: TargetFilter = (kind, target, quoted) => kind === 'path' && quoted && !keptTargets.get(target);
+  const unkept = new Set([...cited.targets.quoted].filter((target) => !keptTargets.get(target)));
+  const mayQuoteUnkept = citing(cited, unkept, quotesUnkept, () => false);
+  const looked = memories.filter((memory, i) => recorded === undefined || redo(memory) || mayQuoteUnkept(i, memory));
+  readCitationsOf(looked);
+  for (const memory of looked) {
     const again = recorded === undefined || redo(memory);
     for (const c of memory.citations ?? []) {
       if (c.kind !== 'path' || !c.quote || !c.lines) continue;

@@ -2,6 +2,7 @@ import type { Citation, CitationKind } from '../vault/citation-model.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Diagnostic, Memory, Summary } from '../vault/model.js';
 import { defineLazyLists, LIST_KEYS, listLength } from '../vault/lazy-lists.js';
+import { type CitationsReader, citationCounts, citationsUnread, defineLazyCitations } from './lazy-citations.js';
 import type { MemorySecret } from '../vault/secrets-check.js';
 
 export { LIST_KEYS, listLength } from '../vault/lazy-lists.js';
@@ -11,7 +12,9 @@ export { LIST_KEYS, listLength } from '../vault/lazy-lists.js';
  * or the hash already say is left out, and a summary's two long lists
  * (`LIST_KEYS`) are kept in `parse_lists` instead. Every build reads every
  * row, so every byte of an entry costs reading and parsing time: at 20,000
- * memories the lists were 8.4 of 21 MB.
+ * memories the lists were 8.4 of 21 MB. A memory's citations are kept in
+ * `parse_citations` too (row form 3; the row holds their counts): they were a
+ * third of the rows' bytes, and a build reads a few memories' citations.
  */
 
 /** What parsing a file gave, as the parse cache keeps it. */
@@ -61,8 +64,10 @@ export type ListsReader = (key: string, sha: string) => Record<string, unknown>;
  * A memory's entry as stored: one array, the fields in a fixed order, instead of an object with named keys. Nearly
  * every row is a memory, and every build reads every row: `JSON.parse` of 100,000 arrays takes about half the time of
  * the same entries as objects (a busy day, issue 29), and the rows are ~40 % smaller. `MEMORY_ROW` first names the form;
- * `rest` holds the memory's other fields (`duplicateOf`, `facts` …), 0 when it has none; `citations` is kept apart as
- * tuples (`StoredCitation`), 0 when the memory cites nothing.
+ * `rest` holds the memory's other fields (`duplicateOf`, `facts` …), 0 when it has none. The citations themselves are
+ * in `parse_citations` (tuples, `StoredCitation`, by the file's SHA-256), read when first asked for (lazy-citations.ts);
+ * the row has how many there are (`citations`, 0 when none) and how many verification checks (`checkable`: not
+ * issues), which is what the citation step asks of every memory.
  */
 export type StoredMemoryRow = [
   form: typeof MEMORY_ROW,
@@ -71,7 +76,8 @@ export type StoredMemoryRow = [
   sha256: string,
   headings: HeadingSpan[] | 0,
   secrets: MemorySecret[] | 0,
-  id: string,
+  /** 0: the id its path gives (`idOfPath`), as most memories' (a frontmatter `id:` is the exception): 1 of 8 MB at 20,000. */
+  id: string | 0,
   location: Memory['location'],
   date: string,
   day: string,
@@ -81,7 +87,8 @@ export type StoredMemoryRow = [
   tags: string[],
   importance: Memory['importance'],
   rest: Record<string, unknown> | 0,
-  citations: StoredCitation[] | 0,
+  citations: number,
+  checkable: number,
 ];
 
 /**
@@ -99,8 +106,11 @@ type StoredKind = 'p' | 'c' | 'b' | 'i';
 
 const KIND_OF_LETTER: Record<StoredKind, CitationKind> = { p: 'path', c: 'commit', b: 'branch', i: 'issue' };
 
-/** The first element of a `StoredMemoryRow`; another form of the row would take another number. */
-export const MEMORY_ROW = 2;
+/**
+ * The first element of a `StoredMemoryRow`; another form of the row takes another number, and the cache's key names it
+ * (cache.ts): a cache of another form starts empty. 3: citations in `parse_citations`, counted in the row (2: tuples in it).
+ */
+export const MEMORY_ROW = 3;
 
 /** Memory fields a `StoredMemoryRow` holds in place, or that its key and hash give. */
 const ROW_FIELDS = new Set([
@@ -132,19 +142,42 @@ export function decodeCitation(stored: StoredCitation): Citation {
   return stored.length === 4 ? Object.assign(citation, stored[3]) : citation;
 }
 
-/** What is stored for an entry: the result without what its key and hash say, a summary's lists as placeholders. */
-export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
+/**
+ * The id of a memory at vault path `key` without an `id:` in its frontmatter (vault/paths.ts `classifyPath`: the path
+ * inside `memories/`, or inside the quarter's folder of `archive/`, without `.md`); undefined when the path has no such
+ * place.
+ */
+function idOfPath(key: string, location: Memory['location']): string | undefined {
+  const stream = key.indexOf('/');
+  let start = stream + 1 + location.length + 1;
+  if (stream < 0 || key.slice(stream + 1, start) !== `${location}/`) return undefined;
+  if (location === 'archive') {
+    const quarter = key.indexOf('/', start);
+    if (quarter < 0) return undefined;
+    start = quarter + 1;
+  }
+  return key.slice(start, /\.md$/i.test(key) ? key.length - 3 : key.length);
+}
+
+/**
+ * What is stored for an entry at vault path `key`: the result without what its key and hash say, a summary's lists as
+ * placeholders.
+ */
+export function encodeEntry(entry: CacheEntry, key: string): StoredEntry | StoredMemoryRow {
   const result = entry.result;
   let stored: StoredResult;
   if (result.type === 'memory') {
     const memory = result.memory;
     let rest: Record<string, unknown> | 0 = 0;
     for (const name of Object.keys(memory)) {
+      // The row's own fields first: reading `citations` would read them from the store when not read yet.
+      if (ROW_FIELDS.has(name)) continue;
       const value = (memory as unknown as Record<string, unknown>)[name];
-      if (ROW_FIELDS.has(name) || value === undefined) continue;
+      if (value === undefined) continue;
       rest ||= {};
       rest[name] = value;
     }
+    const counts = citationCounts(memory);
     return [
       MEMORY_ROW,
       entry.size,
@@ -152,7 +185,7 @@ export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
       entry.sha256,
       entry.headings ?? 0,
       result.secrets ?? 0,
-      memory.id,
+      memory.id === idOfPath(key, memory.location) ? 0 : memory.id,
       memory.location,
       memory.date,
       memory.day,
@@ -162,7 +195,8 @@ export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
       memory.tags,
       memory.importance,
       rest,
-      memory.citations?.map(encodeCitation) ?? 0,
+      counts.all,
+      counts.checkable,
     ];
   } else if (result.type === 'summary') {
     const { path: _path, sha256, meta, ...summary } = result.summary;
@@ -187,8 +221,13 @@ export function encodeEntry(entry: CacheEntry): StoredEntry | StoredMemoryRow {
 /** Restores what `encodeEntry` left out, in place: the stored objects are fresh from `JSON.parse` and used once. */
 // The stored result is this program's own row (the store's schema version and the cache's key name its format), not
 // input from outside: it is not checked field by field, which would cost a zod pass over 21,000 entries every build.
-export function decodeEntry(key: string, stored: StoredEntry | StoredMemoryRow, readLists: ListsReader): CacheEntry {
-  if (Array.isArray(stored)) return decodeMemoryRow(key, stored);
+export function decodeEntry(
+  key: string,
+  stored: StoredEntry | StoredMemoryRow,
+  readLists: ListsReader,
+  readCitations: CitationsReader,
+): CacheEntry {
+  if (Array.isArray(stored)) return decodeMemoryRow(key, stored, readCitations);
   const entry = stored as unknown as CacheEntry;
   const result = entry.result;
   if (result.type === 'memory') {
@@ -205,8 +244,28 @@ export function decodeEntry(key: string, stored: StoredEntry | StoredMemoryRow, 
   return entry;
 }
 
-function decodeMemoryRow(key: string, row: StoredMemoryRow): CacheEntry {
-  const [, size, mtimeMs, sha256, headings, secrets, id, location, date, day, minute, title, kind, tags, importance, rest, citations] = row;
+function decodeMemoryRow(key: string, row: StoredMemoryRow, readCitations: CitationsReader): CacheEntry {
+  const [
+    ,
+    size,
+    mtimeMs,
+    sha256,
+    headings,
+    secrets,
+    storedId,
+    location,
+    date,
+    day,
+    minute,
+    title,
+    kind,
+    tags,
+    importance,
+    rest,
+    all,
+    checkable,
+  ] = row;
+  const id = storedId === 0 ? idOfPath(key, location)! : storedId;
   const stream = key.slice(0, key.indexOf('/'));
   // As the object form read back, a missing title is no key at all (not a `delete`, which slows every later read).
   const memory: Memory =
@@ -214,10 +273,25 @@ function decodeMemoryRow(key: string, row: StoredMemoryRow): CacheEntry {
       ? ({ id, stream, path: key, location, date, day, minute, kind, tags, importance, sha256 } as Memory)
       : { id, stream, path: key, location, date, day, minute, title, kind, tags, importance, sha256 };
   if (rest !== 0) Object.assign(memory, rest);
-  if (citations !== 0) memory.citations = citations.map(decodeCitation);
+  if (all > 0) defineLazyCitations(memory, { all, checkable }, readCitations);
   const entry: CacheEntry = { size, mtimeMs, sha256, result: { type: 'memory', memory, ...(secrets !== 0 ? { secrets } : {}) } };
   if (headings !== 0) entry.headings = headings;
   return entry;
+}
+
+/**
+ * A memory's citations as `parse_citations` keeps them (JSON of `StoredCitation` tuples); undefined when it cites
+ * nothing, or when they are not read yet (then the store has them already, under the same SHA-256).
+ */
+export function storedCitationsOf(result: CachedResult): string | undefined {
+  if (result.type !== 'memory' || citationsUnread(result.memory)) return undefined;
+  const citations = result.memory.citations;
+  return citations && citations.length > 0 ? JSON.stringify(citations.map(encodeCitation)) : undefined;
+}
+
+/** The citations `storedCitationsOf` stored. */
+export function decodeStoredCitations(text: string): Citation[] {
+  return (JSON.parse(text) as StoredCitation[]).map(decodeCitation);
 }
 
 /** The lists of a summary's metadata (reading them if not read yet), to store; undefined when it has none. */

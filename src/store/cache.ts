@@ -6,13 +6,18 @@ import { UserError } from '../util/errors.js';
 import {
   type CacheEntry,
   decodeEntry,
+  decodeStoredCitations,
   encodeEntry,
   type ListsRecord,
   listsOf,
   MEMORY_ROW,
   type StoredEntry,
   type StoredMemoryRow,
+  storedCitationsOf,
 } from './cache-codec.js';
+import type { Citation } from '../vault/citation-model.js';
+import type { Memory } from '../vault/model.js';
+import type { CitationsReader } from './lazy-citations.js';
 import type { HeadingSpan } from '../vault/markdown.js';
 import type { Sentence } from '../vault/model.js';
 
@@ -29,6 +34,12 @@ import type { Sentence } from '../vault/model.js';
  *   file's SHA-256 (content-addressed, so a long-lived reader holding an older
  *   summary still finds its lists); read on first use of a list. Lists no
  *   file names any more are removed once they outnumber the live ones.
+ * - `parse_citations`: memories' citations by the memory file's SHA-256, read
+ *   when a stage first asks for a memory's (lazy-citations.ts): the citation
+ *   step for the memories that changed or cite a file that did, the committed
+ *   record for the lines it writes anew. Content-addressed and cleaned up as
+ *   the lists are. Made by `ParseCache.open` when missing (a table of this
+ *   cache's own, like its rows' form: no state-store migration).
  * - the `parse-cache` rows of `kv`: the cache's key (version, time zone,
  *   detector: another one empties the cache) and its generation, which every
  *   save that changes an entry moves on.
@@ -60,8 +71,12 @@ export interface ParsedContent {
 /** The `kv` rows of the parse cache: `key` names what the entries were made with, `generation` what they hold. */
 const META_STORE = 'parse-cache';
 
-/** Lists no entry names are removed when there are more of them than this many, and than live ones. */
+/** Lists (or citations) no entry names are removed when there are more of them than this many, and than live ones. */
 const MIN_DEAD_LISTS = 256;
+
+/** The table of memories' citations (see the top of this file); `IF NOT EXISTS`: made by the first open of a store. */
+const CITATIONS_TABLE =
+  'CREATE TABLE IF NOT EXISTS parse_citations (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, citations TEXT NOT NULL) WITHOUT ROWID';
 
 /** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
 const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
@@ -81,6 +96,7 @@ export class ParseCache {
   /** True once `flushBodies` emptied a cache of another key (its entries, bodies and lists): the save's rewrite keeps what it wrote since. */
   private cleared = false;
   private selectBody: Statement | undefined;
+  private selectCitations: Statement | undefined;
 
   private constructor(
     private readonly store: StateStore,
@@ -99,6 +115,8 @@ export class ParseCache {
     const entries = new Map<string, CacheEntry>();
     let opened: ParseCache | undefined;
     const readLists = (path: string, sha: string) => opened!.readLists(path, sha);
+    const readCitations: CitationsReader = (memories) => opened!.readCitations(memories);
+    store.db.exec(CITATIONS_TABLE);
     // One read transaction: the key, the generation and the rows of one save.
     const generation = store.db.transaction((): number | undefined => {
       if (meta.get('key') !== key) return undefined;
@@ -112,7 +130,7 @@ export class ParseCache {
         // Rows that do not make JSON (a damaged row): the cache starts empty and is written anew, the vault read again.
         return undefined;
       }
-      for (const path in stored) entries.set(path, decodeEntry(path, stored[path]!, readLists));
+      for (const path in stored) entries.set(path, decodeEntry(path, stored[path]!, readLists, readCitations));
       return (meta.get('generation') as number | undefined) ?? 0;
     })();
     opened = new ParseCache(store, key, entries, generation);
@@ -206,6 +224,28 @@ export class ParseCache {
     return lists as Record<string, unknown>;
   }
 
+  /**
+   * The citations of the memories whose files have these hashes, by hash, in one query (a memory read from the store
+   * reads them on first use of its `citations`). Like lists, they cannot be parsed again by the caller: missing ones
+   * are an error.
+   */
+  readCitations(memories: readonly Pick<Memory, 'sha256' | 'path'>[]): Map<string, Citation[]> {
+    const found = new Map<string, Citation[]>();
+    try {
+      this.selectCitations ??= this.store.db
+        .prepare('SELECT sha256, citations FROM parse_citations WHERE sha256 IN (SELECT value FROM json_each(?))')
+        .raw();
+      const shas = JSON.stringify([...new Set(memories.map((m) => m.sha256))]);
+      for (const [sha, text] of this.selectCitations.all(shas) as [string, string][]) found.set(sha, decodeStoredCitations(text));
+    } catch {
+      // Reported below.
+    }
+    const missing = memories.find((m) => !found.has(m.sha256));
+    if (missing)
+      throw new UserError('vault/cache-damaged', `the parse cache has no citations for \`${missing.path}\``, { cache: this.store.file });
+    return found;
+  }
+
   /** How many parsed bodies wait in memory for the save (or `flushBodies`). */
   get pendingBodyCount(): number {
     return this.pendingBodies.size;
@@ -254,6 +294,7 @@ export class ParseCache {
     const upsertBody = db.prepare('INSERT OR REPLACE INTO parse_bodies (path, sha256, content) VALUES (?, ?, ?)');
     const deleteBody = db.prepare('DELETE FROM parse_bodies WHERE path = ?');
     const insertLists = db.prepare('INSERT OR IGNORE INTO parse_lists (sha256, path, lists) VALUES (?, ?, ?)');
+    const insertCitations = db.prepare('INSERT OR IGNORE INTO parse_citations (sha256, path, citations) VALUES (?, ?, ?)');
     this.store.transaction(() => {
       if (rewrite && !this.cleared) this.clear();
       const paths = rewrite ? this.entries.keys() : this.changed;
@@ -265,13 +306,17 @@ export class ParseCache {
           continue;
         }
         const { sha256 } = entry;
-        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry)));
+        upsertFile.run(vaultPath, sha256, JSON.stringify(encodeEntry(entry, vaultPath)));
         const body = this.pendingBodies.get(vaultPath);
         if (body && body.sha256 === sha256) upsertBody.run(vaultPath, sha256, JSON.stringify(body.content));
         const lists = this.pendingLists.get(sha256);
         if (lists) insertLists.run(sha256, lists.path, JSON.stringify(lists.lists));
+        // Citations not read yet are in the table already (under this hash: the entry was read with them).
+        const citations = storedCitationsOf(entry.result);
+        if (citations !== undefined) insertCitations.run(sha256, vaultPath, citations);
       }
       this.removeDeadLists();
+      this.removeDeadCitations();
       this.generation = ((meta.get('generation') as number | undefined) ?? 0) + 1;
       meta.set('generation', this.generation);
     });
@@ -283,7 +328,7 @@ export class ParseCache {
 
   /** Empties the store's cache and names it with this cache's key (a rewrite; inside a transaction); returns its `kv` rows. */
   private clear(): ReturnType<typeof metaTable> {
-    this.store.db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists');
+    this.store.db.exec('DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM parse_citations');
     const meta = metaTable(this.store);
     meta.set('key', this.key);
     return meta;
@@ -301,6 +346,18 @@ export class ParseCache {
     for (const entry of this.entries.values()) if (entry.result.type === 'summary') live++;
     if (lists - live <= live) return;
     db.exec('DELETE FROM parse_lists WHERE sha256 NOT IN (SELECT sha256 FROM parse_files)');
+  }
+
+  /** Removes the citations no entry names once they are many and outnumber the live ones (an edit leaves one behind). */
+  private removeDeadCitations(): void {
+    const { db } = this.store;
+    const rows = db.prepare('SELECT count(*) FROM parse_citations').pluck().get() as number;
+    if (rows < MIN_DEAD_LISTS) return;
+    let live = 0;
+    for (const entry of this.entries.values())
+      if (entry.result.type === 'memory' && Object.hasOwn(entry.result.memory, 'citations')) live++;
+    if (rows - live <= live) return;
+    db.exec('DELETE FROM parse_citations WHERE sha256 NOT IN (SELECT sha256 FROM parse_files)');
   }
 }
 
@@ -329,9 +386,10 @@ export function purgeParseCache(stateDir: string): void {
   const store = openStateStore(stateDir);
   // Deleted rows' pages are overwritten with zeros, besides the vacuum below.
   store.db.pragma('secure_delete = ON');
+  store.db.exec(CITATIONS_TABLE);
   store.transaction(() => {
     store.db.exec(
-      "DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM kv WHERE store IN ('derived', 'rollups')",
+      "DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM parse_citations; DELETE FROM kv WHERE store IN ('derived', 'rollups')",
     );
     const meta = metaTable(store);
     meta.delete('key');

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStateStores } from '../../src/store/database.js';
 import { ParseCache, type CacheEntry, parseCacheStamp, purgeParseCache } from '../../src/store/cache.js';
 import { listLength } from '../../src/store/cache-codec.js';
+import { checkableCitationCount, citationsUnread } from '../../src/store/lazy-citations.js';
 import type { Memory, Summary } from '../../src/vault/model.js';
 
 let dir: string;
@@ -46,6 +47,16 @@ function memoryEntry(n: number, title = `Memory ${n}`): CacheEntry {
     sha256: sha,
   };
   return { size: 100 + n, mtimeMs: 1_700_000_000_000 + n, sha256: sha, result: { type: 'memory', memory } };
+}
+
+/** The entry with a path citation and an issue in its memory. */
+function withCitations(entry: CacheEntry): CacheEntry {
+  const memory = (entry.result as { memory: Memory }).memory;
+  memory.citations = [
+    { kind: 'path', target: 'src/net/retry.ts', line: 3 },
+    { kind: 'issue', target: '#12', line: 4 },
+  ];
+  return entry;
 }
 
 function summaryEntry(): CacheEntry {
@@ -274,6 +285,68 @@ describe('parse cache on disk', () => {
     damaged.save();
     // Written anew: the damaged row is gone with the rest.
     expect(reopen([memoryPath(1), memoryPath(2)])).toEqual({ [memoryPath(1)]: memoryEntry(1), [memoryPath(2)]: undefined });
+  });
+
+  it("keeps a memory's citations out of its row, counted there, read from parse_citations when first used", () => {
+    const cited = withCitations(memoryEntry(1));
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), cited);
+    cache.set(memoryPath(2), memoryEntry(2));
+    cache.save();
+    const row = withDb((db) => db.prepare('SELECT entry FROM parse_files WHERE path = ?').pluck().get(memoryPath(1)) as string);
+    expect(row).not.toContain('retry.ts');
+    expect(row.endsWith(',2,1]')).toBe(true);
+    const back = ParseCache.open(dir, 'UTC');
+    const memory = (back.get(memoryPath(1))!.result as { memory: Memory }).memory;
+    expect(citationsUnread(memory)).toBe(true);
+    expect(checkableCitationCount(memory)).toBe(1);
+    expect(memory.citations).toEqual((cited.result as { memory: Memory }).memory.citations);
+    expect(Object.hasOwn((back.get(memoryPath(2))!.result as { memory: Memory }).memory, 'citations')).toBe(false);
+    // Saved again unread (a new mtime), the entry keeps them: they stay in the table under its hash.
+    const again = ParseCache.open(dir, 'UTC');
+    again.set(memoryPath(1), { ...again.get(memoryPath(1))!, mtimeMs: 5 });
+    again.save();
+    expect(reopen([memoryPath(1)])[memoryPath(1)]).toEqual({ ...cited, mtimeMs: 5 });
+  });
+
+  it('starts empty on a cache of the row form before (citations in the rows), and is then written anew', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), withCitations(memoryEntry(1)));
+    cache.save();
+    // As row form 2 wrote it: the citations as tuples at the end of the row, `rows: 2` in the key.
+    withDb((db) => {
+      const entry = JSON.parse(db.prepare('SELECT entry FROM parse_files').pluck().get() as string) as unknown[];
+      const old = [
+        2,
+        ...entry.slice(1, 16),
+        [
+          ['p', 'src/net/retry.ts', 3],
+          ['i', '#12', 4],
+        ],
+      ];
+      db.prepare('UPDATE parse_files SET entry = ?').run(JSON.stringify(old));
+      db.prepare('DELETE FROM parse_citations').run();
+      const key = JSON.parse(
+        JSON.parse(db.prepare("SELECT value FROM kv WHERE store = 'parse-cache' AND key = 'key'").pluck().get() as string),
+      );
+      db.prepare("UPDATE kv SET value = ? WHERE store = 'parse-cache' AND key = 'key'").run(
+        JSON.stringify(JSON.stringify({ ...key, rows: 2 })),
+      );
+    });
+    const old = ParseCache.open(dir, 'UTC');
+    expect(old.size).toBe(0);
+    old.set(memoryPath(1), withCitations(memoryEntry(1)));
+    old.save();
+    expect(reopen([memoryPath(1)])[memoryPath(1)]).toEqual(withCitations(memoryEntry(1)));
+  });
+
+  it("says the cache is damaged when a memory's citations are gone, instead of reading it as citing nothing", () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set(memoryPath(1), withCitations(memoryEntry(1)));
+    cache.save();
+    withDb((db) => db.prepare('DELETE FROM parse_citations').run());
+    const memory = (ParseCache.open(dir, 'UTC').get(memoryPath(1))!.result as { memory: Memory }).memory;
+    expect(() => memory.citations).toThrow(/no citations for `main\/memories\/2026\/01\/m-1\.md`/);
   });
 
   it('redact: empties it, leaves no text of it in the file, and moves the generation so no reader saves old entries back', () => {
