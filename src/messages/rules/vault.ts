@@ -165,7 +165,7 @@ export const VAULT_RULES = {
     title: 'The parse cache lost a record it lists',
     severity: 'error',
     hint: 'delete {cache} and run the command again: the cache only saves time, everything in it is read again from the vault',
-    docs: "A summary's source list is kept in the state store's `parse_lists` table; the cache's entry names lists that are not there.",
+    docs: "A summary's source lists and a memory's citations are kept in the state store's `parse_lists` and `parse_citations` tables; the cache's entry names rows that are not there.",
   },
   'store/newer': {
     title: 'The state store was written by a newer memvault',
