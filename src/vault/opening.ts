@@ -29,12 +29,16 @@ export function openingSentences(body: string, count: number): string[] {
       .map((sentence) => sentence.text);
   if (count <= 0) return [];
   if (markdownNestingProblem(body)) return wanted(body);
-  const cuts = blankLineCuts(body);
-  // A first guess of how much text holds `count` sentences, doubled while the beginning holds fewer: the parses
-  // together stay under twice the last one.
-  let reach = 200 * count;
-  for (const cut of cuts) {
-    if (cut < reach) continue;
+  // The first cut past `count` sentence ends (`.`, `!` or `?` before a blank) is tried first: a guess (an
+  // abbreviation ends no sentence, a line without a stop may), checked by the parse. Short of sentences, the next
+  // cut tried is past twice the length: the parses together stay under twice the last one.
+  let reach = 0;
+  let ends = 0;
+  let counted = 0;
+  for (const cut of blankLineCuts(body)) {
+    ends += sentenceEnds(body, counted, cut);
+    counted = cut;
+    if (cut < reach || ends < count) continue;
     if (linesBefore(body, cut) >= PIECE_LINES) break;
     if (body.includes(']:', cut)) break; // a definition after the cut may resolve a reference before it
     const sentences = wanted(body.slice(0, cut));
@@ -65,6 +69,15 @@ export function blankLineCuts(text: string): number[] {
     start = end + 1;
   }
   return cuts;
+}
+
+/** How many `.`, `!` or `?` from `start` to `end` of `text` are followed by a blank or a line break. */
+function sentenceEnds(text: string, start: number, end: number): number {
+  const pattern = /[.!?]\s/g;
+  pattern.lastIndex = start;
+  let ends = 0;
+  for (let match = pattern.exec(text); match && match.index < end; match = pattern.exec(text)) ends++;
+  return ends;
 }
 
 function linesBefore(text: string, offset: number): number {
