@@ -92,24 +92,34 @@ const storedCitation = z.union([
   ]),
 ]);
 const storedKinds: ReadonlySet<unknown> = new Set(storedKind.options);
+const headingSpan = z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()]);
+
 /**
- * A memory's citations (`c`): each a `storedCitation`. The plain form (`["i","#4234",13]`) is checked here, any other
- * by zod: at 20,000 memories a clone's record holds ~200,000 citations, nearly all plain, and zod's check of them was
- * ~60% of checking the record (~100 ms).
+ * A list of `item`s, its usual form checked here and any other by zod: a clone's record at 20,000 memories holds
+ * ~200,000 citations and ~60,000 heading spans, and zod's check of them was three quarters of checking the record
+ * (~100 ms). `usual` accepts only what `item` accepts (test/store/committed-record.test.ts holds the two together).
  */
-const storedCitations = z.custom<StoredCitation[]>(
-  (value) =>
-    Array.isArray(value) &&
-    value.every(
-      (cited) =>
-        (Array.isArray(cited) &&
-          cited.length === 3 &&
-          storedKinds.has(cited[0]) &&
-          typeof cited[1] === 'string' &&
-          Number.isSafeInteger(cited[2])) ||
-        storedCitation.safeParse(cited).success,
-    ),
-  { message: 'not a list of citations (`[kind, target, line]`, kind one of p, c, b, i)' },
+function listOf<T>(item: z.ZodType<T>, usual: (value: unknown) => boolean, what: string) {
+  return z.custom<T[]>((value) => Array.isArray(value) && value.every((one) => usual(one) || item.safeParse(one).success), {
+    message: `not a list of ${what}`,
+  });
+}
+/** A memory's citations (`c`); the usual one is `[kind, target, line]` (`["i","#4234",13]`). */
+const storedCitations = listOf(
+  storedCitation,
+  (cited) =>
+    Array.isArray(cited) &&
+    cited.length === 3 &&
+    storedKinds.has(cited[0]) &&
+    typeof cited[1] === 'string' &&
+    Number.isSafeInteger(cited[2]),
+  'citations (`[kind, target, line]`, kind one of p, c, b, i)',
+);
+/** A body's top-level headings (`h`): five integers each (`HeadingSpan`). */
+const headingSpans = listOf(
+  headingSpan,
+  (span) => Array.isArray(span) && span.length === 5 && span.every((n) => Number.isSafeInteger(n)),
+  'heading spans (five integers each)',
 );
 const summaryResult = z.looseObject({
   meta: summaryMetaSchema.extend({ sources: summaryMetaSchema.shape.sources.unwrap() }),
@@ -127,14 +137,14 @@ const recordLine = z.union([
     s: sha256Hex,
     m: memoryResult,
     c: storedCitations.optional(),
-    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+    h: headingSpans.optional(),
   }),
   z.object({
     p: z.string(),
     b: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/),
     s: sha256Hex,
     y: summaryResult,
-    h: z.array(z.tuple([z.int(), z.int(), z.int(), z.int(), z.int()])).optional(),
+    h: headingSpans.optional(),
   }),
 ]);
 

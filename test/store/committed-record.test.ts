@@ -99,6 +99,25 @@ describe('the committed record: citations', () => {
     expect((read.entries.get(line.p)!.result as { memory: Memory }).memory.citations).toHaveLength(taken.length);
   });
 
+  it('refuses heading spans that are not five integers, and takes those that are', () => {
+    for (const span of [[1, 2, 3, 4], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, '5'], [1.5, 2, 3, 4, 5], [1, 2, 3, 4, 1e20], null, 'x']) {
+      expect(readShardWith({ ...line, h: [[0, 8, 2, 3, 8], span] }).entries.size, JSON.stringify(span)).toBe(0);
+    }
+    expect(readShardWith({ ...line, h: 'x' }).entries.size).toBe(0);
+    const read = readShardWith({
+      ...line,
+      h: [
+        [0, 8, 2, 3, 8],
+        [-1, 0, 1, -1, -1],
+      ],
+    });
+    expect(read.warnings).toEqual([]);
+    expect(read.entries.get(line.p)!.headings).toEqual([
+      [0, 8, 2, 3, 8],
+      [-1, 0, 1, -1, -1],
+    ]);
+  });
+
   it('names the shard and line of the first line that is not a record line', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'memvault-record-'));
     const shardDir = path.join(dir, RECORD_DIR, 'main');
