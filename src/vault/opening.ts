@@ -65,7 +65,8 @@ export function blankLineCuts(text: string): number[] {
     if (fence) {
       if (opener && opener[0] === fence[0] && opener.length >= fence.length && line.trim() === opener) fence = '';
     } else if (opener) fence = opener;
-    else if (line.trim().length === 0 && end < text.length) cuts.push(end + 1);
+    // Blank as CommonMark has it: spaces and tabs only (a no-break space is text, a paragraph's line).
+    else if (/^[ \t]*\r?$/.test(line) && end < text.length) cuts.push(end + 1);
     start = end + 1;
   }
   return cuts;
@@ -73,11 +74,7 @@ export function blankLineCuts(text: string): number[] {
 
 /** How many `.`, `!` or `?` from `start` to `end` of `text` are followed by a blank or a line break. */
 function sentenceEnds(text: string, start: number, end: number): number {
-  const pattern = /[.!?]\s/g;
-  pattern.lastIndex = start;
-  let ends = 0;
-  for (let match = pattern.exec(text); match && match.index < end; match = pattern.exec(text)) ends++;
-  return ends;
+  return text.slice(start, end).match(/[.!?]\s/g)?.length ?? 0;
 }
 
 function linesBefore(text: string, offset: number): number {

@@ -32,6 +32,10 @@ const TRICKY: Record<string, string> = {
   'loose list with paragraphs': `- ${para('A')}\n\n  ${para('A2')}\n\n- ${para('B')}\n\n  - ${para('nested')}\n\n${para('C')}`,
   'block quote': `> ${para('A')}\n>\n> ${para('B')}\n\n${para('C')}`,
   'lazy continuation': `> ${para('A')}\ncontinued lazily. Still.\n\n${para('B')}\n\n${para('C')}`,
+  'a line of a no-break space (text, not blank)':
+    'Alpha one is long enough here. Beta two is long enough too. Gamma, e.g. this one, starts and\n\u00a0\nends on the line ' +
+    `after the no-break space. Delta four.\n\n${para('B')}`,
+  'CRLF line endings': `${para('A')}\r\n\r\n${para('B')}\r\n  \r\n${para('C')}\r\n\r\n${para('D')}`,
   'blank lines of spaces': `${para('A')}\n   \n${para('B')}\n\t\n${para('C')}\n \n${para('D')}`,
   'short fragments': `Ok. Yes. No. ${long(60, 'w')}.\n\nOk.\n\nFine. Done.\n\n${para('A')}\n\n${para('B')}`,
   'code spans with dots': `Call \`a.b()\` then \`c.d\`. ${long(50, 'z')}. Then \`e. f\` too.\n\n${para('A')}\n\n${para('B')}`,
@@ -95,6 +99,8 @@ describe('openingSentences (a memory opening from its beginning only)', () => {
         '***',
         '*emph. still* and **strong. text**.',
         'Line one\nline two. Three.',
+        'A sentence, e.g. this one, runs on and\n\u00a0\nends after a no-break space. Next.',
+        'Ends with CRLF. Yes.\r\n\r\nAnd on.',
         '',
         '   ',
       ),
