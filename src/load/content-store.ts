@@ -6,6 +6,7 @@ import type { ParseCache, ParsedContent } from '../store/cache.js';
 import { frontmatterBody } from '../vault/frontmatter.js';
 import { mayHaveHeadings } from '../vault/markdown.js';
 import { parseMemoryBody } from '../vault/memory-file.js';
+import { openingSentences } from '../vault/opening.js';
 import type { Memory, Summary } from '../vault/model.js';
 import { parseSummaryBody } from './parse-file.js';
 import { readVaultFile } from '../vault/scan.js';
@@ -62,6 +63,20 @@ export class ContentStore {
     const body = this.memoryBody(file);
     if (headings) return { body, headings };
     return mayHaveHeadings(body) ? this.parseMemory(file, body) : { body, headings: [] };
+  }
+
+  /**
+   * A memory's first `count` sentences (headings left out): from its parsed body when one is at hand, else from a
+   * parse of the body's beginning only (vault/opening.ts), neither kept nor counted as parsed: a fresh clone's
+   * package shows ~100 memories by their opening, and parsed each in full for it.
+   */
+  opening(memory: Memory, count: number): string[] {
+    const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
+    if (!known) return openingSentences(this.memoryBody(memory), count);
+    return known.sentences
+      .filter((sentence) => sentence.role !== 'heading')
+      .slice(0, count)
+      .map((sentence) => sentence.text);
   }
 
   /** Keeps a summary body (one this build wrote, or one read back) for the tiers above; parses it unless `parsed` is given (a rollup worker did). */

@@ -55,6 +55,8 @@ export function writePackage(
         readSummary: (summary) => ctx.loaded.content.summary(summary),
         // A shown body without a heading-like line needs no parse: a fresh clone parses few of them.
         readShown: (file) => ctx.loaded.content.shown(file),
+        // A shortened memory's opening, from the body's beginning when it is not parsed (a fresh clone).
+        readOpening: (memory, count) => ctx.loaded.content.opening(memory, count),
       },
       inputHash,
     );

@@ -50,7 +50,7 @@ export function parseMarkdown(text: string): Root {
 }
 
 /** Lines per piece (at least) before `parseMarkdown` may cut long text. */
-const PIECE_LINES = 200;
+export const PIECE_LINES = 200;
 
 /**
  * Where long text may be cut: after at least `minLines` lines, before a line

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { ContentStore } from '../../src/load/content-store.js';
 import { ParseCache, type CacheEntry, type ParsedContent } from '../../src/store/cache.js';
 import { closeStateStores } from '../../src/store/database.js';
 import type { Memory } from '../../src/vault/model.js';
+import { sha256 } from '../../src/util/hash.js';
 
 let dir: string;
 beforeEach(() => {
@@ -72,5 +73,27 @@ describe('content store', () => {
     cache.set(memory(5).path, entryOf(memory(5)), { body: 'five', sentences: [] });
     content.release();
     expect(content.shown(memory(4))).toBe(parsed);
+  });
+
+  it("gives a memory's opening from its file's beginning when no parsed body is at hand, parsing nothing in full", () => {
+    const cache = ParseCache.open(path.join(dir, '.memvault'), 'UTC');
+    const vault = path.join(dir, 'vault');
+    const content = new ContentStore(vault, cache);
+    const text =
+      '---\ndate: 2026-01-02\n---\n\n# Session\n\nThe first sentence. The second sentence.\n\nThe third sentence. The fourth one.\n\nThe fifth sentence.\n';
+    const bytes = Buffer.from(text);
+    const file: Memory = { ...memory(6), sha256: sha256(bytes) };
+    mkdirSync(path.dirname(path.join(vault, file.path)), { recursive: true });
+    writeFileSync(path.join(vault, file.path), bytes);
+    expect(content.opening(file, 3)).toEqual(['The first sentence.', 'The second sentence.', 'The third sentence.']);
+    expect(content.parsed).toBe(0); // neither counted nor kept as a parsed body
+    expect(cache.pendingBodyCount).toBe(0);
+    // A parsed body at hand is used as it is (here one that says otherwise, to tell which was read).
+    content.remember(file.sha256, {
+      body: 'x',
+      sentences: [{ text: 'Known.', section: '', block: 0, role: 'context', mustKeep: [] }],
+      headings: [],
+    });
+    expect(content.opening(file, 3)).toEqual(['Known.']);
   });
 });

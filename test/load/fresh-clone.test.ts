@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSyntheticVault } from '../../scripts/fixtures/synthetic-vault.js';
 import { DEFAULT_TIMEZONE } from '../../src/config/schema.js';
 import { build, type BuildReport } from '../../src/pipeline/build.js';
+import type { Manifest } from '../../src/pipeline/package/index.js';
 import { ParseCache } from '../../src/store/cache.js';
 import { frontmatterBody } from '../../src/vault/frontmatter.js';
 import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
@@ -139,11 +140,12 @@ describe('a fresh clone without .memvault', () => {
       expect(entry.headings).toEqual(headingSpans(parseMarkdown(frontmatterBody(text).trim())));
     }
     cache.close();
-    // Parsed: the new day's memories, and those of the days the package tried to buy back in part (refineInPart renders
-    // each memory's opening sentences, which takes the parse, also for a day it then undoes); never all of them.
+    // Parsed in full: the new day's memories only. The days the package tried to buy back in part show their memories'
+    // opening sentences (refineInPart), read from each body's beginning (vault/opening.ts), not kept as parsed bodies.
     const parsedDays = parsedMemories.map((entry) => (entry.result.type === 'memory' ? entry.result.memory.day : ''));
-    expect(parsedDays.filter((day) => day === NEW_DAY)).toHaveLength(3);
-    expect(parsedMemories.length).toBeLessThan(cloneReport.streams[0]!.memories);
+    expect(parsedDays).toEqual([NEW_DAY, NEW_DAY, NEW_DAY]);
+    const manifest = JSON.parse(readFileSync(path.join(clone, 'vault/main/UPLOAD_PACKAGE.manifest.json'), 'utf8')) as Manifest;
+    expect(manifest.items.filter((item) => item.reason?.startsWith('opening only')).length).toBeGreaterThan(0);
     // The warm build read only the new files.
     expect(warmReport.stats.read).toBe(3);
     expect(warmReport.stats.parsed).toBe(3);

@@ -1,6 +1,6 @@
 import { countBytes } from '../../util/tokens.js';
 import { memoryHeading } from './items.js';
-import { type Item, type PackageInput, shownShortened } from './model.js';
+import { type Item, openingOf, type PackageInput, shownShortened } from './model.js';
 
 /**
  * The loop of the degradation steps that go item by item (shorten the oldest
@@ -23,7 +23,7 @@ import { type Item, type PackageInput, shownShortened } from './model.js';
  */
 export function degradeItemByItem(
   history: readonly Item[],
-  input: Pick<PackageInput, 'readMemory'>,
+  input: Pick<PackageInput, 'readMemory' | 'readOpening'>,
   /** The package as it stands, or undefined when it was not rendered because `provablyOver` said it is over budget. */
   text: string | undefined,
   render: () => string,
@@ -81,7 +81,7 @@ export function lowerBoundBytes(history: readonly Item[]): number {
 function closerBoundBytes(
   history: readonly Item[],
   from: number,
-  input: Pick<PackageInput, 'readMemory'>,
+  input: Pick<PackageInput, 'readMemory' | 'readOpening'>,
   texts: WeakMap<Item, number>,
   shortBytes: WeakMap<object, number>,
 ): number {
@@ -94,7 +94,7 @@ function closerBoundBytes(
       // Asked at every step near the budget for each shown memory (a few hundred on a busy day): worked out once per memory.
       let size = shortBytes.get(item.memory!);
       if (size === undefined) {
-        const first = input.readMemory(item.memory!).sentences.find((sentence) => sentence.role !== 'heading')?.text ?? '';
+        const first = openingOf(input, item.memory!, 1)[0] ?? '';
         shortBytes.set(item.memory!, (size = countBytes(`### ${memoryHeading(item.memory!)}\n\n${first}`) + 2));
       }
       bytes += size;
@@ -155,5 +155,18 @@ export function rememberingReaders(input: PackageInput): PackageInput {
     readMemory: once(input.readMemory),
     readSummary: once(input.readSummary),
     ...(input.readShown ? { readShown: once(input.readShown) } : {}),
+    ...(input.readOpening ? { readOpening: openingOnce(input.readOpening) } : {}),
+  };
+}
+
+/** `read` remembering each memory's opening per count of sentences (a degraded memory shows 1, an opening 3). */
+function openingOnce(read: NonNullable<PackageInput['readOpening']>): NonNullable<PackageInput['readOpening']> {
+  const known = new Map<object, Map<number, string[]>>();
+  return (memory, count) => {
+    let counts = known.get(memory);
+    if (!counts) known.set(memory, (counts = new Map()));
+    let sentences = counts.get(count);
+    if (!sentences) counts.set(count, (sentences = read(memory, count)));
+    return sentences;
   };
 }

@@ -20,6 +20,8 @@ export interface PackageInput {
   readSummary: (summary: Summary) => ParsedContent;
   /** A body to show, parsed only if a line may be a heading (`ContentStore.shown`); without it the readers above are used. */
   readShown?: (file: Memory | Summary) => Pick<ParsedContent, 'body' | 'headings'>;
+  /** A memory's first `count` sentences, headings left out (`ContentStore.opening`); without it `readMemory`'s are used. */
+  readOpening?: (memory: Memory, count: number) => string[];
   /** Copies marked `duplicate_of` and forgotten memories: not shown in full (raw band, detail bought back); see left-out.ts. */
   leftOut?: LeftOut;
   /** Stale memories (vault path): the line shown under each one's heading, e.g. "cites `src/a.ts`, deleted in 3f2a1c0 on 2026-10-02". */
@@ -86,3 +88,13 @@ export interface Item extends ManifestItem {
 
 /** A memory shown by its first sentences, not in full: degraded over budget, or an opening of a day bought back in part. */
 export const shownShortened = (item: Item): boolean => item.type === 'memory' && (item.status === 'degraded' || item.opening !== undefined);
+
+/** A memory's first `count` sentences, headings left out: what a shortened memory shows (`PackageInput.readOpening`). */
+export function openingOf(input: Pick<PackageInput, 'readMemory' | 'readOpening'>, memory: Memory, count: number): string[] {
+  if (input.readOpening) return input.readOpening(memory, count);
+  return input
+    .readMemory(memory)
+    .sentences.filter((sentence) => sentence.role !== 'heading')
+    .slice(0, count)
+    .map((sentence) => sentence.text);
+}

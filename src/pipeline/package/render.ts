@@ -2,7 +2,7 @@ import { weekOf } from '../../time/periods.js';
 import { stringifyFrontmatter } from '../../vault/frontmatter.js';
 import { type PackageFacts, renderFactsInForce, renderUnresolved } from './facts.js';
 import { memoryHeading } from './items.js';
-import { type Item, type PackageInput, shownShortened } from './model.js';
+import { type Item, openingOf, type PackageInput, shownShortened } from './model.js';
 import { type LeftOutPrefix, pastLeftOut } from './left-out-prefix.js';
 
 /** The package's text: header, critical section, history from oldest to newest, and what was left out. */
@@ -96,11 +96,7 @@ function memoryRuns(items: readonly Item[]): Map<number, string> {
 /** A degraded memory's first sentence (shortened over budget), or an included one's opening sentences (a day bought back in part). */
 function shortened(item: Item, input: PackageInput): string {
   const memory = item.memory!;
-  const sentences = input
-    .readMemory(memory)
-    .sentences.filter((sentence) => sentence.role !== 'heading')
-    .slice(0, item.opening ?? 1)
-    .map((sentence) => sentence.text);
+  const sentences = openingOf(input, memory, item.opening ?? 1);
   const note = item.opening ? `(opening only; \`memvault zoom ${memory.day}\` has it in full)` : '(shortened to fit the budget)';
   return `### ${memoryHeading(memory)}\n\n${sentences.join(' ')} ${note}`;
 }
