@@ -189,9 +189,10 @@ function checkShard(
   shard: { key: string; dir: string; file: string; files: ShardFile[] },
 ): ChangedShard | undefined {
   const { key, file, files } = shard;
-  const digest = createHash('sha256').update(run.head);
-  for (const f of files) digest.update(shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined));
-  const mine = { digest: digest.digest('hex'), size: 0, mtimeMs: 0 };
+  // One update over the joined lines (the same digest as one per file, which cost ~20–40 ms over 21,000 files).
+  let lines = run.head;
+  for (const f of files) lines += shardDigestLine(f.path, f.entry.sha256, f.entry.headings !== undefined);
+  const mine = { digest: createHash('sha256').update(lines).digest('hex'), size: 0, mtimeMs: 0 };
   // Lines are sorted by path as `files` is, so a shard read whole by this process has the digest its files give.
   const before = run.state.shards[key] ?? shardReadWhole(run.vaultDir, key);
   const stat = statOrUndefined(file);
