@@ -90,8 +90,10 @@ const RANK: Record<Importance, number> = { pinned: 3, high: 2, normal: 1, low: 0
 /** `minShingles`: memories with fewer shingles take no part (the build's warning skips one-line notes such as `Deployed.`). */
 export function findDuplicates(memories: readonly DuplicateInput[], threshold = DUPLICATE_THRESHOLD, minShingles = 1): DuplicateGroup[] {
   const sets = memories.map((memory) => shingles(memory.text));
-  // Equal values is an equivalence, so the groups below stay groups of memories stating the same values.
-  const values = memories.map((memory) => valuesKey(memory.text));
+  // Equal values is an equivalence, so the groups below stay groups of memories stating the same values. Worked out
+  // only for the memories of candidate pairs (most have none: every memory's values cost ~20 ms of an edit's build).
+  const values: (string | undefined)[] = new Array(memories.length);
+  const valuesAt = (i: number): string => (values[i] ??= valuesKey(memories[i]!.text));
   // Prefix and positional filtering (the PPJoin set-similarity join): with every set's shingles in one global order,
   // rarest first, two sets with Jaccard ≥ t share a shingle among the first |x| − ⌈t·|x|⌉ + 1 of each, and the shingles
   // after a shared one must still be able to make up the overlap the threshold needs. Only prefixes are indexed and
@@ -136,7 +138,7 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
       }
     }
     for (const [y, found] of overlap)
-      if (found > 0 && values[x] === values[y] && jaccard(set, sets[y]!) >= threshold) parent[find(x)] = find(y);
+      if (found > 0 && jaccard(set, sets[y]!) >= threshold && valuesAt(x) === valuesAt(y)) parent[find(x)] = find(y);
     for (let i = 0; i < prefix; i++) {
       const list = index.get(tokens[i]!);
       if (list) list.push({ at: x, position: i });
