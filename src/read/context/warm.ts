@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { ensureSearchIndex } from '../../search/store.js';
 import type { SearchIndex } from '../../search/index.js';
 import { resolveRelativeDates } from '../../retention/dates.js';
@@ -28,6 +29,14 @@ export interface IndexTopic {
   path: string;
   terms: string[];
 }
+
+/**
+ * What a context reads of `index.json` (a file that arrives with a clone): each stream's name and its topics, a topic
+ * that is not as written here left out on its own (the rest of the file is the build's, vault-index-file.ts).
+ */
+const indexFile = z.object({ streams: z.array(z.unknown()).optional() });
+const indexStream = z.object({ name: z.string(), topics: z.array(z.unknown()) });
+const indexTopic = z.object({ period: z.string(), path: z.string(), terms: z.array(z.string()) });
 
 interface Memo {
   tokens: Map<string, number>;
@@ -135,13 +144,16 @@ export function topicsOf(vault: ReadVault, stream: string): IndexTopic[] {
   if (memo.topics?.stamp !== stamp) {
     const byStream = new Map<string, IndexTopic[]>();
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { streams?: { name?: unknown; topics?: unknown }[] };
-      for (const s of parsed.streams ?? []) {
-        if (typeof s.name !== 'string' || !Array.isArray(s.topics)) continue;
-        byStream.set(
-          s.name,
-          (s.topics as IndexTopic[]).filter((t) => typeof t?.period === 'string' && typeof t.path === 'string' && Array.isArray(t.terms)),
-        );
+      const parsed = indexFile.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      for (const stream of parsed.success ? (parsed.data.streams ?? []) : []) {
+        const named = indexStream.safeParse(stream);
+        if (!named.success) continue;
+        const topics: IndexTopic[] = [];
+        for (const topic of named.data.topics) {
+          const checked = indexTopic.safeParse(topic);
+          if (checked.success) topics.push({ period: checked.data.period, path: checked.data.path, terms: checked.data.terms });
+        }
+        byStream.set(named.data.name, topics);
       }
     } catch {
       // Unreadable or not JSON: no topics until the next build writes it again.
