@@ -1,6 +1,5 @@
 import { matchPlan, type MatchPlan, type Vocabulary } from '../../search/match.js';
 import { processTerm, tokenize } from '../../search/index.js';
-import { commonStems, type FillerRule, withoutFiller } from './filler.js';
 
 /**
  * Passages: the part of a memory that answers a query, for when the whole
@@ -297,7 +296,7 @@ function feedbackTerms(
  */
 export function rankPassages(sources: readonly PassageSource[], query: string | PassageQuery, options: PassageOptions = {}): Passage[] {
   const window = options.window ?? 1;
-  const limit = options.limit ?? Number(process.env.MEMVAULT_EXP_LIMIT ?? 64);
+  const limit = options.limit ?? 64;
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
   const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
@@ -306,28 +305,13 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
   const expansion = feedbackTerms(split, plan, first, sources);
   if (expansion.size > 0) first = scoreBlocks(split, plan, expansion);
-  const entityWeight = Number(process.env.MEMVAULT_EXP_ENT ?? 0);
-  if (entityWeight > 0) {
-    const names = entityTerms(split, plan, first, sources, Number(process.env.MEMVAULT_EXP_ENTK ?? 5));
-    for (const n of names) if (!expansion.has(n)) expansion.set(n, entityWeight);
-    if (names.size > 0) first = scoreBlocks(split, plan, expansion);
-  }
-  let ranked = first
+  const ranked = first
     // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.
     .map(({ d, b, score }) => ({ d, b, score: score * byMemory(sources[d]!.weight) }))
     .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b);
-  const sessionWeight = Number(process.env.MEMVAULT_EXP_SESS ?? 0);
-  if (sessionWeight > 0) ranked = withSessionEntities(split, plan, ranked, sessionWeight);
   // Blocks that hold a query (or feedback) word: a block before a hit is worth its room only when it is one of them.
-  const filler = fillerRule(split, plan, expansion);
-  const rareOnly = process.env.MEMVAULT_EXP_RARE === '1';
-  const matching = new Set(
-    first
-      .filter(({ d, b }) => !rareOnly || [...split[d]!.terms[b]!.keys()].some((s) => filler.wanted(s) && !filler.common.has(s)))
-      .map(({ d, b }) => `${d}:${b}`),
-  );
+  const matching = new Set(first.map(({ d, b }) => `${d}:${b}`));
   const taken = sources.map(() => new Set<number>());
-  const mode = process.env.MEMVAULT_EXP_FILLER ?? 'off';
   const out: Passage[] = [];
   for (const { d, b, score } of ranked) {
     if (out.length >= limit) break;
@@ -351,110 +335,15 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
     if (last < blocks[d]!.length - 1 && !taken[d]!.has(last + 1) && endsWithQuestion(blocks[d]![last]!)) last++;
     for (let i = first; i <= last; i++) taken[d]!.add(i);
     const source = sources[d]!;
-    const quoted: { text: string; line: number }[] = [];
-    for (let i = first; i <= last; i++) {
-      const raw = blocks[d]![i]!;
-      const answers = i > 0 && endsWithQuestion(blocks[d]![i - 1]!);
-      let text = raw;
-      if (mode === 'sent' || (mode === 'nb' && i !== b)) text = withoutFiller(raw, filler, answers);
-      else if (mode === 'block' && i !== b && withoutFiller(raw, filler, answers) === '') text = '';
-      if (text) quoted.push({ text, line: split[d]!.lines[i]! });
-    }
-    if (quoted.length === 0) continue;
     out.push({
       path: source.path,
       first,
       last,
       blocks: blocks[d]!.length,
-      line: quoted[0]!.line,
-      text: quoted.map((q) => q.text).join('\n\n'),
+      line: split[d]!.lines[first]!,
+      text: blocks[d]!.slice(first, last + 1).join('\n\n'),
       score: Math.round(score * 1000) / 1000,
     });
   }
   return out;
-}
-
-/** What counts as filler in these blocks: sentences of common words only, none the query or its feedback round matches. */
-function fillerRule(split: readonly Split[], query: PassageQuery, expansion: ReadonlyMap<string, number>): FillerRule {
-  const exact = new Set(query.terms);
-  return {
-    stemsOf: (text) => tokenize(text).map(stem).filter(Boolean),
-    common: commonStems(split.flatMap((x) => x.terms)),
-    wanted: (s) =>
-      process.env.MEMVAULT_EXP_WANTCOMMON !== '0' && (exact.has(s) || expansion.has(s) || query.prefixes.some((p) => s.startsWith(p))),
-  };
-}
-
-/** Speakers' names open chat turns (`Caroline: …`): in every turn of theirs, they mark none. */
-const TURN_SPEAKER = /^([^\s:][^:\n]{0,39}):\s/;
-
-/**
- * The names (capitalised words inside a sentence: people, places, titles) of the `top` best blocks of a round that
- * the query does not name and no speaker bears: what a second round follows to the other turns about the same things.
- */
-function entityTerms(
-  split: readonly Split[],
-  query: PassageQuery,
-  scored: readonly { d: number; b: number; score: number }[],
-  sources: readonly PassageSource[],
-  top: number,
-): Set<string> {
-  const best = scored
-    .map(({ d, b, score }) => ({ d, b, score: score * byMemory(sources[d]!.weight) }))
-    .sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b)
-    .slice(0, top);
-  const speakers = new Set<string>();
-  for (const x of split)
-    for (const block of x.blocks) {
-      const m = TURN_SPEAKER.exec(block);
-      if (m) for (const w of tokenize(m[1]!)) speakers.add(stem(w));
-    }
-  const known = new Set(query.terms);
-  const out = new Set<string>();
-  for (const { d, b } of best) {
-    const text = split[d]!.blocks[b]!.replace(TURN_SPEAKER, '');
-    for (const m of text.matchAll(/(?<![.!?:]\s|^|["“([]\s*)\b\p{Lu}[\p{L}'’-]+/gu)) {
-      for (const w of tokenize(m[0])) {
-        const s = stem(w);
-        if (s && !known.has(s) && !speakers.has(s) && !query.prefixes.some((p) => s.startsWith(p))) out.add(s);
-      }
-    }
-  }
-  return out;
-}
-
-/** Breadth: in a memory holding several of the best hits, its other blocks naming those hits' entities, scored below them. */
-function withSessionEntities(
-  split: readonly Split[],
-  query: PassageQuery,
-  ranked: { d: number; b: number; score: number }[],
-  weight: number,
-): { d: number; b: number; score: number }[] {
-  const top = ranked.slice(0, Number(process.env.MEMVAULT_EXP_SESSK ?? 10));
-  const byDoc = new Map<number, { b: number; score: number }[]>();
-  for (const { d, b, score } of top) byDoc.set(d, [...(byDoc.get(d) ?? []), { b, score }]);
-  const scoreOf = new Map(ranked.map((r) => [`${r.d}:${r.b}`, r]));
-  for (const [d, hits] of byDoc) {
-    if (hits.length < 2) continue;
-    const names = entityTerms(
-      split,
-      query,
-      hits.map((h) => ({ d, b: h.b, score: h.score })),
-      split.map(() => ({ path: '', body: '', weight: 1 })),
-      hits.length,
-    );
-    if (names.size === 0) continue;
-    const floor = weight * Math.min(...hits.map((h) => h.score));
-    split[d]!.terms.forEach((counts, b) => {
-      if (![...counts.keys()].some((s) => names.has(s))) return;
-      const known = scoreOf.get(`${d}:${b}`);
-      if (known) known.score = Math.max(known.score, floor);
-      else {
-        const added = { d, b, score: floor };
-        ranked.push(added);
-        scoreOf.set(`${d}:${b}`, added);
-      }
-    });
-  }
-  return ranked.sort((x, y) => y.score - x.score || x.d - y.d || x.b - y.b);
 }
