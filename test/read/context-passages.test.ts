@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
+import { asksForName, blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
 import { roundRobinBy } from '../../src/read/context/relevant.js';
 
 /** Passages (the part of a memory a context quotes) and the interleaving of signals: pure functions, in-process. */
@@ -144,6 +144,29 @@ describe('rankPassages', () => {
     expect(passages[0]).toMatchObject({ first: 0, last: 0 });
     // Block 5 has no word of the query; it shares "Yosemite" and "Glacier Point" with the best block. The printer does not come.
     expect(passages.map((p) => p.first)).toEqual([0, 5]);
+  });
+
+  it('ranks the turn that names something first when the question asks for a name', () => {
+    const talk = [
+      'Jon: Hey Gina! Busy week at the studio, lots of new students.',
+      'Gina: Nice, glad it is going well.',
+      'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
+      'Gina: Sounds lovely, Jon.',
+      'Jon: The studio needs new mirrors.',
+    ].join('\n\n');
+    const source = [{ path: 'm/s.md', body: talk, weight: 1 }];
+    // "city" is in no turn; every turn of Jon's holds "jon". The trip to Rome names a place (Gina and Jon, the speakers, do not count).
+    const [best] = rankPassages(source, 'Which city has Jon visited?', { window: 0 });
+    expect(best!.text).toContain('Rome');
+    // A question that asks for no name ranks by its words alone: the short turn first.
+    expect(rankPassages(source, 'How is Jon doing?', { window: 0 })[0]!.text).not.toContain('Rome');
+  });
+
+  it('tells a question that asks for a name', () => {
+    for (const q of ['Where did Jon go last week?', 'Which city has Jon visited?', 'What books has Gina read?', 'Who gave Ana the card?'])
+      expect(asksForName(q), q).toBe(true);
+    for (const q of ['What activities does Melanie partake in?', 'When did Jon open the studio?', 'How many kids?'])
+      expect(asksForName(q), q).toBe(false);
   });
 
   it('is deterministic and respects the limit', () => {
