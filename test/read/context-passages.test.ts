@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asksForName, blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
-import { roundRobinBy } from '../../src/read/context/relevant.js';
+import { relevantFor, roundRobinBy } from '../../src/read/context/relevant.js';
+import type { Memory } from '../../src/vault/model.js';
 
 /** Passages (the part of a memory a context quotes) and the interleaving of signals: pure functions, in-process. */
 
@@ -160,6 +161,27 @@ describe('rankPassages', () => {
     expect(best!.text).toContain('Rome');
     // A question that asks for no name ranks by its words alone: the short turn first.
     expect(rankPassages(source, 'How is Jon doing?', { window: 0 })[0]!.text).not.toContain('Rome');
+  });
+
+  it('asks for a name through the relevant tier too, where the search hands over its match plan', () => {
+    const body = [
+      'Jon: Hey Gina! Busy week at the studio, lots of new students.',
+      'Gina: Nice, glad it is going well.',
+      'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
+      'Gina: Sounds lovely, Jon.',
+      'Jon: The studio needs new mirrors.',
+    ].join('\n\n');
+    const path = 'c/memories/2023-05-01-s1.md';
+    const [first] = relevantFor({
+      query: 'Which city has Jon visited?',
+      terms: { terms: ['citi', 'jon', 'visit'], prefixes: [] },
+      hits: [{ path, score: 1 }],
+      byPath: new Map([[path, { path, day: '2023-05-01' } as unknown as Memory]]),
+      bodyOf: () => body,
+      ladder: (p) => [{ source: p, label: p, text: body }],
+      memoryVersion: (m) => ({ source: m.path, label: m.path, text: body }),
+    });
+    expect(first!.versions[0]!.text).toContain('Rome');
   });
 
   it('tells a question that asks for a name', () => {
