@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asksForName, blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
+import { answerKinds } from '../../src/read/context/answer-kinds.js';
+import { blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
 import { relevantFor, roundRobinBy } from '../../src/read/context/relevant.js';
 import type { Memory } from '../../src/vault/model.js';
 
@@ -184,11 +185,25 @@ describe('rankPassages', () => {
     expect(first!.versions[0]!.text).toContain('Rome');
   });
 
-  it('tells a question that asks for a name', () => {
+  it('ranks the turn that dates something first when the question asks when', () => {
+    const talk = [
+      'Ana: The new bakery on the corner has great bread.',
+      'Ben: I should try it, Ana.',
+      'Ana: I went to the bakery opening yesterday (7 May 2023) and the owner gave out free rolls to everyone who came by.',
+      'Ben: Lucky you.',
+    ].join('\n\n');
+    const source = [{ path: 'm/b.md', body: talk, weight: 1 }];
+    // Both of Ana's bakery turns hold the query's words; the longer one says when.
+    expect(rankPassages(source, 'When did Ana go to the bakery?', { window: 0 })[0]!.text).toContain('7 May 2023');
+    expect(rankPassages(source, 'Does Ana like the bakery?', { window: 0 })[0]!.text).not.toContain('7 May 2023');
+  });
+
+  it('tells the kind of answer a question asks for', () => {
     for (const q of ['Where did Jon go last week?', 'Which city has Jon visited?', 'What books has Gina read?', 'Who gave Ana the card?'])
-      expect(asksForName(q), q).toBe(true);
-    for (const q of ['What activities does Melanie partake in?', 'When did Jon open the studio?', 'How many kids?'])
-      expect(asksForName(q), q).toBe(false);
+      expect(answerKinds(q), q).toEqual(['name']);
+    for (const q of ['When did Jon open the studio?', 'What year did Ana move?']) expect(answerKinds(q), q).toEqual(['time']);
+    expect(answerKinds('When did Jon visit Rome, and where else?')).toEqual(['name', 'time']);
+    for (const q of ['What activities does Melanie partake in?', 'How many kids?']) expect(answerKinds(q), q).toEqual([]);
   });
 
   it('is deterministic and respects the limit', () => {

@@ -1,5 +1,6 @@
 import { matchPlan, type MatchPlan, type Vocabulary } from '../../search/match.js';
 import { processTerm, tokenize } from '../../search/index.js';
+import { answerKinds, answerTerm, answerTermsOf, isAnswerTerm, speakersOf } from './answer-kinds.js';
 
 /**
  * Passages: the part of a memory that answers a query, for when the whole
@@ -42,6 +43,7 @@ function splitOf(body: string): Split {
     const blocks = spans.map((span) => span.text);
     const terms: Map<string, number>[] = [];
     const lengths: number[] = [];
+    // Chat turns' speakers: their names are no answer to a question asking for a name.
     const speakers = speakersOf(blocks);
     for (const block of blocks) {
       const counts = new Map<string, number>();
@@ -50,8 +52,7 @@ function splitOf(body: string): Split {
         const s = stem(word);
         if (s) counts.set(s, (counts.get(s) ?? 0) + 1);
       }
-      const names = namesIn(block, speakers);
-      if (names > 0) counts.set(NAME_TERM, names);
+      for (const [term, n] of answerTermsOf(block, speakers)) counts.set(term, n);
       terms.push(counts);
       lengths.push(words.length);
     }
@@ -266,7 +267,7 @@ function feedbackTerms(
   for (const { d, b } of top) {
     const length = Math.max(1, split[d]!.lengths[b]!);
     for (const [s, n] of split[d]!.terms[b]!)
-      if (s !== NAME_TERM && !known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
+      if (!isAnswerTerm(s) && !known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
   }
   if (share.size === 0) return new Map();
   let blocks = 0;
@@ -305,9 +306,10 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
   const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
-  // A question that asks for a name (`where`, `which city`, `who`) also matches the blocks that name something: the
-  // turn that says "Rome" answers "Which city?" without the word city.
-  const named = new Map<string, number>(asksForName(typeof query === 'string' ? query : (options.text ?? '')) ? [[NAME_TERM, 1]] : []);
+  // A question that asks for a name (`where`, `which city`) or a time (`when`) also matches the blocks that name or
+  // date something: the turn that says "Rome" answers "Which city?" without the word city (answer-kinds.ts).
+  const asked = answerKinds(typeof query === 'string' ? query : (options.text ?? ''));
+  const named = new Map(asked.map((kind): [string, number] => [answerTerm(kind), 1]));
   let first = scoreBlocks(split, plan, named);
   // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
   // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
@@ -355,47 +357,4 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
     });
   }
   return out;
-}
-
-/**
- * A pseudo-term that a block holds once per name in it (no analyzer stem starts with a NUL): for a question whose
- * answer is a name it is one more query word, weighted 1 like the others and by its rarity among the blocks like any
- * word (BM25), so a block that names something ranks as if it held one of the question's words. Measured on LoCoMo
- * and REALTALK (docs/context.md).
- */
-const NAME_TERM = '\u0000name';
-
-/** A question whose answer is a name: a place, a person, a title (`where`, `who`, `which city`, `what book`). */
-export function asksForName(question: string): boolean {
-  return /\b(?:where|who|whom)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:city|cities|country|countries|place|places|state|states|town|towns|name|names|band|bands|book|books|movie|movies|film|films|show|shows|song|songs|game|games|restaurant|restaurants|store|stores|shop|shops|artist|artists|team|teams|brand|brands)\b/i.test(
-    question,
-  );
-}
-
-/** Speakers of a chat body (`Caroline: …` opening its blocks), lower case: their names are no answer. */
-function speakersOf(blocks: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  for (const block of blocks) {
-    const m = /^([^\s:][^:\n]{0,39}):\s/.exec(block);
-    if (m) for (const w of m[1]!.toLowerCase().split(/\s+/)) out.add(w);
-  }
-  return out;
-}
-
-/** Capitalised words that name no one thing: months and weekdays (a date is no name), `I` (`I'm`). */
-const NOT_NAMES = new Set(
-  'january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday i'.split(
-    ' ',
-  ),
-);
-
-/** Capitalised words inside a sentence (not its first word) that are no speaker and no month or weekday: names. */
-function namesIn(block: string, speakers: ReadonlySet<string>): number {
-  let n = 0;
-  const text = block.replace(/^[^\s:][^:\n]{0,39}:\s/, '');
-  for (const m of text.matchAll(/(?<![.!?:]\s|^|["“([]\s*)\b\p{Lu}[\p{L}'’-]+/gu)) {
-    const word = m[0].toLowerCase().replace(/['’].*$/, '');
-    if (!speakers.has(word) && !NOT_NAMES.has(word)) n++;
-  }
-  return n;
 }
