@@ -198,12 +198,25 @@ describe('rankPassages', () => {
     expect(rankPassages(source, 'Does Ana like the bakery?', { window: 0 })[0]!.text).not.toContain('7 May 2023');
   });
 
+  it('ranks the turn that counts first when the question asks how many', () => {
+    const talk = [
+      'Ana: The kids love the park.',
+      'Ben: Nice, Ana.',
+      'Ana: I have three kids and they all play football on weekends with their friends from school.',
+      'Ben: Busy weekends!',
+    ].join('\n\n');
+    const source = [{ path: 'm/k.md', body: talk, weight: 1 }];
+    expect(rankPassages(source, 'How many kids does Ana have?', { window: 0 })[0]!.text).toContain('three kids');
+    expect(rankPassages(source, 'Do the kids of Ana like the park?', { window: 0 })[0]!.text).not.toContain('three kids');
+  });
+
   it('tells the kind of answer a question asks for', () => {
     for (const q of ['Where did Jon go last week?', 'Which city has Jon visited?', 'What books has Gina read?', 'Who gave Ana the card?'])
       expect(answerKinds(q), q).toEqual(['name']);
     for (const q of ['When did Jon open the studio?', 'What year did Ana move?']) expect(answerKinds(q), q).toEqual(['time']);
     expect(answerKinds('When did Jon visit Rome, and where else?')).toEqual(['name', 'time']);
-    for (const q of ['What activities does Melanie partake in?', 'How many kids?']) expect(answerKinds(q), q).toEqual([]);
+    for (const q of ['How many kids does Ana have?', 'How long has Jon been dancing?']) expect(answerKinds(q), q).toEqual(['count']);
+    for (const q of ['What activities does Melanie partake in?', 'Why did Gina open a store?']) expect(answerKinds(q), q).toEqual([]);
   });
 
   it('is deterministic and respects the limit', () => {

@@ -3,7 +3,9 @@
  * question whose answer is a name (`where`, `who`, `which city`) is answered
  * by a turn that names something ("a short trip to Rome"), one whose answer
  * is a time (`when`) by a turn that dates something ("yesterday (7 May
- * 2023)", "in March"), though neither holds the question's words. Each kind
+ * 2023)", "in March"), one that asks how many or how long by a turn that
+ * counts ("three kids", "for 7 years"), though none holds the question's
+ * words. Each kind
  * is a pseudo-term (it starts with a NUL, which no analyzer stem does) that a
  * block holds once per name or date in it; for a question of that kind it is
  * one more query word, weighted 1 like the others and by its rarity among the
@@ -11,7 +13,7 @@
  * (docs/context.md). Pure.
  */
 
-export type AnswerKind = 'name' | 'time';
+export type AnswerKind = 'name' | 'time' | 'count';
 
 /** The pseudo-term of a kind, as a block's stem counts hold it. */
 export const answerTerm = (kind: AnswerKind): string => `\u0000${kind}`;
@@ -24,12 +26,15 @@ const ASKS_NAME =
   /\b(?:where|who|whom)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:city|cities|country|countries|place|places|state|states|town|towns|name|names|band|bands|book|books|movie|movies|film|films|show|shows|song|songs|game|games|restaurant|restaurants|store|stores|shop|shops|artist|artists|team|teams|brand|brands)\b/i;
 /** `when`, `what year/month/day/date/time`, `how long ago`. */
 const ASKS_TIME = /\bwhen\b|\bwhat\s+(?:year|month|day|date|time)\b|\bhow long ago\b/i;
+/** `how many`, `how much`, `how long`, `how old`, `how often`, `how far`. */
+const ASKS_COUNT = /\bhow\s+(?:many|much|long|old|often|far)\b/i;
 
 /** The kinds of answer a question asks for (none for most: "What activities does Melanie partake in?"). */
 export function answerKinds(question: string): AnswerKind[] {
   const out: AnswerKind[] = [];
   if (ASKS_NAME.test(question)) out.push('name');
   if (ASKS_TIME.test(question)) out.push('time');
+  if (ASKS_COUNT.test(question)) out.push('count');
   return out;
 }
 
@@ -46,13 +51,15 @@ export function speakersOf(blocks: readonly string[]): Set<string> {
   return out;
 }
 
-/** The pseudo-terms a block holds, with their counts: its names and its dates. */
+/** The pseudo-terms a block holds, with their counts: its names, its dates and its numbers. */
 export function answerTermsOf(block: string, speakers: ReadonlySet<string>): [string, number][] {
   const out: [string, number][] = [];
   const names = namesIn(block, speakers);
   if (names > 0) out.push([answerTerm('name'), names]);
   const dates = datesIn(block);
   if (dates > 0) out.push([answerTerm('time'), dates]);
+  const numbers = block.match(NUMBERS)?.length ?? 0;
+  if (numbers > 0) out.push([answerTerm('count'), numbers]);
   return out;
 }
 
@@ -82,3 +89,7 @@ const DATES = new RegExp(
 function datesIn(block: string): number {
   return block.match(DATES)?.length ?? 0;
 }
+
+/** A number in digits or words, or a word that counts (`twice`, `a few`, `a dozen`). */
+const NUMBERS =
+  /\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|hundred|thousand|dozen|once|twice|couple|few|several)\b/gi;
