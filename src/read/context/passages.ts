@@ -32,6 +32,23 @@ interface Split {
   lines: number[];
   terms: Map<string, number>[];
   lengths: number[];
+  /** Whether `terms` hold the answer kinds' pseudo-terms (added the first time a question asks for a kind). */
+  answers: boolean;
+}
+
+/**
+ * Adds the answer kinds' pseudo-terms (names, dates, numbers) to a split's stem counts, once: only a question that
+ * asks for a kind weighs them, so a split without them ranks every other question the same, and a request that asks
+ * for none pays nothing.
+ */
+function withAnswerTerms(split: Split): void {
+  if (split.answers) return;
+  // Chat turns' speakers: their names are no answer to a question asking for a name.
+  const speakers = speakersOf(split.blocks);
+  split.blocks.forEach((block, b) => {
+    for (const [term, n] of answerTermsOf(block, speakers)) split.terms[b]!.set(term, n);
+  });
+  split.answers = true;
 }
 
 /** Splits remembered by body: the same memories come back request after request. */
@@ -43,8 +60,6 @@ function splitOf(body: string): Split {
     const blocks = spans.map((span) => span.text);
     const terms: Map<string, number>[] = [];
     const lengths: number[] = [];
-    // Chat turns' speakers: their names are no answer to a question asking for a name.
-    const speakers = speakersOf(blocks);
     for (const block of blocks) {
       const counts = new Map<string, number>();
       const words = tokenize(block);
@@ -52,11 +67,10 @@ function splitOf(body: string): Split {
         const s = stem(word);
         if (s) counts.set(s, (counts.get(s) ?? 0) + 1);
       }
-      for (const [term, n] of answerTermsOf(block, speakers)) counts.set(term, n);
       terms.push(counts);
       lengths.push(words.length);
     }
-    out = { blocks, lines: spans.map((span) => span.line), terms, lengths };
+    out = { blocks, lines: spans.map((span) => span.line), terms, lengths, answers: false };
     if (splits.size >= 20_000) splits.clear();
     splits.set(body, out);
   }
@@ -310,6 +324,7 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   // date something: the turn that says "Rome" answers "Which city?" without the word city (answer-kinds.ts).
   const asked = answerKinds(typeof query === 'string' ? query : (options.text ?? ''));
   const named = new Map(asked.map((kind): [string, number] => [answerTerm(kind), 1]));
+  if (asked.length > 0) for (const x of split) withAnswerTerms(x);
   let first = scoreBlocks(split, plan, named);
   // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
   // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
