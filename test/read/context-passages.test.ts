@@ -16,6 +16,15 @@ const chat = [
   'Ana: Sure.',
 ].join('\n\n');
 
+/** A chat where the answer to "Which city?" names the city and not the word: only a name tells it. */
+const trip = [
+  'Jon: Hey Gina! Busy week at the studio, lots of new students.',
+  'Gina: Nice, glad it is going well.',
+  'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
+  'Gina: Sounds lovely, Jon.',
+  'Jon: The studio needs new mirrors.',
+].join('\n\n');
+
 describe('blocksOf', () => {
   it('splits a body into paragraphs and cuts a long one at sentence ends', () => {
     expect(blocksOf('One.\n\n  \nTwo\nlines.\n\n')).toEqual(['One.', 'Two\nlines.']);
@@ -149,14 +158,7 @@ describe('rankPassages', () => {
   });
 
   it('ranks the turn that names something first when the question asks for a name', () => {
-    const talk = [
-      'Jon: Hey Gina! Busy week at the studio, lots of new students.',
-      'Gina: Nice, glad it is going well.',
-      'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
-      'Gina: Sounds lovely, Jon.',
-      'Jon: The studio needs new mirrors.',
-    ].join('\n\n');
-    const source = [{ path: 'm/s.md', body: talk, weight: 1 }];
+    const source = [{ path: 'm/s.md', body: trip, weight: 1 }];
     // "city" is in no turn; every turn of Jon's holds "jon". The trip to Rome names a place (Gina and Jon, the speakers, do not count).
     const [best] = rankPassages(source, 'Which city has Jon visited?', { window: 0 });
     expect(best!.text).toContain('Rome');
@@ -165,49 +167,40 @@ describe('rankPassages', () => {
   });
 
   it('asks for a name through the relevant tier too, where the search hands over its match plan', () => {
-    const body = [
-      'Jon: Hey Gina! Busy week at the studio, lots of new students.',
-      'Gina: Nice, glad it is going well.',
-      'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
-      'Gina: Sounds lovely, Jon.',
-      'Jon: The studio needs new mirrors.',
-    ].join('\n\n');
     const path = 'c/memories/2023-05-01-s1.md';
     const [first] = relevantFor({
       query: 'Which city has Jon visited?',
       terms: { terms: ['citi', 'jon', 'visit'], prefixes: [] },
       hits: [{ path, score: 1 }],
       byPath: new Map([[path, { path, day: '2023-05-01' } as unknown as Memory]]),
-      bodyOf: () => body,
-      ladder: (p) => [{ source: p, label: p, text: body }],
-      memoryVersion: (m) => ({ source: m.path, label: m.path, text: body }),
+      bodyOf: () => trip,
+      ladder: (p) => [{ source: p, label: p, text: trip }],
+      memoryVersion: (m) => ({ source: m.path, label: m.path, text: trip }),
     });
     expect(first!.versions[0]!.text).toContain('Rome');
   });
 
-  it('ranks the turn that dates something first when the question asks when', () => {
-    const talk = [
-      'Ana: The new bakery on the corner has great bread.',
-      'Ben: I should try it, Ana.',
-      'Ana: I went to the bakery opening yesterday (7 May 2023) and the owner gave out free rolls to everyone who came by.',
-      'Ben: Lucky you.',
-    ].join('\n\n');
-    const source = [{ path: 'm/b.md', body: talk, weight: 1 }];
-    // Both of Ana's bakery turns hold the query's words; the longer one says when.
-    expect(rankPassages(source, 'When did Ana go to the bakery?', { window: 0 })[0]!.text).toContain('7 May 2023');
-    expect(rankPassages(source, 'Does Ana like the bakery?', { window: 0 })[0]!.text).not.toContain('7 May 2023');
-  });
-
-  it('ranks the turn that counts first when the question asks how many', () => {
-    const talk = [
-      'Ana: The kids love the park.',
-      'Ben: Nice, Ana.',
-      'Ana: I have three kids and they all play football on weekends with their friends from school.',
-      'Ben: Busy weekends!',
-    ].join('\n\n');
-    const source = [{ path: 'm/k.md', body: talk, weight: 1 }];
-    expect(rankPassages(source, 'How many kids does Ana have?', { window: 0 })[0]!.text).toContain('three kids');
-    expect(rankPassages(source, 'Do the kids of Ana like the park?', { window: 0 })[0]!.text).not.toContain('three kids');
+  // Both of Ana's turns hold the query's words; the longer one dates (counts) what the question asks when (how many) of.
+  it.each([
+    {
+      kind: 'a time',
+      turns: ['The new bakery on the corner has great bread.', 'I went to the bakery opening yesterday (7 May 2023) and got free rolls.'],
+      asks: 'When did Ana go to the bakery?',
+      other: 'Does Ana like the bakery?',
+      answer: '7 May 2023',
+    },
+    {
+      kind: 'a count',
+      turns: ['The kids love the park.', 'I have three kids and they all play football on weekends with their friends.'],
+      asks: 'How many kids does Ana have?',
+      other: 'Do the kids of Ana like the park?',
+      answer: 'three kids',
+    },
+  ])('ranks the turn that holds $kind first when the question asks for one', ({ turns, asks, other, answer }) => {
+    const talk = [`Ana: ${turns[0]}`, 'Ben: Nice, Ana.', `Ana: ${turns[1]}`, 'Ben: Lucky you.'].join('\n\n');
+    const source = [{ path: 'm/a.md', body: talk, weight: 1 }];
+    expect(rankPassages(source, asks, { window: 0 })[0]!.text).toContain(answer);
+    expect(rankPassages(source, other, { window: 0 })[0]!.text).not.toContain(answer);
   });
 
   it('tells the kind of answer a question asks for', () => {
