@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { answerKinds } from '../../src/read/context/answer-kinds.js';
 import { blockSpans, blocksOf, rankPassages } from '../../src/read/context/passages.js';
-import { roundRobinBy } from '../../src/read/context/relevant.js';
+import { relevantFor, roundRobinBy } from '../../src/read/context/relevant.js';
+import type { Memory } from '../../src/vault/model.js';
 
 /** Passages (the part of a memory a context quotes) and the interleaving of signals: pure functions, in-process. */
 
@@ -12,6 +14,15 @@ const chat = [
   'Ana: Then we patch the mapper.',
   'Cy: Lunch at noon?',
   'Ana: Sure.',
+].join('\n\n');
+
+/** A chat where the answer to "Which city?" names the city and not the word: only a name tells it. */
+const trip = [
+  'Jon: Hey Gina! Busy week at the studio, lots of new students.',
+  'Gina: Nice, glad it is going well.',
+  'Jon: Took a short trip last week to Rome to clear my mind a little before the recital season starts again.',
+  'Gina: Sounds lovely, Jon.',
+  'Jon: The studio needs new mirrors.',
 ].join('\n\n');
 
 describe('blocksOf', () => {
@@ -144,6 +155,61 @@ describe('rankPassages', () => {
     expect(passages[0]).toMatchObject({ first: 0, last: 0 });
     // Block 5 has no word of the query; it shares "Yosemite" and "Glacier Point" with the best block. The printer does not come.
     expect(passages.map((p) => p.first)).toEqual([0, 5]);
+  });
+
+  it('ranks the turn that names something first when the question asks for a name', () => {
+    const source = [{ path: 'm/s.md', body: trip, weight: 1 }];
+    // "city" is in no turn; every turn of Jon's holds "jon". The trip to Rome names a place (Gina and Jon, the speakers, do not count).
+    const [best] = rankPassages(source, 'Which city has Jon visited?', { window: 0 });
+    expect(best!.text).toContain('Rome');
+    // A question that asks for no name ranks by its words alone: the short turn first.
+    expect(rankPassages(source, 'How is Jon doing?', { window: 0 })[0]!.text).not.toContain('Rome');
+  });
+
+  it('asks for a name through the relevant tier too, where the search hands over its match plan', () => {
+    const path = 'c/memories/2023-05-01-s1.md';
+    const [first] = relevantFor({
+      query: 'Which city has Jon visited?',
+      terms: { terms: ['citi', 'jon', 'visit'], prefixes: [] },
+      hits: [{ path, score: 1 }],
+      byPath: new Map([[path, { path, day: '2023-05-01' } as unknown as Memory]]),
+      bodyOf: () => trip,
+      ladder: (p) => [{ source: p, label: p, text: trip }],
+      memoryVersion: (m) => ({ source: m.path, label: m.path, text: trip }),
+    });
+    expect(first!.versions[0]!.text).toContain('Rome');
+  });
+
+  // Both of Ana's turns hold the query's words; the longer one dates (counts) what the question asks when (how many) of.
+  it.each([
+    {
+      kind: 'a time',
+      turns: ['The new bakery on the corner has great bread.', 'I went to the bakery opening yesterday (7 May 2023) and got free rolls.'],
+      asks: 'When did Ana go to the bakery?',
+      other: 'Does Ana like the bakery?',
+      answer: '7 May 2023',
+    },
+    {
+      kind: 'a count',
+      turns: ['The kids love the park.', 'I have three kids and they all play football on weekends with their friends.'],
+      asks: 'How many kids does Ana have?',
+      other: 'Do the kids of Ana like the park?',
+      answer: 'three kids',
+    },
+  ])('ranks the turn that holds $kind first when the question asks for one', ({ turns, asks, other, answer }) => {
+    const talk = [`Ana: ${turns[0]}`, 'Ben: Nice, Ana.', `Ana: ${turns[1]}`, 'Ben: Lucky you.'].join('\n\n');
+    const source = [{ path: 'm/a.md', body: talk, weight: 1 }];
+    expect(rankPassages(source, asks, { window: 0 })[0]!.text).toContain(answer);
+    expect(rankPassages(source, other, { window: 0 })[0]!.text).not.toContain(answer);
+  });
+
+  it('tells the kind of answer a question asks for', () => {
+    for (const q of ['Where did Jon go last week?', 'Which city has Jon visited?', 'What books has Gina read?', 'Who gave Ana the card?'])
+      expect(answerKinds(q), q).toEqual(['name']);
+    for (const q of ['When did Jon open the studio?', 'What year did Ana move?']) expect(answerKinds(q), q).toEqual(['time']);
+    expect(answerKinds('When did Jon visit Rome, and where else?')).toEqual(['name', 'time']);
+    for (const q of ['How many kids does Ana have?', 'How long has Jon been dancing?']) expect(answerKinds(q), q).toEqual(['count']);
+    for (const q of ['What activities does Melanie partake in?', 'Why did Gina open a store?']) expect(answerKinds(q), q).toEqual([]);
   });
 
   it('is deterministic and respects the limit', () => {

@@ -1,5 +1,6 @@
 import { matchPlan, type MatchPlan, type Vocabulary } from '../../search/match.js';
 import { processTerm, tokenize } from '../../search/index.js';
+import { answerKinds, answerTerm, answerTermsOf, isAnswerTerm, speakersOf } from './answer-kinds.js';
 
 /**
  * Passages: the part of a memory that answers a query, for when the whole
@@ -31,6 +32,23 @@ interface Split {
   lines: number[];
   terms: Map<string, number>[];
   lengths: number[];
+  /** Whether `terms` hold the answer kinds' pseudo-terms (added the first time a question asks for a kind). */
+  answers: boolean;
+}
+
+/**
+ * Adds the answer kinds' pseudo-terms (names, dates, numbers) to a split's stem counts, once: only a question that
+ * asks for a kind weighs them, so a split without them ranks every other question the same, and a request that asks
+ * for none pays nothing.
+ */
+function withAnswerTerms(split: Split): void {
+  if (split.answers) return;
+  // Chat turns' speakers: their names are no answer to a question asking for a name.
+  const speakers = speakersOf(split.blocks);
+  split.blocks.forEach((block, b) => {
+    for (const [term, n] of answerTermsOf(block, speakers)) split.terms[b]!.set(term, n);
+  });
+  split.answers = true;
 }
 
 /** Splits remembered by body: the same memories come back request after request. */
@@ -52,7 +70,7 @@ function splitOf(body: string): Split {
       terms.push(counts);
       lengths.push(words.length);
     }
-    out = { blocks, lines: spans.map((span) => span.line), terms, lengths };
+    out = { blocks, lines: spans.map((span) => span.line), terms, lengths, answers: false };
     if (splits.size >= 20_000) splits.clear();
     splits.set(body, out);
   }
@@ -151,6 +169,8 @@ export interface PassageOptions {
   window?: number;
   /** Passages returned at most (default 64). */
   limit?: number;
+  /** The query as written, when `query` is a match plan (what kind of answer it asks for). */
+  text?: string;
 }
 
 /** The words of a query as the search matches them: exact stems and stems matched as a prefix (match.ts). */
@@ -261,7 +281,7 @@ function feedbackTerms(
   for (const { d, b } of top) {
     const length = Math.max(1, split[d]!.lengths[b]!);
     for (const [s, n] of split[d]!.terms[b]!)
-      if (!known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
+      if (!isAnswerTerm(s) && !known.has(s) && !query.prefixes.some((p) => s.startsWith(p))) share.set(s, (share.get(s) ?? 0) + n / length);
   }
   if (share.size === 0) return new Map();
   let blocks = 0;
@@ -300,10 +320,16 @@ export function rankPassages(sources: readonly PassageSource[], query: string | 
   const split = sources.map((s) => splitOf(s.body));
   const blocks = split.map((x) => x.blocks);
   const plan = typeof query === 'string' ? matchPlan(query, [], EVERY_WORD) : query;
-  let first = scoreBlocks(split, plan);
+  // A question that asks for a name (`where`, `which city`) or a time (`when`) also matches the blocks that name or
+  // date something: the turn that says "Rome" answers "Which city?" without the word city (answer-kinds.ts).
+  const asked = answerKinds(typeof query === 'string' ? query : (options.text ?? ''));
+  const named = new Map(asked.map((kind): [string, number] => [answerTerm(kind), 1]));
+  if (asked.length > 0) for (const x of split) withAnswerTerms(x);
+  let first = scoreBlocks(split, plan, named);
   // A second round on the same blocks: the words that mark the first round's best blocks, added at a small weight
   // (pseudo-relevance feedback), find the turns that answer a question in other words than it asks.
   const expansion = feedbackTerms(split, plan, first, sources);
+  for (const [t, w] of named) expansion.set(t, w);
   if (expansion.size > 0) first = scoreBlocks(split, plan, expansion);
   const ranked = first
     // The document's own match counts too: a block of a memory that is about the query beats the same words in passing.

@@ -49,7 +49,7 @@ export function relevantFor(input: RelevantInput): Candidate[] {
   const sources = memoryHits.map((h) => ({ path: h.path, body: input.bodyOf(h.path) ?? '', weight: weightOf(h) }));
   const out: Candidate[] = [];
   const quoted = new Set<string>();
-  for (const p of rankPassages(sources, withDays(input.terms ?? input.query, days))) {
+  for (const p of rankPassages(sources, withDays(input.terms ?? input.query, days), { text: input.query })) {
     const memory = byPath.get(p.path)!;
     quoted.add(p.path);
     if (p.first === 0 && p.last === p.blocks - 1) {
