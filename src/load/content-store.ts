@@ -26,6 +26,14 @@ export class ContentStore {
   constructor(
     private readonly vaultDir: string,
     private readonly cache: ParseCache,
+    private readonly options: {
+      /**
+       * A memory's opening, when its body is not at hand, from a parse of the body's beginning, neither kept nor counted
+       * (a fresh clone's first build: its cache, seeded from the committed record, holds no parsed body). Otherwise the
+       * body is parsed whole and kept in the parse cache, so the builds after read it back instead of parsing again.
+       */
+      openingsFromBeginning?: boolean;
+    } = {},
   ) {}
 
   remember(sha: string, content: ParsedContent): void {
@@ -66,14 +74,14 @@ export class ContentStore {
   }
 
   /**
-   * A memory's first `count` sentences (headings left out): from its parsed body when one is at hand, else from a
-   * parse of the body's beginning only (vault/opening.ts), neither kept nor counted as parsed: a fresh clone's
-   * package shows ~100 memories by their opening, and parsed each in full for it.
+   * A memory's first `count` sentences (headings left out): from its parsed body when one is at hand; else, in a fresh
+   * clone's first build (`openingsFromBeginning`), from a parse of the body's beginning only (vault/opening.ts): its
+   * package shows ~100 memories by their opening, and parsed each in full for it; else from the body parsed and kept.
    */
   opening(memory: Memory, count: number): string[] {
     const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
-    if (!known) return openingSentences(this.memoryBody(memory), count);
-    return known.sentences
+    if (!known && this.options.openingsFromBeginning) return openingSentences(this.memoryBody(memory), count);
+    return (known ?? this.memory(memory)).sentences
       .filter((sentence) => sentence.role !== 'heading')
       .slice(0, count)
       .map((sentence) => sentence.text);

@@ -83,7 +83,6 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     : options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
   const scanned = onThread ?? Promise.resolve(options.scanned ?? scanStreams(options.vaultDir, sortedStreams));
   const cache = ParseCache.open(options.stateDir, options.timezone);
-  const content = new ContentStore(options.vaultDir, cache);
   const diagnostics: Diagnostic[] = [];
   const found: FoundFile[] = [];
   /** Found files the cache does not hold as they are now. */
@@ -111,6 +110,9 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     options.useRecord === true && missed.length >= MIN_FILES_FOR_RECORD && existsSync(path.join(options.vaultDir, RECORD_DIR))
       ? await seedFromRecord(options.vaultDir, sortedStreams, missed, cache, options.timezone, options.env)
       : undefined;
+  // Seeded from the record, the cache holds no parsed bodies: this build reads the openings the package shows from the
+  // bodies' beginnings; the next builds parse those bodies whole once and keep them.
+  const content = new ContentStore(options.vaultDir, cache, { openingsFromBeginning: seeded !== undefined });
   // The files the cache holds as they are need nothing more (no load session rechecks them here): only the others are read.
   const stats = await refreshFiles(missed, options, cache, content);
   const paths = found.map((file) => file.vaultPath);

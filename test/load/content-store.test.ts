@@ -78,7 +78,7 @@ describe('content store', () => {
   it("gives a memory's opening from its file's beginning when no parsed body is at hand, parsing nothing in full", () => {
     const cache = ParseCache.open(path.join(dir, '.memvault'), 'UTC');
     const vault = path.join(dir, 'vault');
-    const content = new ContentStore(vault, cache);
+    const content = new ContentStore(vault, cache, { openingsFromBeginning: true });
     const text =
       '---\ndate: 2026-01-02\n---\n\n# Session\n\nThe first sentence. The second sentence.\n\nThe third sentence. The fourth one.\n\nThe fifth sentence.\n';
     const bytes = Buffer.from(text);
@@ -95,5 +95,25 @@ describe('content store', () => {
       headings: [],
     });
     expect(content.opening(file, 3)).toEqual(['Known.']);
+  });
+
+  it("parses a memory whole for its opening outside a fresh clone's first build, and keeps it for the next build", () => {
+    const stateDir = path.join(dir, '.memvault');
+    const cache = ParseCache.open(stateDir, 'UTC');
+    const vault = path.join(dir, 'vault');
+    const content = new ContentStore(vault, cache);
+    const text = '---\ndate: 2026-01-02\n---\n\nThe first sentence. The second sentence.\n\nThe third sentence.\n';
+    const bytes = Buffer.from(text);
+    const file: Memory = { ...memory(7), sha256: sha256(bytes) };
+    mkdirSync(path.dirname(path.join(vault, file.path)), { recursive: true });
+    writeFileSync(path.join(vault, file.path), bytes);
+    cache.set(file.path, entryOf(file));
+    expect(content.opening(file, 2)).toEqual(['The first sentence.', 'The second sentence.']);
+    expect(content.parsed).toBe(1);
+    cache.save();
+    // The next build reads the body back from the cache: nothing parsed.
+    const next = new ContentStore(vault, ParseCache.open(stateDir, 'UTC'));
+    expect(next.opening(file, 3)).toEqual(['The first sentence.', 'The second sentence.', 'The third sentence.']);
+    expect(next.parsed).toBe(0);
   });
 });
