@@ -74,10 +74,6 @@ const META_STORE = 'parse-cache';
 /** Lists (or citations) no entry names are removed when there are more of them than this many, and than live ones. */
 const MIN_DEAD_LISTS = 256;
 
-/** The table of memories' citations (see the top of this file); `IF NOT EXISTS`: made by the first open of a store. */
-const CITATIONS_TABLE =
-  'CREATE TABLE IF NOT EXISTS parse_citations (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, citations TEXT NOT NULL) WITHOUT ROWID';
-
 /** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
 const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
 
@@ -116,7 +112,6 @@ export class ParseCache {
     let opened: ParseCache | undefined;
     const readLists = (path: string, sha: string) => opened!.readLists(path, sha);
     const readCitations: CitationsReader = (memories) => opened!.readCitations(memories);
-    store.db.exec(CITATIONS_TABLE);
     // One read transaction: the key, the generation and the rows of one save.
     const generation = store.db.transaction((): number | undefined => {
       if (meta.get('key') !== key) return undefined;
@@ -386,7 +381,6 @@ export function purgeParseCache(stateDir: string): void {
   const store = openStateStore(stateDir);
   // Deleted rows' pages are overwritten with zeros, besides the vacuum below.
   store.db.pragma('secure_delete = ON');
-  store.db.exec(CITATIONS_TABLE);
   store.transaction(() => {
     store.db.exec(
       "DELETE FROM parse_files; DELETE FROM parse_bodies; DELETE FROM parse_lists; DELETE FROM parse_citations; DELETE FROM kv WHERE store IN ('derived', 'rollups')",
