@@ -309,7 +309,8 @@ function countTargets(
   const stored = store.readShardTargets(version);
   const { byShard, computed } = shardTargets(citing, prints, stored);
   const gone = [...stored.keys()].some((shard) => !prints.has(shard));
-  if (!dryRun && (computed.size > 0 || gone)) store.writeShardTargets(version, computed, new Set(prints.keys()));
+  // `byShard` holds every group there is now (stored or counted anew): written whole, the gone ones drop out.
+  if (!dryRun && (computed.size > 0 || gone)) store.writeShardTargets(version, byShard);
   return { targets: mergeTargets([...byShard.values()].map((t) => t.targets)), mayCite: mayCiteOf(citing, byShard) };
 }
 

@@ -91,8 +91,8 @@ export interface CitationStore {
    * fingerprint is its memories' content, and another parser may find other citations in the same content.
    */
   readShardTargets(version: string): Map<string, ShardTargets>;
-  /** Writes the groups of `counted`, and removes the stored groups not in `groups` (every group there is now) or of another version. */
-  writeShardTargets(version: string, counted: ReadonlyMap<string, ShardTargets>, groups: ReadonlySet<string>): void;
+  /** Writes what every group there is now cites (`groups`), in place of the stored groups of any version. */
+  writeShardTargets(version: string, groups: ReadonlyMap<string, ShardTargets>): void;
   /** Changes whenever a verification is written: long-lived readers read the results again on a new stamp. */
   stamp(): string;
   /** Forgets every result (the next build checks everything again). */
@@ -160,12 +160,11 @@ export function openCitationStore(stateDir: string): CitationStore {
     readShardTargets(version) {
       return new Map(Object.entries(kv().shards.get(version) ?? {}));
     },
-    writeShardTargets(version, counted, groups) {
+    writeShardTargets(version, groups) {
       const { shards } = kv();
       state().transaction(() => {
-        const kept = Object.entries(shards.get(version) ?? {}).filter(([group]) => groups.has(group) && !counted.has(group));
         shards.clear();
-        shards.set(version, Object.fromEntries([...kept, ...counted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+        shards.set(version, Object.fromEntries([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
       });
     },
     transaction(work) {

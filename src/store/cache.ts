@@ -38,8 +38,7 @@ import type { Sentence } from '../vault/model.js';
  *   when a stage first asks for a memory's (lazy-citations.ts): the citation
  *   step for the memories that changed or cite a file that did, the committed
  *   record for the lines it writes anew. Content-addressed and cleaned up as
- *   the lists are. Made by `ParseCache.open` when missing (a table of this
- *   cache's own, like its rows' form: no state-store migration).
+ *   the lists are (state-store migration 5).
  * - the `parse-cache` rows of `kv`: the cache's key (version, time zone,
  *   detector: another one empties the cache) and its generation, which every
  *   save that changes an entry moves on.
