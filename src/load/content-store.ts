@@ -6,7 +6,7 @@ import type { ParseCache, ParsedContent } from '../store/cache.js';
 import { frontmatterBody } from '../vault/frontmatter.js';
 import { mayHaveHeadings } from '../vault/markdown.js';
 import { parseMemoryBody } from '../vault/memory-file.js';
-import { openingSentences } from '../vault/opening.js';
+import { firstSentences, openingSentences } from '../vault/opening.js';
 import type { Memory, Summary } from '../vault/model.js';
 import { parseSummaryBody } from './parse-file.js';
 import { readVaultFile } from '../vault/scan.js';
@@ -81,10 +81,7 @@ export class ContentStore {
   opening(memory: Memory, count: number): string[] {
     const known = this.fresh.get(memory.sha256) ?? this.cache.readContent(memory.path, memory.sha256);
     if (!known && this.options.openingsFromBeginning) return openingSentences(this.memoryBody(memory), count);
-    return (known ?? this.memory(memory)).sentences
-      .filter((sentence) => sentence.role !== 'heading')
-      .slice(0, count)
-      .map((sentence) => sentence.text);
+    return firstSentences((known ?? this.memory(memory)).sentences, count);
   }
 
   /** Keeps a summary body (one this build wrote, or one read back) for the tiers above; parses it unless `parsed` is given (a rollup worker did). */

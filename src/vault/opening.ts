@@ -1,5 +1,6 @@
 import { markdownNestingProblem, parseMarkdown, PIECE_LINES } from './markdown.js';
 import { extractSentences } from './sentences.js';
+import type { Sentence } from './model.js';
 
 /**
  * A memory's opening: its first sentences (headings left out), as the package shows a memory it shortens
@@ -8,6 +9,14 @@ import { extractSentences } from './sentences.js';
  * asked it of ~100 memories. Here only the body's beginning is parsed, up to a blank line past the paragraph that
  * holds the last sentence wanted, and the whole body when the beginning could read differently alone.
  */
+
+/** The texts of the first `count` of `sentences` that are not headings: a memory's opening, from a body parsed whole. */
+export function firstSentences(sentences: readonly Sentence[], count: number): string[] {
+  return sentences
+    .filter((sentence) => sentence.role !== 'heading')
+    .slice(0, count)
+    .map((sentence) => sentence.text);
+}
 
 /**
  * The first `count` sentences of `body` that are not headings, the same as the first `count` of
@@ -22,11 +31,7 @@ import { extractSentences } from './sentences.js';
  * body `parseMarkdown` would refuse as nested too deep, and a beginning as long as the lines it parses in pieces.
  */
 export function openingSentences(body: string, count: number): string[] {
-  const wanted = (text: string) =>
-    extractSentences(parseMarkdown(text), { pinned: false })
-      .filter((sentence) => sentence.role !== 'heading')
-      .slice(0, count)
-      .map((sentence) => sentence.text);
+  const wanted = (text: string) => firstSentences(extractSentences(parseMarkdown(text), { pinned: false }), count);
   if (count <= 0) return [];
   if (markdownNestingProblem(body)) return wanted(body);
   // The first cut past `count` sentence ends (`.`, `!` or `?` before a blank) is tried first: a guess (an

@@ -3,6 +3,7 @@ import type { LeftOut } from '../../maintain/left-out.js';
 import type { TokenizerName } from '../../util/tokens.js';
 import type { ParsedContent } from '../../store/cache.js';
 import type { CalendarTier, Memory, Summary } from '../../vault/model.js';
+import { firstSentences } from '../../vault/opening.js';
 import type { Bands } from './bands.js';
 
 /** The package's data: what assembly takes, the manifest it writes, and the items it chooses among. */
@@ -92,9 +93,5 @@ export const shownShortened = (item: Item): boolean => item.type === 'memory' &&
 /** A memory's first `count` sentences, headings left out: what a shortened memory shows (`PackageInput.readOpening`). */
 export function openingOf(input: Pick<PackageInput, 'readMemory' | 'readOpening'>, memory: Memory, count: number): string[] {
   if (input.readOpening) return input.readOpening(memory, count);
-  return input
-    .readMemory(memory)
-    .sentences.filter((sentence) => sentence.role !== 'heading')
-    .slice(0, count)
-    .map((sentence) => sentence.text);
+  return firstSentences(input.readMemory(memory).sentences, count);
 }
