@@ -6,7 +6,8 @@ import { recordUsage } from '../usage/log.js';
 import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
 import { usageStamp } from '../usage/read.js';
-import { readStartCache, requestKey, scanVault, vaultStamp, writeStartCache } from './start-cache.js';
+import type { ReadVault } from '../read/vault.js';
+import { type CachedStart, readStartCache, requestKey, scanVault, usageLeavesAnswer, vaultStamp, writeStartCache } from './start-cache.js';
 
 /**
  * `memvault hook session-start`: the memory a coding-agent session starts
@@ -56,8 +57,8 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     cached?.key === key &&
     at >= cached.from &&
     at < cached.until &&
-    cached.usage === usageStamp(options.root, vaultDir, cached.answer.result.stream) &&
-    cached.vault === before
+    cached.vault === before &&
+    usageLeavesAnswer(options.root, cached, usageStamp(options.root, vaultDir, cached.answer.result.stream))
   ) {
     recordUsage(options.root, cached.answer.served, 'hook:session-start', options.now);
     writeStartCache(options.root, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
@@ -76,6 +77,8 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     { header, footer: FOOTER, maxChars },
     Math.max(1, budget - countTokens(header + FOOTER, config.tokenizer)),
   );
+  // Before the answer's own uses are recorded: what is left out is then the assembly's, remembered (left-out.ts).
+  const forgotten = await forgottenOf(vault, stream, options.now);
   recordUsage(options.root, served, 'hook:session-start', options.now);
   const answer: SessionStartResult = {
     text,
@@ -90,11 +93,26 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     key,
     vault: before,
     usage: usageStamp(options.root, vaultDir, answer.stream),
+    forgotten,
     from: at,
     until: await validUntil(options.now, config.timezone, errors),
     answer: { result: answer, served },
   });
   return answer;
+}
+
+/**
+ * The context's stream and its forgotten memories the context could show if they came back (read/context/stream-view.ts):
+ * what is left out is worked out as the assembly did (the same memories, usage and day: remembered, not again).
+ */
+async function forgottenOf(vault: ReadVault, stream: string | undefined, now: Date): Promise<CachedStart<unknown>['forgotten']> {
+  const { pickStream } = await import('../read/vault.js');
+  const { leftOutOf } = await import('../maintain/left-out.js');
+  const { forgottenPushable } = await import('../read/context/stream-view.js');
+  const { todayIn } = await import('../time/periods.js');
+  const state = pickStream(vault, stream);
+  const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, state, now);
+  return { stream: state.name, ids: forgottenPushable(state, leftOut, todayIn(now, vault.config.timezone)) };
 }
 
 /**

@@ -4,6 +4,8 @@ import { STATE_DIR } from '../config/file.js';
 import type { Config } from '../config/schema.js';
 import { openStateStore } from '../store/database.js';
 import { kvTable } from '../store/kv.js';
+import { usageKey } from '../usage/fold.js';
+import { readUsageLog } from '../usage/log.js';
 import { stampOf } from '../usage/read.js';
 import { scanStreams, streamFolders, type ScannedFile } from '../vault/scan.js';
 
@@ -16,15 +18,18 @@ import { scanStreams, streamFolders, type ScannedFile } from '../vault/scan.js';
  * An answer is reused only when all of these are as they were:
  * - the request: budget, stream, whether it follows a compaction, the whole config;
  * - the vault: path, size and mtime of every file of every stream folder (the loader's own walk), and `index.json`;
- * - usage counts (forgetting reads them): the stream's `usage.json`, the usage log and its fold state, as they were
- *   after the answer's own usage was recorded (recording what it served changes no answer: a served memory was pushed,
- *   so it was not forgotten, and stays so);
+ * - usage counts (forgetting reads them): the stream's `usage.json` and the fold state as they were after the answer's
+ *   own usage was recorded (recording what it served changes no answer: a served memory was pushed, so it was not
+ *   forgotten, and stays so), and the usage log as it was then, or grown by uses of memories other than the forgotten
+ *   ones the context could show (`forgottenPushable`): a use only ever brings a forgotten memory back, so those leave
+ *   the answer as it was. An agent's session records uses with every search, so this is the next session's most
+ *   common case, and it needs neither the vault nor the tokenizer;
  * - the time: `now` from the answer's time until the next midnight of the zone (the day names the context and decides
  *   forgetting and facts in force) or until an error memory enters or leaves the last 24 hours, whichever comes first.
  * Anything else is a miss, and the hook assembles the context as before and keeps the new answer.
  */
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface StartRequest {
   budget: number;
@@ -38,6 +43,8 @@ export interface CachedStart<T> {
   key: string;
   vault: string;
   usage: string;
+  /** The stream of the context, and the forgotten memories of it whose use would change the answer (`forgottenPushable`). */
+  forgotten: { stream: string; ids: string[] };
   /** Epoch milliseconds: the answer holds for `now` in [from, until). */
   from: number;
   until: number;
@@ -61,6 +68,33 @@ export function vaultStamp(vaultDir: string, files: readonly ScannedFile[]): str
   return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
+/**
+ * Whether the usage recorded since the kept answer leaves it as it was: the committed counts and the fold state are
+ * the same, and the log only grew, by uses of no memory in `forgotten` (the keys as the usage reader counts them,
+ * `usageKey`). `usage` is the current `usageStamp`: the fold's part, then `|` and the log's last sequence number.
+ */
+export function usageLeavesAnswer(root: string, cached: CachedStart<unknown>, usage: string): boolean {
+  const was = splitUsageStamp(cached.usage);
+  const now = splitUsageStamp(usage);
+  if (!was || !now || was.folded !== now.folded || now.last < was.last) return false;
+  if (now.last === was.last) return true;
+  const back = new Set(cached.forgotten.ids);
+  if (back.size === 0) return true;
+  try {
+    return readUsageLog(root, was.last).events.every(
+      (event) => event.stream !== cached.forgotten.stream || !back.has(usageKey(event.path) ?? ''),
+    );
+  } catch {
+    return false;
+  }
+}
+
+function splitUsageStamp(stamp: string): { folded: string; last: number } | undefined {
+  const bar = stamp.lastIndexOf('|');
+  const last = Number(stamp.slice(bar + 1));
+  return bar < 0 || !Number.isInteger(last) ? undefined : { folded: stamp.slice(0, bar), last };
+}
+
 function startTable<T>(root: string) {
   return kvTable<CachedStart<T>>(openStateStore(path.join(root, STATE_DIR)), 'session-start', (raw) => {
     const cached = raw as CachedStart<T> | null;
@@ -73,6 +107,10 @@ function startTable<T>(root: string) {
       typeof cached.usage === 'string' &&
       typeof cached.from === 'number' &&
       typeof cached.until === 'number' &&
+      typeof cached.forgotten === 'object' &&
+      cached.forgotten !== null &&
+      typeof cached.forgotten.stream === 'string' &&
+      Array.isArray(cached.forgotten.ids) &&
       typeof cached.answer === 'object' &&
       cached.answer !== null;
     return valid ? cached : undefined;

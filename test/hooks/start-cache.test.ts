@@ -34,6 +34,18 @@ beforeAll(() => {
         importance: 'pinned',
         body: 'Production deploys need two approvals.',
       }),
+      // Older than forgetting's 90 days and never used: forgotten, so not in a context until a use brings it back.
+      'vault/main/memories/2025-10-01-lint-rule.md': memory({
+        date: '2025-10-01T09:00:00Z',
+        title: 'Lint rule',
+        kind: 'convention',
+        body: 'Every module passes biome before review.',
+      }),
+      'vault/main/memories/2025-10-02-old-note.md': memory({
+        date: '2025-10-02T09:00:00Z',
+        title: 'Old note',
+        body: 'The staging cluster was renamed.',
+      }),
       'vault/main/memories/2026-03-20-crash.md': memory({
         date: '2026-03-20T08:00:00Z',
         title: 'Worker crash',
@@ -60,10 +72,19 @@ describe('session-start: the reused answer', () => {
     expect(edited.text).toContain('Hotfixes too.');
     expect(edited.text).not.toContain('MARK');
 
-    // Usage recorded by another process (forgetting reads it).
+    // Usage recorded by another process (forgetting reads it): of memories the context cannot show either way (a path
+    // that is no memory, a forgotten note, a memory of another stream named like the forgotten convention), reused…
     mark();
     recordUsage(root, [{ stream: 'main', path: 'x.md' }], 'cli:search', NOW);
-    expect((await start()).text).not.toContain('MARK');
+    recordUsage(root, [{ stream: 'main', path: 'main/memories/2025-10-02-old-note.md' }], 'mcp:search', NOW);
+    recordUsage(root, [{ stream: 'other', path: 'other/memories/2025-10-01-lint-rule.md' }], 'mcp:search', NOW);
+    expect((await start()).text).toBe(`${edited.text}MARK\n`);
+    expect(edited.text).not.toContain('biome');
+    // …and of a forgotten convention, which the use brings back: assembled again, with it.
+    recordUsage(root, [{ stream: 'main', path: 'main/memories/2025-10-01-lint-rule.md' }], 'mcp:search', NOW);
+    const used = await start();
+    expect(used.text).not.toContain('MARK');
+    expect(used.text).toContain('Every module passes biome');
 
     // Within the error's 24 hours: reused; past them: the error is no longer recent.
     mark();
