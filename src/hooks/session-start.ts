@@ -7,7 +7,16 @@ import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
 import { usageStamp } from '../usage/read.js';
 import type { ReadVault } from '../read/vault.js';
-import { type CachedStart, readStartCache, requestKey, scanVault, usageLeavesAnswer, vaultStamp, writeStartCache } from './start-cache.js';
+import {
+  type CachedStart,
+  readStartCache,
+  requestKey,
+  scanVault,
+  startSlot,
+  usageLeavesAnswer,
+  vaultStamp,
+  writeStartCache,
+} from './start-cache.js';
 
 /**
  * `memvault hook session-start`: the memory a coding-agent session starts
@@ -47,9 +56,11 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.
   const vaultDir = path.resolve(options.root, config.vault);
   const maxChars = Math.min(options.maxChars ?? config.hooks.max_chars, options.agentMaxChars ?? Number.POSITIVE_INFINITY);
-  const key = requestKey(config, { budget, maxChars, stream, compact: options.input.source === 'compact' });
+  const request = { budget, maxChars, stream, compact: options.input.source === 'compact' };
+  const key = requestKey(config, request);
+  const slot = startSlot(request);
   const at = options.now.getTime();
-  const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root);
+  const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root, slot);
   // One walk of the vault: it stamps the kept answer, and a miss loads the vault from it (a walk of 20,000 files is ~0.1 s).
   const scanned = scanVault(vaultDir, config);
   const before = vaultStamp(vaultDir, scanned);
@@ -61,7 +72,7 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     usageLeavesAnswer(options.root, cached, usageStamp(options.root, vaultDir, cached.answer.result.stream))
   ) {
     recordUsage(options.root, cached.answer.served, 'hook:session-start', options.now);
-    writeStartCache(options.root, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
+    writeStartCache(options.root, slot, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
     return cached.answer.result;
   }
   const { openVault, pickStream } = await import('../read/vault.js');
@@ -89,7 +100,7 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   };
   const streams = vault.loaded.state.streams;
   const errors = streams.has(answer.stream) ? pickStream(vault, answer.stream).memories : [];
-  writeStartCache(options.root, {
+  writeStartCache(options.root, slot, {
     key,
     vault: before,
     usage: usageStamp(options.root, vaultDir, answer.stream),

@@ -117,25 +117,31 @@ function startTable<T>(root: string) {
   });
 }
 
-/** The last answer; undefined when there is none, or the store cannot be read. */
-export function readStartCache<T>(root: string): CachedStart<T> | undefined {
+/**
+ * Which row keeps an answer: the answer after a compaction apart from the one at a session's start, so a session that
+ * is compacted does not cost the next session's start its kept answer (and the other way round).
+ */
+export const startSlot = (request: Pick<StartRequest, 'compact'>): string => (request.compact ? 'compact' : 'last');
+
+/** The last answer kept in `slot` (`startSlot`); undefined when there is none, or the store cannot be read. */
+export function readStartCache<T>(root: string, slot: string): CachedStart<T> | undefined {
   try {
-    return startTable<T>(root).get('last');
+    return startTable<T>(root).get(slot);
   } catch {
     return undefined;
   }
 }
 
 /** Keeps the answer (one row, replaced in one statement: a reader sees the old answer or the new, never half). */
-export function writeStartCache<T>(root: string, entry: Omit<CachedStart<T>, 'format'>): void {
+export function writeStartCache<T>(root: string, slot: string, entry: Omit<CachedStart<T>, 'format'>): void {
   try {
-    startTable<T>(root).set('last', { format: FORMAT, ...entry });
+    startTable<T>(root).set(slot, { format: FORMAT, ...entry });
   } catch {
     // A cache that cannot be written costs the next session the full assembly, nothing else.
   }
 }
 
-/** Forgets the answer (`memvault redact`: it may quote a redacted memory). */
+/** Forgets the answers (`memvault redact`: they may quote a redacted memory). */
 export function clearStartCache(root: string): void {
   startTable(root).clear();
 }

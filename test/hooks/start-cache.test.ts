@@ -99,6 +99,17 @@ describe('session-start: the reused answer', () => {
   });
 });
 
+describe('session-start: answers after a compaction', () => {
+  it('are kept apart from the answer at a start: a compaction in between leaves the next start its kept answer', async () => {
+    const later = new Date('2026-03-22T12:00:00Z');
+    const first = await start(later);
+    mark();
+    const compacted = await sessionStart({ root, input: { ...input, source: 'compact' }, now: later });
+    expect(compacted.text).toContain('again after compaction');
+    expect((await start(later)).text).toBe(`${first.text}MARK\n`);
+  });
+});
+
 describe('session-start: which error memories can still be recent', () => {
   it('skips by text only memories that left the last 24 hours in every zone and offset (property, against luxon)', () => {
     const zones = ['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Europe/Berlin', 'America/Los_Angeles', 'Asia/Kolkata'];
