@@ -5,17 +5,21 @@ import { loadValidConfigCached } from '../config/cached.js';
 import { recordUsage } from '../usage/log.js';
 import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
+import type { Config } from '../config/schema.js';
+import type { ScannedFile } from '../vault/scan.js';
 import { usageStamp } from '../usage/read.js';
 import type { ReadVault } from '../read/vault.js';
 import {
   type CachedStart,
   readStartCache,
+  readTokenCounts,
   requestKey,
   scanVault,
   startSlot,
   usageLeavesAnswer,
   vaultStamp,
   writeStartCache,
+  writeTokenCounts,
 } from './start-cache.js';
 
 /**
@@ -75,35 +79,58 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     writeStartCache(options.root, slot, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
     return cached.answer.result;
   }
+  return assembleAnswer(options, { config, budget, stream, maxChars, key, slot, at, scanned, before });
+}
+
+/** A miss: the vault loaded from the walk, the context assembled within the budget and the characters, the answer kept. */
+async function assembleAnswer(
+  options: SessionStartOptions,
+  request: {
+    config: Config;
+    budget: number;
+    stream: string | undefined;
+    maxChars: number;
+    key: string;
+    slot: string;
+    at: number;
+    scanned: ScannedFile[];
+    before: string;
+  },
+): Promise<SessionStartResult> {
+  const { config, budget, stream, maxChars, key, slot, at } = request;
   const { openVault, pickStream } = await import('../read/vault.js');
   const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('./context.js');
-  const { countTokens } = await import('../util/tokens.js');
-  const vault = await openVault(options.root, { scanned });
+  const { countFor, countedTexts, useKnownCounts } = await import('../read/context/warm.js');
+  const vault = await openVault(options.root, { scanned: request.scanned });
+  // The last assembly's counts first: the tokenizer is loaded only for a text it did not measure.
+  useKnownCounts(vault, readTokenCounts(options.root, config.tokenizer));
+  const count = countFor(vault);
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
   const index = createIndex();
   const header = headerFor(options.input);
   const { result, served, text } = fitToCharacters(
     (tokens) => contextWarm({ vault, index }, { budget: tokens, ...(stream ? { stream } : {}) }, options.now),
     { header, footer: FOOTER, maxChars },
-    Math.max(1, budget - countTokens(header + FOOTER, config.tokenizer)),
+    Math.max(1, budget - count(header + FOOTER)),
   );
   // Before the answer's own uses are recorded: what is left out is then the assembly's, remembered (left-out.ts).
   const forgotten = await forgottenOf(vault, stream, options.now);
   recordUsage(options.root, served, 'hook:session-start', options.now);
   const answer: SessionStartResult = {
     text,
-    tokens: countTokens(text, config.tokenizer),
+    tokens: count(text),
     budget,
     stream: served[0]?.stream ?? stream ?? Object.keys(config.streams)[0] ?? 'main',
     items: result.items.map((item) => ({ tier: item.tier, source: item.source })),
   };
   const streams = vault.loaded.state.streams;
   const errors = streams.has(answer.stream) ? pickStream(vault, answer.stream).memories : [];
+  writeTokenCounts(options.root, config.tokenizer, countedTexts(vault));
   writeStartCache(options.root, slot, {
     key,
-    vault: before,
-    usage: usageStamp(options.root, vaultDir, answer.stream),
+    vault: request.before,
+    usage: usageStamp(options.root, vault.vaultDir, answer.stream),
     forgotten,
     from: at,
     until: await validUntil(options.now, config.timezone, errors),

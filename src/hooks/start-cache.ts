@@ -141,7 +141,59 @@ export function writeStartCache<T>(root: string, slot: string, entry: Omit<Cache
   }
 }
 
-/** Forgets the answers (`memvault redact`: they may quote a redacted memory). */
+/** Forgets the answers and their token counts (`memvault redact`: they may quote a redacted memory). */
 export function clearStartCache(root: string): void {
   startTable(root).clear();
+  tokensTable(root).clear();
+}
+
+/** The token counts of the texts the last assembled answer measured: by SHA-256 of the text, for one tokenizer. */
+interface KeptCounts {
+  tokenizer: string;
+  counts: Record<string, number>;
+}
+
+function tokensTable(root: string) {
+  return kvTable<KeptCounts>(openStateStore(path.join(root, STATE_DIR)), 'session-start-tokens', (raw) => {
+    const kept = raw as KeptCounts | null;
+    return typeof kept === 'object' &&
+      kept !== null &&
+      typeof kept.tokenizer === 'string' &&
+      typeof kept.counts === 'object' &&
+      kept.counts !== null
+      ? kept
+      : undefined;
+  });
+}
+
+const textKey = (text: string): string => createHash('sha256').update(text).digest('base64');
+
+/**
+ * The kept token count of a text, by its hash: an answer assembled again measures mostly the texts the last one did
+ * (the same pinned memories, summaries and topics), and with all of them known the tokenizer's tables are not loaded
+ * (~0.15 s). A count is the tokenizer's for exactly that text, so the answer is the same as with the tokenizer.
+ */
+export function readTokenCounts(root: string, tokenizer: string): (text: string) => number | undefined {
+  let counts: Record<string, number> = {};
+  try {
+    const kept = tokensTable(root).get('last');
+    if (kept?.tokenizer === tokenizer) counts = kept.counts;
+  } catch {
+    // No counts: the tokenizer counts everything.
+  }
+  return (text) => {
+    const n = counts[textKey(text)];
+    return typeof n === 'number' ? n : undefined;
+  };
+}
+
+/** Keeps the counts of the texts an answer measured (those only: the row stays the size of one answer's texts). */
+export function writeTokenCounts(root: string, tokenizer: string, counted: ReadonlyMap<string, number>): void {
+  const counts: Record<string, number> = {};
+  for (const [text, n] of counted) counts[textKey(text)] = n;
+  try {
+    tokensTable(root).set('last', { tokenizer, counts });
+  } catch {
+    // Counts that cannot be kept cost the next assembly the tokenizer, nothing else.
+  }
 }
