@@ -110,6 +110,25 @@ describe('session-start: answers after a compaction', () => {
   });
 });
 
+describe('session-start: the kept token counts', () => {
+  it('measure an answer assembled again (the same text), and only under their own tokenizer', async () => {
+    const later = new Date('2026-03-23T12:00:00Z');
+    const first = await start(later);
+    const counts = stateRow(root, 'session-start-tokens', 'last') as { tokenizer: string; counts: Record<string, number> };
+    expect(counts.tokenizer).toBe('o200k_base');
+    const again = async (kept: typeof counts): Promise<string> => {
+      setStateRow(root, 'session-start-tokens', 'last', JSON.stringify(kept));
+      setStateRow(root, 'session-start', 'last', 'null');
+      return (await start(later)).text;
+    };
+    expect(await again(counts)).toBe(first.text);
+    // Counts far too high: taken as they are (so they are used), the budget holds nothing; under another tokenizer, not taken.
+    const huge = { ...counts, counts: Object.fromEntries(Object.keys(counts.counts).map((k) => [k, 1_000_000])) };
+    expect(await again(huge)).not.toContain('two approvals');
+    expect(await again({ ...huge, tokenizer: 'cl100k_base' })).toBe(first.text);
+  });
+});
+
 describe('session-start: which error memories can still be recent', () => {
   it('skips by text only memories that left the last 24 hours in every zone and offset (property, against luxon)', () => {
     const zones = ['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Europe/Berlin', 'America/Los_Angeles', 'Asia/Kolkata'];
