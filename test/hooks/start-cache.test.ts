@@ -46,6 +46,12 @@ beforeAll(() => {
         title: 'Old note',
         body: 'The staging cluster was renamed.',
       }),
+      'vault/main/memories/2025-10-03-old-crash.md': memory({
+        date: '2025-10-03T09:00:00Z',
+        title: 'Old crash',
+        kind: 'error',
+        body: 'The importer crashed on an empty file.',
+      }),
       'vault/main/memories/2026-03-20-crash.md': memory({
         date: '2026-03-20T08:00:00Z',
         title: 'Worker crash',
@@ -73,10 +79,12 @@ describe('session-start: the reused answer', () => {
     expect(edited.text).not.toContain('MARK');
 
     // Usage recorded by another process (forgetting reads it): of memories the context cannot show either way (a path
-    // that is no memory, a forgotten note, a memory of another stream named like the forgotten convention), reused…
+    // that is no memory, a forgotten note, an error months old, a memory of another stream named like the forgotten
+    // convention), reused…
     mark();
     recordUsage(root, [{ stream: 'main', path: 'x.md' }], 'cli:search', NOW);
     recordUsage(root, [{ stream: 'main', path: 'main/memories/2025-10-02-old-note.md' }], 'mcp:search', NOW);
+    recordUsage(root, [{ stream: 'main', path: 'main/memories/2025-10-03-old-crash.md' }], 'mcp:search', NOW);
     recordUsage(root, [{ stream: 'other', path: 'other/memories/2025-10-01-lint-rule.md' }], 'mcp:search', NOW);
     expect((await start()).text).toBe(`${edited.text}MARK\n`);
     expect(edited.text).not.toContain('biome');
@@ -96,6 +104,37 @@ describe('session-start: the reused answer', () => {
     // A clock set back before the kept answer's time is a miss too.
     mark();
     expect((await start(new Date('2026-03-20T10:00:00Z'))).text).not.toContain('MARK');
+  });
+});
+
+describe('session-start: an answer kept through usage', () => {
+  it('is the answer assembled anew after a use of any memory (forgotten conventions, facts, old errors and notes)', async () => {
+    const old = (day: string, title: string, body: string, kind = 'note'): string =>
+      memory({ date: `${day}T09:00:00Z`, title, kind, body });
+    const files: Record<string, string> = {
+      'vault/main/memories/2025-09-01-style.md': old('2025-09-01', 'Style', 'Imports are sorted by biome.', 'convention'),
+      'vault/main/memories/2025-09-02-window.md': old('2025-09-02', 'Window', 'Fact: deploy_window = friday'),
+      'vault/main/memories/2025-09-03-window-again.md': old('2025-09-03', 'Window again', 'Fact: deploy_window = tuesday'),
+      'vault/main/memories/2025-09-04-import-crash.md': old('2025-09-04', 'Import crash', 'The importer crashed.', 'error'),
+      'vault/main/memories/2025-09-05-fixed.md': old('2025-09-05', 'Import fixed', 'Fixed the importer crash.'),
+      'vault/main/memories/2025-09-06-choice.md': old('2025-09-06', 'Queue choice', 'We chose the queue.', 'decision'),
+      'vault/main/memories/2026-03-19-worker-crash.md': old('2026-03-19', 'Worker crash', 'The export worker crashed.', 'error'),
+    };
+    const project = createProject(files, 'timezone: UTC\n');
+    try {
+      const at = new Date('2026-03-20T08:00:00Z');
+      const hook = () => sessionStart({ root: project, input, now: at });
+      for (const file of Object.keys(files)) {
+        await hook();
+        recordUsage(project, [{ stream: 'main', path: file.slice('vault/'.length) }], 'mcp:search', at);
+        const kept = await hook();
+        setStateRow(project, 'session-start', 'last', 'null');
+        expect(kept.text, file).toBe((await hook()).text);
+      }
+      expect((await hook()).text).toContain('biome');
+    } finally {
+      removeProject(project);
+    }
   });
 });
 
