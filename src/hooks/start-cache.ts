@@ -13,7 +13,9 @@ import { scanStreams, streamFolders, type ScannedFile } from '../vault/scan.js';
  * The session-start hook's last answer, so the next session of an unchanged
  * vault starts without loading it (at 20,000 memories the parse cache alone
  * is ~0.5 s) or the tokenizer's tables. Kept in the state store (`.memvault/state.sqlite`, the
- * `session-start` row of `kv`), checked when read without zod (loading it would cost the hook ~70 ms).
+ * `session-start` rows of `kv`: `last` at a session's start, `compact` after a compaction, `startSlot`), checked when
+ * read without zod (loading it would cost the hook ~70 ms). The token counts of the texts the last assembly measured
+ * are kept beside them (`session-start-tokens`), so an assembly of the same texts does not load the tokenizer.
  *
  * An answer is reused only when all of these are as they were:
  * - the request: budget, stream, whether it follows a compaction, the whole config;
