@@ -98,11 +98,11 @@ async function assembleAnswer(
   },
 ): Promise<SessionStartResult> {
   const { config, budget, stream, maxChars, key, slot, at } = request;
-  const { openVault, pickStream } = await import('../read/vault.js');
+  const { pickStream } = await import('../read/vault.js');
   const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('./context.js');
   const { countFor, countedTexts, useKnownCounts } = await import('../read/context/warm.js');
-  const vault = await openVault(options.root, { scanned: request.scanned });
+  const vault = await loadForContext(options.root, request, options.now);
   // The last assembly's counts first: the tokenizer is loaded only for a text it did not measure.
   useKnownCounts(vault, readTokenCounts(options.root, config.tokenizer));
   const count = countFor(vault);
@@ -137,6 +137,34 @@ async function assembleAnswer(
     answer: { result: answer, served },
   });
   return answer;
+}
+
+/**
+ * The vault as the context needs it: only the files it draws on when the parts kept by the last whole load say that is
+ * the same context (start-parts.ts), else the whole vault, whose parts are then kept for the next answer.
+ */
+async function loadForContext(
+  root: string,
+  request: { config: Config; stream: string | undefined; scanned: ScannedFile[] },
+  now: Date,
+): Promise<ReadVault> {
+  const { openVault, pickStream } = await import('../read/vault.js');
+  const { partsKey, partsHold, partsSubset, recordParts } = await import('./start-parts.js');
+  const { todayIn } = await import('../time/periods.js');
+  const key = partsKey(request.config, request.stream);
+  const today = todayIn(now, request.config.timezone);
+  const partial = partsSubset(root, key, today, request.scanned);
+  if (partial) {
+    const some = await openVault(root, { scanned: partial.files, partial: true });
+    const stream = some.loaded.state.streams.get(partial.parts.stream);
+    if (stream && partsHold(partial, stream)) return some;
+  }
+  const vault = await openVault(root, { scanned: request.scanned });
+  const streams = vault.loaded.state.streams;
+  const stream = request.stream ?? Object.keys(request.config.streams)[0] ?? [...streams.keys()][0];
+  if (stream !== undefined && streams.has(stream))
+    recordParts(root, { key, stream: pickStream(vault, stream), streams, today, scanned: request.scanned });
+  return vault;
 }
 
 /**
