@@ -101,10 +101,13 @@ async function assembleAnswer(
   const { pickStream } = await import('../read/vault.js');
   const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('./context.js');
-  const { countFor, countedTexts, useKnownCounts } = await import('../read/context/warm.js');
+  const { countFor, countedTexts, measuredLines, useKnownCounts, useKnownLines } = await import('../read/context/warm.js');
   const vault = await loadForContext(options.root, request, options.now);
   // The last assembly's counts first: the tokenizer is loaded only for a text it did not measure.
-  useKnownCounts(vault, readTokenCounts(options.root, config.tokenizer));
+  const kept = readTokenCounts(options.root, config.tokenizer);
+  useKnownCounts(vault, kept.count);
+  // And its body lines (the `path:line` labels): the frontmatter parser is loaded only for a file it did not label.
+  useKnownLines(vault, kept.line);
   const count = countFor(vault);
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
   const index = createIndex();
@@ -126,7 +129,7 @@ async function assembleAnswer(
   };
   const streams = vault.loaded.state.streams;
   const errors = streams.has(answer.stream) ? pickStream(vault, answer.stream).memories : [];
-  writeTokenCounts(options.root, config.tokenizer, countedTexts(vault));
+  writeTokenCounts(options.root, config.tokenizer, countedTexts(vault), measuredLines(vault));
   writeStartCache(options.root, slot, {
     key,
     vault: request.before,

@@ -143,16 +143,22 @@ export function writeStartCache<T>(root: string, slot: string, entry: Omit<Cache
   }
 }
 
-/** Forgets the answers and their token counts (`memvault redact`: they may quote a redacted memory). */
+/** The `kv` store of the files a query-less context draws on (start-parts.ts, which loads luxon: not imported here). */
+export const PARTS_STORE = 'session-start-parts';
+
+/** Forgets the answers, their token counts and parts (`memvault redact`: they may quote or name a redacted memory). */
 export function clearStartCache(root: string): void {
   startTable(root).clear();
   tokensTable(root).clear();
+  kvTable(openStateStore(path.join(root, STATE_DIR)), PARTS_STORE, () => undefined).clear();
 }
 
 /** The token counts of the texts the last assembled answer measured: by SHA-256 of the text, for one tokenizer. */
 interface KeptCounts {
   tokenizer: string;
   counts: Record<string, number>;
+  /** Body lines of the files the answer labels, by SHA-256 of the file's bytes (read/context/warm.ts, `bodyLineFor`). */
+  lines?: Record<string, number | null>;
 }
 
 function tokensTable(root: string) {
@@ -175,26 +181,43 @@ const textKey = (text: string): string => createHash('sha256').update(text).dige
  * (the same pinned memories, summaries and topics), and with all of them known the tokenizer's tables are not loaded
  * (~0.15 s). A count is the tokenizer's for exactly that text, so the answer is the same as with the tokenizer.
  */
-export function readTokenCounts(root: string, tokenizer: string): (text: string) => number | undefined {
+export function readTokenCounts(
+  root: string,
+  tokenizer: string,
+): { count: (text: string) => number | undefined; line: (sha: string) => number | null | undefined } {
   let counts: Record<string, number> = {};
+  let lines: Record<string, number | null> = {};
   try {
     const kept = tokensTable(root).get('last');
     if (kept?.tokenizer === tokenizer) counts = kept.counts;
+    if (typeof kept?.lines === 'object' && kept.lines !== null) lines = kept.lines;
   } catch {
     // No counts: the tokenizer counts everything.
   }
-  return (text) => {
-    const n = counts[textKey(text)];
-    return typeof n === 'number' ? n : undefined;
+  return {
+    count: (text) => {
+      const n = counts[textKey(text)];
+      return typeof n === 'number' ? n : undefined;
+    },
+    // A body line (or null: no body found) of a file with these bytes; undefined when not kept.
+    line: (sha) => {
+      const n = Object.hasOwn(lines, sha) ? lines[sha] : undefined;
+      return typeof n === 'number' || n === null ? n : undefined;
+    },
   };
 }
 
-/** Keeps the counts of the texts an answer measured (those only: the row stays the size of one answer's texts). */
-export function writeTokenCounts(root: string, tokenizer: string, counted: ReadonlyMap<string, number>): void {
+/** Keeps the counts of the texts an answer measured and its files' body lines (those only: the row stays one answer's size). */
+export function writeTokenCounts(
+  root: string,
+  tokenizer: string,
+  counted: ReadonlyMap<string, number>,
+  lines: ReadonlyMap<string, number | null>,
+): void {
   const counts: Record<string, number> = {};
   for (const [text, n] of counted) counts[textKey(text)] = n;
   try {
-    tokensTable(root).set('last', { tokenizer, counts });
+    tokensTable(root).set('last', { tokenizer, counts, lines: Object.fromEntries(lines) });
   } catch {
     // Counts that cannot be kept cost the next assembly the tokenizer, nothing else.
   }

@@ -7,6 +7,7 @@ import { kvTable } from '../store/kv.js';
 import { addDays } from '../time/periods.js';
 import { isKindOrTag, type Memory, type StreamState } from '../vault/model.js';
 import type { ScannedFile } from '../vault/scan.js';
+import { PARTS_STORE } from './start-cache.js';
 
 /**
  * The files a query-less context draws on, so the session-start hook can
@@ -70,7 +71,7 @@ export const partsKey = (config: Config, stream: string | undefined): string =>
     .digest('hex');
 
 function partsTable(root: string) {
-  return kvTable<StartParts>(openStateStore(path.join(root, STATE_DIR)), 'session-start-parts', (raw) => {
+  return kvTable<StartParts>(openStateStore(path.join(root, STATE_DIR)), PARTS_STORE, (raw) => {
     const parts = raw as StartParts | null;
     const valid =
       typeof parts === 'object' &&
