@@ -165,6 +165,12 @@ describe('session-start: the kept token counts', () => {
     const huge = { ...counts, counts: Object.fromEntries(Object.keys(counts.counts).map((k) => [k, 1_000_000])) };
     expect(await again(huge)).not.toContain('two approvals');
     expect(await again({ ...huge, tokenizer: 'cl100k_base' })).toBe(first.text);
+    // The kept body lines label the files by their bytes' hash: taken as they are (so they are used).
+    const lines = counts as typeof counts & { lines: Record<string, number | null> };
+    expect(Object.keys(lines.lines).length).toBeGreaterThan(0);
+    const shifted = { ...lines, lines: Object.fromEntries(Object.keys(lines.lines).map((sha) => [sha, 999])) };
+    expect(await again(shifted)).toContain('.md:999`');
+    expect(await again(counts)).toBe(first.text);
   });
 });
 
