@@ -6,6 +6,7 @@ import { loadValidConfigCached } from '../../src/config/cached.js';
 import { sessionStart } from '../../src/hooks/session-start.js';
 import { partsKey, partsSubset } from '../../src/hooks/start-parts.js';
 import { scanVault } from '../../src/hooks/start-cache.js';
+import { ParseCache } from '../../src/store/cache.js';
 import { todayIn } from '../../src/time/periods.js';
 import { recordUsage } from '../../src/usage/log.js';
 import { createProject, memory, removeProject } from '../helpers/project.js';
@@ -111,6 +112,19 @@ describe('session-start: the partial load', () => {
       setStateRow(root, 'session-start-parts', 'last', 'null');
       setStateRow(root, 'session-start', 'last', 'null');
       expect(answer.text).toBe((await sessionStart({ root, input, now })).text);
+    } finally {
+      removeProject(root);
+    }
+  });
+
+  it('reads the parse cache rows of its files only, and never writes them back', async () => {
+    const root = createProject({ 'vault/main/memories/2026-03-01-a.md': memory({ date: '2026-03-01', body: 'A.' }) }, 'timezone: UTC\n');
+    try {
+      await sessionStart({ root, input: { hook_event_name: 'SessionStart', source: 'startup' }, now: new Date(START) });
+      const some = ParseCache.openSome(path.join(root, '.memvault'), 'UTC', ['main/memories/2026-03-01-a.md', 'main/none.md']);
+      expect(some.size).toBe(1);
+      expect(() => some.save()).toThrow(/never written/);
+      expect(ParseCache.open(path.join(root, '.memvault'), 'UTC').size).toBe(1);
     } finally {
       removeProject(root);
     }
