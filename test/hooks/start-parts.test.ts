@@ -22,7 +22,7 @@ import { setStateRow } from '../helpers/state-store.js';
  */
 
 /** Random cases: a few by default (~2 s), many with MEMVAULT_SLOW=1. */
-const RUNS = process.env.MEMVAULT_SLOW === '1' ? 400 : 20;
+const RUNS = process.env.MEMVAULT_SLOW === '1' ? Number(process.env.PARTS_RUNS ?? 400) : 20;
 const KINDS = ['note', 'decision', 'error', 'convention', 'session'] as const;
 const DAY = 24 * 3_600_000;
 const START = Date.parse('2026-03-20T12:00:00Z');
@@ -130,60 +130,64 @@ describe('session-start: the partial load', () => {
     }
   });
 
-  it('answers as a load of the whole vault after any change (property, random vaults)', async () => {
-    let partial = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(spec, { minLength: 4, maxLength: 12 }),
-        fc.array(change, { minLength: 1, maxLength: 3 }),
-        async (specs, changes) => {
-          const files = new Map(specs.map((s, i) => [fileOf(i, s), memoryText(i, s, 0)]));
-          const root = createProject(Object.fromEntries(files), 'timezone: UTC\nforget_after_days: 30\n');
-          try {
-            const input = { hook_event_name: 'SessionStart', source: 'startup' } as const;
-            let now = new Date(START);
-            await sessionStart({ root, input, now });
-            let next = specs.length;
-            for (const [n, c] of changes.entries()) {
-              const paths = [...files.keys()];
-              const write = (file: string, text: string): void => {
-                files.set(file, text);
-                writeFileSync(path.join(root, file), text);
-              };
-              if (c.type === 'add') write(fileOf(next, c.spec), memoryText(next++, c.spec, n + 1));
-              if (c.type === 'edit' && paths.length > 0) {
-                const old = paths[c.index % paths.length]!;
-                const i = Number(/-m(\d+)\.md$/.exec(old)![1]);
-                rmSync(path.join(root, old));
-                files.delete(old);
-                write(fileOf(i, c.spec), memoryText(i, c.spec, n + 1));
+  it(
+    'answers as a load of the whole vault after any change (property, random vaults)',
+    async () => {
+      let partial = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(spec, { minLength: 4, maxLength: 12 }),
+          fc.array(change, { minLength: 1, maxLength: 3 }),
+          async (specs, changes) => {
+            const files = new Map(specs.map((s, i) => [fileOf(i, s), memoryText(i, s, 0)]));
+            const root = createProject(Object.fromEntries(files), 'timezone: UTC\nforget_after_days: 30\n');
+            try {
+              const input = { hook_event_name: 'SessionStart', source: 'startup' } as const;
+              let now = new Date(START);
+              await sessionStart({ root, input, now });
+              let next = specs.length;
+              for (const [n, c] of changes.entries()) {
+                const paths = [...files.keys()];
+                const write = (file: string, text: string): void => {
+                  files.set(file, text);
+                  writeFileSync(path.join(root, file), text);
+                };
+                if (c.type === 'add') write(fileOf(next, c.spec), memoryText(next++, c.spec, n + 1));
+                if (c.type === 'edit' && paths.length > 0) {
+                  const old = paths[c.index % paths.length]!;
+                  const i = Number(/-m(\d+)\.md$/.exec(old)![1]);
+                  rmSync(path.join(root, old));
+                  files.delete(old);
+                  write(fileOf(i, c.spec), memoryText(i, c.spec, n + 1));
+                }
+                if (c.type === 'remove' && paths.length > 0) {
+                  const old = paths[c.index % paths.length]!;
+                  rmSync(path.join(root, old));
+                  files.delete(old);
+                }
+                if (c.type === 'use' && paths.length > 0)
+                  recordUsage(root, [{ stream: 'main', path: paths[c.index % paths.length]!.slice('vault/'.length) }], 'mcp:search', now);
+                if (c.type === 'day') now = new Date(now.getTime() + c.days * DAY);
               }
-              if (c.type === 'remove' && paths.length > 0) {
-                const old = paths[c.index % paths.length]!;
-                rmSync(path.join(root, old));
-                files.delete(old);
-              }
-              if (c.type === 'use' && paths.length > 0)
-                recordUsage(root, [{ stream: 'main', path: paths[c.index % paths.length]!.slice('vault/'.length) }], 'mcp:search', now);
-              if (c.type === 'day') now = new Date(now.getTime() + c.days * DAY);
+              const config = await loadValidConfigCached(root);
+              const scanned = scanVault(path.join(root, 'vault'), config);
+              if (partsSubset(root, partsKey(config, undefined), todayIn(now, 'UTC'), scanned)) partial++;
+              const answer = await sessionStart({ root, input, now });
+              setStateRow(root, 'session-start-parts', 'last', 'null');
+              setStateRow(root, 'session-start', 'last', 'null');
+              const whole = await sessionStart({ root, input, now });
+              expect(answer.text).toBe(whole.text);
+              expect(answer.items).toEqual(whole.items);
+            } finally {
+              removeProject(root);
             }
-            const config = await loadValidConfigCached(root);
-            const scanned = scanVault(path.join(root, 'vault'), config);
-            if (partsSubset(root, partsKey(config, undefined), todayIn(now, 'UTC'), scanned)) partial++;
-            const answer = await sessionStart({ root, input, now });
-            setStateRow(root, 'session-start-parts', 'last', 'null');
-            setStateRow(root, 'session-start', 'last', 'null');
-            const whole = await sessionStart({ root, input, now });
-            expect(answer.text).toBe(whole.text);
-            expect(answer.items).toEqual(whole.items);
-          } finally {
-            removeProject(root);
-          }
-        },
-      ),
-      { numRuns: RUNS },
-    );
-    // Most cases go through the partial load (the others: a needed file removed, decisions edited).
-    expect(partial).toBeGreaterThan(RUNS / 5);
-  });
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      // Most cases go through the partial load (the others: a needed file removed, decisions edited).
+      expect(partial).toBeGreaterThan(RUNS / 5);
+    },
+    Math.max(60_000, RUNS * 500),
+  );
 });
