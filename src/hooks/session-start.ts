@@ -5,8 +5,22 @@ import { loadValidConfigCached } from '../config/cached.js';
 import { recordUsage } from '../usage/log.js';
 import { isKindOrTag, type Memory } from '../vault/model.js';
 import type { HookInput } from './input.js';
+import type { Config } from '../config/schema.js';
+import type { ScannedFile } from '../vault/scan.js';
 import { usageStamp } from '../usage/read.js';
-import { readStartCache, requestKey, scanVault, vaultStamp, writeStartCache } from './start-cache.js';
+import type { ReadVault } from '../read/vault.js';
+import {
+  type CachedStart,
+  readStartCache,
+  readTokenCounts,
+  requestKey,
+  scanVault,
+  startSlot,
+  usageLeavesAnswer,
+  vaultStamp,
+  writeStartCache,
+  writeTokenCounts,
+} from './start-cache.js';
 
 /**
  * `memvault hook session-start`: the memory a coding-agent session starts
@@ -46,9 +60,11 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
   // The last answer, when nothing it depends on changed (start-cache.ts): no vault load, no tokenizer.
   const vaultDir = path.resolve(options.root, config.vault);
   const maxChars = Math.min(options.maxChars ?? config.hooks.max_chars, options.agentMaxChars ?? Number.POSITIVE_INFINITY);
-  const key = requestKey(config, { budget, maxChars, stream, compact: options.input.source === 'compact' });
+  const request = { budget, maxChars, stream, compact: options.input.source === 'compact' };
+  const key = requestKey(config, request);
+  const slot = startSlot(request);
   const at = options.now.getTime();
-  const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root);
+  const cached = readStartCache<{ result: SessionStartResult; served: Served[] }>(options.root, slot);
   // One walk of the vault: it stamps the kept answer, and a miss loads the vault from it (a walk of 20,000 files is ~0.1 s).
   const scanned = scanVault(vaultDir, config);
   const before = vaultStamp(vaultDir, scanned);
@@ -56,45 +72,116 @@ export async function sessionStart(options: SessionStartOptions): Promise<Sessio
     cached?.key === key &&
     at >= cached.from &&
     at < cached.until &&
-    cached.usage === usageStamp(options.root, vaultDir, cached.answer.result.stream) &&
-    cached.vault === before
+    cached.vault === before &&
+    usageLeavesAnswer(options.root, cached, usageStamp(options.root, vaultDir, cached.answer.result.stream))
   ) {
     recordUsage(options.root, cached.answer.served, 'hook:session-start', options.now);
-    writeStartCache(options.root, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
+    writeStartCache(options.root, slot, { ...cached, usage: usageStamp(options.root, vaultDir, cached.answer.result.stream) });
     return cached.answer.result;
   }
-  const { openVault, pickStream } = await import('../read/vault.js');
+  return assembleAnswer(options, { config, budget, stream, maxChars, key, slot, at, scanned, before });
+}
+
+/** A miss: the vault loaded from the walk, the context assembled within the budget and the characters, the answer kept. */
+async function assembleAnswer(
+  options: SessionStartOptions,
+  request: {
+    config: Config;
+    budget: number;
+    stream: string | undefined;
+    maxChars: number;
+    key: string;
+    slot: string;
+    at: number;
+    scanned: ScannedFile[];
+    before: string;
+  },
+): Promise<SessionStartResult> {
+  const { config, budget, stream, maxChars, key, slot, at } = request;
+  const { pickStream } = await import('../read/vault.js');
   const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('./context.js');
-  const { countTokens } = await import('../util/tokens.js');
-  const vault = await openVault(options.root, { scanned });
+  const { countFor, countedTexts, measuredLines, useKnownCounts, useKnownLines } = await import('../read/context/warm.js');
+  const vault = await loadForContext(options.root, request, options.now);
+  // The last assembly's counts first: the tokenizer is loaded only for a text it did not measure.
+  const kept = readTokenCounts(options.root, config.tokenizer);
+  useKnownCounts(vault, kept.count);
+  // And its body lines (the `path:line` labels): the frontmatter parser is loaded only for a file it did not label.
+  useKnownLines(vault, kept.line);
+  const count = countFor(vault);
   // A query-less context searches nothing (no signal, no search): the index is not read, which is most of a read command's start-up.
   const index = createIndex();
   const header = headerFor(options.input);
   const { result, served, text } = fitToCharacters(
     (tokens) => contextWarm({ vault, index }, { budget: tokens, ...(stream ? { stream } : {}) }, options.now),
     { header, footer: FOOTER, maxChars },
-    Math.max(1, budget - countTokens(header + FOOTER, config.tokenizer)),
+    Math.max(1, budget - count(header + FOOTER)),
   );
+  // Before the answer's own uses are recorded: what is left out is then the assembly's, remembered (left-out.ts).
+  const forgotten = await forgottenOf(vault, stream, options.now);
   recordUsage(options.root, served, 'hook:session-start', options.now);
   const answer: SessionStartResult = {
     text,
-    tokens: countTokens(text, config.tokenizer),
+    tokens: count(text),
     budget,
     stream: served[0]?.stream ?? stream ?? Object.keys(config.streams)[0] ?? 'main',
     items: result.items.map((item) => ({ tier: item.tier, source: item.source })),
   };
   const streams = vault.loaded.state.streams;
   const errors = streams.has(answer.stream) ? pickStream(vault, answer.stream).memories : [];
-  writeStartCache(options.root, {
+  writeTokenCounts(options.root, config.tokenizer, countedTexts(vault), measuredLines(vault));
+  writeStartCache(options.root, slot, {
     key,
-    vault: before,
-    usage: usageStamp(options.root, vaultDir, answer.stream),
+    vault: request.before,
+    usage: usageStamp(options.root, vault.vaultDir, answer.stream),
+    forgotten,
     from: at,
     until: await validUntil(options.now, config.timezone, errors),
     answer: { result: answer, served },
   });
   return answer;
+}
+
+/**
+ * The vault as the context needs it: only the files it draws on when the parts kept by the last whole load say that is
+ * the same context (start-parts.ts), else the whole vault, whose parts are then kept for the next answer.
+ */
+async function loadForContext(
+  root: string,
+  request: { config: Config; stream: string | undefined; scanned: ScannedFile[] },
+  now: Date,
+): Promise<ReadVault> {
+  const { openVault, pickStream } = await import('../read/vault.js');
+  const { partsKey, partsHold, partsSubset, recordParts } = await import('./start-parts.js');
+  const { todayIn } = await import('../time/periods.js');
+  const key = partsKey(request.config, request.stream);
+  const today = todayIn(now, request.config.timezone);
+  const partial = partsSubset(root, key, today, request.scanned);
+  if (partial) {
+    const some = await openVault(root, { scanned: partial.files, partial: true });
+    const stream = some.loaded.state.streams.get(partial.parts.stream);
+    if (stream && partsHold(partial, stream)) return some;
+  }
+  const vault = await openVault(root, { scanned: request.scanned });
+  const streams = vault.loaded.state.streams;
+  const stream = request.stream ?? Object.keys(request.config.streams)[0] ?? [...streams.keys()][0];
+  if (stream !== undefined && streams.has(stream))
+    recordParts(root, { key, stream: pickStream(vault, stream), streams, today, scanned: request.scanned });
+  return vault;
+}
+
+/**
+ * The context's stream and its forgotten memories the context could show if they came back (read/context/stream-view.ts):
+ * what is left out is worked out as the assembly did (the same memories, usage and day: remembered, not again).
+ */
+async function forgottenOf(vault: ReadVault, stream: string | undefined, now: Date): Promise<CachedStart<unknown>['forgotten']> {
+  const { pickStream } = await import('../read/vault.js');
+  const { leftOutOf } = await import('../maintain/left-out.js');
+  const { forgottenPushable } = await import('../read/context/stream-view.js');
+  const { todayIn } = await import('../time/periods.js');
+  const state = pickStream(vault, stream);
+  const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, state, now);
+  return { stream: state.name, ids: forgottenPushable(state, leftOut, todayIn(now, vault.config.timezone)) };
 }
 
 /**

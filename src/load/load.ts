@@ -40,6 +40,11 @@ export interface LoadOptions {
    * costs ~0.1 s.
    */
   scanned?: readonly ScannedFile[];
+  /**
+   * Load `scanned` only, with the parse cache's entries of those files only (`ParseCache.openSome`, never saved): the
+   * session-start hook loads the few files its context draws on (hooks/start-parts.ts).
+   */
+  partial?: boolean;
   /** Where the git backend the committed record asks is chosen (`MEMVAULT_GIT_BACKEND`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -82,7 +87,14 @@ export async function loadVault(options: LoadOptions): Promise<LoadedVault> {
     ? undefined
     : options.pool?.scan(options.vaultDir, sortedStreams)?.catch(() => scanStreams(options.vaultDir, sortedStreams));
   const scanned = onThread ?? Promise.resolve(options.scanned ?? scanStreams(options.vaultDir, sortedStreams));
-  const cache = ParseCache.open(options.stateDir, options.timezone);
+  const cache =
+    options.partial && options.scanned
+      ? ParseCache.openSome(
+          options.stateDir,
+          options.timezone,
+          options.scanned.map((file) => file.vaultPath),
+        )
+      : ParseCache.open(options.stateDir, options.timezone);
   const diagnostics: Diagnostic[] = [];
   const found: FoundFile[] = [];
   /** Found files the cache does not hold as they are now. */

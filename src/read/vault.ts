@@ -26,22 +26,29 @@ export interface ReadVault {
 
 /**
  * Loads the config and the vault under `root` for reading (zoom, search, context). `walked`: the vault's files as the
- * caller found them just before (`scanVault`), so the load does not walk the vault again.
+ * caller found them just before (`scanVault`), so the load does not walk the vault again; with `partial`, those files
+ * are all the load holds (the session-start hook's few, hooks/start-parts.ts).
  *
  * @example
  *   const vault = await openVault('/repo');
  *   const body = memoryBody(vault, vault.loaded.state.streams.get('main')!.memories[0]!);
  */
-export async function openVault(root: string, walked?: { scanned: readonly ScannedFile[] }): Promise<ReadVault> {
+export async function openVault(root: string, walked?: { scanned: readonly ScannedFile[]; partial?: boolean }): Promise<ReadVault> {
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
   // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
   const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/workers/build-pool.js');
-  const options = { ...vaultLoadOptions(root, config), ...(walked ? { scanned: walked.scanned } : {}) };
+  const partial = walked?.partial === true;
+  const options = {
+    ...vaultLoadOptions(root, config),
+    ...(walked ? { scanned: walked.scanned } : {}),
+    ...(partial ? { partial, useRecord: false } : {}),
+  };
   const before = cacheStamp(options.stateDir);
   const loaded = await loadVaultWithWorkers(options);
-  // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse it too.
-  if (loaded.cache.modified) await saveParseCache(root, options.stateDir, loaded, before);
+  // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse
+  // it too; a load of some files only (`partial`: the session-start hook's) keeps nothing.
+  if (loaded.cache.modified && !partial) await saveParseCache(root, options.stateDir, loaded, before);
   // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
   return { root, config, vaultDir, loaded };
 }

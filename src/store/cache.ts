@@ -75,6 +75,8 @@ const MIN_DEAD_LISTS = 256;
 
 /** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
 const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
+/** The rows of the paths given as a JSON array, as `ALL_ENTRIES` gives them. */
+const SOME_ENTRIES = `${ALL_ENTRIES} WHERE path IN (SELECT value FROM json_each(?))`;
 
 export class ParseCache {
   /** Paths set or forgotten since the last save. */
@@ -101,8 +103,21 @@ export class ParseCache {
     private generation: number | undefined,
   ) {}
 
+  /** True for a cache opened on some paths only (`openSome`): it is never saved (a save would take it for the whole vault). */
+  private partial = false;
+
+  /**
+   * The entries of `paths` only, for a reader that needs a few files of a large vault (the session-start hook): bodies,
+   * lists and citations are read as from the whole cache; `save` and `flushBodies` refuse.
+   */
+  static openSome(stateDir: string, timezone: string, paths: readonly string[]): ParseCache {
+    const cache = ParseCache.open(stateDir, timezone, JSON.stringify(paths));
+    cache.partial = true;
+    return cache;
+  }
+
   /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
-  static open(stateDir: string, timezone: string): ParseCache {
+  static open(stateDir: string, timezone: string, some?: string): ParseCache {
     const store = openStateStoreOrMemory(stateDir);
     // `rows`: how entries are stored (cache-codec.ts). Not `CACHE_VERSION`, which the committed record's header names too.
     const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION, rows: MEMORY_ROW });
@@ -116,7 +131,9 @@ export class ParseCache {
       if (meta.get('key') !== key) return undefined;
       // Every row as one JSON object built by SQLite (path → entry): one string and one `JSON.parse`, as cheap as the
       // single file it replaced; 21,000 rows read one by one cost twice the time and garbage.
-      const text = store.db.prepare(ALL_ENTRIES).pluck().get() as string | null;
+      const text = (some === undefined ? store.db.prepare(ALL_ENTRIES).pluck().get() : store.db.prepare(SOME_ENTRIES).pluck().get(some)) as
+        | string
+        | null;
       let stored: Record<string, StoredEntry | StoredMemoryRow>;
       try {
         stored = text ? (JSON.parse(text) as Record<string, StoredEntry | StoredMemoryRow>) : {};
@@ -253,6 +270,7 @@ export class ParseCache {
    * Returns the content hashes written. Entries wait for `save`.
    */
   flushBodies(): Set<string> {
+    if (this.partial) throw new Error('a parse cache opened on some paths is never written (ParseCache.openSome)');
     const written = new Set<string>();
     if (this.pendingBodies.size === 0) return written;
     const { db } = this.store;
@@ -277,6 +295,7 @@ export class ParseCache {
 
   /** Writes what changed since the last save, in one transaction, and moves the cache's generation on. */
   save(): void {
+    if (this.partial) throw new Error('a parse cache opened on some paths is never written (ParseCache.openSome)');
     if (this.changed.size === 0 && this.generation !== undefined) return;
     const { db } = this.store;
     const rewrite = this.generation === undefined;

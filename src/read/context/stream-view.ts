@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { LeftOut } from '../../maintain/left-out.js';
 import { isKindOrTag, type Memory, type StreamState, type Summary } from '../../vault/model.js';
+import { addDays } from '../../time/periods.js';
 
 /**
  * What context assembly works out from a stream's memories before any
@@ -77,4 +78,35 @@ export function streamView(stream: StreamState, leftOut: LeftOut, zone: string):
   };
   views.set(stream.memories, { leftOut, summaries: stream.summaries, zone, view });
   return view;
+}
+
+/**
+ * Days back from today within which a memory may be an error of the last 24 hours or its fix (`fixFor`: up to three
+ * days after the error), whatever the zone or the offset of its date.
+ */
+const RECENT_DAYS = 7;
+
+/**
+ * The ids of forgotten memories whose use would change a query-less context (the session-start hook's): forgetting
+ * takes a memory out of `stream`, and without a query a context pushes only the pinned, the last decisions (neither is
+ * ever forgotten), conventions, facts, and errors of the last 24 hours with their fixes (memories of the days after:
+ * an older error, the most common hit of a search, is no candidate either way). A use can only bring a forgotten
+ * memory back (forgetting.ts), so usage recorded for any other memory leaves such a context as it was. Keep in step
+ * with `tierCandidates` (candidates.ts): a new tier drawing on other memories without a query must be counted here.
+ */
+export function forgottenPushable(stream: StreamState, leftOut: LeftOut, today: string): string[] {
+  const forgotten = new Set(leftOut.forgotten.map((f) => f.id));
+  if (forgotten.size === 0) return [];
+  const recent = addDays(today, -RECENT_DAYS);
+  return stream.memories
+    .filter(
+      (m) =>
+        forgotten.has(m.id) &&
+        (m.importance === 'pinned' ||
+          m.kind.toLowerCase() === 'decision' ||
+          isKindOrTag(m, 'convention') ||
+          m.facts !== undefined ||
+          m.day >= recent),
+    )
+    .map((m) => m.id);
 }

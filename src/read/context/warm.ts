@@ -9,6 +9,7 @@ import { memoryBody, tokensOf, type ReadVault } from '../vault.js';
 import { vaultPaths } from '../../vault/paths.js';
 import { bodyStartLine, frontmatterBody } from '../../vault/frontmatter.js';
 import { readVaultFile } from '../../vault/scan.js';
+import { sha256 } from '../../util/hash.js';
 
 /**
  * What context assembly keeps between calls in a long-lived process (the MCP
@@ -45,6 +46,11 @@ interface Memo {
   topics?: { stamp: string; byStream: Map<string, IndexTopic[]> };
   /** 1-based line of each file (by vault path) its body starts on; null for a file that cannot be read. */
   bodyLines: Map<string, number | null>;
+  /** Counts known from elsewhere (a kept answer's, `useKnownCounts`), asked before the tokenizer. */
+  known?: (text: string) => number | undefined;
+  /** Body lines by the SHA-256 of the file's bytes: those measured here, and those known from elsewhere (`useKnownLines`). */
+  linesBySha: Map<string, number | null>;
+  knownLines?: (sha: string) => number | null | undefined;
 }
 
 /** Texts remembered per vault and kind; past this many the memo starts again (a bound for a process that runs for days). */
@@ -54,7 +60,7 @@ const memos = new WeakMap<object, Memo>();
 function memoOf(vault: ReadVault): Memo {
   let memo = memos.get(vault.loaded);
   if (!memo) {
-    memo = { tokens: new Map(), bodies: new Map(), bodyLines: new Map() };
+    memo = { tokens: new Map(), bodies: new Map(), bodyLines: new Map(), linesBySha: new Map() };
     memos.set(vault.loaded, memo);
   }
   return memo;
@@ -84,7 +90,7 @@ export function bodyLineFor(vault: ReadVault): (vaultPath: string) => number | u
   return (vaultPath) => {
     let line = memo.bodyLines.get(vaultPath);
     if (line === undefined) {
-      line = bodyLineOfFile(vault, vaultPath);
+      line = bodyLineOfFile(vault, vaultPath, memo);
       if (memo.bodyLines.size >= MAX_MEMO) memo.bodyLines.clear();
       memo.bodyLines.set(vaultPath, line);
     }
@@ -92,12 +98,20 @@ export function bodyLineFor(vault: ReadVault): (vaultPath: string) => number | u
   };
 }
 
-function bodyLineOfFile(vault: ReadVault, vaultPath: string): number | null {
+function bodyLineOfFile(vault: ReadVault, vaultPath: string, memo: Memo): number | null {
   if (!vaultPath.endsWith('.md')) return null;
   const read = readVaultFile(vault.vaultDir, vaultPath);
   if (!read.ok) return null;
-  const text = Buffer.from(read.bytes).toString('utf8');
-  return bodyStartLine(text, frontmatterBody(text).trim()) ?? null;
+  // By the bytes' hash, a line known from elsewhere spares loading the frontmatter parser (the session-start hook's).
+  const sha = sha256(read.bytes);
+  let line = memo.linesBySha.get(sha) ?? memo.knownLines?.(sha);
+  if (line === undefined) {
+    const text = Buffer.from(read.bytes).toString('utf8');
+    line = bodyStartLine(text, frontmatterBody(text).trim()) ?? null;
+  }
+  if (memo.linesBySha.size >= MAX_MEMO) memo.linesBySha.clear();
+  memo.linesBySha.set(sha, line);
+  return line;
 }
 
 /** Tokens of `text` with the configured tokenizer, remembered for this loaded vault. */
@@ -106,12 +120,35 @@ export function countFor(vault: ReadVault): (text: string) => number {
   return (text) => {
     let n = memo.tokens.get(text);
     if (n === undefined) {
-      n = tokensOf(vault, text);
+      n = memo.known?.(text) ?? tokensOf(vault, text);
       if (memo.tokens.size >= MAX_MEMO) memo.tokens.clear();
       memo.tokens.set(text, n);
     }
     return n;
   };
+}
+
+/**
+ * Token counts `countFor` takes as known instead of loading the tokenizer (~0.15 s at a process's start): the
+ * session-start hook's kept counts of the texts its last answer measured, for this loaded vault's tokenizer.
+ */
+export function useKnownCounts(vault: ReadVault, known: (text: string) => number | undefined): void {
+  memoOf(vault).known = known;
+}
+
+/** Every text `countFor` measured (or took as known) for this loaded vault, with its tokens. */
+export function countedTexts(vault: ReadVault): ReadonlyMap<string, number> {
+  return memoOf(vault).tokens;
+}
+
+/** Body lines `bodyLineFor` takes as known, by the SHA-256 of a file's bytes (the session-start hook's kept lines). */
+export function useKnownLines(vault: ReadVault, known: (sha: string) => number | null | undefined): void {
+  memoOf(vault).knownLines = known;
+}
+
+/** Every body line `bodyLineFor` measured (or took as known) for this loaded vault, by the SHA-256 of the file's bytes. */
+export function measuredLines(vault: ReadVault): ReadonlyMap<string, number | null> {
+  return memoOf(vault).linesBySha;
 }
 
 /**
