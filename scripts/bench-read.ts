@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { clearStartCache } from '../src/hooks/start-cache.js';
 import { assembleContext } from '../src/read/context/assemble.js';
 import { matchPlan } from '../src/search/match.js';
 import { parseQuery } from '../src/search/query.js';
@@ -191,12 +192,11 @@ async function benchVault(dir: string, memories: number, runs: number, reuse = f
  * What an agent waits for: `search` and `context` through the MCP server (a
  * real `memvault mcp` child driven by the SDK's Client over stdio, the
  * JSON-RPC round trip included; the first call of each tool is a warm-up),
- * and the session-start hook's wall time from process start to exit (the
- * first, which assembles the context, and the median of five more, which
- * reuse its answer while the vault is unchanged).
+ * and the session-start hook's wall time from process start to exit, in the
+ * cases that cost it differently (`sessionStart` below).
  */
 async function agentBench(dir: string, runs: number): Promise<Record<string, number>> {
-  let start = performance.now();
+  const start = performance.now();
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--no-watch'], cwd: dir, stderr: 'ignore' });
   const client = new Client({ name: 'bench-read', version: '1.0.0' });
   await client.connect(transport);
@@ -214,33 +214,44 @@ async function agentBench(dir: string, runs: number): Promise<Record<string, num
   const context: number[] = [];
   for (let i = 0; i < Math.min(runs, 10); i++) context.push(await timed('context', { query: QUERIES[i % QUERIES.length]!, budget: 8000 }));
   await client.close();
-  // The first session start assembles the context (its kept answer removed first); the next ones reuse it (hooks/start-cache.ts).
-  rmSync(path.join(dir, '.memvault', 'hooks'), { recursive: true, force: true });
-  const hook: number[] = [];
-  // Characters printed at startup and after a compaction: Claude Code keeps at most 10,000 (memvault's cap: 9,000).
-  const chars: Record<string, number> = {};
-  for (let i = 0; i < 7; i++) {
-    const source = i === 6 ? 'compact' : 'startup';
-    start = performance.now();
-    const child = spawnSync(process.execPath, [CLI, 'hook', 'session-start'], {
-      cwd: dir,
-      input: JSON.stringify({ hook_event_name: 'SessionStart', source, cwd: dir }),
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    if (i < 6) hook.push(ms(start));
-    if (child.status !== 0 || child.stderr) throw new Error(`session-start failed: ${child.stderr}`);
-    chars[source] = child.stdout.length;
-  }
+  // Session starts (hooks/start-cache.ts keeps the last answer in the state store). The first after the searches above
+  // (they only recorded usage), five that reuse its answer, the first after an edited memory (assembled again, from
+  // the files a query-less context draws on and the edited one: hooks/start-parts.ts) and the first with nothing kept
+  // (assembled from the whole vault, as after `memvault redact`); then one after a compaction, for its length.
+  const afterUsage = sessionStart(dir, 'startup');
+  const reused: number[] = [];
+  for (let i = 0; i < 5; i++) reused.push(sessionStart(dir, 'startup').ms);
+  await editOneMemory(dir);
+  const afterEdit = sessionStart(dir, 'startup');
+  clearStartCache(dir);
+  const nothingKept = sessionStart(dir, 'startup');
+  const compact = sessionStart(dir, 'compact');
   return {
     mcp_start_ms: round(connectMs),
     mcp_search_median_ms: round(median(search)),
     mcp_context_median_ms: round(median(context)),
-    session_start_hook_first_ms: round(hook[0]!),
-    session_start_hook_median_ms: round(median(hook.slice(1))),
-    session_start_hook_chars: chars.startup!,
-    session_start_hook_chars_compact: chars.compact!,
+    session_start_hook_after_usage_ms: round(afterUsage.ms),
+    session_start_hook_reused_median_ms: round(median(reused)),
+    session_start_hook_after_edit_ms: round(afterEdit.ms),
+    session_start_hook_nothing_kept_ms: round(nothingKept.ms),
+    // Characters printed: Claude Code keeps at most 10,000 of a hook's added context (memvault's cap: 9,000).
+    session_start_hook_chars: nothingKept.chars,
+    session_start_hook_chars_compact: compact.chars,
   };
+}
+
+/** One `memvault hook session-start` from process start to exit, and the characters it printed. */
+function sessionStart(dir: string, source: 'startup' | 'compact'): { ms: number; chars: number } {
+  const start = performance.now();
+  const child = spawnSync(process.execPath, [CLI, 'hook', 'session-start'], {
+    cwd: dir,
+    input: JSON.stringify({ hook_event_name: 'SessionStart', source, cwd: dir }),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const took = ms(start);
+  if (child.status !== 0 || child.stderr) throw new Error(`session-start failed: ${child.stderr}`);
+  return { ms: took, chars: child.stdout.length };
 }
 
 function readIndexInChild(dir: string): number {
