@@ -22,6 +22,10 @@ import { memoryText, topicsOf, type IndexTopic } from './warm.js';
  * critical, relevant, background and index tiers would say with unlimited
  * room. Each item names its source (a path) and may offer coarser versions
  * of itself (a memory's daily, then its weekly) for when it does not fit.
+ *
+ * What a query-less context draws on here is also listed in hooks/start-parts.ts (`neededFiles`), so the
+ * session-start hook can load only those files: a change to that here changes it there too
+ * (test/hooks/start-parts.test.ts compares the partial and the whole load on random vaults).
  */
 
 export type { Candidate, CriticalSource, Part, Version } from './candidate.js';
