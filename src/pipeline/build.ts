@@ -161,6 +161,8 @@ interface OpenedBuild {
   parsedAtLoad: number;
   regenerate: ReturnType<typeof resolveRegenerate>;
   session: CommitSession | CommitSkip | undefined;
+  /** The committed record's uncommitted shards, looked for while the build runs (committed-record-write.ts). */
+  recordLook: ReturnType<typeof import('../store/committed-record-write.js').lookForUncommittedRecord> | undefined;
   /** Temporary files of a killed build, removed under the lock (housekeeping.ts). */
   housekeeping: Diagnostic[];
   /** Loaded only for waterfall streams: start-up time counts in every one-edit rebuild. */
@@ -200,6 +202,11 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
         env: options.env,
       })
     : undefined;
+  // Git looks for the record's uncommitted shards beside the plan and the rollups, not after the record is written.
+  const recordLook =
+    session && !('status' in session) && config.git.record
+      ? (await import('../store/committed-record-write.js')).lookForUncommittedRecord(vaultDir, options.env)
+      : undefined;
   const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
   const housekeeping = dryRun ? [] : removeLeftoverTemps(vaultDir, stateDir, loaded.state.streams.keys());
@@ -245,6 +252,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     parsedAtLoad,
     regenerate,
     session,
+    recordLook,
     housekeeping,
     waterfall,
     citations: citations.report,
@@ -360,6 +368,8 @@ interface OutputsWritten {
   usageWritten: string[];
   /** The committed record's module, when the record is kept in this repository (it lists its uncommitted files). */
   record: typeof import('../store/committed-record-write.js') | undefined;
+  /** The record's shards `writeRecord` wrote or removed (vault paths). */
+  recordWritten: string[];
   recordMs: number;
   search?: IndexReport;
   searchNotes: Diagnostic[];
@@ -384,13 +394,15 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
   const recordStarted = performance.now();
-  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env);
+  const recordWritten = record
+    ? await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env)
+    : [];
   const recordMs = performance.now() - recordStarted;
   if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
     memo.save();
   }
-  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordMs, searchNotes: [] };
+  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, searchNotes: [] };
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
   const sync = await import('../search/sync.js');
@@ -399,7 +411,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   opened.clock.add('search', performance.now() - searchStarted);
   // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
   const searchNotes = sync.searchNotes(search);
-  return { indexWritten, indexMs, usageWritten, record, recordMs, ...(search ? { search } : {}), searchNotes };
+  return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, ...(search ? { search } : {}), searchNotes };
 }
 
 /** Commit: the report's files in one commit (pipeline/commit.ts), what is left uncommitted recorded; then the final timings. */
@@ -420,7 +432,7 @@ async function commitStage(
   let commit: CommitOutcome | null = null;
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir, options.env) : [];
+    const recordPaths = outputs.record && opened.recordLook ? await opened.recordLook.settle(outputs.recordWritten) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
     commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
