@@ -309,12 +309,16 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
 /**
  * Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
  * On a running pool (a cold build) the look runs on a build thread beside the rollups (`found` is awaited after them);
+ * in an edit's build of a large vault, on its scan thread (build-pool.ts `nearDuplicatesBeside`), also beside them;
  * else here, now, before the streams are applied. Its warnings follow the plan's in the report.
  */
 async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
   const { ctx, pool } = opened;
   const summarized = plan.streams.filter((s) => s.finest.jobs.length > 0);
-  if (summarized.length === 0) return { found: Promise.resolve([]) };
+  if (summarized.length === 0) {
+    pool?.stopScanThread(); // nothing to look at: the large vault's scan thread is not kept
+    return { found: Promise.resolve([]) };
+  }
   const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
   const look = summarized.map((s) => {
     const days = new Set(s.finest.jobs.map((job) => job.period));
@@ -322,7 +326,15 @@ async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Prom
     return { name: s.name, memories, days };
   });
   if (pool?.started && !opened.dryRun) {
+    pool.stopScanThread();
     const found = Promise.all(look.map((l) => pool.nearDuplicates(ctx.vaultDir, l.name, l.memories, l.days)));
+    found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    return { found };
+  }
+  // An edit's build of a large vault: on its scan thread, beside the rollups; here if that thread failed.
+  if (pool?.looksBeside && !opened.dryRun) {
+    const here = (l: (typeof look)[number]) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days);
+    const found = Promise.all(look.map((l) => pool.nearDuplicatesBeside(ctx.vaultDir, l.name, l.memories, l.days).catch(() => here(l))));
     found.catch(() => {}); // awaited after the rollups; a failure then is the build's
     return { found };
   }
@@ -467,12 +479,12 @@ function promptIdsOf(summarizer: Summarizer): (tier: CalendarTier) => string {
 export const MAX_LOOKED_AT = 2000;
 
 /**
- * `memories` (in date order) as the look sees them: all of them, unless `days` and the `windowDays` before each hold
- * more than `MAX_LOOKED_AT`.
+ * `memories` (in date order) as the look sees them: those of `days` and the `windowDays` before each (the look
+ * compares no other; a thread is sent these alone), the newest `MAX_LOOKED_AT` of them when they are more.
  */
 export function newestForLook(memories: readonly Memory[], days: ReadonlySet<string>, windowDays: number): readonly Memory[] {
   const window = new Set<string>();
   for (const day of days) for (let back = 0; back <= windowDays; back++) window.add(addDays(day, -back));
   const inWindow = memories.filter((memory) => window.has(memory.day));
-  return inWindow.length <= MAX_LOOKED_AT ? memories : inWindow.slice(-MAX_LOOKED_AT);
+  return inWindow.length <= MAX_LOOKED_AT ? inWindow : inWindow.slice(-MAX_LOOKED_AT);
 }

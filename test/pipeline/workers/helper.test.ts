@@ -67,8 +67,9 @@ describe('the scan thread', () => {
     try {
       expect(pool.scans).toBe(true);
       expect(await pool.scan(vault, ['agent', 'main', 'missing'])).toEqual(scanStreams(vault, ['agent', 'main', 'missing']));
-      // The thread is stopped after its one walk; the build threads were never started for it.
+      // One walk; the thread is kept for the build's near-duplicate look; the build threads were never started for it.
       expect(pool.scan(vault, ['main'])).toBeUndefined();
+      expect(pool.looksBeside).toBe(true);
       expect(pool.started).toBe(false);
     } finally {
       pool.close();
@@ -87,6 +88,11 @@ describe('the scan thread', () => {
   });
 });
 
+/** A memory long enough for the build's near-duplicate look (eight shingles or more). */
+const LONG_NOTE =
+  'Reworked the billing queue consumer so retries back off exponentially, capped the batch size, ' +
+  'added structured logging around every failed charge, and documented the operational runbook for the on-call rotation.';
+
 describe('memvault build with the scan thread', () => {
   it('writes exactly what a build without it writes, after an edit', async () => {
     const files: Record<string, string> = {};
@@ -95,6 +101,7 @@ describe('memvault build with the scan thread', () => {
       const body = `Worked on the billing queue; the p99 latency is ${day * 10}ms. Decision: keep retries at ${day}.`;
       files[`vault/main/memories/${date}-notes.md`] = memory({ date: `${date}T10:00:00Z`, title: `Notes ${day}`, body });
     }
+    files['vault/main/memories/2026-02-09-design.md'] = memory({ date: '2026-02-09T15:00:00Z', title: 'Design', body: LONG_NOTE });
     const withThread = createProject(files);
     let without: string | undefined;
     try {
@@ -103,14 +110,23 @@ describe('memvault build with the scan thread', () => {
       without = copyProject(withThread);
       // A padding row makes the state store "large": the next build walks the vault on a thread.
       padStateStore(withThread, LARGE_CACHE_BYTES);
-      const body = 'Moved billing retries into the queue; the error rate dropped to 0.1%.';
-      const edited = { 'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T10:00:00Z', title: 'Notes 11', body }) };
+      // A copy of another memory of the look's window: the look (on the scan thread for the large vault) warns of it.
+      const copy = `${LONG_NOTE} The staging rollout waits for review.`;
+      const edited = {
+        'vault/main/memories/2026-02-11-notes.md': memory({ date: '2026-02-11T10:00:00Z', title: 'Notes 11', body: copy }),
+      };
       const builds = [];
       for (const project of [withThread, without]) {
         for (const [file, text] of Object.entries(edited)) writeFileSync(path.join(project, file), text);
         builds.push((await runCliJson(['build', '--now', '2026-02-16T06:00:00Z', '--json', '--no-commit'], { cwd: project })).json);
       }
       expect(builds.map((report) => report.stats.helper)).toEqual([true, false]);
+      const nearDuplicates = (report: { diagnostics: { rule: string; path: string }[] }) =>
+        report.diagnostics.filter((d) => d.rule === 'memory/near-duplicate');
+      expect(nearDuplicates(builds[0])).toEqual(nearDuplicates(builds[1]));
+      expect(nearDuplicates(builds[0]).map((d) => d.path)).toEqual(['main/memories/2026-02-11-notes.md']);
+      // The large vault's look ran on its scan thread (a thread's answer brings its own stages), the other's here.
+      expect(builds.map((report) => 'gc.workers' in report.stats.stages)).toEqual([true, false]);
       expect(builds[0].written).toEqual(builds[1].written);
       expect(builds[0].written).toContain('main/daily/2026-02-11.md');
       const outputs = (project: string) => [...snapshotTree(path.join(project, 'vault'))].map(([file, state]) => [file, state.sha256]);
