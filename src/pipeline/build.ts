@@ -104,7 +104,7 @@ async function buildWatched(
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   const facts = factWarnings(planned.plan.order.map((entry) => entry.stream));
-  const outputs = await writeOutputs(opened, planned.memo, indexInputs);
+  const outputs = await writeOutputs(opened, planned.memo, indexInputs, applied);
   const moved = movedAsideReport();
   const { ctx } = opened;
   const { loaded } = ctx;
@@ -382,6 +382,8 @@ interface OutputsWritten {
   record: typeof import('../store/committed-record-write.js') | undefined;
   /** The record's shards `writeRecord` wrote or removed (vault paths). */
   recordWritten: string[];
+  /** Done when git has stored the blobs of what the build wrote, ahead of the commit (git/commit.ts `storeAhead`). */
+  blobsStored: Promise<void>;
   recordMs: number;
   search?: IndexReport;
   searchNotes: Diagnostic[];
@@ -392,7 +394,12 @@ interface OutputsWritten {
  * A dry run writes the index into its recording writer and skips the rest: they are written outside the vault's
  * generated files (`.memvault/`, usage.json) and say nothing a dry run reports.
  */
-async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs: readonly StreamIndexInput[]): Promise<OutputsWritten> {
+async function writeOutputs(
+  opened: OpenedBuild,
+  memo: DerivedMemo,
+  indexInputs: readonly StreamIndexInput[],
+  applied: readonly StreamOutcome[],
+): Promise<OutputsWritten> {
   const { ctx, dryRun } = opened;
   const { options, config, loaded, vaultDir } = ctx;
   const indexStarted = performance.now();
@@ -405,16 +412,22 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
   const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
+  // Git stores the blobs of what the build wrote while the record is written, and the record's after it (storeAhead).
+  const storeAhead = opened.session && !('status' in opened.session) ? (await import('../git/commit.js')).storeAhead : undefined;
+  const streamsWritten = applied.flatMap((s) => [...(s.waterfall?.written ?? []), ...(s.calendar?.written ?? [])]);
+  const stored = [storeAhead?.(opened.session, [...streamsWritten, ...indexWritten, ...usageWritten])];
   const recordStarted = performance.now();
   const recordWritten = record
     ? await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env)
     : [];
   const recordMs = performance.now() - recordStarted;
+  stored.push(storeAhead?.(opened.session, recordWritten));
   if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
     memo.save();
   }
-  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, searchNotes: [] };
+  const blobsStored = Promise.all(stored).then(() => undefined);
+  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, blobsStored, searchNotes: [] };
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
   const sync = await import('../search/sync.js');
@@ -423,7 +436,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   opened.clock.add('search', performance.now() - searchStarted);
   // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
   const searchNotes = sync.searchNotes(search);
-  return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, ...(search ? { search } : {}), searchNotes };
+  return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, blobsStored, ...(search ? { search } : {}), searchNotes };
 }
 
 /** Commit: the report's files in one commit (pipeline/commit.ts), what is left uncommitted recorded; then the final timings. */
@@ -446,6 +459,7 @@ async function commitStage(
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
     const recordPaths = outputs.record && opened.recordLook ? await opened.recordLook.settle(outputs.recordWritten) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
+    await outputs.blobsStored;
     commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!dryRun) pending.settlePending(stateDir, vaultDir, report, commit);
