@@ -191,22 +191,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   });
   const parsedAtLoad = loaded.content.parsed;
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
-  // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
-  const commitEnabled = !dryRun && (options.commit ?? config.git.commit);
-  const session = commitEnabled
-    ? await (await import('../git/commit.js')).openCommitSession({
-        vaultDir,
-        stateDir,
-        enabled: true,
-        author: config.git.author,
-        env: options.env,
-      })
-    : undefined;
-  // Git looks for the record's uncommitted shards beside the plan and the rollups, not after the record is written.
-  const recordLook =
-    session && !('status' in session) && config.git.record
-      ? (await import('../store/committed-record-write.js')).lookForUncommittedRecord(vaultDir, options.env)
-      : undefined;
+  const { session, recordLook } = await openCommit(options, config, vaultDir, stateDir);
   const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
   const housekeeping = dryRun ? [] : removeLeftoverTemps(vaultDir, stateDir, loaded.state.streams.keys());
@@ -257,6 +242,25 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     waterfall,
     citations: citations.report,
   };
+}
+
+/** The commit session, when this build may commit, and the look for the record's uncommitted shards it starts. */
+async function openCommit(
+  options: BuildOptions,
+  config: Config,
+  vaultDir: string,
+  stateDir: string,
+): Promise<Pick<OpenedBuild, 'session' | 'recordLook'>> {
+  // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
+  if (options.dryRun || !(options.commit ?? config.git.commit)) return { session: undefined, recordLook: undefined };
+  const { openCommitSession } = await import('../git/commit.js');
+  const session = await openCommitSession({ vaultDir, stateDir, enabled: true, author: config.git.author, env: options.env });
+  // Git looks for the record's uncommitted shards beside the plan and the rollups, not after the record is written.
+  const recordLook =
+    !('status' in session) && config.git.record
+      ? (await import('../store/committed-record-write.js')).lookForUncommittedRecord(vaultDir, options.env)
+      : undefined;
+  return { session, recordLook };
 }
 
 /**
