@@ -15,7 +15,7 @@ import { assertLockHeld } from '../util/lock-state.js';
 import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { type BuildPlan, planBuild, plannedReport, type StreamPlan } from './build-plan.js';
-import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
+import { BuildPool, coreToSpare, vaultLoadOptions } from './workers/build-pool.js';
 import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
@@ -335,13 +335,15 @@ async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Prom
     found.catch(() => {}); // awaited after the rollups; a failure then is the build's
     return { found };
   }
-  // An edit's build of a large vault: on its scan thread, beside the rollups; here if that thread failed.
-  if (pool?.looksBeside && !opened.dryRun) {
+  // An edit's build of a large vault: on its scan thread, beside the rollups, when a core is free for it; here if that
+  // thread failed.
+  if (pool?.looksBeside && !opened.dryRun && coreToSpare()) {
     const here = (l: (typeof look)[number]) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days);
     const found = Promise.all(look.map((l) => pool.nearDuplicatesBeside(ctx.vaultDir, l.name, l.memories, l.days).catch(() => here(l))));
     found.catch(() => {}); // awaited after the rollups; a failure then is the build's
     return { found };
   }
+  pool?.stopScanThread();
   const warnings = opened.clock.time('near-duplicates', () =>
     look.map((l) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days)),
   );

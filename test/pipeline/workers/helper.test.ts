@@ -4,9 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../../src/pipeline/build.js';
-import type { BuildPool as BuildPoolType } from '../../../src/pipeline/workers/build-pool.js';
+import type { BuildPool as BuildPoolType, coreToSpare as coreToSpareType } from '../../../src/pipeline/workers/build-pool.js';
+import { nearDuplicateWarnings } from '../../../src/maintain/build-check.js';
 import { scanStreams } from '../../../src/vault/scan.js';
 import { copyProject, createProject, memory, removeProject, runCliJson, snapshotTree } from '../../helpers/project.js';
+import { memoryAt } from '../../helpers/memory-object.js';
 import { padStateStore } from '../../helpers/state-store.js';
 
 /**
@@ -15,9 +17,10 @@ import { padStateStore } from '../../helpers/state-store.js';
  * Tokens are counted on the main thread: nothing waits synchronously for another thread.
  */
 
-const { BuildPool, LARGE_CACHE_BYTES } = (await import(path.resolve('dist/src/pipeline/workers/build-pool.js'))) as {
+const { BuildPool, LARGE_CACHE_BYTES, coreToSpare } = (await import(path.resolve('dist/src/pipeline/workers/build-pool.js'))) as {
   BuildPool: typeof BuildPoolType;
   LARGE_CACHE_BYTES: number;
+  coreToSpare: typeof coreToSpareType;
 };
 
 let root: string;
@@ -76,6 +79,31 @@ describe('the scan thread', () => {
     }
   });
 
+  it("looks for near-duplicates after its walk as the main thread does (an edit's build, when a core is free)", async () => {
+    withLargeCache();
+    const pool = BuildPool.create({ scanRoot: root })!;
+    try {
+      const days = ['2026-02-09', '2026-02-10', '2026-02-11'];
+      const memories = days.map((day) => ({ ...memoryAt('main', `${day}-note`), day, path: `main/memories/${day}-note.md` }));
+      for (const [i, m] of memories.entries())
+        writeFileSync(path.join(vault, m.path), memory({ date: `${m.day}T10:00:00Z`, body: i === 1 ? 'Deployed.' : LONG_NOTE }));
+      expect(pool.looksBeside).toBe(false); // not before its walk
+      await pool.scan(vault, ['main']);
+      const changed = new Set(['2026-02-11']);
+      const beside = await pool.nearDuplicatesBeside(vault, 'main', memories, changed);
+      expect(beside).toEqual(nearDuplicateWarnings(vault, 'main', memories, changed));
+      expect(beside.map((d) => d.path)).toEqual(['main/memories/2026-02-11-note.md']);
+      pool.stopScanThread();
+      expect(pool.looksBeside).toBe(false);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('is given work beside the main thread only when the load average leaves half a core free', () => {
+    expect([coreToSpare(0.9, 2), coreToSpare(1.5, 2), coreToSpare(1.6, 2), coreToSpare(3.2, 4)]).toEqual([true, true, false, true]);
+  });
+
   it('never keeps a process alive: a script that starts one and does nothing else exits', () => {
     withLargeCache();
     const compiled = JSON.stringify(path.resolve('dist/src/pipeline/workers/build-pool.js'));
@@ -125,8 +153,6 @@ describe('memvault build with the scan thread', () => {
         report.diagnostics.filter((d) => d.rule === 'memory/near-duplicate');
       expect(nearDuplicates(builds[0])).toEqual(nearDuplicates(builds[1]));
       expect(nearDuplicates(builds[0]).map((d) => d.path)).toEqual(['main/memories/2026-02-11-notes.md']);
-      // The large vault's look ran on its scan thread (a thread's answer brings its own stages), the other's here.
-      expect(builds.map((report) => 'gc.workers' in report.stats.stages)).toEqual([true, false]);
       expect(builds[0].written).toEqual(builds[1].written);
       expect(builds[0].written).toContain('main/daily/2026-02-11.md');
       const outputs = (project: string) => [...snapshotTree(path.join(project, 'vault'))].map(([file, state]) => [file, state.sha256]);
