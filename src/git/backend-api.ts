@@ -47,6 +47,11 @@ export interface GitBackend {
   changedUnder(repo: Repo, prefix: string): Promise<string[]>;
   stage(repo: Repo, parent: string | undefined): Promise<Staging>;
   /**
+   * Writes the blobs of these work-tree files (repository paths) to the object store, as a commit of them would store
+   * them, ahead of the commit (git/commit.ts `storeAhead`). The git command only: isomorphic-git hashes in-process.
+   */
+  storeBlobs?(repo: Repo, paths: readonly string[]): Promise<void>;
+  /**
    * The blob id a commit of each file would record (the path's clean filter and line-ending conversion applied), in
    * order; undefined for a file whose stored blob would not hold the file's own bytes (a filter or a conversion changes
    * them) or that the backend cannot hash as git does. The git command reads the work-tree files itself: a caller that

@@ -195,6 +195,11 @@ export const cliBackend: GitBackend = {
     return out;
   },
 
+  async storeBlobs(repo: Repo, paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await run(repo.dir, ['hash-object', '-w', '--stdin-paths'], { input: stdinPaths(paths) });
+  },
+
   async stage(repo: Repo, parent: string | undefined): Promise<Staging> {
     const git = (args: readonly string[], options?: RunOptions) => run(repo.dir, args, options);
     const listings = new FolderListings(git, parent);

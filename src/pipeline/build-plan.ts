@@ -11,7 +11,7 @@ import { type BuildReport, emptyStats, type StreamReport, TIERS } from './build-
 import type { TierEstimate } from './estimate.js';
 import { isUpTo } from './now.js';
 import type { DerivedMemo } from '../store/derived-memo.js';
-import { type Manifest, packageInputHash } from './package/index.js';
+import { type Manifest, packageInputHash, packageMemoriesDigest } from './package/index.js';
 import { type HeldSummary, type PlanContext, planDailies, type TierPlan } from './calendar/plan.js';
 import { type CoarserTierPlan, planCoarserTier } from './calendar/plan-periods.js';
 import type { WaterfallReport, WaterfallStreamPlan } from './waterfall/build.js';
@@ -51,6 +51,8 @@ export interface PackagePlan {
   inputHash: string;
   /** The manifest on disk, if any (not read when its input hash alone says the package is stale). */
   previous: Manifest | undefined;
+  /** The memories' part of `inputHash` (`packageMemoriesDigest`), when the plan worked it out: the apply step reuses it. */
+  memoriesDigest?: string;
 }
 
 /** A stream's manifest on disk: the input hash its end names (a hint, `readManifestInputHash`), and the whole of it. */
@@ -246,7 +248,8 @@ function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, i
   const path = vaultPaths.package(stream.name);
   const onDisk = input.manifests.get(stream.name);
   const base = packageBase(stream, bands, input.config, input.leftOut?.get(stream.name), input.citationNotes);
-  const compute = () => packageInputHash(base);
+  let memoriesDigest: string | undefined;
+  const compute = () => packageInputHash(base, (memoriesDigest = packageMemoriesDigest(base.memories)));
   // Besides the cache's entries and the config: the bands, what is left out, and which memories are up to `now` (a prefix
   // of the stream's, named by its length and last memory).
   const last = stream.memories.at(-1);
@@ -263,7 +266,7 @@ function planPackage(stream: StreamState, bands: Bands, input: BuildPlanInput, i
   const previous = staleByHash ? undefined : onDisk?.read();
   const fresh = previous !== undefined && previous.input_hash === inputHash;
   const reason = staleByHash ? 'stale' : previous === undefined ? 'missing' : !fresh ? 'stale' : inputsChange ? 'inputs change' : 'fresh';
-  return { path, write: reason !== 'fresh', reason, inputHash, previous };
+  return { path, write: reason !== 'fresh', reason, inputHash, previous, ...(memoriesDigest ? { memoriesDigest } : {}) };
 }
 
 /** A dry run's report: the plan's summaries, estimates, held and deferred ones, archive moves and compactions; nothing written. */

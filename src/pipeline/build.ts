@@ -15,7 +15,7 @@ import { assertLockHeld } from '../util/lock-state.js';
 import { loadVault } from '../load/load.js';
 import type { CalendarTier, Diagnostic, Memory, StreamState } from '../vault/model.js';
 import { type BuildPlan, planBuild, plannedReport, type StreamPlan } from './build-plan.js';
-import { BuildPool, vaultLoadOptions } from './workers/build-pool.js';
+import { BuildPool, coreToSpare, vaultLoadOptions } from './workers/build-pool.js';
 import { rollupWorkersOn } from './workers/rollup-pool.js';
 import { StageClock, watchGc } from './build-timings.js';
 import { DerivedMemo } from '../store/derived-memo.js';
@@ -104,7 +104,7 @@ async function buildWatched(
   // Each open contradiction between facts once, at the later fact's place and naming the other; facts that cannot be read.
   // The build's view of each stream (memories up to `now`), after it is applied: an archived memory is named where it is now.
   const facts = factWarnings(planned.plan.order.map((entry) => entry.stream));
-  const outputs = await writeOutputs(opened, planned.memo, indexInputs);
+  const outputs = await writeOutputs(opened, planned.memo, indexInputs, applied);
   const moved = movedAsideReport();
   const { ctx } = opened;
   const { loaded } = ctx;
@@ -161,6 +161,8 @@ interface OpenedBuild {
   parsedAtLoad: number;
   regenerate: ReturnType<typeof resolveRegenerate>;
   session: CommitSession | CommitSkip | undefined;
+  /** The committed record's uncommitted shards, looked for while the build runs (committed-record-write.ts). */
+  recordLook: ReturnType<typeof import('../store/committed-record-write.js').lookForUncommittedRecord> | undefined;
   /** Temporary files of a killed build, removed under the lock (housekeeping.ts). */
   housekeeping: Diagnostic[];
   /** Loaded only for waterfall streams: start-up time counts in every one-edit rebuild. */
@@ -189,17 +191,7 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
   });
   const parsedAtLoad = loaded.content.parsed;
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());
-  // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
-  const commitEnabled = !dryRun && (options.commit ?? config.git.commit);
-  const session = commitEnabled
-    ? await (await import('../git/commit.js')).openCommitSession({
-        vaultDir,
-        stateDir,
-        enabled: true,
-        author: config.git.author,
-        env: options.env,
-      })
-    : undefined;
+  const { session, recordLook } = await openCommit(options, config, vaultDir, stateDir);
   const loadMs = Math.round(performance.now() - started);
   // Under the lock, no other build writes: every temp file of a killed build can go (housekeeping.ts).
   const housekeeping = dryRun ? [] : removeLeftoverTemps(vaultDir, stateDir, loaded.state.streams.keys());
@@ -245,10 +237,30 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     parsedAtLoad,
     regenerate,
     session,
+    recordLook,
     housekeeping,
     waterfall,
     citations: citations.report,
   };
+}
+
+/** The commit session, when this build may commit, and the look for the record's uncommitted shards it starts. */
+async function openCommit(
+  options: BuildOptions,
+  config: Config,
+  vaultDir: string,
+  stateDir: string,
+): Promise<Pick<OpenedBuild, 'session' | 'recordLook'>> {
+  // isomorphic-git is loaded only when a commit may happen (~150-300 ms of start-up otherwise).
+  if (options.dryRun || !(options.commit ?? config.git.commit)) return { session: undefined, recordLook: undefined };
+  const { openCommitSession } = await import('../git/commit.js');
+  const session = await openCommitSession({ vaultDir, stateDir, enabled: true, author: config.git.author, env: options.env });
+  // Git looks for the record's uncommitted shards beside the plan and the rollups, not after the record is written.
+  const recordLook =
+    !('status' in session) && config.git.record
+      ? (await import('../store/committed-record-write.js')).lookForUncommittedRecord(vaultDir, options.env)
+      : undefined;
+  return { session, recordLook };
 }
 
 /**
@@ -301,12 +313,16 @@ function estimateInput(stream: StreamState, streamPlan: StreamPlan, ctx: BuildCo
 /**
  * Near-duplicates among the memories of the days this build summarizes: nothing to compare on a no-change build.
  * On a running pool (a cold build) the look runs on a build thread beside the rollups (`found` is awaited after them);
+ * in an edit's build of a large vault, on its scan thread (build-pool.ts `nearDuplicatesBeside`), also beside them;
  * else here, now, before the streams are applied. Its warnings follow the plan's in the report.
  */
 async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Promise<{ found: Promise<Diagnostic[][]> }> {
   const { ctx, pool } = opened;
   const summarized = plan.streams.filter((s) => s.finest.jobs.length > 0);
-  if (summarized.length === 0) return { found: Promise.resolve([]) };
+  if (summarized.length === 0) {
+    pool?.stopScanThread(); // nothing to look at: the large vault's scan thread is not kept
+    return { found: Promise.resolve([]) };
+  }
   const { nearDuplicateWarnings, BUILD_WINDOW_DAYS } = await import('../maintain/build-check.js');
   const look = summarized.map((s) => {
     const days = new Set(s.finest.jobs.map((job) => job.period));
@@ -314,10 +330,20 @@ async function lookForNearDuplicates(plan: BuildPlan, opened: OpenedBuild): Prom
     return { name: s.name, memories, days };
   });
   if (pool?.started && !opened.dryRun) {
+    pool.stopScanThread();
     const found = Promise.all(look.map((l) => pool.nearDuplicates(ctx.vaultDir, l.name, l.memories, l.days)));
     found.catch(() => {}); // awaited after the rollups; a failure then is the build's
     return { found };
   }
+  // An edit's build of a large vault: on its scan thread, beside the rollups, when a core is free for it; here if that
+  // thread failed.
+  if (pool?.looksBeside && !opened.dryRun && coreToSpare()) {
+    const here = (l: (typeof look)[number]) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days);
+    const found = Promise.all(look.map((l) => pool.nearDuplicatesBeside(ctx.vaultDir, l.name, l.memories, l.days).catch(() => here(l))));
+    found.catch(() => {}); // awaited after the rollups; a failure then is the build's
+    return { found };
+  }
+  pool?.stopScanThread();
   const warnings = opened.clock.time('near-duplicates', () =>
     look.map((l) => nearDuplicateWarnings(ctx.vaultDir, l.name, l.memories, l.days)),
   );
@@ -360,6 +386,10 @@ interface OutputsWritten {
   usageWritten: string[];
   /** The committed record's module, when the record is kept in this repository (it lists its uncommitted files). */
   record: typeof import('../store/committed-record-write.js') | undefined;
+  /** The record's shards `writeRecord` wrote or removed (vault paths). */
+  recordWritten: string[];
+  /** Done when git has stored the blobs of what the build wrote, ahead of the commit (git/commit.ts `storeAhead`). */
+  blobsStored: Promise<void>;
   recordMs: number;
   search?: IndexReport;
   searchNotes: Diagnostic[];
@@ -370,7 +400,12 @@ interface OutputsWritten {
  * A dry run writes the index into its recording writer and skips the rest: they are written outside the vault's
  * generated files (`.memvault/`, usage.json) and say nothing a dry run reports.
  */
-async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs: readonly StreamIndexInput[]): Promise<OutputsWritten> {
+async function writeOutputs(
+  opened: OpenedBuild,
+  memo: DerivedMemo,
+  indexInputs: readonly StreamIndexInput[],
+  applied: readonly StreamOutcome[],
+): Promise<OutputsWritten> {
   const { ctx, dryRun } = opened;
   const { options, config, loaded, vaultDir } = ctx;
   const indexStarted = performance.now();
@@ -383,14 +418,22 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   // Written before the parse cache is saved: the heading spans it finds are kept in the cache's entries.
   const recordModule = dryRun || !config.git.record ? undefined : await import('../store/committed-record-write.js');
   const record = recordModule && (await import('../git/repo.js')).findRepo(vaultDir) !== undefined ? recordModule : undefined;
+  // Git stores the blobs of what the build wrote while the record is written, and the record's after it (storeAhead).
+  const storeAhead = opened.session && !('status' in opened.session) ? (await import('../git/commit.js')).storeAhead : undefined;
+  const streamsWritten = applied.flatMap((s) => [...(s.waterfall?.written ?? []), ...(s.calendar?.written ?? [])]);
+  const stored = [storeAhead?.(opened.session, [...streamsWritten, ...indexWritten, ...usageWritten])];
   const recordStarted = performance.now();
-  if (record) await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env);
+  const recordWritten = record
+    ? await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env)
+    : [];
   const recordMs = performance.now() - recordStarted;
+  stored.push(storeAhead?.(opened.session, recordWritten));
   if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
     memo.save();
   }
-  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordMs, searchNotes: [] };
+  const blobsStored = Promise.all(stored).then(() => undefined);
+  if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, blobsStored, searchNotes: [] };
   // The search index follows the vault by content hash: what this build loaded or wrote that changed is re-indexed, nothing else.
   // A fresh clone has no index: the first search builds it (indexing every document here would cost the whole history).
   const sync = await import('../search/sync.js');
@@ -399,7 +442,7 @@ async function writeOutputs(opened: OpenedBuild, memo: DerivedMemo, indexInputs:
   opened.clock.add('search', performance.now() - searchStarted);
   // A damaged or foreign index file was rebuilt, or the index could not be written: said once, never a failure.
   const searchNotes = sync.searchNotes(search);
-  return { indexWritten, indexMs, usageWritten, record, recordMs, ...(search ? { search } : {}), searchNotes };
+  return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, blobsStored, ...(search ? { search } : {}), searchNotes };
 }
 
 /** Commit: the report's files in one commit (pipeline/commit.ts), what is left uncommitted recorded; then the final timings. */
@@ -420,8 +463,9 @@ async function commitStage(
   let commit: CommitOutcome | null = null;
   if (session) {
     const earlier = pending.pendingCommit(pending.readPending(stateDir), report.written);
-    const recordPaths = outputs.record && !('status' in session) ? await outputs.record.uncommittedRecord(vaultDir, options.env) : [];
+    const recordPaths = outputs.record && opened.recordLook ? await opened.recordLook.settle(outputs.recordWritten) : [];
     const committed = { ...report, written: [...report.written, ...recordPaths] };
+    await outputs.blobsStored;
     commit = await (await import('./commit.js')).commitBuild(session, committed, indexInputs, options.now, earlier);
   } else if (!dryRun) commit = { status: 'disabled', note: 'commit disabled (--no-commit or git.commit: false)' };
   if (!dryRun) pending.settlePending(stateDir, vaultDir, report, commit);
@@ -455,12 +499,12 @@ function promptIdsOf(summarizer: Summarizer): (tier: CalendarTier) => string {
 export const MAX_LOOKED_AT = 2000;
 
 /**
- * `memories` (in date order) as the look sees them: all of them, unless `days` and the `windowDays` before each hold
- * more than `MAX_LOOKED_AT`.
+ * `memories` (in date order) as the look sees them: those of `days` and the `windowDays` before each (the look
+ * compares no other; a thread is sent these alone), the newest `MAX_LOOKED_AT` of them when they are more.
  */
 export function newestForLook(memories: readonly Memory[], days: ReadonlySet<string>, windowDays: number): readonly Memory[] {
   const window = new Set<string>();
   for (const day of days) for (let back = 0; back <= windowDays; back++) window.add(addDays(day, -back));
   const inWindow = memories.filter((memory) => window.has(memory.day));
-  return inWindow.length <= MAX_LOOKED_AT ? memories : inWindow.slice(-MAX_LOOKED_AT);
+  return inWindow.length <= MAX_LOOKED_AT ? inWindow : inWindow.slice(-MAX_LOOKED_AT);
 }

@@ -36,12 +36,14 @@ export function writePackage(
   planned?: PackagePlan,
   /** The manifest the plan read (`PackagePlan.previous`), when nothing wrote the package since: not read again (a busy day's is ~30 MB). */
   onDisk?: { manifest: Manifest | undefined },
+  /** `PackagePlan.memoriesDigest`, when the stream's memories are still those the plan hashed (nothing archived since). */
+  memoriesDigest?: string,
 ): PackageOutcome {
   const packagePath = vaultPaths.package(stream.name);
   const manifestPath = vaultPaths.manifest(stream.name);
   const base = packageBase(stream, bands, ctx.config, ctx.leftOut?.get(stream.name), ctx.citationNotes);
   const previous = planned ? planned.previous : onDisk ? onDisk.manifest : readManifest(ctx.vaultDir, stream.name);
-  const inputHash = planned ? planned.inputHash : packageInputHash(base);
+  const inputHash = planned ? planned.inputHash : packageInputHash(base, memoriesDigest);
   if (previous && previous.input_hash === inputHash) {
     const current = { path: packagePath, tokens: previous.tokens, bytes: previous.bytes, changed: false, ...countStatuses(previous) };
     return { package: current, manifest: previous, written: [] };

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gitBackend } from '../../src/git/backend.js';
 import { findRepo } from '../../src/git/repo.js';
+import { openCommitSession, storeAhead } from '../../src/git/commit.js';
 import { build as buildInProcess } from '../../src/pipeline/build.js';
-import { uncommittedRecord } from '../../src/store/committed-record-write.js';
+import { lookForUncommittedRecord, uncommittedRecord } from '../../src/store/committed-record-write.js';
 import { createProject, memory, removeProject, runCli } from '../helpers/project.js';
 import { commitAll, git, gitConfig, initRepo, tempRepo } from './helpers.js';
 
@@ -126,6 +127,51 @@ describe.each(['cli', 'isomorphic'] as const)("the record's git methods (%s back
     expect(await uncommittedRecord(vaultDir, { MEMVAULT_GIT_BACKEND: backend })).toEqual(
       ['a', 'b', 'd'].map((name) => `.memvault-record/main/${name}.jsonl`),
     );
+  });
+
+  it('lookForUncommittedRecord: the shards uncommitted when the look started, and those the build wrote since', async () => {
+    const dir = repo();
+    const shard = (name: string) => `vault/.memvault-record/main/${name}`;
+    write(dir, { [shard('a.jsonl')]: 'a\n', [shard('b.jsonl')]: 'b\n', [shard('c.jsonl')]: 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'person');
+    write(dir, { [shard('a.jsonl')]: 'a2\n' }); // left uncommitted by an earlier build (commits off)
+    const look = lookForUncommittedRecord(path.join(dir, 'vault'), { MEMVAULT_GIT_BACKEND: backend });
+    // Git may answer before or after these writes: the shards the build names are taken either way.
+    write(dir, { [shard('b.jsonl')]: 'b2\n', [shard('d.jsonl')]: 'd\n' });
+    const written = ['b', 'd'].map((name) => `.memvault-record/main/${name}.jsonl`);
+    expect(await look.settle(written)).toEqual(['a', 'b', 'd'].map((name) => `.memvault-record/main/${name}.jsonl`));
+  });
+
+  it(`storeAhead: ${backend === 'cli' ? "the written files' blobs are stored before the commit, a missing one skipped" : 'stores nothing (hashed in-process at the commit)'}`, async () => {
+    const dir = repo();
+    write(dir, { 'vault/main/a.md': 'a\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'person');
+    write(dir, {
+      'vault/main/a.md': 'a, written by a build\n',
+      'vault/main/up/.gitattributes': '*.md filter=upper\n',
+      'vault/main/up/b.md': 'b\n',
+    });
+    const env = { ...process.env, MEMVAULT_GIT_BACKEND: backend };
+    const session = await openCommitSession({
+      vaultDir: path.join(dir, 'vault'),
+      stateDir: path.join(dir, '.memvault'),
+      enabled: true,
+      author: undefined,
+      env,
+    });
+    await storeAhead(session, ['main/a.md', 'main/gone.md', 'main/up/b.md']);
+    const stored = (file: string) => {
+      try {
+        git(dir, 'cat-file', '-e', git(dir, 'hash-object', file).trim());
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // The blob a commit records: the clean filter applied (`B`), as the commit's own hashing stores it.
+    expect([stored('vault/main/a.md'), stored('vault/main/up/b.md')]).toEqual(backend === 'cli' ? [true, true] : [false, false]);
   });
 
   it('headState names the branch `memvault context` reads, none on a detached HEAD', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { type BuildPlan, type BuildPlanInput, planBuild } from '../../src/pipeline/build-plan.js';
+import { type BuildPlan, type BuildPlanInput, packageBase, planBuild } from '../../src/pipeline/build-plan.js';
+import { packageInputHash, packageMemoriesDigest } from '../../src/pipeline/package/index.js';
 import type { RollupJob } from '../../src/pipeline/calendar/plan.js';
 import { resolveTier } from '../../src/pipeline/calendar/plan-periods.js';
 import { movesDue, planArchive } from '../../src/pipeline/calendar/archive.js';
@@ -155,6 +156,16 @@ describe('planBuild', () => {
     const after = planBuild(input(vault(edited, [...stream.summaries.values()]), { manifests: new Map([['main', manifest]]) }));
     expect(planned(after)).toEqual(['daily 2026-01-28 (stale)', 'weekly 2026-W05 (inputs change)', 'monthly 2026-01 (inputs change)']);
     expect(after.streams[0]!.package).toMatchObject({ write: true, reason: 'stale' });
+  });
+
+  it("hands the apply step the memories' digest it hashed the package with: the same input hash, worked out once", () => {
+    const state = vault(DAYS.map((day) => memory(day)));
+    const plan = planBuild(input(state)).streams[0]!.package;
+    const stream = state.streams.get('main')!;
+    expect(plan.memoriesDigest).toBe(packageMemoriesDigest(stream.memories));
+    const base = packageBase(stream, planBuild(input(state)).streams[0]!.bands, config);
+    expect(packageInputHash(base, plan.memoriesDigest)).toBe(plan.inputHash);
+    expect(packageInputHash(base)).toBe(plan.inputHash);
   });
 
   it('takes a manifest whose end names another input hash as stale without reading it; one that names none is read', () => {

@@ -76,7 +76,9 @@ export async function applyCalendar(
   if (archived.length > 0) changed = true;
   // Only this stage writes the package: unless it was written first (watch), the manifest on disk is the one the plan read.
   const onDisk = plan.packageFirst ? undefined : { manifest: plan.package.previous };
-  const last = timed(() => writePackage(stream, plan.bands, ctx, changed ? undefined : plan.package, onDisk));
+  // The memories are those the plan hashed unless the waterfall wrote or the archive moved some.
+  const memoriesDigest = unchanged && archived.length === 0 ? plan.package.memoriesDigest : undefined;
+  const last = timed(() => writePackage(stream, plan.bands, ctx, changed ? undefined : plan.package, onDisk, memoriesDigest));
   const report: StreamReport = {
     name: stream.name,
     memories: stream.memories.length,

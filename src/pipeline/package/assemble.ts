@@ -58,8 +58,20 @@ export class CriticalOverBudgetError extends MemvaultError {
   }
 }
 
-/** A cheap fingerprint of the inputs, checked before paying for assembly and token counting. */
-export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readSummary'>): string {
+/** The memories' part of `packageInputHash`: the path and SHA-256 of each, in order. */
+export function packageMemoriesDigest(memories: PackageInput['memories']): string {
+  return hashFields(memories, (m) => [m.path, m.sha256]);
+}
+
+/**
+ * A cheap fingerprint of the inputs, checked before paying for assembly and token counting. `memoriesDigest`:
+ * `packageMemoriesDigest(input.memories)`, when the caller has it already (an edit's build plans the package, then
+ * writes it: ~15 ms of hashing at 20,000 memories, done once).
+ */
+export function packageInputHash(
+  input: Omit<PackageInput, 'readMemory' | 'readSummary'>,
+  memoriesDigest = packageMemoriesDigest(input.memories),
+): string {
   const summaries = [...input.summaries.values()].map((s) => [s.path, s.sha256]).sort();
   // v2: the header names zoom, search and context. v3: detail bought back newest first, zoom names a week of the vault.
   // v4: the memories as one digest (hashFields), not their list's JSON.
@@ -69,7 +81,7 @@ export function packageInputHash(input: Omit<PackageInput, 'readMemory' | 'readS
     bands: input.bands,
     upload: input.upload,
     tokenizer: input.tokenizer,
-    memories: hashFields(input.memories, (m) => [m.path, m.sha256]),
+    memories: memoriesDigest,
     summaries,
     ...(input.leftOut ? { leftOut: [...input.leftOut.ids].sort() } : {}),
     // Only when a memory is stale: a vault without citations keeps its hash.
