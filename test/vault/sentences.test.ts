@@ -47,6 +47,81 @@ describe('splitting into sentences', () => {
   });
 });
 
+/** `splitSentences` as it was before its one-sentence shortcut: every text through `Intl.Segmenter`. */
+function segmenterSplit(text: string): string[] {
+  const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+  const normalized = text.replace(/\s+/g, ' ').trim();
+  if (normalized.length === 0) return [];
+  const spans: string[] = [];
+  const masked = normalized.replace(/`[^`]{1,200}`/g, (span) => {
+    spans.push(span);
+    return `\u0000${spans.length - 1}\u0000`;
+  });
+  const out: string[] = [];
+  for (const { segment } of segmenter.segment(masked)) {
+    const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
+    if (restored.length === 0) continue;
+    const previous = out[out.length - 1];
+    if (previous !== undefined && restored.length < 12 && previous.length < MAX_SENTENCE_CHARS)
+      out[out.length - 1] = `${previous} ${restored}`;
+    else out.push(restored);
+  }
+  return out;
+}
+
+describe('the one-sentence shortcut', () => {
+  it('cuts what the segmenter cuts, on random short texts of terminators, closers, code spans and non-ASCII', () => {
+    // A fixed seed (mulberry32): the same texts on every run.
+    let seed = 29;
+    const random = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pieces = [
+      'word',
+      'Word',
+      'v1',
+      '2.5',
+      ' ',
+      ' ',
+      '\n',
+      '.',
+      '!',
+      '?',
+      '"',
+      "'",
+      ')',
+      ']',
+      '(',
+      '`a.b()`',
+      '`x`',
+      ';',
+      ':',
+      ',',
+      'é',
+      '。',
+      '…',
+      'e.g.',
+      'Mr.',
+      '\u0000',
+      '\u00000\u0000',
+    ];
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 12);
+      for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
+      expect(splitSentences(text), JSON.stringify(text)).toEqual(segmenterSplit(text));
+    }
+  });
+
+  it('keeps a closing run of terminators and closers with its sentence', () => {
+    for (const text of ['Shipped it.', 'Is it done?!', 'He said "ok."', "It was 'fine.')", 'See `a.b()` and `c.d`.', 'No stop at all'])
+      expect(splitSentences(text), text).toEqual(segmenterSplit(text));
+  });
+});
+
 describe('blocks', () => {
   it('paragraphs and list items are separate blocks, nested items too', () => {
     const all = sentences(
