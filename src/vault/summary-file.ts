@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { hashValue, sha256 } from '../util/hash.js';
 import { listLength } from './lazy-lists.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
-import { plainSummaryFrontmatter } from './summary-yaml.js';
 import { ALL_TIERS, FINEST_TIER, type Tier } from '../time/tiers.js';
 import type { Diagnostic, SourceRef, Summary, SummaryMeta } from './model.js';
 
@@ -164,6 +163,5 @@ export function writeSummaryFile(full: SummaryMeta, body: string): string {
   if (meta.dropped_total !== undefined) ordered.dropped_total = meta.dropped_total;
   if (meta.folded) ordered.folded = meta.folded;
   if (meta.waterfall) ordered.waterfall = meta.waterfall;
-  // The usual shapes without building a yaml Document (the same bytes); anything else through yaml.
-  return plainSummaryFrontmatter(ordered, body) ?? stringifyFrontmatter(ordered, body);
+  return stringifyFrontmatter(ordered, body);
 }
