@@ -11,11 +11,9 @@ import type { Prose } from './sentences.js';
  *
  * Only a strict subset of CommonMark is read here, where the answer is
  * certain: anything else (a merge of memories as they were written, emphasis,
- * links, escapes, HTML, entities, indented or lazy lines, …) returns
- * undefined and the caller parses the text with remark. Inline, only plain
- * text, single-backtick code spans, `_` inside a word and `**labels**`
- * between blanks; as blocks, also fenced code after a blank line, closed by
- * its own marker and followed by a blank line (no prose in it).
+ * links, escapes, HTML, entities, code fences, indented or lazy lines, …)
+ * returns undefined and the caller parses the text with remark. Inline, only
+ * plain text, single-backtick code spans and `**labels**` between blanks.
  * test/vault/generated-markdown.test.ts compares it with remark.
  */
 export function readGeneratedMarkdown(text: string): { prose: Prose[]; headings: HeadingSpan[] } | undefined {
@@ -23,7 +21,7 @@ export function readGeneratedMarkdown(text: string): { prose: Prose[]; headings:
   const prose: Prose[] = [];
   const headings: HeadingSpan[] = [];
   // What the previous line was: a lazy or interrupting line after a bullet or a paragraph is left to remark.
-  let previous: 'start' | 'blank' | 'heading' | 'bullet' | 'paragraph' | 'fence' = 'start';
+  let previous: 'start' | 'blank' | 'heading' | 'bullet' | 'paragraph' = 'start';
   for (let start = 0; start <= text.length; ) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
@@ -31,15 +29,6 @@ export function readGeneratedMarkdown(text: string): { prose: Prose[]; headings:
     if (line.length === 0) {
       if (previous === 'start') return undefined;
       previous = 'blank';
-    } else if (previous === 'fence') {
-      return undefined; // only a blank line (or the end) after a code block
-    } else if (FENCE_OPENER.test(line)) {
-      // A fenced code block after a blank line (or first): no prose, skipped to its closing fence.
-      if (previous !== 'start' && previous !== 'blank') return undefined;
-      const close = closingFence(text, end, line);
-      if (close === undefined) return undefined;
-      end = close;
-      previous = 'fence';
     } else if (line.charCodeAt(0) === HASH) {
       const heading = headingOf(line);
       if (!heading || previous === 'bullet' || previous === 'paragraph') return undefined;
@@ -90,33 +79,7 @@ export function readPlainMarkdown(body: string): { prose: Prose[]; headings: Hea
 }
 
 const NEWLINE = 10;
-/** A code fence of three or more backticks or tildes at the line's start, and an info string of word characters (`text`, `ts`, `c++`) or none. */
-const FENCE_OPENER = /^(?:`{3,}|~{3,})[\w.+-]*$/;
-
-/**
- * The end of the line that closes the fence `opener` opened (the line after
- * `from`): a line that is the opener's marker exactly. Undefined (left to
- * remark) when the block runs to the end of the text or a line could be
- * another kind of closing fence (longer, indented, blanks after it).
- */
-function closingFence(text: string, from: number, opener: string): number | undefined {
-  const fenceChar = opener[0]!;
-  let marker = 0;
-  while (opener[marker] === fenceChar) marker++;
-  const closer = opener.slice(0, marker);
-  for (let start = from + 1; start < text.length; ) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end);
-    if (line === closer) return end;
-    if (line.trimStart().startsWith(fenceChar.repeat(3))) return undefined;
-    start = end + 1;
-  }
-  return undefined;
-}
-
 const HASH = 35;
-const UNDERSCORE = 95;
 const SPACE = 32;
 const STAR = 42;
 const BACKTICK = 96;
@@ -170,20 +133,9 @@ function inlineText(content: string): string | undefined {
       out += content.slice(plainFrom, i) + inner;
       i += inner.length + 3;
       plainFrom = i + 1;
-    } else if (c === UNDERSCORE) {
-      // Inside a word (`orders_pkey`) a run of `_` can neither open nor close emphasis (CommonMark 6.2): it is text.
-      let after = i;
-      while (content.charCodeAt(after) === UNDERSCORE) after++;
-      if (!isAsciiAlnum(content.charCodeAt(i - 1)) || !isAsciiAlnum(content.charCodeAt(after))) return undefined;
-      i = after - 1;
     } else if (UNSAFE.has(c)) return undefined;
   }
   return out + content.slice(plainFrom);
-}
-
-/** An ASCII letter or digit: neither a blank nor punctuation, for the flanking rules of emphasis. */
-function isAsciiAlnum(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /** Characters that may start or end some inline construct (escapes, emphasis, links, HTML, entities), or that CommonMark rewrites. */

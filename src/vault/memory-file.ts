@@ -3,7 +3,7 @@ import { type DayAndMinute, dayOfInstant } from '../time/periods.js';
 import { sha256 } from '../util/hash.js';
 import { lazy } from '../util/lazy.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
-import { headingSpans, MAX_EMPHASIS_RUN, markdownNestingProblem, parseMarkdown } from './markdown.js';
+import { headingSpans, markdownNestingProblem, parseMarkdown } from './markdown.js';
 import type { Diagnostic, Importance, Memory, MemoryContent, MemoryLocation } from './model.js';
 import { extractSentences, sentencesOf } from './sentences.js';
 import { readPlainMarkdown } from './generated-markdown.js';
@@ -73,25 +73,10 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
 export function parseMemoryBody(body: string, importance: Importance): Pick<MemoryContent, 'sentences' | 'headings'> {
   const pinned = importance === 'pinned';
   // Plain markdown (one-line paragraphs, `-` lists, `#` headings, code spans) is read without remark: the same sentences and spans.
-  const plain = mayNestTooDeep(body) ? undefined : readPlainMarkdown(body);
+  const plain = readPlainMarkdown(body);
   if (plain) return { sentences: sentencesOf(plain.prose, { pinned }), headings: plain.headings };
   const tree = parseMarkdown(body);
   return { sentences: extractSentences(tree, { pinned }), headings: headingSpans(tree) };
-}
-
-/**
- * Whether `parseMarkdown` could refuse `body` (`markdownNestingProblem`: it
- * then parses as empty), which the plain reader does not check: only with
- * more than `MAX_EMPHASIS_RUN` of `*`, `_` and `[` in all (loaded memories
- * never have the problem; this keeps the two readers equal on any text).
- */
-function mayNestTooDeep(body: string): boolean {
-  let marks = 0;
-  for (let i = 0; i < body.length; i++) {
-    const c = body.charCodeAt(i);
-    if ((c === 42 || c === 95 || c === 91) && ++marks > MAX_EMPHASIS_RUN) return markdownNestingProblem(body) !== undefined;
-  }
-  return false;
 }
 
 /**
