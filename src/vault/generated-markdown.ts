@@ -56,29 +56,6 @@ export function readGeneratedMarkdown(text: string): { prose: Prose[]; headings:
   return { prose, headings };
 }
 
-/**
- * `readGeneratedMarkdown` of a body that may open with blank lines (a
- * memory's body after its frontmatter, `\n# Title…`): they are skipped and
- * the heading spans moved past them, as remark's offsets into the whole body
- * are. About 60 % of the bench vaults' memories are plain enough (paragraphs
- * on one line, `-` lists, `#` headings, code spans): remark was ~16 % of a
- * cold build's CPU, most of it over memories (issue 29).
- */
-export function readPlainMarkdown(body: string): { prose: Prose[]; headings: HeadingSpan[] } | undefined {
-  let from = 0;
-  while (body.charCodeAt(from) === NEWLINE) from++;
-  const read = readGeneratedMarkdown(from === 0 ? body : body.slice(from));
-  if (read && from > 0)
-    for (const span of read.headings) {
-      span[0] += from;
-      span[1] += from;
-      span[3] += from;
-      span[4] += from;
-    }
-  return read;
-}
-
-const NEWLINE = 10;
 const HASH = 35;
 const SPACE = 32;
 const STAR = 42;

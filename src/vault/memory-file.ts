@@ -5,8 +5,7 @@ import { lazy } from '../util/lazy.js';
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.js';
 import { headingSpans, markdownNestingProblem, parseMarkdown } from './markdown.js';
 import type { Diagnostic, Importance, Memory, MemoryContent, MemoryLocation } from './model.js';
-import { extractSentences, sentencesOf } from './sentences.js';
-import { readPlainMarkdown } from './generated-markdown.js';
+import { extractSentences } from './sentences.js';
 
 /** Where a memory file sits: the loader derives stream, location and default id from its path. */
 export interface MemoryPlace {
@@ -66,17 +65,13 @@ export function parseMemoryFile(bytes: Uint8Array, place: MemoryPlace, zone: str
 }
 
 /**
- * The sentences and top-level headings of a memory's body (remark, or the plain-markdown reader): the part of
+ * The sentences and top-level headings of a memory's body (remark): the part of
  * reading a memory that only a stage using its text needs. A pinned memory's
  * lead sentence is marked must-keep.
  */
 export function parseMemoryBody(body: string, importance: Importance): Pick<MemoryContent, 'sentences' | 'headings'> {
-  const pinned = importance === 'pinned';
-  // Plain markdown (one-line paragraphs, `-` lists, `#` headings, code spans) is read without remark: the same sentences and spans.
-  const plain = readPlainMarkdown(body);
-  if (plain) return { sentences: sentencesOf(plain.prose, { pinned }), headings: plain.headings };
   const tree = parseMarkdown(body);
-  return { sentences: extractSentences(tree, { pinned }), headings: headingSpans(tree) };
+  return { sentences: extractSentences(tree, { pinned: importance === 'pinned' }), headings: headingSpans(tree) };
 }
 
 /**

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../scripts/fixtures/synthetic-vault/rng.js';
-import { readGeneratedMarkdown, readPlainMarkdown } from '../../src/vault/generated-markdown.js';
-import { parseMemoryBody } from '../../src/vault/memory-file.js';
-import { extractSentences } from '../../src/vault/sentences.js';
+import { readGeneratedMarkdown } from '../../src/vault/generated-markdown.js';
 import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
 import { proseOf } from '../../src/vault/sentences.js';
 import { parseSummaryBody } from '../../src/load/parse-file.js';
@@ -96,43 +94,5 @@ describe('reading generated summary markdown without remark', () => {
     const tree = parseMarkdown(SUMMARY);
     expect(parsed.headings).toEqual(headingSpans(tree));
     expect(parsed.sentences.map((s) => s.text)).toContain('Removed `npm ci` in the webhook dispatcher; see #2031.');
-  });
-});
-
-describe('reading a memory body without remark', () => {
-  const MEMORY = [
-    '',
-    'The exporter now uses Postgres 16 for blue-green deploys, which cut p50 latency by 14%. Opened #2959 to track it.',
-    '',
-    '## What happened',
-    '',
-    'Fixed `retryWithBackoff()` in the exporter; see #2473. Root cause: a forgotten `await`.',
-    '',
-    'Done so far:',
-    '',
-    '- Gustav suggested checking `max_connections` before touching Redis again.',
-    '- The dashboard shows throughput back to normal since 16:00.',
-    '',
-  ].join('\n');
-
-  it('reads a body that opens with blank lines as remark does, heading offsets into the whole body', () => {
-    for (const body of [MEMORY, `\n\n${MEMORY}`, MEMORY.trim()]) {
-      const plain = readPlainMarkdown(body);
-      expect(plain, JSON.stringify(body.slice(0, 20))).toEqual(byRemark(body));
-      expect(plain!.headings[0]![0]).toBe(body.indexOf('## What'));
-    }
-  });
-
-  it('parseMemoryBody gives the sentences and spans remark gives, plain or not, pinned or not', () => {
-    for (const body of [MEMORY, `${MEMORY}\nSee [the runbook](https://example.com) and *this*.\n`, '\n\n\n']) {
-      for (const importance of ['normal', 'pinned'] as const) {
-        const tree = parseMarkdown(body);
-        expect(parseMemoryBody(body, importance)).toEqual({
-          sentences: extractSentences(tree, { pinned: importance === 'pinned' }),
-          headings: headingSpans(tree),
-        });
-      }
-    }
-    expect(readPlainMarkdown(`${MEMORY}\nSee [the runbook](https://example.com).`)).toBeUndefined();
   });
 });
