@@ -88,6 +88,15 @@ export const MAX_SENTENCE_CHARS = 2000;
 
 /** Splits prose into sentences; code spans are protected so `a.b()` is never cut. Linear in the text's length. */
 export function splitSentences(text: string): string[] {
+  return sentencesOfText(text, true);
+}
+
+/** `splitSentences` without its one-sentence shortcut: every text through the segmenter (the tests compare the two). */
+export function splitSentencesBySegmenter(text: string): string[] {
+  return sentencesOfText(text, false);
+}
+
+function sentencesOfText(text: string, shortcut: boolean): string[] {
   const normalized = text.replace(/\s+/g, ' ').trim();
   if (normalized.length === 0) return [];
   const spans: string[] = [];
@@ -95,7 +104,7 @@ export function splitSentences(text: string): string[] {
     spans.push(span);
     return `\u0000${spans.length - 1}\u0000`;
   });
-  if (!normalized.includes('\u0000') && isOneSentence(masked)) return [normalized];
+  if (shortcut && !normalized.includes('\u0000') && isOneSentence(masked)) return [normalized];
   const out: string[] = [];
   for (const piece of piecesOf(masked, MAX_SENTENCE_CHARS)) {
     for (const { segment } of segmenter().segment(piece)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
 import type { Sentence } from '../../src/vault/model.js';
-import { extractSentences, MAX_SENTENCE_CHARS, splitSentences } from '../../src/vault/sentences.js';
+import { extractSentences, MAX_SENTENCE_CHARS, splitSentences, splitSentencesBySegmenter } from '../../src/vault/sentences.js';
 
 const sentences = (markdown: string, pinned = false): Sentence[] => extractSentences(parseMarkdown(markdown), { pinned });
 const texts = (markdown: string): string[] => sentences(markdown).map((s) => s.text);
@@ -47,28 +47,6 @@ describe('splitting into sentences', () => {
   });
 });
 
-/** `splitSentences` as it was before its one-sentence shortcut: every text through `Intl.Segmenter`. */
-function segmenterSplit(text: string): string[] {
-  const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-  const normalized = text.replace(/\s+/g, ' ').trim();
-  if (normalized.length === 0) return [];
-  const spans: string[] = [];
-  const masked = normalized.replace(/`[^`]{1,200}`/g, (span) => {
-    spans.push(span);
-    return `\u0000${spans.length - 1}\u0000`;
-  });
-  const out: string[] = [];
-  for (const { segment } of segmenter.segment(masked)) {
-    const restored = segment.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim();
-    if (restored.length === 0) continue;
-    const previous = out[out.length - 1];
-    if (previous !== undefined && restored.length < 12 && previous.length < MAX_SENTENCE_CHARS)
-      out[out.length - 1] = `${previous} ${restored}`;
-    else out.push(restored);
-  }
-  return out;
-}
-
 describe('the one-sentence shortcut', () => {
   it('cuts what the segmenter cuts, on random short texts of terminators, closers, code spans and non-ASCII', () => {
     // A fixed seed (mulberry32): the same texts on every run.
@@ -112,13 +90,13 @@ describe('the one-sentence shortcut', () => {
       let text = '';
       const length = 1 + Math.floor(random() * 12);
       for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
-      expect(splitSentences(text), JSON.stringify(text)).toEqual(segmenterSplit(text));
+      expect(splitSentences(text), JSON.stringify(text)).toEqual(splitSentencesBySegmenter(text));
     }
   });
 
   it('keeps a closing run of terminators and closers with its sentence', () => {
     for (const text of ['Shipped it.', 'Is it done?!', 'He said "ok."', "It was 'fine.')", 'See `a.b()` and `c.d`.', 'No stop at all'])
-      expect(splitSentences(text), text).toEqual(segmenterSplit(text));
+      expect(splitSentences(text), text).toEqual(splitSentencesBySegmenter(text));
   });
 });
 
