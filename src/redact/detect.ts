@@ -58,6 +58,7 @@ export function findSecrets(text: string, policy: SecretPolicy = {}): SecretFind
 function ruleFindings(text: string, rules: readonly SecretRule[]): Finding[] {
   const found: Finding[] = [];
   for (const rule of rules) {
+    if (rule.prefilter && !rule.prefilter.test(text)) continue;
     for (const match of text.matchAll(rule.regex)) {
       const group = match.groups?.secret;
       let start = match.index;

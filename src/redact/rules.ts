@@ -15,6 +15,13 @@ export interface SecretRule {
   regex: RegExp;
   /** Extra check on the secret (shape, entropy) to keep ordinary text intact. */
   accept?: (secret: string) => boolean;
+  /**
+   * A cheap test every text `regex` matches in passes (what the match cannot
+   * do without): a text that fails it is not searched. For the key-name rules,
+   * whose `[\w-]{0,40}` lead is tried at every word character (~0.4 s of a
+   * build thread's 2,000 memories).
+   */
+  prefilter?: RegExp;
 }
 
 const unquote = (v: string): string => v.replace(/^["'`]|["'`]$/g, '');
@@ -118,6 +125,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
         "|'[^'\\n]*'|`[^`\\n]*`|[^\\s,;'\"`)}\\]]+)",
       'gi',
     ),
+    prefilter: /pass|pwd/i,
     accept: acceptAssignedValue,
   },
   {
@@ -127,6 +135,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
         "|'[^'\\n]*'|[^\\s,;'\"`]+)",
       'gi',
     ),
+    prefilter: /secret|private[_-]?key|signing[_-]?key|encryption[_-]?key/i,
     accept: acceptAssignedValue,
   },
   // A random-looking value assigned to a key-like name: `api_key = …`, `"token": "…"`, `X-Api-Key: …`.
@@ -137,6 +146,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
         String.raw`|key))["']?\s*(?:[:=]|=>)\s*(?<secret>"[^"\n]{12,}"|'[^'\n]{12,}'|[A-Za-z0-9_.+/~=-]{16,})`,
       'gi',
     ),
+    // Every key name above ends in `key`, `token`, `auth` or `id`, and an assignment follows it.
+    prefilter: /(?:key|token|auth|id)["']?\s*(?:[:=]|=>)/i,
     accept: (value) => looksRandom(unquote(value), 16),
   },
   // Prose: "the wifi password is hunter2!", "the AWS secret is …", "my token: …".

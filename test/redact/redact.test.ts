@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ALLOW_MARKER, findSecrets } from '../../src/redact/detect.js';
 import { cleanOutput } from '../../src/llm/output.js';
 import { describeRedactions, redactSecrets } from '../../src/redact/redact.js';
+import { SECRET_RULES } from '../../src/redact/rules.js';
 import { isWordIdentifier, looksRandom, shannonEntropy } from '../../src/redact/shape.js';
 import { ORDINARY_TEXT, SECRET_CASES, SECRET_SEED } from './corpus.js';
 
@@ -119,5 +120,29 @@ describe('cost', () => {
     const started = performance.now();
     findSecrets(text);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('rule prefilters', () => {
+  it('pass every text their rule matches in (a prefilter only skips texts the rule cannot match)', () => {
+    const texts = [
+      ...SECRET_CASES.map((secretCase) => secretCase.line),
+      ...ORDINARY_TEXT,
+      'DB_PASSWORD = "x9!kQ2#vLm"',
+      'pwd: hunter2hunter2',
+      'SIGNING-KEY => abcdefghijklmnop',
+      'X-Api-Key: AbCdEf0123456789xyz',
+      "session_id='Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5'",
+      'Auth = Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5',
+    ];
+    let checked = 0;
+    for (const rule of SECRET_RULES.filter((r) => r.prefilter)) {
+      for (const text of texts) {
+        if ([...text.matchAll(rule.regex)].length === 0) continue;
+        checked++;
+        expect(rule.prefilter!.test(text), `${rule.kind}: ${text}`).toBe(true);
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 });

@@ -28,3 +28,21 @@ describe('contentWords', () => {
     ]);
   });
 });
+
+describe("contentWords(text, 'summary') on ASCII text", () => {
+  it('finds the words the Unicode regex finds, on random texts of letters, digits, joiners and other punctuation', () => {
+    let seed = 29;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x80000000;
+    };
+    const pieces = ['a', 'Z', 'q', '7', '0', '_', '-', '.', '/', "'", "'s", 's', ' ', ',', ':', '`', '#', '(', ')', '\n', '\t', '~', '@'];
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 16);
+      for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
+      // A trailing ` é` (a one-letter word, left out) sends the same text down the regex path.
+      expect(contentWords(text, 'summary'), JSON.stringify(text)).toEqual(contentWords(`${text} é`, 'summary'));
+    }
+  });
+});

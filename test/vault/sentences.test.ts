@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { headingSpans, parseMarkdown } from '../../src/vault/markdown.js';
 import type { Sentence } from '../../src/vault/model.js';
-import { extractSentences, MAX_SENTENCE_CHARS, splitSentences } from '../../src/vault/sentences.js';
+import { extractSentences, MAX_SENTENCE_CHARS, splitSentences, splitSentencesBySegmenter } from '../../src/vault/sentences.js';
 
 const sentences = (markdown: string, pinned = false): Sentence[] => extractSentences(parseMarkdown(markdown), { pinned });
 const texts = (markdown: string): string[] => sentences(markdown).map((s) => s.text);
@@ -44,6 +44,59 @@ describe('splitting into sentences', () => {
   it('leaves fenced code blocks out', () => {
     const all = texts('Before the code block.\n\n```js\nconst a = b.c(); // not prose.\n```\n\nAfter the code block.');
     expect(all).toEqual(['Before the code block.', 'After the code block.']);
+  });
+});
+
+describe('the one-sentence shortcut', () => {
+  it('cuts what the segmenter cuts, on random short texts of terminators, closers, code spans and non-ASCII', () => {
+    // A fixed seed (mulberry32): the same texts on every run.
+    let seed = 29;
+    const random = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pieces = [
+      'word',
+      'Word',
+      'v1',
+      '2.5',
+      ' ',
+      ' ',
+      '\n',
+      '.',
+      '!',
+      '?',
+      '"',
+      "'",
+      ')',
+      ']',
+      '(',
+      '`a.b()`',
+      '`x`',
+      ';',
+      ':',
+      ',',
+      'é',
+      '。',
+      '…',
+      'e.g.',
+      'Mr.',
+      '\u0000',
+      '\u00000\u0000',
+    ];
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 12);
+      for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
+      expect(splitSentences(text), JSON.stringify(text)).toEqual(splitSentencesBySegmenter(text));
+    }
+  });
+
+  it('keeps a closing run of terminators and closers with its sentence', () => {
+    for (const text of ['Shipped it.', 'Is it done?!', 'He said "ok."', "It was 'fine.')", 'See `a.b()` and `c.d`.', 'No stop at all'])
+      expect(splitSentences(text), text).toEqual(splitSentencesBySegmenter(text));
   });
 });
 

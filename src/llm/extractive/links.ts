@@ -27,13 +27,15 @@ export function linkUnits(units: Unit[], label: string | undefined, retext: (uni
   const subject = label && /\p{L}{3}/u.test(label) && !/^\d{4}-/.test(label) ? label : undefined;
   // The first item of a lead-in's list goes into the lead-in's bullet, so the colon is followed by its list.
   const carried = new Map<Unit, Unit>();
+  // Each unit's text is tested once: `leadInOver` walks back over a whole list for every item of it.
+  const leadIns = new Set(units.filter((unit) => isLeadIn(unit.text)));
   for (let i = 0; i < units.length; i++) {
     const unit = units[i]!;
     const previous = out[out.length - 1];
     const next = units[i + 1];
     const carrier = carried.get(unit);
     if (carrier) align(unit, carrier);
-    if (isLeadIn(unit.text)) {
+    if (leadIns.has(unit)) {
       // A lead-in at the end of its source, or followed by more of its own paragraph, has no list to carry.
       if (!next || blockOf.get(next) === blockOf.get(unit)) {
         unit.choosable = false;
@@ -50,7 +52,7 @@ export function linkUnits(units: Unit[], label: string | undefined, retext: (uni
       out.push(unit);
       continue;
     }
-    const lead = leadInOver(out, unit, blockOf);
+    const lead = leadInOver(out, unit, blockOf, leadIns);
     if (lead && isTimelineEntry(unit.text)) {
       follow(unit, lead);
     } else if (opensWithReference(unit.text)) {
@@ -66,13 +68,13 @@ export function linkUnits(units: Unit[], label: string | undefined, retext: (uni
 }
 
 /** The lead-in whose list `unit` is an item of: the nearest lead-in before it with only list items in between. */
-function leadInOver(before: readonly Unit[], unit: Unit, blockOf: ReadonlyMap<Unit, number>): Unit | undefined {
+function leadInOver(before: readonly Unit[], unit: Unit, blockOf: ReadonlyMap<Unit, number>, leadIns: ReadonlySet<Unit>): Unit | undefined {
   const own = blockOf.get(unit) ?? unit.block;
   let block = own;
   for (let i = before.length - 1; i >= 0; i--) {
     const candidate = before[i]!;
     const candidateBlock = blockOf.get(candidate) ?? candidate.block;
-    if (isLeadIn(candidate.text)) return candidateBlock < own ? candidate : undefined;
+    if (leadIns.has(candidate)) return candidateBlock < own ? candidate : undefined;
     // Items of one list are consecutive blocks; a gap means a new paragraph.
     if (candidateBlock < block - 1) return undefined;
     block = candidateBlock;

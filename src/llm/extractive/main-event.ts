@@ -56,6 +56,12 @@ function scoreMainWords(set: UnitSet, request: SummaryRequest): Map<string, numb
  * (scored by one sentence only).
  */
 export function mainEventUnit(set: UnitSet, request: SummaryRequest): Unit | undefined {
+  // Once per unit set, like its main words: every attempt of a rollup asks.
+  if (set.mainEvent === undefined) set.mainEvent = bestMainEventUnit(set, request) ?? null;
+  return set.mainEvent ?? undefined;
+}
+
+function bestMainEventUnit(set: UnitSet, request: SummaryRequest): Unit | undefined {
   const words = mainWords(set, request);
   const top = [...words][0];
   if (!top || top[1] < 4) return undefined;

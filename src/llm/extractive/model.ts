@@ -115,6 +115,8 @@ export interface UnitSet {
   forcedCandidates?: Map<string, number>;
   /** The period's main words and their scores (`mainWords`), computed on first use: every attempt asks for them. */
   main?: Map<string, number>;
+  /** `mainEventUnit`'s answer (null: none), asked by every attempt. */
+  mainEvent?: Unit | null;
 }
 
 /** Units' texts as the retention check compares them, padded with a space, and all of them joined (`unitsContaining`). */

@@ -35,6 +35,24 @@ const PARSE_CHUNK = 64;
 /** A state store this big (a vault of a few thousand files or more) makes walking the vault on another thread worth a thread's start-up. */
 export const LARGE_CACHE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The parse tasks for `files`: contiguous chunks (each task's files in one
+ * folder region) of `PARSE_CHUNK`, the last `2 × threads` chunks' worth cut
+ * into quarters, so the threads run out of work within a small chunk of each
+ * other instead of one idling while the other parses its last 64 files
+ * (~0.35 s of each thread at 4,000 memories, under load).
+ */
+export function parseChunks(files: readonly FileToParse[], threads: number): { start: number; files: FileToParse[] }[] {
+  const chunks: { start: number; files: FileToParse[] }[] = [];
+  const tail = Math.max(0, files.length - 2 * threads * PARSE_CHUNK);
+  for (let start = 0; start < files.length; ) {
+    const size = start < tail ? Math.min(PARSE_CHUNK, tail - start) : PARSE_CHUNK / 4;
+    chunks.push({ start, files: files.slice(start, start + size) });
+    start += size;
+  }
+  return chunks;
+}
+
 export type RollupSettingsForWorkers = Omit<RollupSettings, 'summarizer'>;
 
 /** A task for a build worker. */
@@ -242,13 +260,11 @@ export class BuildPool implements ParsePool {
   }
 
   async parse(files: readonly FileToParse[], timezone: string, onParsed: OnParsed, onProgress?: ParseProgress): Promise<void> {
-    const chunks: FileToParse[][] = [];
-    // Contiguous chunks keep each task's files in one folder region.
-    for (let i = 0; i < files.length; i += PARSE_CHUNK) chunks.push(files.slice(i, i + PARSE_CHUNK));
+    const chunks = parseChunks(files, this.size);
     let done = 0;
     onProgress?.(done, files.length);
     // Every chunk is queued at once (the threads never wait for this one); results are handed on in file order.
-    const tasks: (Promise<ParsedFile[]> | undefined)[] = chunks.map(async (chunk) => {
+    const tasks: (Promise<ParsedFile[]> | undefined)[] = chunks.map(async ({ files: chunk }) => {
       const results = (await this.run({ kind: 'parse', timezone, files: chunk })) as ParsedFile[];
       onProgress?.((done += chunk.length), files.length);
       return results;
@@ -259,7 +275,7 @@ export class BuildPool implements ParsePool {
       const results = await tasks[i]!;
       // A settled promise holds its results: let go of it, or every parsed body stays until the last chunk is back.
       tasks[i] = undefined;
-      onParsed(i * PARSE_CHUNK, results);
+      onParsed(chunks[i]!.start, results);
     }
   }
 

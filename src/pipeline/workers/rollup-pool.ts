@@ -26,6 +26,8 @@ export const MIN_JOBS_FOR_WORKERS = 40;
  * main thread then never loads remark at all in a cold build.
  */
 export const MIN_JOBS_FOR_STARTED_WORKERS = 1;
+/** Jobs in flight per build thread: one running, one queued in the pool. */
+const LANES_PER_THREAD = 2;
 
 export interface PooledRollup {
   result: RollupResult;
@@ -68,10 +70,10 @@ export function rollupWorkersOn(pool: BuildPool | undefined): RollupWorkers | un
 /**
  * Runs the jobs on the pool and returns their outcomes in job order;
  * `onOutcome` is called as each one arrives (progress, writing). A job's
- * sources are read when a thread is free for it (one lane per thread), so
+ * sources are read when a lane is free for it (two lanes per thread), so
  * the threads start on the first jobs while the main thread reads the
- * sources of the rest, and no more than a pool's worth of sources is held
- * in messages at a time.
+ * sources of the rest, and no more than two jobs' sources per thread are
+ * held in messages at a time.
  */
 export async function rollupInWorkers(
   jobs: readonly RollupJob[],
@@ -102,6 +104,9 @@ export async function rollupInWorkers(
       onOutcome(index, outcome);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(pool.size, jobs.length) }, lane));
+  // Two lanes per thread: the pool hands a thread the other lane's queued job as soon as its answer is posted, so the
+  // thread never waits for the main thread to take the answer and read the next job's sources (~6 % of a build
+  // thread's rollup time, under load, with one lane per thread).
+  await Promise.all(Array.from({ length: Math.min(LANES_PER_THREAD * pool.size, jobs.length) }, lane));
   return outcomes;
 }

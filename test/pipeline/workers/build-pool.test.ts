@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BuildPool, type BuildAnswer, type BuildTask } from '../../../src/pipeline/workers/build-pool.js';
+import { BuildPool, type BuildAnswer, type BuildTask, parseChunks } from '../../../src/pipeline/workers/build-pool.js';
 import { parseVaultFile, type ParsedFile } from '../../../src/load/parse-file.js';
 import { classifyPath } from '../../../src/vault/paths.js';
 import type { FileToParse } from '../../../src/load/parse-pool.js';
@@ -186,12 +186,39 @@ describe('BuildPool', () => {
       },
       (done) => progress.push(done),
     );
-    expect(offsets).toEqual([0, 64, 128]); // handed on in file order, a chunk at a time
+    const chunks = parseChunks(files, 2);
+    expect(offsets).toEqual(chunks.map((chunk) => chunk.start)); // handed on in file order, a chunk at a time
     expect(parsed).toEqual(files.map((file) => parseVaultFile(file.bytes, file.vaultPath, file.role, 'Europe/Berlin')));
     expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(files.length);
-    expect(progress.length).toBe(Math.ceil(files.length / 64) + 1);
+    expect(progress.length).toBe(chunks.length + 1);
     const answer: BuildAnswer = await workers.run({ kind: 'parse', timezone: 'UTC', files: [] });
     expect(answer).toEqual([]);
+  });
+});
+
+describe('parseChunks', () => {
+  const files = (count: number): FileToParse[] =>
+    Array.from({ length: count }, (_, i) => ({ vaultPath: `main/memories/m${i}.md` }) as unknown as FileToParse);
+
+  it('covers every file once, in order, and cuts the last chunks small so the threads finish together', () => {
+    for (const [count, threads] of [
+      [0, 2],
+      [1, 2],
+      [100, 2],
+      [256, 2],
+      [257, 2],
+      [4000, 2],
+      [4000, 8],
+    ] as const) {
+      const all = files(count);
+      const chunks = parseChunks(all, threads);
+      expect(chunks.flatMap((chunk) => chunk.files)).toEqual(all);
+      for (const chunk of chunks) expect(all.indexOf(chunk.files[0]!)).toBe(chunk.start);
+      expect(chunks.every((chunk) => chunk.files.length > 0 && chunk.files.length <= 64)).toBe(true);
+      // The work left after any thread's last full-size chunk is small pieces.
+      const small = chunks.slice(-2 * threads * 4);
+      if (count > 0) expect(Math.max(...small.map((chunk) => chunk.files.length))).toBe(Math.min(16, count));
+    }
   });
 });
