@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type Document, Lexer, LineCounter, parseDocument } from 'yaml';
+import { Lexer, LineCounter, parseDocument } from 'yaml';
 import { parseLexed } from '../../src/vault/frontmatter.js';
 
 /** What a test compares of a parsed document: its data, text, errors, warnings and the line starts counted. */
-function summary(doc: Document.Parsed, lines: LineCounter) {
+function summary(doc: ReturnType<typeof parseDocument>, lines: LineCounter) {
   const problem = (e: { code: string; message: string; pos: [number, number] }) => ({ code: e.code, message: e.message, pos: e.pos });
   let data: unknown;
   try {
