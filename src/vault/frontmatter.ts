@@ -1,6 +1,6 @@
 import type matterType from 'gray-matter';
 import { lazy, requireLazy } from '../util/lazy.js';
-import { Composer, Document, isMap, isNode, isPair, isScalar, Lexer, LineCounter, Parser, visit, YAMLParseError } from 'yaml';
+import { Document, isMap, isNode, isPair, isScalar, Lexer, LineCounter, parseDocument, visit } from 'yaml';
 
 export {
   bodyStartLine,
@@ -77,9 +77,7 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   if ('error' in file) return { ...nothing, error: file.error };
   const hasFrontmatter = file.matter.length > 0 || /^---\n/.test(text);
   const bodyLine = hasFrontmatter ? lineCount(file.matter) + 3 : 1;
-  // Lexed once: the depth check reads the tokens, then the parser is fed the same tokens (`parseLexed`).
-  const tokens = [...new Lexer().lex(file.matter)];
-  const deep = yamlDepthProblem(tokens);
+  const deep = yamlDepthProblem(file.matter);
   if (deep) {
     const reason = `frontmatter nested deeper than ${MAX_YAML_DEPTH} levels`;
     const hint = 'flatten the frontmatter: memories need a few `key: value` lines';
@@ -87,7 +85,7 @@ export function parseFrontmatter(raw: string): ParsedFrontmatter {
   }
   const lineCounter = new LineCounter();
   // `file.matter` starts right after the opening `---`, so its line N is the file's line N.
-  const doc = parseLexed(file.matter, tokens, lineCounter);
+  const doc = parseDocument(file.matter, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const positionOf = keyPositions(doc, lineCounter);
   const value = frontmatterData(doc, lineCounter);
   if ('error' in value) return { data: {}, body: file.content, bodyLine, hasFrontmatter, positionOf, error: value.error };
@@ -204,35 +202,6 @@ export function stringifyFrontmatter(data: Record<string, unknown>, body: string
   return `---\n${doc.toString({ lineWidth: 0 })}---\n${body}`;
 }
 
-/**
- * `parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true })`
- * from the lexer's tokens of `source`, so a file's frontmatter is lexed once:
- * yaml's own `Parser` and `Composer`, fed as `Parser.parse` feeds them (the
- * first line's start, each token, the end), and the first document kept with
- * yaml's error for a second one, as `parseDocument` does. A test compares it
- * with `parseDocument`.
- */
-export function parseLexed(source: string, tokens: readonly string[], lineCounter: LineCounter): Document.Parsed {
-  const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer({ lineCounter, prettyErrors: false, uniqueKeys: true });
-  function* syntax() {
-    lineCounter.addNewLine(0);
-    for (const token of tokens) yield* parser.next(token);
-    yield* parser.end();
-  }
-  let doc: Document.Parsed | undefined;
-  for (const next of composer.compose(syntax(), true, source.length)) {
-    if (!doc) doc = next;
-    else if (doc.options.logLevel !== 'silent') {
-      const message = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', message));
-      break;
-    }
-  }
-  // compose(…, forceDoc = true) always ends with a document.
-  return doc!;
-}
-
 function lineCount(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) count++;
@@ -253,13 +222,13 @@ function fenceLanguage(text: string): string | undefined {
  * level and overflow the stack on a few thousand): open flow brackets, plus
  * the stack of indentation levels, plus the `-`/`?` indicators on the line.
  */
-function yamlDepthProblem(tokens: readonly string[]): { line: number } | undefined {
+function yamlDepthProblem(source: string): { line: number } | undefined {
   let flow = 0;
   let line = 1;
   let atLineStart = true;
   let indicators = 0;
   const indents: number[] = [];
-  for (const token of tokens) {
+  for (const token of new Lexer().lex(source)) {
     if (token === '\n' || token === '\r\n') {
       line++;
       atLineStart = true;
