@@ -102,7 +102,9 @@ async function assembleAnswer(
   const { createIndex } = await import('../search/index.js');
   const { contextWarm } = await import('./context.js');
   const { countFor, countedTexts, measuredLines, useKnownCounts, useKnownLines } = await import('../read/context/warm.js');
-  const vault = await loadForContext(options.root, request, options.now);
+  const { todayIn } = await import('../time/periods.js');
+  const today = todayIn(options.now, config.timezone);
+  const vault = await loadForContext(options.root, request, today);
   // The last assembly's counts first: the tokenizer is loaded only for a text it did not measure.
   const kept = readTokenCounts(options.root, config.tokenizer);
   useKnownCounts(vault, kept.count);
@@ -118,7 +120,7 @@ async function assembleAnswer(
     Math.max(1, budget - count(header + FOOTER)),
   );
   // Before the answer's own uses are recorded: what is left out is then the assembly's, remembered (left-out.ts).
-  const forgotten = await forgottenOf(vault, stream, options.now);
+  const forgotten = await forgottenOf(vault, stream, options.now, today);
   recordUsage(options.root, served, 'hook:session-start', options.now);
   const answer: SessionStartResult = {
     text,
@@ -149,13 +151,11 @@ async function assembleAnswer(
 async function loadForContext(
   root: string,
   request: { config: Config; stream: string | undefined; scanned: ScannedFile[] },
-  now: Date,
+  today: string,
 ): Promise<ReadVault> {
   const { openVault, pickStream } = await import('../read/vault.js');
   const { partsKey, partsHold, partsSubset, recordParts } = await import('./start-parts.js');
-  const { todayIn } = await import('../time/periods.js');
   const key = partsKey(request.config, request.stream);
-  const today = todayIn(now, request.config.timezone);
   const partial = partsSubset(root, key, today, request.scanned);
   if (partial) {
     const some = await openVault(root, { scanned: partial.files, partial: true });
@@ -174,14 +174,18 @@ async function loadForContext(
  * The context's stream and its forgotten memories the context could show if they came back (read/context/stream-view.ts):
  * what is left out is worked out as the assembly did (the same memories, usage and day: remembered, not again).
  */
-async function forgottenOf(vault: ReadVault, stream: string | undefined, now: Date): Promise<CachedStart<unknown>['forgotten']> {
+async function forgottenOf(
+  vault: ReadVault,
+  stream: string | undefined,
+  now: Date,
+  today: string,
+): Promise<CachedStart<unknown>['forgotten']> {
   const { pickStream } = await import('../read/vault.js');
   const { leftOutOf } = await import('../maintain/left-out.js');
   const { forgottenPushable } = await import('../read/context/stream-view.js');
-  const { todayIn } = await import('../time/periods.js');
   const state = pickStream(vault, stream);
   const leftOut = leftOutOf(vault.root, vault.vaultDir, vault.config, state, now);
-  return { stream: state.name, ids: forgottenPushable(state, leftOut, todayIn(now, vault.config.timezone)) };
+  return { stream: state.name, ids: forgottenPushable(state, leftOut, today) };
 }
 
 /**

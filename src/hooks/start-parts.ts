@@ -4,8 +4,8 @@ import { STATE_DIR } from '../config/file.js';
 import type { Config } from '../config/schema.js';
 import { openStateStore } from '../store/database.js';
 import { kvTable } from '../store/kv.js';
-import { addDays } from '../time/periods.js';
-import { isKindOrTag, type Memory, type StreamState } from '../vault/model.js';
+import { queryLessMayShow, queryLessRecentFrom } from '../read/context/stream-view.js';
+import type { Memory, StreamState } from '../vault/model.js';
 import type { ScannedFile } from '../vault/scan.js';
 import { PARTS_STORE } from './start-cache.js';
 
@@ -44,8 +44,6 @@ const FORMAT = 2;
 /** The last decisions kept; a partial load needs three of them unchanged. */
 const DECISIONS_KEPT = 10;
 const DECISIONS_SHOWN = 3;
-/** Days back from the kept day whose memories are needed (errors of the last 24 hours and their fixes, in any zone). */
-const RECENT_DAYS = 7;
 
 export interface StartParts {
   format: number;
@@ -100,18 +98,13 @@ export function neededFiles(
 ): { needed: string[]; decisions: string[] } {
   const needed = new Set<string>();
   for (const s of streams.values()) for (const summary of s.summaries.keys()) needed.add(summary);
-  const recent = addDays(today, -RECENT_DAYS);
+  const recentFrom = queryLessRecentFrom(today);
   const ids = new Map<string, number>();
   for (const m of stream.memories) ids.set(m.id, (ids.get(m.id) ?? 0) + 1);
   const originals = new Set(stream.memories.flatMap((m) => (m.duplicateOf === undefined ? [] : [m.duplicateOf])));
+  // Besides what the context may show, what decides how it shows it: copies, their originals, ids shared by files.
   const needs = (m: Memory): boolean =>
-    m.importance === 'pinned' ||
-    isKindOrTag(m, 'convention') ||
-    m.facts !== undefined ||
-    m.duplicateOf !== undefined ||
-    originals.has(m.id) ||
-    ids.get(m.id)! > 1 ||
-    m.day >= recent;
+    queryLessMayShow(m, recentFrom) || m.duplicateOf !== undefined || originals.has(m.id) || ids.get(m.id)! > 1;
   for (const m of stream.memories) if (needs(m)) needed.add(m.path);
   const decisions = stream.memories
     .filter((m) => m.kind.toLowerCase() === 'decision' && m.duplicateOf === undefined)

@@ -111,13 +111,18 @@ export class ParseCache {
    * lists and citations are read as from the whole cache; `save` and `flushBodies` refuse.
    */
   static openSome(stateDir: string, timezone: string, paths: readonly string[]): ParseCache {
-    const cache = ParseCache.open(stateDir, timezone, JSON.stringify(paths));
+    const cache = ParseCache.openRows(stateDir, timezone, JSON.stringify(paths));
     cache.partial = true;
     return cache;
   }
 
   /** Opens the parse cache of the state folder `stateDir` (`.memvault/`); an outdated cache (version, zone, detector) starts empty. */
-  static open(stateDir: string, timezone: string, some?: string): ParseCache {
+  static open(stateDir: string, timezone: string): ParseCache {
+    return ParseCache.openRows(stateDir, timezone, undefined);
+  }
+
+  /** `open`, with the rows of every path, or of those in `some` (a JSON array of vault paths, `openSome`). */
+  private static openRows(stateDir: string, timezone: string, some: string | undefined): ParseCache {
     const store = openStateStoreOrMemory(stateDir);
     // `rows`: how entries are stored (cache-codec.ts). Not `CACHE_VERSION`, which the committed record's header names too.
     const key = JSON.stringify({ version: CACHE_VERSION, timezone, detector: DETECTOR_VERSION, rows: MEMORY_ROW });

@@ -86,27 +86,32 @@ export function streamView(stream: StreamState, leftOut: LeftOut, zone: string):
  */
 const RECENT_DAYS = 7;
 
+/** The first day whose memories a query-less context on `today` may show as recent (`queryLessMayShow`). */
+export function queryLessRecentFrom(today: string): string {
+  return addDays(today, -RECENT_DAYS);
+}
+
 /**
- * The ids of forgotten memories whose use would change a query-less context (the session-start hook's): forgetting
- * takes a memory out of `stream`, and without a query a context pushes only the pinned, the last decisions (neither is
- * ever forgotten), conventions, facts, and errors of the last 24 hours with their fixes (memories of the days after:
- * an older error, the most common hit of a search, is no candidate either way). A use can only bring a forgotten
- * memory back (forgetting.ts), so usage recorded for any other memory leaves such a context as it was. Keep in step
- * with `tierCandidates` (candidates.ts): a new tier drawing on other memories without a query must be counted here.
+ * Whether a query-less context (the session-start hook's) may draw on `m` on its own merits: without a query a context
+ * pushes only the pinned, the last decisions (counted by the callers), conventions, facts, and errors of the last 24
+ * hours with their fixes (memories of the days from `recentFrom`: an older error, the most common hit of a search, is
+ * no candidate either way). Keep in step with `tierCandidates` (candidates.ts): a new tier drawing on other memories
+ * without a query must be counted here; hooks/start-parts.ts and `forgottenPushable` rely on it.
+ */
+export function queryLessMayShow(m: Memory, recentFrom: string): boolean {
+  return m.importance === 'pinned' || isKindOrTag(m, 'convention') || m.facts !== undefined || m.day >= recentFrom;
+}
+
+/**
+ * The ids of forgotten memories whose use would change a query-less context: forgetting takes a memory out of
+ * `stream`, and a use can only bring a forgotten memory back (forgetting.ts), so usage recorded for any memory the
+ * context could not show (`queryLessMayShow`, or a decision) leaves such a context as it was.
  */
 export function forgottenPushable(stream: StreamState, leftOut: LeftOut, today: string): string[] {
   const forgotten = new Set(leftOut.forgotten.map((f) => f.id));
   if (forgotten.size === 0) return [];
-  const recent = addDays(today, -RECENT_DAYS);
+  const recentFrom = queryLessRecentFrom(today);
   return stream.memories
-    .filter(
-      (m) =>
-        forgotten.has(m.id) &&
-        (m.importance === 'pinned' ||
-          m.kind.toLowerCase() === 'decision' ||
-          isKindOrTag(m, 'convention') ||
-          m.facts !== undefined ||
-          m.day >= recent),
-    )
+    .filter((m) => forgotten.has(m.id) && (m.kind.toLowerCase() === 'decision' || queryLessMayShow(m, recentFrom)))
     .map((m) => m.id);
 }
