@@ -95,7 +95,8 @@ class BoundAtCursor {
 
   /** Bytes of `history[from..]`: exact up to `maxBytes`, else some number over it. */
   private bytesFrom(from: number): number {
-    const { history, tail } = this;
+    const { history } = this;
+    const tail = this.tail;
     if (from >= history.length) return 0;
     while (tail.length - 1 < history.length - from) {
       const sum = tail[tail.length - 1]!;

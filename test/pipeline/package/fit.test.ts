@@ -125,7 +125,7 @@ describe('package degradation item by item', () => {
     const shape: Shape = { memories: Array.from({ length: 3000 }, (_, n) => [6 + (n % 5), 9]), maxBytes: 6000, maxTokens: 1500 };
     const read = new Set<string>();
     const fast = degrade(shape, true, (id) => read.add(id));
-    const leftOut = fast.ids.filter((id, i) => fast.statuses[i]!.startsWith('left-out'));
+    const leftOut = fast.ids.filter((_id, i) => fast.statuses[i]!.startsWith('left-out'));
     expect(leftOut.length).toBeGreaterThan(2900);
     // The budget holds ~100 headings: the walk sums that many from each end, not the 2,900 left out (~60 bytes each).
     expect(leftOut.filter((id) => read.has(id)).length).toBeLessThan(600);
