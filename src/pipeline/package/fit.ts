@@ -30,7 +30,7 @@ export function degradeItemByItem(
   render: () => string,
   fits: (text: string) => boolean,
   maxBytes: number,
-  /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `(item) => leaveOutOldest([item])`. */
+  /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `leaveOut` (degrade.ts). */
   apply: (item: Item) => boolean,
 ): string | undefined {
   const texts = new WeakMap<Item, number>();
