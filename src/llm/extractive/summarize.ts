@@ -47,21 +47,15 @@ const ALGORITHM_VERSION = 'memvault-extractive/4';
  */
 export function createExtractiveSummarizer(options: { tokenizer?: TokenizerName } = {}): Summarizer {
   const tokenizer = options.tokenizer ?? 'o200k_base';
+  // Asked for every planned period and every rollup (thousands in a cold build): hashed once per tier.
+  const promptIds = new Map<Tier, string>();
   return {
     provider: 'extractive',
     model: 'memvault-extractive-1',
     promptId(tier: Tier): string {
-      const layout = LAYOUTS[tier];
-      const description = [
-        ALGORITHM_VERSION,
-        `tier=${tier}`,
-        `sections=${layout.sections.join('|')}`,
-        `day=${layout.dayPrefix}`,
-        `first-person=${layout.firstPerson}`,
-        `fallback=${layout.fallbackSection}`,
-        `tokenizer=${tokenizer}`,
-      ].join('\n');
-      return `${tier}@${sha256(description).slice(0, 8)}`;
+      let id = promptIds.get(tier);
+      if (id === undefined) promptIds.set(tier, (id = extractivePromptId(tier, tokenizer)));
+      return id;
     },
     // async so that a fault surfaces as a rejected promise, like every other provider's.
     async summarize(request: SummaryRequest) {
@@ -69,6 +63,21 @@ export function createExtractiveSummarizer(options: { tokenizer?: TokenizerName 
       return { body, usage: { calls: 0, inputTokens: 0, outputTokens: 0 } };
     },
   };
+}
+
+/** The prompt id of `tier`: the algorithm's version and the tier's layout, hashed. */
+function extractivePromptId(tier: Tier, tokenizer: TokenizerName): string {
+  const layout = LAYOUTS[tier];
+  const description = [
+    ALGORITHM_VERSION,
+    `tier=${tier}`,
+    `sections=${layout.sections.join('|')}`,
+    `day=${layout.dayPrefix}`,
+    `first-person=${layout.firstPerson}`,
+    `fallback=${layout.fallbackSection}`,
+    `tokenizer=${tokenizer}`,
+  ].join('\n');
+  return `${tier}@${sha256(description).slice(0, 8)}`;
 }
 
 /** Words of the period's main event weigh more (`TITLE_BOOST`): titles say what a memory is about. */

@@ -92,7 +92,15 @@ export async function rollupSources(job: RollupJob, sources: SummarySource[], ct
       false,
       time('summarize.retention', () => retentionOf(mustKeep, merged)),
     );
-  const answers = await summarizeWithRetries(job, summaryRequest(job, sources, budget, title, ctx.tokenizer), ctx, measure, mustKeep, time);
+  const answers = await summarizeWithRetries(
+    job,
+    title,
+    summaryRequest(job, sources, budget, title, ctx.tokenizer),
+    ctx,
+    measure,
+    mustKeep,
+    time,
+  );
   return keptAnswer(job, answers, budget, ctx, measure, mustKeep, time);
 }
 
@@ -146,13 +154,14 @@ interface Answers {
 /** The summarizer's first answer, then tighter retries (over budget, cut off) and retries for lost must-keep items. */
 async function summarizeWithRetries(
   job: RollupJob,
+  /** `titleOf(job)`, worked out once per rollup. */
+  title: string,
   request: SummaryRequest,
   ctx: RollupSettings,
   measure: AnswerMeasure,
   mustKeep: readonly MustKeepItem[],
   time: StageTimer,
 ): Promise<Answers> {
-  const title = titleOf(job);
   const answers: Answers = {
     body: '',
     truncated: false,

@@ -3,7 +3,7 @@ import { CALENDAR_TIER_TABLE, type CalendarTier } from '../../time/tiers.js';
 import { MemvaultError } from '../../util/errors.js';
 import { hashFields, hashValue } from '../../util/hash.js';
 import { countBytes, countTokens } from '../../util/tokens.js';
-import { leaveOutOldest, promote, refine, shortenOldestMemory } from './degrade.js';
+import { leaveOut, promote, refine, shortenMemory } from './degrade.js';
 import { fitFacts, type PackageFacts, packageFacts } from './facts.js';
 import { degradeItemByItem, provablyOver, rememberingReaders } from './fit.js';
 import { memoryItem, selectCoverage } from './items.js';
@@ -195,8 +195,8 @@ function degradeToFit(history: Item[], input: PackageInput, render: () => string
     while ((text === undefined || !fits(text)) && step()) text = render();
   }
   // Item by item, the same loop without rendering a package whose size alone is over budget (fit.ts: a busy day).
-  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => shortenOldestMemory([item], input));
-  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, (item) => leaveOutOldest([item])) ?? render();
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, shortenMemory);
+  text = degradeItemByItem(history, input, text, render, fits, input.upload.max_bytes, leaveOut) ?? render();
   // Spare room buys detail back, the newest first; after degrading too, when a step freed more than it had to.
   return refine(history, input, text, render, fits);
 }

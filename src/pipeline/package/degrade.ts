@@ -40,16 +40,24 @@ export function promote(history: Item[], finer: CalendarTier, coarser: CalendarT
 }
 
 export function shortenOldestMemory(history: Item[], _input: PackageInput): boolean {
-  const item = history.find((candidate) => candidate.type === 'memory' && candidate.status === 'included');
-  if (!item) return false;
+  return history.some((item) => shortenMemory(item));
+}
+
+/** Shortens `item` if it is a memory shown in full; says whether it did (one item of `shortenOldestMemory`). */
+export function shortenMemory(item: Item): boolean {
+  if (item.type !== 'memory' || item.status !== 'included') return false;
   item.status = 'degraded';
   item.reason = 'shortened to its first sentence to fit the budget';
   return true;
 }
 
 export function leaveOutOldest(history: Item[]): boolean {
-  const item = history.find((candidate) => candidate.status !== 'left-out');
-  if (!item) return false;
+  return history.some((item) => leaveOut(item));
+}
+
+/** Leaves `item` out if it is shown; says whether it did (one item of `leaveOutOldest`). */
+export function leaveOut(item: Item): boolean {
+  if (item.status === 'left-out') return false;
   item.status = 'left-out';
   item.reason = 'over the package budget';
   return true;

@@ -12,9 +12,10 @@ import { type Item, openingOf, type PackageInput, shownShortened } from './model
  *   cursor moves forward (an item a step passed over or changed never becomes
  *   eligible again while these steps run: they only mark items);
  * - each step rendered the whole package to check it: here a lower bound of
- *   its size in bytes (the shown items' text and the blank line before each)
- *   is kept up to date per step, and the package is rendered only when the
- *   bound is within the budget. Above it, `fits` would say no anyway.
+ *   its size in bytes (the shown items' headings and the blank line before
+ *   each, `BoundAtCursor`) is compared with the budget per step, and the
+ *   package is rendered only when the bound is within it. Above it, `fits`
+ *   would say no anyway.
  *
  * The result is the same as the plain loop's, byte for byte (test/pipeline/package/fit.test.ts), but for one thing: a
  * package still over budget when the steps run out is returned unrendered (undefined), as it may have come in; the
@@ -29,33 +30,24 @@ export function degradeItemByItem(
   render: () => string,
   fits: (text: string) => boolean,
   maxBytes: number,
-  /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `(item) => leaveOutOldest([item])`. */
+  /** Marks `item` as the step does (true) or says it is not the step's item (false), e.g. `leaveOut` (degrade.ts). */
   apply: (item: Item) => boolean,
 ): string | undefined {
   const texts = new WeakMap<Item, number>();
   const shortBytes = new WeakMap<object, number>(); // a shortened memory's heading and first sentence
   let firstShown = 0;
-  let bound: number | undefined; // worked out when first needed: a package that fits already never pays for it
-  let cursor = 0;
+  const bound = new BoundAtCursor(history, maxBytes);
   const step = (): boolean => {
-    bound ??= lowerBoundBytes(history);
-    for (; cursor < history.length; cursor++) {
-      const item = history[cursor]!;
-      const before = shownBytesAtLeast(item);
-      if (!apply(item)) continue;
-      bound! += shownBytesAtLeast(item) - before;
-      return true;
-    }
+    for (; bound.cursor < history.length; bound.advance()) if (apply(history[bound.cursor]!)) return true;
     return false;
   };
   let current: string | undefined = text; // undefined: the items changed since `current` was rendered
   for (;;) {
     if (current === undefined) {
-      bound ??= lowerBoundBytes(history);
       // Near the budget the headings alone say too little: the shown items' text (few of them by then) says more.
       // Items are only ever left out here, never brought back: the scan starts past the left-out ones at the front.
       while (history[firstShown]?.status === 'left-out') firstShown++;
-      if (bound > maxBytes || closerBoundBytes(history, firstShown, input, texts, shortBytes) > maxBytes) {
+      if (bound.over() || closerBoundBytes(history, firstShown, input, texts, shortBytes) > maxBytes) {
         // Out of steps and still over: the next steps (or the caller) render it if need be, not this one.
         if (!step()) return undefined;
         continue;
@@ -67,15 +59,56 @@ export function degradeItemByItem(
   }
 }
 
-/** At most the bytes the shown items take in the rendered package: each item's text and the `\n\n` before it. */
-export function lowerBoundBytes(history: readonly Item[]): number {
-  let bytes = 0;
-  for (const item of history) bytes += shownBytesAtLeast(item);
-  return bytes;
+/**
+ * Whether the shown items' bytes (`shownBytesAtLeast`, summed) are over `maxBytes` while a step walks the history with
+ * a cursor, without working out every item's heading: a busy day has 100,000, and summing them all cost ~100 ms of
+ * its one-more-memory build (issue 29). A step changes only the item at the cursor and the cursor only moves forward,
+ * so the items before it keep the bytes they had when it passed them (summed until the sum is over: it only grows),
+ * and the items after it keep the bytes they had when the walk began (summed from the end, until that is over). The
+ * answer is the one the sum of every item would give.
+ */
+class BoundAtCursor {
+  cursor = 0;
+  /** Bytes of the items before the cursor, as the steps left them; past `maxBytes` no longer added up. */
+  private passed = 0;
+  /** `tail[k]`: bytes of the last k items; past `maxBytes` no longer extended. */
+  private readonly tail: number[] = [0];
+
+  constructor(
+    private readonly history: readonly Item[],
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Moves the cursor past its item. */
+  advance(): void {
+    if (this.passed <= this.maxBytes) this.passed += shownBytesAtLeast(this.history[this.cursor]!);
+    this.cursor++;
+  }
+
+  over(): boolean {
+    if (this.passed > this.maxBytes) return true;
+    const after = this.bytesFrom(this.cursor + 1);
+    if (after > this.maxBytes) return true;
+    const at = this.cursor < this.history.length ? shownBytesAtLeast(this.history[this.cursor]!) : 0;
+    return this.passed + at + after > this.maxBytes;
+  }
+
+  /** Bytes of `history[from..]`: exact up to `maxBytes`, else some number over it. */
+  private bytesFrom(from: number): number {
+    const { history } = this;
+    const tail = this.tail;
+    if (from >= history.length) return 0;
+    while (tail.length - 1 < history.length - from) {
+      const sum = tail[tail.length - 1]!;
+      if (sum > this.maxBytes) return sum; // the items further front only add to it
+      tail.push(sum + shownBytesAtLeast(history[history.length - tail.length]!));
+    }
+    return tail[history.length - from]!;
+  }
 }
 
 /**
- * A closer lower bound than `lowerBoundBytes`, reading bodies: a memory in full is its whole text, a shortened one its
+ * A closer lower bound than the headings (`BoundAtCursor`), reading bodies: a memory in full is its whole text, a shortened one its
  * heading and first sentence (a note follows). Asked only once the headings fit, when few items are shown.
  */
 function closerBoundBytes(

@@ -76,7 +76,17 @@ export function renderPackage(
         'see UPLOAD_PACKAGE.manifest.json and `memvault zoom`.',
     );
   }
-  return stringifyFrontmatter(front, `${parts.join('\n\n')}\n`);
+  return `${frontmatterOf(front)}${parts.join('\n\n')}\n`;
+}
+
+/** The last package frontmatter written, by its fields: a package is rendered ~250 times per assembly on a busy day. */
+let lastFrontmatter: { key: string; text: string } | undefined;
+
+/** `stringifyFrontmatter(front, '')`, the text before the body: yaml builds the same small document once per assembly, not per rendering. */
+function frontmatterOf(front: { memvault: string; stream: string; covers: string }): string {
+  const key = `${front.memvault}\u0000${front.stream}\u0000${front.covers}`;
+  if (lastFrontmatter?.key !== key) lastFrontmatter = { key, text: stringifyFrontmatter(front, '') };
+  return lastFrontmatter.text;
 }
 
 /** Index of the first item of each run of memories → the run's days (`2026-10-22`, `2026-10-19 to 2026-10-23`). */

@@ -30,7 +30,8 @@ interface Shape {
   maxTokens: number;
 }
 
-function setUp(shape: Shape): { input: PackageInput; history: Item[] } {
+/** `titleRead`: told the id of each memory whose title is read (its heading worked out, or it is rendered). */
+function setUp(shape: Shape, titleRead?: (id: string) => void): { input: PackageInput; history: Item[] } {
   const bodies = new Map<string, ParsedContent>();
   const memories: Memory[] = shape.memories.map((words, n) => {
     const id = `2026-11-20-m${String(n).padStart(4, '0')}`;
@@ -42,7 +43,15 @@ function setUp(shape: Shape): { input: PackageInput; history: Item[] } {
     };
     const sentences = words.map((count, k) => ({ text: sentence(n + k, count), role: 'body' }));
     bodies.set(id, { body: sentences.map((s) => s.text).join(' '), sentences, headings: [] } as unknown as ParsedContent);
-    return { ...memory, title: `Step ${n}` };
+    const title = `Step ${n}`;
+    if (!titleRead) return { ...memory, title };
+    return Object.defineProperty({ ...memory }, 'title', {
+      enumerable: true,
+      get: () => {
+        titleRead(id);
+        return title;
+      },
+    }) as Memory;
   });
   const input = {
     stream: 'main',
@@ -60,8 +69,12 @@ function setUp(shape: Shape): { input: PackageInput; history: Item[] } {
   return { input, history: memories.map((memory) => memoryItem(memory, 'memory', input)) };
 }
 
-function degrade(shape: Shape, fast: boolean): { text: string; statuses: string[]; renders: number } {
-  const { input, history } = setUp(shape);
+function degrade(
+  shape: Shape,
+  fast: boolean,
+  titleRead?: (id: string) => void,
+): { text: string; statuses: string[]; renders: number; ids: string[] } {
+  const { input, history } = setUp(shape, titleRead);
   let renders = 0;
   // The fast loop renders as assemblePackage does, past the remembered left-out run at the front (left-out-prefix.ts).
   const prefix = leftOutPrefix();
@@ -74,12 +87,12 @@ function degrade(shape: Shape, fast: boolean): { text: string; statuses: string[
     let text: string | undefined = provablyOver(history, shape.maxBytes) ? undefined : render();
     text = degradeItemByItem(history, input, text, render, fits, shape.maxBytes, (item) => shortenOldestMemory([item], input));
     text = degradeItemByItem(history, input, text, render, fits, shape.maxBytes, (item) => leaveOutOldest([item])) ?? render();
-    return { text, statuses: history.map((item) => `${item.status} ${item.reason ?? ''}`), renders };
+    return { text, statuses: history.map((item) => `${item.status} ${item.reason ?? ''}`), renders, ids: history.map((item) => item.id) };
   }
   let text = render();
   for (const step of [() => shortenOldestMemory(history, input), () => leaveOutOldest(history)])
     while (!fits(text) && step()) text = render();
-  return { text, statuses: history.map((item) => `${item.status} ${item.reason ?? ''}`), renders };
+  return { text, statuses: history.map((item) => `${item.status} ${item.reason ?? ''}`), renders, ids: history.map((item) => item.id) };
 }
 
 describe('package degradation item by item', () => {
@@ -106,5 +119,15 @@ describe('package degradation item by item', () => {
     expect(fast.statuses.filter((s) => s.startsWith('left-out')).length).toBeGreaterThan(2900);
     // Bounded by what the budget holds (headings of ~60 bytes in 6,000), not by the 3,000 memories: the plain loop renders ~6,000 times.
     expect(fast.renders).toBeLessThan(300);
+  });
+
+  it("works out the headings of a busy day's newest memories, not of all the memories it leaves out", () => {
+    const shape: Shape = { memories: Array.from({ length: 3000 }, (_, n) => [6 + (n % 5), 9]), maxBytes: 6000, maxTokens: 1500 };
+    const read = new Set<string>();
+    const fast = degrade(shape, true, (id) => read.add(id));
+    const leftOut = fast.ids.filter((_id, i) => fast.statuses[i]!.startsWith('left-out'));
+    expect(leftOut.length).toBeGreaterThan(2900);
+    // The budget holds ~100 headings: the walk sums that many from each end, not the 2,900 left out (~60 bytes each).
+    expect(leftOut.filter((id) => read.has(id)).length).toBeLessThan(600);
   });
 });
