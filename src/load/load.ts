@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../util/hash.js';
-import { lazy } from '../util/lazy.js';
 import { ParseCache, type CacheEntry } from '../store/cache.js';
 import { RECORD_DIR } from '../store/committed-record.js';
 import { MIN_FILES_FOR_RECORD, seedFromRecord } from '../store/committed-seed.js';
@@ -28,11 +27,6 @@ export interface LoadOptions {
   pool?: ParsePool;
   /** Progress of the parse of changed files (a cold build of a large vault parses for a while). */
   onParse?: ParseProgress;
-  /**
-   * What the caller will do next anyway, run while an edit's few changed files are parsed on the pool's scan thread
-   * (parse-pool.ts `ParseOptions.meanwhile`): at most once, and only when that thread parses.
-   */
-  meanwhile?: () => void;
   /** `secrets` of the config: its allowlist lets a memory holding a secret through; without it, every such memory is held back. */
   secrets?: SecretPolicy;
   /**
@@ -204,7 +198,6 @@ export async function refreshFiles(
   }
   const total = summaries.length + memories.length;
   const progress = options.onParse;
-  const meanwhile = options.meanwhile && lazy(options.meanwhile);
   let parsed = 0;
   const store = async (batch: ChangedFile[], done: number): Promise<void> => {
     const onParsed = (offset: number, results: ParsedFile[]): void => {
@@ -222,9 +215,7 @@ export async function refreshFiles(
       // Many bodies parsed (a cold build, an import): to the state store now, read back when a stage needs one.
       content.release(BODIES_HELD);
     };
-    await parseFiles(batch, options.timezone, onParsed, options.pool, progress && ((n) => progress(done + n, total)), {
-      ...(meanwhile ? { meanwhile } : {}),
-    });
+    await parseFiles(batch, options.timezone, onParsed, options.pool, progress && ((n) => progress(done + n, total)));
   };
   await store(summaries, 0);
   // Few changed memories (an edit, today's notes) are parsed whole; looking at every summary's sources costs more.

@@ -34,21 +34,6 @@ export interface ParsePool {
   start(): void;
   /** `scanStreams` on a thread while the caller reads the parse cache (a large vault); undefined when there is no thread for it. */
   scan(vaultDir: string, streams: readonly string[]): Promise<ScannedFile[]> | undefined;
-  /**
-   * A few files (an edit) parsed on the thread that walked the vault, which is idle by then; undefined when there is no
-   * such thread or no core for it (see `ParseOptions.meanwhile`).
-   */
-  parseBeside?(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]> | undefined;
-}
-
-/** How `parseFiles` may spend the wait for a parse on another thread. */
-export interface ParseOptions {
-  /**
-   * Work this thread will do soon anyway, done while a few files are parsed beside it (`ParsePool.parseBeside`): a
-   * build loads the tokenizer's tables here (~110 ms at 20,000 memories) while the scan thread parses an edit's file
-   * (~100 ms with remark's first parse), instead of one after the other. Called at most once, and only then.
-   */
-  meanwhile?: () => void;
 }
 
 /** Whether `count` files are parsed on `pool`. */
@@ -59,32 +44,16 @@ export function usesParseWorkers(count: number, pool: ParsePool | undefined): po
 /** Files between two progress reports of an in-process parse. */
 const PROGRESS_STEP = 64;
 
-/**
- * Parses `files` (on `pool` when they are many; a few on the pool's idle scan thread when it has one, `meanwhile` run
- * here during that parse), handing the results to `onParsed` in file order.
- */
+/** Parses `files` (on `pool` when they are many), handing the results to `onParsed` in file order. */
 export async function parseFiles(
   files: readonly FileToParse[],
   timezone: string,
   onParsed: OnParsed,
   pool?: ParsePool,
   onProgress?: ParseProgress,
-  options: ParseOptions = {},
 ): Promise<void> {
   if (files.length === 0) return;
-  const beside = options.meanwhile && files.length < MIN_FILES_FOR_WORKERS ? pool?.parseBeside?.(files, timezone) : undefined;
   if (usesParseWorkers(files.length, pool)) return pool.parse(files, timezone, onParsed, onProgress);
-  if (beside) {
-    options.meanwhile!();
-    // The same function parses there (`parseVaultFile`); a thread that failed leaves the files to this one.
-    const parsed = await beside.catch(() => undefined);
-    if (parsed) {
-      onProgress?.(0, files.length);
-      onParsed(0, parsed);
-      onProgress?.(files.length, files.length);
-      return;
-    }
-  }
   onProgress?.(0, files.length);
   files.forEach((file, i) => {
     onParsed(i, [parseVaultFile(file.bytes, file.vaultPath, file.role, timezone, file.markdown)]);

@@ -9,7 +9,6 @@ import { leftOutOf } from '../maintain/left-out.js';
 import { foldUsage } from '../usage/fold.js';
 import { UserError } from '../util/errors.js';
 import { ensureVaultInside } from '../util/inside.js';
-import { loadTokenizer } from '../util/tokens.js';
 import { acquireBuildLock } from '../util/lock.js';
 import { useStateSnapshot } from '../store/database.js';
 import { assertLockHeld } from '../util/lock-state.js';
@@ -189,8 +188,6 @@ async function openBuild(options: BuildOptions, config: Config, pool: BuildPool 
     ...(options.env ? { env: options.env } : {}),
     ...(pool ? { pool } : {}),
     ...(options.onParse ? { onParse: options.onParse } : {}),
-    // A file that changed makes rollups and a package to count tokens for: the tables load while the scan thread parses it.
-    ...(pool && !dryRun ? { meanwhile: () => loadTokenizer(config.tokenizer) } : {}),
   });
   const parsedAtLoad = loaded.content.parsed;
   const regenerate = resolveRegenerate(options.regenerate ?? [], vaultDir, loaded.state.streams.values());

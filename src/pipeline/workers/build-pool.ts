@@ -252,17 +252,6 @@ export class BuildPool implements ParsePool {
     return this.runOn(this.scanner!, task) as Promise<Diagnostic[]>;
   }
 
-  /**
-   * An edit's few changed files parsed on the scan thread, whose walk is done (parse-pool.ts `parseBeside`): it loads
-   * remark and parses there while the main thread loads the tokenizer the build needs next (`LoadOptions.meanwhile`),
-   * instead of both on the main thread, one after the other (~100 + ~110 ms at 20,000 memories). Only with a core to
-   * spare (`coreToSpare`): on a machine whose cores are all busy the main thread would wait for it.
-   */
-  parseBeside(files: readonly FileToParse[], timezone: string): Promise<ParsedFile[]> | undefined {
-    if (!this.looksBeside || !coreToSpare()) return undefined;
-    return this.runOn(this.scanner!, { kind: 'parse', timezone, files: [...files] }) as Promise<ParsedFile[]>;
-  }
-
   /** Stops the scan thread (the build needs it no more); `close` does it otherwise. */
   stopScanThread(): void {
     const scanner = this.scanner;

@@ -50,14 +50,11 @@ async function answerOf(task: Exclude<BuildTask, { kind: 'scan' }>, clock: Stage
     const { nearDuplicateWarnings } = await import('../../maintain/build-check.js');
     return nearDuplicateWarnings(task.vaultDir, task.stream, task.memories, new Set(task.days));
   }
-  if (task.kind === 'parse') {
-    // The parser alone: the scan thread parses an edit's files (build-pool.ts `parseBeside`) and needs no summarizer.
-    const parseFile = await import('../../load/parse-file.js');
+  const { extractive, parseFile, rollup, items } = await (stages ??= loadStages());
+  if (task.kind === 'parse')
     return task.files.map((file) =>
       parseFile.parseVaultFile(file.bytes, file.vaultPath, file.role, task.timezone, file.markdown, clock.time),
     );
-  }
-  const { extractive, parseFile, rollup, items } = await (stages ??= loadStages());
   let summarizer = summarizers.get(task.settings.tokenizer);
   if (!summarizer)
     summarizers.set(task.settings.tokenizer, (summarizer = extractive.createExtractiveSummarizer({ tokenizer: task.settings.tokenizer })));
