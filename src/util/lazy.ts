@@ -51,7 +51,9 @@ function requireCompiled(file: string): unknown {
   try {
     cachedData = readFileSync(`${file}.v8cache`);
   } catch {
-    return requireHere(file);
+    const required = requireHere(file);
+    compiled.set(file, required);
+    return required;
   }
   const [head, tail] = CODE_CACHE_WRAPPER;
   const script = new Script(`${head}${readFileSync(file, 'utf8')}${tail}`, { filename: file, cachedData });
