@@ -27,7 +27,9 @@
  * secretlint's package.json; better-sqlite3's JavaScript for the pre-tool hook) is bundled too, each into its own CommonJS file
  * under `dist/bin/vendor/` (`VENDORED` below), loaded only when first used:
  * a command that parses nothing never reads them, and no package is needed
- * from node_modules for them.
+ * from node_modules for them. The ones an edit and a read command load
+ * (`CODE_CACHED`) get a V8 code cache beside them (`<file>.v8cache`,
+ * `writeCodeCaches`), which `requireLazy` hands to V8.
  *
  * Input is tsc's output (dist/src), so the bundle runs exactly the code tsc
  * checked; tsc's source maps are chained, so the bundle's maps point at src/*.ts.
