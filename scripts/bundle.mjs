@@ -27,7 +27,9 @@
  * secretlint's package.json; better-sqlite3's JavaScript for the pre-tool hook) is bundled too, each into its own CommonJS file
  * under `dist/bin/vendor/` (`VENDORED` below), loaded only when first used:
  * a command that parses nothing never reads them, and no package is needed
- * from node_modules for them.
+ * from node_modules for them. The ones an edit and a read command load
+ * (`CODE_CACHED`) get a V8 code cache beside them (`<file>.v8cache`,
+ * `writeCodeCaches`), which `requireLazy` hands to V8.
  *
  * Input is tsc's output (dist/src), so the bundle runs exactly the code tsc
  * checked; tsc's source maps are chained, so the bundle's maps point at src/*.ts.
@@ -38,7 +40,8 @@ import { createHash } from 'node:crypto';
 import { builtinModules, createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -119,6 +122,7 @@ export async function bundle(dir = root) {
   // runs before every Read, Edit and Write of a coding agent, where each extra ES module is start-up time.
   const hook = await build({ ...common, entryPoints: { 'pre-tool-hook': from('hooks/pre-tool-main.js') } });
   const vendored = await bundleVendored(build, dir, outdir);
+  await writeCodeCaches(dir, outdir);
   // What the bundles hold (for the release's third-party licences, scripts/pack-release.mjs) and what they leave to
   // node_modules (a test keeps that to EXTERNAL): esbuild's own account, not a scan of the output.
   const meta = { bundled: bundledPackages([result, hook, ...vendored]), external: externalImports([result, hook, ...vendored]) };
@@ -158,6 +162,70 @@ async function bundleVendored(build, dir, outdir) {
         }),
       ),
   );
+}
+
+/**
+ * The vendored files an edit's build and the session-start hook load (remark and gray-matter for the edited file's
+ * first parse, the tokenizer's code), and chrono-node (a read command's dates): each gets a V8 code cache beside it,
+ * `<file>.v8cache`, which `requireLazy` (src/util/lazy.ts) hands to V8 so that the code is not compiled again in every
+ * process (~20 ms of an edit's first parse). Made by this Node, after running the code on a sample memory, so the functions a parse and a count use are
+ * in it (V8 compiles functions on first call); another Node or V8 rejects the cache and compiles as usual.
+ */
+export const CODE_CACHED = ['unified', 'remark-parse', 'gray-matter', 'gpt-tokenizer/cjs/GptEncoding', 'chrono-node'];
+
+/** A memory as the vault holds them, for the code cache's sample run: frontmatter, headings, a list, a link, code. */
+const SAMPLE_MEMORY = [
+  '---',
+  'date: 2026-11-20T09:15:00+01:00',
+  'kind: decision',
+  'tags: [perf, build]',
+  '---',
+  '# Moved the parse cache into SQLite',
+  '',
+  'We kept **one** state file and dropped `files.json`; see [the doc](docs/state-store.md) and #4231.',
+  '',
+  '## Why',
+  '',
+  '- a one-memory edit rewrote 26 MB',
+  '- the log grew without bound',
+  '  1. nested *item*',
+  '',
+  '> Measured side by side, alternating.',
+  '',
+  '```ts',
+  'const cache = ParseCache.open(stateDir, timezone);',
+  '```',
+  '',
+].join('\n');
+
+/**
+ * Writes `CODE_CACHED`'s code caches into `outdir` (the bundle being made), after a sample parse and count. The source
+ * is wrapped as `requireLazy` wraps it when it loads the file (`CODE_CACHE_WRAPPER`, from tsc's output in `dir`).
+ */
+async function writeCodeCaches(dir, outdir) {
+  const lazy = pathToFileURL(path.join(dir, 'dist', 'src', 'util', 'lazy.js')).href;
+  const [head, tail] = (await import(lazy)).CODE_CACHE_WRAPPER;
+  const scripts = [];
+  const load = (id) => {
+    const file = path.join(outdir, VENDORED[id]);
+    const script = new Script(`${head}${readFileSync(file, 'utf8')}${tail}`, { filename: file });
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file));
+    scripts.push({ file, script });
+    return module.exports;
+  };
+  const { unified } = load('unified');
+  const remarkParse = load('remark-parse').default;
+  const matter = load('gray-matter');
+  const { GptEncoding } = load('gpt-tokenizer/cjs/GptEncoding');
+  const ranks = JSON.parse(readFileSync(path.join(outdir, VENDORED['gpt-tokenizer/cjs/bpeRanks/o200k_base']), 'utf8'));
+  // gray-matter splits only (src/vault/frontmatter.ts gives it engines that parse nothing).
+  const { content } = matter(SAMPLE_MEMORY, { engines: { yaml: { parse: () => ({}), stringify: () => '' } } });
+  unified().use(remarkParse).freeze().parse(content);
+  GptEncoding.getEncodingApi('o200k_base', () => ranks).countTokens(content);
+  // A read command's date words (src/read/period-query.ts): ~25 ms of chrono's 750 KB not compiled again.
+  load('chrono-node').parse('since last tuesday', { instant: new Date(Date.UTC(2026, 10, 20)), timezone: 0 }, { forwardDate: false });
+  for (const { file, script } of scripts) writeFileSync(`${file}.v8cache`, script.createCachedData());
 }
 
 /** The imports the bundles leave to run time, but Node's own modules: what an install must provide. */

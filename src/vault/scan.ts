@@ -71,6 +71,10 @@ export function scanStreams(vaultDir: string, streams: readonly string[]): Scann
       if (stat.isSymbolicLink()) out.push({ vaultPath: `${name}/`, size: 0, mtimeMs: 0, special: 'symlink' });
       continue;
     }
+    // The stat's path by concatenation, not `path.join`: normalising 20,000 paths was ~25 ms of a ~100 ms walk, and a
+    // walk's relative paths are normal already (names from readdir joined by `/`, never `.` or `..`: dot names are
+    // skipped). Windows accepts `/` between the parts.
+    const prefix = `${streamDir}/`;
     for (const entry of walkStream(streamDir, SKIPPED_FOLDERS)) {
       const vaultPath = `${name}/${entry.relative}`;
       if (entry.special) {
@@ -78,7 +82,7 @@ export function scanStreams(vaultDir: string, streams: readonly string[]): Scann
         continue;
       }
       // Removed since the walk listed it: the next build sees it gone.
-      const fileStat = lstatOrUndefined(path.join(streamDir, entry.relative));
+      const fileStat = lstatOrUndefined(prefix + entry.relative);
       if (fileStat) out.push({ vaultPath, size: fileStat.size, mtimeMs: fileStat.mtimeMs });
     }
   }
