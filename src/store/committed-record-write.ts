@@ -103,8 +103,11 @@ export interface RecordWritten {
   written: string[];
   /** True when only the shards holding a path the parse cache changed were looked at (`planFromChanges`). */
   incremental: boolean;
-  /** What the next build needs to trust the state kept for every shard: `keepRecordBasis` stores it once the cache is saved. */
-  basis: RecordBasis;
+  /**
+   * What the next build needs to trust the state kept for every shard: `keepRecordBasis` stores it once the cache is
+   * saved. None for the first record a state store keeps.
+   */
+  basis: RecordBasis | undefined;
 }
 
 /**
@@ -136,10 +139,12 @@ export async function writeRecord(
   const streams = given.map((stream) => ({ ...stream, summaries: [...stream.summaries] }));
   const head = header(timezone);
   const state = stateDir ? readState(stateDir) : { shards: {} };
-  const members = membersOf(streams, cache);
-  const basis: RecordBasis = { head, members: members.digest };
-  const fromChanges = stateDir ? planFromChanges({ vaultDir, stateDir, streams, cache, head, state, members }) : undefined;
-  const planned = fromChanges ?? planAll(vaultDir, streams, cache);
+  // The first record this state store keeps (a fresh clone, most often a nightly job's one build) keeps no files lists
+  // and no basis (~30 ms at 20,000 memories): the next build keeps them, and the one after looks at fewer shards.
+  const members = stateDir && Object.keys(state.shards).length > 0 ? membersOf(streams, cache) : undefined;
+  const basis: RecordBasis | undefined = members && { head, members: members.digest };
+  const fromChanges = stateDir && members ? planFromChanges({ vaultDir, stateDir, streams, cache, head, state, members }) : undefined;
+  const planned = fromChanges ?? planAll(vaultDir, streams, cache, members !== undefined);
   const next: RecordState = { shards: fromChanges ? { ...fromChanges.untouched } : {} };
   const written: string[] = [];
   const changed: ChangedShard[] = [];
@@ -182,9 +187,9 @@ export async function writeRecord(
  * exactly its entries (no other process saved in between); else, as after a crash before this call, the next build
  * looks at every shard.
  */
-export function keepRecordBasis(stateDir: string, basis: RecordBasis, cache: ParseCache): void {
+export function keepRecordBasis(stateDir: string, basis: RecordBasis | undefined, cache: ParseCache): void {
   const generation = cache.syncedGeneration;
-  if (generation === undefined) return;
+  if (basis === undefined || generation === undefined) return;
   try {
     basisTable(stateDir).set(BASIS_KEY, { ...basis, generation });
   } catch {
@@ -204,19 +209,20 @@ interface PlannedShards {
   everyShard: boolean;
 }
 
-/** Every shard of every stream, and the shards on disk that no file goes to any more. */
-function planAll(vaultDir: string, streams: readonly RecordedStream[], cache: ParseCache): PlannedShards {
+/** Every shard of every stream, and the shards on disk that no file goes to any more; with `listed`, their files lists. */
+function planAll(vaultDir: string, streams: readonly RecordedStream[], cache: ParseCache, listed: boolean): PlannedShards {
   const shards = new Map<string, Map<string, ShardFile[]>>();
   const removed = new Map<string, string[]>();
   const files = new Map<string, string[]>();
   for (const stream of streams) {
     const mine = shardsOf(stream, cache);
     shards.set(stream.name, mine);
-    for (const [shard, list] of mine)
-      files.set(
-        `${stream.name}/${shard}`,
-        list.map((f) => f.path),
-      );
+    if (listed)
+      for (const [shard, list] of mine)
+        files.set(
+          `${stream.name}/${shard}`,
+          list.map((f) => f.path),
+        );
     removed.set(
       stream.name,
       shardFiles(vaultDir, stream.name).filter((shard) => !mine.has(shard)),

@@ -35,6 +35,11 @@ beforeAll(async () => {
   commitAll(base, 'memories');
   await build({ root: base, now: NOW });
 }, 60_000);
+
+/** The basis the state store keeps for the record (its generation), if any. */
+function keptBasis(root: string): unknown {
+  return openStateStore(path.join(root, '.memvault')).db.prepare("SELECT value FROM kv WHERE store = 'record-basis'").pluck().get();
+}
 afterAll(() => roots.forEach(removeProject));
 
 /** Loads the vault (as a build does) and writes the record; with `save`, saves the cache and keeps the basis, as a build does. */
@@ -77,6 +82,12 @@ function editAndMove(root: string): void {
 
 // One project, step after step: a copy would not keep the shards' mtimes to the nanosecond, and the state names them.
 describe('the committed record written from the parse cache changes', () => {
+  it('keeps no files lists and no basis with the first record (a fresh clone), and keeps them with the next', async () => {
+    expect(keptBasis(base)).toBeUndefined();
+    expect(await loadAndWrite(base, true)).toMatchObject({ incremental: false, written: [] });
+    expect(keptBasis(base)).toBeDefined();
+  });
+
   it('looks only at the shards a changed line leaves or joins, and writes what a write from scratch writes', async () => {
     editAndMove(base);
     const scratch = await fromScratch(base);
