@@ -72,6 +72,8 @@ const META_STORE = 'parse-cache';
 
 /** Lists (or citations) no entry names are removed when there are more of them than this many, and than live ones. */
 const MIN_DEAD_LISTS = 256;
+/** The `kv` row of the parse cache counting the entries written or forgotten since dead lists were last looked for. */
+const CHANGED_KEY = 'changed-since-sweep';
 
 /** Every `parse_files` row as one JSON object, path → entry (`json_quote` escapes the path; `entry` is JSON already). */
 const ALL_ENTRIES = "SELECT '{' || group_concat(json_quote(path) || ':' || entry, ',') || '}' FROM parse_files";
@@ -342,7 +344,9 @@ export class ParseCache {
     this.store.transaction(() => {
       if (rewrite && !this.cleared) this.clear();
       const paths = rewrite ? this.entries.keys() : this.changed;
+      let written = 0;
       for (const vaultPath of paths) {
+        written++;
         const entry = this.entries.get(vaultPath);
         if (!entry) {
           deleteFile.run(vaultPath);
@@ -359,8 +363,15 @@ export class ParseCache {
         const citations = storedCitationsOf(entry.result);
         if (citations !== undefined) insertCitations.run(sha256, vaultPath, citations);
       }
-      this.removeDeadLists();
-      this.removeDeadCitations();
+      // A list or citations row no entry names is left only by an entry written or forgotten: they are looked for once
+      // enough entries changed since the last look, not at every save (counting the live ones walks every entry, ~30-60
+      // ms of an edit's build at 20,000 memories).
+      const changedSinceLook = ((meta.get(CHANGED_KEY) as number | undefined) ?? 0) + written;
+      if (changedSinceLook >= MIN_DEAD_LISTS) {
+        this.removeDeadLists();
+        this.removeDeadCitations();
+      }
+      meta.set(CHANGED_KEY, changedSinceLook >= MIN_DEAD_LISTS ? 0 : changedSinceLook);
       const stored = meta.get('generation') as number | undefined;
       // The store now holds exactly these entries when it held them before this save (or all were written again).
       synced = rewrite || (stored ?? 0) === this.generation;
