@@ -279,7 +279,10 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
 
 /** The files the streams hold, named by a digest, and which of them the cache changed since it was last in sync. */
 interface Members {
+  /** The digest of every file the streams hold: what the next build compares (`RecordBasis`). */
   digest: string;
+  /** The digest of them less those new to the cache since it was last in sync: what the last build's digest must be. */
+  before: string;
   /** Changed paths (`ParseCache.changesSinceSync`) among the streams' files, with their stream. */
   changed: Map<string, string>;
 }
@@ -289,12 +292,15 @@ interface Members {
  * record lists them or not: a file that joins or leaves a stream without its cache entry changing (an archive move, a
  * memory with a secret now held back) changes it, and the next build looks at every shard. Paths only: reading
  * 21,000 cache entries here cost ~30 ms. A file's entry decides whether the record lists it (`recorded`), so among
- * files whose entry did not change the record lists the same ones.
+ * files whose entry did not change the record lists the same ones. Files new to the cache since it was in sync (a
+ * memory added) are left out of `before`: taking them out of the stream leaves the others in their order, so the last
+ * build's digest equals `before` when they are all that joined.
  */
 function membersOf(streams: readonly RecordedStream[], cache: ParseCache): Members {
   const since = cache.changesSinceSync()?.previous;
   const changed = new Map<string, string>();
   const parts: string[] = [];
+  let added = false;
   for (const stream of streams) {
     parts.push(`\0${stream.name}`);
     const start = parts.length;
@@ -302,9 +308,16 @@ function membersOf(streams: readonly RecordedStream[], cache: ParseCache): Membe
     const summaries: string[] = [];
     for (const summary of stream.summaries) summaries.push(summary.path);
     parts.push(...summaries.sort());
-    if (since) for (let i = start; i < parts.length; i++) if (since.has(parts[i]!)) changed.set(parts[i]!, stream.name);
+    for (let i = start; since && i < parts.length; i++) {
+      if (!since.has(parts[i]!)) continue;
+      changed.set(parts[i]!, stream.name);
+      if (since.get(parts[i]!) === undefined) added = true;
+    }
   }
-  return { digest: createHash('sha256').update(parts.join('\n')).digest('hex'), changed };
+  const digest = createHash('sha256').update(parts.join('\n')).digest('hex');
+  if (!added) return { digest, before: digest, changed };
+  const old = parts.filter((part) => !(since!.has(part) && since!.get(part) === undefined));
+  return { digest, before: createHash('sha256').update(old.join('\n')).digest('hex'), changed };
 }
 
 /**
@@ -331,7 +344,7 @@ function planFromChanges(run: {
   } catch {
     return undefined;
   }
-  if (!changes || !basis || basis.generation !== changes.generation || basis.head !== head || basis.members !== members.digest)
+  if (!changes || !basis || basis.generation !== changes.generation || basis.head !== head || basis.members !== members.before)
     return undefined;
   // The shards on disk are those the state names, as it last saw them.
   const inStreams = new Set<string>();

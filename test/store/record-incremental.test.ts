@@ -112,6 +112,18 @@ describe('the committed record written from the parse cache changes', () => {
     expect(recordOf(base)).toEqual(scratch);
   });
 
+  it('takes a new memory from the changes too: its line joins its shard', async () => {
+    const added = 'vault/main/memories/2026-02/2026-02-03-9-new.md';
+    writeFiles(base, { [added]: memory({ date: '2026-02-03T20:00:00Z', title: 'new', body: 'A memory added since.' }) });
+    const scratch = await fromScratch(base);
+    const written = await loadAndWrite(base, true);
+    expect(written).toMatchObject({ incremental: true, written: ['.memvault-record/main/memories-2026-02.jsonl'] });
+    expect(recordOf(base)).toEqual(scratch);
+    expect(recordOf(base).get('memories-2026-02.jsonl')).toContain(added.slice('vault/'.length));
+    // The next write finds the new memory among the streams' files as the last one left them.
+    expect(await loadAndWrite(base, true)).toMatchObject({ incremental: true, written: [] });
+  });
+
   it('looks at every shard when another process saved the parse cache since the record was written', async () => {
     const other = ParseCache.open(path.join(base, '.memvault'), 'UTC');
     const entry = other.get('main/memories/2026-02/2026-02-03-1-exports.md')!;
