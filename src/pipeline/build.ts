@@ -423,14 +423,17 @@ async function writeOutputs(
   const streamsWritten = applied.flatMap((s) => [...(s.waterfall?.written ?? []), ...(s.calendar?.written ?? [])]);
   const stored = [storeAhead?.(opened.session, [...streamsWritten, ...indexWritten, ...usageWritten])];
   const recordStarted = performance.now();
-  const recordWritten = record
+  const recordWrite = record
     ? await record.writeRecord(vaultDir, indexInputs, loaded.cache, config.timezone, ctx.stateDir, ctx.options.env)
-    : [];
+    : undefined;
+  const recordWritten = recordWrite?.written ?? [];
   const recordMs = performance.now() - recordStarted;
   stored.push(storeAhead?.(opened.session, recordWritten));
   if (options.saveCache !== false && !dryRun) {
     loaded.cache.save();
     memo.save();
+    // The record's state is vouched for once the entries it was written from are saved: the next build looks at fewer shards.
+    if (recordWrite) record?.keepRecordBasis(ctx.stateDir, recordWrite.basis, loaded.cache);
   }
   const blobsStored = Promise.all(stored).then(() => undefined);
   if (dryRun) return { indexWritten, indexMs, usageWritten, record, recordWritten, recordMs, blobsStored, searchNotes: [] };

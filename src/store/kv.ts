@@ -14,6 +14,8 @@ export interface KvTable<T> {
   delete(key: string): void;
   /** Every key and value (rows that do not decode left out), by key. */
   entries(): [string, T][];
+  /** Every key (values not read). */
+  keys(): string[];
   /** Removes every key of the store. */
   clear(): void;
 }
@@ -50,6 +52,7 @@ export function kvTable<T>(store: StateStore, name: string, decode: Decode<T>): 
     statement('INSERT INTO kv (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value');
   const remove = () => statement('DELETE FROM kv WHERE store = ? AND key = ?');
   const all = () => statement('SELECT key, value FROM kv WHERE store = ? ORDER BY key');
+  const allKeys = () => statement('SELECT key FROM kv WHERE store = ? ORDER BY key');
   const clear = () => statement('DELETE FROM kv WHERE store = ?');
   const read = (text: string): T | undefined => {
     try {
@@ -76,6 +79,9 @@ export function kvTable<T>(store: StateStore, name: string, decode: Decode<T>): 
         if (value !== undefined) out.push([row.key, value]);
       }
       return out;
+    },
+    keys() {
+      return allKeys().pluck().all(name) as string[];
     },
     clear() {
       clear().run(name);

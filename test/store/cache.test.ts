@@ -211,6 +211,28 @@ describe('parse cache on disk', () => {
     expect(again?.type === 'summary' ? again.summary.meta.dropped : undefined).toEqual(['Décidé : garder « Zoë » — 東京 🚀']);
   });
 
+  it('looks for dead lists once enough entries changed since the last look, not at every save', () => {
+    const cache = ParseCache.open(dir, 'UTC');
+    cache.set('main/daily/2026-01-02.md', summaryEntry());
+    cache.save();
+    // Dead lists (another process's, say): not looked for by a save of one change (counting the live lists walks every
+    // entry), but once 256 entries changed since the last look.
+    const lists = (n: number) => `e${n.toString(16)}`.padStart(64, '0');
+    withDb((db) => {
+      const insert = db.prepare("INSERT INTO parse_lists (sha256, path, lists) VALUES (?, 'main/daily/2026-01-01.md', '{}')");
+      for (let n = 0; n < 300; n++) insert.run(lists(n));
+    });
+    const count = () => withDb((db) => db.prepare('SELECT count(*) FROM parse_lists').pluck().get());
+    for (let n = 1; n < 255; n++) {
+      cache.set('main/daily/2026-01-02.md', { ...cache.get('main/daily/2026-01-02.md')!, mtimeMs: n });
+      cache.save();
+    }
+    expect(count()).toBe(301);
+    cache.set('main/daily/2026-01-02.md', { ...cache.get('main/daily/2026-01-02.md')!, mtimeMs: 255 });
+    cache.save();
+    expect(count()).toBe(1);
+  });
+
   it("says the cache is damaged when a summary's lists are gone, instead of using something else", () => {
     const first = ParseCache.open(dir, 'UTC');
     first.set('main/daily/2026-01-02.md', summaryEntry());
