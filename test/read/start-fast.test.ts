@@ -36,9 +36,9 @@ function runLogged(args: string[], input?: string): Promise<{ code: number; stdo
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const key of Object.keys(env)) if (key.startsWith('MEMVAULT_')) delete env[key];
-    const stdin = input === undefined ? 'ignore' : 'pipe';
-    const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], { cwd: root, env, stdio: [stdin, 'pipe', 'pipe'] });
-    if (input !== undefined) child.stdin?.end(input);
+    const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A hook reads its event from stdin; other commands read none (closed at once).
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
