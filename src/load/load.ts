@@ -220,7 +220,9 @@ export async function refreshFiles(
   await store(summaries, 0);
   // Few changed memories (an edit, today's notes) are parsed whole; looking at every summary's sources costs more.
   const covered = memories.length >= MIN_FILES_FOR_WORKERS ? coveredMemories(cache) : new Set<string>();
-  for (const memory of memories) memory.markdown = !covered.has(memory.sha256);
+  // A partial load (the session-start hook's) keeps nothing and reads the bodies as text (read/vault.ts `memoryBody`):
+  // remark's parse of an edited memory (sentences, headings: the build's) was most of that hook's parse.
+  for (const memory of memories) memory.markdown = !options.partial && !covered.has(memory.sha256);
   await store(memories, summaries.length);
   return {
     read: total,

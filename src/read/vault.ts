@@ -4,7 +4,8 @@ import { loadValidConfigCached } from '../config/cached.js';
 import type { Config } from '../config/schema.js';
 import { noSuchStream } from './stream-error.js';
 import { cacheStamp, saveParseCache } from './cache-save.js';
-import type { LoadedVault } from '../load/load.js';
+import type { LoadedVault, LoadOptions } from '../load/load.js';
+import { vaultLoadOptions } from '../load/options.js';
 import type { Memory, StreamState, Summary } from '../vault/model.js';
 import { countTokens } from '../util/tokens.js';
 import { sha256 } from '../util/hash.js';
@@ -36,8 +37,6 @@ export interface ReadVault {
 export async function openVault(root: string, walked?: { scanned: readonly ScannedFile[]; partial?: boolean }): Promise<ReadVault> {
   const config = await readConfig(root);
   const vaultDir = path.resolve(root, config.vault);
-  // The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the vault.
-  const { loadVaultWithWorkers, vaultLoadOptions } = await import('../pipeline/workers/build-pool.js');
   const partial = walked?.partial === true;
   const options = {
     ...vaultLoadOptions(root, config),
@@ -45,12 +44,22 @@ export async function openVault(root: string, walked?: { scanned: readonly Scann
     ...(partial ? { partial, useRecord: false } : {}),
   };
   const before = cacheStamp(options.stateDir);
-  const loaded = await loadVaultWithWorkers(options);
+  const loaded = await loadFiles(options);
   // What the load parsed again (memories edited since the last build) is kept, so the next read command does not parse
   // it too; a load of some files only (`partial`: the session-start hook's) keeps nothing.
   if (loaded.cache.modified && !partial) await saveParseCache(root, options.stateDir, loaded, before);
   // A memory holding a secret is held back by the loader (in no stream): it is never shown, indexed or put in a context.
   return { root, config, vaultDir, loaded };
+}
+
+/**
+ * The loader and its thread pool are loaded here, not with the module: a search that finds its index never loads the
+ * vault. A partial load (the session-start hook's few files, their markdown left unparsed) starts no thread: it does
+ * without the pool's module and tinypool's (~10 ms of the hook's start).
+ */
+async function loadFiles(options: LoadOptions): Promise<LoadedVault> {
+  if (options.partial) return (await import('../load/load.js')).loadVault(options);
+  return (await import('../pipeline/workers/build-pool.js')).loadVaultWithWorkers(options);
 }
 
 /**

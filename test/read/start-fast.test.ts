@@ -15,6 +15,8 @@ import { stateRowCount } from '../helpers/state-store.js';
 
 const NOW = '2026-03-20T12:00:00Z';
 const MEMORY = 'vault/main/memories/2026-03-03-webhooks.md';
+/** Written by the session-start hook's test: a pinned memory is in every answer. */
+const PINNED = 'vault/main/memories/2026-03-05-rule.md';
 let root: string;
 
 /**
@@ -30,11 +32,13 @@ process.on('exit', () => { for (const file of Object.keys(require.cache)) proces
 `)}`;
 
 /** Runs the CLI with the hook: its exit code, stdout, the bundle chunks it loaded (by name) and the other files (by path). */
-function runLogged(args: string[]): Promise<{ code: number; stdout: string; chunks: string[]; files: string[] }> {
+function runLogged(args: string[], input?: string): Promise<{ code: number; stdout: string; chunks: string[]; files: string[] }> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const key of Object.keys(env)) if (key.startsWith('MEMVAULT_')) delete env[key];
-    const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A hook reads its event from stdin; other commands read none (closed at once).
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -87,6 +91,23 @@ describe('read commands start fast', () => {
     }
     // The config was kept for the next command (the state store's `config` row).
     expect(stateRowCount(root, 'config')).toBe(1);
+  });
+
+  it('the session-start hook after an edit loads the files it needs without the thread pool, and remark stays out', async () => {
+    const input = JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', cwd: root });
+    // The first answer loads the whole vault and keeps its parts (hooks/start-parts.ts); after an edit, the next one
+    // loads the few files its context draws on: their text is what it shows, their markdown is not parsed.
+    appendFileSync(
+      path.join(root, PINNED),
+      memory({ date: '2026-03-05T09:00:00Z', title: 'Rule', importance: 'pinned', body: 'Keep retries idempotent.' }),
+    );
+    expect((await runLogged(['hook', 'session-start'], input)).code).toBe(0);
+    appendFileSync(path.join(root, PINNED), 'Each retry waits twice as long.\n');
+    const { code, stdout, files } = await runLogged(['hook', 'session-start'], input);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Each retry waits twice as long.');
+    expect(files.filter((file) => file.includes(`node_modules${path.sep}tinypool${path.sep}`))).toEqual([]);
+    expect(files.filter((file) => /remark|unified/.test(path.basename(file)))).toEqual([]);
   });
 
   it('a read command keeps what its load parsed: the next one parses nothing', async () => {

@@ -3,10 +3,11 @@ import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Tinypool, { type TinypoolWorker } from 'tinypool';
-import type { Config } from '../../config/schema.js';
 import type { SummarySource, SummaryUsage } from '../../llm/types.js';
 import type { ParsedContent } from '../../store/cache.js';
 import type { LoadedVault, LoadOptions } from '../../load/load.js';
+// Here for the commands that load the vault with threads; the session-start hook's partial load takes it alone (read/vault.ts).
+export { vaultLoadOptions } from '../../load/options.js';
 import type { Diagnostic, Memory } from '../../vault/model.js';
 import type { ParsedFile } from '../../load/parse-file.js';
 import type { FileToParse, OnParsed, ParsePool, ParseProgress } from '../../load/parse-pool.js';
@@ -117,22 +118,6 @@ export function isLargeCache(stateDir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * What every command loads a project's vault with: its folder, the parse
- * cache, the time zone, the configured streams and the secrets policy (one
- * place, so no command can load memories holding secrets the config does not allow).
- */
-export function vaultLoadOptions(root: string, config: Config): LoadOptions {
-  return {
-    vaultDir: path.resolve(root, config.vault),
-    stateDir: path.join(root, '.memvault'),
-    timezone: config.timezone,
-    configuredStreams: Object.keys(config.streams),
-    secrets: config.secrets,
-    useRecord: config.git.record,
-  };
 }
 
 /**
