@@ -114,10 +114,13 @@ export async function runCitationStep(options: CitationStepOptions): Promise<Cit
   result.verification.notes = Object.fromEntries(notes);
   if (!options.dryRun) {
     if (result.partial && patchable)
-      writePartial(store, result, { shards: changedShards, memories: new Set([...changedMemories].map((m) => m.path)) }, previous!, {
-        repo,
-        vault,
-      });
+      writePartial(
+        store,
+        result,
+        { shards: changedShards, memories: new Set([...changedMemories].map((m) => m.path)), kept: memories.length - changedMemories.size },
+        previous!,
+        { repo, vault },
+      );
     else {
       // The memories' records hold only what the memories say: unchanged memories, unchanged records.
       const sameMemories = previous?.inputs === inputs && previous.repo === repo;
@@ -219,10 +222,12 @@ function writePartial(
   store.transaction(() => writePartialRows(store, result, changed, previous, index));
 }
 
-/** The shards whose fingerprint moved, and the paths of the citing memories in them now. */
+/** The shards whose fingerprint moved, the paths of the citing memories in them now, and how many are in the others. */
 interface ChangedShards {
   shards: ReadonlySet<string>;
   memories: ReadonlySet<string>;
+  /** The citing memories of the shards whose fingerprint did not move: the same as at the last check, whose rows the store holds. */
+  kept: number;
 }
 
 function writePartialRows(
@@ -235,7 +240,9 @@ function writePartialRows(
   const ofShards: CitingMemories = {};
   for (const p of changed.memories) if (result.memories[p]) ofShards[p] = result.memories[p];
   const replaced =
-    changed.shards.size > 0 ? store.replaceMemories((p) => changed.shards.has(shardOf(p)), ofShards) : new Map<string, ReplacedMemory>();
+    changed.shards.size > 0
+      ? store.replaceMemories((p) => changed.shards.has(shardOf(p)), ofShards, changed.kept)
+      : new Map<string, ReplacedMemory>();
   // A memory worked out again because a path it cites changed keeps its entries under the paths that did not: an entry
   // says the memory (day, kind, title) and that one path's state. Those of edited, added and removed memories are all redone.
   const edited = new Set<string>();

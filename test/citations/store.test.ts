@@ -144,6 +144,45 @@ describe('the citation store', () => {
     expect(Object.keys(store.readMemories()!.all())).toEqual(['main/a.md', 'main/c.md']);
   });
 
+  it('replaces the same rows whether it walks the table or looks the named ones up (`kept`), and walks when a named one is gone', () => {
+    root = createProject({});
+    const store = openCitationStore(path.join(root, '.memvault'));
+    const all = { 'main/a.md': memory('sha-a', 'A'), 'main/b.md': memory('sha-b', 'B'), 'main/c.md': memory('sha-c', 'C') };
+    const { db } = openStateStore(path.join(root, '.memvault'));
+    const rows = () => db.prepare('SELECT path, sha, record FROM citing_memories ORDER BY path').raw().all();
+    // a and c named (their group moved), b kept: each write once by the walk, once by the look-up, from the same rows.
+    const replace = (now: CitingMemories, kept: number | undefined) => {
+      store.writeVerification(verification('h1'), all);
+      const asked: string[] = [];
+      const named = (p: string): boolean => {
+        asked.push(p);
+        return p !== 'main/b.md';
+      };
+      const replaced = store.replaceMemories(named, now, kept);
+      return { replaced: [...replaced], rows: rows(), asked };
+    };
+    // An edit: c's content changed, a's did not. Looked up, b's row is not even asked about.
+    const edited = { 'main/a.md': all['main/a.md'], 'main/c.md': memory('sha-c2', 'C2') };
+    const walked = replace(edited, undefined);
+    const looked = replace(edited, 1);
+    expect(looked.replaced).toEqual(walked.replaced);
+    expect(looked.rows).toEqual(walked.rows);
+    expect(walked.asked).toContain('main/b.md');
+    expect(looked.asked).not.toContain('main/b.md');
+    expect(looked.replaced).toEqual([
+      ['main/a.md', { sha: 'sha-a' }],
+      ['main/c.md', { cites: [['path', 'src/a.ts']], sha: 'sha-c' }],
+    ]);
+    // c deleted: the row count says a named row is not among `now`'s, so the table is walked and c's row removed.
+    const deleted = { 'main/a.md': all['main/a.md'] };
+    const walkedDeleted = replace(deleted, undefined);
+    const lookedDeleted = replace(deleted, 1);
+    expect(lookedDeleted.replaced).toEqual(walkedDeleted.replaced);
+    expect(lookedDeleted.rows).toEqual(walkedDeleted.rows);
+    expect(lookedDeleted.replaced.map(([p]) => p)).toEqual(['main/a.md', 'main/c.md']);
+    expect(lookedDeleted.rows.map((r) => (r as string[])[0])).toEqual(['main/a.md', 'main/b.md']);
+  });
+
   it("keeps the stale memories' notes in rows of their own, writing only those that changed", () => {
     root = createProject({});
     const store = openCitationStore(path.join(root, '.memvault'));

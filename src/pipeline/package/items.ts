@@ -55,12 +55,22 @@ export function summaryItem(summary: Summary, input: PackageInput): Item {
     start: summary.meta.start,
     end: summary.meta.end,
     status: 'included',
-    render: () => {
+    render: renderedOnce(() => {
       const parsed = input.readShown?.(summary) ?? input.readSummary(summary);
       const body = withoutPinnedBullets(demoteHeadings(parsed.body.replace(/^# [^\n]*\n+/, ''), 2, parsed));
       return `## ${sectionTitle(summary)}\n\n${body || 'Pinned memories only: see the critical section.'}`;
-    },
+    }),
   };
+}
+
+/**
+ * `render`, worked out on the first call only. An item's text is its memory's or summary's and the assembly's input,
+ * never its status or reason, and the package is rendered again after each step near the budget: every shown item's
+ * headings were demoted again each time (~15 ms of an edit's assembly at 20,000 memories).
+ */
+function renderedOnce(render: () => string): () => string {
+  let text: string | undefined;
+  return () => (text ??= render());
 }
 
 /**
@@ -122,13 +132,13 @@ export function memoryItem(memory: Memory, type: 'pinned' | 'memory', input: Pac
     end: memory.day,
     status: 'included',
     memory,
-    render: () => {
+    render: renderedOnce(() => {
       const parsed = input.readShown?.(memory) ?? input.readMemory(memory);
       // A memory whose citations went stale says so under its heading (src/citations/): the reader checks before trusting it.
       const note = input.citationNotes?.get(memory.path);
       const stale = note ? `> **Stale:** ${oneLine(note)}\n\n` : '';
       return `### ${memoryHeading(memory)}\n\n${stale}${demoteHeadings(parsed.body, 3, parsed)}`;
-    },
+    }),
   };
   if (reason) item.reason = reason;
   return item;

@@ -130,4 +130,23 @@ describe('package degradation item by item', () => {
     // The budget holds ~100 headings: the walk sums that many from each end, not the 2,900 left out (~60 bytes each).
     expect(leftOut.filter((id) => read.has(id)).length).toBeLessThan(600);
   });
+
+  it("works each shown item's text out once per assembly, the text a fresh item gives whatever its status since", () => {
+    const shape: Shape = { memories: [[6, 9], [7], [8, 5]], maxBytes: 100_000, maxTokens: 100_000 };
+    const reads = new Map<string, number>();
+    const { input, history } = setUp(shape);
+    const readMemory = input.readMemory;
+    input.readMemory = (memory) => {
+      reads.set(memory.id, (reads.get(memory.id) ?? 0) + 1);
+      return readMemory(memory);
+    };
+    const render = () => renderPackage(input, '2026-11-20', [], history, undefined);
+    const first = render();
+    // Degraded then bought back, as a step near the budget and `refine` do: the memory's own text does not change.
+    history[1]!.status = 'degraded';
+    history[1]!.status = 'included';
+    expect([render(), render()]).toEqual([first, first]);
+    expect([...reads.values()]).toEqual([1, 1, 1]);
+    expect(renderPackage(input, '2026-11-20', [], setUp(shape).history, undefined)).toBe(first);
+  });
 });
