@@ -135,6 +135,8 @@ function run(seed: number, rounds: number): { kept: number } {
       // Changes after the plan (a build's own writes), then the save; at times without the memo told first.
       const after = pick(4) === 0 ? 1 + pick(2) : 0;
       for (let i = 0; i < after; i++) change(cache);
+      // Asked again after them (a later stage): the hashes of the entries now.
+      expect(dayHashes(cache, memo, now), `seed ${seed}, round ${round}, after the plan`).toEqual(dayHashes(cache, undefined, now));
       if (pick(5) !== 0) memo.beforeCacheSave();
       cache.save();
       memo.save();
