@@ -430,7 +430,6 @@ async function writeOutputs(
   const recordMs = performance.now() - recordStarted;
   stored.push(storeAhead?.(opened.session, recordWritten));
   if (options.saveCache !== false && !dryRun) {
-    memo.beforeCacheSave();
     loaded.cache.save();
     memo.save();
     // The record's state is vouched for once the entries it was written from are saved: the next build looks at fewer shards.

@@ -100,7 +100,7 @@ describe('builds with a memo', () => {
     const keys = Object.keys(storedMemo(root).values);
     expect(keys.some((key) => key.startsWith('package:'))).toBe(true);
     expect(keys.some((key) => key.startsWith('index:'))).toBe(true);
-    expect(keys.filter((key) => key.startsWith('day:') && key.includes('["main","daily"'))).toHaveLength(3);
+    expect(keys.filter((key) => key.startsWith('period:["main","daily"'))).toHaveLength(3);
     const before = storedMemo(root);
     const third = await buildAt(root);
     expect(third.written).toEqual([]);
@@ -135,7 +135,7 @@ describe('builds with a memo', () => {
     const now = '2026-03-27T12:00:00Z';
     await buildAt(root, now); // no change since the last build: records this state's values
     const stored = storedMemo(root);
-    const daily = Object.keys(stored.values).filter((key) => key.startsWith('day:2026-03-03 ["main","daily"'));
+    const daily = Object.keys(stored.values).filter((key) => key.startsWith('period:["main","daily","2026-03-03"'));
     expect(daily).toHaveLength(1);
     for (const key of [...daily, ...Object.keys(stored.values).filter((k) => k.startsWith('package:'))])
       setStateRow(root, 'derived', key, JSON.stringify('0'.repeat(64)));
@@ -157,7 +157,7 @@ describe('two streams with the same memory ids', () => {
     root = createProject({ ...files, ...agent });
     await buildAt(root);
     await buildAt(root); // records
-    expect(Object.keys(storedValues(root)).filter((key) => key.startsWith('day:'))).toHaveLength(2 * 3);
+    expect(Object.keys(storedValues(root)).filter((key) => key.startsWith('period:'))).toHaveLength(2 * 3);
     const again = await buildAt(root);
     expect(again.written).toEqual([]);
   }, 60_000);

@@ -91,8 +91,6 @@ export function inputHashOf(tier: CalendarTier, period: string, sources: readonl
   // which sources. A period's sources are what the cache gives it, cut short only when `now` falls inside it (a prefix):
   // named by number, first and last id (their hashes are the cache's).
   const key = JSON.stringify([ctx.stream, tier, period, provider, model, prompt, sources.length, sources[0]?.id, sources.at(-1)?.id]);
-  // A daily's sources are its day's memories: its hash is kept across edits of other days (`DerivedMemo.dayValue`).
-  if (tier === FINEST_TIER) return ctx.memo.dayValue(period, key, compute);
   return ctx.memo.value('period', key, compute);
 }
 
