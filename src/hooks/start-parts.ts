@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { STATE_DIR } from '../config/file.js';
 import type { Config } from '../config/schema.js';
 import { openStateStore } from '../store/database.js';
 import { kvTable } from '../store/kv.js';
+import { sha256 } from '../util/hash.js';
 import { queryLessMayShow, queryLessRecentFrom } from '../read/context/stream-view.js';
 import type { Memory, StreamState } from '../vault/model.js';
 import type { ScannedFile } from '../vault/scan.js';
@@ -63,10 +63,7 @@ export interface StartParts {
   decisions: string[];
 }
 
-export const partsKey = (config: Config, stream: string | undefined): string =>
-  createHash('sha256')
-    .update(JSON.stringify({ config, stream: stream ?? null }))
-    .digest('hex');
+export const partsKey = (config: Config, stream: string | undefined): string => sha256(JSON.stringify({ config, stream: stream ?? null }));
 
 function partsTable(root: string) {
   return kvTable<StartParts>(openStateStore(path.join(root, STATE_DIR)), PARTS_STORE, (raw) => {

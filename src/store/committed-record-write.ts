@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type GitBackend, gitBackend } from '../git/backend.js';
@@ -8,7 +7,7 @@ import { openStateStore } from './database.js';
 import { kvTable, zodDecode } from './kv.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ensureVaultFolder } from '../util/inside.js';
-import { stableStringify } from '../util/hash.js';
+import { sha256, stableStringify } from '../util/hash.js';
 import type { CacheEntry, CachedResult, ParseCache } from './cache.js';
 import { encodeCitation } from './cache-codec.js';
 import { header, RECORD_DIR, type ShardState, shardDigest, shardFiles, shardReadWhole, statOrUndefined } from './committed-record.js';
@@ -42,7 +41,7 @@ function headingsOf(vaultDir: string, vaultPath: string, entry: CacheEntry, cach
     return packed;
   }
   const read = readVaultFile(vaultDir, vaultPath);
-  if (!read.ok || createHash('sha256').update(read.bytes).digest('hex') !== entry.sha256) return undefined;
+  if (!read.ok || sha256(read.bytes) !== entry.sha256) return undefined;
   const body = frontmatterBody(Buffer.from(read.bytes).toString('utf8')).trim();
   const headings = mayHaveHeadings(body) ? headingSpans(parseMarkdown(body)) : [];
   cache.set(vaultPath, { ...entry, headings });
@@ -314,10 +313,10 @@ function membersOf(streams: readonly RecordedStream[], cache: ParseCache): Membe
       if (since.get(parts[i]!) === undefined) added = true;
     }
   }
-  const digest = createHash('sha256').update(parts.join('\n')).digest('hex');
+  const digest = sha256(parts.join('\n'));
   if (!added) return { digest, before: digest, changed };
   const old = parts.filter((part) => !(since!.has(part) && since!.get(part) === undefined));
-  return { digest, before: createHash('sha256').update(old.join('\n')).digest('hex'), changed };
+  return { digest, before: sha256(old.join('\n')), changed };
 }
 
 /**
@@ -505,10 +504,10 @@ async function blobIds(
   const prefix = repo && repoRelative(repo, vaultDir);
   if (!repo || prefix === undefined) return out;
   const files: { vaultPath: string; path: string; sha256: string; bytes: Uint8Array }[] = [];
-  for (const [vaultPath, sha256] of wanted) {
+  for (const [vaultPath, expected] of wanted) {
     const read = readVaultFile(vaultDir, vaultPath);
-    if (read.ok && sha256Of(read.bytes) === sha256) {
-      files.push({ vaultPath, path: prefix ? `${prefix}/${vaultPath}` : vaultPath, sha256, bytes: read.bytes });
+    if (read.ok && sha256(read.bytes) === expected) {
+      files.push({ vaultPath, path: prefix ? `${prefix}/${vaultPath}` : vaultPath, sha256: expected, bytes: read.bytes });
     }
   }
   let ids: (string | undefined)[];
@@ -524,14 +523,12 @@ async function blobIds(
     // The git command hashed the file as it is now: kept only if it still has the bytes the line describes.
     if (backend.kind === 'cli') {
       const again = readVaultFile(vaultDir, file.vaultPath);
-      if (!again.ok || sha256Of(again.bytes) !== file.sha256) continue;
+      if (!again.ok || sha256(again.bytes) !== file.sha256) continue;
     }
     out.set(file.vaultPath, id);
   }
   return out;
 }
-
-const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * What `writeRecord` last wrote, per `<stream>/<shard>` (the state store's `record-state` rows of `kv`, outside git;
